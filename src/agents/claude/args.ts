@@ -1,0 +1,48 @@
+/** Command lines for the CLI's two headless modes. Flag facts: shared/claude-code-protocol.md. */
+import { WRAPPER_SYSTEM_PROMPT } from '../../security/wrap.js';
+
+/** 'relay' asks the person through Rudder (--permission-prompt-tool stdio); the rest are the CLI's own modes. */
+export const PERMISSION_MODES = ['relay', 'acceptEdits', 'auto', 'bypassPermissions', 'manual', 'dontAsk', 'plan'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export interface LaunchOptions {
+  model?: string;
+  permissionMode: PermissionMode;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  /** Added after the external-content rules, which are always appended. */
+  appendSystemPrompt?: string;
+  extraArgs?: string[];
+}
+
+function commonArgs(opts: LaunchOptions, sessionId: string | undefined): string[] {
+  const args: string[] = [];
+  if (sessionId) args.push('--resume', sessionId);
+  if (opts.model) args.push('--model', opts.model);
+  const prompt = opts.appendSystemPrompt ? `${WRAPPER_SYSTEM_PROMPT}\n\n${opts.appendSystemPrompt}` : WRAPPER_SYSTEM_PROMPT;
+  args.push('--append-system-prompt', prompt);
+  if (opts.permissionMode === 'relay') args.push('--permission-prompt-tool', 'stdio');
+  else if (opts.permissionMode === 'bypassPermissions') args.push('--dangerously-skip-permissions');
+  else args.push('--permission-mode', opts.permissionMode);
+  if (opts.allowedTools?.length) args.push('--allowed-tools', opts.allowedTools.join(','));
+  if (opts.disallowedTools?.length) args.push('--disallowed-tools', opts.disallowedTools.join(','));
+  return [...args, ...(opts.extraArgs ?? [])];
+}
+
+/** `claude -p` kept alive, reading user messages and control requests on stdin. */
+export function streamArgs(opts: LaunchOptions, sessionId: string | undefined): string[] {
+  return [
+    '-p',
+    '--input-format', 'stream-json',
+    '--output-format', 'stream-json',
+    '--verbose', // mandatory with stream-json output
+    '--replay-user-messages',
+    '--include-partial-messages',
+    ...commonArgs(opts, sessionId),
+  ];
+}
+
+/** One process per turn; the prompt is the last argument, after `--`. */
+export function oneShotArgs(opts: LaunchOptions, sessionId: string | undefined, prompt: string): string[] {
+  return ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', ...commonArgs(opts, sessionId), '--', prompt];
+}

@@ -1,0 +1,141 @@
+/**
+ * Turns the content frames of one turn into TurnEvents, and a result frame into a TurnResult
+ * or a typed error. Shared by the persistent and the one-shot session.
+ */
+import { RudderError } from '../../errors.js';
+import type { TurnBase } from '../common/turn-base.js';
+import type { TurnResult, Usage } from '../session.js';
+import type { ContentBlock, OutputFrame, ResultFrame } from './protocol/output.js';
+
+const RATE_LIMIT_PREFIXES = ["You've hit your", "You've reached your", 'API Error: Request rejected (429)'];
+
+export function isRateLimitText(text: string | undefined): boolean {
+  return !!text && RATE_LIMIT_PREFIXES.some((p) => text.startsWith(p));
+}
+
+const excerptOf = (content: unknown): string => {
+  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((b: any) => (typeof b?.text === 'string' ? b.text : '')).join('\n') : '';
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+};
+
+/** What one turn has seen so far, beyond its events. */
+export class TurnFrames {
+  readonly texts: string[] = [];
+  /** The `error` of a synthetic assistant frame ("rate_limit", "server_error"...). */
+  apiError: string | undefined;
+  /** Epoch ms from a rejected rate_limit_event. */
+  rateLimitResetsAt: number | undefined;
+  rateLimitRejected = false;
+
+  /** Handles a content frame; returns false for frames that are not about the turn's content. */
+  handle(frame: OutputFrame, turn: TurnBase): boolean {
+    switch (frame.type) {
+      case 'assistant': {
+        if (frame.parent_tool_use_id) return true; // a subagent's own traffic
+        if (frame.error) this.apiError = frame.error;
+        for (const block of frame.message.content ?? []) this.block(block, turn);
+        return true;
+      }
+      case 'user': {
+        if (frame.isReplay || frame.parent_tool_use_id) return true;
+        const content = frame.message.content;
+        if (Array.isArray(content)) {
+          for (const b of content) {
+            if (b.type === 'tool_result') {
+              const r = b as Extract<ContentBlock, { type: 'tool_result' }>;
+              turn.emit({ type: 'tool-result', toolUseId: r.tool_use_id, isError: !!r.is_error, excerpt: excerptOf(r.content) });
+            }
+          }
+        }
+        return true;
+      }
+      case 'stream_event': {
+        if (frame.parent_tool_use_id) return true;
+        const d = frame.event.delta;
+        if (frame.event.type === 'content_block_delta' && d?.type === 'text_delta' && typeof d.text === 'string') turn.emit({ type: 'text-delta', text: d.text });
+        return true;
+      }
+      case 'rate_limit_event': {
+        const info = frame.rate_limit_info;
+        if (info.status === 'rejected') {
+          this.rateLimitRejected = true;
+          if (typeof info.resetsAt === 'number') this.rateLimitResetsAt = info.resetsAt * 1000;
+        }
+        return true;
+      }
+      case 'system': {
+        if (frame.subtype === 'api_retry') {
+          const f = frame as { attempt?: number; max_retries?: number; error_status?: number };
+          turn.emit({ type: 'status', message: `API error ${f.error_status ?? ''}, retry ${f.attempt ?? '?'}/${f.max_retries ?? '?'}` });
+        }
+        return frame.subtype !== 'init';
+      }
+      default:
+        return false;
+    }
+  }
+
+  private block(block: ContentBlock, turn: TurnBase): void {
+    if (block.type === 'text' && typeof block.text === 'string') {
+      this.texts.push(block.text);
+      turn.emit({ type: 'text', text: block.text });
+    } else if (block.type === 'tool_use') {
+      const b = block as Extract<ContentBlock, { type: 'tool_use' }>;
+      turn.emit({ type: 'tool-use', id: b.id, name: b.name, input: b.input });
+    }
+  }
+}
+
+export interface ResultContext {
+  inputIds: string[];
+  steered: number;
+  interruptRequested: boolean;
+  /** The session's cumulative cost before this turn, to report this turn's share. */
+  costBefore: number;
+  conversationId: string;
+  pid: number | undefined;
+}
+
+function usageOf(frame: ResultFrame): Usage {
+  const u = frame.usage ?? {};
+  return {
+    inputTokens: u.input_tokens ?? 0,
+    outputTokens: u.output_tokens ?? 0,
+    cacheReadInputTokens: u.cache_read_input_tokens ?? 0,
+    cacheCreationInputTokens: u.cache_creation_input_tokens ?? 0,
+  };
+}
+
+/** Decides a turn's outcome. Success or error is read from is_error, never from subtype. */
+export function classifyResult(frame: ResultFrame, seen: TurnFrames, ctx: ResultContext): { ok: TurnResult } | { error: RudderError } {
+  const total = frame.total_cost_usd ?? ctx.costBefore;
+  const text = typeof frame.result === 'string' ? frame.result : seen.texts.join('\n\n');
+  const result: TurnResult = {
+    text,
+    sessionId: frame.session_id,
+    usage: usageOf(frame),
+    costUsd: Math.max(0, total >= ctx.costBefore ? total - ctx.costBefore : total),
+    durationMs: frame.duration_ms ?? 0,
+    numTurns: frame.num_turns ?? 0,
+    terminalReason: frame.terminal_reason,
+    isError: frame.is_error,
+    interrupted: false,
+    inputIds: ctx.inputIds,
+    steered: ctx.steered,
+  };
+  if (!frame.is_error) return { ok: result };
+  const errorContext = { conversationId: ctx.conversationId, pid: ctx.pid, unanswered: ctx.inputIds, sessionId: frame.session_id };
+  if (ctx.interruptRequested && (frame.terminal_reason?.startsWith('aborted') || frame.subtype === 'error_during_execution')) {
+    return { ok: { ...result, interrupted: true } };
+  }
+  const rateLimited = frame.api_error_status === 429 || seen.rateLimitRejected || seen.apiError === 'rate_limit' || isRateLimitText(frame.result);
+  if (rateLimited) {
+    return { error: new RudderError('AGENT_RATE_LIMITED', frame.result, { ...errorContext, ...(seen.rateLimitResetsAt ? { resetsAt: seen.rateLimitResetsAt } : {}), apiErrorStatus: frame.api_error_status ?? 429 }) };
+  }
+  if (typeof frame.api_error_status === 'number' || seen.apiError) {
+    return { error: new RudderError('AGENT_API_ERROR', frame.result, { ...errorContext, apiErrorStatus: frame.api_error_status ?? undefined, apiError: seen.apiError }) };
+  }
+  const why = frame.result ?? frame.errors?.join('; ') ?? frame.subtype;
+  if (/No conversation found with session ID/i.test(why)) return { error: new RudderError('AGENT_SESSION_NOT_FOUND', why, errorContext) };
+  return { error: new RudderError('AGENT_TURN_FAILED', `${frame.subtype}: ${why}`, { ...errorContext, subtype: frame.subtype, terminalReason: frame.terminal_reason }) };
+}

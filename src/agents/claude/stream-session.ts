@@ -1,0 +1,450 @@
+/**
+ * The persistent session: one `claude -p --input-format stream-json` process per conversation,
+ * kept alive between turns. A message written while a turn runs is folded in by the CLI at the
+ * next tool boundary (steered), or runs as the next turn when the model is streaming plain text.
+ * Every result is attributed to the inputs it answers by the client uuid of each stdin message
+ * (result.user_message_uuids, command_lifecycle and --replay-user-messages), so Rudder is never
+ * "one turn behind".
+ */
+import { randomUUID } from 'node:crypto';
+import { RudderError, asRudderError, type ErrorCode } from '../../errors.js';
+import type { Logger } from '../../ops/logger.js';
+import { wrapExternal } from '../../security/wrap.js';
+import { TurnBase } from '../common/turn-base.js';
+import { TurnLock } from '../common/turn-lock.js';
+import type { AgentSession, Capabilities, PermissionDecision, SessionState, SteerResult, Turn, TurnInput, UserInput } from '../session.js';
+import { streamArgs } from './args.js';
+import { TurnFrames, classifyResult } from './frames-to-events.js';
+import { DEFAULT_INTERRUPT_GRACE_MS, DEFAULT_KILL_GRACE_MS, DEFAULT_TURN_TIMEOUT_MS, type ClaudeLaunch } from './launch.js';
+import { AgentProcess, type ExitInfo } from './process.js';
+import { describeExit } from './exit.js';
+import { encodeFrame, interruptRequest, permissionAllow, permissionDeny, userMessage, type ControlRequestFrame, type OutputFrame, type ResultFrame } from './protocol/index.js';
+import { parseLine } from './protocol/parse.js';
+
+/** One user message as written on stdin, and what became of it. */
+interface WireMessage {
+  uuid: string;
+  inputIds: string[];
+  kind: 'turn' | 'steer';
+  /** The turn that was running when it was written (undefined between turns). */
+  writtenDuring: StreamTurn | undefined;
+  /** The turn that took it in, once the CLI did. */
+  turn?: StreamTurn;
+  settle?: { resolve: (r: SteerResult) => void; reject: (e: RudderError) => void };
+}
+
+class StreamTurn extends TurnBase {
+  readonly frames = new TurnFrames();
+  readonly wire: WireMessage[] = [];
+  interruptRequested = false;
+  timedOut = false;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export class ClaudeStreamSession implements AgentSession {
+  readonly backend = 'claude-stream' as const;
+  readonly capabilities: Capabilities = { steer: 'tool-boundary', interrupt: true, resume: true };
+  readonly conversationId: string;
+
+  private readonly launch: ClaudeLaunch;
+  private readonly log: Logger;
+  private readonly lock = new TurnLock();
+  private proc: AgentProcess | undefined;
+  private current: StreamTurn | undefined;
+  /** Messages written and not yet answered, cancelled or lost, by uuid. */
+  private readonly wire = new Map<string, WireMessage>();
+  private readonly permissions = new Map<string, { turn: StreamTurn; input: Record<string, unknown> }>();
+  private readonly turnListeners = new Set<(t: Turn) => void>();
+  private sid: string | undefined;
+  private stopped = false;
+  private crashed = false;
+  private lastActive = Date.now();
+  private steered = 0;
+  /** The cumulative cost the current process has reported so far. */
+  private costBase = 0;
+
+  constructor(launch: ClaudeLaunch) {
+    this.launch = launch;
+    this.conversationId = launch.conversationId;
+    this.log = launch.logger.child({ conversationId: launch.conversationId, backend: this.backend });
+    this.sid = launch.sessionId;
+  }
+
+  sessionId(): string | undefined {
+    return this.sid;
+  }
+
+  pid(): number | undefined {
+    return this.proc?.alive() ? this.proc.pid : undefined;
+  }
+
+  state(): SessionState {
+    if (this.stopped) return 'stopped';
+    if (this.inFlight()) return 'busy';
+    return this.crashed ? 'dead' : 'idle';
+  }
+
+  lastActiveAt(): number {
+    return this.lastActive;
+  }
+
+  steeredCount(): number {
+    return this.steered;
+  }
+
+  currentTurn(): Turn | undefined {
+    return this.current;
+  }
+
+  onTurn(listener: (turn: Turn) => void): () => void {
+    this.turnListeners.add(listener);
+    return () => void this.turnListeners.delete(listener);
+  }
+
+  /** Recent stderr of the live process, for `rudder status` and error reports. */
+  stderrTail(): string[] {
+    return this.proc?.stderrTail() ?? [];
+  }
+
+  startTurn(input: TurnInput): Turn {
+    return this.lock.run(() => {
+      if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId });
+      if (this.inFlight()) throw new RudderError('AGENT_BUSY', undefined, { conversationId: this.conversationId });
+      return this.beginTurnLocked(input.inputs);
+    });
+  }
+
+  async steer(input: UserInput): Promise<SteerResult> {
+    const immediate = this.lock.run((): SteerResult | WireMessage => {
+      const proc = this.proc;
+      if (this.stopped || !proc?.alive()) return { outcome: 'process-dead' };
+      if (!this.inFlight()) return { outcome: 'ran-as-turn', turn: this.beginTurnLocked([input]) };
+      try {
+        return this.writeLocked(proc, [input], 'steer', this.current);
+      } catch {
+        return { outcome: 'process-dead' };
+      }
+    });
+    if ('outcome' in immediate) return immediate;
+    return new Promise<SteerResult>((resolve, reject) => (immediate.settle = { resolve, reject }));
+  }
+
+  async interrupt(opts: { cancelQueued?: boolean } = {}): Promise<void> {
+    const { proc, turn } = this.lock.run(() => ({ proc: this.proc, turn: this.current }));
+    if (!proc?.alive() || (!turn && this.wire.size === 0)) return;
+    if (turn) turn.interruptRequested = true;
+    try {
+      proc.write(encodeFrame(interruptRequest(randomUUID(), !!opts.cancelQueued)));
+    } catch {
+      // The process is going away; its exit settles the turn.
+    }
+    const grace = this.launch.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
+    const settled = turn ? turn.result.then(() => true, () => true) : Promise.resolve(true);
+    const inTime = await Promise.race([settled, new Promise<false>((r) => setTimeout(() => r(false), grace).unref())]);
+    if (!inTime && proc.alive()) {
+      this.log.warn({ pid: proc.pid, graceMs: grace }, 'interrupt: no result in time, killing the process; the next turn resumes the session');
+      await proc.kill(`interrupt: no result within ${grace} ms`, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    }
+  }
+
+  answerPermission(requestId: string, decision: PermissionDecision): boolean {
+    const pending = this.permissions.get(requestId);
+    if (!pending || !this.proc?.alive()) return false;
+    this.permissions.delete(requestId);
+    const allow = 'allow' in decision ? decision.allow : decision.optionId === 'allow';
+    const message = 'message' in decision && decision.message ? decision.message : 'The person denied this tool use.';
+    try {
+      this.proc.write(encodeFrame(allow ? permissionAllow(requestId, pending.input) : permissionDeny(requestId, message)));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async stop(reason: string): Promise<void> {
+    this.stopped = true;
+    const proc = this.proc;
+    if (!proc?.alive()) return;
+    proc.closeStdin();
+    await proc.kill(reason, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+  }
+
+  // ---- inside the lock ----
+
+  private inFlight(): boolean {
+    return this.current !== undefined || this.wire.size > 0;
+  }
+
+  /** Starts a turn for inputs while nothing is in flight; failures settle the returned turn. */
+  private beginTurnLocked(inputs: UserInput[]): StreamTurn {
+    const turn = this.newTurnLocked(inputs.map((i) => i.id));
+    try {
+      const proc = this.ensureProcessLocked();
+      const msg = this.writeLocked(proc, inputs, 'turn', turn);
+      msg.turn = turn;
+      turn.wire.push(msg);
+    } catch (err) {
+      this.current = undefined;
+      clearTimeout(turn.timer);
+      turn.fail(asRudderError(err, 'AGENT_SPAWN_FAILED', { conversationId: this.conversationId, unanswered: turn.inputIds() }));
+    }
+    return turn;
+  }
+
+  private newTurnLocked(inputIds: string[]): StreamTurn {
+    const turn = new StreamTurn(inputIds);
+    this.current = turn;
+    this.lastActive = Date.now();
+    const timeout = this.launch.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
+    turn.timer = setTimeout(() => {
+      turn.timedOut = true;
+      this.log.warn({ timeoutMs: timeout }, 'turn timeout: interrupting');
+      void this.interrupt();
+    }, timeout);
+    turn.timer.unref();
+    turn.emit({ type: 'started', inputIds });
+    queueMicrotask(() => {
+      for (const l of this.turnListeners) l(turn);
+    });
+    return turn;
+  }
+
+  private ensureProcessLocked(): AgentProcess {
+    if (this.proc?.alive()) return this.proc;
+    const args = streamArgs(this.launch, this.sid);
+    const proc = AgentProcess.spawn({ bin: this.launch.bin, args, cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId });
+    this.proc = proc;
+    this.crashed = false;
+    this.costBase = 0;
+    this.log.info({ pid: proc.pid, resume: this.sid ?? null }, 'agent process started');
+    proc.onLine((line) => this.onLine(proc, line));
+    proc.onTruncatedTail((tail) => this.log.warn({ pid: proc.pid, excerpt: tail.slice(0, 120) }, 'agent output ended in the middle of a frame'));
+    void proc.exited.then((info) => this.onExit(proc, info));
+    return proc;
+  }
+
+  private writeLocked(proc: AgentProcess, inputs: UserInput[], kind: WireMessage['kind'], during: StreamTurn | undefined): WireMessage {
+    const uuid = randomUUID();
+    const text = inputs.map((i) => wrapExternal(i.text, { source: i.source })).join('\n\n');
+    const msg: WireMessage = { uuid, inputIds: inputs.map((i) => i.id), kind, writtenDuring: during };
+    proc.write(encodeFrame(userMessage(text, uuid)));
+    this.wire.set(uuid, msg);
+    return msg;
+  }
+
+  private onLine(proc: AgentProcess, line: string): void {
+    if (proc !== this.proc) return;
+    const parsed = parseLine(line);
+    if (parsed.kind === 'blank') return;
+    if (parsed.kind === 'malformed') {
+      this.log.warn({ pid: proc.pid, reason: parsed.reason, excerpt: parsed.excerpt }, 'agent output: malformed line skipped');
+      return;
+    }
+    try {
+      this.lock.run(() => this.onFrameLocked(proc, parsed.frame));
+    } catch (err) {
+      this.log.error({ err, frameType: parsed.frame.type }, 'agent output: error while handling a frame');
+    }
+  }
+
+  private onFrameLocked(proc: AgentProcess, frame: OutputFrame): void {
+    switch (frame.type) {
+      case 'system':
+        if (frame.subtype === 'init') this.noteSessionId((frame as { session_id: string }).session_id, false);
+        else this.current?.frames.handle(frame, this.current);
+        return;
+      case 'command_lifecycle': {
+        const msg = this.wire.get(frame.command_uuid);
+        if (!msg) return;
+        if (frame.state === 'started') this.takeInLocked(msg);
+        else if (frame.state === 'cancelled' && !msg.turn) this.dropLocked(msg, 'AGENT_STOPPED', 'The message was withdrawn by an interrupt before the agent took it in.');
+        return;
+      }
+      case 'user':
+        if (frame.isReplay && frame.uuid) {
+          const msg = this.wire.get(frame.uuid);
+          if (msg) this.takeInLocked(msg);
+          return;
+        }
+        this.current?.frames.handle(frame, this.current);
+        return;
+      case 'assistant':
+      case 'stream_event':
+      case 'rate_limit_event':
+        this.current?.frames.handle(frame, this.current);
+        return;
+      case 'control_request':
+        this.onControlRequestLocked(proc, frame);
+        return;
+      case 'control_response':
+        this.log.debug({ response: frame.response }, 'control response');
+        return;
+      case 'result':
+        this.onResultLocked(proc, frame);
+        return;
+      default:
+        this.log.debug({ wireType: (frame as { wireType?: string }).wireType }, 'agent output: unmodelled frame kept');
+    }
+  }
+
+  /** The CLI took a message in: into the running turn (steered) or as the start of a new one. */
+  private takeInLocked(msg: WireMessage): void {
+    if (msg.turn) return;
+    const turn = this.current ?? this.newTurnLocked([]);
+    msg.turn = turn;
+    turn.wire.push(msg);
+    turn.addInputs(msg.inputIds);
+    if (!msg.settle) return;
+    if (msg.writtenDuring === turn) {
+      this.steered += msg.inputIds.length;
+      for (const id of msg.inputIds) turn.emit({ type: 'steer-absorbed', inputId: id });
+      msg.settle.resolve({ outcome: 'steered', turn });
+    } else {
+      msg.settle.resolve({ outcome: 'ran-as-turn', turn });
+    }
+    msg.settle = undefined;
+  }
+
+  private dropLocked(msg: WireMessage, code: ErrorCode, detail: string): void {
+    this.wire.delete(msg.uuid);
+    msg.settle?.reject(new RudderError(code, detail, { conversationId: this.conversationId, unanswered: msg.inputIds }));
+    msg.settle = undefined;
+  }
+
+  private onResultLocked(proc: AgentProcess, frame: ResultFrame): void {
+    const named = frame.user_message_uuids ?? (frame.user_message_uuid ? [frame.user_message_uuid] : undefined);
+    // A message the result names may not have shown a lifecycle frame (older CLIs): take it in now.
+    for (const uuid of named ?? []) {
+      const msg = this.wire.get(uuid);
+      if (msg && !msg.turn) this.takeInLocked(msg);
+    }
+    const turn = this.current;
+    this.noteSessionId(frame.session_id, true);
+    if (!turn) {
+      this.log.warn({ subtype: frame.subtype }, 'agent output: a result with no turn running; ignored');
+      return;
+    }
+    const answered = named ? turn.wire.filter((m) => named.includes(m.uuid)) : turn.wire;
+    // Taken in but not answered (an interrupt put it back in the CLI's queue): it runs again later.
+    for (const m of turn.wire) {
+      if (answered.includes(m)) continue;
+      m.turn = undefined;
+      turn.removeInputs(m.inputIds);
+    }
+    for (const m of answered) this.wire.delete(m.uuid);
+    const inputIds = answered.flatMap((m) => m.inputIds);
+    const steered = answered.filter((m) => m.kind === 'steer' && m.writtenDuring === turn).reduce((n, m) => n + m.inputIds.length, 0);
+    const outcome = classifyResult(frame, turn.frames, {
+      inputIds,
+      steered,
+      interruptRequested: turn.interruptRequested,
+      costBefore: this.costBase,
+      conversationId: this.conversationId,
+      pid: proc.pid,
+    });
+    if (typeof frame.total_cost_usd === 'number') this.costBase = frame.total_cost_usd;
+    this.finishTurnLocked(turn);
+    if (turn.timedOut) {
+      turn.fail(new RudderError('AGENT_TURN_TIMEOUT', undefined, { conversationId: this.conversationId, pid: proc.pid, unanswered: inputIds }));
+    } else if ('ok' in outcome) {
+      turn.succeed(outcome.ok);
+    } else {
+      if (outcome.error.code === 'AGENT_SESSION_NOT_FOUND') this.sid = undefined;
+      turn.fail(outcome.error);
+    }
+  }
+
+  private finishTurnLocked(turn: StreamTurn): void {
+    clearTimeout(turn.timer);
+    if (this.current === turn) this.current = undefined;
+    this.lastActive = Date.now();
+    for (const [id, p] of this.permissions) if (p.turn === turn) this.permissions.delete(id);
+  }
+
+  private onControlRequestLocked(proc: AgentProcess, frame: ControlRequestFrame): void {
+    const req = frame.request;
+    const turn = this.current;
+    if (req.subtype !== 'can_use_tool' || !turn) {
+      // Unanswered control requests would hang the CLI: refuse what this host does not handle.
+      const response = { type: 'control_response', response: { subtype: 'error', request_id: frame.request_id, error: `Rudder does not handle ${req.subtype} here` } };
+      try {
+        proc.write(JSON.stringify(response) + '\n');
+      } catch {
+        // The exit handler reports the dead process.
+      }
+      return;
+    }
+    const input = (req.input ?? {}) as Record<string, unknown>;
+    this.permissions.set(frame.request_id, { turn, input });
+    turn.emit({
+      type: 'permission',
+      request: {
+        requestId: frame.request_id,
+        toolName: req.tool_name ?? 'tool',
+        input,
+        description: typeof req.description === 'string' ? req.description : undefined,
+        options: [
+          { id: 'allow', label: 'Allow' },
+          { id: 'deny', label: 'Deny' },
+        ],
+      },
+    });
+  }
+
+  private noteSessionId(id: string | undefined, persist: boolean): void {
+    if (!id) return;
+    const changed = id !== this.sid;
+    this.sid = id;
+    if (changed || persist) {
+      try {
+        this.launch.onSessionId?.(id);
+      } catch (err) {
+        this.log.error({ err }, 'persisting the session id failed');
+      }
+    }
+  }
+
+  private onExit(proc: AgentProcess, info: ExitInfo): void {
+    if (proc !== this.proc) return;
+    this.lock.run(() => {
+      this.proc = undefined;
+      const turn = this.current;
+      const { code, detail } = describeExit(info, proc.stderrTail(), { stopped: this.stopped, timedOut: !!turn?.timedOut });
+      if (!info.reason && !this.stopped) this.crashed = true;
+      if (code === 'AGENT_SESSION_NOT_FOUND') this.sid = undefined;
+      this.log[info.reason ? 'info' : 'warn']({ pid: proc.pid, exitCode: info.code, signal: info.signal, reason: info.reason, inFlight: !!turn }, 'agent process exited');
+      const context = { conversationId: this.conversationId, pid: proc.pid, exitCode: info.code, signal: info.signal, stderr: proc.stderrTail().slice(-5) };
+      if (turn) {
+        this.finishTurnLocked(turn);
+        if (turn.interruptRequested && !turn.timedOut && info.reason?.startsWith('interrupt')) {
+          turn.succeed(interruptedResult(turn, this.sid));
+        } else {
+          turn.fail(new RudderError(code, detail, { ...context, unanswered: turn.inputIds() }));
+        }
+      }
+      for (const msg of [...this.wire.values()]) {
+        if (msg.turn === turn) continue;
+        this.dropLocked(msg, code, detail);
+      }
+      this.wire.clear();
+      this.permissions.clear();
+    });
+  }
+}
+
+/** The result reported when an interrupt had to kill the process: stopped on request, session intact. */
+function interruptedResult(turn: StreamTurn, sessionId: string | undefined) {
+  return {
+    text: turn.frames.texts.join('\n\n'),
+    sessionId,
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+    costUsd: 0,
+    durationMs: 0,
+    numTurns: 0,
+    terminalReason: 'killed_after_interrupt',
+    isError: true,
+    interrupted: true,
+    inputIds: turn.inputIds(),
+    steered: 0,
+  };
+}

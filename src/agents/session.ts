@@ -1,0 +1,132 @@
+/**
+ * The one interface every agent backend implements (claude-stream, claude-oneshot, claude-tmux).
+ * The lane decides by `capabilities`, never by backend name.
+ */
+import type { RudderError } from '../errors.js';
+
+/** One message a person sent, as the agent will see it (wrapped as external content by the backend). */
+export interface UserInput {
+  /** Rudder's message id; results are attributed back to it. */
+  id: string;
+  text: string;
+  /** Who sent it, e.g. "web:owner" or "telegram:12345"; shown inside the wrapper. */
+  source?: string;
+}
+
+/** A turn's input: usually one message, several when the lane merged them (collect mode). */
+export interface TurnInput {
+  inputs: UserInput[];
+}
+
+export interface Capabilities {
+  /** How a message sent mid-turn reaches the running turn. */
+  steer: 'tool-boundary' | 'native' | 'none';
+  interrupt: boolean;
+  resume: boolean;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+}
+
+export interface TurnResult {
+  /** The final assistant text of the turn. */
+  text: string;
+  sessionId: string | undefined;
+  usage: Usage;
+  /** Cost of this turn in USD (the CLI reports a per-session cumulative figure; this is the difference). */
+  costUsd: number;
+  durationMs: number;
+  numTurns: number;
+  terminalReason: string | undefined;
+  isError: boolean;
+  /** True when the turn ended because it was interrupted on request. */
+  interrupted: boolean;
+  /** Every input this result answers, in the order the agent took them in. */
+  inputIds: string[];
+  /** How many inputs were folded into the running turn after it started. */
+  steered: number;
+}
+
+export interface PermissionRequest {
+  requestId: string;
+  toolName: string;
+  input: Record<string, unknown>;
+  description?: string;
+  /** Options to show the person, in order; for the stream backend just allow/deny. */
+  options: Array<{ id: string; label: string }>;
+}
+
+export type PermissionDecision = { allow: true } | { allow: false; message?: string } | { optionId: string };
+
+export type TurnEvent =
+  | { type: 'started'; inputIds: string[] }
+  | { type: 'text-delta'; text: string }
+  | { type: 'text'; text: string }
+  | { type: 'tool-use'; id: string; name: string; input: unknown }
+  | { type: 'tool-result'; toolUseId: string; isError: boolean; excerpt: string }
+  | { type: 'steer-absorbed'; inputId: string }
+  | { type: 'permission'; request: PermissionRequest }
+  | { type: 'status'; message: string }
+  | { type: 'result'; result: TurnResult }
+  | { type: 'error'; error: RudderError };
+
+export interface Turn {
+  readonly id: string;
+  /** Inputs this turn has taken in so far (grows as steers are absorbed). */
+  inputIds(): string[];
+  /** Every event of the turn, replayed from its start for each new listener; ends after result/error. */
+  events(): AsyncIterable<TurnEvent>;
+  onEvent(listener: (e: TurnEvent) => void): () => void;
+  /**
+   * Resolves with the result when the agent produced one (interrupted turns included).
+   * Rejects with a RudderError whose context.unanswered lists the inputs not answered
+   * (crash, EOF, rate limit, API error, timeout).
+   */
+  readonly result: Promise<TurnResult>;
+}
+
+export type SteerResult =
+  | { outcome: 'steered'; turn: Turn }
+  | { outcome: 'ran-as-turn'; turn: Turn }
+  | { outcome: 'process-dead' };
+
+export type SessionState = 'idle' | 'busy' | 'dead' | 'stopped';
+
+export interface AgentSession {
+  readonly backend: 'claude-stream' | 'claude-oneshot' | 'claude-tmux';
+  readonly capabilities: Capabilities;
+  readonly conversationId: string;
+  sessionId(): string | undefined;
+  pid(): number | undefined;
+  state(): SessionState;
+  /** Epoch ms of the last activity (turn start or end), for the idle reaper. */
+  lastActiveAt(): number;
+  /** Inputs folded into running turns over the session's life. */
+  steeredCount(): number;
+  /** The running turn, if any. */
+  currentTurn(): Turn | undefined;
+  /**
+   * Called for every turn the session runs, including turns the agent started on its own for
+   * messages it had queued (a steer that ran as the next turn, a message put back by an interrupt).
+   * Listening here is how an owner attributes every result to its inputs.
+   */
+  onTurn(listener: (turn: Turn) => void): () => void;
+  /** Starts a turn. Throws AGENT_BUSY when one is already running. */
+  startTurn(input: TurnInput): Turn;
+  /**
+   * Hands a message to the running turn. 'steered': the turn took it in; 'ran-as-turn': it
+   * became (part of) the next turn, which the caller consumes (never send the text again);
+   * 'process-dead': nothing was written.
+   */
+  steer(input: UserInput): Promise<SteerResult>;
+  /** Stops the running turn; the session survives. cancelQueued also drops steers not yet taken in. */
+  interrupt(opts?: { cancelQueued?: boolean }): Promise<void>;
+  /** Answers a permission request raised by the running turn. */
+  answerPermission(requestId: string, decision: PermissionDecision): boolean;
+  /** Stops the process for good (the session id stays resumable). */
+  stop(reason: string): Promise<void>;
+}

@@ -1,0 +1,83 @@
+/**
+ * Every failure Rudder reports has a stable code from this one registry, so logs,
+ * `rudder doctor`, the HTTP API and the text a user sees agree on what went wrong.
+ */
+export const ERRORS = {
+  // agent: Claude Code processes and sessions
+  CLAUDE_BINARY_MISSING: 'The claude binary was not found. Install @anthropic-ai/claude-code, put claude on PATH, or set RUDDER_CLAUDE_BIN / agent.claudeBin.',
+  AGENT_SPAWN_FAILED: 'The agent process could not be started. Run `rudder doctor`.',
+  AGENT_STDIN_BROKEN: 'Writing to the agent process failed (broken pipe); it has exited.',
+  AGENT_EOF_WITHOUT_RESULT: 'The agent process closed its output before the turn produced a result.',
+  AGENT_CRASHED: 'The agent process died in the middle of a turn; the inputs it had not answered will be run again.',
+  AGENT_TURN_TIMEOUT: 'The turn took longer than agent.turnTimeoutSeconds and was stopped.',
+  AGENT_RATE_LIMITED: 'Claude is rate limited.',
+  AGENT_API_ERROR: 'The Anthropic API returned an error for this turn.',
+  AGENT_TURN_FAILED: 'The turn ended with an error.',
+  AGENT_BUSY: 'A turn is already running in this session.',
+  AGENT_STOPPED: 'The agent session was stopped.',
+  AGENT_SESSION_NOT_FOUND: 'The saved session could not be resumed; a new session was started.',
+  AGENT_UNDELIVERED: 'The message could not be delivered to the agent.',
+  AGENT_NOT_READY: 'The agent terminal is not ready for input.',
+  // config
+  CONFIG_INVALID: 'The configuration is not valid.',
+  CONFIG_UNREADABLE: 'The configuration file could not be read.',
+  // store
+  STORE_FAILED: 'The message store failed.',
+  // gateway and HTTP API
+  BAD_REQUEST: 'The request is not valid.',
+  UNAUTHORIZED: 'A valid bearer token is required.',
+  NOT_FOUND: 'Not found.',
+  QUEUE_FULL: 'The conversation queue is full.',
+  REFUSED: 'The sender is not allowed to use this gateway.',
+  FALLBACK_UNAVAILABLE: 'The local fallback model could not answer.',
+  // channels
+  CHANNEL_CONFIG: 'A channel is missing a token or setting.',
+  CHANNEL_SEND_FAILED: 'The platform refused the message.',
+  CHANNEL_RATE_LIMITED: 'The platform asked us to slow down.',
+  // tmux
+  TMUX_MISSING: 'tmux is not installed. Install it (apt-get install -y tmux) or use the claude-stream backend.',
+  TMUX_FAILED: 'A tmux command failed.',
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ErrorContext {
+  conversationId?: string;
+  channel?: string;
+  pid?: number;
+  /** Input (message) ids a failed turn did not answer, so the caller can run them again. */
+  unanswered?: string[];
+  /** Epoch milliseconds when a rate limit resets, when known. */
+  resetsAt?: number;
+  [key: string]: unknown;
+}
+
+export class RudderError extends Error {
+  readonly code: ErrorCode;
+  readonly context: ErrorContext;
+
+  constructor(code: ErrorCode, detail?: string, context: ErrorContext = {}, cause?: unknown) {
+    super(detail ? `${ERRORS[code]} ${detail}` : ERRORS[code], cause === undefined ? undefined : { cause });
+    this.name = 'RudderError';
+    this.code = code;
+    this.context = context;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; context: ErrorContext } {
+    return { code: this.code, message: this.message, context: this.context };
+  }
+}
+
+export function isRudderError(err: unknown, code?: ErrorCode): err is RudderError {
+  return err instanceof RudderError && (code === undefined || err.code === code);
+}
+
+/** Wraps anything thrown into a RudderError with the given code; an existing one keeps its code and gains the context. */
+export function asRudderError(err: unknown, code: ErrorCode, context: ErrorContext = {}): RudderError {
+  if (err instanceof RudderError) {
+    for (const [k, v] of Object.entries(context)) if (err.context[k] === undefined) err.context[k] = v;
+    return err;
+  }
+  const detail = err instanceof Error ? err.message : String(err);
+  return new RudderError(code, detail, context, err);
+}

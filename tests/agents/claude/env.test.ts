@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveClaudeBinary } from '../../../src/agents/claude/binary.js';
+import { buildAgentEnv } from '../../../src/agents/claude/env.js';
+import { oneShotArgs, streamArgs } from '../../../src/agents/claude/args.js';
+import { isRudderError } from '../../../src/errors.js';
+import { tempDir } from '../../support/claude-rig.js';
+
+describe('agent environment', () => {
+  const inherited = {
+    PATH: '/usr/bin',
+    HOME: '/home/u',
+    CLAUDECODE: '1',
+    CLAUDE_CODE_ENTRYPOINT: 'cli',
+    ANTHROPIC_BASE_URL: 'http://evil',
+    ANTHROPIC_API_KEY: 'sk-1',
+    CLAUDE_CODE_OAUTH_TOKEN: 'oat-1',
+    ANTHROPIC_MODEL: 'x',
+    RUDDER_STEERING: 'off',
+  };
+
+  it('passes only the auth variables of the CLAUDE/ANTHROPIC family by default', () => {
+    const env = buildAgentEnv({ inherited });
+    expect(env.CLAUDECODE).toBeUndefined();
+    expect(env.CLAUDE_CODE_ENTRYPOINT).toBeUndefined();
+    expect(env.ANTHROPIC_BASE_URL).toBeUndefined();
+    expect(env.ANTHROPIC_MODEL).toBeUndefined();
+    expect(env.RUDDER_STEERING).toBeUndefined();
+    expect(env.ANTHROPIC_API_KEY).toBe('sk-1');
+    expect(env.CLAUDE_CODE_OAUTH_TOKEN).toBe('oat-1');
+    expect(env.PATH).toBe('/usr/bin');
+    expect(env.HOME).toBe('/home/u');
+  });
+
+  it('passes what config allows, and sets configured variables last', () => {
+    const env = buildAgentEnv({ inherited, passVars: ['ANTHROPIC_MODEL'], extra: { ANTHROPIC_BASE_URL: 'http://proxy:8080', HOME: '/h2', DISABLE_AUTOUPDATER: '0' } });
+    expect(env.ANTHROPIC_MODEL).toBe('x');
+    expect(env.ANTHROPIC_API_KEY).toBeUndefined();
+    expect(env.ANTHROPIC_BASE_URL).toBe('http://proxy:8080');
+    expect(env.HOME).toBe('/h2');
+    expect(env.DISABLE_AUTOUPDATER).toBe('0');
+  });
+});
+
+describe('claude binary resolution', () => {
+  const dir = tempDir('bin');
+  const exe = (name: string) => {
+    const p = path.join(dir, name);
+    fs.writeFileSync(p, '#!/bin/sh\n', { mode: 0o755 });
+    return p;
+  };
+  const onPath = exe('claude');
+  const viaEnv = exe('claude-env');
+  const viaConfig = exe('claude-config');
+
+  it('prefers config, then RUDDER_CLAUDE_BIN, then PATH, then the bundled binary', () => {
+    expect(resolveClaudeBinary(viaConfig, { RUDDER_CLAUDE_BIN: viaEnv, PATH: dir })).toEqual({ path: viaConfig, source: 'config' });
+    expect(resolveClaudeBinary(undefined, { RUDDER_CLAUDE_BIN: viaEnv, PATH: dir })).toEqual({ path: viaEnv, source: 'env' });
+    expect(resolveClaudeBinary(undefined, { PATH: `/nonexistent:${dir}` })).toEqual({ path: onPath, source: 'path' });
+    const bundled = resolveClaudeBinary(undefined, { PATH: '/nonexistent' });
+    expect(bundled.source).toBe('bundled');
+    expect(bundled.path).toMatch(/@anthropic-ai\/claude-code\/bin\/claude\.exe$/);
+  });
+
+  it('names the setting that points nowhere', () => {
+    try {
+      resolveClaudeBinary('/no/such/claude', {});
+      expect.unreachable();
+    } catch (err) {
+      expect(isRudderError(err, 'CLAUDE_BINARY_MISSING')).toBe(true);
+      expect(String(err)).toContain('agent.claudeBin');
+    }
+    expect(() => resolveClaudeBinary(undefined, { RUDDER_CLAUDE_BIN: '/no/such' })).toThrow(/RUDDER_CLAUDE_BIN/);
+  });
+});
+
+describe('CLI arguments', () => {
+  it('builds the persistent command line with the mandatory flags', () => {
+    const args = streamArgs({ permissionMode: 'relay', model: 'sonnet', appendSystemPrompt: 'Be brief.' }, 'sid-1');
+    expect(args.slice(0, 8)).toEqual(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--replay-user-messages', '--include-partial-messages']);
+    expect(args).toEqual(expect.arrayContaining(['--resume', 'sid-1', '--model', 'sonnet', '--permission-prompt-tool', 'stdio']));
+    const prompt = args[args.indexOf('--append-system-prompt') + 1]!;
+    expect(prompt).toContain('EXTERNAL_USER_MESSAGE');
+    expect(prompt.endsWith('Be brief.')).toBe(true);
+  });
+
+  it('maps permission modes to the CLI flags', () => {
+    expect(streamArgs({ permissionMode: 'bypassPermissions' }, undefined)).toContain('--dangerously-skip-permissions');
+    const plan = streamArgs({ permissionMode: 'plan' }, undefined);
+    expect(plan[plan.indexOf('--permission-mode') + 1]).toBe('plan');
+    expect(streamArgs({ permissionMode: 'plan' }, undefined)).not.toContain('--resume');
+  });
+
+  it('puts the one-shot prompt after --, so text starting with a dash is not a flag', () => {
+    const args = oneShotArgs({ permissionMode: 'manual' }, 'sid', '--help me');
+    expect(args.slice(-2)).toEqual(['--', '--help me']);
+    expect(args).not.toContain('--input-format');
+  });
+});

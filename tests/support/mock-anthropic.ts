@@ -1,0 +1,267 @@
+/**
+ * A scripted mock of the Anthropic Messages API that the real Claude Code CLI accepts.
+ * Source of truth for the wire shapes: shared/claude-code-protocol.md ("Writing a mock").
+ *
+ * By default the reply is chosen from directives in the last user message's text:
+ *   [[bash:CMD]]        call the Bash tool with CMD (then answer text after the tool result)
+ *   [[slow:MS]]         stream the text reply in 20 chunks spread over MS milliseconds
+ *   [[reply:TEXT]]      answer TEXT
+ *   [[429:apikey]]      429 rate_limit_error, API-key style
+ *   [[429:subscription]] 429 with the unified rate-limit headers (subscription style)
+ *   [[500]]             500 api_error
+ * Directives are read from the last text block of the last user message only, so an earlier
+ * message merged into the same user turn does not fire again.
+ * The default text reply is `ok` followed by every `tag:X` token seen in the last user message,
+ * so a test can tell which inputs a reply answers.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface MockRequest {
+  seq: number;
+  at: number;
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+  /** True for requests without tools (title generation and other side requests). */
+  side: boolean;
+  /** All text of the last role:user message, tool_result contents included. */
+  lastUserText: string;
+  /** The last text block of the last user message (system reminders skipped): where directives are read. */
+  lastText: string;
+  /** Whether the last user message carries a tool_result block. */
+  afterTool: boolean;
+  /** All user-role text in the request, oldest first. */
+  historyText: string;
+}
+
+export type MockReply =
+  | { kind: 'text'; text: string; chunks?: number; totalMs?: number }
+  | { kind: 'tool'; name: string; input: Record<string, unknown>; text?: string }
+  | { kind: 'error'; status: number; style?: 'apikey' | 'subscription'; resetsAt?: number }
+  | { kind: 'hang' };
+
+export type Script = (req: MockRequest) => MockReply | undefined | Promise<MockReply | undefined>;
+
+export interface MockApi {
+  url: string;
+  requests: MockRequest[];
+  /** Requests with tools, i.e. the agent's own turns. */
+  mainRequests(): MockRequest[];
+  /** A script tried before the directives; return undefined to fall through. */
+  setScript(script: Script | undefined): void;
+  waitFor(pred: (r: MockRequest) => boolean, timeoutMs?: number): Promise<MockRequest>;
+  close(): Promise<void>;
+}
+
+function blockText(block: any): string {
+  if (typeof block === 'string') return block;
+  if (!block || typeof block !== 'object') return '';
+  if (block.type === 'text') return String(block.text ?? '');
+  if (block.type === 'tool_result') {
+    const c = block.content;
+    return typeof c === 'string' ? c : Array.isArray(c) ? c.map(blockText).join('\n') : '';
+  }
+  return '';
+}
+
+function messageText(msg: any): string {
+  if (!msg) return '';
+  return typeof msg.content === 'string' ? msg.content : Array.isArray(msg.content) ? msg.content.map(blockText).join('\n') : '';
+}
+
+function lastTextBlock(msg: any): string {
+  if (!msg) return '';
+  if (typeof msg.content === 'string') return msg.content;
+  const texts = (Array.isArray(msg.content) ? msg.content : []).filter((b: any) => b?.type === 'text' && !String(b.text).startsWith('<system-reminder>'));
+  return texts.length ? String(texts[texts.length - 1].text) : '';
+}
+
+export function describeRequest(body: any): Pick<MockRequest, 'side' | 'lastUserText' | 'lastText' | 'afterTool' | 'historyText'> {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  const users = messages.filter((m) => m?.role === 'user');
+  const last = users[users.length - 1];
+  const afterTool = Array.isArray(last?.content) && last.content.some((b: any) => b?.type === 'tool_result');
+  return {
+    side: !Array.isArray(body?.tools) || body.tools.length === 0,
+    lastUserText: messageText(last),
+    lastText: lastTextBlock(last),
+    afterTool,
+    historyText: users.map(messageText).join('\n---\n'),
+  };
+}
+
+export function directiveReply(req: MockRequest): MockReply {
+  if (req.side) return { kind: 'text', text: 'Mock title' };
+  const t = req.lastText;
+  const tags = [...req.lastUserText.matchAll(/tag:([\w-]+)/g)].map((m) => `tag:${m[1]}`);
+  const ok = `ok${tags.length ? ' ' + [...new Set(tags)].join(' ') : ''}`;
+  if (/\[\[429:subscription\]\]/.test(t)) return { kind: 'error', status: 429, style: 'subscription' };
+  if (/\[\[429(:apikey)?\]\]/.test(t)) return { kind: 'error', status: 429, style: 'apikey' };
+  if (/\[\[500\]\]/.test(t)) return { kind: 'error', status: 500 };
+  const bash = /\[\[bash:([^\]]+)\]\]/.exec(t);
+  if (bash && !req.afterTool) return { kind: 'tool', name: 'Bash', input: { command: bash[1], description: 'Run the requested command' } };
+  const reply = /\[\[reply:([^\]]*)\]\]/.exec(t);
+  const slow = /\[\[slow:(\d+)\]\]/.exec(t);
+  const text = reply ? reply[1]! : req.afterTool ? `done ${ok}` : ok;
+  if (slow) return { kind: 'text', text: `${text} ${'streaming '.repeat(19)}end`, chunks: 20, totalMs: Number(slow[1]) };
+  return { kind: 'text', text };
+}
+
+let idCounter = 0;
+const nextId = (p: string) => `${p}_mock${Date.now().toString(36)}${(idCounter++).toString(36)}`;
+
+function sse(res: http.ServerResponse, event: string, data: object): boolean {
+  if (res.destroyed) return false;
+  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  return true;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function streamReply(res: http.ServerResponse, model: string, reply: MockReply & { kind: 'text' | 'tool' }): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': nextId('req') });
+  const usage = { input_tokens: 12, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  sse(res, 'message_start', {
+    type: 'message_start',
+    message: { id: nextId('msg'), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage },
+  });
+  let index = 0;
+  const text = reply.kind === 'text' ? reply.text : reply.text;
+  if (text) {
+    sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+    const chunks = reply.kind === 'text' ? Math.max(1, reply.chunks ?? 1) : 1;
+    const size = Math.ceil(text.length / chunks);
+    const delay = reply.kind === 'text' && reply.totalMs ? reply.totalMs / chunks : 0;
+    for (let i = 0; i < text.length; i += size) {
+      if (!sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: text.slice(i, i + size) } })) return;
+      if (delay) await sleep(delay);
+    }
+    sse(res, 'content_block_stop', { type: 'content_block_stop', index });
+    index++;
+  }
+  if (reply.kind === 'tool') {
+    sse(res, 'content_block_start', {
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'tool_use', id: nextId('toolu'), name: reply.name, input: {} },
+    });
+    sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.input) } });
+    sse(res, 'content_block_stop', { type: 'content_block_stop', index });
+  }
+  sse(res, 'message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: reply.kind === 'tool' ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: 7 },
+  });
+  sse(res, 'message_stop', { type: 'message_stop' });
+  res.end();
+}
+
+function plainReply(res: http.ServerResponse, model: string, text: string): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      id: nextId('msg'),
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [{ type: 'text', text }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 5, output_tokens: 1 },
+    }),
+  );
+}
+
+function errorReply(res: http.ServerResponse, reply: MockReply & { kind: 'error' }): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'request-id': nextId('req') };
+  if (reply.status === 429 && reply.style === 'subscription') {
+    const reset = reply.resetsAt ?? Math.floor(Date.now() / 1000) + 3600;
+    Object.assign(headers, {
+      'anthropic-ratelimit-unified-status': 'rejected',
+      'anthropic-ratelimit-unified-reset': String(reset),
+      'anthropic-ratelimit-unified-5h-status': 'rejected',
+      'anthropic-ratelimit-unified-5h-reset': String(reset),
+      'anthropic-ratelimit-unified-5h-utilization': '1.0',
+      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+      'retry-after': '3600',
+    });
+  }
+  const type = reply.status === 429 ? 'rate_limit_error' : reply.status === 529 ? 'overloaded_error' : 'api_error';
+  const message = reply.status === 429 ? 'Rate limited by the mock' : 'Internal server error from the mock';
+  res.writeHead(reply.status, headers);
+  res.end(JSON.stringify({ type: 'error', error: { type, message } }));
+}
+
+export async function startMockApi(opts: { script?: Script } = {}): Promise<MockApi> {
+  let script = opts.script;
+  const requests: MockRequest[] = [];
+  const waiters = new Set<{ pred: (r: MockRequest) => boolean; resolve: (r: MockRequest) => void }>();
+  const sockets = new Set<import('node:net').Socket>();
+
+  const server = http.createServer((req, res) => {
+    if (req.method === 'HEAD') return void res.writeHead(200).end();
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', async () => {
+      let body: any = {};
+      try {
+        body = parts.length ? JSON.parse(Buffer.concat(parts).toString('utf8')) : {};
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      const path = (req.url ?? '').split('?')[0]!;
+      if (req.method !== 'POST' || !path.endsWith('/v1/messages')) {
+        if (path.endsWith('/count_tokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":10}');
+        return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"not_found_error","message":"mock"}}');
+      }
+      const record: MockRequest = {
+        seq: requests.length,
+        at: Date.now(),
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        ...describeRequest(body),
+      };
+      requests.push(record);
+      for (const w of [...waiters]) if (w.pred(record)) (waiters.delete(w), w.resolve(record));
+      const model = String(body.model ?? 'claude-mock');
+      try {
+        const reply = (script && (await script(record))) ?? directiveReply(record);
+        if (reply.kind === 'hang') return;
+        if (reply.kind === 'error') return errorReply(res, reply);
+        if (!body.stream) return plainReply(res, model, reply.kind === 'text' ? reply.text : reply.text ?? 'ok');
+        await streamReply(res, model, reply);
+      } catch (err) {
+        if (!res.headersSent) res.writeHead(500).end(String(err));
+      }
+    });
+  });
+  server.on('connection', (s) => (sockets.add(s), s.on('close', () => sockets.delete(s))));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    mainRequests: () => requests.filter((r) => !r.side),
+    setScript: (s) => void (script = s),
+    waitFor(pred, timeoutMs = 30_000) {
+      const found = requests.find(pred);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const w = { pred, resolve: (r: MockRequest) => (clearTimeout(t), resolve(r)) };
+        const t = setTimeout(() => (waiters.delete(w), reject(new Error('mock API: no matching request in time'))), timeoutMs);
+        waiters.add(w);
+      });
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

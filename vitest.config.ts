@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Real-CLI tests spawn processes and wait on real timers: generous timeouts, few workers (2 cores).
+export default defineConfig({
+  test: {
+    include: ['tests/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    maxWorkers: 2,
+    fileParallelism: true,
+  },
+});
