@@ -94,6 +94,13 @@ export type SteerResult =
   | { outcome: 'ran-as-turn'; turn: Turn }
   | { outcome: 'process-dead' };
 
+/** A steer's outcome, plus whether anything was written to the agent (known at once, before the outcome). */
+export type SteerPromise = Promise<SteerResult> & { readonly written: boolean };
+
+export function steerPromise(outcome: Promise<SteerResult>, written: boolean): SteerPromise {
+  return Object.assign(outcome, { written });
+}
+
 export type SessionState = 'idle' | 'busy' | 'dead' | 'stopped';
 
 export interface AgentSession {
@@ -120,9 +127,9 @@ export interface AgentSession {
   /**
    * Hands a message to the running turn. 'steered': the turn took it in; 'ran-as-turn': it
    * became (part of) the next turn, which the caller consumes (never send the text again);
-   * 'process-dead': nothing was written.
+   * 'process-dead': nothing was written. `.written` says at once whether the text was handed over.
    */
-  steer(input: UserInput): Promise<SteerResult>;
+  steer(input: UserInput): SteerPromise;
   /** Stops the running turn; the session survives. cancelQueued also drops steers not yet taken in. */
   interrupt(opts?: { cancelQueued?: boolean }): Promise<void>;
   /** Answers a permission request raised by the running turn. */

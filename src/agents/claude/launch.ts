@@ -1,6 +1,7 @@
 /** Everything needed to start a Claude Code process for one conversation. */
 import type { Logger } from '../../ops/logger.js';
 import type { LaunchOptions } from './args.js';
+import type { ProcessTracker } from './process.js';
 
 export interface ClaudeLaunch extends LaunchOptions {
   conversationId: string;
@@ -19,6 +20,7 @@ export interface ClaudeLaunch extends LaunchOptions {
   interruptGraceMs?: number;
   /** SIGTERM -> SIGKILL delay. Default 3 s. */
   killGraceMs?: number;
+  tracker?: ProcessTracker;
 }
 
 export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;

@@ -9,7 +9,7 @@ import type { Logger } from '../../ops/logger.js';
 import { wrapExternal } from '../../security/wrap.js';
 import { TurnBase } from '../common/turn-base.js';
 import { TurnLock } from '../common/turn-lock.js';
-import type { AgentSession, Capabilities, PermissionDecision, SessionState, SteerResult, Turn, TurnInput, UserInput } from '../session.js';
+import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
 import { oneShotArgs } from './args.js';
 import { describeExit } from './exit.js';
 import { TurnFrames, classifyResult } from './frames-to-events.js';
@@ -83,11 +83,12 @@ export class ClaudeOneShotSession implements AgentSession {
   }
 
   /** Nothing can be written to a running one-shot turn: 'process-dead' means nothing was written. */
-  async steer(input: UserInput): Promise<SteerResult> {
-    return this.lock.run((): SteerResult => {
+  steer(input: UserInput): SteerPromise {
+    const r = this.lock.run((): SteerResult => {
       if (this.stopped || this.current) return { outcome: 'process-dead' };
       return { outcome: 'ran-as-turn', turn: this.beginLocked([input]) };
     });
+    return steerPromise(Promise.resolve(r), r.outcome !== 'process-dead');
   }
 
   async interrupt(): Promise<void> {
@@ -120,7 +121,7 @@ export class ClaudeOneShotSession implements AgentSession {
     // One-shot processes cannot answer permission prompts: relay mode falls back to the CLI's default (ask = deny).
     const launchOpts = this.launch.permissionMode === 'relay' ? { ...this.launch, permissionMode: 'manual' as const } : this.launch;
     try {
-      const proc = AgentProcess.spawn({ bin: this.launch.bin, args: oneShotArgs(launchOpts, this.sid, prompt), cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId });
+      const proc = AgentProcess.spawn({ bin: this.launch.bin, args: oneShotArgs(launchOpts, this.sid, prompt), cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker });
       turn.proc = proc;
       proc.closeStdin();
       proc.onLine((line) => this.onLine(turn, proc, line));

@@ -9,6 +9,12 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { LineSplitter } from './protocol/parse.js';
 
+/** Told about every agent process, so one left behind by a crash of Rudder can be stopped at the next start. */
+export interface ProcessTracker {
+  started(pid: number, label: string): void;
+  exited(pid: number): void;
+}
+
 export interface SpawnSpec {
   bin: string;
   args: string[];
@@ -17,6 +23,7 @@ export interface SpawnSpec {
   logger: Logger;
   /** For log lines: the conversation this process serves. */
   label: string;
+  tracker?: ProcessTracker;
 }
 
 export interface ExitInfo {
@@ -49,6 +56,7 @@ export class AgentProcess {
     if (!fs.existsSync(spec.cwd)) throw new RudderError('AGENT_SPAWN_FAILED', `The working directory ${spec.cwd} does not exist.`, { conversationId: spec.label });
     this.child = spawn(spec.bin, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.pid = this.child.pid ?? -1;
+    if (this.pid > 0) spec.tracker?.started(this.pid, spec.label);
     const splitter = new LineSplitter();
     this.child.stdout!.on('data', (chunk: Buffer) => {
       const { lines, overflow } = splitter.push(chunk);
@@ -73,6 +81,7 @@ export class AgentProcess {
       const finish = (code: number | null, signal: NodeJS.Signals | null) => {
         if (this.exitInfo) return;
         this.exitInfo = { code, signal, reason: this.killReason, ...(spawnError ? { spawnError } : {}) };
+        if (this.pid > 0) spec.tracker?.exited(this.pid);
         resolve(this.exitInfo);
       };
       // 'close' waits for stdout to end, so every line was delivered before the exit is reported.

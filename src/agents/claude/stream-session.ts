@@ -12,7 +12,7 @@ import type { Logger } from '../../ops/logger.js';
 import { wrapExternal } from '../../security/wrap.js';
 import { TurnBase } from '../common/turn-base.js';
 import { TurnLock } from '../common/turn-lock.js';
-import type { AgentSession, Capabilities, PermissionDecision, SessionState, SteerResult, Turn, TurnInput, UserInput } from '../session.js';
+import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
 import { streamArgs } from './args.js';
 import { TurnFrames, classifyResult } from './frames-to-events.js';
 import { DEFAULT_INTERRUPT_GRACE_MS, DEFAULT_KILL_GRACE_MS, DEFAULT_TURN_TIMEOUT_MS, type ClaudeLaunch } from './launch.js';
@@ -114,7 +114,7 @@ export class ClaudeStreamSession implements AgentSession {
     });
   }
 
-  async steer(input: UserInput): Promise<SteerResult> {
+  steer(input: UserInput): SteerPromise {
     const immediate = this.lock.run((): SteerResult | WireMessage => {
       const proc = this.proc;
       if (this.stopped || !proc?.alive()) return { outcome: 'process-dead' };
@@ -125,8 +125,9 @@ export class ClaudeStreamSession implements AgentSession {
         return { outcome: 'process-dead' };
       }
     });
-    if ('outcome' in immediate) return immediate;
-    return new Promise<SteerResult>((resolve, reject) => (immediate.settle = { resolve, reject }));
+    if ('outcome' in immediate) return steerPromise(Promise.resolve(immediate), immediate.outcome !== 'process-dead');
+    const outcome = new Promise<SteerResult>((resolve, reject) => (immediate.settle = { resolve, reject }));
+    return steerPromise(outcome, true);
   }
 
   async interrupt(opts: { cancelQueued?: boolean } = {}): Promise<void> {
@@ -212,7 +213,7 @@ export class ClaudeStreamSession implements AgentSession {
   private ensureProcessLocked(): AgentProcess {
     if (this.proc?.alive()) return this.proc;
     const args = streamArgs(this.launch, this.sid);
-    const proc = AgentProcess.spawn({ bin: this.launch.bin, args, cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId });
+    const proc = AgentProcess.spawn({ bin: this.launch.bin, args, cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker });
     this.proc = proc;
     this.crashed = false;
     this.costBase = 0;

@@ -1,0 +1,241 @@
+/**
+ * Typed wrappers over the tmux binary. Commands run through execFile (never a shell), all on one
+ * server socket, and every target uses tmux's exact-name syntax (`=name:` for panes, `=name` for
+ * sessions) so a session called `abc` can never resolve to `abcdef` by prefix match.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { RudderError } from '../../errors.js';
+import { stripControlSequences } from './control-sequences.js';
+
+export { stripControlSequences } from './control-sequences.js';
+
+/** Which tmux server to talk to: `-L name` (socket under tmux's tmp dir) or `-S path`. */
+export type TmuxSocket = { name: string } | { path: string };
+
+export interface NewSessionOptions {
+  name: string;
+  cwd: string;
+  width: number;
+  height: number;
+  /** The COMPLETE environment of the program: nothing is inherited from the tmux server. */
+  env: Record<string, string>;
+  /** Program and arguments, run directly (no shell). */
+  argv: readonly string[];
+  /** Keep the pane after its program exits, so `#{pane_dead}` can be read (default true). */
+  remainOnExit?: boolean;
+}
+
+export interface PaneInfo {
+  dead: boolean;
+  pid: number;
+  /** The pane is in copy mode (or another mode) and would swallow keys. */
+  inMode: boolean;
+  /** Exit status of a dead pane's program, when it exited normally. */
+  deadStatus: number | undefined;
+  /** Terminating signal number of a dead pane's program, when it was killed. */
+  deadSignal: number | undefined;
+  /** The program switched the pane to the alternate screen. */
+  alternateScreen: boolean;
+}
+
+/** `send-keys` fails around 16 KB ("command too long"); 8 KB leaves room for the rest of the command. */
+export const SEND_KEYS_CHUNK_BYTES = 8 * 1024;
+
+const TMUX_BIN = 'tmux';
+const MAX_OUTPUT = 64 * 1024 * 1024;
+let bufferCounter = 0;
+
+interface RunResult {
+  stdout: string;
+  stderr: string;
+}
+
+/** Arguments fit for an error: environment values and typed text (after `--`) become their length. */
+function redactArgs(args: string[]): string[] {
+  let typed = false;
+  return args.map((a) => {
+    if (typed) return `<${a.length} chars>`;
+    if (a === '--') typed = true;
+    const eq = a.indexOf('=');
+    return eq > 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a.slice(0, eq)) ? `${a.slice(0, eq)}=<${a.length - eq - 1} chars>` : a;
+  });
+}
+
+function runTmux(args: string[], input?: string): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    // tmux needs a UTF-8 locale to keep ❯ and box drawing intact; `-u` forces it as well.
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' };
+    // Same socket directory as socketPath(); TMUX is left out so tmux never targets an enclosing server.
+    if (process.env.TMUX_TMPDIR) env.TMUX_TMPDIR = process.env.TMUX_TMPDIR;
+    const child = execFile(TMUX_BIN, args, { env, maxBuffer: MAX_OUTPUT, encoding: 'utf8' }, (err, stdout, stderr) => {
+      if (!err) return resolve({ stdout, stderr });
+      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      const detail = String(stderr).trim();
+      // The command line carries the agent's environment (API keys) and typed text: errors keep neither.
+      const context = { args: redactArgs(args), stderr: detail, exitCode: (err as { code?: unknown }).code };
+      const cause = new Error(detail || `tmux exited with ${String(context.exitCode)}`);
+      reject(missing ? new RudderError('TMUX_MISSING', undefined, context, cause) : new RudderError('TMUX_FAILED', detail || undefined, context, cause));
+    });
+    // A tmux that fails before reading stdin closes the pipe; its exit status reports the failure.
+    child.stdin?.on('error', () => undefined);
+    if (input !== undefined) child.stdin?.end(input, 'utf8');
+  });
+}
+
+/** True when a tmux binary can be run. */
+export async function hasTmux(): Promise<boolean> {
+  try {
+    await runTmux(['-V']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The installed tmux version string, e.g. "tmux 3.3a". */
+export async function tmuxVersion(): Promise<string> {
+  return (await runTmux(['-V'])).stdout.trim();
+}
+
+/** Splits text into pieces of at most maxBytes UTF-8 bytes without cutting a code point. */
+export function chunkUtf8(text: string, maxBytes: number): string[] {
+  const chunks: string[] = [];
+  let current = '';
+  let bytes = 0;
+  for (const ch of text) {
+    const size = Buffer.byteLength(ch, 'utf8');
+    if (bytes + size > maxBytes && current) (chunks.push(current), (current = ''), (bytes = 0));
+    current += ch;
+    bytes += size;
+  }
+  if (current) chunks.push(current);
+  return chunks;
+}
+
+/**
+ * tmux reads an argument ending in `;` as a command separator and drops the `;` (`abc;` types
+ * `abc`); `\;` at the end is read back as a literal `;`, so that is how a final `;` is kept.
+ */
+export function escapeTmuxArg(arg: string): string {
+  return arg.endsWith(';') ? `${arg.slice(0, -1)}\\;` : arg;
+}
+
+const paneTarget = (name: string) => `=${name}:`;
+const sessionTarget = (name: string) => `=${name}`;
+
+/** One tmux server (socket). Tests construct their own so they never touch the user's server. */
+export class Tmux {
+  constructor(readonly socket: TmuxSocket) {}
+
+  /** Runs one tmux command, or several in one invocation (joined by tmux's own `;` separator). */
+  private run(command: string[] | string[][], input?: string): Promise<RunResult> {
+    const commands = (Array.isArray(command[0]) ? command : [command]) as string[][];
+    const socketArgs = 'name' in this.socket ? ['-L', this.socket.name] : ['-S', this.socket.path];
+    const args = commands.flatMap((c, i) => [...(i ? [';'] : []), ...c.map(escapeTmuxArg)]);
+    // -f /dev/null: a server we start ignores the user's ~/.tmux.conf, so panes behave the same everywhere.
+    return runTmux(['-u', '-f', '/dev/null', ...socketArgs, ...args], input);
+  }
+
+  async newSession(opts: NewSessionOptions): Promise<void> {
+    // `env -i` gives the program exactly opts.env; tmux's global environment would otherwise leak in.
+    const envArgs = Object.entries(opts.env).map(([k, v]) => `${k}=${v}`);
+    const command = ['env', '-i', ...envArgs, ...opts.argv];
+    const args = ['new-session', '-d', '-s', opts.name, '-x', String(opts.width), '-y', String(opts.height), '-c', opts.cwd];
+    // remain-on-exit is set in the same tmux invocation, before a fast-exiting program can vanish.
+    const keep = opts.remainOnExit ?? true;
+    const setKeep = ['set-option', '-w', '-t', paneTarget(opts.name), 'remain-on-exit', 'on'];
+    await this.run(keep ? [[...args, ...command], setKeep] : [...args, ...command]);
+  }
+
+  async hasSession(name: string): Promise<boolean> {
+    try {
+      await this.run(['has-session', '-t', sessionTarget(name)]);
+      return true;
+    } catch (err) {
+      if (err instanceof RudderError && err.code === 'TMUX_MISSING') throw err;
+      return false;
+    }
+  }
+
+  /** The visible pane text; with escapes, SGR attributes too (dim placeholder text shows as ESC[2m). */
+  async capturePane(name: string, opts: { escapes?: boolean } = {}): Promise<string> {
+    const args = ['capture-pane', '-p', '-t', paneTarget(name)];
+    if (opts.escapes) args.push('-e');
+    return (await this.run(args)).stdout;
+  }
+
+  /** Pane state beside the text: a dead pane can be byte-for-byte an idle prompt. */
+  async paneInfo(name: string): Promise<PaneInfo> {
+    // list-panes fails on a missing session; display-message would print an empty line and succeed.
+    const format = '#{pane_dead}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{alternate_on}';
+    const { stdout } = await this.run(['list-panes', '-t', paneTarget(name), '-F', format]);
+    const [dead, pid, inMode, status, signal, alt] = (stdout.split('\n')[0] ?? '').split('\t');
+    const num = (s: string | undefined) => (s === undefined || s === '' ? undefined : Number(s));
+    return { dead: dead === '1', pid: Number(pid), inMode: inMode === '1', deadStatus: num(status), deadSignal: num(signal), alternateScreen: alt === '1' };
+  }
+
+  /** Types text as literal keys, in chunks of at most 8 KB. */
+  async sendKeysLiteral(name: string, text: string): Promise<void> {
+    for (const chunk of chunkUtf8(text, SEND_KEYS_CHUNK_BYTES)) await this.run(['send-keys', '-t', paneTarget(name), '-l', '--', chunk]);
+  }
+
+  /** Sends named keys (Enter, Escape, Down, BTab, C-c, ...). */
+  async sendKeys(name: string, ...keys: string[]): Promise<void> {
+    if (keys.length) await this.run(['send-keys', '-t', paneTarget(name), '--', ...keys]);
+  }
+
+  /**
+   * Pastes text as one bracketed paste. Control sequences are stripped first so the text cannot
+   * close the paste early. load-buffer reads stdin, so the size is not bound by command length.
+   * tmux adds ESC[200~ / ESC[201~ only if the program enabled bracketed paste; -r keeps LF as LF
+   * (not CR, which a TUI reads as Enter) so an unbracketed paste still does not submit line by line.
+   */
+  async pasteBracketed(name: string, text: string): Promise<void> {
+    const buffer = `rudder-paste-${process.pid}-${bufferCounter++}`;
+    await this.run(['load-buffer', '-b', buffer, '-'], stripControlSequences(text));
+    await this.run(['paste-buffer', '-d', '-p', '-r', '-b', buffer, '-t', paneTarget(name)]);
+  }
+
+  /** Copy mode swallows keys: leave it before typing. No-op when the pane is not in a mode. */
+  async leaveCopyMode(name: string): Promise<void> {
+    if ((await this.paneInfo(name)).inMode) await this.run(['send-keys', '-t', paneTarget(name), '-X', 'cancel']);
+  }
+
+  async resize(name: string, width: number, height: number): Promise<void> {
+    await this.run(['resize-window', '-t', paneTarget(name), '-x', String(width), '-y', String(height)]);
+  }
+
+  /** Kills one session by exact name; false when it did not exist. */
+  async killSession(name: string): Promise<boolean> {
+    if (!(await this.hasSession(name))) return false;
+    await this.run(['kill-session', '-t', sessionTarget(name)]);
+    return true;
+  }
+
+  async listSessions(): Promise<string[]> {
+    try {
+      return (await this.run(['list-sessions', '-F', '#{session_name}'])).stdout.split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  }
+
+  /** Where the server's socket lives: tmux keeps `-L` sockets under $TMUX_TMPDIR/tmux-UID/. */
+  socketPath(): string {
+    if ('path' in this.socket) return this.socket.path;
+    const uid = process.getuid?.() ?? 0;
+    return path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`, this.socket.name);
+  }
+
+  /** Stops this socket's server and every session on it, and removes the socket file tmux leaves. */
+  async killServer(): Promise<void> {
+    try {
+      await this.run(['kill-server']);
+    } catch {
+      // no server running on this socket: nothing to stop
+    }
+    fs.rmSync(this.socketPath(), { force: true });
+  }
+}

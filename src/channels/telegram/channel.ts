@@ -1,0 +1,272 @@
+/**
+ * Telegram on grammY: long polling by default, webhook as an option, `apiRoot` from the config
+ * (a self-hosted Bot API server or a proxy). Replies go out as HTML, split at 4096 characters.
+ */
+import type http from 'node:http';
+import { Api, Bot } from 'grammy';
+import type { Message } from 'grammy/types';
+import { RudderError } from '../../errors.js';
+import type { Logger } from '../../ops/logger.js';
+import type { TelegramConfig } from '../../config/channels-schema.js';
+import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
+import { ackText } from '../common/ack-text.js';
+import { PartProgress } from '../common/deliver.js';
+import { KeyedSerial } from '../common/ordered.js';
+import { withRetry } from '../common/retry.js';
+import { fitParts } from '../common/split.js';
+import { TypingKeeper } from '../common/typing.js';
+import { telegramVisibleLength, toTelegramHtml } from '../common/markdown/telegram.js';
+import { classify, describe, isBadToken, isEntityError, isMissingReplyTarget } from './errors.js';
+import { fetchFiles } from './files.js';
+import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
+import { grammySignal, poll, ALLOWED_UPDATES } from './polling.js';
+import { closeServer, startWebhookServer } from './webhook.js';
+
+/** Bot API: "Text of the message to be sent, 1-4096 characters after entities parsing". */
+export const TELEGRAM_TEXT_LIMIT = 4096;
+/** Telegram shows "typing…" for 5 seconds; re-sent a little before it fades. */
+const TYPING_INTERVAL_MS = 4_000;
+const TOKEN_FORMAT = /^\d+:[A-Za-z0-9_-]{20,}$/;
+
+export interface TelegramChannelOptions {
+  config: TelegramConfig;
+  dataDir: string;
+  logger: Logger;
+}
+
+export class TelegramChannel implements Channel {
+  readonly name = 'telegram';
+  private readonly cfg: TelegramConfig;
+  private readonly dataDir: string;
+  private readonly log: Logger;
+  private bot?: Bot;
+  private state: ChannelStatus = { name: 'telegram', state: 'stopped' };
+  private abort = new AbortController();
+  private polling?: Promise<number>;
+  private server?: http.Server;
+  private readonly serial = new KeyedSerial();
+  private readonly progress = new PartProgress();
+  private readonly typingKeeper: TypingKeeper;
+
+  constructor(o: TelegramChannelOptions) {
+    this.cfg = o.config;
+    this.dataDir = o.dataDir;
+    this.log = o.logger.child({ channel: 'telegram' });
+    this.typingKeeper = new TypingKeeper({
+      intervalMs: TYPING_INTERVAL_MS,
+      logger: this.log,
+      send: async (to) => {
+        const { chatId, topicId } = parseConversationKey(to.conversationKey);
+        await this.api().sendChatAction(chatId, 'typing', topicId !== undefined ? { message_thread_id: topicId } : {});
+      },
+    });
+  }
+
+  /** The token, or a CHANNEL_CONFIG error naming the key when it is missing or malformed. */
+  private token(): string {
+    const t = this.cfg.token?.trim();
+    if (!t) throw new RudderError('CHANNEL_CONFIG', 'Set channels.telegram.token to the bot token from @BotFather.', { channel: 'telegram', key: 'channels.telegram.token' });
+    if (!TOKEN_FORMAT.test(t)) {
+      throw new RudderError('CHANNEL_CONFIG', 'channels.telegram.token does not look like a bot token (digits, a colon, then letters); copy it again from @BotFather.', { channel: 'telegram', key: 'channels.telegram.token' });
+    }
+    return t;
+  }
+
+  private api(): Api {
+    if (!this.bot) throw new RudderError('CHANNEL_SEND_FAILED', 'The Telegram channel is not started.', { channel: 'telegram', permanent: false });
+    return this.bot.api;
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    this.state = { name: 'telegram', state: 'starting' };
+    try {
+      await this.startInner(sink);
+    } catch (err) {
+      if (this.server) await closeServer(this.server);
+      this.server = undefined;
+      this.bot = undefined;
+      this.state = { name: 'telegram', state: 'error', detail: err instanceof Error ? err.message : String(err) };
+      throw err;
+    }
+  }
+
+  private async startInner(sink: InboundSink): Promise<void> {
+    const token = this.token();
+    if (this.cfg.mode === 'webhook' && !this.cfg.webhook) {
+      throw new RudderError('CHANNEL_CONFIG', 'channels.telegram.mode is "webhook" but channels.telegram.webhook.url is not set.', { channel: 'telegram', key: 'channels.telegram.webhook.url' });
+    }
+    this.abort = new AbortController();
+    const bot = new Bot(token, { client: { apiRoot: this.cfg.apiRoot } });
+    try {
+      await bot.init(grammySignal(this.abort.signal));
+    } catch (err) {
+      if (isBadToken(err)) {
+        throw new RudderError('CHANNEL_CONFIG', 'channels.telegram.token was rejected by Telegram; check it with @BotFather.', { channel: 'telegram', key: 'channels.telegram.token' });
+      }
+      throw new RudderError('CHANNEL_CONFIG', `Telegram could not be reached at channels.telegram.apiRoot: ${describe(err, token)}`, { channel: 'telegram', key: 'channels.telegram.apiRoot' });
+    }
+    bot.on(['message', 'edited_message'], async (ctx) => {
+      const edited = ctx.editedMessage !== undefined;
+      const m = (ctx.editedMessage ?? ctx.message) as Message;
+      await this.accept(sink, m, edited, token);
+    });
+    this.bot = bot;
+
+    if (this.cfg.mode === 'webhook' && this.cfg.webhook) {
+      const w = this.cfg.webhook;
+      this.server = await startWebhookServer({ bot, host: w.host, port: w.port, path: w.path, secretToken: w.secretToken, logger: this.log }).catch((err: unknown) => {
+        throw new RudderError('CHANNEL_CONFIG', `The Telegram webhook server could not listen on ${w.host}:${w.port}: ${(err as Error).message}`, { channel: 'telegram', key: 'channels.telegram.webhook.port' });
+      });
+      await bot.api.setWebhook(w.url, { secret_token: w.secretToken, allowed_updates: [...ALLOWED_UPDATES] }).catch((err: unknown) => {
+        throw new RudderError('CHANNEL_CONFIG', `Telegram refused channels.telegram.webhook.url (it must be a public HTTPS URL): ${describe(err, token)}`, { channel: 'telegram', key: 'channels.telegram.webhook.url' });
+      });
+      this.state = { name: 'telegram', state: 'connected', detail: `@${bot.botInfo.username} via webhook` };
+      return;
+    }
+    // A webhook left set would make getUpdates fail with 409; pending updates are kept.
+    await bot.api.deleteWebhook({ drop_pending_updates: false }).catch((err: unknown) => {
+      throw new RudderError('CHANNEL_CONFIG', `Telegram refused to switch to long polling (deleteWebhook): ${describe(err, token)}`, { channel: 'telegram', key: 'channels.telegram.mode' });
+    });
+    this.state = { name: 'telegram', state: 'connected', detail: `@${bot.botInfo.username} via long polling` };
+    this.polling = poll({
+      bot,
+      signal: this.abort.signal,
+      timeoutSeconds: this.cfg.pollTimeoutSeconds,
+      logger: this.log,
+      token,
+      onState: (state, detail) => {
+        if (this.state.state === 'stopped') return;
+        this.state = { name: 'telegram', state, detail: state === 'connected' ? `@${bot.botInfo.username} via long polling` : detail };
+      },
+    });
+  }
+
+  /** Normalises, downloads attachments, and commits through the sink. Throws if the commit failed. */
+  private async accept(sink: InboundSink, m: Message, edited: boolean, token: string): Promise<void> {
+    const me = this.bot!.botInfo;
+    const n = normalise(m, me, edited);
+    if (!n) return;
+    if (n.files.length > 0) {
+      const { attachments, notes } = await fetchFiles(n.files, {
+        api: this.bot!.api,
+        apiRoot: this.cfg.apiRoot,
+        token,
+        dataDir: this.dataDir,
+        conversationKey: n.msg.conversationKey,
+        messageId: n.msg.platformMessageId,
+        maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024,
+      });
+      if (attachments.length > 0) n.msg.attachments = attachments;
+      if (notes.length > 0) n.msg.text = [n.msg.text, ...notes].filter(Boolean).join('\n');
+    }
+    await sink.accept(n.msg);
+  }
+
+  async stop(): Promise<void> {
+    this.typingKeeper.stopAll();
+    this.abort.abort(new Error('telegram channel stopping'));
+    const offset = await this.polling?.catch(() => 0);
+    this.polling = undefined;
+    if (this.server) await closeServer(this.server);
+    this.server = undefined;
+    // Confirms handled updates, so a restart does not receive them again.
+    if (offset && this.bot) await this.bot.api.getUpdates({ offset, limit: 1, timeout: 0 }).catch(() => undefined);
+    this.state = { name: 'telegram', state: 'stopped' };
+  }
+
+  send(reply: OutboundReply, to: MessageRef): Promise<void> {
+    const parts = fitParts(reply.text, TELEGRAM_TEXT_LIMIT, toTelegramHtml, telegramVisibleLength);
+    return this.serial.run(to.conversationKey, () =>
+      this.progress.deliver(reply.outboxId, parts, (html, i) => this.sendHtml(to, html, i === 0 ? reply.replyTo : undefined)),
+    );
+  }
+
+  /** Sends one part; a part Telegram cannot parse as HTML goes again as plain text. */
+  private async sendHtml(to: MessageRef, html: string, replyTo: string | undefined): Promise<void> {
+    const { chatId, topicId } = parseConversationKey(to.conversationKey);
+    const replyId = replyTo ? messageIdOf(replyTo) : undefined;
+    const base = {
+      ...(topicId !== undefined ? { message_thread_id: topicId } : {}),
+      ...(replyId !== undefined ? { reply_parameters: { message_id: replyId, allow_sending_without_reply: true } } : {}),
+      link_preview_options: { is_disabled: true },
+    };
+    const token = this.cfg.token;
+    await withRetry(
+      async () => {
+        try {
+          await this.api().sendMessage(chatId, html, { ...base, parse_mode: 'HTML' });
+        } catch (err) {
+          if (isEntityError(err)) {
+            this.log.warn('Telegram refused the HTML of a reply part; sending it as plain text');
+            await this.api().sendMessage(chatId, htmlToPlain(html), base);
+          } else if (isMissingReplyTarget(err)) {
+            await this.api().sendMessage(chatId, html, { ...base, reply_parameters: undefined, parse_mode: 'HTML' });
+          } else throw err;
+        }
+      },
+      { channel: 'telegram', what: 'sendMessage', classify, describe: (e) => describe(e, token), signal: this.abort.signal, logger: this.log },
+    );
+  }
+
+  /**
+   * Telegram's reactions are a fixed set that has 👀 but no ➡️, ⏳ or ⏹, so only "received" is a
+   * reaction; the others are the text acknowledgements every platform understands.
+   */
+  async ack(to: MessageRef, kind: AckKind, note?: string): Promise<void> {
+    const msgId = to.platformMessageId ? messageIdOf(to.platformMessageId) : undefined;
+    const { chatId, topicId } = parseConversationKey(to.conversationKey);
+    if (kind === 'received' && msgId !== undefined) {
+      try {
+        await this.api().setMessageReaction(chatId, msgId, [{ type: 'emoji', emoji: '👀' }]);
+        return;
+      } catch (err) {
+        this.log.debug({ err: describe(err, this.cfg.token) }, 'telegram reaction failed');
+      }
+    }
+    const text = ackText(kind, note);
+    if (!text) return;
+    await this.serial.run(to.conversationKey, () =>
+      withRetry(
+        () =>
+          this.api().sendMessage(chatId, text, {
+            ...(topicId !== undefined ? { message_thread_id: topicId } : {}),
+            ...(msgId !== undefined ? { reply_parameters: { message_id: msgId, allow_sending_without_reply: true } } : {}),
+          }),
+        { channel: 'telegram', what: 'sendMessage', classify, describe: (e) => describe(e, this.cfg.token), signal: this.abort.signal, logger: this.log },
+      ),
+    );
+  }
+
+  typing(to: MessageRef, on: boolean): void {
+    if (this.bot) this.typingKeeper.set(to, on);
+  }
+
+  status(): ChannelStatus {
+    return { ...this.state };
+  }
+
+  async probe(): Promise<{ ok: boolean; detail: string }> {
+    let token: string;
+    try {
+      token = this.token();
+    } catch (err) {
+      return { ok: false, detail: err instanceof Error ? err.message : String(err) };
+    }
+    try {
+      const me = await new Api(token, { apiRoot: this.cfg.apiRoot }).getMe();
+      return { ok: true, detail: `token accepted: @${me.username}` };
+    } catch (err) {
+      return { ok: false, detail: isBadToken(err) ? 'channels.telegram.token was rejected by Telegram' : `Telegram not reachable: ${describe(err, token)}` };
+    }
+  }
+}
+
+/** The text Telegram would show for our HTML, for the plain-text fallback. */
+function htmlToPlain(html: string): string {
+  return html
+    .replace(/<[^>]+>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
+}

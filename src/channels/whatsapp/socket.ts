@@ -1,0 +1,35 @@
+/**
+ * Building the Baileys socket: auth state in <dataDir>/whatsapp-auth, Baileys' own logs kept at
+ * warn level, no history sync (Rudder only answers new messages). The factory is a seam: tests
+ * pass one that builds the real socket against a loopback server and records what it sends.
+ */
+import path from 'node:path';
+import makeWASocket, { Browsers, useMultiFileAuthState, type UserFacingSocketConfig, type WASocket } from '@whiskeysockets/baileys';
+import type { Logger } from '../../ops/logger.js';
+
+export type SocketFactory = (config: UserFacingSocketConfig) => WASocket;
+
+export const defaultSocketFactory: SocketFactory = (config) => makeWASocket(config);
+
+export function authDir(dataDir: string): string {
+  return path.join(dataDir, 'whatsapp-auth');
+}
+
+export async function loadAuth(dataDir: string) {
+  return useMultiFileAuthState(authDir(dataDir));
+}
+
+export function socketConfig(o: { auth: UserFacingSocketConfig['auth']; logger: Logger; webSocketUrl?: string }): UserFacingSocketConfig {
+  // Baileys logs every frame at debug; only its warnings are worth the operator's attention.
+  const logger = o.logger.child({ lib: 'baileys' }, { level: o.logger.levelVal >= 40 ? o.logger.level : 'warn' });
+  return {
+    auth: o.auth,
+    logger: logger as unknown as UserFacingSocketConfig['logger'],
+    browser: Browsers.ubuntu('Rudder'),
+    markOnlineOnConnect: false,
+    syncFullHistory: false,
+    shouldSyncHistoryMessage: () => false,
+    fireInitQueries: false,
+    ...(o.webSocketUrl ? { waWebSocketUrl: o.webSocketUrl } : {}),
+  };
+}

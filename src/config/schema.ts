@@ -1,0 +1,89 @@
+/**
+ * The configuration file (rudder.config.json, or $RUDDER_HOME/config.json), validated with zod.
+ * Objects are strict: an unknown key is an error that names the key, never a silently ignored typo.
+ * Every key is documented in the README.
+ */
+import { z } from 'zod';
+import { PERMISSION_MODES } from '../agents/claude/args.js';
+import { channelsSchema, queueModeSchema, sttSchema } from './channels-schema.js';
+
+export { queueModeSchema };
+export type QueueMode = z.infer<typeof queueModeSchema>;
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+
+export const agentSchema = z
+  .object({
+    /** claude-stream: headless persistent process; claude-tmux: the interactive TUI in tmux. */
+    backend: z.enum(['claude-stream', 'claude-tmux']).default('claude-stream'),
+    /** Path to the claude binary; otherwise RUDDER_CLAUDE_BIN, then claude on PATH, then the bundled one. */
+    claudeBin: z.string().min(1).optional(),
+    /** The agent's working directory; defaults to the directory Rudder was started in. */
+    cwd: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    permissionMode: z.enum(PERMISSION_MODES).default('relay'),
+    allowedTools: z.array(z.string().min(1)).default([]),
+    disallowedTools: z.array(z.string().min(1)).default([]),
+    appendSystemPrompt: z.string().optional(),
+    /** Extra environment for the agent, set last (e.g. ANTHROPIC_BASE_URL for a proxy). */
+    env: z.record(envName, z.string()).default({}),
+    /** Inherited CLAUDE_* / ANTHROPIC_* variables allowed through to the agent. */
+    passEnv: z.array(envName).default(['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN']),
+    turnTimeoutSeconds: z.number().positive().default(1800),
+    interruptGraceSeconds: z.number().positive().max(120).default(5),
+  })
+  .strict();
+
+export const steeringSchema = z
+  .object({
+    /** Read per message: turning it off stops the live processes; RUDDER_STEERING=off wins. */
+    enabled: z.boolean().default(true),
+    /** The queue mode of a conversation with no override. */
+    mode: queueModeSchema.default('steer'),
+    /** collect mode: messages arriving within this quiet window are merged into one turn. */
+    collectWindowMs: z.number().int().min(0).max(60_000).default(1500),
+    /** Queued messages per conversation before newer ones are merged into a summary. */
+    queueCap: z.number().int().min(1).max(10_000).default(20),
+    /** Live agent processes at most; 0 or below turns steering off (every turn runs one-shot). */
+    maxLive: z.number().int().default(2),
+    /** Live sessions idle longer than this are stopped (values below 1 count as 1). */
+    idleMinutes: z.number().default(20),
+  })
+  .strict();
+
+export const fallbackSchema = z
+  .object({
+    /** OpenAI-compatible endpoint, e.g. Ollama at http://127.0.0.1:11434/v1. */
+    baseURL: z.url(),
+    model: z.string().min(1),
+    apiKey: z.string().default('local'),
+    timeoutSeconds: z.number().positive().max(600).default(60),
+  })
+  .strict();
+
+export const webSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8787),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    agent: agentSchema.prefault({}),
+    steering: steeringSchema.prefault({}),
+    fallback: fallbackSchema.optional(),
+    web: webSchema.prefault({}),
+    channels: channelsSchema.prefault({}),
+    stt: sttSchema.optional(),
+    log: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).strict().prefault({}),
+    /** On SIGTERM/SIGINT, in-flight turns get this long to finish before agents are stopped. */
+    shutdownDrainSeconds: z.number().min(0).max(600).default(10),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+export type AgentConfig = z.infer<typeof agentSchema>;
+export type SteeringConfig = z.infer<typeof steeringSchema>;
+export type FallbackConfig = z.infer<typeof fallbackSchema>;

@@ -1,0 +1,234 @@
+/**
+ * The gateway's shared state and the services lanes and intake call: acknowledgements, the
+ * outbox, hot settings, the steering switch, permission relay and the per-conversation lanes.
+ */
+import type { AgentPool } from '../agents/pool.js';
+import type { SessionRegistry } from '../agents/registry.js';
+import type { AgentSession, PermissionRequest } from '../agents/session.js';
+import type { AcceptResult, AckKind, Channel, InboundMessage, InboundSink } from '../channels/channel.js';
+import type { LiveConfig } from '../config/load.js';
+import type { Config, QueueMode } from '../config/schema.js';
+import { RudderError } from '../errors.js';
+import type { LocalModel } from '../fallback/local-model.js';
+import type { Logger } from '../ops/logger.js';
+import type { AccessControl } from '../security/access.js';
+import type { Store } from '../store/store.js';
+import type { MessageRow } from '../store/types.js';
+import type { EventBus } from './bus.js';
+import type { CommandContext } from './commands.js';
+import { composeAgentText, sourceOf } from './compose.js';
+import type { Delivery } from './delivery.js';
+import { acceptInbound } from './intake.js';
+import { Lane } from './lane.js';
+import type { LaneContext, LaneSettings } from './lane-context.js';
+import { statusText } from './status-text.js';
+
+const ACK_EMOJI: Record<AckKind, string> = { received: '👀', steered: '➡️', queued: '⏳', stopped: '⏹' };
+
+export interface OpenPermission {
+  conversationId: string;
+  session: AgentSession;
+  request: PermissionRequest;
+  messageId: string | null;
+}
+
+export interface CoreParts {
+  config: LiveConfig;
+  store: Store;
+  bus: EventBus;
+  registry: SessionRegistry;
+  pool: AgentPool;
+  access: AccessControl;
+  log: Logger;
+  env: NodeJS.ProcessEnv;
+  localModel: () => LocalModel | undefined;
+}
+
+export class GatewayCore implements InboundSink {
+  readonly store: Store;
+  readonly bus: EventBus;
+  readonly registry: SessionRegistry;
+  readonly pool: AgentPool;
+  readonly access: AccessControl;
+  readonly log: Logger;
+  readonly channels = new Map<string, Channel>();
+  readonly lanes = new Map<string, Lane>();
+  readonly permissions = new Map<string, OpenPermission>();
+  delivery!: Delivery;
+  private shutting = false;
+  private steeringWasOn: boolean | undefined;
+  private readonly laneContext: LaneContext;
+
+  constructor(private readonly parts: CoreParts) {
+    this.store = parts.store;
+    this.bus = parts.bus;
+    this.registry = parts.registry;
+    this.pool = parts.pool;
+    this.access = parts.access;
+    this.log = parts.log;
+    this.laneContext = {
+      store: this.store,
+      bus: this.bus,
+      pool: this.pool,
+      log: this.log,
+      settings: (id) => this.laneSettings(id),
+      ack: (row, kind, note) => this.ack(row, kind, note),
+      send: (id, kind, text, rows, opts) => this.send(id, kind, text, rows, opts),
+      typing: (id, on) => this.typing(id, on),
+      fallback: (rows) => this.fallback(rows),
+      permissionOpened: (id, session, request, messageId) => this.permissionOpened(id, session, request, messageId),
+      shuttingDown: () => this.shutting,
+    };
+  }
+
+  accept(msg: InboundMessage): Promise<AcceptResult> {
+    return acceptInbound(this, msg);
+  }
+
+  settings(): Config {
+    return this.parts.config.current();
+  }
+
+  markShuttingDown(): void {
+    this.shutting = true;
+  }
+
+  lane(conversationId: string): Lane {
+    let lane = this.lanes.get(conversationId);
+    if (!lane) this.lanes.set(conversationId, (lane = new Lane(conversationId, this.laneContext)));
+    return lane;
+  }
+
+  /** Whether steering is on, and why not: read per message (config is re-read when its file changes). */
+  steering(): { on: boolean; reason?: string } {
+    const cfg = this.settings();
+    let state: { on: boolean; reason?: string } = { on: true };
+    if ((this.parts.env.RUDDER_STEERING ?? '').toLowerCase() === 'off') state = { on: false, reason: 'RUDDER_STEERING=off' };
+    else if (!cfg.steering.enabled) state = { on: false, reason: 'steering.enabled is false' };
+    else if (cfg.steering.maxLive <= 0) state = { on: false, reason: 'steering.maxLive is 0' };
+    if (this.steeringWasOn === true && !state.on) this.steeringTurnedOff(state.reason!);
+    this.steeringWasOn = state.on;
+    this.registry.configure({ maxLive: cfg.steering.maxLive, idleMinutes: cfg.steering.idleMinutes });
+    return state;
+  }
+
+  /** Live processes stop: idle ones now, busy ones when their turn ends. */
+  private steeringTurnedOff(reason: string): void {
+    this.log.warn({ reason }, 'steering turned off: stopping the live agent processes; turns run one-shot from now on');
+    for (const s of this.registry.sessions()) {
+      if (s.state() === 'busy') this.lane(s.conversationId).pendingRelease = `steering turned off (${reason})`;
+      else void this.registry.stop(s.conversationId, `steering turned off (${reason})`);
+    }
+  }
+
+  effectiveMode(conversationId: string): QueueMode {
+    const conv = this.store.conversation(conversationId);
+    const channelMode = conv ? (this.settings().channels as Record<string, { queueMode?: QueueMode } | undefined>)[conv.channel]?.queueMode : undefined;
+    return (conv?.queueMode as QueueMode | null) ?? channelMode ?? this.settings().steering.mode;
+  }
+
+  laneSettings(conversationId: string): LaneSettings {
+    const cfg = this.settings();
+    const steering = this.steering();
+    return {
+      mode: this.effectiveMode(conversationId),
+      steeringOn: steering.on,
+      steeringOffReason: steering.reason,
+      collectWindowMs: cfg.steering.collectWindowMs,
+      queueCap: cfg.steering.queueCap,
+    };
+  }
+
+  private channelFor(conversationId: string): { channel: Channel | undefined; key: string } | undefined {
+    const conv = this.store.conversation(conversationId);
+    return conv ? { channel: this.channels.get(conv.channel), key: conv.key } : undefined;
+  }
+
+  ack(row: MessageRow, kind: AckKind, note?: string): void {
+    this.bus.emit(row.conversationId, 'ack', row.id, { kind, emoji: ACK_EMOJI[kind], ...(note ? { note } : {}) });
+    const target = this.channelFor(row.conversationId);
+    if (!target?.channel) return;
+    const text = kind === 'steered' ? row.text : note;
+    target.channel.ack({ conversationKey: target.key, platformMessageId: row.platformMessageId }, kind, text).catch((err: unknown) => {
+      this.log.warn({ conversationId: row.conversationId, kind, err: (err as Error).message }, 'acknowledgement not shown');
+    });
+  }
+
+  /** Commits a reply or notice to the outbox and starts its delivery. */
+  send(conversationId: string, kind: 'reply' | 'notice', text: string, rows: MessageRow[], opts: { fromFallback?: boolean } = {}): void {
+    this.store.addOutbox({
+      conversationId,
+      kind,
+      messageIds: rows.map((r) => r.id),
+      replyTo: rows[0]?.platformMessageId ?? null,
+      text,
+      fromFallback: opts.fromFallback,
+    });
+    queueMicrotask(() => this.delivery?.kick(conversationId));
+  }
+
+  typing(conversationId: string, on: boolean): void {
+    const target = this.channelFor(conversationId);
+    target?.channel?.typing?.({ conversationKey: target.key }, on);
+  }
+
+  private async fallback(rows: MessageRow[]): Promise<string> {
+    const model = this.parts.localModel();
+    if (!model) throw new RudderError('FALLBACK_UNAVAILABLE', 'No local model is configured (set fallback.baseURL and fallback.model).');
+    return model.answer(rows.map((r) => ({ text: composeAgentText(r), source: sourceOf(r) })));
+  }
+
+  private permissionOpened(conversationId: string, session: AgentSession, request: PermissionRequest, messageId: string | null): void {
+    this.permissions.set(request.requestId, { conversationId, session, request, messageId });
+    this.bus.emit(conversationId, 'permission', messageId, { requestId: request.requestId, toolName: request.toolName, input: request.input, description: request.description, options: request.options });
+    const conv = this.store.conversation(conversationId);
+    if (conv && conv.channel !== 'web') {
+      const options = request.options.map((o, i) => `${i + 1}. ${o.label}`).join('\n');
+      const what = JSON.stringify(request.input).slice(0, 300);
+      const rows = messageId ? [this.store.message(messageId)].filter((r): r is MessageRow => !!r) : [];
+      this.send(conversationId, 'notice', `🔐 The agent asks to use ${request.toolName}: ${what}\n${options}\nReply with the option number, /allow or /deny.`, rows);
+    }
+  }
+
+  pendingPermission(conversationId: string): OpenPermission | undefined {
+    return [...this.permissions.values()].reverse().find((p) => p.conversationId === conversationId);
+  }
+
+  /** Answers a permission request; false when it is unknown or already answered. */
+  answerPermission(conversationId: string, requestId: string, allow: boolean, optionId?: string): boolean {
+    const open = this.permissions.get(requestId);
+    if (!open || open.conversationId !== conversationId) return false;
+    this.permissions.delete(requestId);
+    const ok = open.session.answerPermission(requestId, optionId ? { optionId } : allow ? { allow: true } : { allow: false, message: 'The person denied this.' });
+    this.bus.emit(conversationId, 'permission', open.messageId, { requestId, resolved: optionId ?? (allow ? 'allow' : 'deny'), delivered: ok });
+    return ok;
+  }
+
+  commandContext(conversationId: string, rawText: string): CommandContext {
+    const lane = this.lane(conversationId);
+    return {
+      lane,
+      setModel: (model) => this.store.setModel(conversationId, model),
+      setQueueMode: (mode) => this.store.setQueueMode(conversationId, mode),
+      effectiveMode: () => this.effectiveMode(conversationId),
+      forgetSession: async () => {
+        await this.pool.release(conversationId, 'session cleared by /clear');
+        this.store.setSessionId(conversationId, null);
+      },
+      releaseSession: async (reason) => {
+        if (lane.busy()) lane.pendingRelease = reason;
+        else await this.pool.release(conversationId, reason);
+      },
+      statusText: () => statusText(this, conversationId),
+      answerPermission: (choice) => {
+        const open = this.pendingPermission(conversationId);
+        if (!open) return undefined;
+        const n = /^\s*(\d+)\s*$/.exec(rawText)?.[1];
+        const option = n ? open.request.options[Number(n) - 1] : open.request.options.find((o) => o.id === choice);
+        if (!option) return `Choose one of: ${open.request.options.map((o, i) => `${i + 1}. ${o.label}`).join(', ')}`;
+        const ok = this.answerPermission(conversationId, open.request.requestId, option.id === 'allow', option.id === 'allow' || option.id === 'deny' ? undefined : option.id);
+        return ok ? `Answered: ${option.label}.` : 'That request is no longer waiting.';
+      },
+    };
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The gateway, wired: the table of contents of the system. One call starts it (store, agents,
+ * channels, recovery, delivery); one call stops it (drain in-flight turns for a bounded time,
+ * then stop every agent process, the channels and the store).
+ */
+import path from 'node:path';
+import { resolveClaudeBinary } from '../agents/claude/binary.js';
+import { buildAgentEnv } from '../agents/claude/env.js';
+import type { ClaudeLaunch } from '../agents/claude/launch.js';
+import { ClaudeOneShotSession } from '../agents/claude/oneshot-session.js';
+import { ClaudeStreamSession } from '../agents/claude/stream-session.js';
+import { AgentPool, type SessionFactory } from '../agents/pool.js';
+import { SessionRegistry } from '../agents/registry.js';
+import type { Channel } from '../channels/channel.js';
+import { createChannels } from '../channels/registry.js';
+import { WebChannel } from '../channels/web/channel.js';
+import { loadOrCreateToken } from '../channels/web/token.js';
+import type { LiveConfig } from '../config/load.js';
+import { LocalModel } from '../fallback/local-model.js';
+import type { Logger } from '../ops/logger.js';
+import { AccessControl } from '../security/access.js';
+import { AccessStore } from '../security/access-store.js';
+import { Store } from '../store/store.js';
+import { EventBus } from './bus.js';
+import { GatewayCore } from './core.js';
+import { Delivery } from './delivery.js';
+import { killOrphans, recoverOpenMessages } from './recovery.js';
+
+export interface GatewayOptions {
+  dataDir: string;
+  config: LiveConfig;
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** Channels supplied by the caller (tests, embedding), started like the configured ones. */
+  extraChannels?: Channel[];
+}
+
+export interface RunningGateway {
+  core: GatewayCore;
+  web: WebChannel | undefined;
+  stop(reason: string): Promise<void>;
+}
+
+const EVENT_RETENTION_MS = 7 * 24 * 3600_000;
+
+export async function startGateway(opts: GatewayOptions): Promise<RunningGateway> {
+  const log = opts.logger;
+  const env = opts.env ?? process.env;
+  const cfg = opts.config.current();
+  const store = new Store(path.join(opts.dataDir, 'rudder.db'));
+  const accessStore = new AccessStore(store.db);
+  accessStore.init();
+  killOrphans(store, log);
+  store.pruneEvents(EVENT_RETENTION_MS);
+
+  const registry = new SessionRegistry({ maxLive: cfg.steering.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
+  const defaultCwd = path.resolve(cfg.agent.cwd ?? process.cwd());
+  const launchFor = (conversationId: string, sessionId: string | undefined): ClaudeLaunch => {
+    const agent = opts.config.current().agent;
+    const conv = store.conversation(conversationId);
+    let bin: string;
+    try {
+      bin = resolveClaudeBinary(agent.claudeBin, env).path;
+    } catch (err) {
+      log.error({ err: (err as Error).message }, 'no claude binary: run `rudder doctor`');
+      bin = agent.claudeBin ?? 'claude';
+    }
+    return {
+      conversationId,
+      cwd: agent.cwd ? path.resolve(agent.cwd) : defaultCwd,
+      bin,
+      env: buildAgentEnv({ inherited: env, passVars: agent.passEnv, extra: agent.env }),
+      logger: log,
+      sessionId,
+      model: conv?.model ?? agent.model,
+      permissionMode: agent.permissionMode,
+      allowedTools: agent.allowedTools,
+      disallowedTools: agent.disallowedTools,
+      appendSystemPrompt: agent.appendSystemPrompt,
+      turnTimeoutMs: agent.turnTimeoutSeconds * 1000,
+      interruptGraceMs: agent.interruptGraceSeconds * 1000,
+      onSessionId: (id) => store.setSessionId(conversationId, id),
+      tracker: { started: (pid, label) => store.processStarted(pid, label), exited: (pid) => store.processExited(pid) },
+    };
+  };
+  const factory: SessionFactory = {
+    live: (c, s) => new ClaudeStreamSession(launchFor(c, s)),
+    oneShot: (c, s) => new ClaudeOneShotSession(launchFor(c, s)),
+  };
+  const pool = new AgentPool(registry, factory, log);
+  const bus = new EventBus(store);
+  let localModel: { key: string; model: LocalModel } | undefined;
+  const core = new GatewayCore({
+    config: opts.config,
+    store,
+    bus,
+    registry,
+    pool,
+    access: new AccessControl({ store: accessStore, config: opts.config.current().channels as never }),
+    log,
+    env,
+    localModel: () => {
+      const f = opts.config.current().fallback;
+      if (!f) return undefined;
+      const key = JSON.stringify(f);
+      if (localModel?.key !== key) localModel = { key, model: new LocalModel(f) };
+      return localModel.model;
+    },
+  });
+  core.delivery = new Delivery(store, bus, (id) => {
+    const conv = store.conversation(id);
+    return conv ? { channel: core.channels.get(conv.channel), key: conv.key } : undefined;
+  }, log);
+
+  let web: WebChannel | undefined;
+  const channels: Channel[] = [...(opts.extraChannels ?? [])];
+  if (cfg.web.enabled) {
+    web = new WebChannel({ host: cfg.web.host, port: cfg.web.port, token: loadOrCreateToken(opts.dataDir), logger: log });
+    web.bind(core);
+    channels.unshift(web);
+  }
+  try {
+    channels.push(...(await createChannels(cfg.channels, { dataDir: opts.dataDir, logger: log })));
+  } catch (err) {
+    log.error({ err: (err as Error).message }, 'a chat channel could not be created');
+  }
+  for (const ch of channels) {
+    try {
+      await ch.start(core);
+      core.channels.set(ch.name, ch);
+      log.info({ channel: ch.name }, 'channel started');
+    } catch (err) {
+      // One channel's bad token must not stop the others (the web page above all).
+      log.error({ channel: ch.name, err: (err as Error).message }, 'channel failed to start; the other channels keep running');
+      if (ch === web) throw err;
+      core.channels.set(ch.name, ch);
+    }
+  }
+
+  const recovered = await recoverOpenMessages(core);
+  if (Object.values(recovered).some((n) => n > 0)) log.info(recovered, 'recovered open messages from the previous run');
+  core.delivery.kickAll();
+  registry.startReaper();
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string) =>
+    (stopping ??= (async () => {
+      const drainMs = opts.config.current().shutdownDrainSeconds * 1000;
+      log.info({ reason, drainSeconds: drainMs / 1000 }, 'stopping: draining in-flight turns');
+      core.markShuttingDown();
+      const end = Date.now() + drainMs;
+      while (Date.now() < end && [...core.lanes.values()].some((l) => l.busy())) await new Promise((r) => setTimeout(r, 50));
+      await pool.stopAll(`gateway stopping (${reason})`);
+      await core.delivery.idle(2000);
+      core.delivery.stop();
+      for (const l of core.lanes.values()) l.dispose();
+      await Promise.allSettled([...core.channels.values()].map((c) => c.stop()));
+      store.close();
+      log.info('stopped');
+    })());
+
+  return { core, web, stop };
+}

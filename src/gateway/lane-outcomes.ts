@@ -1,0 +1,195 @@
+/**
+ * What a lane does with each turn the agent runs: stream its events to the bus, and give every
+ * input exactly one outcome when it ends (answered, steered, merged, stopped, deferred, re-run
+ * or failed), committing the reply to the outbox in the same transaction.
+ */
+import type { AgentSession, Turn, TurnEvent, TurnResult } from '../agents/session.js';
+import { isRudderError, RudderError } from '../errors.js';
+import type { MessageRow } from '../store/types.js';
+import type { Disposition, Lane } from './lane.js';
+
+/** A turn cut off by a crash is run again this many times before the person is told it failed. */
+const MAX_ATTEMPTS = 2;
+/** When the CLI gives no reset time, try Claude again after this long. */
+const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
+
+export class TurnOutcomes {
+  constructor(private readonly lane: Lane) {}
+
+  private get ctx() {
+    return this.lane.ctx;
+  }
+
+  /** Follows one turn of the lane's session from its first event to its outcome. */
+  follow(session: AgentSession, turn: Turn): void {
+    const conv = this.lane.conversationId;
+    this.ctx.typing(conv, true);
+    const absorbed = new Set<string>();
+    turn.onEvent((e) => {
+      if (e.type === 'steer-absorbed') absorbed.add(e.inputId);
+      this.onEvent(session, turn, e);
+    });
+    turn.result
+      .then(
+        (r) => this.onResult(turn, r, absorbed),
+        (err: unknown) => this.onError(session, turn, isRudderError(err) ? err : new RudderError('AGENT_TURN_FAILED', String(err))),
+      )
+      .catch((err) => this.lane.log.error({ err }, 'recording a turn outcome failed'))
+      .finally(() => {
+        this.lane.turnSender.delete(turn.id);
+        if (session.state() !== 'busy') this.ctx.typing(conv, false);
+        if (this.lane.pendingRelease && session.state() !== 'busy') {
+          const why = this.lane.pendingRelease;
+          this.lane.pendingRelease = undefined;
+          void this.ctx.pool.release(conv, why).finally(() => this.lane.pump());
+          return;
+        }
+        this.lane.pump();
+      });
+  }
+
+  private onEvent(session: AgentSession, turn: Turn, e: TurnEvent): void {
+    const conv = this.lane.conversationId;
+    const primary = turn.inputIds()[0] ?? null;
+    switch (e.type) {
+      case 'text-delta':
+        this.ctx.bus.emit(conv, 'text', primary, { delta: e.text, turnId: turn.id });
+        return;
+      case 'tool-use':
+        this.ctx.bus.emit(conv, 'status', primary, { state: 'tool', tool: e.name, turnId: turn.id, input: summarize(e.input) }, { ephemeral: true });
+        return;
+      case 'steer-absorbed':
+        this.ctx.bus.emit(conv, 'status', e.inputId, { state: 'steer-absorbed', turnId: turn.id }, { ephemeral: true });
+        return;
+      case 'permission':
+        this.ctx.permissionOpened(conv, session, e.request, primary);
+        return;
+      case 'started':
+        this.ctx.bus.emit(conv, 'status', primary, { state: 'turn-started', turnId: turn.id, inputIds: e.inputIds }, { ephemeral: true });
+        return;
+      default:
+        return;
+    }
+  }
+
+  private rowsOf(ids: string[]): MessageRow[] {
+    return ids.map((id) => this.lane.inFlight.get(id) ?? this.ctx.store.message(id)).filter((r): r is MessageRow => !!r);
+  }
+
+  private onResult(turn: Turn, r: TurnResult, absorbed: Set<string>): void {
+    const { store } = this.ctx;
+    const rows = this.rowsOf(r.inputIds);
+    const conv = this.lane.conversationId;
+    store.tx(() => {
+      if (r.interrupted) {
+        store.setState(r.inputIds, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
+      } else {
+        for (const id of r.inputIds) store.setState([id], absorbed.has(id) ? 'steered' : this.lane.merged.has(id) ? 'merged' : 'answered');
+        this.ctx.send(conv, 'reply', replyText(r, rows), rows);
+      }
+      store.turnEnded(turn.id, r.interrupted ? 'interrupted' : 'answered', r.steered, r.inputIds, r.sessionId ?? null, null);
+    });
+    for (const id of r.inputIds) this.lane.forget(id);
+    if (r.interrupted && !this.lane.stopping) for (const row of rows) this.ctx.ack(row, 'stopped', 'interrupted');
+    this.lane.log.info(
+      { turnId: turn.id, inputs: r.inputIds.length, steered: r.steered, interrupted: r.interrupted, durationMs: r.durationMs, costUsd: r.costUsd },
+      `turn done steered=${r.steered}`,
+    );
+  }
+
+  private onError(session: AgentSession, turn: Turn, err: RudderError): void {
+    const { store, bus } = this.ctx;
+    const conv = this.lane.conversationId;
+    const ids = err.context.unanswered ?? turn.inputIds();
+    const rows = this.rowsOf(ids);
+    store.turnEnded(turn.id, 'failed', 0, ids, session.sessionId() ?? null, err.code);
+    this.lane.log.warn({ turnId: turn.id, code: err.code, inputs: ids.length, err: err.message }, 'turn failed steered=0');
+    if (rows.length === 0) return;
+    bus.emit(conv, 'error', rows[0]!.id, { code: err.code, message: err.message, messageIds: ids });
+    for (const id of ids) this.lane.forget(id);
+    if (err.code === 'AGENT_RATE_LIMITED') return this.rateLimited(rows, err);
+    if (err.code === 'AGENT_STOPPED') {
+      // Shutdown: the inputs stay open and run again at the next start. /stop and /clear: stopped.
+      if (this.ctx.shuttingDown()) return;
+      store.setState(ids, 'stopped', err.message);
+      return;
+    }
+    if (err.code === 'AGENT_SESSION_NOT_FOUND') store.setSessionId(conv, null);
+    const rerun = ['AGENT_CRASHED', 'AGENT_EOF_WITHOUT_RESULT', 'AGENT_STDIN_BROKEN', 'AGENT_SESSION_NOT_FOUND'].includes(err.code);
+    const again = rerun ? rows.filter((r) => (store.message(r.id)?.attempts ?? MAX_ATTEMPTS) < MAX_ATTEMPTS) : [];
+    const failed = rows.filter((r) => !again.includes(r));
+    if (again.length) {
+      this.lane.queue.unshift({ rows: again });
+      for (const r of again) store.markQueued(r.id);
+      this.lane.log.info({ code: err.code, messages: again.length }, 'running the cut-off turn again on the resumed session');
+    }
+    if (failed.length) {
+      store.setState(failed.map((r) => r.id), 'failed', `${err.code}: ${err.message}`);
+      this.ctx.send(conv, 'notice', `⚠️ ${userText(err)}`, failed);
+    }
+  }
+
+  private rateLimited(rows: MessageRow[], err: RudderError): void {
+    const until = err.context.resetsAt ?? Date.now() + DEFAULT_RATE_LIMIT_WAIT_MS;
+    this.ctx.store.defer(rows.map((r) => r.id), until, 'rate limited');
+    this.lane.pause(until);
+    void this.answerFromFallback(rows, until, err.context.resetsAt !== undefined);
+  }
+
+  /** A message arriving while Claude is rate limited waits in line, answered by the fallback meanwhile. */
+  deferWhilePaused(row: MessageRow): Disposition {
+    this.ctx.store.defer([row.id], this.lane.pausedUntil, 'rate limited');
+    this.ctx.ack(row, 'queued', 'Claude is rate limited; this runs when the limit resets');
+    void this.answerFromFallback([row], this.lane.pausedUntil, true);
+    return 'queued';
+  }
+
+  private async answerFromFallback(rows: MessageRow[], until: number, known: boolean): Promise<void> {
+    const conv = this.lane.conversationId;
+    const when = `${new Date(until).toISOString().slice(11, 16)} UTC${known ? '' : ' (estimated)'}`;
+    try {
+      const text = await this.ctx.fallback(rows);
+      this.ctx.send(conv, 'reply', `[local model, Claude is rate limited until ${when}; this message runs on Claude again then]\n\n${text}`, rows, { fromFallback: true });
+    } catch (err) {
+      const why = isRudderError(err) ? err.message : String(err);
+      this.ctx.send(conv, 'notice', `⏳ Claude is rate limited until ${when}. Your message is kept and runs on Claude then; send /retry to try sooner. (No local model answered: ${why})`, rows);
+    }
+  }
+
+  /** Inputs handed to the agent that no turn will answer any more: back in line, in front. */
+  reconcile(): void {
+    const session = this.lane.session();
+    if (session?.state() === 'busy' || session?.currentTurn()) return;
+    const lost = [...this.lane.inFlight.values()];
+    if (lost.length === 0) return;
+    for (const r of lost) this.lane.forget(r.id);
+    const open = lost.filter((r) => ['running', 'steering'].includes(this.ctx.store.message(r.id)?.state ?? ''));
+    if (open.length === 0) return;
+    this.lane.log.warn({ messages: open.map((r) => r.id) }, 'inputs handed to the agent were never answered; queued again');
+    this.lane.queue.unshift(...open.map((r) => ({ rows: [r] })));
+    for (const r of open) this.ctx.store.markQueued(r.id);
+  }
+}
+
+function summarize(input: unknown): string {
+  const s = typeof input === 'object' && input && 'command' in input ? String((input as { command: unknown }).command) : JSON.stringify(input ?? '');
+  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+}
+
+function replyText(r: TurnResult, rows: MessageRow[]): string {
+  const text = r.text.trim() || '(The agent finished without a text reply.)';
+  const voice = rows.map((row) => row.extra.transcript).filter((t): t is string => t !== undefined);
+  return voice.length ? `${voice.map((t) => `🎤 “${t}”`).join('\n')}\n\n${text}` : text;
+}
+
+function userText(err: RudderError): string {
+  switch (err.code) {
+    case 'AGENT_TURN_TIMEOUT':
+      return 'The turn took too long and was stopped. The session is kept; send your message again to continue.';
+    case 'AGENT_CRASHED':
+    case 'AGENT_EOF_WITHOUT_RESULT':
+      return 'The agent stopped in the middle of this turn twice; it was not answered. The session is kept.';
+    default:
+      return err.message;
+  }
+}

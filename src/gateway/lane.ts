@@ -1,0 +1,287 @@
+/**
+ * A lane: one per conversation, strictly ordered (a later message never overtakes an earlier one).
+ * An idle lane starts a turn. A busy lane, by queue mode:
+ *   steer     hand the message to the running turn when the backend can take it now, else followup;
+ *   followup  one later turn per message;
+ *   collect   messages within a quiet window are merged into one later turn;
+ *   interrupt stop the running turn, then run the queue.
+ * Steering is only tried with an empty queue: steering past a queued message would overtake it.
+ */
+import type { AgentSession, Turn } from '../agents/session.js';
+import type { Logger } from '../ops/logger.js';
+import type { MessageRow } from '../store/types.js';
+import { composeAgentText, sourceOf } from './compose.js';
+import type { LaneContext, LaneSettings } from './lane-context.js';
+import { TurnOutcomes } from './lane-outcomes.js';
+
+export type Disposition = 'turn' | 'steered' | 'queued' | 'merged';
+
+export interface QueueItem {
+  rows: MessageRow[];
+  /** collect mode: still inside its quiet window. */
+  collecting?: boolean;
+  /** Waiting for something before it can run (a voice note being transcribed). */
+  pending?: boolean;
+  /** Holds messages that arrived while the queue was full. */
+  overflow?: boolean;
+}
+
+export class Lane {
+  readonly conversationId: string;
+  readonly queue: QueueItem[] = [];
+  /** Inputs handed to the agent (running or steering), not yet settled. */
+  readonly inFlight = new Map<string, MessageRow>();
+  readonly steered = new Set<string>();
+  readonly merged = new Set<string>();
+  /** The sender of each running turn's first input: steers from someone else wait. */
+  readonly turnSender = new Map<string, string>();
+  readonly log: Logger;
+  pausedUntil = 0;
+  private pauseTimer: NodeJS.Timeout | undefined;
+  private collectTimer: NodeJS.Timeout | undefined;
+  private starting = false;
+  private readonly watched = new WeakSet<AgentSession>();
+  private readonly outcomes: TurnOutcomes;
+  /** Set while /stop or /clear runs, so interrupted inputs are recorded as stopped. */
+  stopping = false;
+  /** A release (/model, steering off) waiting for the running turn to end. */
+  pendingRelease: string | undefined;
+
+  constructor(
+    conversationId: string,
+    readonly ctx: LaneContext,
+  ) {
+    this.conversationId = conversationId;
+    this.log = ctx.log.child({ conversationId });
+    this.outcomes = new TurnOutcomes(this);
+  }
+
+  session(): AgentSession | undefined {
+    return this.ctx.pool.peek(this.conversationId);
+  }
+
+  busy(): boolean {
+    return this.starting || this.session()?.state() === 'busy';
+  }
+
+  queueDepth(): number {
+    return this.queue.reduce((n, i) => n + i.rows.length, 0);
+  }
+
+  /** Routes a committed message; returns what happened to it. */
+  accept(row: MessageRow): Disposition {
+    const st = this.ctx.settings(this.conversationId);
+    if (this.pausedUntil > Date.now()) return this.outcomes.deferWhilePaused(row);
+    if (st.mode === 'collect') return this.collect(row, st);
+    const session = this.session();
+    const busy = this.busy();
+    if (!busy && this.queue.length === 0) {
+      this.start([row]);
+      return 'turn';
+    }
+    let reason = busy ? 'a turn is running' : 'earlier messages are waiting';
+    if (busy && this.queue.length === 0 && st.mode === 'steer') {
+      const blocker = this.steerBlocker(session, row, st);
+      if (!blocker && this.steer(session!, row)) return 'steered';
+      reason = `not steered: ${blocker ?? 'the agent process is not running'}`;
+    } else if (busy && st.mode === 'interrupt') {
+      reason = 'interrupt mode: stopping the running turn first';
+      void session?.interrupt();
+    } else if (busy && st.mode === 'followup') {
+      reason = 'followup mode';
+    }
+    return this.enqueue(row, reason, st);
+  }
+
+  /** Adds a message that must wait for something (voice transcription) but keeps its place in line. */
+  acceptPending(row: MessageRow): QueueItem {
+    const item: QueueItem = { rows: [row], pending: true };
+    this.queue.push(item);
+    this.ctx.store.markQueued(row.id);
+    return item;
+  }
+
+  /** The pending item is ready (or failed and was removed); let the queue move. */
+  release(item: QueueItem, row?: MessageRow): void {
+    if (row) item.rows[0] = row;
+    item.pending = false;
+    this.pump();
+  }
+
+  removeItem(item: QueueItem): void {
+    const i = this.queue.indexOf(item);
+    if (i >= 0) this.queue.splice(i, 1);
+    this.pump();
+  }
+
+  /** An edit of a message still waiting: the new text replaces the queued one. */
+  replaceQueued(messageId: string, text: string): boolean {
+    for (const item of this.queue) {
+      const i = item.rows.findIndex((r) => r.id === messageId);
+      if (i >= 0) {
+        item.rows[i] = { ...item.rows[i]!, text };
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private steerBlocker(session: AgentSession | undefined, row: MessageRow, st: LaneSettings): string | undefined {
+    if (!st.steeringOn) return `steering is off (${st.steeringOffReason ?? 'config'})`;
+    if (!session || session.capabilities.steer === 'none') return 'this conversation runs one-shot (live-process cap reached or steering off)';
+    const turn = session.currentTurn();
+    if (!turn) return 'no turn is running yet';
+    const sender = this.turnSender.get(turn.id);
+    if (sender !== undefined && sender !== row.senderId) return "the running turn is another sender's";
+    return undefined;
+  }
+
+  private steer(session: AgentSession, row: MessageRow): boolean {
+    const turn = session.currentTurn();
+    const p = session.steer({ id: row.id, text: composeAgentText(row), source: sourceOf(row) });
+    if (!p.written) return false;
+    this.inFlight.set(row.id, row);
+    this.steered.add(row.id);
+    this.ctx.store.markInTurn([row.id], 'steering', turn?.id ?? 'pending');
+    this.ctx.ack(row, 'steered', row.text);
+    p.then(
+      (r) => this.log.debug({ messageId: row.id, outcome: r.outcome }, 'steer settled'),
+      (err) => this.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in'),
+    );
+    return true;
+  }
+
+  private enqueue(row: MessageRow, reason: string, st: LaneSettings): Disposition {
+    if (this.queueDepth() >= st.queueCap) {
+      let item = this.queue.at(-1);
+      if (!item?.overflow) this.queue.push((item = { rows: [], overflow: true }));
+      item.rows.push(row);
+      this.ctx.store.markQueued(row.id);
+      this.log.info({ messageId: row.id, queueCap: st.queueCap }, 'queue full: message merged into the overflow summary');
+      this.ctx.ack(row, 'queued', `the queue is full (${st.queueCap}); this will be merged with ${item.rows.length - 1} other message(s) into one turn`);
+      return 'merged';
+    }
+    this.queue.push({ rows: [row] });
+    this.ctx.store.markQueued(row.id);
+    this.log.info({ messageId: row.id, reason }, 'message queued');
+    this.ctx.ack(row, 'queued', `queued (${this.queueDepth()} waiting): ${reason}`);
+    return 'queued';
+  }
+
+  private collect(row: MessageRow, st: LaneSettings): Disposition {
+    let item = this.queue.at(-1);
+    const merging = !!item?.collecting;
+    if (!merging) this.queue.push((item = { rows: [], collecting: true }));
+    item!.rows.push(row);
+    this.ctx.store.markQueued(row.id);
+    this.ctx.ack(row, 'queued', merging ? 'merged with the messages just before it' : `collecting messages for ${st.collectWindowMs} ms`);
+    clearTimeout(this.collectTimer);
+    const open = item!;
+    this.collectTimer = setTimeout(() => {
+      open.collecting = false;
+      this.pump();
+    }, st.collectWindowMs);
+    return merging ? 'merged' : 'queued';
+  }
+
+  /** Starts the next runnable item when the agent is free. */
+  pump(): void {
+    if (this.starting || this.pausedUntil > Date.now() || this.ctx.shuttingDown()) return;
+    const session = this.session();
+    if (session?.state() === 'busy') return;
+    this.outcomes.reconcile();
+    const item = this.queue[0];
+    if (!item || item.collecting || item.pending) return;
+    this.queue.shift();
+    this.start(item.rows, item.overflow);
+  }
+
+  start(rows: MessageRow[], overflow = false): void {
+    if (rows.length === 0) return this.pump();
+    const conv = this.ctx.store.conversation(this.conversationId);
+    const st = this.ctx.settings(this.conversationId);
+    this.starting = true;
+    try {
+      const session = this.ctx.pool.sessionFor(this.conversationId, conv?.sessionId ?? undefined, st.steeringOn);
+      this.watch(session);
+      const inputs = rows.map((r) => ({ id: r.id, text: composeAgentText(r), source: sourceOf(r) }));
+      if (overflow) inputs[0]!.text = `[${rows.length} messages arrived while the queue was full; they are merged here]\n\n${inputs[0]!.text}`;
+      for (const r of rows) this.inFlight.set(r.id, r);
+      for (const r of rows.slice(1)) this.merged.add(r.id);
+      const turn = session.startTurn({ inputs });
+      this.turnSender.set(turn.id, rows[0]!.senderId);
+      this.ctx.store.tx(() => {
+        this.ctx.store.markInTurn(rows.map((r) => r.id), 'running', turn.id);
+        this.ctx.store.turnStarted(turn.id, this.conversationId, rows.map((r) => r.id), session.sessionId() ?? null);
+      });
+    } catch (err) {
+      // AGENT_BUSY: the agent started a turn of its own (a queued steer); run these right after it.
+      for (const r of rows) this.inFlight.delete(r.id);
+      this.queue.unshift({ rows });
+      this.log.info({ err: (err as Error).message }, 'turn start deferred');
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private watch(session: AgentSession): void {
+    if (this.watched.has(session)) return;
+    this.watched.add(session);
+    session.onTurn((turn: Turn) => this.outcomes.follow(session, turn));
+  }
+
+  /** /stop: interrupt the running turn, drop what waits and what was steered; the session survives. */
+  async stop(reason: string): Promise<MessageRow[]> {
+    clearTimeout(this.collectTimer);
+    const dropped = this.queue.splice(0).flatMap((i) => i.rows);
+    this.ctx.store.setState(dropped.map((r) => r.id), 'stopped', reason);
+    this.stopping = true;
+    try {
+      await this.session()?.interrupt({ cancelQueued: true });
+      // Give the interrupted turn's outcome handler its turn before sweeping what is left.
+      await new Promise((r) => setImmediate(r));
+      const leftovers = [...this.inFlight.values()].filter((r) => !this.session()?.currentTurn()?.inputIds().includes(r.id));
+      this.ctx.store.setState(leftovers.map((r) => r.id), 'stopped', reason);
+      for (const r of leftovers) this.forget(r.id);
+      return [...dropped, ...leftovers];
+    } finally {
+      this.stopping = false;
+    }
+  }
+
+  forget(id: string): void {
+    this.inFlight.delete(id);
+    this.steered.delete(id);
+    this.merged.delete(id);
+  }
+
+  /** Rate limited until `until`: hold the queue, then run the deferred messages in order. */
+  pause(until: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, until);
+    clearTimeout(this.pauseTimer);
+    this.pauseTimer = setTimeout(() => this.resume('the rate limit reset'), Math.max(0, this.pausedUntil - Date.now()));
+    this.pauseTimer.unref();
+  }
+
+  /** Puts deferred messages back in line (in arrival order) and runs them. */
+  resume(why: string): number {
+    clearTimeout(this.pauseTimer);
+    this.pausedUntil = 0;
+    const deferred = this.ctx.store.openMessages().filter((m) => m.conversationId === this.conversationId && m.state === 'deferred');
+    const known = new Set(this.queue.flatMap((i) => i.rows.map((r) => r.id)));
+    for (const row of deferred) {
+      if (known.has(row.id)) continue;
+      this.queue.push({ rows: [row] });
+      this.ctx.store.markQueued(row.id);
+    }
+    this.queue.sort((a, b) => (a.rows[0]?.seq ?? 0) - (b.rows[0]?.seq ?? 0));
+    if (deferred.length) this.log.info({ messages: deferred.length, why }, 'running deferred messages on Claude again');
+    this.pump();
+    return deferred.length;
+  }
+
+  dispose(): void {
+    clearTimeout(this.collectTimer);
+    clearTimeout(this.pauseTimer);
+  }
+}

@@ -1,0 +1,17 @@
+/** /status for one conversation, as text. */
+import type { GatewayCore } from './core.js';
+
+export function statusText(core: GatewayCore, conversationId: string): string {
+  const lane = core.lane(conversationId);
+  const session = lane.session();
+  const conv = core.store.conversation(conversationId);
+  const steering = core.steering();
+  const lines = [
+    `Session: ${conv?.sessionId ?? 'none yet'}${session ? ` (${session.backend}, ${session.state()}${session.pid() ? `, pid ${session.pid()}` : ''})` : ''}`,
+    `Model: ${conv?.model ?? core.settings().agent.model ?? 'the CLI default'}`,
+    `Queue mode: ${core.effectiveMode(conversationId)}; waiting: ${lane.queueDepth()}`,
+    `Steering: ${steering.on ? 'on' : `off (${steering.reason})`}`,
+  ];
+  if (lane.pausedUntil > Date.now()) lines.push(`Rate limited until ${new Date(lane.pausedUntil).toISOString()} (/retry to try now)`);
+  return lines.join('\n');
+}

@@ -1,0 +1,168 @@
+/**
+ * Durable access state: senders admitted by pairing, and pending pairing codes. Lives in the
+ * gateway's SQLite database; the tables are prefixed `access_` and created by init().
+ */
+import type { Database } from 'better-sqlite3';
+
+export interface PairingRequest {
+  channel: string;
+  /** Normalised code: 8 characters from PAIRING_ALPHABET, no separator. */
+  code: string;
+  senderId: string;
+  senderName?: string;
+  conversationKey: string;
+  createdAt: number;
+  expiresAt: number;
+  /** When the sender was last told the code (replies are rate limited). */
+  notifiedAt: number;
+}
+
+export interface ApprovedSender {
+  channel: string;
+  senderId: string;
+  senderName?: string;
+  approvedAt: number;
+}
+
+interface PairingRow {
+  channel: string;
+  code: string;
+  sender_id: string;
+  sender_name: string | null;
+  conversation_key: string;
+  created_at: number;
+  expires_at: number;
+  notified_at: number;
+}
+
+interface ApprovedRow {
+  channel: string;
+  sender_id: string;
+  sender_name: string | null;
+  approved_at: number;
+}
+
+const toRequest = (r: PairingRow): PairingRequest => ({
+  channel: r.channel,
+  code: r.code,
+  senderId: r.sender_id,
+  senderName: r.sender_name ?? undefined,
+  conversationKey: r.conversation_key,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  notifiedAt: r.notified_at,
+});
+
+/** Pending codes kept per channel; the oldest go first, so strangers cannot grow the table. */
+export const MAX_PENDING_PER_CHANNEL = 100;
+
+export class AccessStore {
+  constructor(private readonly db: Database) {}
+
+  init(): void {
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS access_pairing (
+        channel TEXT NOT NULL,
+        code TEXT NOT NULL,
+        sender_id TEXT NOT NULL,
+        sender_name TEXT,
+        conversation_key TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        notified_at INTEGER NOT NULL,
+        PRIMARY KEY (channel, code),
+        UNIQUE (channel, sender_id)
+      );
+      CREATE TABLE IF NOT EXISTS access_approved (
+        channel TEXT NOT NULL,
+        sender_id TEXT NOT NULL,
+        sender_name TEXT,
+        approved_at INTEGER NOT NULL,
+        PRIMARY KEY (channel, sender_id)
+      );
+    `);
+  }
+
+  isApproved(channel: string, senderId: string): boolean {
+    return this.db.prepare('SELECT 1 FROM access_approved WHERE channel = ? AND sender_id = ?').get(channel, senderId) !== undefined;
+  }
+
+  approve(channel: string, senderId: string, senderName: string | undefined, now: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO access_approved (channel, sender_id, sender_name, approved_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (channel, sender_id) DO UPDATE SET sender_name = excluded.sender_name, approved_at = excluded.approved_at`,
+      )
+      .run(channel, senderId, senderName ?? null, now);
+  }
+
+  revoke(channel: string, senderId: string): boolean {
+    return this.db.prepare('DELETE FROM access_approved WHERE channel = ? AND sender_id = ?').run(channel, senderId).changes > 0;
+  }
+
+  listApproved(channel?: string): ApprovedSender[] {
+    const rows = (
+      channel === undefined
+        ? this.db.prepare('SELECT * FROM access_approved ORDER BY channel, approved_at').all()
+        : this.db.prepare('SELECT * FROM access_approved WHERE channel = ? ORDER BY approved_at').all(channel)
+    ) as ApprovedRow[];
+    return rows.map((r) => ({ channel: r.channel, senderId: r.sender_id, senderName: r.sender_name ?? undefined, approvedAt: r.approved_at }));
+  }
+
+  /** The sender's pending request, expired or not. */
+  pendingFor(channel: string, senderId: string): PairingRequest | undefined {
+    const row = this.db.prepare('SELECT * FROM access_pairing WHERE channel = ? AND sender_id = ?').get(channel, senderId) as PairingRow | undefined;
+    return row ? toRequest(row) : undefined;
+  }
+
+  findCode(channel: string, code: string): PairingRequest | undefined {
+    const row = this.db.prepare('SELECT * FROM access_pairing WHERE channel = ? AND code = ?').get(channel, code) as PairingRow | undefined;
+    return row ? toRequest(row) : undefined;
+  }
+
+  /** Stores a new request, replacing the sender's old one and trimming the oldest past the cap. */
+  putRequest(req: PairingRequest): void {
+    const tx = this.db.transaction(() => {
+      this.db.prepare('DELETE FROM access_pairing WHERE channel = ? AND sender_id = ?').run(req.channel, req.senderId);
+      this.db
+        .prepare(
+          `INSERT INTO access_pairing (channel, code, sender_id, sender_name, conversation_key, created_at, expires_at, notified_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(req.channel, req.code, req.senderId, req.senderName ?? null, req.conversationKey, req.createdAt, req.expiresAt, req.notifiedAt);
+      this.db
+        .prepare(
+          `DELETE FROM access_pairing WHERE channel = ? AND code NOT IN (
+             SELECT code FROM access_pairing WHERE channel = ? ORDER BY created_at DESC LIMIT ?)`,
+        )
+        .run(req.channel, req.channel, MAX_PENDING_PER_CHANNEL);
+    });
+    tx();
+  }
+
+  markNotified(channel: string, code: string, now: number): void {
+    this.db.prepare('UPDATE access_pairing SET notified_at = ? WHERE channel = ? AND code = ?').run(now, channel, code);
+  }
+
+  deleteCode(channel: string, code: string): void {
+    this.db.prepare('DELETE FROM access_pairing WHERE channel = ? AND code = ?').run(channel, code);
+  }
+
+  deleteExpired(now: number): void {
+    this.db.prepare('DELETE FROM access_pairing WHERE expires_at <= ?').run(now);
+  }
+
+  listPending(now: number, channel?: string): PairingRequest[] {
+    const rows = (
+      channel === undefined
+        ? this.db.prepare('SELECT * FROM access_pairing WHERE expires_at > ? ORDER BY created_at').all(now)
+        : this.db.prepare('SELECT * FROM access_pairing WHERE expires_at > ? AND channel = ? ORDER BY created_at').all(now, channel)
+    ) as PairingRow[];
+    return rows.map(toRequest);
+  }
+
+  /** Runs fn in one transaction (approval reads and writes together). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+}

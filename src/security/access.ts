@@ -1,0 +1,175 @@
+/**
+ * Access control, deny by default, the same for every chat channel. A sender is admitted when
+ * they are an owner (config), on the channel's allowlist (config), or approved by pairing
+ * (`rudder pairing approve <channel> <code>`). Group chats are answered only when Rudder is
+ * addressed; commands run for owners only. Decisions are synchronous (SQLite reads).
+ */
+import { randomInt } from 'node:crypto';
+import type { InboundMessage } from '../channels/channel.js';
+import type { ChannelAccessConfig } from '../config/channels-schema.js';
+import type { AccessStore, PairingRequest } from './access-store.js';
+
+export type AccessDecision =
+  | { allowed: true; owner: boolean }
+  | {
+      allowed: false;
+      /** Stable reason for the refusal record: see RefusalReason. */
+      reason: RefusalReason;
+      /** Text to send back to the sender, when one is due (e.g. their pairing code). */
+      reply?: string;
+    };
+
+export type RefusalReason =
+  | 'channel-not-configured'
+  | 'group-not-addressed'
+  | 'groups-disabled'
+  | 'group-not-allowed'
+  | 'not-allowed'
+  | 'pairing-pending'
+  | 'command-owner-only';
+
+/** Crockford-style alphabet without 0/O, 1/I/L and U: nothing to misread when typed. */
+export const PAIRING_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
+export const PAIRING_CODE_LENGTH = 8;
+export const PAIRING_TTL_MS = 60 * 60_000;
+/** A sender who keeps writing is reminded of their code at most this often. */
+export const PAIRING_REMIND_MS = 10 * 60_000;
+
+export interface AccessControlOptions {
+  store: AccessStore;
+  /** The `channels` config section (or any map of channel name to its access settings). */
+  config: Partial<Record<string, ChannelAccessConfig | undefined>>;
+  /** Channels that authenticate on their own (the local web page); every sender is an owner. */
+  trustedChannels?: string[];
+  now?: () => number;
+  codeTtlMs?: number;
+}
+
+/** A command: "/word" at the start (not a path like "/usr/bin"), or a bare "stop". */
+export function isCommand(text: string): boolean {
+  const t = text.trim();
+  return /^\/[A-Za-z][\w-]*(@\S+)?(\s|$)/.test(t) || /^stop[.!]?$/i.test(t);
+}
+
+export function newPairingCode(): string {
+  let code = '';
+  for (let i = 0; i < PAIRING_CODE_LENGTH; i++) code += PAIRING_ALPHABET[randomInt(PAIRING_ALPHABET.length)];
+  return code;
+}
+
+/** Accepts what a person types: any case, with spaces or dashes. */
+export function normaliseCode(input: string): string {
+  return input.toUpperCase().replace(/[\s-]/g, '');
+}
+
+/** "ABCD-EFGH": how a code is shown. */
+export function formatCode(code: string): string {
+  return code.length === 8 ? `${code.slice(0, 4)}-${code.slice(4)}` : code;
+}
+
+export function pairingReply(channel: string, code: string, ttlMs: number): string {
+  return [
+    'This Rudder gateway is private. To get access, ask its owner to run:',
+    '',
+    `rudder pairing approve ${channel} ${formatCode(code)}`,
+    '',
+    `The code expires in ${Math.round(ttlMs / 60_000)} minutes.`,
+  ].join('\n');
+}
+
+export class AccessControl {
+  private readonly store: AccessStore;
+  private readonly config: AccessControlOptions['config'];
+  private readonly trusted: Set<string>;
+  private readonly now: () => number;
+  private readonly ttl: number;
+
+  constructor(o: AccessControlOptions) {
+    this.store = o.store;
+    this.config = o.config;
+    this.trusted = new Set(o.trustedChannels ?? ['web']);
+    this.now = o.now ?? Date.now;
+    this.ttl = o.codeTtlMs ?? PAIRING_TTL_MS;
+  }
+
+  check(msg: InboundMessage): AccessDecision {
+    if (this.trusted.has(msg.channel)) return { allowed: true, owner: true };
+    const cfg = this.config[msg.channel];
+    if (!cfg) return { allowed: false, reason: 'channel-not-configured' };
+    const sender = msg.sender.id;
+    const owner = cfg.owners.includes(sender);
+
+    if (msg.chatType === 'group') {
+      if (!cfg.groups.enabled) return { allowed: false, reason: 'groups-disabled' };
+      if (cfg.groups.requireMention && !msg.addressed) return { allowed: false, reason: 'group-not-addressed' };
+      const chatId = msg.conversationKey.split(':')[0]!;
+      if (cfg.groups.allow.length > 0 && !cfg.groups.allow.includes(chatId) && !cfg.groups.allow.includes(msg.conversationKey)) {
+        return { allowed: false, reason: 'group-not-allowed' };
+      }
+    }
+
+    const admitted = owner || cfg.allow.includes(sender) || this.store.isApproved(msg.channel, sender);
+    if (!admitted) return this.refuseStranger(msg, cfg);
+    if (!owner && isCommand(msg.text)) {
+      return { allowed: false, reason: 'command-owner-only', reply: 'Only the owner can use commands here.' };
+    }
+    return { allowed: true, owner };
+  }
+
+  /** Strangers get a pairing code in a direct chat; in a group they are pointed to one. */
+  private refuseStranger(msg: InboundMessage, cfg: ChannelAccessConfig): AccessDecision {
+    if (!cfg.pairing) return { allowed: false, reason: 'not-allowed' };
+    if (msg.chatType === 'group') {
+      return { allowed: false, reason: 'not-allowed', reply: 'You are not on this gateway’s access list. Message me directly to get a pairing code.' };
+    }
+    const now = this.now();
+    const existing = this.store.pendingFor(msg.channel, msg.sender.id);
+    if (existing && existing.expiresAt > now) {
+      if (now - existing.notifiedAt < PAIRING_REMIND_MS) return { allowed: false, reason: 'pairing-pending' };
+      this.store.markNotified(msg.channel, existing.code, now);
+      return { allowed: false, reason: 'pairing-pending', reply: pairingReply(msg.channel, existing.code, existing.expiresAt - now) };
+    }
+    const req: PairingRequest = {
+      channel: msg.channel,
+      code: this.freshCode(msg.channel),
+      senderId: msg.sender.id,
+      senderName: msg.sender.name,
+      conversationKey: msg.conversationKey,
+      createdAt: now,
+      expiresAt: now + this.ttl,
+      notifiedAt: now,
+    };
+    this.store.putRequest(req);
+    return { allowed: false, reason: 'pairing-pending', reply: pairingReply(msg.channel, req.code, this.ttl) };
+  }
+
+  private freshCode(channel: string): string {
+    for (;;) {
+      const code = newPairingCode();
+      if (!this.store.findCode(channel, code)) return code;
+    }
+  }
+}
+
+export type ApproveResult =
+  | { ok: true; channel: string; senderId: string; senderName?: string; conversationKey: string }
+  | { ok: false; reason: 'not-found' | 'expired' };
+
+/** Admits the sender who was given `code` on `channel`; codes work once and expire. */
+export function approvePairing(store: AccessStore, channel: string, code: string, now: number = Date.now()): ApproveResult {
+  const wanted = normaliseCode(code);
+  return store.transaction(() => {
+    const req = store.findCode(channel, wanted);
+    if (!req) return { ok: false, reason: 'not-found' } as const;
+    store.deleteCode(channel, req.code);
+    if (req.expiresAt <= now) return { ok: false, reason: 'expired' } as const;
+    store.approve(channel, req.senderId, req.senderName, now);
+    return { ok: true, channel, senderId: req.senderId, senderName: req.senderName, conversationKey: req.conversationKey } as const;
+  });
+}
+
+/** Pending (unexpired) pairing requests, oldest first; expired ones are removed. */
+export function listPairing(store: AccessStore, channel?: string, now: number = Date.now()): PairingRequest[] {
+  store.deleteExpired(now);
+  return store.listPending(now, channel);
+}

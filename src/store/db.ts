@@ -1,0 +1,38 @@
+/** Opening the SQLite store: WAL mode, migrations, and an integrity check for `rudder doctor`. */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { RudderError } from '../errors.js';
+import { MIGRATIONS } from './migrations.js';
+
+export type Db = Database.Database;
+
+export function openDatabase(file: string): Db {
+  try {
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode: a commit survives a crash or kill -9 of Rudder (not a power cut).
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    return db;
+  } catch (err) {
+    throw new RudderError('STORE_FAILED', `${file}: ${(err as Error).message}`, {}, err);
+  }
+}
+
+function migrate(db: Db): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}
+
+export function integrityCheck(db: Db): string {
+  return String(db.pragma('integrity_check', { simple: true }));
+}

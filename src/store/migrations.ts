@@ -1,0 +1,81 @@
+/** The schema, as an ordered list of migrations; user_version records how many have run. */
+export const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE conversations (
+    id TEXT PRIMARY KEY,               -- "<channel>:<conversation key>"
+    channel TEXT NOT NULL,
+    key TEXT NOT NULL,
+    title TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    session_id TEXT,                   -- the agent session to resume
+    model TEXT,                        -- /model override
+    queue_mode TEXT,                   -- /queue override
+    cutoff_at INTEGER                  -- /stop: messages sent before this are ignored
+  );
+  CREATE TABLE messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    conversation_id TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    platform_message_id TEXT NOT NULL,
+    sender_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    extra TEXT,                        -- JSON: sender name, chat type, quoted text, attachments
+    sent_at INTEGER,
+    received_at INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    reason TEXT,
+    was_queued INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    turn_id TEXT,
+    retry_at INTEGER,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (channel, platform_message_id)
+  );
+  CREATE INDEX messages_open ON messages (state) WHERE state IN ('accepted', 'queued', 'running', 'steering', 'deferred');
+  CREATE INDEX messages_conversation ON messages (conversation_id, seq);
+  CREATE TABLE outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    conversation_id TEXT NOT NULL,
+    kind TEXT NOT NULL,                -- reply | notice
+    message_ids TEXT NOT NULL,         -- JSON array: the inputs this answers
+    reply_to TEXT,                     -- platform message id to reply to
+    text TEXT NOT NULL,
+    from_fallback INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    delivered_at INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT
+  );
+  CREATE INDEX outbox_owed ON outbox (conversation_id, seq) WHERE delivered_at IS NULL;
+  CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    conversation_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    message_id TEXT,
+    outbox_id TEXT UNIQUE,             -- a delivered reply appears once, whatever retries happen
+    data TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX events_conversation ON events (conversation_id, seq);
+  CREATE TABLE turns (
+    id TEXT PRIMARY KEY,
+    conversation_id TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    outcome TEXT,
+    steered INTEGER NOT NULL DEFAULT 0,
+    input_ids TEXT NOT NULL,
+    session_id TEXT,
+    error TEXT
+  );
+  CREATE TABLE agent_processes (
+    pid INTEGER PRIMARY KEY,           -- also the process group id
+    conversation_id TEXT NOT NULL,
+    started_at INTEGER NOT NULL
+  );
+  `,
+];

@@ -1,0 +1,369 @@
+/**
+ * The durable store: conversations, the inbox (messages and their states), the outbox of replies
+ * owed, the event log the web page replays, turns, and the agent processes Rudder started.
+ * All calls are synchronous (better-sqlite3); callers group writes that belong together in tx().
+ */
+import { randomBytes } from 'node:crypto';
+import { integrityCheck, openDatabase, type Db } from './db.js';
+import type { ConversationRow, EventRow, EventType, MessageExtra, MessageRow, MessageState, OutboxRow } from './types.js';
+import { OPEN_STATES } from './types.js';
+
+export const newId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${randomBytes(5).toString('hex')}`;
+
+const json = (v: unknown) => JSON.stringify(v);
+const parse = <T>(s: string | null, fallback: T): T => {
+  if (!s) return fallback;
+  try {
+    return JSON.parse(s) as T;
+  } catch {
+    return fallback;
+  }
+};
+
+function toMessage(r: any): MessageRow {
+  return {
+    seq: r.seq,
+    id: r.id,
+    conversationId: r.conversation_id,
+    channel: r.channel,
+    platformMessageId: r.platform_message_id,
+    senderId: r.sender_id,
+    text: r.text,
+    extra: parse<MessageExtra>(r.extra, {}),
+    sentAt: r.sent_at,
+    receivedAt: r.received_at,
+    state: r.state,
+    reason: r.reason,
+    wasQueued: !!r.was_queued,
+    attempts: r.attempts,
+    turnId: r.turn_id,
+    retryAt: r.retry_at,
+  };
+}
+
+function toConversation(r: any): ConversationRow {
+  return {
+    id: r.id,
+    channel: r.channel,
+    key: r.key,
+    title: r.title,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    sessionId: r.session_id,
+    model: r.model,
+    queueMode: r.queue_mode,
+    cutoffAt: r.cutoff_at,
+  };
+}
+
+function toOutbox(r: any): OutboxRow {
+  return {
+    seq: r.seq,
+    id: r.id,
+    conversationId: r.conversation_id,
+    kind: r.kind,
+    messageIds: parse<string[]>(r.message_ids, []),
+    replyTo: r.reply_to,
+    text: r.text,
+    fromFallback: !!r.from_fallback,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastError: r.last_error,
+  };
+}
+
+function toEvent(r: any): EventRow {
+  return { seq: r.seq, conversationId: r.conversation_id, type: r.type, messageId: r.message_id, data: parse(r.data, {}), createdAt: r.created_at };
+}
+
+export interface NewMessage {
+  conversationId: string;
+  channel: string;
+  platformMessageId: string;
+  senderId: string;
+  text: string;
+  extra?: MessageExtra;
+  sentAt?: number;
+  state: MessageState;
+  reason?: string;
+}
+
+export interface NewOutbox {
+  conversationId: string;
+  kind: 'reply' | 'notice';
+  messageIds: string[];
+  replyTo?: string | null;
+  text: string;
+  fromFallback?: boolean;
+}
+
+export class Store {
+  readonly db: Db;
+  private readonly s: Record<string, import('better-sqlite3').Statement>;
+
+  constructor(file: string) {
+    this.db = openDatabase(file);
+    const p = (sql: string) => this.db.prepare(sql);
+    this.s = {
+      convGet: p('SELECT * FROM conversations WHERE id = ?'),
+      convInsert: p('INSERT OR IGNORE INTO conversations (id, channel, key, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      convList: p('SELECT * FROM conversations WHERE channel = ? ORDER BY updated_at DESC LIMIT ?'),
+      convListAll: p('SELECT * FROM conversations ORDER BY updated_at DESC LIMIT ?'),
+      convSession: p('UPDATE conversations SET session_id = ?, updated_at = ? WHERE id = ?'),
+      convModel: p('UPDATE conversations SET model = ?, updated_at = ? WHERE id = ?'),
+      convMode: p('UPDATE conversations SET queue_mode = ?, updated_at = ? WHERE id = ?'),
+      convCutoff: p('UPDATE conversations SET cutoff_at = ?, updated_at = ? WHERE id = ?'),
+      convTouch: p('UPDATE conversations SET updated_at = ? WHERE id = ?'),
+      msgInsert: p(`INSERT OR IGNORE INTO messages (id, conversation_id, channel, platform_message_id, sender_id, text, extra, sent_at, received_at, state, reason, updated_at)
+                    VALUES (@id, @conversationId, @channel, @platformMessageId, @senderId, @text, @extra, @sentAt, @receivedAt, @state, @reason, @receivedAt)`),
+      msgByPlatform: p('SELECT * FROM messages WHERE channel = ? AND platform_message_id = ?'),
+      msgGet: p('SELECT * FROM messages WHERE id = ?'),
+      msgState: p('UPDATE messages SET state = ?, reason = ?, updated_at = ? WHERE id = ?'),
+      msgQueued: p("UPDATE messages SET state = 'queued', was_queued = 1, updated_at = ? WHERE id = ?"),
+      msgRunning: p('UPDATE messages SET state = ?, turn_id = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?'),
+      msgDefer: p("UPDATE messages SET state = 'deferred', retry_at = ?, reason = ?, updated_at = ? WHERE id = ?"),
+      msgText: p('UPDATE messages SET text = ?, updated_at = ? WHERE id = ?'),
+      msgExtra: p('UPDATE messages SET extra = ?, updated_at = ? WHERE id = ?'),
+      msgOpen: p(`SELECT * FROM messages WHERE state IN (${OPEN_STATES.map(() => '?').join(',')}) ORDER BY seq`),
+      msgByConv: p('SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
+      msgCountByState: p('SELECT state, COUNT(*) AS n FROM messages GROUP BY state'),
+      outInsert: p(`INSERT INTO outbox (id, conversation_id, kind, message_ids, reply_to, text, from_fallback, created_at)
+                    VALUES (@id, @conversationId, @kind, @messageIds, @replyTo, @text, @fromFallback, @createdAt)`),
+      outOwed: p('SELECT * FROM outbox WHERE delivered_at IS NULL ORDER BY seq LIMIT ?'),
+      outOwedFor: p('SELECT * FROM outbox WHERE delivered_at IS NULL AND conversation_id = ? ORDER BY seq'),
+      outGet: p('SELECT * FROM outbox WHERE id = ?'),
+      outDelivered: p('UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL'),
+      outAttempt: p('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?'),
+      outByConv: p('SELECT * FROM outbox WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
+      outOwedCount: p('SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL'),
+      evInsert: p('INSERT OR IGNORE INTO events (conversation_id, type, message_id, outbox_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      evSince: p('SELECT * FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+      evLast: p('SELECT seq FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1'),
+      evPrune: p('DELETE FROM events WHERE created_at < ?'),
+      turnStart: p('INSERT OR REPLACE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)'),
+      turnEnd: p('UPDATE turns SET ended_at = ?, outcome = ?, steered = ?, input_ids = ?, session_id = ?, error = ? WHERE id = ?'),
+      procAdd: p('INSERT OR REPLACE INTO agent_processes (pid, conversation_id, started_at) VALUES (?, ?, ?)'),
+      procRemove: p('DELETE FROM agent_processes WHERE pid = ?'),
+      procAll: p('SELECT * FROM agent_processes'),
+    };
+  }
+
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  integrity(): string {
+    return integrityCheck(this.db);
+  }
+
+  // ---- conversations ----
+
+  ensureConversation(id: string, channel: string, key: string, title?: string): ConversationRow {
+    const now = Date.now();
+    this.s.convInsert!.run(id, channel, key, title ?? null, now, now);
+    return toConversation(this.s.convGet!.get(id));
+  }
+
+  conversation(id: string): ConversationRow | undefined {
+    const r = this.s.convGet!.get(id);
+    return r ? toConversation(r) : undefined;
+  }
+
+  conversations(channel?: string, limit = 200): ConversationRow[] {
+    return (channel ? this.s.convList!.all(channel, limit) : this.s.convListAll!.all(limit)).map(toConversation);
+  }
+
+  setSessionId(id: string, sessionId: string | null): void {
+    this.s.convSession!.run(sessionId, Date.now(), id);
+  }
+
+  setModel(id: string, model: string | null): void {
+    this.s.convModel!.run(model, Date.now(), id);
+  }
+
+  setQueueMode(id: string, mode: string | null): void {
+    this.s.convMode!.run(mode, Date.now(), id);
+  }
+
+  setCutoff(id: string, at: number): void {
+    this.s.convCutoff!.run(at, Date.now(), id);
+  }
+
+  // ---- inbox ----
+
+  /** Commits an inbound message; a redelivery (same channel and platform id) returns the existing row. */
+  insertMessage(m: NewMessage): { row: MessageRow; duplicate: boolean } {
+    const id = newId('m');
+    const info = this.s.msgInsert!.run({
+      id,
+      conversationId: m.conversationId,
+      channel: m.channel,
+      platformMessageId: m.platformMessageId,
+      senderId: m.senderId,
+      text: m.text,
+      extra: m.extra ? json(m.extra) : null,
+      sentAt: m.sentAt ?? null,
+      receivedAt: Date.now(),
+      state: m.state,
+      reason: m.reason ?? null,
+    });
+    const row = toMessage(this.s.msgByPlatform!.get(m.channel, m.platformMessageId));
+    return { row, duplicate: info.changes === 0 };
+  }
+
+  message(id: string): MessageRow | undefined {
+    const r = this.s.msgGet!.get(id);
+    return r ? toMessage(r) : undefined;
+  }
+
+  messageByPlatformId(channel: string, platformMessageId: string): MessageRow | undefined {
+    const r = this.s.msgByPlatform!.get(channel, platformMessageId);
+    return r ? toMessage(r) : undefined;
+  }
+
+  setState(ids: string[], state: MessageState, reason?: string | null): void {
+    const now = Date.now();
+    for (const id of ids) this.s.msgState!.run(state, reason ?? null, now, id);
+  }
+
+  markQueued(id: string): void {
+    this.s.msgQueued!.run(Date.now(), id);
+  }
+
+  /** Marks inputs as handed to a turn ('running' or 'steering') and counts the attempt. */
+  markInTurn(ids: string[], state: 'running' | 'steering', turnId: string): void {
+    const now = Date.now();
+    for (const id of ids) this.s.msgRunning!.run(state, turnId, now, id);
+  }
+
+  defer(ids: string[], retryAt: number, reason: string): void {
+    const now = Date.now();
+    for (const id of ids) this.s.msgDefer!.run(retryAt, reason, now, id);
+  }
+
+  updateText(id: string, text: string): void {
+    this.s.msgText!.run(text, Date.now(), id);
+  }
+
+  setExtra(id: string, extra: MessageExtra): void {
+    this.s.msgExtra!.run(json(extra), Date.now(), id);
+  }
+
+  openMessages(): MessageRow[] {
+    return this.s.msgOpen!.all(...OPEN_STATES).map(toMessage);
+  }
+
+  recentMessages(conversationId: string, limit = 100): MessageRow[] {
+    return this.s.msgByConv!.all(conversationId, limit).map(toMessage).reverse();
+  }
+
+  countsByState(): Record<string, number> {
+    return Object.fromEntries(this.s.msgCountByState!.all().map((r: any) => [r.state, r.n]));
+  }
+
+  // ---- outbox ----
+
+  addOutbox(o: NewOutbox): OutboxRow {
+    const id = newId('o');
+    this.s.outInsert!.run({
+      id,
+      conversationId: o.conversationId,
+      kind: o.kind,
+      messageIds: json(o.messageIds),
+      replyTo: o.replyTo ?? null,
+      text: o.text,
+      fromFallback: o.fromFallback ? 1 : 0,
+      createdAt: Date.now(),
+    });
+    return toOutbox(this.s.outGet!.get(id));
+  }
+
+  owed(limit = 500): OutboxRow[] {
+    return this.s.outOwed!.all(limit).map(toOutbox);
+  }
+
+  owedFor(conversationId: string): OutboxRow[] {
+    return this.s.outOwedFor!.all(conversationId).map(toOutbox);
+  }
+
+  owedCount(): number {
+    return (this.s.outOwedCount!.get() as { n: number }).n;
+  }
+
+  outbox(id: string): OutboxRow | undefined {
+    const r = this.s.outGet!.get(id);
+    return r ? toOutbox(r) : undefined;
+  }
+
+  recentOutbox(conversationId: string, limit = 100): OutboxRow[] {
+    return this.s.outByConv!.all(conversationId, limit).map(toOutbox).reverse();
+  }
+
+  /** Marks a reply delivered and logs its 'reply' event, in one transaction, at most once. */
+  markDelivered(row: OutboxRow, event: { type: EventType; data: Record<string, unknown> }): EventRow | undefined {
+    return this.tx(() => {
+      const changed = this.s.outDelivered!.run(Date.now(), row.id).changes;
+      if (!changed) return undefined;
+      return this.appendEventLocked(row.conversationId, event.type, row.messageIds[0] ?? null, event.data, row.id);
+    });
+  }
+
+  markAttempt(id: string, error: string, nextAttemptAt: number): void {
+    this.s.outAttempt!.run(error.slice(0, 500), nextAttemptAt, id);
+  }
+
+  // ---- events ----
+
+  appendEvent(conversationId: string, type: EventType, messageId: string | null, data: Record<string, unknown>): EventRow {
+    return this.appendEventLocked(conversationId, type, messageId, data, null)!;
+  }
+
+  private appendEventLocked(conversationId: string, type: EventType, messageId: string | null, data: Record<string, unknown>, outboxId: string | null): EventRow | undefined {
+    const now = Date.now();
+    const info = this.s.evInsert!.run(conversationId, type, messageId, outboxId, json(data), now);
+    if (!info.changes) return undefined;
+    return { seq: Number(info.lastInsertRowid), conversationId, type, messageId, data, createdAt: now };
+  }
+
+  lastEventSeq(conversationId: string): number {
+    return (this.s.evLast!.get(conversationId) as { seq: number } | undefined)?.seq ?? 0;
+  }
+
+  eventsSince(conversationId: string, seq: number, limit = 1000): EventRow[] {
+    return this.s.evSince!.all(conversationId, seq, limit).map(toEvent);
+  }
+
+  pruneEvents(olderThanMs: number): number {
+    return this.s.evPrune!.run(Date.now() - olderThanMs).changes;
+  }
+
+  // ---- turns ----
+
+  turnStarted(id: string, conversationId: string, inputIds: string[], sessionId: string | null): void {
+    this.s.turnStart!.run(id, conversationId, Date.now(), json(inputIds), sessionId);
+  }
+
+  turnEnded(id: string, outcome: string, steered: number, inputIds: string[], sessionId: string | null, error: string | null): void {
+    this.s.turnEnd!.run(Date.now(), outcome, steered, json(inputIds), sessionId, error, id);
+  }
+
+  // ---- agent processes ----
+
+  processStarted(pid: number, conversationId: string): void {
+    this.s.procAdd!.run(pid, conversationId, Date.now());
+  }
+
+  processExited(pid: number): void {
+    this.s.procRemove!.run(pid);
+  }
+
+  processes(): Array<{ pid: number; conversationId: string; startedAt: number }> {
+    return this.s.procAll!.all().map((r: any) => ({ pid: r.pid, conversationId: r.conversation_id, startedAt: r.started_at }));
+  }
+}

@@ -1,0 +1,48 @@
+/** A recording InboundSink for channel tests: it commits nothing, it only remembers. */
+import type { AcceptResult, InboundMessage, InboundSink } from '../../src/channels/channel.js';
+
+export interface RecordingSink extends InboundSink {
+  messages: InboundMessage[];
+  /** Makes the next n accept() calls throw, as a failing inbox commit would. */
+  failNext(n: number): void;
+  waitForCount(n: number, timeoutMs?: number): Promise<InboundMessage[]>;
+  /** Optional hook run for every accepted message (e.g. access control glue). */
+  onAccept?: (msg: InboundMessage) => Promise<AcceptResult | void> | AcceptResult | void;
+}
+
+export function recordingSink(log?: string[]): RecordingSink {
+  const messages: InboundMessage[] = [];
+  let failures = 0;
+  const waiters: Array<() => void> = [];
+  const sink: RecordingSink = {
+    messages,
+    failNext(n) {
+      failures = n;
+    },
+    async accept(msg) {
+      if (failures > 0) {
+        failures--;
+        log?.push(`accept-failed ${msg.platformMessageId}`);
+        throw new Error('inbox commit failed (test)');
+      }
+      messages.push(msg);
+      log?.push(`accepted ${msg.platformMessageId}`);
+      for (const w of waiters.splice(0)) w();
+      const r = await sink.onAccept?.(msg);
+      return r ?? { messageId: `m${messages.length}`, disposition: 'turn' };
+    },
+    waitForCount(n, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`waited too long for ${n} messages (have ${messages.length})`)), timeoutMs);
+        const check = () => {
+          if (messages.length >= n) {
+            clearTimeout(timer);
+            resolve(messages.slice());
+          } else waiters.push(check);
+        };
+        check();
+      });
+    },
+  };
+  return sink;
+}

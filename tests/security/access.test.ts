@@ -1,0 +1,133 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import type { InboundMessage } from '../../src/channels/channel.js';
+import { channelsSchema } from '../../src/config/channels-schema.js';
+import { AccessStore, MAX_PENDING_PER_CHANNEL } from '../../src/security/access-store.js';
+import { AccessControl, approvePairing, isCommand, listPairing, PAIRING_ALPHABET, PAIRING_TTL_MS } from '../../src/security/access.js';
+
+const config = channelsSchema.parse({
+  telegram: { owners: ['1'], allow: ['2'] },
+  slack: { owners: ['U1'], pairing: false },
+  discord: { owners: ['D1'], groups: { allow: ['G1'] } },
+  whatsapp: { owners: ['49111'], groups: { enabled: false } },
+});
+
+const msg = (over: Partial<InboundMessage> = {}): InboundMessage => ({
+  channel: 'telegram',
+  platformMessageId: `p${Math.random()}`,
+  conversationKey: '9',
+  sender: { id: '9', name: 'Stranger' },
+  chatType: 'direct',
+  text: 'hello',
+  ...over,
+});
+
+const codeFrom = (reply: string | undefined) => /approve \w+ ([A-Z0-9]{4}-[A-Z0-9]{4})/.exec(reply ?? '')?.[1];
+
+describe('access control', () => {
+  let db: Database.Database;
+  let store: AccessStore;
+  let now: number;
+  let access: AccessControl;
+
+  beforeEach(() => {
+    db = new Database(':memory:');
+    store = new AccessStore(db);
+    store.init();
+    store.init(); // idempotent: CREATE TABLE IF NOT EXISTS
+    now = 1_000_000;
+    access = new AccessControl({ store, config, now: () => now });
+  });
+
+  afterEach(() => db.close());
+
+  it('admits owners and allowlisted senders; only owners may run commands', () => {
+    expect(access.check(msg({ sender: { id: '1' }, text: '/stop' }))).toEqual({ allowed: true, owner: true });
+    expect(access.check(msg({ sender: { id: '2' }, text: 'fix the bug' }))).toEqual({ allowed: true, owner: false });
+    expect(access.check(msg({ sender: { id: '2' }, text: '/model opus' }))).toMatchObject({ allowed: false, reason: 'command-owner-only' });
+    expect(access.check(msg({ sender: { id: '2' }, text: 'Stop' }))).toMatchObject({ allowed: false, reason: 'command-owner-only' });
+    expect(access.check(msg({ sender: { id: '2' }, text: '/usr/bin/env is missing' }))).toEqual({ allowed: true, owner: false });
+  });
+
+  it('refuses a stranger with a pairing code; approval admits them; the code works once', () => {
+    const first = access.check(msg());
+    expect(first).toMatchObject({ allowed: false, reason: 'pairing-pending' });
+    const code = codeFrom((first as { reply?: string }).reply)!;
+    expect(code).toMatch(new RegExp(`^[${PAIRING_ALPHABET}]{4}-[${PAIRING_ALPHABET}]{4}$`));
+    // The same sender keeps the same code, and is not reminded on every message.
+    now += 60_000;
+    expect(access.check(msg())).toEqual({ allowed: false, reason: 'pairing-pending' });
+    now += 10 * 60_000;
+    expect(codeFrom((access.check(msg()) as { reply?: string }).reply)).toBe(code);
+
+    expect(listPairing(store, 'telegram', now)).toMatchObject([{ senderId: '9', senderName: 'Stranger', code: code.replace('-', '') }]);
+    expect(approvePairing(store, 'discord', code, now)).toEqual({ ok: false, reason: 'not-found' });
+    expect(approvePairing(store, 'telegram', code.toLowerCase(), now)).toMatchObject({ ok: true, senderId: '9', conversationKey: '9' });
+    expect(access.check(msg())).toEqual({ allowed: true, owner: false });
+    expect(approvePairing(store, 'telegram', code, now)).toEqual({ ok: false, reason: 'not-found' });
+    expect(listPairing(store, 'telegram', now)).toEqual([]);
+    expect(store.listApproved('telegram').map((a) => a.senderId)).toEqual(['9']);
+  });
+
+  it('expires codes: an expired code admits nobody, and the sender gets a fresh one', () => {
+    const code = codeFrom((access.check(msg()) as { reply?: string }).reply)!;
+    const other = codeFrom((access.check(msg({ sender: { id: '77' } })) as { reply?: string }).reply)!;
+    now += PAIRING_TTL_MS + 1;
+    expect(listPairing(store, undefined, now)).toEqual([]);
+    expect(approvePairing(store, 'telegram', code, now)).toMatchObject({ ok: false });
+    expect(access.check(msg())).toMatchObject({ allowed: false, reason: 'pairing-pending' });
+    const renewed = codeFrom((access.check(msg({ sender: { id: '77' } })) as { reply?: string }).reply);
+    expect(renewed).toBeDefined();
+    expect(renewed).not.toBe(other);
+    expect(approvePairing(store, 'telegram', other, now)).toMatchObject({ ok: false });
+    expect(approvePairing(store, 'telegram', renewed!, now)).toMatchObject({ ok: true, senderId: '77' });
+  });
+
+  it('refuses approval of a code that expired while still stored', () => {
+    const code = codeFrom((access.check(msg()) as { reply?: string }).reply)!;
+    expect(approvePairing(store, 'telegram', code, now + PAIRING_TTL_MS + 1)).toEqual({ ok: false, reason: 'expired' });
+    expect(access.check(msg())).toMatchObject({ allowed: false });
+  });
+
+  it('does not pair where pairing is off, and never pairs in groups', () => {
+    expect(access.check(msg({ channel: 'slack', sender: { id: 'U9' } }))).toEqual({ allowed: false, reason: 'not-allowed' });
+    const group = access.check(msg({ chatType: 'group', conversationKey: '-100:5', addressed: true }));
+    expect(group).toMatchObject({ allowed: false, reason: 'not-allowed' });
+    expect((group as { reply?: string }).reply).toContain('directly');
+    expect(listPairing(store, undefined, now)).toEqual([]);
+  });
+
+  it('answers in groups only when addressed, in allowed groups, where groups are on', () => {
+    const owner = { id: '1' };
+    expect(access.check(msg({ sender: owner, chatType: 'group', conversationKey: '-100:5', addressed: false }))).toEqual({ allowed: false, reason: 'group-not-addressed' });
+    expect(access.check(msg({ sender: owner, chatType: 'group', conversationKey: '-100:5', addressed: true }))).toEqual({ allowed: true, owner: true });
+    const d = { channel: 'discord', sender: { id: 'D1' }, chatType: 'group' as const, addressed: true };
+    expect(access.check(msg({ ...d, conversationKey: 'G2' }))).toEqual({ allowed: false, reason: 'group-not-allowed' });
+    expect(access.check(msg({ ...d, conversationKey: 'G1' }))).toEqual({ allowed: true, owner: true });
+    expect(access.check(msg({ channel: 'whatsapp', sender: { id: '49111' }, chatType: 'group', addressed: true }))).toEqual({ allowed: false, reason: 'groups-disabled' });
+  });
+
+  it('denies channels without config and trusts the local web channel', () => {
+    const narrow = new AccessControl({ store, config: { telegram: config.telegram } });
+    expect(narrow.check(msg({ channel: 'discord' }))).toEqual({ allowed: false, reason: 'channel-not-configured' });
+    expect(narrow.check(msg({ channel: 'web' }))).toEqual({ allowed: true, owner: true });
+  });
+
+  it('caps pending codes per channel so strangers cannot grow the table', () => {
+    for (let i = 0; i < MAX_PENDING_PER_CHANNEL + 20; i++) {
+      now += 1;
+      access.check(msg({ sender: { id: `s${i}` } }));
+    }
+    expect(listPairing(store, 'telegram', now)).toHaveLength(MAX_PENDING_PER_CHANNEL);
+    expect(store.pendingFor('telegram', 's0')).toBeUndefined();
+  });
+
+  it('recognises commands', () => {
+    expect(isCommand('/stop')).toBe(true);
+    expect(isCommand('/queue collect')).toBe(true);
+    expect(isCommand('/stop@rudder_bot')).toBe(true);
+    expect(isCommand(' stop ')).toBe(true);
+    expect(isCommand('stop the build')).toBe(false);
+    expect(isCommand('/tmp/x is full')).toBe(false);
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * A fake Discord on 127.0.0.1: the REST API under /api/v10 (gateway/bot, users/@me, messages,
+ * reactions, typing, and a CDN path for attachments) and a gateway WebSocket that speaks the real
+ * protocol (HELLO, IDENTIFY, READY, GUILD_CREATE, heartbeats, dispatches), so discord.js connects
+ * with client.login() and handles every event through its own packet handling.
+ * Source of truth: https://discord.com/developers/docs/events/gateway and .../topics/rate-limits
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export interface DiscordCall {
+  seq: number;
+  at: number;
+  method: string;
+  /** Path below /api/v10, e.g. "/channels/1/messages". */
+  path: string;
+  body: any;
+}
+
+export interface RestAnswer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type RestScript = (call: DiscordCall) => RestAnswer | undefined;
+
+export interface FakeGuild {
+  id: string;
+  channels: Array<{ id: string; name: string; type?: number }>;
+  threads?: Array<{ id: string; name: string; parent_id: string; type?: number }>;
+}
+
+export interface FakeDiscord {
+  restApi: string;
+  token: string;
+  bot: { id: string; username: string };
+  calls: DiscordCall[];
+  callsTo(method: string, pathPrefix: RegExp): DiscordCall[];
+  script(fn: RestScript | undefined): void;
+  /** Serves bytes at a CDN-like URL; returns the URL. */
+  addFile(name: string, data: Buffer | string): string;
+  /** Sends a gateway dispatch (op 0) to every connected client. */
+  dispatch(t: string, d: unknown): void;
+  /** Resolves once a client identified and got READY and the guilds. */
+  ready(): Promise<void>;
+  waitFor(pred: (c: DiscordCall) => boolean, timeoutMs?: number): Promise<DiscordCall>;
+  close(): Promise<void>;
+}
+
+export async function startFakeDiscord(opts: { token?: string; guilds?: FakeGuild[]; closeOnIdentify?: number } = {}): Promise<FakeDiscord> {
+  const token = opts.token ?? 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GfAkEt.fake-token-for-tests_only_abcdefghij';
+  const bot = { id: '900000000000000001', username: 'rudder-test', discriminator: '0', global_name: null, avatar: null, bot: true };
+  const guilds = opts.guilds ?? [];
+  const calls: DiscordCall[] = [];
+  const files = new Map<string, Buffer>();
+  const waiters: Array<() => void> = [];
+  const sockets = new Set<WebSocket>();
+  let script: RestScript | undefined;
+  let seq = 0;
+  let gatewaySeq = 0;
+  let nextId = 1_100_000_000_000_000_000n;
+  let readyResolve: () => void = () => undefined;
+  let readyPromise = new Promise<void>((r) => (readyResolve = r));
+
+  const wake = () => {
+    for (const w of waiters.splice(0)) w();
+  };
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (req.method === 'GET' && url.pathname.startsWith('/cdn/')) {
+      const data = files.get(url.pathname.slice('/cdn/'.length));
+      if (!data) return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(data.length) });
+      return res.end(data);
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const send = (a: RestAnswer) => {
+        const headers = { ...(a.body === undefined ? {} : { 'content-type': 'application/json' }), ...(a.headers ?? {}) };
+        res.writeHead(a.status, headers);
+        res.end(a.body === undefined ? undefined : JSON.stringify(a.body));
+      };
+      if (!url.pathname.startsWith('/api/v10/')) return send({ status: 404, body: { message: '404: Not Found', code: 0 } });
+      if (req.headers.authorization !== `Bot ${token}`) return send({ status: 401, body: { message: '401: Unauthorized', code: 0 } });
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const call: DiscordCall = { seq: ++seq, at: Date.now(), method: req.method ?? 'GET', path: url.pathname.slice('/api/v10'.length), body: raw ? JSON.parse(raw) : undefined };
+      calls.push(call);
+      wake();
+      const scripted = script?.(call);
+      if (scripted) return send(scripted);
+      const port = (server.address() as AddressInfo).port;
+      if (call.method === 'GET' && call.path === '/gateway/bot') {
+        return send({ status: 200, body: { url: `ws://127.0.0.1:${port}`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } } });
+      }
+      if (call.method === 'GET' && call.path === '/users/@me') return send({ status: 200, body: bot });
+      const msg = /^\/channels\/(\d+)\/messages$/.exec(call.path);
+      if (call.method === 'POST' && msg) {
+        const id = String(nextId++);
+        return send({ status: 200, body: { id, channel_id: msg[1], content: call.body?.content ?? '', author: bot, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0 } });
+      }
+      if (call.method === 'PUT' && /\/reactions\/[^/]+\/@me$/.test(call.path)) return send({ status: 204 });
+      if (call.method === 'POST' && /^\/channels\/\d+\/typing$/.test(call.path)) return send({ status: 204 });
+      return send({ status: 404, body: { message: '404: Not Found', code: 0 } });
+    });
+  });
+
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (ws) => {
+    sockets.add(ws);
+    ws.on('close', () => sockets.delete(ws));
+    ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 41_250 }, s: null, t: null }));
+    ws.on('message', (data) => {
+      const p = JSON.parse(String(data)) as { op: number; d: any };
+      if (p.op === 1) return ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
+      if (p.op !== 2) return;
+      if (p.d?.token !== token) return ws.close(4004, 'Authentication failed.');
+      if (opts.closeOnIdentify) return ws.close(opts.closeOnIdentify, 'Disallowed intent(s).');
+      const port = (server.address() as AddressInfo).port;
+      ws.send(JSON.stringify({
+        op: 0, t: 'READY', s: ++gatewaySeq,
+        d: {
+          v: 10, user: bot, session_id: 'fake-session', resume_gateway_url: `ws://127.0.0.1:${port}`, shard: [0, 1],
+          guilds: guilds.map((g) => ({ id: g.id, unavailable: true })), application: { id: bot.id, flags: 0 },
+        },
+      }));
+      for (const g of guilds) {
+        ws.send(JSON.stringify({
+          op: 0, t: 'GUILD_CREATE', s: ++gatewaySeq,
+          d: {
+            id: g.id, name: `guild ${g.id}`, icon: null, owner_id: '1', afk_timeout: 300, verification_level: 0,
+            default_message_notifications: 0, explicit_content_filter: 0, features: [], mfa_level: 0, premium_tier: 0,
+            preferred_locale: 'en-US', nsfw_level: 0, unavailable: false, member_count: 2, large: false, joined_at: new Date().toISOString(),
+            roles: [{ id: g.id, name: '@everyone', permissions: '1024', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+            emojis: [], stickers: [], members: [], presences: [], voice_states: [], stage_instances: [], guild_scheduled_events: [],
+            channels: g.channels.map((c, i) => ({ id: c.id, name: c.name, type: c.type ?? 0, guild_id: g.id, position: i, permission_overwrites: [] })),
+            threads: (g.threads ?? []).map((t) => ({
+              id: t.id, name: t.name, type: t.type ?? 11, guild_id: g.id, parent_id: t.parent_id, owner_id: '1', message_count: 0, member_count: 1,
+              thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false },
+            })),
+          },
+        }));
+      }
+      readyResolve();
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    restApi: `http://127.0.0.1:${port}/api`,
+    token,
+    bot,
+    calls,
+    callsTo: (method, re) => calls.filter((c) => c.method === method && re.test(c.path)),
+    script(fn) {
+      script = fn;
+    },
+    addFile(name, data) {
+      files.set(name, Buffer.isBuffer(data) ? data : Buffer.from(data));
+      return `http://127.0.0.1:${port}/cdn/${name}`;
+    },
+    dispatch(t, d) {
+      const frame = JSON.stringify({ op: 0, t, s: ++gatewaySeq, d });
+      for (const ws of sockets) ws.send(frame);
+    },
+    ready: () => readyPromise,
+    waitFor(pred, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('fake discord: waited too long for a call')), timeoutMs);
+        const check = () => {
+          const hit = calls.find(pred);
+          if (hit) {
+            clearTimeout(timer);
+            resolve(hit);
+          } else waiters.push(check);
+        };
+        check();
+      });
+    },
+    async close() {
+      readyPromise = new Promise<void>((r) => (readyResolve = r));
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * A fake Slack on 127.0.0.1: the Web API methods Rudder calls (auth.test, apps.connections.open,
+ * chat.postMessage, reactions.add, conversations.replies), private file downloads, and a Socket
+ * Mode WebSocket that sends `hello` and Events API envelopes and records the acks, so
+ * @slack/bolt's SocketModeReceiver handles events through its own code.
+ * Source of truth: https://api.slack.com/apis/socket-mode and https://api.slack.com/methods
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export interface SlackCall {
+  seq: number;
+  at: number;
+  method: string;
+  token?: string;
+  args: Record<string, any>;
+}
+
+export interface SlackAnswer {
+  status?: number;
+  headers?: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+export interface FakeSlack {
+  apiUrl: string;
+  botToken: string;
+  appToken: string;
+  botUserId: string;
+  calls: SlackCall[];
+  /** Envelope ids the client acknowledged, in order. */
+  acks: string[];
+  callsOf(method: string): SlackCall[];
+  script(fn: ((call: SlackCall) => SlackAnswer | undefined) | undefined): void;
+  /** Messages returned by conversations.replies, keyed "<channel>:<ts>". */
+  threads: Map<string, Array<Record<string, unknown>>>;
+  addFile(name: string, data: Buffer | string): string;
+  /** Sends an Events API envelope; returns its envelope id. */
+  sendEvent(event: Record<string, unknown>): string;
+  connected(): Promise<void>;
+  waitForAck(envelopeId: string, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const botToken = 'xoxb-1111-2222-faketokenfortests';
+  const appToken = 'xapp-1-A111-3333-fakeapptokenfortests';
+  const botUserId = 'UBOT0001';
+  const calls: SlackCall[] = [];
+  const acks: string[] = [];
+  const threads = new Map<string, Array<Record<string, unknown>>>();
+  const files = new Map<string, Buffer>();
+  const sockets = new Set<WebSocket>();
+  const ackWaiters: Array<() => void> = [];
+  let script: ((call: SlackCall) => SlackAnswer | undefined) | undefined;
+  let seq = 0;
+  let envelopes = 0;
+  let ts = 1_700_000_000;
+  let onConnect: () => void = () => undefined;
+  let connectedPromise = new Promise<void>((r) => (onConnect = r));
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const auth = req.headers.authorization?.replace(/^Bearer /, '');
+    if (req.method === 'GET' && url.pathname.startsWith('/files/')) {
+      const data = files.get(url.pathname.slice('/files/'.length));
+      if (auth !== botToken || !data) return res.writeHead(auth !== botToken ? 403 : 404).end();
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(data.length) });
+      return res.end(data);
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const args: Record<string, any> = (req.headers['content-type'] ?? '').includes('json') ? (raw ? JSON.parse(raw) : {}) : Object.fromEntries(new URLSearchParams(raw));
+      const method = url.pathname.replace(/^\/api\//, '');
+      const token = auth ?? args.token;
+      const call: SlackCall = { seq: ++seq, at: Date.now(), method, token, args };
+      calls.push(call);
+      const send = (a: SlackAnswer) => {
+        res.writeHead(a.status ?? 200, { 'content-type': 'application/json', ...(a.headers ?? {}) });
+        res.end(JSON.stringify(a.body));
+      };
+      const scripted = script?.(call);
+      if (scripted) return send(scripted);
+      const needsApp = method === 'apps.connections.open';
+      if (token !== (needsApp ? appToken : botToken)) return send({ body: { ok: false, error: 'invalid_auth' } });
+      const port = (server.address() as AddressInfo).port;
+      switch (method) {
+        case 'auth.test':
+          return send({ body: { ok: true, url: 'https://fake.slack.test/', team: 'Fake', user: 'rudder', team_id: 'T0001', user_id: botUserId, bot_id: 'B0001', is_enterprise_install: false } });
+        case 'apps.connections.open':
+          return send({ body: { ok: true, url: `ws://127.0.0.1:${port}/link/?ticket=fake` } });
+        case 'chat.postMessage':
+          return send({ body: { ok: true, channel: args.channel, ts: `${++ts}.000100`, message: { text: args.text, user: botUserId } } });
+        case 'reactions.add':
+          return send({ body: { ok: true } });
+        case 'conversations.replies':
+          return send({ body: { ok: true, messages: threads.get(`${args.channel}:${args.ts}`) ?? [], has_more: false } });
+        default:
+          return send({ body: { ok: false, error: 'unknown_method' } });
+      }
+    });
+  });
+
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (ws) => {
+    sockets.add(ws);
+    ws.on('close', () => sockets.delete(ws));
+    ws.on('message', (data) => {
+      const msg = JSON.parse(String(data)) as { envelope_id?: string };
+      if (msg.envelope_id) {
+        acks.push(msg.envelope_id);
+        for (const w of ackWaiters.splice(0)) w();
+      }
+    });
+    ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake', approximate_connection_time: 3600 }, connection_info: { app_id: 'A111' } }));
+    onConnect();
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api/`,
+    botToken,
+    appToken,
+    botUserId,
+    calls,
+    acks,
+    threads,
+    callsOf: (method) => calls.filter((c) => c.method === method),
+    script(fn) {
+      script = fn;
+    },
+    addFile(name, data) {
+      files.set(name, Buffer.isBuffer(data) ? data : Buffer.from(data));
+      return `http://127.0.0.1:${port}/files/${name}`;
+    },
+    sendEvent(event) {
+      const envelopeId = `env-${++envelopes}`;
+      const frame = {
+        envelope_id: envelopeId,
+        type: 'events_api',
+        accepts_response_payload: false,
+        retry_attempt: 0,
+        retry_reason: '',
+        payload: {
+          token: 'verification', team_id: 'T0001', api_app_id: 'A111', type: 'event_callback',
+          event_id: `Ev${envelopes}`, event_time: Math.floor(Date.now() / 1000),
+          authorizations: [{ team_id: 'T0001', user_id: botUserId, is_bot: true, is_enterprise_install: false }],
+          event: { event_ts: String(event.ts ?? `${ts}.000001`), ...event },
+        },
+      };
+      for (const ws of sockets) ws.send(JSON.stringify(frame));
+      return envelopeId;
+    },
+    connected: () => connectedPromise,
+    waitForAck(envelopeId, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`fake slack: no ack for ${envelopeId}`)), timeoutMs);
+        const check = () => {
+          if (acks.includes(envelopeId)) {
+            clearTimeout(timer);
+            resolve();
+          } else ackWaiters.push(check);
+        };
+        check();
+      });
+    },
+    async close() {
+      connectedPromise = new Promise<void>((r) => (onConnect = r));
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * Runs the pinned Claude Code TUI in a tmux pane on a private socket, against the mock Messages
+ * API, with a fresh HOME seeded to skip (or keep) each first-run dialog.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Tmux, type PaneInfo } from '../../src/agents/tmux/tmux.js';
+import { startMockApi, type MockApi, type Script } from './mock-anthropic.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules/.bin/claude');
+export const API_KEY = 'sk-test';
+
+/** Which first-run dialogs the seeded HOME has already answered. */
+export interface SeedOptions {
+  /** `hasCompletedOnboarding`: without it an offline first run exits (status 1). */
+  onboarded?: boolean;
+  /** `projects[cwd].hasTrustDialogAccepted`: skips "Quick safety check". */
+  trusted?: boolean;
+  /** `customApiKeyResponses.approved` holds the key's last 20 chars: skips "Detected a custom API key". */
+  apiKeyApproved?: boolean;
+  /** settings.json `skipDangerousModePermissionPrompt`: skips the bypass-permissions warning. */
+  bypassAccepted?: boolean;
+  /** `hasSeenAutoDefaultNotice`: hides the "Auto mode is now Claude Code's default" banner. */
+  autoNoticeSeen?: boolean;
+}
+
+export const READY_SEED: Required<SeedOptions> = { onboarded: true, trusted: true, apiKeyApproved: true, bypassAccepted: true, autoNoticeSeen: false };
+
+export function seedHome(home: string, cwd: string, seed: SeedOptions): void {
+  const config: Record<string, unknown> = {};
+  if (seed.onboarded) config.hasCompletedOnboarding = true;
+  if (seed.trusted) config.projects = { [cwd]: { hasTrustDialogAccepted: true } };
+  if (seed.apiKeyApproved) config.customApiKeyResponses = { approved: [API_KEY.slice(-20)], rejected: [] };
+  if (seed.autoNoticeSeen) config.hasSeenAutoDefaultNotice = true;
+  fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify(config, null, 2));
+  fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+  if (seed.bypassAccepted) fs.writeFileSync(path.join(home, '.claude/settings.json'), JSON.stringify({ skipDangerousModePermissionPrompt: true }));
+}
+
+export interface RigOptions {
+  tmux: Tmux;
+  name: string;
+  width: number;
+  height: number;
+  /** Extra CLI arguments, e.g. ['--permission-mode', 'manual']. */
+  args?: string[];
+  seed?: SeedOptions;
+  script?: Script;
+}
+
+export interface Rig {
+  readonly name: string;
+  readonly home: string;
+  readonly cwd: string;
+  readonly mock: MockApi;
+  readonly tmux: Tmux;
+  readonly startedAt: number;
+  text(): Promise<string>;
+  ansi(): Promise<string>;
+  info(): Promise<PaneInfo>;
+  /** Polls the plain capture until pred holds; returns that capture. */
+  waitFor(pred: (text: string) => boolean, what: string, timeoutMs?: number): Promise<string>;
+  type(text: string): Promise<void>;
+  keys(...keys: string[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function claudeEnv(home: string, apiUrl: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    TERM: 'tmux-256color',
+    LANG: 'C.UTF-8',
+    ANTHROPIC_BASE_URL: apiUrl,
+    ANTHROPIC_API_KEY: API_KEY,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    IS_SANDBOX: '1',
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits for a process to exit; SIGKILLs it (by pid) if it outlives the timeout. */
+export async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (alive(pid) && Date.now() < deadline) await sleep(50);
+  if (alive(pid)) {
+    process.kill(pid, 'SIGKILL');
+    await sleep(100);
+  }
+}
+
+export async function startRig(opts: RigOptions): Promise<Rig> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-tui-home-'));
+  const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-tui-cwd-')));
+  seedHome(home, cwd, opts.seed ?? READY_SEED);
+  const mock = await startMockApi({ script: opts.script });
+  const { tmux, name } = opts;
+  const startedAt = Date.now();
+  await tmux.newSession({ name, cwd, width: opts.width, height: opts.height, env: claudeEnv(home, mock.url), argv: [CLAUDE_BIN, ...(opts.args ?? [])] });
+
+  const text = () => tmux.capturePane(name);
+  return {
+    name,
+    home,
+    cwd,
+    mock,
+    tmux,
+    startedAt,
+    text,
+    ansi: () => tmux.capturePane(name, { escapes: true }),
+    info: () => tmux.paneInfo(name),
+    async waitFor(pred, what, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last = '';
+      while (Date.now() < deadline) {
+        last = await text();
+        if (pred(last)) return last;
+        await sleep(100);
+      }
+      throw new Error(`${name}: timed out waiting for ${what}; last capture:\n${last}`);
+    },
+    type: (t) => tmux.sendKeysLiteral(name, t),
+    keys: (...k) => tmux.sendKeys(name, ...k),
+    async stop() {
+      const pid = await tmux.paneInfo(name).then((i) => (i.dead ? undefined : i.pid), () => undefined);
+      await tmux.killSession(name);
+      // claude may still be writing into HOME as it exits: wait for it before removing the dirs.
+      if (pid !== undefined) await waitForExit(pid, 5000);
+      await mock.close();
+      fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      fs.rmSync(cwd, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    },
+  };
+}
