@@ -34,6 +34,8 @@ export const ERRORS = {
   CHANNEL_CONFIG: 'A channel is missing a token or setting.',
   CHANNEL_SEND_FAILED: 'The platform refused the message.',
   CHANNEL_RATE_LIMITED: 'The platform asked us to slow down.',
+  STT_NOT_CONFIGURED: 'Voice notes are not set up.',
+  STT_FAILED: 'The voice note could not be transcribed.',
   // tmux
   TMUX_MISSING: 'tmux is not installed. Install it (apt-get install -y tmux) or use the claude-stream backend.',
   TMUX_FAILED: 'A tmux command failed.',

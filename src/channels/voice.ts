@@ -30,12 +30,12 @@ export function sttArgs(args: readonly string[], file: string): string[] {
 
 /**
  * Runs the configured speech-to-text command on `file` and returns its standard output, trimmed.
- * Throws RudderError: CHANNEL_CONFIG (context.reason "stt-not-configured", message VOICE_NOT_SET_UP)
- * when no command is set; AGENT_UNDELIVERED (context.reason "stt-failed") when the command fails.
+ * Throws RudderError: STT_NOT_CONFIGURED (context.reason "stt-not-configured", context.userText VOICE_NOT_SET_UP)
+ * when no command is set; STT_FAILED (context.reason "stt-failed") when the command fails.
  */
 export async function transcribe(file: string, stt: SttConfig | undefined, signal?: AbortSignal): Promise<string> {
   if (!stt?.command) {
-    throw new RudderError('CHANNEL_CONFIG', VOICE_NOT_SET_UP, { setting: 'stt.command', reason: 'stt-not-configured', userText: VOICE_NOT_SET_UP });
+    throw new RudderError('STT_NOT_CONFIGURED', VOICE_NOT_SET_UP, { setting: 'stt.command', reason: 'stt-not-configured', userText: VOICE_NOT_SET_UP });
   }
   const args = sttArgs(stt.args, file);
   const stdout = await new Promise<string>((resolve, reject) => {
@@ -61,7 +61,7 @@ export async function transcribe(file: string, stt: SttConfig | undefined, signa
               : e.killed || e.signal
                 ? `it did not finish within ${stt.timeoutSeconds} s`
                 : `it exited with code ${String(e.code)}${errOut ? `: ${lastLine(errOut)}` : ''}`;
-        reject(new RudderError('AGENT_UNDELIVERED', `Speech-to-text failed: ${why}.`, { setting: 'stt.command', reason: 'stt-failed' }, err));
+        reject(new RudderError('STT_FAILED', `Speech-to-text failed: ${why}.`, { setting: 'stt.command', reason: 'stt-failed' }, err));
       },
     );
   });

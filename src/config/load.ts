@@ -24,14 +24,19 @@ export function findConfigFile(cwd = process.cwd(), env: NodeJS.ProcessEnv = pro
   return fs.existsSync(home) ? home : undefined;
 }
 
+/** agent.env["BAD KEY"], steering.maxLive, channels.telegram.owners[0] */
 function keyPath(p: ReadonlyArray<PropertyKey>): string {
-  return p.length ? p.map(String).join('.') : '(top level)';
+  if (!p.length) return '(top level)';
+  return p
+    .map((k, i) => (typeof k === 'number' ? `[${k}]` : /^[A-Za-z_][\w-]*$/.test(String(k)) ? `${i ? '.' : ''}${String(k)}` : `[${JSON.stringify(String(k))}]`))
+    .join('');
 }
 
 /** One line per problem: "agent.permissionMode: Invalid option: expected one of ...". */
 export function describeIssues(issues: z.core.$ZodIssue[]): string[] {
   return issues.flatMap((i) => {
     if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${keyPath([...i.path, k])}: unknown key (remove it or check its spelling)`);
+    if (i.code === 'invalid_key') return [`${keyPath(i.path)}: invalid key (${i.issues.map((x) => x.message).join('; ')})`];
     return [`${keyPath(i.path)}: ${i.message}`];
   });
 }

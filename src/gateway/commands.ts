@@ -56,14 +56,17 @@ export interface CommandOutcome {
 export async function runCommand(cmd: ParsedCommand, ctx: CommandContext): Promise<CommandOutcome> {
   switch (cmd.name) {
     case 'stop': {
-      const stopped = await ctx.lane.stop('stopped by /stop');
-      return { reply: stopped.length ? `⏹ Stopped. ${stopped.length} message(s) will not run. The session is kept.` : '⏹ Nothing was running. The session is kept.', stopped };
+      const { interrupted, dropped } = await ctx.lane.stop('stopped by /stop');
+      const parts = [interrupted ? '⏹ Stopped the running turn.' : '⏹ Nothing was running.'];
+      if (dropped.length) parts.push(`${dropped.length} waiting message(s) will not run.`);
+      parts.push('The session is kept.');
+      return { reply: parts.join(' '), stopped: dropped };
     }
     case 'clear':
     case 'new': {
-      const stopped = await ctx.lane.stop('cleared by /clear');
+      const { dropped } = await ctx.lane.stop('cleared by /clear');
       await ctx.forgetSession();
-      return { reply: '🆕 Started a fresh session. The agent will not remember this conversation.', stopped };
+      return { reply: '🆕 Started a fresh session. The agent will not remember this conversation.', stopped: dropped };
     }
     case 'model': {
       if (!cmd.args) return { reply: 'Usage: /model <name>, for example /model sonnet. /model default goes back to the configured model.' };

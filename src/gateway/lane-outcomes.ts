@@ -90,7 +90,7 @@ export class TurnOutcomes {
       store.turnEnded(turn.id, r.interrupted ? 'interrupted' : 'answered', r.steered, r.inputIds, r.sessionId ?? null, null);
     });
     for (const id of r.inputIds) this.lane.forget(id);
-    if (r.interrupted && !this.lane.stopping) for (const row of rows) this.ctx.ack(row, 'stopped', 'interrupted');
+    if (r.interrupted) for (const row of rows) this.ctx.ack(row, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
     this.lane.log.info(
       { turnId: turn.id, inputs: r.inputIds.length, steered: r.steered, interrupted: r.interrupted, durationMs: r.durationMs, costUsd: r.costUsd },
       `turn done steered=${r.steered}`,

@@ -231,19 +231,21 @@ export class Lane {
   }
 
   /** /stop: interrupt the running turn, drop what waits and what was steered; the session survives. */
-  async stop(reason: string): Promise<MessageRow[]> {
+  async stop(reason: string): Promise<{ interrupted: boolean; dropped: MessageRow[] }> {
     clearTimeout(this.collectTimer);
     const dropped = this.queue.splice(0).flatMap((i) => i.rows);
     this.ctx.store.setState(dropped.map((r) => r.id), 'stopped', reason);
+    const session = this.session();
+    const interrupted = !!session?.currentTurn();
     this.stopping = true;
     try {
-      await this.session()?.interrupt({ cancelQueued: true });
+      await session?.interrupt({ cancelQueued: true });
       // Give the interrupted turn's outcome handler its turn before sweeping what is left.
       await new Promise((r) => setImmediate(r));
       const leftovers = [...this.inFlight.values()].filter((r) => !this.session()?.currentTurn()?.inputIds().includes(r.id));
       this.ctx.store.setState(leftovers.map((r) => r.id), 'stopped', reason);
       for (const r of leftovers) this.forget(r.id);
-      return [...dropped, ...leftovers];
+      return { interrupted, dropped: [...dropped, ...leftovers] };
     } finally {
       this.stopping = false;
     }

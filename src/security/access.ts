@@ -51,6 +51,11 @@ export function isCommand(text: string): boolean {
   return /^\/[A-Za-z][\w-]*(@\S+)?(\s|$)/.test(t) || /^stop[.!]?$/i.test(t);
 }
 
+/** Ids as people write them in the config: phone numbers may carry a leading "+". */
+export function normaliseId(id: string): string {
+  return id.trim().replace(/^\+/, '');
+}
+
 export function newPairingCode(): string {
   let code = '';
   for (let i = 0; i < PAIRING_CODE_LENGTH; i++) code += PAIRING_ALPHABET[randomInt(PAIRING_ALPHABET.length)];
@@ -96,8 +101,8 @@ export class AccessControl {
     if (this.trusted.has(msg.channel)) return { allowed: true, owner: true };
     const cfg = this.config[msg.channel];
     if (!cfg) return { allowed: false, reason: 'channel-not-configured' };
-    const sender = msg.sender.id;
-    const owner = cfg.owners.includes(sender);
+    const sender = normaliseId(msg.sender.id);
+    const owner = cfg.owners.some((o) => normaliseId(o) === sender);
 
     if (msg.chatType === 'group') {
       if (!cfg.groups.enabled) return { allowed: false, reason: 'groups-disabled' };
@@ -108,7 +113,7 @@ export class AccessControl {
       }
     }
 
-    const admitted = owner || cfg.allow.includes(sender) || this.store.isApproved(msg.channel, sender);
+    const admitted = owner || cfg.allow.some((a) => normaliseId(a) === sender) || this.store.isApproved(msg.channel, msg.sender.id);
     if (!admitted) return this.refuseStranger(msg, cfg);
     if (!owner && isCommand(msg.text)) {
       return { allowed: false, reason: 'command-owner-only', reply: 'Only the owner can use commands here.' };

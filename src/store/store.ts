@@ -356,11 +356,12 @@ export class Store {
   // ---- agent processes ----
 
   processStarted(pid: number, conversationId: string): void {
-    this.s.procAdd!.run(pid, conversationId, Date.now());
+    if (this.db.open) this.s.procAdd!.run(pid, conversationId, Date.now());
   }
 
+  /** Also called for a process that ends after the store closed (its row is then cleaned at the next start). */
   processExited(pid: number): void {
-    this.s.procRemove!.run(pid);
+    if (this.db.open) this.s.procRemove!.run(pid);
   }
 
   processes(): Array<{ pid: number; conversationId: string; startedAt: number }> {

@@ -204,6 +204,20 @@ describe('telegram channel on grammY against a fake Bot API', () => {
     expect(delivered).toEqual(['PART-1', 'PART-2', 'PART-2']);
   });
 
+  it('resends a part as plain text when Telegram cannot parse its HTML', async () => {
+    await make().start(recordingSink());
+    fake.script('sendMessage', (body) =>
+      body.parse_mode === 'HTML'
+        ? { status: 400, body: { ok: false, error_code: 400, description: "Bad Request: can't parse entities: Unsupported start tag \"x\" at byte offset 0" } }
+        : undefined,
+    );
+    await channel!.send({ outboxId: 'o4', text: 'use **a < b** here' }, { conversationKey: String(OWNER) });
+    const sends = fake.callsOf('sendMessage');
+    expect(sends).toHaveLength(2);
+    expect(sends[1]!.body.parse_mode).toBeUndefined();
+    expect(sends[1]!.body.text).toBe('use a < b here');
+  });
+
   it('acknowledges: 👀 as a reaction, steering as the text fallback quoting the message', async () => {
     await make().start(recordingSink());
     const to = { conversationKey: String(OWNER), platformMessageId: `${OWNER}:21` };

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { isVoiceNotSetUp, sttArgs, transcribe, VOICE_NOT_SET_UP } from '../../src/channels/voice.js';
 import { sttSchema } from '../../src/config/channels-schema.js';
 import { isRudderError } from '../../src/errors.js';
@@ -10,8 +10,9 @@ import { isRudderError } from '../../src/errors.js';
 const FAKE_STT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'fake-stt.mjs');
 
 describe('voice notes', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-voice-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   const audio = () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-voice-'));
     const file = path.join(dir, 'voice.ogg');
     fs.writeFileSync(file, 'OGG-DATA');
     return file;
@@ -19,7 +20,7 @@ describe('voice notes', () => {
 
   it('without stt.command, answers that voice notes are not set up', async () => {
     const err = await transcribe(audio(), undefined).catch((e: unknown) => e);
-    expect(isRudderError(err, 'CHANNEL_CONFIG')).toBe(true);
+    expect(isRudderError(err, 'STT_NOT_CONFIGURED')).toBe(true);
     expect(isVoiceNotSetUp(err)).toBe(true);
     expect((err as Error).message).toContain(VOICE_NOT_SET_UP);
     expect((err as { context: { userText: string } }).context.userText).toBe(VOICE_NOT_SET_UP);
@@ -40,7 +41,7 @@ describe('voice notes', () => {
     try {
       process.env.FAKE_STT_MODE = 'fail';
       const failed = await transcribe(audio(), sttSchema.parse({ command: process.execPath, args: [FAKE_STT, '{file}'] })).catch((e: unknown) => e);
-      expect(isRudderError(failed, 'AGENT_UNDELIVERED')).toBe(true);
+      expect(isRudderError(failed, 'STT_FAILED')).toBe(true);
       expect((failed as Error).message).toContain('model not found');
       expect(isVoiceNotSetUp(failed)).toBe(false);
 

@@ -3,48 +3,11 @@
  * The verdict of each capture follows from those steps, and where possible is backed by a check
  * (a probe that arrived, a turn still in flight, tmux reporting the pane dead).
  */
+import { PANEL_SCENARIOS } from './tui-scenarios-panels.js';
+import { BOOT_SETTLE_MS, bootIdle, enterDoesNotSend, FOOTER, paneDead, stillRunning, stillStreaming } from './tui-scenario-helpers.js';
 import { READY_SEED } from './tui-rig.js';
 import { askQuestionScript, planExitScript } from './tui-scripts.js';
-import type { Scenario, ShotContext } from './tui-shot.js';
-
-/** Idle footers by permission mode, as 2.1.332 draws them; only used to know the boot finished. */
-const FOOTER = {
-  manual: 'manual mode on',
-  acceptEdits: 'accept edits on',
-  plan: 'plan mode on',
-  auto: 'auto mode on',
-  bypassPermissions: 'bypass permissions on',
-} as const;
-
-const BOOT_SETTLE_MS = 1500;
-
-async function bootIdle(s: ShotContext, footer: string): Promise<void> {
-  await s.waitFor(footer);
-  await s.settle(BOOT_SETTLE_MS);
-}
-
-/** A turn is still in flight at the capture if the mock has not received its follow-up request. */
-function stillRunning(s: ShotContext, afterSeq: number, what: string) {
-  return async () => {
-    const later = s.rig.mock.mainRequests().find((r) => r.seq > afterSeq);
-    if (later) throw new Error(`${s.rig.name}: ${what} had already finished at the capture`);
-    return `no follow-up request had reached the mock API at the capture: ${what} was still in flight`;
-  };
-}
-
-function stillStreaming(s: ShotContext, startedAt: number, totalMs: number) {
-  return async () => {
-    const elapsed = Date.now() - startedAt;
-    if (elapsed >= totalMs) throw new Error(`${s.rig.name}: the reply had finished streaming at the capture`);
-    return `captured ${elapsed} ms into a reply the mock streams over ${totalMs} ms`;
-  };
-}
-
-const paneDead = (s: ShotContext) => async () => {
-  const info = await s.rig.info();
-  if (!info.dead) throw new Error(`${s.rig.name}: pane not dead`);
-  return `tmux reported #{pane_dead}=1 (status ${info.deadStatus ?? '-'}) at the capture`;
-};
+import type { Scenario } from './tui-shot.js';
 
 const modeScenario = (mode: keyof typeof FOOTER, args: string[]): Scenario => ({
   id: `idle-${mode}`,
@@ -213,7 +176,7 @@ export const SCENARIOS: Scenario[] = [
       await s.type('/');
       await s.waitFor('/add-dir');
       await s.settle(500);
-      await s.shot('slash-menu', 'typed-slash-into-idle-box', 'menu', '"/" typed into the idle box opens the command list; Enter would run the highlighted command');
+      await s.shot('slash-menu', 'typed-slash-into-idle-box', 'menu', '"/" typed into the idle box opens the command list; Enter runs the highlighted command', enterDoesNotSend(s));
     },
   },
   {
@@ -283,4 +246,5 @@ export const SCENARIOS: Scenario[] = [
       await s.shot('transcript-view', 'ctrl-o-after-a-turn', 'not-ready', 'ctrl+o swaps the input box for the transcript view', s.probeIsLost);
     },
   },
+  ...PANEL_SCENARIOS,
 ];

@@ -18,6 +18,7 @@ export function planExitScript(): Script {
   };
 }
 
+/** Load AskUserQuestion, then ask one multi-select question (2.1.332 draws `❯ 1. [ ] Parser`). */
 export function askQuestionScript(): Script {
   let step = 0;
   return (req) => {

@@ -42,7 +42,7 @@ function startsHistoryEntry(line: string): boolean {
   return line.startsWith('●') || line.startsWith('⏺') || line.startsWith('❯ ');
 }
 
-function attachedBlock(lines: string[], anchor: number): string[] {
+function attachedBlock(lines: string[], anchor: number): { attached: string[] } {
   const block: string[] = [];
   let i = anchor - 1;
   let gap = 0;
@@ -54,7 +54,7 @@ function attachedBlock(lines: string[], anchor: number): string[] {
     // The entry's own first line belongs to it (a selected `❯ 1.` option is checked by the caller).
     if (startsHistoryEntry(line)) break;
   }
-  return block;
+  return { attached: block };
 }
 
 function findBox(lines: string[]): { top: number; bottom: number; prompt: PromptLine } | undefined {
@@ -78,7 +78,7 @@ export function findLayout(lines: string[]): Layout {
       prompt: box.prompt,
       inputLines: lines.slice(box.top + 1, box.bottom),
       footer: lines.slice(box.bottom + 1),
-      attached: attachedBlock(lines, box.top),
+      ...attachedBlock(lines, box.top),
     };
   }
   const last = lines.length - 1;
@@ -86,7 +86,7 @@ export function findLayout(lines: string[]): Layout {
   // `❯ text` with a normal space is a history echo or a menu highlight, not an input line.
   if (bare && (bare.nbsp || bare.empty)) {
     const anchor = last > 0 && isTopEdge(lines[last - 1]!) ? last - 1 : last;
-    return { kind: 'bare-prompt', lines, anchor, prompt: bare, inputLines: [lines[last]!], footer: [], attached: attachedBlock(lines, anchor) };
+    return { kind: 'bare-prompt', lines, anchor, prompt: bare, inputLines: [lines[last]!], footer: [], ...attachedBlock(lines, anchor) };
   }
   return { kind: 'none', lines, anchor: undefined, prompt: undefined, inputLines: [], footer: [], attached: [] };
 }

@@ -112,8 +112,8 @@ function includesAny(line: string, needles: readonly string[]): boolean {
   return needles.some((n) => lower.includes(n));
 }
 
-/** Hints drawn under a dialog whose Enter selects something. */
-const DIALOG_HINTS = ['enter to confirm', 'enter to select', 'esc to cancel', '↑/↓ to navigate'];
+/** Hints drawn under a dialog or picker whose keys select something (`↓ to navigate` in /config). */
+const DIALOG_HINTS = ['enter to confirm', 'enter to select', 'esc to cancel', 'to navigate', 'esc to go back'];
 export const hasDialogHint = (line: string) => includesAny(line, DIALOG_HINTS);
 
 /** Drawn while a turn runs: 2.1.332's footer, older spinner lines. */

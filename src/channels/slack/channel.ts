@@ -76,7 +76,12 @@ export class SlackChannel implements Channel {
 
   private clientOptions() {
     // Rate-limited calls are rejected, not waited on, so common/retry.ts decides (bounded, ordered).
-    return { slackApiUrl: this.cfg.apiUrl, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } };
+    return { slackApiUrl: this.apiUrl(), rejectRateLimitedCalls: true, retryConfig: { retries: 0 } };
+  }
+
+  /** The Web API client appends method names directly, so the base must end in a slash. */
+  private apiUrl(): string {
+    return this.cfg.apiUrl.endsWith('/') ? this.cfg.apiUrl : `${this.cfg.apiUrl}/`;
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -96,7 +101,7 @@ export class SlackChannel implements Channel {
     const tokens = this.tokens();
     this.abort = new AbortController();
     const logger = slackLogger(this.log);
-    const receiver = new CommitFirstReceiver({ appToken: tokens.app, logger, installerOptions: { clientOptions: { slackApiUrl: this.cfg.apiUrl } } }, this.log);
+    const receiver = new CommitFirstReceiver({ appToken: tokens.app, logger, installerOptions: { clientOptions: { slackApiUrl: this.apiUrl() } } }, this.log);
     const app = new App({ token: tokens.bot, receiver, logger, clientOptions: this.clientOptions(), deferInitialization: true });
     this.app = app;
     // Listener failures propagate to the receiver, which then withholds the ack.

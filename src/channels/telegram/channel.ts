@@ -15,7 +15,7 @@ import { KeyedSerial } from '../common/ordered.js';
 import { withRetry } from '../common/retry.js';
 import { fitParts } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';
-import { telegramVisibleLength, toTelegramHtml } from '../common/markdown/telegram.js';
+import { htmlToText, telegramVisibleLength, toTelegramHtml } from '../common/markdown/telegram.js';
 import { classify, describe, isBadToken, isEntityError, isMissingReplyTarget } from './errors.js';
 import { fetchFiles } from './files.js';
 import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
@@ -72,6 +72,11 @@ export class TelegramChannel implements Channel {
     return t;
   }
 
+  /** grammY appends "/bot<token>/<method>"; a trailing slash would double it. */
+  private apiRoot(): string {
+    return this.cfg.apiRoot.replace(/\/+$/, '');
+  }
+
   private api(): Api {
     if (!this.bot) throw new RudderError('CHANNEL_SEND_FAILED', 'The Telegram channel is not started.', { channel: 'telegram', permanent: false });
     return this.bot.api;
@@ -96,7 +101,7 @@ export class TelegramChannel implements Channel {
       throw new RudderError('CHANNEL_CONFIG', 'channels.telegram.mode is "webhook" but channels.telegram.webhook.url is not set.', { channel: 'telegram', key: 'channels.telegram.webhook.url' });
     }
     this.abort = new AbortController();
-    const bot = new Bot(token, { client: { apiRoot: this.cfg.apiRoot } });
+    const bot = new Bot(token, { client: { apiRoot: this.apiRoot() } });
     try {
       await bot.init(grammySignal(this.abort.signal));
     } catch (err) {
@@ -149,7 +154,7 @@ export class TelegramChannel implements Channel {
     if (n.files.length > 0) {
       const { attachments, notes } = await fetchFiles(n.files, {
         api: this.bot!.api,
-        apiRoot: this.cfg.apiRoot,
+        apiRoot: this.apiRoot(),
         token,
         dataDir: this.dataDir,
         conversationKey: n.msg.conversationKey,
@@ -198,7 +203,7 @@ export class TelegramChannel implements Channel {
         } catch (err) {
           if (isEntityError(err)) {
             this.log.warn('Telegram refused the HTML of a reply part; sending it as plain text');
-            await this.api().sendMessage(chatId, htmlToPlain(html), base);
+            await this.api().sendMessage(chatId, htmlToText(html), base);
           } else if (isMissingReplyTarget(err)) {
             await this.api().sendMessage(chatId, html, { ...base, reply_parameters: undefined, parse_mode: 'HTML' });
           } else throw err;
@@ -253,7 +258,7 @@ export class TelegramChannel implements Channel {
       return { ok: false, detail: err instanceof Error ? err.message : String(err) };
     }
     try {
-      const me = await new Api(token, { apiRoot: this.cfg.apiRoot }).getMe();
+      const me = await new Api(token, { apiRoot: this.apiRoot() }).getMe();
       return { ok: true, detail: `token accepted: @${me.username}` };
     } catch (err) {
       return { ok: false, detail: isBadToken(err) ? 'channels.telegram.token was rejected by Telegram' : `Telegram not reachable: ${describe(err, token)}` };
@@ -261,12 +266,3 @@ export class TelegramChannel implements Channel {
   }
 }
 
-/** The text Telegram would show for our HTML, for the plain-text fallback. */
-function htmlToPlain(html: string): string {
-  return html
-    .replace(/<[^>]+>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, '&');
-}

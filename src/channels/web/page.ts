@@ -34,6 +34,7 @@ export const PAGE_HTML = `<!doctype html>
   .fallback { border-left:3px solid var(--warn); }
   .perm { align-self:stretch; border:1px solid var(--warn); border-radius:10px; padding:10px; background:#241f12; }
   .perm pre { white-space:pre-wrap; margin:6px 0; color:var(--dim); }
+  .choice { display:flex; gap:8px; margin-top:6px; }
   form { display:flex; gap:8px; padding:10px; border-top:1px solid var(--line); }
   textarea { flex:1; resize:none; height:56px; background:var(--panel); color:var(--text); border:1px solid var(--line); border-radius:8px; padding:8px; font:inherit; }
   button { background:var(--accent); color:#06101f; border:0; border-radius:8px; padding:8px 14px; font-weight:600; cursor:pointer; }
@@ -59,6 +60,8 @@ export const PAGE_HTML = `<!doctype html>
   var token = localStorage.getItem('rudder-token') || '';
   var current = null, source = null, lastEventId = 0;
   var streaming = {};
+  // Acks can arrive over SSE before the POST that sent the message has returned its id.
+  var earlyAcks = {};
   var $ = function (id) { return document.getElementById(id); };
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
   function api(method, path, body) {
@@ -72,6 +75,7 @@ export const PAGE_HTML = `<!doctype html>
     var b = el('div', 'msg me'); b.dataset.id = id || ''; b.setAttribute('data-testid', 'user-message');
     b.appendChild(document.createTextNode(text)); var a = el('span', 'acks'); a.setAttribute('data-testid', 'acks'); b.appendChild(a); return add(b);
   }
+  function showAck(b, d) { var a = b.querySelector('.acks'); if (a.textContent.indexOf(d.emoji) < 0) a.textContent += ' ' + d.emoji; b.title = d.note || ''; }
   function bubbleFor(id) { return id ? document.querySelector('.me[data-id="' + CSS.escape(id) + '"]') : null; }
   function loadConversations() {
     return api('GET', '/api/conversations').then(function (j) {
@@ -104,7 +108,7 @@ export const PAGE_HTML = `<!doctype html>
     var url = '/api/conversations/' + encodeURIComponent(current) + '/events?token=' + encodeURIComponent(token) + '&lastEventId=' + lastEventId;
     source = new EventSource(url);
     function on(type, fn) { source.addEventListener(type, function (ev) { if (ev.lastEventId) lastEventId = Number(ev.lastEventId); fn(JSON.parse(ev.data)); }); }
-    on('ack', function (d) { var b = bubbleFor(d.messageId); if (b) { var a = b.querySelector('.acks'); if (a.textContent.indexOf(d.emoji) < 0) a.textContent += ' ' + d.emoji; b.title = d.note || ''; } if (d.kind === 'queued' && d.note) status('⏳ ' + d.note); });
+    on('ack', function (d) { var b = bubbleFor(d.messageId); if (b) showAck(b, d); else (earlyAcks[d.messageId] = earlyAcks[d.messageId] || []).push(d); if (d.kind === 'queued' && d.note) status('⏳ ' + d.note); });
     on('text', function (d) {
       var b = streaming[d.turnId]; if (!b) { b = streaming[d.turnId] = add(el('div', 'msg agent streaming', '')); b.setAttribute('data-testid', 'streaming'); }
       b.textContent += d.delta; scroll();
@@ -138,7 +142,7 @@ export const PAGE_HTML = `<!doctype html>
     if (!current || !text.trim()) return;
     var b = userBubble('', text);
     api('POST', '/api/conversations/' + encodeURIComponent(current) + '/messages', { text: text })
-      .then(function (j) { b.dataset.id = j.messageId; if (j.disposition === 'steered') b.querySelector('.acks').textContent += ' ➡️'; })
+      .then(function (j) { b.dataset.id = j.messageId; (earlyAcks[j.messageId] || []).forEach(function (d) { showAck(b, d); }); delete earlyAcks[j.messageId]; })
       .catch(function (e) { add(el('div', 'error', e.message)); });
   }
   $('send').onsubmit = function (e) { e.preventDefault(); var t = $('text'); send(t.value); t.value = ''; };

@@ -94,14 +94,10 @@ export function emphasis(
   // Placeholders keep one rule's output from being matched by the next rule.
   const held: string[] = [];
   const hold = (s: string) => `\u0000${held.push(s) - 1}\u0000`;
-  let out = text.replace(BOLD, (_m, a?: string, b?: string) => hold(wrap.bold(emphasisInner(a ?? b ?? '', wrap))));
+  let out = text.replace(BOLD, (_m, a?: string, b?: string) => hold(wrap.bold(emphasis(a ?? b ?? '', wrap))));
   out = out.replace(STRIKE, (_m, a: string) => hold(wrap.strike(a)));
   out = out.replace(ITALIC, (_m, a?: string, b?: string) => hold(wrap.italic(a ?? b ?? '')));
   return unhold(out, held);
-}
-
-function emphasisInner(text: string, wrap: Parameters<typeof emphasis>[1]): string {
-  return emphasis(text, wrap);
 }
 
 function unhold(s: string, held: string[]): string {

@@ -76,12 +76,17 @@ export function tagsBalanced(html: string): boolean {
   return stack.length === 0;
 }
 
-/** The length Telegram counts: the text after its entities are parsed (tags gone, entities decoded). */
-export function telegramVisibleLength(html: string): number {
+/** The text Telegram shows for our HTML: tags gone, entities decoded (used for plain-text resends). */
+export function htmlToText(html: string): string {
   return html
     .replace(/<[^>]+>/g, '')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, '&').length;
+    .replace(/&amp;/g, '&');
+}
+
+/** The length Telegram counts: the text after its entities are parsed. */
+export function telegramVisibleLength(html: string): number {
+  return htmlToText(html).length;
 }

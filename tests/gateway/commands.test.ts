@@ -1,0 +1,219 @@
+/**
+ * Commands, rate-limit fallback, permission relay and the steering switch, end to end through the
+ * HTTP API on the real CLI and the mock Messages API.
+ */
+import fs from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { pidAlive, recordingLogger, tempDir, waitUntil } from '../support/claude-rig.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
+import { agentConfig, startInProcess, writeConfig } from '../support/gateway-rig.js';
+
+let mock: MockApi;
+let openai: FakeOpenAi;
+const running: Array<{ stop(): Promise<void> }> = [];
+
+beforeAll(async () => {
+  mock = await startMockApi();
+  openai = await startFakeOpenAi('the local model says hi');
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((g) => g.stop()));
+  mock.setScript(undefined);
+});
+afterAll(async () => {
+  await mock.close();
+  await openai.close();
+});
+
+async function gateway(config: Record<string, unknown> = {}, opts: Parameters<typeof startInProcess>[1] = {}) {
+  const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')), ...config }, opts);
+  running.push(gw);
+  return gw;
+}
+
+describe('commands (real CLI)', () => {
+  it('/stop mid-turn shows stopped within 2 s, and the next message continues the same session', async () => {
+    const gw = await gateway();
+    const w = gw.watch('stop1');
+    await w.ready;
+    const first = await gw.post('stop1', 'remember tag:s0');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(first.messageId));
+    const a = await gw.post('stop1', 'long [[bash:echo start; sleep 30]] tag:s1');
+    await w.wait('status', (d) => d.state === 'tool');
+    const pid = gw.gw.core.registry.get('web:stop1')!.pid()!;
+    const t0 = Date.now();
+    const stop = await gw.post('stop1', '/stop');
+    expect(stop.disposition).toBe('command');
+    await w.wait('ack', (d) => d.messageId === a.messageId && d.kind === 'stopped', 2000);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    const notice = await w.wait('reply', (d) => (d.messageIds as string[]).includes(stop.messageId));
+    expect(notice.data.text).toMatch(/Stopped/);
+    expect(pidAlive(pid)).toBe(true);
+    const next = await gw.post('stop1', 'continue tag:s2');
+    expect(next.disposition).toBe('turn');
+    const r = await w.wait('reply', (d) => (d.messageIds as string[]).includes(next.messageId));
+    expect(r.data.text).toContain('ok tag:s2');
+    expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:s0');
+    expect(gw.gw.core.store.message(a.messageId)!.state).toBe('stopped');
+  });
+
+  it('a bare "stop" clears the queue too, and /clear starts a fresh session', async () => {
+    const gw = await gateway();
+    const w = gw.watch('clr');
+    await w.ready;
+    await gw.post('clr', '/queue followup');
+    const a = await gw.post('clr', 'long [[bash:echo start; sleep 30]]');
+    await w.wait('status', (d) => d.state === 'tool');
+    const q = await gw.post('clr', 'waiting tag:q');
+    expect(q.disposition).toBe('queued');
+    await gw.post('clr', 'stop');
+    await waitUntil(() => gw.gw.core.store.message(q.messageId)!.state === 'stopped');
+    expect(gw.gw.core.store.message(a.messageId)!.state).toBe('stopped');
+    const sessionBefore = gw.gw.core.store.conversation('web:clr')!.sessionId;
+    expect(sessionBefore).toBeTruthy();
+    await gw.post('clr', '/clear');
+    await waitUntil(() => gw.gw.core.store.conversation('web:clr')!.sessionId === null);
+    const n = await gw.post('clr', 'fresh tag:n');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(n.messageId));
+    expect(gw.gw.core.store.conversation('web:clr')!.sessionId).not.toBe(sessionBefore);
+    expect(mock.mainRequests().at(-1)!.historyText).not.toContain('waiting tag:q');
+  });
+
+  it('/model restarts the live process with --model on the next turn', async () => {
+    const gw = await gateway();
+    const w = gw.watch('mdl');
+    await w.ready;
+    const a = await gw.post('mdl', 'hi');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId));
+    const pid = gw.gw.core.registry.get('web:mdl')!.pid()!;
+    await gw.post('mdl', '/model claude-mock-9');
+    await waitUntil(() => !pidAlive(pid));
+    const b = await gw.post('mdl', 'again');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId));
+    expect(mock.mainRequests().at(-1)!.body.model).toBe('claude-mock-9');
+    expect(gw.gw.core.registry.get('web:mdl')!.pid()).not.toBe(pid);
+  });
+
+  it('/help, /status and /queue answer without reaching the agent', async () => {
+    const gw = await gateway();
+    const w = gw.watch('cmds');
+    await w.ready;
+    const before = mock.requests.length;
+    for (const c of ['/help', '/status', '/queue', '/queue bogus', '/frobnicate']) {
+      const r = await gw.post('cmds', c);
+      expect(r.disposition).toBe('command');
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(r.messageId));
+    }
+    const texts = w.of('reply').map((e) => String(e.data.text));
+    expect(texts[0]).toContain('/stop');
+    expect(texts[1]).toContain('Queue mode: steer');
+    expect(texts[3]).toContain('Unknown queue mode "bogus"');
+    expect(texts[4]).toContain('Unknown command /frobnicate');
+    expect(mock.requests.length).toBe(before);
+  });
+});
+
+describe('rate limits (real CLI)', () => {
+  it('answers from the local model, then re-runs the message on Claude after resetsAt', async () => {
+    const resetsAt = Math.floor(Date.now() / 1000) + 3;
+    let limited = true;
+    mock.setScript((req) => (!req.side && limited && req.lastText.includes('tag:rl1') ? { kind: 'error', status: 429, style: 'subscription', resetsAt } : undefined));
+    const gw = await gateway({ fallback: { baseURL: openai.baseURL, model: 'local-model' } });
+    // Subscription style needs an OAuth token instead of an API key.
+    const cfg = JSON.parse(fs.readFileSync(gw.configFile, 'utf8'));
+    delete cfg.agent.env.ANTHROPIC_API_KEY;
+    cfg.agent.env.CLAUDE_CODE_OAUTH_TOKEN = 'sk-ant-oat-test';
+    writeConfig(gw.cwd, cfg);
+    const w = gw.watch('rl');
+    await w.ready;
+    const m = await gw.post('rl', 'please tag:rl1');
+    const fb = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && d.fromFallback === true);
+    expect(fb.data.text).toContain('the local model says hi');
+    expect(fb.data.text).toMatch(/rate limited until \d\d:\d\d UTC/);
+    expect(openai.requests.at(-1)!.body.messages.at(-1).content).toContain('tag:rl1');
+    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('deferred');
+    limited = false;
+    const real = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && d.fromFallback === false, 15_000);
+    expect(real.data.text).toBe('ok tag:rl1');
+    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
+  });
+
+  it('without a fallback, says when the limit resets and keeps the message', async () => {
+    mock.setScript((req) => (!req.side && req.lastText.includes('tag:rl2') ? { kind: 'error', status: 429, style: 'apikey' } : undefined));
+    const gw = await gateway();
+    const w = gw.watch('rl2');
+    await w.ready;
+    const m = await gw.post('rl2', 'please tag:rl2');
+    const n = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId));
+    expect(n.data.kind).toBe('notice');
+    expect(n.data.text).toMatch(/Claude is rate limited until \d\d:\d\d UTC \(estimated\)\. Your message is kept/);
+    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('deferred');
+    mock.setScript(undefined);
+    const retry = await gw.post('rl2', '/retry');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(retry.messageId));
+    // The held message still carries its directive, so answer it plainly this time.
+    mock.setScript((req) => (!req.side && req.lastText.includes('tag:rl2') ? { kind: 'text', text: 'ok after retry' } : undefined));
+    await waitUntil(() => gw.gw.core.store.message(m.messageId)!.state !== 'deferred', 15_000);
+  });
+});
+
+describe('permission relay (real CLI)', () => {
+  it('relays a tool permission request; approving runs the tool, denying is reported', async () => {
+    const gw = await gateway({ agent: agentConfig(mock.url, tempDir('chome'), { permissionMode: 'relay' }) });
+    const w = gw.watch('perm');
+    await w.ready;
+    const marker = `${tempDir('perm')}/made-by-tool`;
+    const a = await gw.post('perm', `[[bash:touch ${marker}]] tag:p1`);
+    const p = await w.wait('permission', (d) => !d.resolved);
+    expect(p.data.toolName).toBe('Bash');
+    expect((p.data.input as { command: string }).command).toBe(`touch ${marker}`);
+    const res = await fetch(`${gw.ep.base}/api/conversations/perm/permissions/${p.data.requestId}`, { method: 'POST', headers: { authorization: `Bearer ${gw.ep.token}` }, body: JSON.stringify({ allow: true }) });
+    expect(res.status).toBe(200);
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId));
+    expect(fs.existsSync(marker)).toBe(true);
+
+    const denied = `${tempDir('perm')}/never-made`;
+    const b = await gw.post('perm', `[[bash:touch ${denied}]] tag:p2`);
+    const p2 = await w.wait('permission', (d) => !d.resolved && d.requestId !== p.data.requestId);
+    await fetch(`${gw.ep.base}/api/conversations/perm/permissions/${p2.data.requestId}`, { method: 'POST', headers: { authorization: `Bearer ${gw.ep.token}` }, body: JSON.stringify({ allow: false }) });
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId));
+    expect(fs.existsSync(denied)).toBe(false);
+    expect(mock.mainRequests().at(-1)!.lastUserText).toContain('The person denied this.');
+    const again = await fetch(`${gw.ep.base}/api/conversations/perm/permissions/${p2.data.requestId}`, { method: 'POST', headers: { authorization: `Bearer ${gw.ep.token}` }, body: JSON.stringify({ allow: true }) });
+    expect(again.status).toBe(404);
+  });
+});
+
+describe('the steering switch (real CLI)', () => {
+  it('is read per message: turning it off queues instead of steering and stops the live processes', async () => {
+    const { logger, records } = recordingLogger();
+    const gw = await gateway({}, { logger });
+    const w = gw.watch('sw');
+    await w.ready;
+    const a = await gw.post('sw', 'hello');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId));
+    const pid = gw.gw.core.registry.get('web:sw')!.pid()!;
+    const cfg = JSON.parse(fs.readFileSync(gw.configFile, 'utf8'));
+    writeConfig(gw.cwd, { ...cfg, steering: { enabled: false } });
+    const b = await gw.post('sw', 'work [[bash:sleep 2]]');
+    await waitUntil(() => !pidAlive(pid));
+    await w.wait('status', (d) => d.state === 'tool' && d.messageId === b.messageId);
+    const c = await gw.post('sw', 'mid-turn tag:sw');
+    expect(c.disposition).toBe('queued');
+    expect(records.some((r) => r.msg === 'message queued' && /steering is off \(steering.enabled is false\)/.test(String(r.reason)))).toBe(true);
+    expect(gw.gw.core.registry.sessions()).toHaveLength(0);
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(c.messageId));
+  });
+
+  it('RUDDER_STEERING=off wins over the config', async () => {
+    const gw = await gateway({ steering: { enabled: true } }, { env: { RUDDER_STEERING: 'off' } });
+    const w = gw.watch('env');
+    await w.ready;
+    await gw.post('env', 'work [[bash:sleep 2]]');
+    await w.wait('status', (d) => d.state === 'tool');
+    expect((await gw.post('env', 'mid tag:e')).disposition).toBe('queued');
+    const status = await fetch(`${gw.ep.base}/api/status`, { headers: { authorization: `Bearer ${gw.ep.token}` } }).then((r) => r.json());
+    expect(status.steering).toMatchObject({ on: false, reason: 'RUDDER_STEERING=off' });
+  });
+});

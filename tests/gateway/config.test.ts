@@ -1,0 +1,72 @@
+/** `rudder start` with a bad config: a clear error naming the key, exit code 2, nothing started. */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { isRudderError } from '../../src/errors.js';
+import { tempDir } from '../support/claude-rig.js';
+import { CLI } from '../support/gateway-rig.js';
+
+function start(config: string | undefined) {
+  const cwd = tempDir('cfg');
+  const home = tempDir('cfghome');
+  if (config !== undefined) fs.writeFileSync(path.join(cwd, 'rudder.config.json'), config);
+  const r = spawnSync(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: home }, encoding: 'utf8', timeout: 20_000 });
+  return { ...r, home };
+}
+
+describe('rudder start with a bad config', () => {
+  it.each([
+    ['{"agent": {"permissionMod": "relay"}}', /agent\.permissionMod: unknown key/],
+    ['{"steering": {"maxLive": "two"}}', /steering\.maxLive: Invalid input: expected number, received string/],
+    ['{"agent": {"permissionMode": "yolo"}}', /agent\.permissionMode: Invalid option/],
+    ['{"web": {"port": 70000}}', /web\.port: Too big/],
+    ['{"fallback": {"model": "x"}}', /fallback\.baseURL: Invalid input/],
+    ['{not json', /not valid JSON/],
+  ])('%s', (config, message) => {
+    const r = start(config);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).not.toContain('Rudder is running');
+    // Nothing started: no store was created.
+    expect(fs.existsSync(path.join(r.home, 'rudder.db'))).toBe(false);
+  });
+
+  it('reports an unreadable config file', () => {
+    const cwd = tempDir('cfg');
+    fs.mkdirSync(path.join(cwd, 'rudder.config.json')); // a directory where the file should be
+    const r = spawnSync(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: tempDir('h') }, encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/CONFIG_UNREADABLE|could not be read/);
+  });
+});
+
+describe('config loader, fuzzed', () => {
+  it('gives a valid config or a clear error naming the key, for any JSON', () => {
+    const known = fc.record(
+      {
+        agent: fc.dictionary(fc.constantFrom('model', 'permissionMode', 'cwd', 'env', 'bogus', 'turnTimeoutSeconds'), fc.jsonValue()),
+        steering: fc.dictionary(fc.constantFrom('enabled', 'mode', 'maxLive', 'idleMinutes', 'queueCap', 'typo'), fc.jsonValue()),
+        web: fc.dictionary(fc.constantFrom('port', 'host', 'enabled'), fc.jsonValue()),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), known), (value) => {
+        try {
+          const c = parseConfig(value);
+          expect(c.steering.queueCap).toBeGreaterThan(0);
+        } catch (err) {
+          expect(isRudderError(err, 'CONFIG_INVALID')).toBe(true);
+          // Every line after the first names a key path (or the top level) and the problem.
+          const lines = String((err as Error).message).split('\n').slice(1);
+          expect(lines.length).toBeGreaterThan(0);
+          for (const l of lines) expect(l).toMatch(/^\s+(\(top level\)|([\w-]+|\["(?:[^"\\]|\\.)*"\])(\.[\w-]+|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*): \S/);
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});

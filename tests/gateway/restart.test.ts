@@ -1,0 +1,125 @@
+/**
+ * Crashes: kill -9 of the gateway mid-turn and a restart, an owed reply after a crash, and a
+ * claude process killed mid-turn. On the real CLI and the mock Messages API.
+ */
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/store.js';
+import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { pidAlive, tempDir, waitUntil } from '../support/claude-rig.js';
+import { agentConfig, startChild, startInProcess } from '../support/gateway-rig.js';
+
+let mock: MockApi;
+const running: Array<{ stop(): Promise<void> }> = [];
+beforeAll(async () => {
+  mock = await startMockApi();
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((g) => g.stop()));
+});
+afterAll(async () => {
+  await mock.close();
+});
+
+const OPEN = ['accepted', 'queued', 'running', 'steering', 'deferred'];
+
+function states(home: string): Record<string, string> {
+  const db = new Database(path.join(home, 'rudder.db'), { readonly: true });
+  try {
+    return Object.fromEntries((db.prepare('SELECT id, state FROM messages').all() as Array<{ id: string; state: string }>).map((r) => [r.id, r.state]));
+  } finally {
+    db.close();
+  }
+}
+
+describe('crash and restart (real CLI)', () => {
+  it('kill -9 of the gateway mid-turn: after a restart the message is answered exactly once and none is left without an outcome', async () => {
+    const home = tempDir('rhome');
+    const claudeHome = tempDir('chome');
+    const config = { agent: agentConfig(mock.url, claudeHome) };
+    const first = await startChild(config, { home });
+    const w1 = first.watch('crash');
+    await w1.ready;
+    const warm = await first.post('crash', 'remember tag:k0');
+    await w1.wait('reply', (d) => (d.messageIds as string[]).includes(warm.messageId));
+    const m = await first.post('crash', 'slow [[bash:sleep 3]] tag:k1');
+    const queued = await first.post('crash', '/queue followup').then(() => first.post('crash', 'after tag:k2'));
+    await w1.wait('status', (d) => d.state === 'tool');
+    const agentPid = Number(JSON.parse(JSON.stringify(await fetch(`${first.ep.base}/api/status`, { headers: { authorization: `Bearer ${first.ep.token}` } }).then((r) => r.json()))).sessions[0].pid);
+    await first.kill9();
+    expect(states(home)[m.messageId]).toBe('running');
+
+    const second = await startChild(config, { home, cwd: first.cwd });
+    running.push(second);
+    // The agent process the dead gateway left behind is stopped at the restart.
+    await waitUntil(() => !pidAlive(agentPid), 10_000);
+    const w2 = second.watch('crash', 0);
+    await w2.ready;
+    await w2.wait('reply', (d) => (d.messageIds as string[]).includes(queued.messageId) && d.kind === 'reply', 30_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const replies = w2.repliesFor(m.messageId, 'reply');
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.data.text).toBe('done ok');
+    expect(w2.repliesFor(m.messageId, 'notice').map((e) => e.data.text)).toEqual(['↻ Rudder restarted while this message was being worked on; running it again on the resumed session.']);
+    // The re-run saw the earlier history: same session resumed.
+    expect(mock.mainRequests().filter((q) => q.lastText.includes('tag:k1')).at(-1)!.historyText).toContain('tag:k0');
+    const final = states(home);
+    expect(Object.entries(final).filter(([, s]) => OPEN.includes(s))).toEqual([]);
+    expect(final[m.messageId]).toBe('answered');
+    expect(final[queued.messageId]).toBe('answered');
+
+    // A further restart delivers nothing twice.
+    await second.stop();
+    const third = await startChild(config, { home, cwd: first.cwd });
+    running.push(third);
+    const w3 = third.watch('crash', 0);
+    await w3.ready;
+    await new Promise((r) => setTimeout(r, 800));
+    const outboxIds = w3.of('reply').map((e) => e.data.outboxId);
+    expect(new Set(outboxIds).size).toBe(outboxIds.length);
+    expect(w3.repliesFor(m.messageId, 'reply')).toHaveLength(1);
+  });
+
+  it('an owed reply left by a crash is delivered exactly once at the next start', async () => {
+    const home = tempDir('rhome');
+    // The state a crash leaves between committing a reply and delivering it.
+    const store = new Store(path.join(home, 'rudder.db'));
+    store.ensureConversation('web:owed', 'web', 'owed');
+    const { row } = store.insertMessage({ conversationId: 'web:owed', channel: 'web', platformMessageId: 'p1', senderId: 'owner', text: 'question', state: 'answered' });
+    const owed = store.addOutbox({ conversationId: 'web:owed', kind: 'reply', messageIds: [row.id], text: 'the owed answer' });
+    store.close();
+    const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) }, { home });
+    running.push(gw);
+    const w = gw.watch('owed', 0);
+    await w.ready;
+    await w.wait('reply', (d) => d.outboxId === owed.id);
+    await gw.stop();
+    running.pop();
+    const again = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) }, { home });
+    running.push(again);
+    const w2 = again.watch('owed', 0);
+    await w2.ready;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(w2.of('reply', (d) => d.outboxId === owed.id)).toHaveLength(1);
+    expect(again.gw.core.store.owedCount()).toBe(0);
+  });
+
+  it('a claude process killed mid-turn: the turn runs again on the resumed session', async () => {
+    const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
+    running.push(gw);
+    const w = gw.watch('kc');
+    await w.ready;
+    const a = await gw.post('kc', 'remember tag:kc0');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId));
+    const b = await gw.post('kc', 'slow [[bash:sleep 3]] tag:kc1');
+    await w.wait('status', (d) => d.state === 'tool');
+    const pid = gw.gw.core.registry.get('web:kc')!.pid()!;
+    process.kill(pid, 'SIGKILL');
+    const r = await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply', 20_000);
+    expect(r.data.text).toBe('done ok');
+    expect(w.of('error', (d) => d.code === 'AGENT_CRASHED')).toHaveLength(1);
+    expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:kc0');
+    expect(gw.gw.core.store.message(b.messageId)!.state).toBe('answered');
+  });
+});

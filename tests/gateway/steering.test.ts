@@ -1,0 +1,90 @@
+/**
+ * End to end through the HTTP API, on the real CLI and the mock Messages API: steering and the
+ * queue modes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { tempDir } from '../support/claude-rig.js';
+import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+
+let mock: MockApi;
+let gw: Awaited<ReturnType<typeof startInProcess>>;
+
+beforeAll(async () => {
+  mock = await startMockApi();
+  gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')), steering: { collectWindowMs: 800 } });
+});
+afterAll(async () => {
+  await gw?.stop();
+  await mock?.close();
+});
+
+describe('steering and queue modes (real CLI)', () => {
+  it('steers a message sent during a Bash sleep into the same turn, with one reply', async () => {
+    const w = gw.watch('steer1');
+    await w.ready;
+    const a = await gw.post('steer1', 'work [[bash:sleep 3]] tag:st1');
+    expect(a.disposition).toBe('turn');
+    await w.wait('status', (d) => d.state === 'tool');
+    const s = await gw.post('steer1', 'and also this tag:st2');
+    expect(s.disposition).toBe('steered');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(s.messageId));
+    await new Promise((r) => setTimeout(r, 300));
+    const replies = w.of('reply', (d) => d.kind === 'reply');
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.data.messageIds).toEqual([a.messageId, s.messageId]);
+    expect(replies[0]!.data.text).toBe('done ok tag:st2');
+    expect(w.of('ack', (d) => d.messageId === s.messageId).map((e) => e.data.kind)).toEqual(['received', 'steered']);
+    // The mock saw the steered text, wrapped, in the same turn: the request right after the tool result.
+    const afterTool = mock.mainRequests().filter((q) => q.afterTool && q.lastUserText.includes('tag:st2'));
+    expect(afterTool).toHaveLength(1);
+    expect(afterTool[0]!.lastUserText).toMatch(/<<<EXTERNAL_USER_MESSAGE id=\w+ from="web:owner \(web\)">>>\nand also this tag:st2\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>/);
+    const history = await fetch(`${gw.ep.base}/api/conversations/steer1/messages`, { headers: { authorization: `Bearer ${gw.ep.token}` } }).then((r) => r.json());
+    expect(history.messages.map((m: { state: string }) => m.state)).toEqual(['answered', 'steered']);
+  });
+
+  it('followup mode: two messages give two replies, in order', async () => {
+    const w = gw.watch('follow1');
+    await w.ready;
+    expect((await gw.post('follow1', '/queue followup')).disposition).toBe('command');
+    const a = await gw.post('follow1', 'first [[bash:sleep 2]] tag:f1');
+    await w.wait('status', (d) => d.state === 'tool');
+    const b = await gw.post('follow1', 'second tag:f2');
+    expect(b.disposition).toBe('queued');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId));
+    const replies = w.of('reply', (d) => d.kind === 'reply');
+    expect(replies.map((r) => r.data.messageIds)).toEqual([[a.messageId], [b.messageId]]);
+    expect(replies.map((r) => r.data.text)).toEqual(['done ok', 'ok tag:f2']);
+    expect(w.of('ack', (d) => d.messageId === b.messageId).map((e) => e.data.kind)).toEqual(['received', 'queued']);
+  });
+
+  it('collect mode: three quick messages give one merged turn', async () => {
+    const w = gw.watch('collect1');
+    await w.ready;
+    await gw.post('collect1', '/queue collect');
+    const before = mock.mainRequests().length;
+    const ids = [];
+    for (const t of ['one tag:c1', 'two tag:c2', 'three tag:c3']) ids.push(await gw.post('collect1', t));
+    expect(ids.map((i) => i.disposition)).toEqual(['queued', 'merged', 'merged']);
+    await w.wait('reply', (d) => d.kind === 'reply');
+    await new Promise((r) => setTimeout(r, 1200));
+    const replies = w.of('reply', (d) => d.kind === 'reply');
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.data.messageIds).toEqual(ids.map((i) => i.messageId));
+    expect(replies[0]!.data.text).toBe('ok tag:c1 tag:c2 tag:c3');
+    expect(mock.mainRequests().length - before).toBe(1);
+  });
+
+  it('interrupt mode: a new message stops the running turn, then runs', async () => {
+    const w = gw.watch('int1');
+    await w.ready;
+    await gw.post('int1', '/queue interrupt');
+    const a = await gw.post('int1', 'long [[bash:echo start; sleep 30]] tag:i1');
+    await w.wait('status', (d) => d.state === 'tool');
+    const b = await gw.post('int1', 'instead tag:i2');
+    expect(b.disposition).toBe('queued');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId), 15_000);
+    expect(w.of('ack', (d) => d.messageId === a.messageId && d.kind === 'stopped')).toHaveLength(1);
+    expect(w.repliesFor(a.messageId)).toHaveLength(0);
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * Runs a real gateway for end-to-end tests, driven through its HTTP API: the real CLI against the
+ * mock Messages API, real SQLite in a temp RUDDER_HOME. In-process for most tests; as a child
+ * process (`node dist/cli/main.js start`) where the test kills it with -9 and restarts it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { call, readEvents, type Endpoint, type SseEvent } from '../../src/cli/client.js';
+import { LiveConfig, parseConfig } from '../../src/config/load.js';
+import { startGateway, type RunningGateway } from '../../src/gateway/gateway.js';
+import { silentLogger, type Logger } from '../../src/ops/logger.js';
+import { tempDir, waitUntil } from './claude-rig.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = path.join(ROOT, 'dist/cli/main.js');
+
+/** Agent settings that point the real CLI at the mock, with a private HOME for it. */
+export function agentConfig(mockUrl: string, claudeHome: string, extra: Record<string, unknown> = {}) {
+  return {
+    permissionMode: 'bypassPermissions',
+    interruptGraceSeconds: 5,
+    env: {
+      ANTHROPIC_BASE_URL: mockUrl,
+      ANTHROPIC_API_KEY: 'sk-ant-test-key',
+      HOME: claudeHome,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_MAX_RETRIES: '0',
+      ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+    },
+    ...extra,
+  };
+}
+
+export interface Harness {
+  ep: Endpoint;
+  home: string;
+  cwd: string;
+  configFile: string;
+  post(conv: string, text: string, clientMessageId?: string): Promise<{ messageId: string; disposition: string }>;
+  /** Collects every SSE event of a conversation from the given event id (0 = all). */
+  watch(conv: string, lastEventId?: number): EventWatch;
+}
+
+export class EventWatch {
+  readonly events: SseEvent[] = [];
+  private readonly abort = new AbortController();
+  readonly ready: Promise<void>;
+
+  constructor(ep: Endpoint, conv: string, lastEventId?: number) {
+    let connected!: () => void;
+    this.ready = new Promise((r) => (connected = r));
+    const q = lastEventId === undefined ? '' : `?lastEventId=${lastEventId}`;
+    void readEvents(ep, `/api/conversations/${encodeURIComponent(conv)}/events${q}`, (e) => {
+      this.events.push(e);
+      if (e.event === 'status' && e.data.state === 'connected') connected();
+    }, this.abort.signal).catch(() => undefined);
+  }
+
+  of(type: string, pred: (d: Record<string, unknown>) => boolean = () => true): SseEvent[] {
+    return this.events.filter((e) => e.event === type && pred(e.data));
+  }
+
+  async wait(type: string, pred: (d: Record<string, unknown>) => boolean = () => true, timeoutMs = 30_000): Promise<SseEvent> {
+    await waitUntil(() => this.of(type, pred).length > 0, timeoutMs);
+    return this.of(type, pred)[0]!;
+  }
+
+  /** Replies (kind reply or notice) that answer a message. */
+  repliesFor(messageId: string, kind?: string): SseEvent[] {
+    return this.of('reply', (d) => (d.messageIds as string[]).includes(messageId) && (!kind || d.kind === kind));
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+}
+
+function makeHarness(ep: Endpoint, home: string, cwd: string, configFile: string, watches: EventWatch[]): Harness {
+  return {
+    ep,
+    home,
+    cwd,
+    configFile,
+    post: (conv, text, clientMessageId) => call(ep, 'POST', `/api/conversations/${encodeURIComponent(conv)}/messages`, clientMessageId ? { text, clientMessageId } : { text }),
+    watch: (conv, last) => {
+      const w = new EventWatch(ep, conv, last);
+      watches.push(w);
+      return w;
+    },
+  };
+}
+
+export function writeConfig(dir: string, config: Record<string, unknown>): string {
+  const file = path.join(dir, 'rudder.config.json');
+  fs.writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+/** An in-process gateway on a random port. */
+export async function startInProcess(config: Record<string, unknown>, opts: { logger?: Logger; env?: NodeJS.ProcessEnv; home?: string } = {}) {
+  const home = opts.home ?? tempDir('rhome');
+  const cwd = tempDir('rcwd');
+  const full = { web: { port: 0 }, shutdownDrainSeconds: 0, ...config };
+  const configFile = writeConfig(cwd, full);
+  const live = new LiveConfig(configFile, parseConfig(full), () => undefined, 0);
+  const gw: RunningGateway = await startGateway({ dataDir: home, config: live, logger: opts.logger ?? silentLogger(), env: { ...process.env, ...opts.env } });
+  const { port } = gw.web!.address();
+  const token = fs.readFileSync(path.join(home, 'web-token'), 'utf8').trim();
+  const ep = { base: `http://127.0.0.1:${port}`, token };
+  const watches: EventWatch[] = [];
+  return {
+    ...makeHarness(ep, home, cwd, configFile, watches),
+    gw,
+    async stop() {
+      for (const w of watches) w.close();
+      await gw.stop('test over');
+    },
+  };
+}
+
+/** A gateway in a child process, as `npm start` runs it. */
+export async function startChild(config: Record<string, unknown>, opts: { home?: string; cwd?: string; port?: number } = {}) {
+  const home = opts.home ?? tempDir('rhome');
+  const cwd = opts.cwd ?? tempDir('rcwd');
+  const configFile = writeConfig(cwd, { shutdownDrainSeconds: 1, ...config, web: { port: opts.port ?? 0 } });
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: home, RUDDER_LOG_LEVEL: 'debug' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  await waitUntil(() => /Open (http\S+)/.test(out) || child.exitCode !== null, 20_000);
+  const m = /Open (http:\/\/[^/]+)\/#token=(\S+)/.exec(out);
+  if (!m) throw new Error(`gateway did not start: ${out}`);
+  const ep = { base: m[1]!, token: m[2]! };
+  const watches: EventWatch[] = [];
+  return {
+    ...makeHarness(ep, home, cwd, configFile, watches),
+    child,
+    output: () => out,
+    async kill9() {
+      for (const w of watches) w.close();
+      child.kill('SIGKILL');
+      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r)));
+    },
+    async stop() {
+      for (const w of watches) w.close();
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Shared steps and checks for the capture scenarios: booting to an idle footer, and the checks
+ * that back a verdict up right after a capture.
+ */
+import { sleep } from './tui-rig.js';
+import type { ShotContext } from './tui-shot.js';
+
+/** Idle footers by permission mode, as 2.1.332 draws them; only used to know the boot finished. */
+export const FOOTER = {
+  manual: 'manual mode on',
+  acceptEdits: 'accept edits on',
+  plan: 'plan mode on',
+  auto: 'auto mode on',
+  bypassPermissions: 'bypass permissions on',
+} as const;
+
+export const BOOT_SETTLE_MS = 1500;
+
+export async function bootIdle(s: ShotContext, footer: string): Promise<void> {
+  await s.waitFor(footer);
+  await s.settle(BOOT_SETTLE_MS);
+}
+
+/** A turn is still in flight at the capture if the mock has not received its follow-up request. */
+export function stillRunning(s: ShotContext, afterSeq: number, what: string) {
+  return async () => {
+    const later = s.rig.mock.mainRequests().find((r) => r.seq > afterSeq);
+    if (later) throw new Error(`${s.rig.name}: ${what} had already finished at the capture`);
+    return `no follow-up request had reached the mock API at the capture: ${what} was still in flight`;
+  };
+}
+
+export function stillStreaming(s: ShotContext, startedAt: number, totalMs: number) {
+  return async () => {
+    const elapsed = Date.now() - startedAt;
+    if (elapsed >= totalMs) throw new Error(`${s.rig.name}: the reply had finished streaming at the capture`);
+    return `captured ${elapsed} ms into a reply the mock streams over ${totalMs} ms`;
+  };
+}
+
+export const paneDead = (s: ShotContext) => async () => {
+  const info = await s.rig.info();
+  if (!info.dead) throw new Error(`${s.rig.name}: pane not dead`);
+  return `tmux reported #{pane_dead}=1 (status ${info.deadStatus ?? '-'}) at the capture`;
+};
+
+/** Backs a `menu` verdict on a completion list: Enter right after the capture sends nothing. */
+export const enterDoesNotSend = (s: ShotContext) => async () => {
+  const before = s.rig.mock.mainRequests().length;
+  await s.rig.keys('Enter');
+  await sleep(3000);
+  if (s.rig.mock.mainRequests().length > before) throw new Error(`${s.rig.name}: Enter sent a message`);
+  s.note('(Enter pressed after the capture sent no message to the mock API within 3 s)');
+  return 'Enter pressed right after the capture sent no message to the mock API within 3 s';
+};
+
+/** Backs a `ready` verdict on a box with a list drawn above it: Enter sends the typed text unchanged. */
+export const enterSendsAsTyped = (s: ShotContext, typed: string) => async () => {
+  await s.rig.keys('Enter');
+  const req = await s.rig.mock.waitFor((r) => !r.side && r.lastUserText.trimEnd().endsWith(typed), 10_000);
+  s.note(`(Enter pressed after the capture sent ${JSON.stringify(typed)} to the mock API)`);
+  return `Enter pressed right after the capture sent ${JSON.stringify(req.lastUserText.trimEnd().slice(-typed.length))} unchanged to the mock API`;
+};

@@ -1,0 +1,77 @@
+/**
+ * The web page in a real browser (Debian's chromium through playwright-core), against a real
+ * gateway on the real CLI and the mock Messages API.
+ */
+import fs from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { tempDir } from '../support/claude-rig.js';
+import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+
+const CHROMIUM = process.env.RUDDER_CHROMIUM ?? '/usr/bin/chromium';
+
+let mock: MockApi;
+let gw: Awaited<ReturnType<typeof startInProcess>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this).`);
+  mock = await startMockApi();
+  gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+  await mock?.close();
+});
+
+describe('web page (real browser)', () => {
+  it('loads, sends a message, streams the reply, and stops a slow turn', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${gw.ep.base}/#token=${gw.ep.token}`);
+    // A fresh install has no conversation: the page creates one.
+    await page.getByTestId('conversations').locator('li').first().waitFor();
+    expect(page.url()).not.toContain('token='); // the token leaves the address bar
+
+    await page.getByTestId('input').fill('hello from the page [[slow:1500]] tag:w1');
+    await page.getByTestId('send').click();
+    await page.getByTestId('streaming').first().waitFor({ timeout: 10_000 });
+    const reply = page.getByTestId('reply').last();
+    await reply.waitFor({ timeout: 15_000 });
+    expect(await reply.textContent()).toMatch(/^ok tag:w1 streaming/);
+    await expect.poll(() => page.getByTestId('acks').first().textContent()).toContain('👀');
+
+    await page.getByTestId('input').fill('long job [[bash:echo start; sleep 30]] tag:w2');
+    await page.getByTestId('input').press('Enter');
+    await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 10_000 }).toContain('running Bash');
+    const t0 = Date.now();
+    await page.getByTestId('stop').click();
+    await expect.poll(() => page.getByTestId('user-message').nth(1).locator('.acks').textContent(), { timeout: 3000 }).toContain('⏹');
+    expect(Date.now() - t0).toBeLessThan(3000);
+    await expect.poll(() => page.getByTestId('notice').last().textContent(), { timeout: 5000 }).toContain('Stopped the running turn');
+    await page.close();
+  });
+
+  it('shows Approve/Deny for a permission request in relay mode', async () => {
+    const relay = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome'), { permissionMode: 'relay' }) });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${relay.ep.base}/#token=${relay.ep.token}`);
+      await page.getByTestId('conversations').locator('li').first().waitFor();
+      const marker = `${tempDir('perm')}/from-page`;
+      await page.getByTestId('input').fill(`[[bash:touch ${marker}]]`);
+      await page.getByTestId('send').click();
+      await page.getByTestId('permission-allow').click({ timeout: 15_000 });
+      await page.getByTestId('reply').last().waitFor({ timeout: 15_000 });
+      expect(fs.existsSync(marker)).toBe(true);
+      await page.close();
+    } finally {
+      await relay.stop();
+    }
+  });
+});
