@@ -33,6 +33,8 @@ export interface GatewayOptions {
   env?: NodeJS.ProcessEnv;
   /** Channels supplied by the caller (tests, embedding), started like the configured ones. */
   extraChannels?: Channel[];
+  /** Replaces the Claude session factory (benchmarks measure the gateway with an in-process fake agent). */
+  sessionFactory?: (launchFor: (conversationId: string, sessionId: string | undefined) => ClaudeLaunch) => SessionFactory;
 }
 
 export interface RunningGateway {
@@ -83,7 +85,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       tracker: { started: (pid, label) => store.processStarted(pid, label), exited: (pid) => store.processExited(pid) },
     };
   };
-  const factory: SessionFactory = {
+  const factory: SessionFactory = opts.sessionFactory?.(launchFor) ?? {
     live: (c, s) => new ClaudeStreamSession(launchFor(c, s)),
     oneShot: (c, s) => new ClaudeOneShotSession(launchFor(c, s)),
   };

@@ -122,6 +122,11 @@ export function escapeTmuxArg(arg: string): string {
   return arg.endsWith(';') ? `${arg.slice(0, -1)}\\;` : arg;
 }
 
+/** tmux rewrites `.` and `:` in session names, which would break exact targets: refuse them up front. */
+function checkSessionName(name: string): void {
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(name)) throw new RudderError('TMUX_FAILED', `Session name ${JSON.stringify(name)} must be 1-200 of A-Z a-z 0-9 _ -.`);
+}
+
 const paneTarget = (name: string) => `=${name}:`;
 const sessionTarget = (name: string) => `=${name}`;
 
@@ -139,6 +144,11 @@ export class Tmux {
   }
 
   async newSession(opts: NewSessionOptions): Promise<void> {
+    checkSessionName(opts.name);
+    // env reads leading NAME=VALUE words as assignments, so neither a key nor the program may look like one.
+    const badKey = Object.keys(opts.env).find((k) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k));
+    if (badKey !== undefined) throw new RudderError('TMUX_FAILED', `Environment variable name ${JSON.stringify(badKey)} is not valid.`);
+    if (!opts.argv.length || opts.argv[0]!.includes('=')) throw new RudderError('TMUX_FAILED', 'argv must name a program whose path has no "=".');
     // `env -i` gives the program exactly opts.env; tmux's global environment would otherwise leak in.
     const envArgs = Object.entries(opts.env).map(([k, v]) => `${k}=${v}`);
     const command = ['env', '-i', ...envArgs, ...opts.argv];
@@ -193,8 +203,10 @@ export class Tmux {
    * (not CR, which a TUI reads as Enter) so an unbracketed paste still does not submit line by line.
    */
   async pasteBracketed(name: string, text: string): Promise<void> {
+    const clean = stripControlSequences(text);
+    if (!clean) return;
     const buffer = `rudder-paste-${process.pid}-${bufferCounter++}`;
-    await this.run(['load-buffer', '-b', buffer, '-'], stripControlSequences(text));
+    await this.run(['load-buffer', '-b', buffer, '-'], clean);
     await this.run(['paste-buffer', '-d', '-p', '-r', '-b', buffer, '-t', paneTarget(name)]);
   }
 

@@ -85,8 +85,8 @@ function peerCases(): PeerCase[] {
 /** Peer verdicts we deliberately do not share: file -> [peer verdict, ours, why]. */
 const DIVERGENCES: Record<string, [PaneVerdict, PaneVerdict, string]> = {
   'ccmanager-05-idle--handle-empty-terminal.txt': ['ready', 'not-ready', 'a blank pane has nothing to type into (boot); ccmanager idle only means "no activity"'],
-  'ccmanager-21-idle--detect-idle-when-search-is-present-even-with-spinner-activit.txt': ['ready', 'busy', 'a ⌕ search field is not the input box; with no box the active spinner line decides'],
-  'ccmanager-22-idle--detect-idle-when-search-is-present.txt': ['ready', 'not-ready', 'a ⌕ search field is not the input box, and nothing else shows one'],
+  'ccmanager-21-idle--detect-idle-when-search-is-present-even-with-spinner-activit.txt': ['ready', 'busy', '⌕ is the search field of a picker (/config, ctrl+r history), not the input box; with no box the spinner decides'],
+  'ccmanager-22-idle--detect-idle-when-search-is-present.txt': ['ready', 'not-ready', '⌕ is the search field of a picker (/config, ctrl+r history), not the input box; nothing shows one'],
   'ccmanager-23-idle--detect-idle-when-search-is-present-even-with-esc-to-cancel.txt': ['ready', 'menu', 'no input box, and "esc to cancel" marks a dialog where Enter picks something'],
   'ccmanager-24-idle--detect-idle-when-search-is-present-even-with-esc-to-interrup.txt': ['ready', 'busy', 'no input box, and "esc to interrupt" says a turn is running'],
   'ccmanager-28-idle--ignore-esc-to-interrupt-inside-prompt-box.txt': ['ready', 'busy', 'text between rules without a ❯ input line is not known to be typed; "esc to interrupt" reads busy (typing still allowed)'],

@@ -97,6 +97,15 @@ describe.skipIf(!tmuxAvailable)('Tmux on a private socket', () => {
     await tmux.killSession(name);
   });
 
+  it('refuses names and environments that would not reach tmux intact', async () => {
+    const ok = { cwd: os.tmpdir(), width: 80, height: 24, env: baseEnv, argv: ['sleep', '1'] };
+    await expect(tmux.newSession({ ...ok, name: 'has.dot' })).rejects.toMatchObject({ code: 'TMUX_FAILED' });
+    await expect(tmux.newSession({ ...ok, name: 'has:colon' })).rejects.toMatchObject({ code: 'TMUX_FAILED' });
+    await expect(tmux.newSession({ ...ok, name: sessionName('badenv'), env: { 'A=B': 'x' } })).rejects.toMatchObject({ code: 'TMUX_FAILED' });
+    await expect(tmux.newSession({ ...ok, name: sessionName('badargv'), argv: ['X=1', 'sleep'] })).rejects.toMatchObject({ code: 'TMUX_FAILED' });
+    expect((await tmux.listSessions()).filter((n) => n.includes('badenv') || n.includes('badargv'))).toEqual([]);
+  });
+
   it('reports a dead pane and its exit status (remain-on-exit)', async () => {
     const name = sessionName('dead');
     await tmux.newSession({ name, cwd: os.tmpdir(), width: 80, height: 24, env: baseEnv, argv: ['sh', '-c', 'exit 3'] });
