@@ -213,7 +213,7 @@ describe('the steering switch (real CLI)', () => {
     await gw.post('env', 'work [[bash:sleep 2]]');
     await w.wait('status', (d) => d.state === 'tool');
     expect((await gw.post('env', 'mid tag:e')).disposition).toBe('queued');
-    const status = await fetch(`${gw.ep.base}/api/status`, { headers: { authorization: `Bearer ${gw.ep.token}` } }).then((r) => r.json());
+    const status = await fetch(`${gw.ep.base}/api/status`, { headers: { authorization: `Bearer ${gw.ep.token}` } }).then((r) => r.json() as Promise<any>);
     expect(status.steering).toMatchObject({ on: false, reason: 'RUDDER_STEERING=off' });
   });
 });

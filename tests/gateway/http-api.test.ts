@@ -24,7 +24,7 @@ describe('HTTP API bad input', () => {
     for (const auth of [null, 'wrong', `${gw.ep.token}x`, '']) {
       const r = await req('/api/status', { auth });
       expect(r.status).toBe(401);
-      expect((await r.json()).error.code).toBe('UNAUTHORIZED');
+      expect(((await r.json()) as any).error.code).toBe('UNAUTHORIZED');
     }
     expect((await req('/healthz', { auth: null })).status).toBe(200);
   });
@@ -45,7 +45,7 @@ describe('HTTP API bad input', () => {
     for (const [body, reason] of cases) {
       const r = await post(body);
       expect(r.status, body.slice(0, 40)).toBe(400);
-      const j = await r.json();
+      const j = (await r.json()) as any;
       expect(j.error.code).toBe('BAD_REQUEST');
       expect(j.error.message).toMatch(reason);
     }
@@ -58,8 +58,8 @@ describe('HTTP API bad input', () => {
 
   it('deduplicates by clientMessageId', async () => {
     const body = JSON.stringify({ text: '/help', clientMessageId: 'same-1' });
-    const a = await (await req('/api/conversations/dup/messages', { method: 'POST', body })).json();
-    const b = await (await req('/api/conversations/dup/messages', { method: 'POST', body })).json();
+    const a = (await (await req('/api/conversations/dup/messages', { method: 'POST', body })).json()) as any;
+    const b = (await (await req('/api/conversations/dup/messages', { method: 'POST', body })).json()) as any;
     expect(a.disposition).toBe('command');
     expect(b).toEqual({ messageId: a.messageId, disposition: 'duplicate' });
   });

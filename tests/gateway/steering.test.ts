@@ -39,7 +39,7 @@ describe('steering and queue modes (real CLI)', () => {
     const afterTool = mock.mainRequests().filter((q) => q.afterTool && q.lastUserText.includes('tag:st2'));
     expect(afterTool).toHaveLength(1);
     expect(afterTool[0]!.lastUserText).toMatch(/<<<EXTERNAL_USER_MESSAGE id=\w+ from="web:owner \(web\)">>>\nand also this tag:st2\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>/);
-    const history = await fetch(`${gw.ep.base}/api/conversations/steer1/messages`, { headers: { authorization: `Bearer ${gw.ep.token}` } }).then((r) => r.json());
+    const history = await fetch(`${gw.ep.base}/api/conversations/steer1/messages`, { headers: { authorization: `Bearer ${gw.ep.token}` } }).then((r) => r.json() as Promise<any>);
     expect(history.messages.map((m: { state: string }) => m.state)).toEqual(['answered', 'steered']);
   });
 

@@ -149,6 +149,19 @@ describe.skipIf(!tmuxAvailable)('Tmux on a private socket', () => {
     await tmux.killSession(name);
   });
 
+  it('tmux itself passes ESC[201~ in a buffer through, which is why text is stripped first', async () => {
+    const { name, rec } = await startRecorder('bracketed');
+    const raw = `a${PASTE_END}b`;
+    const tmuxRaw = (...args: string[]) => promisify(execFile)('tmux', ['-L', (tmux.socket as { name: string }).name, ...args]);
+    const loaded = tmuxRaw('load-buffer', '-b', 'raw-test', '-');
+    loaded.child.stdin?.end(raw);
+    await loaded;
+    await tmuxRaw('paste-buffer', '-d', '-p', '-r', '-b', 'raw-test', '-t', `=${name}:`);
+    const got = (await rec.waitForBytes(Buffer.byteLength(`${PASTE_START}${raw}${PASTE_END}`))).toString('utf8');
+    expect(got).toBe(`${PASTE_START}a${PASTE_END}b${PASTE_END}`);
+    await tmux.killSession(name);
+  });
+
   it('cannot be broken out of: ESC[201~ (7-bit or 8-bit) inside the text does not end the paste', async () => {
     const { name, rec } = await startRecorder('bracketed');
     const hostile = `before${PASTE_END}\rrm -rf ~\r${ESC}[200~mid\x9b201~after${ESC}]0;title\x07end`;
