@@ -8,6 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+import { WhatsAppChannel } from '../../src/channels/whatsapp/channel.js';
+import { whatsappSchema } from '../../src/config/channels-schema.js';
+import { silentLogger } from '../../src/ops/logger.js';
+import { startFakeWhatsApp } from '../support/fake-whatsapp.js';
 
 const CHROMIUM = process.env.RUDDER_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -72,6 +76,30 @@ describe('web page (real browser)', () => {
       await page.close();
     } finally {
       await relay.stop();
+    }
+  });
+
+  it('shows the WhatsApp pairing QR code until the account is linked', async () => {
+    const fake = await startFakeWhatsApp();
+    const config = whatsappSchema.parse({ printQr: false, webSocketUrl: fake.webSocketUrl });
+    const wa = new WhatsAppChannel({ config, dataDir: tempDir('wa'), logger: silentLogger(), socketFactory: (c) => fake.factory(c) });
+    const withWa = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) }, { extraChannels: [wa] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${withWa.ep.base}/#token=${withWa.ep.token}`);
+      await page.getByTestId('conversations').locator('li').first().waitFor();
+      fake.socket().ev.emit('connection.update', { qr: '2@fake-qr-payload' });
+      const img = page.getByTestId('pairing').locator('img');
+      await img.waitFor({ timeout: 10_000 });
+      expect(await img.getAttribute('alt')).toBe('whatsapp pairing code');
+      expect(await img.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBeGreaterThan(0);
+      fake.socket().ev.emit('creds.update', { me: { id: '4915550000000:1@s.whatsapp.net', name: 'Rudder' } });
+      fake.socket().ev.emit('connection.update', { connection: 'open' });
+      await page.getByTestId('pairing').waitFor({ state: 'hidden', timeout: 10_000 });
+      await page.close();
+    } finally {
+      await withWa.stop();
+      await fake.close();
     }
   });
 });

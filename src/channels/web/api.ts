@@ -5,7 +5,7 @@
  *   GET  /api/conversations/:id/events             SSE: ack, text, reply, permission, error, status
  *   POST /api/conversations/:id/permissions/:rid   {allow: boolean}
  *   GET  /api/conversations, POST /api/conversations, GET /api/conversations/:id/messages
- *   GET  /api/status, GET /healthz
+ *   GET  /api/channels (states; a pending WhatsApp pairing QR as SVG), GET /api/status, GET /healthz
  * Every /api route needs the bearer token (header, or ?token= for EventSource).
  */
 import { randomUUID } from 'node:crypto';
@@ -13,7 +13,9 @@ import type http from 'node:http';
 import type { GatewayCore } from '../../gateway/core.js';
 import { MAX_TEXT_BYTES, conversationIdOf } from '../../gateway/intake.js';
 import { statusReport } from '../../ops/status.js';
+import { hasQrPairing } from '../registry.js';
 import { HttpError, readJsonObject, sendJson } from './http.js';
+import { qrSvg } from './qr-svg.js';
 import { streamEvents } from './sse.js';
 
 export const WEB = 'web';
@@ -44,6 +46,14 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
   if (parts[1] === 'status' && parts.length === 2) {
     if (method !== 'GET') throw new HttpError(405, 'BAD_REQUEST', 'Use GET.');
     return sendJson(res, 200, statusReport(core));
+  }
+  if (parts[1] === 'channels' && parts.length === 2 && method === 'GET') {
+    // Channel states, and the pairing QR code of a channel waiting to be linked (WhatsApp).
+    const channels = [...core.channels.values()].map((c) => {
+      const qr = hasQrPairing(c) ? c.qr() : undefined;
+      return { ...c.status(), ...(qr ? { qrSvg: qrSvg(qr) } : {}) };
+    });
+    return sendJson(res, 200, { channels });
   }
   if (parts[1] !== 'conversations') throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${url.pathname}.`);
 

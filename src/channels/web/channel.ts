@@ -87,7 +87,7 @@ export class WebChannel implements Channel {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true });
       if (url.pathname === '/' && req.method === 'GET') {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'" });
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:" });
         return void res.end(PAGE_HTML);
       }
       if (!url.pathname.startsWith('/api/')) throw new HttpError(404, 'NOT_FOUND', `No route ${req.method} ${url.pathname}.`);

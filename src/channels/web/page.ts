@@ -40,13 +40,15 @@ export const PAGE_HTML = `<!doctype html>
   button { background:var(--accent); color:#06101f; border:0; border-radius:8px; padding:8px 14px; font-weight:600; cursor:pointer; }
   button.secondary { background:var(--line); color:var(--text); }
   button.stop { background:var(--bad); color:#fff; }
-  #login { margin:auto; max-width:420px; text-align:center; color:var(--dim); }
+  #pairing { padding:10px 12px; border-top:1px solid var(--line); color:var(--dim); font-size:12px; }
+  #pairing img { width:100%; background:#fff; border-radius:6px; margin-top:6px; }
 </style>
 </head>
 <body>
 <aside>
   <header><span>Rudder</span><button class="secondary" id="new" data-testid="new-conversation">New</button></header>
   <ul id="convs" data-testid="conversations"></ul>
+  <div id="pairing" data-testid="pairing" hidden></div>
 </aside>
 <main>
   <div id="top"><span id="title">No conversation</span><span id="status" data-testid="status"></span><button class="stop" id="stop" data-testid="stop">Stop</button></div>
@@ -145,11 +147,22 @@ export const PAGE_HTML = `<!doctype html>
       .then(function (j) { b.dataset.id = j.messageId; (earlyAcks[j.messageId] || []).forEach(function (d) { showAck(b, d); }); delete earlyAcks[j.messageId]; })
       .catch(function (e) { add(el('div', 'error', e.message)); });
   }
+  function pollChannels() {
+    api('GET', '/api/channels').then(function (j) {
+      var box = $('pairing'); box.textContent = ''; box.hidden = true;
+      j.channels.forEach(function (c) {
+        if (!c.qrSvg) return;
+        box.hidden = false; box.appendChild(el('div', '', 'Link ' + c.name + ': scan this code in the app (Linked devices).'));
+        var img = el('img'); img.alt = c.name + ' pairing code'; img.src = 'data:image/svg+xml;base64,' + btoa(c.qrSvg); box.appendChild(img);
+      });
+    }).catch(function () {});
+  }
   $('send').onsubmit = function (e) { e.preventDefault(); var t = $('text'); send(t.value); t.value = ''; };
   $('text').onkeydown = function (e) { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); $('send').requestSubmit(); } };
   $('stop').onclick = function () { send('/stop'); };
   $('new').onclick = function () { api('POST', '/api/conversations', {}).then(function (j) { open(j.id); }); };
   if (!token) { $('log').appendChild(el('div', 'notice', 'Open the address Rudder printed at startup (it carries the access token).')); return; }
+  pollChannels(); setInterval(pollChannels, 3000);
   loadConversations().then(function (list) { if (list.length) open(list[0].id); else $('new').onclick(); })
     .catch(function (e) { add(el('div', 'error', 'Could not reach the gateway: ' + e.message)); });
 })();

@@ -1,0 +1,89 @@
+/**
+ * A chat channel through the whole gateway: the real grammY adapter against a fake Bot API, the
+ * real CLI against the mock Messages API. Access control, pairing, voice notes and the steered
+ * acknowledgement behave as on every channel.
+ */
+import { spawnSync } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram.js';
+import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { tempDir, waitUntil } from '../support/claude-rig.js';
+import { CLI, agentConfig, startInProcess } from '../support/gateway-rig.js';
+
+const OWNER = 111;
+const STRANGER = 222;
+let mock: MockApi;
+let tg: FakeTelegram;
+let gw: Awaited<ReturnType<typeof startInProcess>>;
+let nextId = 1;
+
+function text(from: number, body: string, extra: Record<string, unknown> = {}) {
+  return {
+    message: { message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: from, type: 'private', first_name: 'P' }, from: { id: from, is_bot: false, first_name: 'P' }, text: body, ...extra },
+  };
+}
+const sent = (chatId: number) => tg.callsOf('sendMessage').filter((c) => Number(c.body.chat_id) === chatId).map((c) => String(c.body.text));
+
+beforeAll(async () => {
+  mock = await startMockApi();
+});
+afterAll(async () => {
+  await mock.close();
+});
+beforeEach(async () => {
+  tg = await startFakeTelegram();
+  gw = await startInProcess({
+    agent: agentConfig(mock.url, tempDir('chome')),
+    channels: { telegram: { token: tg.token, apiRoot: tg.apiRoot, owners: [OWNER], pollTimeoutSeconds: 1 } },
+  });
+});
+afterEach(async () => {
+  await gw.stop();
+  await tg.close();
+});
+
+describe('telegram through the gateway (real grammY, real CLI)', () => {
+  it('answers the owner, with the received reaction', async () => {
+    tg.pushUpdate(text(OWNER, 'hello tag:tg1'));
+    await waitUntil(() => sent(OWNER).some((t) => t.includes('ok tag:tg1')), 20_000);
+    const reactions = tg.callsOf('setMessageReaction').map((c) => c.body.reaction?.[0]?.emoji);
+    expect(reactions).toContain('👀');
+  });
+
+  it('refuses a stranger with a pairing code, never reaching the agent, and admits them once approved', async () => {
+    const before = mock.requests.length;
+    tg.pushUpdate(text(STRANGER, 'let me in tag:stranger'));
+    await waitUntil(() => sent(STRANGER).length > 0);
+    const code = /rudder pairing approve telegram (\S+)/.exec(sent(STRANGER)[0]!)![1]!;
+    expect(mock.requests.length).toBe(before);
+    expect(mock.requests.some((r) => r.historyText.includes('tag:stranger'))).toBe(false);
+    const refused = gw.gw.core.store.db.prepare("SELECT state, reason FROM messages WHERE text LIKE '%tag:stranger%'").get() as { state: string; reason: string };
+    expect(refused).toEqual({ state: 'refused', reason: 'pairing-pending' });
+
+    const r = spawnSync(process.execPath, [CLI, 'pairing', 'approve', 'telegram', code], { env: { ...process.env, RUDDER_HOME: gw.home }, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('Approved');
+    tg.pushUpdate(text(STRANGER, 'now tag:paired'));
+    await waitUntil(() => sent(STRANGER).some((t) => t.includes('ok tag:paired')), 20_000);
+    // Commands stay owner-only.
+    tg.pushUpdate(text(STRANGER, '/clear'));
+    await waitUntil(() => sent(STRANGER).some((t) => t.includes('Only the owner can use commands')));
+  });
+
+  it('answers a voice note with "not set up" when no speech-to-text is configured', async () => {
+    tg.addFile('voice-9', Buffer.from('OGG'), 'voice/file_9.oga');
+    tg.pushUpdate(text(OWNER, '', { text: undefined, voice: { file_id: 'voice-9', file_unique_id: 'v9', duration: 1, mime_type: 'audio/ogg', file_size: 3 } }));
+    await waitUntil(() => sent(OWNER).some((t) => t.includes('Voice notes are not set up')), 20_000);
+    const row = gw.gw.core.store.db.prepare("SELECT state, reason FROM messages WHERE channel = 'telegram' ORDER BY seq DESC LIMIT 1").get();
+    expect(row).toEqual({ state: 'failed', reason: 'speech-to-text is not configured' });
+  });
+
+  it('acknowledges a steered message with the text fallback (Telegram has no ➡️ reaction)', async () => {
+    tg.pushUpdate(text(OWNER, 'work [[bash:sleep 3]] tag:w'));
+    await waitUntil(() => gw.gw.core.registry.get(`telegram:${OWNER}`)?.currentTurn() !== undefined && mock.mainRequests().some((q) => q.lastText.includes('tag:w')), 20_000);
+    await new Promise((r) => setTimeout(r, 800));
+    tg.pushUpdate(text(OWNER, 'please also check the logs tag:steer'));
+    await waitUntil(() => sent(OWNER).some((t) => t.startsWith('➡️ got it: please also check the logs')), 10_000);
+    await waitUntil(() => sent(OWNER).some((t) => t.includes('done ok tag:steer')), 20_000);
+  });
+});
