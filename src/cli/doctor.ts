@@ -48,11 +48,13 @@ async function claudeChecks(config: Config | undefined, checks: Check[]): Promis
   try {
     // A real probe: the CLI must accept the persistent stream-json mode and exit cleanly on empty input.
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-doctor-'));
-    await exec(bin, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], { env: { ...env, HOME: home }, timeout: 30_000 });
+    const probe = exec(bin, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], { env: { ...env, HOME: home }, timeout: 30_000 });
+    probe.child.stdin?.end(); // no input: a CLI that accepts the mode exits 0 at once
+    await probe;
     fs.rmSync(home, { recursive: true, force: true });
     checks.push({ name: 'claude stream-json', ok: true, required: true, detail: 'accepts --input-format stream-json' });
   } catch (err) {
-    checks.push({ name: 'claude stream-json', ok: false, required: true, detail: (err as { stderr?: string }).stderr?.trim().split('\n')[0] ?? (err as Error).message, fix: 'Use Claude Code 2.1.x or newer (the pinned version is 2.1.332).' });
+    checks.push({ name: 'claude stream-json', ok: false, required: true, detail: (err as { stderr?: string }).stderr?.trim().split('\n')[0] || (err as Error).message.split('\n')[0]!, fix: 'Use Claude Code 2.1.x or newer (the pinned version is 2.1.332).' });
   }
   const home = env.HOME ?? os.homedir();
   const sources = [

@@ -1,0 +1,160 @@
+/**
+ * A scripted in-process AgentSession, so a benchmark or test measures the gateway itself and not a
+ * Claude process. Each turn answers after `turnMs` (0: on the next macrotask) with a text built from
+ * its inputs; a message steered in while the turn runs is taken in at once (a "tool boundary" that
+ * is always now). Every input is timestamped the moment it is handed over, like a write to stdin.
+ */
+import { performance } from 'node:perf_hooks';
+import type { SessionFactory } from '../../src/agents/pool.js';
+import { TurnBase } from '../../src/agents/common/turn-base.js';
+import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type Turn, type TurnInput, type TurnResult, type UserInput } from '../../src/agents/session.js';
+import { RudderError } from '../../src/errors.js';
+
+export interface FakeAgentOptions {
+  /** How long a turn runs before its result; 0 answers on the next macrotask. */
+  turnMs?: number;
+  /** The reply text of a turn, from the texts it took in. */
+  reply?: (texts: string[]) => string;
+  /** Called as each input reaches the agent: performance.now() at hand-over. */
+  onInput?: (inputId: string, at: number, how: 'turn' | 'steer') => void;
+}
+
+class FakeTurn extends TurnBase {
+  steered = 0;
+  readonly texts: string[] = [];
+}
+
+export class FakeAgentSession implements AgentSession {
+  readonly backend = 'claude-stream' as const;
+  readonly capabilities: Capabilities = { steer: 'tool-boundary', interrupt: true, resume: true };
+  private current: FakeTurn | undefined;
+  private readonly listeners = new Set<(t: Turn) => void>();
+  private stopped = false;
+  private lastActive = Date.now();
+  private steeredTotal = 0;
+  private readonly sid: string;
+
+  constructor(
+    readonly conversationId: string,
+    sessionId: string | undefined,
+    private readonly opts: FakeAgentOptions = {},
+  ) {
+    this.sid = sessionId ?? `fake-${conversationId}`;
+  }
+
+  sessionId(): string {
+    return this.sid;
+  }
+
+  pid(): number | undefined {
+    return undefined;
+  }
+
+  state(): SessionState {
+    return this.stopped ? 'stopped' : this.current ? 'busy' : 'idle';
+  }
+
+  lastActiveAt(): number {
+    return this.lastActive;
+  }
+
+  steeredCount(): number {
+    return this.steeredTotal;
+  }
+
+  currentTurn(): Turn | undefined {
+    return this.current;
+  }
+
+  onTurn(listener: (turn: Turn) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  startTurn(input: TurnInput): Turn {
+    if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId });
+    if (this.current) throw new RudderError('AGENT_BUSY', undefined, { conversationId: this.conversationId });
+    return this.begin(input.inputs);
+  }
+
+  steer(input: UserInput): SteerPromise {
+    if (this.stopped) return steerPromise(Promise.resolve({ outcome: 'process-dead' }), false);
+    const turn = this.current;
+    if (!turn) return steerPromise(Promise.resolve({ outcome: 'ran-as-turn', turn: this.begin([input]) }), true);
+    this.opts.onInput?.(input.id, performance.now(), 'steer');
+    turn.addInputs([input.id]);
+    turn.texts.push(input.text);
+    turn.steered++;
+    this.steeredTotal++;
+    turn.emit({ type: 'steer-absorbed', inputId: input.id });
+    return steerPromise(Promise.resolve({ outcome: 'steered', turn }), true);
+  }
+
+  async interrupt(): Promise<void> {
+    const turn = this.current;
+    if (!turn) return;
+    this.finish(turn, { interrupted: true, isError: true, text: '' });
+  }
+
+  answerPermission(_requestId: string, _decision: PermissionDecision): boolean {
+    return false;
+  }
+
+  async stop(_reason: string): Promise<void> {
+    this.stopped = true;
+    const turn = this.current;
+    if (!turn) return;
+    this.current = undefined;
+    turn.fail(new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId, unanswered: turn.inputIds() }));
+  }
+
+  private begin(inputs: UserInput[]): FakeTurn {
+    const now = performance.now();
+    for (const i of inputs) this.opts.onInput?.(i.id, now, 'turn');
+    const turn = new FakeTurn(inputs.map((i) => i.id));
+    turn.texts.push(...inputs.map((i) => i.text));
+    this.current = turn;
+    this.lastActive = Date.now();
+    turn.emit({ type: 'started', inputIds: turn.inputIds() });
+    queueMicrotask(() => {
+      for (const l of this.listeners) l(turn);
+    });
+    const answer = () => {
+      if (this.current !== turn) return;
+      const text = this.opts.reply?.(turn.texts) ?? `ok (${turn.texts.length})`;
+      turn.emit({ type: 'text', text });
+      this.finish(turn, { text });
+    };
+    if (this.opts.turnMs) setTimeout(answer, this.opts.turnMs);
+    else setImmediate(answer);
+    return turn;
+  }
+
+  private finish(turn: FakeTurn, r: { text: string; interrupted?: boolean; isError?: boolean }): void {
+    if (this.current !== turn) return;
+    this.current = undefined;
+    this.lastActive = Date.now();
+    const result: TurnResult = {
+      text: r.text,
+      sessionId: this.sid,
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+      costUsd: 0,
+      durationMs: 0,
+      numTurns: 1,
+      terminalReason: r.interrupted ? 'aborted_tools' : 'completed',
+      isError: !!r.isError,
+      interrupted: !!r.interrupted,
+      inputIds: turn.inputIds(),
+      steered: turn.steered,
+    };
+    turn.succeed(result);
+  }
+}
+
+/** A session factory for startGateway({ sessionFactory }): every conversation gets a fake. */
+export function fakeSessionFactory(opts: FakeAgentOptions = {}): () => SessionFactory {
+  return () => ({
+    live: (conversationId, sessionId) => new FakeAgentSession(conversationId, sessionId, opts),
+    oneShot: (conversationId, sessionId) => new FakeAgentSession(conversationId, sessionId, opts),
+  });
+}
