@@ -87,4 +87,28 @@ describe('steering and queue modes (real CLI)', () => {
     expect(w.of('ack', (d) => d.messageId === a.messageId && d.kind === 'stopped')).toHaveLength(1);
     expect(w.repliesFor(a.messageId)).toHaveLength(0);
   });
+
+  it('a full queue merges later messages into one summary turn, never dropping them', async () => {
+    const small = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')), steering: { mode: 'followup', queueCap: 2 } });
+    try {
+      const w = small.watch('cap');
+      await w.ready;
+      await small.post('cap', 'busy [[bash:sleep 2]] tag:cap0');
+      await w.wait('status', (d) => d.state === 'tool');
+      const sent = [];
+      for (const t of ['tag:cap1', 'tag:cap2', 'tag:cap3', 'tag:cap4']) sent.push(await small.post('cap', `msg ${t}`));
+      expect(sent.map((s) => s.disposition)).toEqual(['queued', 'queued', 'merged', 'merged']);
+      expect(w.of('ack', (d) => d.messageId === sent[2]!.messageId && d.kind === 'queued')[0]!.data.note).toMatch(/the queue is full \(2\)/);
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(sent[3]!.messageId), 30_000);
+      const replies = w.of('reply', (d) => d.kind === 'reply').map((e) => e.data.messageIds);
+      expect(replies.slice(1)).toEqual([[sent[0]!.messageId], [sent[1]!.messageId], [sent[2]!.messageId, sent[3]!.messageId]]);
+      const summary = mock.mainRequests().find((q) => q.lastUserText.includes('tag:cap3'))!;
+      expect(summary.lastUserText).toContain('[2 messages arrived while the queue was full; they are merged here]');
+      expect(summary.lastUserText).toContain('tag:cap4');
+      const states = sent.map((s) => small.gw.core.store.message(s.messageId)!.state);
+      expect(states).toEqual(['answered', 'answered', 'answered', 'merged']);
+    } finally {
+      await small.stop();
+    }
+  });
 });

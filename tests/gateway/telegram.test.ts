@@ -86,4 +86,22 @@ describe('telegram through the gateway (real grammY, real CLI)', () => {
     await waitUntil(() => sent(OWNER).some((t) => t.startsWith('➡️ got it: please also check the logs')), 10_000);
     await waitUntil(() => sent(OWNER).some((t) => t.includes('done ok tag:steer')), 20_000);
   });
+
+  it('an edit before the turn starts replaces the queued text; after that it is a new message', async () => {
+    tg.pushUpdate(text(OWNER, '/queue followup'));
+    await waitUntil(() => sent(OWNER).some((t) => t.includes('Queue mode set to followup')));
+    tg.pushUpdate(text(OWNER, 'work [[bash:sleep 2]] tag:e0'));
+    await waitUntil(() => mock.mainRequests().some((q) => q.lastText.includes('tag:e0')), 20_000);
+    const id = nextId;
+    tg.pushUpdate(text(OWNER, 'typo tag:e1'));
+    await waitUntil(() => gw.gw.core.store.db.prepare("SELECT 1 FROM messages WHERE text = 'typo tag:e1' AND state = 'queued'").get() !== undefined);
+    tg.pushUpdate({ edited_message: { ...text(OWNER, 'fixed tag:e2').message, message_id: id, edit_date: Math.floor(Date.now() / 1000) } });
+    await waitUntil(() => sent(OWNER).some((t) => t.includes('ok tag:e2')), 20_000);
+    expect(mock.requests.some((q) => q.lastText.includes('typo tag:e1'))).toBe(false);
+    expect(sent(OWNER).some((t) => t.includes('tag:e1'))).toBe(false);
+    // Its turn is over: a further edit is a new message with its own reply.
+    tg.pushUpdate({ edited_message: { ...text(OWNER, 'again tag:e3').message, message_id: id, edit_date: Math.floor(Date.now() / 1000) + 5 } });
+    await waitUntil(() => sent(OWNER).some((t) => t.includes('ok tag:e3')), 20_000);
+    expect(gw.gw.core.store.db.prepare("SELECT COUNT(*) AS n FROM messages WHERE channel = 'telegram' AND text LIKE '%tag:e%'").get()).toEqual({ n: 3 });
+  });
 });
