@@ -18,6 +18,7 @@ export interface RegistryOptions {
 export class SessionRegistry {
   private readonly live = new Map<string, AgentSession>();
   private maxLive: number;
+  private configured = false;
   private idleMs: number;
   private readonly reapIntervalMs: number;
   private reaper: NodeJS.Timeout | undefined;
@@ -34,8 +35,10 @@ export class SessionRegistry {
   /** Applies new limits (config reload); logs when steering is turned off by the cap. */
   configure(opts: { maxLive?: number; idleMinutes?: number }): void {
     if (opts.maxLive !== undefined) {
-      this.maxLive = Math.floor(opts.maxLive);
-      if (this.maxLive <= 0) this.log.warn({ maxLive: this.maxLive }, 'steering off: agent.maxLive is 0 or below, every turn runs one-shot');
+      const next = Math.floor(opts.maxLive);
+      if (next <= 0 && (this.maxLive > 0 || !this.configured)) this.log.warn({ maxLive: next }, 'steering off: steering.maxLive is 0 or below, every turn runs one-shot');
+      this.maxLive = next;
+      this.configured = true;
     }
     if (opts.idleMinutes !== undefined) this.idleMs = Math.max(1, opts.idleMinutes) * 60_000;
   }

@@ -95,7 +95,7 @@ describe('steering and queue modes (real CLI)', () => {
       await w.ready;
       await small.post('cap', 'busy [[bash:sleep 2]] tag:cap0');
       await w.wait('status', (d) => d.state === 'tool');
-      const sent = [];
+      const sent: Array<{ messageId: string; disposition: string }> = [];
       for (const t of ['tag:cap1', 'tag:cap2', 'tag:cap3', 'tag:cap4']) sent.push(await small.post('cap', `msg ${t}`));
       expect(sent.map((s) => s.disposition)).toEqual(['queued', 'queued', 'merged', 'merged']);
       expect(w.of('ack', (d) => d.messageId === sent[2]!.messageId && d.kind === 'queued')[0]!.data.note).toMatch(/the queue is full \(2\)/);

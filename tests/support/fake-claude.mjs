@@ -5,7 +5,12 @@
 //   malformed      write malformed lines and an unknown frame around a normal answer
 //   eof-no-result  start the turn, then exit 0 without a result
 //   midframe       start the turn, write half a frame, then exit 1
-//   echo           answer every message normally (default)
+//   echo           answer every message normally (default); as `claude -p -- PROMPT` (no
+//                  --input-format) it answers the one prompt and exits, like a one-shot turn
+//   wrap           run the real CLI (FAKE_CLAUDE_REAL) in between, passing everything through, and
+//                  inject a fault into the turn of a user message that carries [[fault:NAME]]:
+//                  malformed, stderr-flood, midframe or eof (see injectFault below)
+import { spawn } from 'node:child_process';
 import readline from 'node:readline';
 
 const mode = process.env.FAKE_CLAUDE_MODE ?? 'echo';
@@ -15,51 +20,112 @@ const init = () => out({ type: 'system', subtype: 'init', session_id: sid, model
 const result = (uuid, text) =>
   out({ type: 'result', subtype: 'success', is_error: false, result: text, session_id: sid, num_turns: 1, duration_ms: 5, total_cost_usd: 0.001, usage: { input_tokens: 1, output_tokens: 1 }, terminal_reason: 'completed', user_message_uuid: uuid, user_message_uuids: [uuid] });
 
-const rl = readline.createInterface({ input: process.stdin });
-rl.on('line', async (line) => {
-  let msg;
-  try {
-    msg = JSON.parse(line);
-  } catch {
-    return;
+const MALFORMED = ['this is not json', '{"type":"assistant","message":', '[1,2,3]', '{"type":"result"}', '{"type":"mystery_frame","payload":42}'];
+
+/** Writes `total` bytes to stderr, waiting for the pipe to drain like a real blocking writer. */
+async function floodStderr(total) {
+  const chunk = 'x'.repeat(1023) + '\n';
+  let written = 0;
+  while (written < total) {
+    // Blocking write semantics: if the parent stops reading stderr this never finishes.
+    await new Promise((r) => (process.stderr.write(chunk) ? r() : process.stderr.once('drain', r)));
+    written += chunk.length;
   }
-  if (msg.type !== 'user') return;
-  const uuid = msg.uuid;
-  out({ type: 'command_lifecycle', command_uuid: uuid, state: 'started' });
-  init();
-  if (mode === 'stderr-flood') {
-    const total = Number(process.env.FAKE_STDERR_BYTES ?? 1024 * 1024);
-    const chunk = 'x'.repeat(1023) + '\n';
-    let written = 0;
-    while (written < total) {
-      // Blocking write semantics: if the parent stops reading stderr this never finishes.
-      await new Promise((r) => (process.stderr.write(chunk) ? r() : process.stderr.once('drain', r)));
-      written += chunk.length;
+  return written;
+}
+
+function wrap() {
+  const env = { ...process.env };
+  delete env.FAKE_CLAUDE_MODE;
+  delete env.FAKE_CLAUDE_REAL;
+  const child = spawn(process.env.FAKE_CLAUDE_REAL, process.argv.slice(2), { stdio: ['pipe', 'pipe', 'pipe'], env });
+  const pending = [];
+  child.stdin.on('error', () => undefined);
+  readline.createInterface({ input: process.stdin }).on('line', (line) => {
+    if (line.includes('"type":"user"')) for (const m of line.matchAll(/\[\[fault:([\w-]+)\]\]/g)) pending.push(m[1]);
+    child.stdin.write(line + '\n');
+  });
+  process.stdin.on('end', () => child.stdin.end());
+  child.stderr.pipe(process.stderr);
+  let dying = false;
+  const die = (code) => {
+    dying = true;
+    child.kill('SIGKILL');
+    process.stdout.write('', () => process.exit(code));
+  };
+  // Faults fire when the turn of the message that asked for them starts (its system/init frame).
+  const injectFault = (fault) => {
+    if (fault === 'malformed') for (const l of MALFORMED) process.stdout.write(l + '\n');
+    else if (fault === 'stderr-flood') void floodStderr(Number(process.env.FAKE_STDERR_BYTES ?? 1024 * 1024));
+    else if (fault === 'midframe') process.stdout.write('{"type":"assistant","message":{"role":"assis', () => die(1));
+    else if (fault === 'eof') die(0);
+  };
+  let buf = '';
+  child.stdout.on('data', (chunk) => {
+    if (dying) return;
+    buf += chunk.toString('utf8');
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0 && !dying) {
+      const line = buf.slice(0, nl + 1);
+      buf = buf.slice(nl + 1);
+      process.stdout.write(line);
+      if (pending.length && line.includes('"subtype":"init"')) injectFault(pending.shift());
     }
-    out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'after the flood' }] } });
-    result(uuid, `flooded ${written} bytes`);
-    return;
-  }
-  if (mode === 'malformed') {
-    process.stdout.write('this is not json\n');
-    process.stdout.write('{"type":"assistant","message":\n');
-    process.stdout.write('[1,2,3]\n');
-    out({ type: 'result' });
-    out({ type: 'mystery_frame', payload: 42 });
-    out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'still here' }] } });
-    result(uuid, 'still here');
-    return;
-  }
-  if (mode === 'eof-no-result') {
-    out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'partial' }] } });
-    setTimeout(() => process.exit(0), 50);
-    return;
-  }
-  if (mode === 'midframe') {
-    process.stdout.write('{"type":"assistant","message":{"role":"assis', () => process.exit(1));
-    return;
-  }
+  });
+  child.on('close', (code, signal) => {
+    if (dying) return;
+    if (buf) process.stdout.write(buf);
+    // Die the way the real CLI died, so the parent sees the same exit.
+    process.stdout.write('', () => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));
+  });
+}
+
+function answerOnce() {
+  const prompt = process.argv.at(-1) ?? '';
+  init();
   out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'echo' }] } });
-  result(uuid, 'echo');
-});
-rl.on('close', () => process.exit(0));
+  out({ type: 'result', subtype: 'success', is_error: false, result: `echo ${prompt.length}`, session_id: sid, num_turns: 1, duration_ms: 5, total_cost_usd: 0.001, usage: { input_tokens: 1, output_tokens: 1 }, terminal_reason: 'completed' });
+  process.stdout.write('', () => process.exit(0));
+}
+
+if (mode === 'wrap') wrap();
+else if (!process.argv.includes('--input-format')) answerOnce();
+else {
+  const rl = readline.createInterface({ input: process.stdin });
+  rl.on('line', async (line) => {
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (msg.type !== 'user') return;
+    const uuid = msg.uuid;
+    out({ type: 'command_lifecycle', command_uuid: uuid, state: 'started' });
+    init();
+    if (mode === 'stderr-flood') {
+      const written = await floodStderr(Number(process.env.FAKE_STDERR_BYTES ?? 1024 * 1024));
+      out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'after the flood' }] } });
+      result(uuid, `flooded ${written} bytes`);
+      return;
+    }
+    if (mode === 'malformed') {
+      for (const l of MALFORMED) process.stdout.write(l + '\n');
+      out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'still here' }] } });
+      result(uuid, 'still here');
+      return;
+    }
+    if (mode === 'eof-no-result') {
+      out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'partial' }] } });
+      setTimeout(() => process.exit(0), 50);
+      return;
+    }
+    if (mode === 'midframe') {
+      process.stdout.write('{"type":"assistant","message":{"role":"assis', () => process.exit(1));
+      return;
+    }
+    out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'echo' }] } });
+    result(uuid, 'echo');
+  });
+  rl.on('close', () => process.exit(0));
+}
