@@ -92,7 +92,7 @@ describe('web page (real browser)', () => {
       const img = page.getByTestId('pairing').locator('img');
       await img.waitFor({ timeout: 10_000 });
       expect(await img.getAttribute('alt')).toBe('whatsapp pairing code');
-      expect(await img.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBeGreaterThan(0);
+      expect(await img.evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
       fake.socket().ev.emit('creds.update', { me: { id: '4915550000000:1@s.whatsapp.net', name: 'Rudder' } });
       fake.socket().ev.emit('connection.update', { connection: 'open' });
       await page.getByTestId('pairing').waitFor({ state: 'hidden', timeout: 10_000 });
