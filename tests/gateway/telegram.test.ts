@@ -105,3 +105,26 @@ describe('telegram through the gateway (real grammY, real CLI)', () => {
     expect(gw.gw.core.store.db.prepare("SELECT COUNT(*) AS n FROM messages WHERE channel = 'telegram' AND text LIKE '%tag:e%'").get()).toEqual({ n: 3 });
   });
 });
+
+describe('a channel with a bad token', () => {
+  it('fails alone: the web channel keeps working and status names the problem', async () => {
+    const fake = await startFakeTelegram();
+    fake.script('getMe', () => ({ status: 401, body: { ok: false, error_code: 401, description: 'Unauthorized' } }));
+    const bad = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')), channels: { telegram: { token: '1:bad', apiRoot: fake.apiRoot, owners: [OWNER] } } });
+    try {
+      const status = (await fetch(`${bad.ep.base}/api/status`, { headers: { authorization: `Bearer ${bad.ep.token}` } }).then((r) => r.json())) as any;
+      const tgStatus = status.channels.find((c: { name: string }) => c.name === 'telegram');
+      expect(tgStatus.state).toBe('error');
+      expect(tgStatus.detail).toMatch(/token/i);
+      expect(tgStatus.detail).not.toContain('1:bad');
+      const w = bad.watch('still');
+      await w.ready;
+      const m = await bad.post('still', 'web works tag:ww');
+      expect((await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId))).data.text).toBe('ok tag:ww');
+    } finally {
+      await bad.stop();
+      await fake.close();
+    }
+  });
+});
+
