@@ -3,6 +3,9 @@ export { classifyPane, classifyPaneDetailed, canTypeNow } from './agents/tmux/pa
 export type { PaneVerdict } from './agents/tmux/pane-state.js';
 export { ClaudeStreamSession } from './agents/claude/stream-session.js';
 export { ClaudeOneShotSession } from './agents/claude/oneshot-session.js';
+export { ClaudeTmuxSession } from './agents/tmux/tmux-session.js';
+export type { TmuxPhase } from './agents/tmux/tmux-session.js';
+export type { TmuxLaunch, TmuxSettings } from './agents/tmux/tmux-launch.js';
 export { SessionRegistry } from './agents/registry.js';
 export { AgentPool } from './agents/pool.js';
 export type * from './agents/session.js';

@@ -70,7 +70,8 @@ export type TurnEvent =
   | { type: 'tool-result'; toolUseId: string; isError: boolean; excerpt: string }
   | { type: 'steer-absorbed'; inputId: string }
   | { type: 'permission'; request: PermissionRequest }
-  | { type: 'status'; message: string }
+  /** Progress worth showing; with notify, the person is told in the chat (a message waits, a menu could not be answered). */
+  | { type: 'status'; message: string; notify?: boolean }
   | { type: 'result'; result: TurnResult }
   | { type: 'error'; error: RudderError };
 
@@ -94,11 +95,14 @@ export type SteerResult =
   | { outcome: 'ran-as-turn'; turn: Turn }
   | { outcome: 'process-dead' };
 
-/** A steer's outcome, plus whether anything was written to the agent (known at once, before the outcome). */
-export type SteerPromise = Promise<SteerResult> & { readonly written: boolean };
+/**
+ * A steer's outcome, plus whether anything was written to the agent (known at once, before the
+ * outcome) and, when nothing was, why (e.g. the terminal shows a permission prompt).
+ */
+export type SteerPromise = Promise<SteerResult> & { readonly written: boolean; readonly reason?: string };
 
-export function steerPromise(outcome: Promise<SteerResult>, written: boolean): SteerPromise {
-  return Object.assign(outcome, { written });
+export function steerPromise(outcome: Promise<SteerResult>, written: boolean, reason?: string): SteerPromise {
+  return Object.assign(outcome, reason === undefined ? { written } : { written, reason });
 }
 
 export type SessionState = 'idle' | 'busy' | 'dead' | 'stopped';
@@ -136,4 +140,11 @@ export interface AgentSession {
   answerPermission(requestId: string, decision: PermissionDecision): boolean;
   /** Stops the process for good (the session id stays resumable). */
   stop(reason: string): Promise<void>;
+  /**
+   * Optional: a backend with its own context command (the TUI's /clear) clears in place, after the
+   * running turn. Without it, /clear releases the session and the next turn starts a new one.
+   */
+  clearContext?(): Promise<void>;
+  /** Optional: switches the model with the agent's own command (the TUI's /model), after the running turn; undefined goes back to the configured one. */
+  setModel?(model: string | undefined): Promise<void>;
 }

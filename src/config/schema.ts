@@ -12,6 +12,27 @@ export type QueueMode = z.infer<typeof queueModeSchema>;
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
+/** The claude-tmux backend: the TUI in a tmux pane (ignored by the other backends). */
+export const tmuxSchema = z
+  .object({
+    /** The tmux server Rudder's panes live on (`tmux -L <socket>`), apart from the user's own. */
+    socket: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be 1-100 of A-Z a-z 0-9 _ -').default('rudder'),
+    /** Pane size; a wide pane keeps lines from wrapping, which keeps the pane readable. */
+    width: z.number().int().min(80).max(1000).default(200),
+    height: z.number().int().min(24).max(500).default(50),
+    /** Messages longer than this (UTF-8 bytes) are saved to a file and a reference to it is typed. */
+    pasteFileThresholdBytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(32 * 1024),
+    /** How long a message waits for the pane to take input (or a menu to be answered) before the person is told. */
+    readyTimeoutSeconds: z.number().positive().max(3600).default(30),
+    /** Extra Enter presses when a typed message does not show up in the transcript. */
+    arrivalRetries: z.number().int().min(0).max(10).default(3),
+    /** How long each delivery attempt waits for the transcript. */
+    arrivalTimeoutSeconds: z.number().positive().max(120).default(5),
+    /** Tool uses approved without asking: `Tool` or `Tool(exact)` / `Tool(prefix*)`, e.g. `Bash(git status*)`. */
+    autoAllow: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
 export const agentSchema = z
   .object({
     /** claude-stream: headless persistent process; claude-tmux: the interactive TUI in tmux. */
@@ -31,6 +52,7 @@ export const agentSchema = z
     passEnv: z.array(envName).default(['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN']),
     turnTimeoutSeconds: z.number().positive().default(1800),
     interruptGraceSeconds: z.number().positive().max(120).default(5),
+    tmux: tmuxSchema.prefault({}),
   })
   .strict();
 
@@ -85,5 +107,6 @@ export const configSchema = z
 
 export type Config = z.infer<typeof configSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
+export type TmuxConfig = z.infer<typeof tmuxSchema>;
 export type SteeringConfig = z.infer<typeof steeringSchema>;
 export type FallbackConfig = z.infer<typeof fallbackSchema>;

@@ -212,10 +212,31 @@ export class GatewayCore implements InboundSink {
       setQueueMode: (mode) => this.store.setQueueMode(conversationId, mode),
       effectiveMode: () => this.effectiveMode(conversationId),
       forgetSession: async () => {
+        this.store.setSessionId(conversationId, null);
+        const live = this.pool.peek(conversationId);
+        // A backend with its own /clear (the TUI) clears in place and persists its new session id.
+        if (live?.clearContext && live.state() !== 'stopped') {
+          try {
+            return await live.clearContext();
+          } catch (err) {
+            this.log.warn({ conversationId, err: (err as Error).message }, "the agent's own /clear failed: releasing the session instead");
+          }
+        }
         await this.pool.release(conversationId, 'session cleared by /clear');
         this.store.setSessionId(conversationId, null);
       },
       releaseSession: async (reason) => {
+        const live = this.pool.peek(conversationId);
+        // /model: a backend with its own /model (the TUI) switches in place, after the running turn.
+        if (live?.setModel && live.state() !== 'stopped') {
+          const model = this.store.conversation(conversationId)?.model ?? this.settings().agent.model;
+          void live.setModel(model ?? undefined).catch((err: Error) => {
+            this.log.warn({ conversationId, err: err.message }, "the agent's own /model failed: releasing the session instead");
+            if (lane.busy()) lane.pendingRelease = reason;
+            else void this.pool.release(conversationId, reason);
+          });
+          return;
+        }
         if (lane.busy()) lane.pendingRelease = reason;
         else await this.pool.release(conversationId, reason);
       },

@@ -11,6 +11,8 @@ import { ClaudeOneShotSession } from '../agents/claude/oneshot-session.js';
 import { ClaudeStreamSession } from '../agents/claude/stream-session.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry } from '../agents/registry.js';
+import { ClaudeTmuxSession } from '../agents/tmux/tmux-session.js';
+import { paneName, type TmuxLaunch } from '../agents/tmux/tmux-launch.js';
 import type { Channel } from '../channels/channel.js';
 import { createChannels } from '../channels/registry.js';
 import { WebChannel } from '../channels/web/channel.js';
@@ -85,8 +87,24 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       tracker: { started: (pid, label) => store.processStarted(pid, label), exited: (pid) => store.processExited(pid) },
     };
   };
+  const tmuxLaunchFor = (conversationId: string, sessionId: string | undefined): TmuxLaunch => {
+    const t = opts.config.current().agent.tmux;
+    const settings = {
+      socket: t.socket,
+      width: t.width,
+      height: t.height,
+      pasteFileThresholdBytes: t.pasteFileThresholdBytes,
+      messageDir: path.join(opts.dataDir, 'tmux-messages', paneName(conversationId)),
+      readyTimeoutMs: t.readyTimeoutSeconds * 1000,
+      arrivalRetries: t.arrivalRetries,
+      arrivalTimeoutMs: t.arrivalTimeoutSeconds * 1000,
+      autoAllow: t.autoAllow,
+    };
+    return { ...launchFor(conversationId, sessionId), tmux: settings };
+  };
+  // The backend is read when a session is created; beyond the cap, turns run one-shot on the stream CLI either way.
   const factory: SessionFactory = opts.sessionFactory?.(launchFor) ?? {
-    live: (c, s) => new ClaudeStreamSession(launchFor(c, s)),
+    live: (c, s) => (opts.config.current().agent.backend === 'claude-tmux' ? new ClaudeTmuxSession(tmuxLaunchFor(c, s)) : new ClaudeStreamSession(launchFor(c, s))),
     oneShot: (c, s) => new ClaudeOneShotSession(launchFor(c, s)),
   };
   const pool = new AgentPool(registry, factory, log);

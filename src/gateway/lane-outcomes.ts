@@ -12,6 +12,8 @@ import type { Disposition, Lane } from './lane.js';
 const MAX_ATTEMPTS = 2;
 /** When the CLI gives no reset time, try Claude again after this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
+/** A message the agent's terminal did not take is tried again after this long (or at /retry). */
+const AGENT_HOLD_MS = 60_000;
 
 export class TurnOutcomes {
   constructor(private readonly lane: Lane) {}
@@ -64,6 +66,11 @@ export class TurnOutcomes {
       case 'permission':
         this.ctx.permissionOpened(conv, session, e.request, primary);
         return;
+      case 'status':
+        this.ctx.bus.emit(conv, 'status', primary, { state: 'agent', message: e.message, turnId: turn.id }, { ephemeral: true });
+        // The person is told in the chat: a message waits for the terminal, a menu answer failed.
+        if (e.notify) this.ctx.send(conv, 'notice', e.message, this.rowsOf(turn.inputIds().slice(0, 1)));
+        return;
       case 'started':
         this.ctx.bus.emit(conv, 'status', primary, { state: 'turn-started', turnId: turn.id, inputIds: e.inputIds }, { ephemeral: true });
         return;
@@ -108,6 +115,7 @@ export class TurnOutcomes {
     bus.emit(conv, 'error', rows[0]!.id, { code: err.code, message: err.message, messageIds: ids });
     for (const id of ids) this.lane.forget(id);
     if (err.code === 'AGENT_RATE_LIMITED') return this.rateLimited(rows, err);
+    if (err.code === 'AGENT_NOT_READY' || err.code === 'AGENT_UNDELIVERED') return this.heldBack(rows, err);
     if (err.code === 'AGENT_STOPPED') {
       // Shutdown: the inputs stay open and run again at the next start. /stop and /clear: stopped.
       if (this.ctx.shuttingDown()) return;
@@ -136,8 +144,22 @@ export class TurnOutcomes {
     void this.answerFromFallback(rows, until, err.context.resetsAt !== undefined);
   }
 
+  /** The agent's terminal did not take the message (or it never showed up there): it stays owed and runs again after a hold. */
+  private heldBack(rows: MessageRow[], err: RudderError): void {
+    const until = Date.now() + AGENT_HOLD_MS;
+    this.ctx.store.defer(rows.map((r) => r.id), until, err.code);
+    this.lane.pause(until, 'agent-terminal');
+    const when = `${new Date(until).toISOString().slice(11, 19)} UTC`;
+    this.ctx.send(this.lane.conversationId, 'notice', `⏳ ${err.message} Your message is kept and tried again at ${when}; send /retry to try sooner.`, rows);
+  }
+
   /** A message arriving while Claude is rate limited waits in line, answered by the fallback meanwhile. */
   deferWhilePaused(row: MessageRow): Disposition {
+    if (this.lane.pauseReason === 'agent-terminal') {
+      this.ctx.store.defer([row.id], this.lane.pausedUntil, 'waiting for the agent terminal');
+      this.ctx.ack(row, 'queued', 'an earlier message waits for the agent terminal; this runs after it');
+      return 'queued';
+    }
     this.ctx.store.defer([row.id], this.lane.pausedUntil, 'rate limited');
     this.ctx.ack(row, 'queued', 'Claude is rate limited; this runs when the limit resets');
     void this.answerFromFallback([row], this.lane.pausedUntil, true);

@@ -37,6 +37,8 @@ export class Lane {
   readonly turnSender = new Map<string, string>();
   readonly log: Logger;
   pausedUntil = 0;
+  /** Why the lane is held: Claude's rate limit, or a message the agent's terminal did not take. */
+  pauseReason: 'rate-limit' | 'agent-terminal' = 'rate-limit';
   private pauseTimer: NodeJS.Timeout | undefined;
   private collectTimer: NodeJS.Timeout | undefined;
   private starting = false;
@@ -81,9 +83,9 @@ export class Lane {
     }
     let reason = busy ? 'a turn is running' : 'earlier messages are waiting';
     if (busy && this.queue.length === 0 && st.mode === 'steer') {
-      const blocker = this.steerBlocker(session, row, st);
-      if (!blocker && this.steer(session!, row)) return 'steered';
-      reason = `not steered: ${blocker ?? 'the agent process is not running'}`;
+      const blocker = this.steerBlocker(session, row, st) ?? this.steer(session!, row);
+      if (!blocker) return 'steered';
+      reason = `not steered: ${blocker}`;
     } else if (busy && st.mode === 'interrupt') {
       reason = 'interrupt mode: stopping the running turn first';
       void session?.interrupt();
@@ -136,10 +138,11 @@ export class Lane {
     return undefined;
   }
 
-  private steer(session: AgentSession, row: MessageRow): boolean {
+  /** Hands the message to the running turn; undefined when it was written, else why not. */
+  private steer(session: AgentSession, row: MessageRow): string | undefined {
     const turn = session.currentTurn();
     const p = session.steer({ id: row.id, text: composeAgentText(row), source: sourceOf(row) });
-    if (!p.written) return false;
+    if (!p.written) return p.reason ?? 'the agent process is not running';
     this.inFlight.set(row.id, row);
     this.steered.add(row.id);
     this.ctx.store.markInTurn([row.id], 'steering', turn?.id ?? 'pending');
@@ -148,7 +151,7 @@ export class Lane {
       (r) => this.log.debug({ messageId: row.id, outcome: r.outcome }, 'steer settled'),
       (err) => this.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in'),
     );
-    return true;
+    return undefined;
   }
 
   private enqueue(row: MessageRow, reason: string, st: LaneSettings): Disposition {
@@ -257,11 +260,12 @@ export class Lane {
     this.merged.delete(id);
   }
 
-  /** Rate limited until `until`: hold the queue, then run the deferred messages in order. */
-  pause(until: number): void {
+  /** Held until `until` (rate limited, or the agent's terminal did not take a message): hold the queue, then run the deferred messages in order. */
+  pause(until: number, why: Lane['pauseReason'] = 'rate-limit'): void {
     this.pausedUntil = Math.max(this.pausedUntil, until);
+    this.pauseReason = why;
     clearTimeout(this.pauseTimer);
-    this.pauseTimer = setTimeout(() => this.resume('the rate limit reset'), Math.max(0, this.pausedUntil - Date.now()));
+    this.pauseTimer = setTimeout(() => this.resume(why === 'rate-limit' ? 'the rate limit reset' : 'the agent terminal hold ended'), Math.max(0, this.pausedUntil - Date.now()));
     this.pauseTimer.unref();
   }
 

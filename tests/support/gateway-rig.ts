@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Channel } from '../../src/channels/channel.js';
 import { call, readEvents, type Endpoint, type SseEvent } from '../../src/cli/client.js';
 import { LiveConfig, parseConfig } from '../../src/config/load.js';
-import { startGateway, type RunningGateway } from '../../src/gateway/gateway.js';
+import { startGateway, type GatewayOptions, type RunningGateway } from '../../src/gateway/gateway.js';
 import { silentLogger, type Logger } from '../../src/ops/logger.js';
 import { tempDir, waitUntil } from './claude-rig.js';
 
@@ -101,13 +101,13 @@ export function writeConfig(dir: string, config: Record<string, unknown>): strin
 }
 
 /** An in-process gateway on a random port. */
-export async function startInProcess(config: Record<string, unknown>, opts: { logger?: Logger; env?: NodeJS.ProcessEnv; home?: string; extraChannels?: Channel[] } = {}) {
+export async function startInProcess(config: Record<string, unknown>, opts: { logger?: Logger; env?: NodeJS.ProcessEnv; home?: string; extraChannels?: Channel[]; sessionFactory?: GatewayOptions['sessionFactory'] } = {}) {
   const home = opts.home ?? tempDir('rhome');
   const cwd = tempDir('rcwd');
   const full = { web: { port: 0 }, shutdownDrainSeconds: 0, ...config };
   const configFile = writeConfig(cwd, full);
   const live = new LiveConfig(configFile, parseConfig(full), () => undefined, 0);
-  const gw: RunningGateway = await startGateway({ dataDir: home, config: live, logger: opts.logger ?? silentLogger(), env: { ...process.env, ...opts.env }, extraChannels: opts.extraChannels });
+  const gw: RunningGateway = await startGateway({ dataDir: home, config: live, logger: opts.logger ?? silentLogger(), env: { ...process.env, ...opts.env }, extraChannels: opts.extraChannels, sessionFactory: opts.sessionFactory });
   const { port } = gw.web!.address();
   const token = fs.readFileSync(path.join(home, 'web-token'), 'utf8').trim();
   const ep = { base: `http://127.0.0.1:${port}`, token };

@@ -43,6 +43,10 @@ export interface PaneInfo {
 /** `send-keys` fails around 16 KB ("command too long"); 8 KB leaves room for the rest of the command. */
 export const SEND_KEYS_CHUNK_BYTES = 8 * 1024;
 
+/** ESC [ 2 0 0 ~ and ESC [ 2 0 1 ~ as `send-keys -H` bytes. */
+const PASTE_START_HEX = ['1b', '5b', '32', '30', '30', '7e'];
+const PASTE_END_HEX = ['1b', '5b', '32', '30', '31', '7e'];
+
 const TMUX_BIN = 'tmux';
 const MAX_OUTPUT = 64 * 1024 * 1024;
 let bufferCounter = 0;
@@ -208,6 +212,23 @@ export class Tmux {
     const buffer = `rudder-paste-${process.pid}-${bufferCounter++}`;
     await this.run(['load-buffer', '-b', buffer, '-'], clean);
     await this.run(['paste-buffer', '-d', '-p', '-r', '-b', buffer, '-t', paneTarget(name)]);
+  }
+
+  /**
+   * One bracketed paste delivered in pieces of at most 8 KB: ESC[200~, each piece as an unbracketed
+   * paste-buffer (-r keeps LF as LF), then ESC[201~. For programs that enabled bracketed paste (the
+   * Claude Code TUI does). Control sequences are stripped first, so no piece can end the paste.
+   */
+  async pasteChunked(name: string, text: string, chunkBytes = SEND_KEYS_CHUNK_BYTES): Promise<void> {
+    const clean = stripControlSequences(text);
+    if (!clean) return;
+    await this.run(['send-keys', '-t', paneTarget(name), '-H', ...PASTE_START_HEX]);
+    for (const chunk of chunkUtf8(clean, Math.min(chunkBytes, SEND_KEYS_CHUNK_BYTES))) {
+      const buffer = `rudder-paste-${process.pid}-${bufferCounter++}`;
+      await this.run(['load-buffer', '-b', buffer, '-'], chunk);
+      await this.run(['paste-buffer', '-d', '-r', '-b', buffer, '-t', paneTarget(name)]);
+    }
+    await this.run(['send-keys', '-t', paneTarget(name), '-H', ...PASTE_END_HEX]);
   }
 
   /** Copy mode swallows keys: leave it before typing. No-op when the pane is not in a mode. */

@@ -149,6 +149,19 @@ describe.skipIf(!tmuxAvailable)('Tmux on a private socket', () => {
     await tmux.killSession(name);
   });
 
+  it('pastes in pieces of at most 8 KB inside one pair of markers, and strips what could end the paste', async () => {
+    const { name, rec } = await startRecorder('bracketed');
+    const lines = Array.from({ length: 400 }, (_, i) => `line ${String(i).padStart(3, '0')}: ${'the quick brown fox; '.repeat(2)}❯${i === 200 ? `${PASTE_END}\r` : ''}`);
+    const text = lines.join('\n');
+    await tmux.pasteChunked(name, text);
+    const expected = Buffer.from(`${PASTE_START}${stripControlSequences(text)}${PASTE_END}`, 'utf8');
+    expect(expected.length).toBeGreaterThan(20_000);
+    const got = (await rec.waitForBytes(expected.length)).toString('utf8');
+    expect(got).toBe(expected.toString('utf8'));
+    expect(got.indexOf(PASTE_END)).toBe(got.length - PASTE_END.length);
+    await tmux.killSession(name);
+  });
+
   it('tmux itself passes ESC[201~ in a buffer through, which is why text is stripped first', async () => {
     const { name, rec } = await startRecorder('bracketed');
     const raw = `a${PASTE_END}b`;

@@ -1,0 +1,97 @@
+/**
+ * Getting one message into the TUI: a live pane (spawned or resumed), commands queued before it
+ * run first, then it is typed when the pane takes it, and confirmed by the transcript. A turn's
+ * own message waits for the pane as long as the turn lives (the person is told past the ready
+ * timeout); a steer waits a bounded time, then is withdrawn and runs after the turn.
+ */
+import { RudderError, asRudderError } from '../../errors.js';
+import type { Logger } from '../../ops/logger.js';
+import type { TurnLock } from '../common/turn-lock.js';
+import { confirmArrival } from './arrival.js';
+import { clearInputBox, type PreparedMessage } from './injection.js';
+import type { PaneHost } from './pane-host.js';
+import type { PaneLook } from './pane.js';
+import type { TmuxLaunch } from './tmux-launch.js';
+import type { TmuxTurn } from './tmux-turn.js';
+import type { Delivery, TurnTracker } from './turn-tracker.js';
+import { typeWhenTypeable, type TypingJob } from './typing.js';
+
+export interface DeliverDeps {
+  launch: TmuxLaunch;
+  host: PaneHost;
+  tracker: TurnTracker;
+  lock: TurnLock;
+  log: Logger;
+  stopped: () => boolean;
+  context: () => Record<string, unknown>;
+  /** Every look taken while waiting to type (menus seen meanwhile are relayed). */
+  observe: (look: PaneLook) => void;
+  /** Slash commands queued before this message run first. */
+  commandsFirst: () => Promise<void>;
+}
+
+export class Deliverer {
+  constructor(private readonly deps: DeliverDeps) {}
+
+  async turn(turn: TmuxTurn, d: Delivery, msg: PreparedMessage): Promise<void> {
+    const { host, lock, tracker } = this.deps;
+    try {
+      await host.ensureLive(this.deps.context());
+      await this.deps.commandsFirst();
+      if (await typeWhenTypeable(this.job(turn, d, msg, 'ready'))) await this.arrival(d, msg);
+    } catch (err) {
+      if (this.deps.stopped() || turn.isSettled()) return;
+      const error = asRudderError(err, 'AGENT_SPAWN_FAILED', { ...this.deps.context(), unanswered: turn.inputIds() });
+      this.deps.log.warn({ code: error.code, err: error.message }, 'turn failed before its message reached the agent');
+      lock.run(() => tracker.fail(turn, error));
+    }
+  }
+
+  async steer(d: Delivery, msg: PreparedMessage): Promise<void> {
+    const { lock, tracker } = this.deps;
+    try {
+      const typed = await typeWhenTypeable(this.job(d.writtenDuring, d, msg, 'typeable'));
+      if (typed) await this.arrival(d, msg);
+      else if (tracker.deliveries.has(d.marker) && !this.deps.stopped()) throw new RudderError('AGENT_NOT_READY', 'The terminal did not take input in time; the message waits for the next turn.', this.deps.context());
+    } catch (err) {
+      const error = asRudderError(err, 'AGENT_UNDELIVERED', { ...this.deps.context(), unanswered: d.inputIds });
+      this.deps.log.warn({ code: error.code, marker: d.marker }, 'steer not delivered; it stays owed and runs after the turn');
+      lock.run(() => tracker.drop(d, error));
+    }
+  }
+
+  private job(turn: TmuxTurn | undefined, d: Delivery, msg: PreparedMessage, accept: TypingJob['accept']): TypingJob {
+    const { host, tracker, launch } = this.deps;
+    return {
+      accept,
+      text: msg.typed,
+      pane: () => (host.live ? host.pane : undefined),
+      withPane: (fn) => host.withPane(fn),
+      giveUpAfterMs: accept === 'typeable' ? launch.tmux.readyTimeoutMs : undefined,
+      tellAfterMs: launch.tmux.readyTimeoutMs,
+      cancelled: () => this.deps.stopped() || !tracker.deliveries.has(d.marker) || !!turn?.isSettled(),
+      observe: this.deps.observe,
+      tell: (message) => (turn ?? tracker.current)?.emit({ type: 'status', notify: true, message }),
+      log: this.deps.log,
+    };
+  }
+
+  /** Never logs success before the transcript shows the message. */
+  private async arrival(d: Delivery, msg: PreparedMessage): Promise<void> {
+    const { host, tracker, launch, log } = this.deps;
+    const pane = host.pane!;
+    const outcome = await confirmArrival({
+      pane,
+      arrived: () => (host.readTranscript(), d.arrived),
+      withPane: (fn) => host.withPane(fn),
+      attemptMs: launch.tmux.arrivalTimeoutMs,
+      retries: launch.tmux.arrivalRetries,
+      abandoned: () => this.deps.stopped() || !host.live || !tracker.deliveries.has(d.marker),
+      onRetry: (n) => log.warn({ marker: d.marker, attempt: n }, 'message not in the transcript yet: Enter pressed again'),
+    });
+    if (outcome === 'arrived') return void log.info({ marker: d.marker, inputs: d.inputIds, savedTo: msg.file }, 'message arrived in the transcript');
+    if (outcome === 'abandoned') return;
+    if (host.live) await host.withPane(() => clearInputBox(pane));
+    throw new RudderError('AGENT_UNDELIVERED', `It was submitted ${launch.tmux.arrivalRetries + 1} time(s) but never showed up in the session transcript.`, { ...this.deps.context(), unanswered: d.inputIds });
+  }
+}

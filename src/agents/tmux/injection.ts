@@ -1,0 +1,81 @@
+/**
+ * Turning inputs into the text typed into the pane, and typing it: every input wrapped as external
+ * content, control sequences stripped (a stray ESC[201~ cannot end the paste), copy mode left, the
+ * box emptied, one bracketed paste in pieces of at most 8 KB, and Enter after a short settle.
+ * Text longer than the threshold is saved to a file and a reference to the file is typed instead.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { newWrapperId, wrapExternal } from '../../security/wrap.js';
+import type { UserInput } from '../session.js';
+import { stripControlSequences } from './control-sequences.js';
+import { readInputLine } from './pane-input.js';
+import { findLayout } from './pane-layout.js';
+import { isBlank, tailLines } from './pane-lines.js';
+import { sleep, type Pane } from './pane.js';
+
+export interface PreparedMessage {
+  /** What is pasted into the box. */
+  typed: string;
+  /** The full wrapped text the agent is meant to read (equal to `typed` unless saved to a file). */
+  full: string;
+  /** A string unique to this message that its transcript entry contains: `id=<wrapper id>`. */
+  marker: string;
+  /** The file the full text was saved to, when it was too long to type. */
+  file: string | undefined;
+}
+
+export interface PrepareOptions {
+  /** Above this many UTF-8 bytes the text goes to a file. */
+  thresholdBytes: number;
+  /** Where long messages are saved (created on demand). */
+  fileDir: string;
+}
+
+export function prepareMessage(inputs: UserInput[], opts: PrepareOptions): PreparedMessage {
+  const ids = inputs.map(() => newWrapperId());
+  const full = stripControlSequences(inputs.map((i, n) => wrapExternal(i.text, { source: i.source, id: ids[n] })).join('\n\n'));
+  const marker = `id=${ids[0]}`;
+  const bytes = Buffer.byteLength(full, 'utf8');
+  if (bytes <= opts.thresholdBytes) return { typed: full, full, marker, file: undefined };
+  fs.mkdirSync(opts.fileDir, { recursive: true, mode: 0o700 });
+  const file = path.join(opts.fileDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${ids[0]}.txt`);
+  fs.writeFileSync(file, full, { mode: 0o600 });
+  const typed =
+    `[Rudder] A message too long to type (${bytes} bytes) was saved to ${file} (${marker}). ` +
+    'Read that whole file now: it holds the message, wrapped as external content, and answer it as if it had been typed here.';
+  return { typed, full, marker, file };
+}
+
+/** What the input box holds: undefined when no box is drawn. */
+export function boxIsEmpty(ansiCapture: string): boolean | undefined {
+  const line = readInputLine(ansiCapture);
+  if (!line) return undefined;
+  const extra = findLayout(tailLines(ansiCapture)).inputLines.slice(1).some((l) => !isBlank(l));
+  return (line.placeholder || line.typedChars === 0) && !extra;
+}
+
+/** Empties the box (Ctrl-U clears a line, Backspace joins the one above); false if it would not empty. */
+export async function clearInputBox(pane: Pane, maxRounds = 40): Promise<boolean> {
+  for (let round = 0; round < maxRounds; round++) {
+    const empty = boxIsEmpty(await pane.ansi());
+    if (empty !== false) return empty === true;
+    await pane.keys('C-u');
+    await sleep(60);
+    if (boxIsEmpty(await pane.ansi()) === false) await pane.keys('BSpace');
+    await sleep(60);
+  }
+  return boxIsEmpty(await pane.ansi()) === true;
+}
+
+/**
+ * Types a prepared message and submits it. The caller has just seen the pane `ready` or `busy`
+ * and holds the pane, so nothing else types in between.
+ */
+export async function typeMessage(pane: Pane, text: string, settleMs: number): Promise<void> {
+  await pane.tmux.leaveCopyMode(pane.name);
+  await clearInputBox(pane);
+  await pane.tmux.pasteChunked(pane.name, text);
+  await sleep(settleMs);
+  await pane.keys('Enter');
+}

@@ -1,0 +1,219 @@
+/**
+ * The pane's life: spawned on demand (a fresh --session-id, or --resume when the session's
+ * transcript exists), polled while it lives (fast while work is in flight, slowly when idle),
+ * its transcript tailed, its death noticed (`#{pane_dead}`: a killed pane can look idle), and
+ * its tmux session killed by exact name. All typing goes through one chain, so keys from two
+ * callers never interleave.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { RudderError } from '../../errors.js';
+import type { Logger } from '../../ops/logger.js';
+import { alive } from '../../ops/proc.js';
+import { DEFAULT_KILL_GRACE_MS } from '../claude/launch.js';
+import { bootPane, screenExcerpt, spawnPane } from './pane-process.js';
+import { sleep, type Pane, type PaneLook } from './pane.js';
+import { TIMING, paneName, type TmuxLaunch } from './tmux-launch.js';
+import { Tmux } from './tmux.js';
+import type { TranscriptEntry } from './transcript-entries.js';
+import { TranscriptTail, claudeConfigDir, fileSize, transcriptPath } from './transcript.js';
+
+export interface PaneHostHooks {
+  /** New transcript entries, in order. */
+  entries(entries: TranscriptEntry[]): void;
+  /** A fresh look at the pane while work is in flight. */
+  looked(look: PaneLook): void;
+  /** The pane's program died on its own (not stopped by Rudder). */
+  died(detail: string): void;
+  /** Work is in flight: poll fast and look at the pane. */
+  busy(): boolean;
+}
+
+export class PaneHost {
+  readonly name: string;
+  readonly tmux: Tmux;
+  readonly configDir: string;
+  pane: Pane | undefined;
+  pid: number | undefined;
+  live = false;
+  dead = false;
+  sid: string | undefined;
+  model: string | undefined;
+  private sidPersisted: boolean;
+  private spawning: Promise<void> | undefined;
+  private tail: TranscriptTail | undefined;
+  private poller: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private closed = false;
+  private chain: Promise<unknown> = Promise.resolve();
+  /** The kill of a dead pane's tmux session, still in progress. */
+  private reaping: Promise<void> | undefined;
+
+  constructor(
+    private readonly launch: TmuxLaunch,
+    private readonly log: Logger,
+    private readonly hooks: PaneHostHooks,
+  ) {
+    this.name = paneName(launch.conversationId);
+    this.tmux = new Tmux({ name: launch.tmux.socket });
+    this.configDir = claudeConfigDir(launch.env);
+    this.sid = launch.sessionId;
+    this.sidPersisted = !!launch.sessionId;
+    this.model = launch.model;
+  }
+
+  starting(): boolean {
+    return this.spawning !== undefined;
+  }
+
+  /** Runs fn while holding the pane: one typist at a time. */
+  withPane<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A live pane at an idle input box; spawns (or respawns with --resume) when there is none. */
+  ensureLive(context: Record<string, unknown>): Promise<void> {
+    if (this.live) return Promise.resolve();
+    if (this.closed) return Promise.reject(new RudderError('AGENT_STOPPED', undefined, context));
+    this.spawning ??= this.spawn(context).finally(() => (this.spawning = undefined));
+    return this.spawning;
+  }
+
+  private async spawn(context: Record<string, unknown>): Promise<void> {
+    await this.reaping;
+    const known = this.sid ? transcriptPath(this.configDir, this.launch.cwd, this.sid) : undefined;
+    const resume = known && fs.existsSync(known) ? this.sid : undefined;
+    if (this.sid && !resume) this.log.warn({ sessionId: this.sid }, 'the saved session has no transcript here; starting a new session');
+    if (!resume) (this.sid = randomUUID()), (this.sidPersisted = false);
+    const { pane, pid } = await spawnPane({ tmux: this.tmux, name: this.name, launch: this.launch, model: this.model, resume, newSessionId: resume ? undefined : this.sid });
+    Object.assign(this, { pane, pid, live: true, dead: false });
+    if (this.closed) {
+      // Stopped while the pane was being created: it must not outlive the session.
+      await this.kill('stopped while starting');
+      throw new RudderError('AGENT_STOPPED', undefined, context);
+    }
+    this.launch.tracker?.started(pid, `tmux ${this.name}`);
+    this.log.info({ pid, resume: resume ?? null, sessionId: this.sid }, 'agent pane started');
+    const file = transcriptPath(this.configDir, this.launch.cwd, this.sid!);
+    this.tail = new TranscriptTail(file, resume ? fileSize(file) : 0);
+    try {
+      await bootPane(pane, { apiKey: this.launch.env.ANTHROPIC_API_KEY, bypass: this.launch.permissionMode === 'bypassPermissions', addDirs: [this.launch.tmux.messageDir], home: this.launch.env.HOME }, this.log, { resuming: !!resume, context: { ...context, pid } });
+    } catch (err) {
+      if ((err as RudderError).code === 'AGENT_SESSION_NOT_FOUND') this.sid = undefined;
+      await this.kill('the pane did not start');
+      throw err;
+    }
+    this.startPolling();
+  }
+
+  /** Persists the session id once its transcript exists (resuming an id without one would fail). */
+  persistSessionId(force = false): void {
+    if (!this.sid || (this.sidPersisted && !force)) return;
+    try {
+      this.launch.onSessionId?.(this.sid);
+      this.sidPersisted = true;
+    } catch (err) {
+      this.log.error({ err }, 'persisting the session id failed');
+    }
+  }
+
+  /** The TUI moved to another session (/clear): follow its transcript from the start. */
+  switchSession(next: string): void {
+    this.sid = next;
+    this.tail?.switchTo(transcriptPath(this.configDir, this.launch.cwd, next), 0);
+    this.persistSessionId(true);
+  }
+
+  forgetSession(): void {
+    this.sid = undefined;
+    this.sidPersisted = false;
+  }
+
+  readTranscript(): void {
+    const tail = this.tail;
+    if (!tail || !this.sid) return;
+    // The derived path can miss (long cwd): look again until the file shows up.
+    if (!fs.existsSync(tail.path())) {
+      const found = transcriptPath(this.configDir, this.launch.cwd, this.sid);
+      if (found !== tail.path() && fs.existsSync(found)) tail.switchTo(found, 0);
+    }
+    const entries = tail.read();
+    if (entries.length) this.hooks.entries(entries);
+  }
+
+  startPolling(): void {
+    if (this.poller || !this.live || this.closed) return;
+    const loop = () => {
+      this.poller = setTimeout(() => void this.tick().finally(() => this.poller && loop()), this.hooks.busy() ? TIMING.pollMs : TIMING.idlePollMs);
+      this.poller.unref();
+    };
+    loop();
+  }
+
+  stopPolling(): void {
+    clearTimeout(this.poller);
+    this.poller = undefined;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking || !this.live || !this.pane) return;
+    this.ticking = true;
+    try {
+      this.readTranscript();
+      const busy = this.hooks.busy();
+      const look = busy ? await this.pane.look() : undefined;
+      const info = look?.info ?? (await this.tmux.paneInfo(this.name));
+      if (info.dead) {
+        const text = look?.text ?? (await this.tmux.capturePane(this.name).catch(() => ''));
+        const how = info.deadSignal ? `signal ${info.deadSignal}` : `status ${info.deadStatus ?? '?'}`;
+        this.readTranscript();
+        return this.onDeath(`the agent's terminal program exited (${how}); last screen: ${screenExcerpt(text)}`);
+      }
+      if (look) this.hooks.looked(look);
+    } catch (err) {
+      // list-panes fails once the tmux session is gone: that is a death too.
+      if (this.live && !(await this.tmux.hasSession(this.name).catch(() => true))) this.onDeath('the tmux session of the agent is gone');
+      else this.log.debug({ err: (err as Error).message }, 'pane poll failed; trying again');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private onDeath(detail: string): void {
+    if (!this.live) return;
+    this.live = false;
+    this.dead = true;
+    this.stopPolling();
+    this.log.warn({ pid: this.pid, detail }, 'agent pane died; the next message respawns it with --resume');
+    if (this.pid !== undefined) this.launch.tracker?.exited(this.pid);
+    this.hooks.died(detail);
+    // Its last screen is in the log: nothing is left behind. A respawn waits for this first.
+    this.reaping = this.tmux.killSession(this.name).then(() => undefined, () => undefined);
+  }
+
+  /** Kills the tmux session by its exact name and waits for the program to exit (SIGKILL after the grace). */
+  async kill(reason: string, forGood = false): Promise<void> {
+    if (forGood) this.closed = true;
+    this.stopPolling();
+    const pid = this.pid;
+    const wasLive = this.live;
+    this.live = false;
+    this.log.info({ pid, reason }, 'killing the agent pane');
+    await this.tmux.killSession(this.name).catch((err: Error) => this.log.warn({ err: err.message }, 'tmux kill-session failed'));
+    if (pid !== undefined && wasLive) {
+      const end = Date.now() + (this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      while (alive(pid) && Date.now() < end) await sleep(50);
+      if (alive(pid)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone meanwhile
+        }
+      }
+      this.launch.tracker?.exited(pid);
+    }
+    if (forGood) this.tail?.close();
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The TUI's own commands (/clear, /model), typed only into an idle input box and checked
+ * afterwards: the command's effect must show (a new session id, the command in the transcript).
+ */
+import { RudderError } from '../../errors.js';
+import { boxIsEmpty, clearInputBox } from './injection.js';
+import { readMenu, selectOption } from './menus.js';
+import { sleep, type Pane } from './pane.js';
+
+export interface SlashCommandRun {
+  pane: Pane;
+  /** Runs a step while holding the pane. */
+  withPane: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** How long to wait for an idle box before giving up. */
+  readyTimeoutMs: number;
+  /** Whether the command took effect (polled after Enter). */
+  took: () => boolean;
+  /** The option to choose when the command asks to confirm itself (/model: "Switch model?"). */
+  confirm?: RegExp;
+  context: Record<string, unknown>;
+}
+
+const TOOK_TIMEOUT_MS = 10_000;
+const ENTER_RETRY_MS = 2_500;
+
+export async function runSlashCommand(command: string, run: SlashCommandRun): Promise<void> {
+  const deadline = Date.now() + run.readyTimeoutMs;
+  for (;;) {
+    const typed = await run.withPane(async () => {
+      const look = await run.pane.look();
+      if (look.verdict !== 'ready') return false;
+      await run.pane.tmux.leaveCopyMode(run.pane.name);
+      await clearInputBox(run.pane);
+      await run.pane.tmux.sendKeysLiteral(run.pane.name, command);
+      // The completion list opens over the box; Enter runs the command as typed.
+      await sleep(400);
+      await run.pane.keys('Enter');
+      return true;
+    });
+    if (typed) break;
+    if (Date.now() >= deadline) throw new RudderError('AGENT_NOT_READY', `${command} was not typed: the terminal did not show an idle input box.`, run.context);
+    await sleep(300);
+  }
+  const end = Date.now() + TOOK_TIMEOUT_MS;
+  let nextEnter = Date.now() + ENTER_RETRY_MS;
+  while (!run.took()) {
+    if (Date.now() >= end) throw new RudderError('AGENT_UNDELIVERED', `${command} was typed but did not take effect in the terminal.`, run.context);
+    if (Date.now() >= nextEnter) {
+      nextEnter = Date.now() + ENTER_RETRY_MS;
+      // The Enter was eaten: the command still sits in an idle box (never pressed at a menu).
+      await run.withPane(async () => {
+        const look = await run.pane.look();
+        if (look.verdict === 'ready' && boxIsEmpty(await run.pane.ansi()) === false) await run.pane.keys('Enter');
+      });
+    }
+    const confirm = run.confirm;
+    if (confirm) {
+      // The person asked for this command: its own confirmation is answered, by the option's text.
+      const look = await run.pane.look();
+      const menu = look.verdict === 'menu' ? readMenu(look.text) : undefined;
+      if (menu?.options.some((o) => confirm.test(o.label))) await run.withPane(() => selectOption(run.pane, { match: (o) => confirm.test(o.label), signature: menu.signature }));
+    }
+    await sleep(150);
+  }
+  await run.pane.waitFor((l) => l.verdict === 'ready', run.readyTimeoutMs);
+}

@@ -1,0 +1,60 @@
+/** Everything the tmux backend needs per conversation: the Claude launch plus the pane's settings. */
+import { createHash } from 'node:crypto';
+import type { ClaudeLaunch } from '../claude/launch.js';
+
+export interface TmuxSettings {
+  /** The tmux server: `tmux -L <socket>`. */
+  socket: string;
+  width: number;
+  height: number;
+  /** Messages longer than this (UTF-8 bytes) are saved to a file and a reference is typed. */
+  pasteFileThresholdBytes: number;
+  /** Where those files go; the agent is allowed to read it (--add-dir). */
+  messageDir: string;
+  /** How long a message waits for the pane to accept input before the person is told. */
+  readyTimeoutMs: number;
+  /** Extra Enter presses when a typed message does not show up in the transcript. */
+  arrivalRetries: number;
+  /** How long each delivery attempt waits for the transcript. */
+  arrivalTimeoutMs: number;
+  /** Tool uses approved without asking: `Tool` or `Tool(exact)` / `Tool(prefix*)`. Empty: ask for every one. */
+  autoAllow: string[];
+}
+
+export interface TmuxLaunch extends ClaudeLaunch {
+  tmux: TmuxSettings;
+}
+
+export const TMUX_DEFAULTS = {
+  socket: 'rudder',
+  width: 200,
+  height: 50,
+  pasteFileThresholdBytes: 32 * 1024,
+  readyTimeoutMs: 30_000,
+  arrivalRetries: 3,
+  arrivalTimeoutMs: 5_000,
+} as const;
+
+/** Timings of the pane dialogue, measured on 2.1.332 (keys sent during the first frames are lost). */
+export const TIMING = {
+  /** Poll while a turn runs. */
+  pollMs: 200,
+  /** Poll while idle: is the pane still alive, did someone type into it? */
+  idlePollMs: 2_000,
+  /** The input box must have been shown this long before the first keys. */
+  bootSettleMs: 1_000,
+  /** Between the paste and Enter. */
+  enterSettleMs: 400,
+  /** A menu must stay on screen this long before it is relayed (transient frames are not). */
+  menuStableMs: 700,
+  /** With no end marker in the transcript: ready and quiet this long ends the turn. */
+  quietEndMs: 3_000,
+  bootTimeoutMs: 60_000,
+} as const;
+
+/** The tmux session name of a conversation: readable, exact-target safe, unique per conversation id. */
+export function paneName(conversationId: string): string {
+  const slug = conversationId.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 40);
+  const hash = createHash('sha256').update(conversationId).digest('hex').slice(0, 8);
+  return `rudder-${slug}-${hash}`;
+}

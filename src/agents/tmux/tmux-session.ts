@@ -1,0 +1,320 @@
+/**
+ * The interactive backend: Claude Code's TUI in a detached tmux session, one per conversation.
+ * Typing happens only when the pane classifier says the box takes input (ready; busy for a steer,
+ * which the TUI queues into the running turn), never into a menu or a booting screen. What counts
+ * is the transcript: a message is delivered when it shows there, replies are read from its
+ * assistant entries as they are written, and a turn ends at its end marker (turn_duration, an API
+ * error, an interrupt marker), or, lacking one, when the pane is idle and the transcript quiet.
+ *
+ *   pane life   pane-host.ts, pane-process.ts (spawn, dialogs)   delivery   deliver.ts, typing.ts,
+ *   attribution turn-tracker.ts, tmux-turn.ts                     injection.ts, arrival.ts
+ *   menus       menu-watch.ts, menus.ts, permission-relay.ts      /stop      interrupt.ts
+ *   /clear, /model  command-queue.ts, slash-commands.ts
+ */
+import { RudderError, asRudderError } from '../../errors.js';
+import type { Logger } from '../../ops/logger.js';
+import { TurnLock } from '../common/turn-lock.js';
+import { DEFAULT_INTERRUPT_GRACE_MS, DEFAULT_TURN_TIMEOUT_MS } from '../claude/launch.js';
+import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
+import { CommandQueue } from './command-queue.js';
+import { Deliverer } from './deliver.js';
+import { prepareMessage, type PreparedMessage } from './injection.js';
+import { interruptTurn } from './interrupt.js';
+import { MenuWatch } from './menu-watch.js';
+import { PaneHost } from './pane-host.js';
+import type { PaneLook } from './pane.js';
+import { runSlashCommand, type SlashCommandRun } from './slash-commands.js';
+import { TIMING, type TmuxLaunch } from './tmux-launch.js';
+import type { TmuxTurn } from './tmux-turn.js';
+import type { TranscriptEntry } from './transcript-entries.js';
+import { sessionOfPid } from './transcript.js';
+import { armTurnTimeout } from './turn-timeout.js';
+import { TurnTracker, type Delivery } from './turn-tracker.js';
+
+/** Named states of the pane, for logs and status; recovery from any of them is explicit. */
+export type TmuxPhase = 'not-started' | 'starting' | 'idle' | 'working' | 'asking-person' | 'dead' | 'stopped';
+
+export class ClaudeTmuxSession implements AgentSession {
+  readonly backend = 'claude-tmux' as const;
+  readonly capabilities: Capabilities = { steer: 'native', interrupt: true, resume: true };
+  readonly conversationId: string;
+
+  private readonly launch: TmuxLaunch;
+  private readonly log: Logger;
+  private readonly lock = new TurnLock();
+  private readonly host: PaneHost;
+  private readonly tracker: TurnTracker;
+  private readonly menus: MenuWatch;
+  private stopped = false;
+  private lastLook: PaneLook | undefined;
+  /** Since when the pane has shown `ready` without a break (undefined: not ready now). */
+  private readySince: number | undefined;
+  private readonly commands: CommandQueue;
+  private readonly deliverer: Deliverer;
+  /** Slash-command entries seen in the transcript: how a command is seen to take effect. */
+  private readonly commandTexts: string[] = [];
+
+  constructor(launch: TmuxLaunch) {
+    this.launch = launch;
+    this.conversationId = launch.conversationId;
+    this.log = launch.logger.child({ conversationId: launch.conversationId, backend: this.backend });
+    this.tracker = new TurnTracker({
+      sessionId: () => this.host.sid,
+      context: () => this.context(),
+      turnStarted: (t) => this.armTimer(t),
+      turnEnded: (t) => this.onTurnEnded(t),
+    });
+    this.host = new PaneHost(launch, this.log, {
+      entries: (e) => this.onEntries(e),
+      looked: (l) => this.onLook(l),
+      died: (detail) => this.onDeath(detail),
+      busy: () => this.tracker.inFlight(),
+    });
+    this.commands = new CommandQueue(() => this.tracker.inFlight(), () => this.stopped);
+    this.deliverer = new Deliverer({
+      launch,
+      host: this.host,
+      tracker: this.tracker,
+      lock: this.lock,
+      log: this.log,
+      stopped: () => this.stopped,
+      context: () => this.context(),
+      observe: (look) => this.onLook(look),
+      commandsFirst: () => this.commands.drain(),
+    });
+    this.menus = new MenuWatch({
+      pane: () => (this.host.live ? this.host.pane : undefined),
+      withPane: (fn) => this.host.withPane(fn),
+      refresh: () => this.host.readTranscript(),
+      autoAllow: launch.tmux.autoAllow,
+      readyTimeoutMs: launch.tmux.readyTimeoutMs,
+      log: this.log,
+    });
+  }
+
+  /** The tmux session name (`tmux -L <socket> attach -t =<name>` to watch it). */
+  get paneName(): string {
+    return this.host.name;
+  }
+
+  sessionId(): string | undefined {
+    return this.host.sid;
+  }
+
+  pid(): number | undefined {
+    return this.host.live ? this.host.pid : undefined;
+  }
+
+  state(): SessionState {
+    if (this.stopped) return 'stopped';
+    if (this.tracker.inFlight()) return 'busy';
+    return this.host.dead ? 'dead' : 'idle';
+  }
+
+  phase(): TmuxPhase {
+    if (this.stopped) return 'stopped';
+    if (this.host.starting()) return 'starting';
+    if (this.host.dead && !this.tracker.inFlight()) return 'dead';
+    if (!this.host.live) return 'not-started';
+    if (this.menus.waiting()) return 'asking-person';
+    return this.tracker.inFlight() ? 'working' : 'idle';
+  }
+
+  lastActiveAt(): number {
+    return this.tracker.lastActive;
+  }
+
+  steeredCount(): number {
+    return this.tracker.steeredTotal;
+  }
+
+  currentTurn(): Turn | undefined {
+    return this.tracker.current;
+  }
+
+  onTurn(listener: (turn: Turn) => void): () => void {
+    this.tracker.turnListeners.add(listener);
+    return () => void this.tracker.turnListeners.delete(listener);
+  }
+
+  startTurn(input: TurnInput): Turn {
+    return this.lock.run(() => {
+      if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, this.context());
+      if (this.tracker.inFlight()) throw new RudderError('AGENT_BUSY', undefined, this.context());
+      return this.beginLocked(input.inputs);
+    });
+  }
+
+  steer(input: UserInput): SteerPromise {
+    const now = this.lock.run((): SteerResult | { blocked: string } | Delivery => {
+      if (this.stopped) return { outcome: 'process-dead' };
+      if (!this.tracker.inFlight()) return { outcome: 'ran-as-turn', turn: this.beginLocked([input]) };
+      const blocked = this.steerBlocker();
+      if (blocked) return { blocked };
+      let msg: PreparedMessage;
+      try {
+        msg = this.prepare([input]);
+      } catch (err) {
+        return { blocked: `the message could not be prepared (${(err as Error).message})` };
+      }
+      const d = this.delivery(msg, [input.id], 'steer');
+      void this.deliverer.steer(d, msg);
+      return d;
+    });
+    if ('blocked' in now) return steerPromise(Promise.resolve({ outcome: 'process-dead' }), false, now.blocked);
+    if ('outcome' in now) return steerPromise(Promise.resolve(now), now.outcome !== 'process-dead');
+    return steerPromise(new Promise<SteerResult>((resolve, reject) => (now.settle = { resolve, reject })), true);
+  }
+
+  /** Escape, then checks the pane left busy; a pane that stays busy has its process stopped (the next turn resumes). */
+  interrupt(opts: { cancelQueued?: boolean } = {}): Promise<void> {
+    const graceMs = this.launch.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
+    return interruptTurn({ host: this.host, tracker: this.tracker, lock: this.lock, log: this.log, graceMs, context: () => this.context() }, opts);
+  }
+
+  answerPermission(requestId: string, decision: PermissionDecision): boolean {
+    return this.host.live && this.menus.answer(requestId, decision);
+  }
+
+  /** Clears the context with the TUI's /clear once no turn runs; the new session id is persisted. */
+  clearContext(): Promise<void> {
+    return this.commands.add(async () => {
+      const pid = this.host.pid;
+      if (!this.host.live || pid === undefined) return this.host.forgetSession();
+      const before = sessionOfPid(this.host.configDir, pid) ?? this.host.sid;
+      await runSlashCommand('/clear', this.slashRun(() => (sessionOfPid(this.host.configDir, pid) ?? before) !== before));
+      this.host.switchSession(sessionOfPid(this.host.configDir, pid)!);
+      this.log.info({ sessionId: this.host.sid }, 'context cleared with /clear');
+    });
+  }
+
+  /** Switches the model with the TUI's /model once no turn runs; a later respawn uses it too. */
+  setModel(model: string | undefined): Promise<void> {
+    this.host.model = model ?? this.launch.model;
+    return this.commands.add(async () => {
+      if (!this.host.live) return;
+      const seen = this.commandTexts.length;
+      const name = this.host.model ?? 'default';
+      const took = () => (this.host.readTranscript(), this.commandTexts.slice(seen).some((t) => t.includes('Set model to')));
+      await runSlashCommand(`/model ${name}`, { ...this.slashRun(took), confirm: /^yes, switch\b/i });
+      this.log.info({ model: name }, 'model switched with /model');
+    });
+  }
+
+  async stop(reason: string): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.lock.run(() => {
+      const turn = this.tracker.current;
+      if (turn) this.tracker.fail(turn, new RudderError('AGENT_STOPPED', reason, { ...this.context(), unanswered: turn.inputIds() }));
+      for (const d of [...this.tracker.deliveries.values()]) this.tracker.drop(d, new RudderError('AGENT_STOPPED', reason, { ...this.context(), unanswered: d.inputIds }));
+      this.menus.clear();
+    });
+    await this.host.kill(reason, true);
+  }
+
+  // ---- turns and deliveries ----
+
+  private context(): Record<string, unknown> {
+    return { conversationId: this.conversationId, pid: this.host.pid, pane: this.host.name };
+  }
+
+  private prepare(inputs: UserInput[]): PreparedMessage {
+    return prepareMessage(inputs, { thresholdBytes: this.launch.tmux.pasteFileThresholdBytes, fileDir: this.launch.tmux.messageDir });
+  }
+
+  private delivery(msg: PreparedMessage, inputIds: string[], kind: Delivery['kind']): Delivery {
+    const d: Delivery = { marker: msg.marker, inputIds, kind, writtenDuring: kind === 'steer' ? this.tracker.current : undefined, turn: undefined, arrived: false, queued: false };
+    this.tracker.deliveries.set(d.marker, d);
+    return d;
+  }
+
+  private beginLocked(inputs: UserInput[]): TmuxTurn {
+    let msg: PreparedMessage;
+    try {
+      msg = this.prepare(inputs);
+    } catch (err) {
+      // The long-message file could not be written: the turn fails as undelivered and the lane keeps it owed.
+      const turn = this.tracker.begin(inputs.map((i) => i.id));
+      this.tracker.fail(turn, asRudderError(err, 'AGENT_UNDELIVERED', { ...this.context(), unanswered: turn.inputIds() }));
+      return turn;
+    }
+    const d = this.delivery(msg, inputs.map((i) => i.id), 'turn');
+    const turn = this.tracker.begin(d.inputIds, d);
+    void this.deliverer.turn(turn, d, msg);
+    return turn;
+  }
+
+  /** A steer is not typed while the terminal cannot take it, or before the turn's own message is in. */
+  private steerBlocker(): string | undefined {
+    if (this.menus.waiting()) return 'the agent terminal shows a question waiting for your answer';
+    const turn = this.tracker.current;
+    if (turn && !turn.arrived) return 'the previous message is still being delivered to the agent terminal';
+    const v = this.lastLook?.verdict;
+    if (v === 'menu') return 'the agent terminal shows a menu';
+    if (v === 'not-ready') return 'the agent terminal is not ready for input';
+    return undefined;
+  }
+
+  // ---- what the pane and its transcript say ----
+
+  private onEntries(entries: TranscriptEntry[]): void {
+    for (const e of entries) if (e.kind === 'command') this.commandTexts.push(e.text.slice(0, 300));
+    this.lock.run(() => this.tracker.route(entries));
+    if (entries.some((e) => e.kind === 'prompt' || e.kind === 'queue')) this.host.persistSessionId();
+  }
+
+  private onLook(look: PaneLook): void {
+    this.lastLook = look;
+    this.readySince = look.verdict === 'ready' ? (this.readySince ?? Date.now()) : undefined;
+    const turn = this.tracker.current;
+    this.menus.observe(look, turn);
+    // No end marker (an unknown way to end a turn): the pane idle and the transcript quiet for a while, nothing queued.
+    const now = Date.now();
+    const quiet = turn?.arrived && this.readySince !== undefined && now - this.readySince > TIMING.quietEndMs && now - turn.lastEntryAt > TIMING.quietEndMs;
+    if (turn && quiet && !this.menus.waiting() && ![...this.tracker.deliveries.values()].some((d) => !d.turn)) {
+      this.log.info({ turnId: turn.id }, 'turn ended without an end marker: the pane is idle and the transcript quiet');
+      this.lock.run(() => this.tracker.finish(turn, turn.interruptRequested ? { kind: 'interrupted', reason: 'interrupted' } : { kind: 'done', reason: 'pane_idle' }));
+    }
+  }
+
+  private onDeath(detail: string): void {
+    this.lock.run(() => {
+      const turn = this.tracker.current;
+      if (turn) this.tracker.fail(turn, new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: turn.inputIds() }));
+      for (const d of [...this.tracker.deliveries.values()]) this.tracker.drop(d, new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: d.inputIds }));
+      this.menus.clear();
+    });
+  }
+
+  private armTimer(turn: TmuxTurn): void {
+    const timeoutMs = this.launch.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
+    armTurnTimeout(turn, {
+      timeoutMs,
+      menuWaiting: () => this.menus.waiting(),
+      neverTyped: (t) => {
+        this.log.warn({ timeoutMs, phase: this.phase() }, 'turn timeout before the message reached the agent');
+        const error = new RudderError('AGENT_NOT_READY', `The terminal did not take the message within ${Math.round(timeoutMs / 1000)} s.`, { ...this.context(), unanswered: t.inputIds() });
+        this.lock.run(() => this.tracker.fail(t, error));
+      },
+      expired: () => {
+        this.log.warn({ timeoutMs }, 'turn timeout: interrupting');
+        void this.interrupt();
+      },
+    });
+    this.host.startPolling();
+  }
+
+  private onTurnEnded(turn: TmuxTurn): void {
+    clearTimeout(turn.timer);
+    this.menus.forgetTurn(turn);
+    if (turn.arrived) this.host.persistSessionId(true);
+    queueMicrotask(() => void this.commands.drain());
+  }
+
+  // ---- slash commands, between turns ----
+
+  private slashRun(took: () => boolean): SlashCommandRun {
+    return { pane: this.host.pane!, withPane: (fn) => this.host.withPane(fn), readyTimeoutMs: this.launch.tmux.readyTimeoutMs, took, context: this.context() };
+  }
+}

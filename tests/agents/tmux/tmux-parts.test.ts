@@ -1,0 +1,204 @@
+/**
+ * The pure parts of the claude-tmux backend: transcript entries and tailing, menus read off real
+ * pane captures (tests/fixtures/panes), dialogs, the permission relay, message preparation.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tuiArgs } from '../../../src/agents/tmux/args.js';
+import { identifyDialog } from '../../../src/agents/tmux/dialogs.js';
+import { boxIsEmpty, prepareMessage } from '../../../src/agents/tmux/injection.js';
+import { readMenu } from '../../../src/agents/tmux/menus.js';
+import { autoAllowed, decisionIndex, isPermissionMenu, menuRequest } from '../../../src/agents/tmux/permission-relay.js';
+import { paneName } from '../../../src/agents/tmux/tmux-launch.js';
+import { parseTranscriptLine, unwrapPasted } from '../../../src/agents/tmux/transcript-entries.js';
+import { TranscriptTail, projectDirName, sessionOfPid, transcriptPath } from '../../../src/agents/tmux/transcript.js';
+import { tempDir } from '../../support/claude-rig.js';
+
+const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/panes');
+const pane = (name: string, size = '200x50') => fs.readFileSync(path.join(FIXTURES, size, `${name}.txt`), 'utf8');
+const ansi = (name: string, size = '200x50') => fs.readFileSync(path.join(FIXTURES, size, `${name}.ansi.txt`), 'utf8');
+const line = (o: object) => JSON.stringify(o);
+
+describe('transcript entries (shapes written by 2.1.332)', () => {
+  it('reads prompts, tool results, interrupt markers, replies, turn ends and queue operations', () => {
+    expect(parseTranscriptLine(line({ type: 'user', message: { role: 'user', content: 'hi' }, uuid: 'u1', promptSource: 'typed' }))).toEqual({ kind: 'prompt', uuid: 'u1', text: 'hi', source: 'typed' });
+    expect(parseTranscriptLine(line({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't1', content: 'done', is_error: false }] } }))).toEqual({ kind: 'tool-result', toolUseId: 't1', isError: false, excerpt: 'done' });
+    expect(parseTranscriptLine(line({ type: 'user', message: { content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] } }))).toEqual({ kind: 'interrupted', forToolUse: true });
+    expect(parseTranscriptLine(line({ type: 'user', isMeta: true, message: { content: '<local-command-caveat>…' } }))).toMatchObject({ kind: 'command' });
+    expect(parseTranscriptLine(line({ type: 'user', message: { content: '<command-name>/clear</command-name>' } }))).toMatchObject({ kind: 'command' });
+    const reply = parseTranscriptLine(line({ type: 'assistant', message: { id: 'msg1', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 3, output_tokens: 2 } } }));
+    expect(reply).toEqual({ kind: 'assistant', messageId: 'msg1', blocks: [{ type: 'text', text: 'ok' }], apiError: undefined, usage: { inputTokens: 3, outputTokens: 2, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } });
+    expect(parseTranscriptLine(line({ type: 'assistant', isApiErrorMessage: true, error: 'server_error', message: { id: 'm', content: [{ type: 'text', text: 'API Error: 500' }] } }))).toMatchObject({ apiError: 'server_error' });
+    expect(parseTranscriptLine(line({ type: 'system', subtype: 'turn_duration', durationMs: 263 }))).toEqual({ kind: 'turn-end', durationMs: 263 });
+    expect(parseTranscriptLine(line({ type: 'queue-operation', operation: 'remove', content: 'x', reason: 'absorbed_mid_turn' }))).toEqual({ kind: 'queue', operation: 'remove', content: 'x', reason: 'absorbed_mid_turn' });
+  });
+
+  it('is total: blank, malformed, non-object and subagent lines never throw', () => {
+    expect(parseTranscriptLine('   ')).toBeUndefined();
+    expect(parseTranscriptLine('{"type":')).toEqual({ kind: 'other', type: 'malformed' });
+    expect(parseTranscriptLine('[1,2]')).toEqual({ kind: 'other', type: 'not-an-object' });
+    expect(parseTranscriptLine(line({ type: 'assistant', isSidechain: true, message: { content: [{ type: 'text', text: 'sub' }] } }))).toEqual({ kind: 'other', type: 'assistant' });
+    expect(parseTranscriptLine(line({ type: 'user', message: null }))).toMatchObject({ kind: 'prompt', text: '' });
+  });
+
+  it('unwraps the <pasted_content> the TUI puts around a large paste', () => {
+    expect(unwrapPasted('\n\n<pasted_content id="14c6">\na\nb\n</pasted_content id="14c6">\n')).toBe('a\nb');
+    expect(unwrapPasted('plain text')).toBe('plain text');
+  });
+});
+
+describe('transcript files', () => {
+  it('derives the project dir from the cwd: every character outside [A-Za-z0-9] becomes "-"', () => {
+    expect(projectDirName('/tmp/rx.dot_under-1/sub.dir')).toBe('-tmp-rx-dot-under-1-sub-dir');
+  });
+
+  it('finds a transcript in another project dir when the derived name misses', () => {
+    const config = tempDir('cfg');
+    fs.mkdirSync(path.join(config, 'projects', 'shortened-name'), { recursive: true });
+    fs.writeFileSync(path.join(config, 'projects', 'shortened-name', 's1.jsonl'), '');
+    expect(transcriptPath(config, '/some/long/cwd', 's1')).toBe(path.join(config, 'projects', 'shortened-name', 's1.jsonl'));
+    expect(transcriptPath(config, '/a/b', 'none')).toBe(path.join(config, 'projects', '-a-b', 'none.jsonl'));
+  });
+
+  it('tails only complete lines, keeps a character cut between reads, and starts over when the file is replaced', () => {
+    const file = path.join(tempDir('tail'), 't.jsonl');
+    fs.writeFileSync(file, '');
+    const tail = new TranscriptTail(file);
+    const full = line({ type: 'user', message: { content: 'héllo ❯' }, uuid: 'u' });
+    const bytes = Buffer.from(`${full}\n`);
+    fs.appendFileSync(file, bytes.subarray(0, 30));
+    expect(tail.read()).toEqual([]);
+    fs.appendFileSync(file, bytes.subarray(30));
+    expect(tail.read()).toEqual([{ kind: 'prompt', uuid: 'u', text: 'héllo ❯', source: undefined }]);
+    expect(tail.read()).toEqual([]);
+    fs.writeFileSync(file, `${line({ type: 'system', subtype: 'turn_duration', durationMs: 1 })}\n`);
+    expect(tail.read()).toEqual([{ kind: 'turn-end', durationMs: 1 }]);
+    tail.close();
+  });
+
+  it('reads the session a live process is on from sessions/<pid>.json', () => {
+    const config = tempDir('cfg');
+    fs.mkdirSync(path.join(config, 'sessions'));
+    fs.writeFileSync(path.join(config, 'sessions', '42.json'), line({ pid: 42, sessionId: 'abc' }));
+    expect(sessionOfPid(config, 42)).toBe('abc');
+    expect(sessionOfPid(config, 43)).toBeUndefined();
+  });
+});
+
+describe('menus read off real captures', () => {
+  it('reads a numbered permission prompt: question, options, highlight', () => {
+    const m = readMenu(pane('permission-prompt--manual-mode-bash-touch'))!;
+    expect(m.question).toBe('Do you want to proceed?');
+    expect(m.options.map((o) => o.number)).toEqual([1, 2, 3, 4]);
+    expect(m.options[0]!.label).toBe('Yes');
+    expect(m.options[3]!.label).toBe('No');
+    expect(m.highlighted).toBe(0);
+    expect(m.body).toContain('touch probe.txt');
+    expect(isPermissionMenu(m)).toBe(true);
+  });
+
+  it('joins an option wrapped at 80 columns', () => {
+    const m = readMenu(pane('permission-prompt--manual-mode-bash-touch', '80x24'))!;
+    expect(m.options).toHaveLength(4);
+    expect(m.options[1]!.label).toMatch(/^Yes, and always allow access to \/tmp\/\S+ from this project$/);
+  });
+
+  it('reads unnumbered dialogs and where the highlight is', () => {
+    expect(readMenu(pane('trust-dialog--fresh-home-untrusted-cwd'))).toMatchObject({ options: [{ label: 'No, exit' }, { label: 'Yes, I trust this folder' }], highlighted: 0 });
+    expect(readMenu(pane('trust-dialog--highlight-moved-to-trust'))!.highlighted).toBe(1);
+    expect(readMenu(pane('api-key-dialog--key-not-approved-in-home'))).toMatchObject({ options: [{ label: 'Yes' }, { label: 'No (recommended)' }], highlighted: 1 });
+    expect(readMenu(pane('bypass-warning--dangerously-skip-permissions-not-accepted'))!.options.map((o) => o.label)).toEqual(['No, exit', 'Yes, I accept']);
+  });
+
+  it('reads other menus as menus, not permission prompts', () => {
+    const plan = readMenu(pane('plan-exit-menu--plan-mode-exitplanmode-call'))!;
+    expect(plan.options.map((o) => o.number)).toEqual([1, 2, 3]);
+    expect(isPermissionMenu(plan)).toBe(false);
+    expect(readMenu(pane('model-picker--slash-model-entered'))!.options).toHaveLength(5);
+  });
+
+  it('finds no menu on an idle pane or in a history echo', () => {
+    for (const f of ['idle-manual--started-permission-mode-manual', 'idle-after-turn--reply-finished-1-5s-ago', 'tool-running--bash-sleep-8-3s-in']) expect(readMenu(pane(f))).toBeUndefined();
+  });
+
+  it('recognises the first-run dialogs by their text', () => {
+    expect(identifyDialog(pane('trust-dialog--fresh-home-untrusted-cwd'))).toBe('trust');
+    expect(identifyDialog(pane('api-key-dialog--key-not-approved-in-home'))).toBe('api-key');
+    expect(identifyDialog(pane('bypass-warning--dangerously-skip-permissions-not-accepted'))).toBe('bypass');
+    expect(identifyDialog(pane('permission-prompt--manual-mode-bash-touch'))).toBeUndefined();
+    expect(identifyDialog(pane('idle-auto--started-default'))).toBeUndefined();
+  });
+});
+
+describe('the permission relay', () => {
+  const prompt = readMenu(pane('permission-prompt--manual-mode-bash-touch'))!;
+  const tool = { id: 't1', name: 'Bash', input: { command: 'touch probe.txt' } };
+
+  it('puts the prompt to the person with its own options; Yes is allow and No is deny', () => {
+    const open = menuRequest(prompt, tool);
+    expect(open.kind).toBe('permission');
+    expect(open.request.toolName).toBe('Bash');
+    expect(open.request.input).toEqual({ command: 'touch probe.txt' });
+    expect(open.request.options.map((o) => o.id)).toEqual(['allow', 'option-2', 'option-3', 'deny']);
+    expect(decisionIndex(open, { allow: true })).toBe(0);
+    expect(decisionIndex(open, { allow: false })).toBe(3);
+    expect(decisionIndex(open, { optionId: 'option-2' })).toBe(1);
+    expect(decisionIndex(open, { optionId: 'nope' })).toBeUndefined();
+  });
+
+  it('approves on its own only what the allowlist names', () => {
+    expect(autoAllowed([], tool)).toBeUndefined();
+    expect(autoAllowed(['Read'], tool)).toBeUndefined();
+    expect(autoAllowed(['Bash'], tool)).toBe('Bash');
+    expect(autoAllowed(['Bash(touch probe.txt)'], tool)).toBe('Bash(touch probe.txt)');
+    expect(autoAllowed(['Bash(touch *)'], tool)).toBe('Bash(touch *)');
+    expect(autoAllowed(['Bash(git status*)'], tool)).toBeUndefined();
+    expect(autoAllowed(['Bash(touch *)'], { ...tool, input: { command: 'touch a; rm -rf ~' } })).toBeUndefined();
+    expect(autoAllowed(['Bash(touch *)'], { ...tool, input: { command: 'touch $(whoami)' } })).toBeUndefined();
+    expect(autoAllowed(['Bash'], undefined)).toBeUndefined();
+  });
+});
+
+describe('typing', () => {
+  it('wraps every input with its own id, strips control sequences, and marks the message', () => {
+    const m = prepareMessage([{ id: 'a', text: `one\x1b[201~two`, source: 'web:x' }, { id: 'b', text: 'three' }], { thresholdBytes: 10_000, fileDir: tempDir('msg') });
+    expect(m.typed).toBe(m.full);
+    expect(m.typed).not.toContain('\x1b');
+    expect(m.typed).toMatch(/^<<<EXTERNAL_USER_MESSAGE id=(\w+) from="web:x">>>\nonetwo\n<<<END_EXTERNAL_USER_MESSAGE id=\1>>>\n\n<<<EXTERNAL_USER_MESSAGE id=\w+>>>\nthree\n/);
+    expect(m.typed).toContain(m.marker);
+    expect(m.file).toBeUndefined();
+  });
+
+  it('saves a message above the threshold to a file and types a reference carrying the marker', () => {
+    const dir = tempDir('msg');
+    const m = prepareMessage([{ id: 'a', text: 'y'.repeat(5000) }], { thresholdBytes: 1024, fileDir: dir });
+    expect(fs.readFileSync(m.file!, 'utf8')).toBe(m.full);
+    expect(path.dirname(m.file!)).toBe(dir);
+    expect(m.typed).toContain(m.file!);
+    expect(m.typed).toContain(m.marker);
+    expect(m.typed.length).toBeLessThan(500);
+  });
+
+  it('tells an empty box (placeholder included) from one holding text', () => {
+    expect(boxIsEmpty(ansi('idle-manual--started-permission-mode-manual'))).toBe(true);
+    expect(boxIsEmpty(ansi('tool-running-queued--enter-pressed-during-bash-sleep-8'))).toBe(true);
+    expect(boxIsEmpty(ansi('typed-not-sent--typed-into-idle-box'))).toBe(false);
+    expect(boxIsEmpty(ansi('trust-dialog--fresh-home-untrusted-cwd'))).toBeUndefined();
+  });
+
+  it('builds the TUI command line: a new session id or --resume, manual mode for relay, the message dir', () => {
+    const base = { permissionMode: 'relay' as const, model: 'sonnet' };
+    const fresh = tuiArgs(base, { newSessionId: 'u1', addDirs: ['/d'] });
+    expect(fresh.slice(0, 4)).toEqual(['--session-id', 'u1', '--model', 'sonnet']);
+    expect(fresh).toContain('--append-system-prompt');
+    expect(fresh.join(' ')).toContain('--permission-mode manual');
+    expect(fresh.join(' ')).toContain('--add-dir /d');
+    expect(tuiArgs({ permissionMode: 'bypassPermissions' }, { resume: 's1' })).toEqual(expect.arrayContaining(['--resume', 's1', '--dangerously-skip-permissions']));
+  });
+
+  it('names panes per conversation, exact-target safe', () => {
+    expect(paneName('web:owner')).toMatch(/^rudder-web-owner-[0-9a-f]{8}$/);
+    expect(paneName('web:a.b')).not.toBe(paneName('web:a:b'));
+  });
+});

@@ -1,0 +1,207 @@
+/**
+ * The claude-tmux backend through the gateway's HTTP API: the REAL TUI in tmux (private sockets)
+ * against the mock Messages API, driven as the web page drives it.
+ */
+import fs from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { TurnBase } from '../../src/agents/common/turn-base.js';
+import type { Turn, TurnInput } from '../../src/agents/session.js';
+import { readMenu } from '../../src/agents/tmux/menus.js';
+import { ClaudeTmuxSession } from '../../src/agents/tmux/tmux-session.js';
+import { hasTmux, Tmux } from '../../src/agents/tmux/tmux.js';
+import { RudderError } from '../../src/errors.js';
+import { cmdlineOf } from '../../src/ops/proc.js';
+import { FakeAgentSession } from '../support/fake-agent.js';
+import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { tempDir } from '../support/claude-rig.js';
+import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+import { killServers, onboardedHome, privateSocket, removeRigDirs } from '../support/tmux-rig.js';
+
+const tmuxAvailable = await hasTmux();
+
+describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', () => {
+  let mock: MockApi;
+  const sockets: string[] = [];
+  const running: Array<{ stop(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    mock = await startMockApi();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((g) => g.stop()));
+    mock.setScript(undefined);
+  });
+  afterAll(async () => {
+    await killServers(sockets);
+    await mock.close();
+    removeRigDirs();
+  });
+
+  async function gateway(agent: Record<string, unknown> = {}) {
+    const socket = privateSocket('gw');
+    sockets.push(socket);
+    const gw = await startInProcess({ agent: agentConfig(mock.url, onboardedHome(), { backend: 'claude-tmux', tmux: { socket }, ...agent }) });
+    running.push(gw);
+    const session = (conv: string) => gw.gw.core.registry.get(`web:${conv}`) as ClaudeTmuxSession;
+    const capture = (conv: string) => new Tmux({ name: socket }).capturePane(session(conv).paneName);
+    const answer = (conv: string, requestId: unknown, body: Record<string, unknown>) =>
+      fetch(`${gw.ep.base}/api/conversations/${conv}/permissions/${String(requestId)}`, { method: 'POST', headers: { authorization: `Bearer ${gw.ep.token}` }, body: JSON.stringify(body) });
+    return { ...gw, session, capture, answer };
+  }
+
+  it('relays a permission prompt with its options; approving runs the tool; a message sent meanwhile waits and is not typed into the menu', async () => {
+    const gw = await gateway({ permissionMode: 'relay' });
+    const w = gw.watch('perm');
+    await w.ready;
+    const marker = `${tempDir('perm')}/made-by-tool`;
+    const a = await gw.post('perm', `[[bash:touch ${marker}]] tag:p1`);
+    const p = await w.wait('permission', (d) => !d.resolved, 60_000);
+    expect(p.data.toolName).toBe('Bash');
+    expect((p.data.input as { command: string }).command).toBe(`touch ${marker}`);
+    expect((p.data.options as Array<{ id: string; label: string }>).map((o) => o.id)).toEqual(['allow', 'option-2', 'option-3', 'deny']);
+    const menu = readMenu(await gw.capture('perm'));
+
+    const b = await gw.post('perm', 'meanwhile tag:p2');
+    expect(b.disposition).toBe('queued');
+    const ack = await w.wait('ack', (d) => d.messageId === b.messageId && d.kind === 'queued');
+    expect(ack.data.note).toMatch(/question waiting for your answer/);
+    await new Promise((r) => setTimeout(r, 1500));
+    const screen = await gw.capture('perm');
+    expect(readMenu(screen)).toEqual(menu);
+    expect(screen).not.toContain('tag:p2');
+    expect(mock.requests.some((q) => q.historyText.includes('tag:p2'))).toBe(false);
+
+    expect((await gw.answer('perm', p.data.requestId, { allow: true })).status).toBe(200);
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId), 30_000);
+    expect(fs.existsSync(marker)).toBe(true);
+    const later = await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId), 30_000);
+    expect(later.data.text).toContain('tag:p2');
+    expect((await gw.answer('perm', p.data.requestId, { allow: true })).status).toBe(404);
+  }, 120_000);
+
+  it('reports a denied permission prompt, and the tool does not run', async () => {
+    const gw = await gateway({ permissionMode: 'relay' });
+    const w = gw.watch('deny');
+    await w.ready;
+    const never = `${tempDir('perm')}/never-made`;
+    const a = await gw.post('deny', `[[bash:touch ${never}]] tag:d1`);
+    const p = await w.wait('permission', (d) => !d.resolved, 60_000);
+    expect((await gw.answer('deny', p.data.requestId, { allow: false })).status).toBe(200);
+    await w.wait('permission', (d) => d.requestId === p.data.requestId && d.resolved === 'deny');
+    const r = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId), 30_000);
+    expect(r.data.text).toMatch(/denied Bash: touch /);
+    expect(fs.existsSync(never)).toBe(false);
+  }, 120_000);
+
+  it('a pane killed mid-turn is respawned with --resume and the message is answered there', async () => {
+    const gw = await gateway();
+    const w = gw.watch('kill');
+    await w.ready;
+    const first = await gw.post('kill', 'remember tag:g1');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(first.messageId), 60_000);
+    const s = gw.session('kill');
+    const sid = s.sessionId()!;
+    const pid = s.pid()!;
+    mock.setScript((r) => (!r.side && r.lastText.includes('tag:g2') && !r.afterTool ? { kind: 'tool', name: 'Bash', input: { command: 'echo start; sleep 20' } } : undefined));
+    const m = await gw.post('kill', 'work tag:g2');
+    await w.wait('status', (d) => d.state === 'tool', 30_000);
+    // The re-run on the resumed session is answered at once.
+    mock.setScript((r) => (!r.side && r.lastText.includes('tag:g2') ? { kind: 'text', text: 'answered after the respawn tag:g2' } : undefined));
+    process.kill(pid, 'SIGKILL');
+    const r = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId), 60_000);
+    expect(r.data.text).toContain('answered after the respawn');
+    const s2 = gw.session('kill');
+    expect(s2.pid()).not.toBe(pid);
+    expect(cmdlineOf(s2.pid()!)).toContain(`--resume ${sid}`);
+    expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:g1');
+    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
+  }, 120_000);
+
+  it('/stop during a tool leaves the pane ready; /model and /clear use the TUI’s own commands in the same pane', async () => {
+    const gw = await gateway();
+    const w = gw.watch('cmd');
+    await w.ready;
+    const first = await gw.post('cmd', 'remember tag:c1');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(first.messageId), 60_000);
+    const pid = gw.session('cmd').pid()!;
+    const a = await gw.post('cmd', 'long [[bash:echo start; sleep 30]] tag:c2');
+    await w.wait('status', (d) => d.state === 'tool', 30_000);
+    await gw.post('cmd', '/stop');
+    await w.wait('ack', (d) => d.messageId === a.messageId && d.kind === 'stopped', 15_000);
+    expect(gw.gw.core.store.message(a.messageId)!.state).toBe('stopped');
+
+    await gw.post('cmd', '/model sonnet');
+    const b = await gw.post('cmd', 'which model tag:c3');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId), 30_000);
+    expect(String(mock.mainRequests().at(-1)!.body.model)).toMatch(/sonnet/);
+    expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:c1');
+
+    const before = gw.gw.core.store.conversation('web:cmd')!.sessionId;
+    const clear = await gw.post('cmd', '/clear');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(clear.messageId), 30_000);
+    const after = gw.gw.core.store.conversation('web:cmd')!.sessionId;
+    expect(after).toBeTruthy();
+    expect(after).not.toBe(before);
+    const c = await gw.post('cmd', 'fresh tag:c4');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(c.messageId), 30_000);
+    expect(mock.mainRequests().at(-1)!.historyText).not.toContain('tag:c1');
+    expect(gw.session('cmd').pid()).toBe(pid);
+  }, 150_000);
+});
+
+describe('a message the agent terminal did not take stays owed', () => {
+  /** A live session whose first turn ends in AGENT_UNDELIVERED, as when a typed message never shows up in the transcript. */
+  class Undelivering extends FakeAgentSession {
+    private failed = false;
+    override startTurn(input: TurnInput): Turn {
+      const turn = super.startTurn(input) as TurnBase;
+      if (!this.failed) {
+        this.failed = true;
+        turn.fail(new RudderError('AGENT_UNDELIVERED', 'It never showed up in the session transcript.', { unanswered: turn.inputIds() }));
+      }
+      return turn;
+    }
+  }
+
+  it('a status the session marks notify reaches the person as a notice', async () => {
+    class Telling extends FakeAgentSession {
+      override startTurn(input: TurnInput): Turn {
+        const turn = super.startTurn(input) as TurnBase;
+        turn.emit({ type: 'status', notify: true, message: '⏳ Your message is not typed yet: the agent terminal shows a menu.' });
+        return turn;
+      }
+    }
+    const gw = await startInProcess({}, { sessionFactory: () => ({ live: (c, s) => new Telling(c, s), oneShot: (c, s) => new Telling(c, s) }) });
+    try {
+      const w = gw.watch('tell');
+      await w.ready;
+      const a = await gw.post('tell', 'hello');
+      const notice = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice');
+      expect(notice.data.text).toMatch(/not typed yet: the agent terminal shows a menu/);
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'reply');
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it('is held, the person is told, later messages wait behind it, and /retry runs it', async () => {
+    const factory = () => ({ live: (c: string, s: string | undefined) => new Undelivering(c, s), oneShot: (c: string, s: string | undefined) => new Undelivering(c, s) });
+    const gw = await startInProcess({}, { sessionFactory: factory });
+    try {
+      const w = gw.watch('owed');
+      await w.ready;
+      const a = await gw.post('owed', 'first');
+      const notice = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice');
+      expect(notice.data.text).toMatch(/could not be delivered[\s\S]*Your message is kept and tried again at/);
+      expect(gw.gw.core.store.message(a.messageId)!.state).toBe('deferred');
+      const b = await gw.post('owed', 'second');
+      await w.wait('ack', (d) => d.messageId === b.messageId && d.kind === 'queued' && /waits for the agent terminal/.test(String(d.note)));
+      await gw.post('owed', '/retry');
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'reply');
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply');
+      expect(gw.gw.core.store.message(a.messageId)!.state).toBe('answered');
+    } finally {
+      await gw.stop();
+    }
+  });
+});

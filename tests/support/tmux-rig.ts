@@ -1,0 +1,73 @@
+/**
+ * The rig for the claude-tmux backend: the pinned TUI in tmux on a private socket, against the
+ * mock Messages API, with a fresh HOME that is onboarded and nothing else (the trust and API-key
+ * dialogs appear, and the backend answers them by their text).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../src/ops/logger.js';
+import { silentLogger } from '../../src/ops/logger.js';
+import { TMUX_DEFAULTS, type TmuxLaunch, type TmuxSettings } from '../../src/agents/tmux/tmux-launch.js';
+import { Tmux } from '../../src/agents/tmux/tmux.js';
+import { CLAUDE_BIN, rigEnv, tempDir } from './claude-rig.js';
+
+let socketCounter = 0;
+const made: string[] = [];
+
+/** Removes the HOMEs and working directories this rig made (after their sessions stopped). */
+export function removeRigDirs(): void {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+}
+
+/** A tmux socket name of this test process only; kill its server in afterAll. */
+export function privateSocket(tag: string): string {
+  return `rudder-test-${tag}-${process.pid}-${socketCounter++}`;
+}
+
+/** A HOME where the TUI skips onboarding (offline it would exit); every other first-run dialog stays. */
+export function onboardedHome(): string {
+  const home = tempDir('thome');
+  made.push(home);
+  fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true }));
+  return home;
+}
+
+export interface TmuxRigOptions {
+  mockUrl: string;
+  socket: string;
+  conversationId?: string;
+  home?: string;
+  cwd?: string;
+  logger?: Logger;
+  launch?: Partial<TmuxLaunch>;
+  tmux?: Partial<TmuxSettings>;
+}
+
+export function tmuxLaunch(opts: TmuxRigOptions): TmuxLaunch & { home: string } {
+  const home = opts.home ?? onboardedHome();
+  const cwd = opts.cwd ?? fs.realpathSync(tempDir('tcwd'));
+  if (!opts.cwd) made.push(cwd);
+  return {
+    conversationId: opts.conversationId ?? 'tmux-test',
+    cwd,
+    home,
+    bin: CLAUDE_BIN,
+    env: { ...rigEnv(opts.mockUrl, home), TERM: 'tmux-256color' },
+    logger: opts.logger ?? silentLogger(),
+    permissionMode: 'bypassPermissions',
+    interruptGraceMs: 5000,
+    ...opts.launch,
+    tmux: {
+      ...TMUX_DEFAULTS,
+      socket: opts.socket,
+      messageDir: path.join(home, 'rudder-messages'),
+      autoAllow: [],
+      ...opts.tmux,
+    },
+  };
+}
+
+/** Kills every tmux server the tests started, by exact socket name. */
+export async function killServers(sockets: string[]): Promise<void> {
+  await Promise.all(sockets.map((s) => new Tmux({ name: s }).killServer()));
+}
