@@ -32,7 +32,17 @@ export async function run(argv: string[]): Promise<number> {
     if (error) log.error({ err: error.message }, 'config change ignored: the file is not valid; keeping the last good config');
     else log.info({ file: loaded.file }, 'config reloaded');
   });
-  const gw = await startGateway({ dataDir: dir, config: live, logger: log });
+  let gw;
+  try {
+    gw = await startGateway({ dataDir: dir, config: live, logger: log });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const where = `${loaded.config.web.host}:${loaded.config.web.port}`;
+    if (e.code === 'EADDRINUSE') process.stderr.write(`rudder: ${where} is already in use (is Rudder already running? rudder status tells). Set web.port to another port.\n`);
+    else process.stderr.write(`rudder: could not start: ${e.message}\n`);
+    log.error({ err }, 'start failed');
+    return 1;
+  }
   const url = gw.web?.url();
   log.info({ dataDir: dir, config: loaded.file ?? '(defaults)', url }, 'rudder started');
   process.stdout.write(url ? `Rudder is running. Open ${url}\n` : 'Rudder is running (the web channel is off).\n');

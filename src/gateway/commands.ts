@@ -37,6 +37,8 @@ export const HELP = [
 
 export interface CommandContext {
   lane: Lane;
+  /** When the command was sent: messages sent before it are ended by /stop and /clear. */
+  sentAt: number;
   setModel(model: string | null): void;
   setQueueMode(mode: QueueMode | null): void;
   effectiveMode(): QueueMode;
@@ -56,7 +58,8 @@ export interface CommandOutcome {
 export async function runCommand(cmd: ParsedCommand, ctx: CommandContext): Promise<CommandOutcome> {
   switch (cmd.name) {
     case 'stop': {
-      const { interrupted, dropped } = await ctx.lane.stop('stopped by /stop');
+      const { interrupted, dropped } = await ctx.lane.stop('stopped by /stop', ctx.sentAt);
+      ctx.lane.pump();
       const parts = [interrupted ? '⏹ Stopped the running turn.' : '⏹ Nothing was running.'];
       if (dropped.length) parts.push(`${dropped.length} waiting message(s) will not run.`);
       parts.push('The session is kept.');
@@ -64,8 +67,9 @@ export async function runCommand(cmd: ParsedCommand, ctx: CommandContext): Promi
     }
     case 'clear':
     case 'new': {
-      const { dropped } = await ctx.lane.stop('cleared by /clear');
+      const { dropped } = await ctx.lane.stop('cleared by /clear', ctx.sentAt);
       await ctx.forgetSession();
+      ctx.lane.pump();
       return { reply: '🆕 Started a fresh session. The agent will not remember this conversation.', stopped: dropped };
     }
     case 'model': {

@@ -204,10 +204,11 @@ export class GatewayCore implements InboundSink {
     return ok;
   }
 
-  commandContext(conversationId: string, rawText: string): CommandContext {
+  commandContext(conversationId: string, rawText: string, sentAt: number = Date.now()): CommandContext {
     const lane = this.lane(conversationId);
     return {
       lane,
+      sentAt,
       setModel: (model) => this.store.setModel(conversationId, model),
       setQueueMode: (mode) => this.store.setQueueMode(conversationId, mode),
       effectiveMode: () => this.effectiveMode(conversationId),

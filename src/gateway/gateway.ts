@@ -3,6 +3,7 @@
  * channels, recovery, delivery); one call stops it (drain in-flight turns for a bounded time,
  * then stop every agent process, the channels and the store).
  */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { resolveClaudeBinary } from '../agents/claude/binary.js';
 import { buildAgentEnv } from '../agents/claude/env.js';
@@ -54,7 +55,9 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   const store = new Store(path.join(opts.dataDir, 'rudder.db'));
   const accessStore = new AccessStore(store.db);
   accessStore.init();
-  killOrphans(store, log);
+  // The mark prefix names this data dir, so a restart finds exactly this gateway's leftovers.
+  const markPrefix = `rudder-${createHash('sha256').update(path.resolve(opts.dataDir)).digest('hex').slice(0, 12)}`;
+  killOrphans(store, log, markPrefix);
   store.pruneEvents(EVENT_RETENTION_MS);
 
   const registry = new SessionRegistry({ maxLive: cfg.steering.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
@@ -85,6 +88,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       interruptGraceMs: agent.interruptGraceSeconds * 1000,
       onSessionId: (id) => store.setSessionId(conversationId, id),
       tracker: { started: (pid, label) => store.processStarted(pid, label), exited: (pid) => store.processExited(pid) },
+      markPrefix,
     };
   };
   const tmuxLaunchFor = (conversationId: string, sessionId: string | undefined): TmuxLaunch => {
@@ -144,21 +148,28 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   } catch (err) {
     log.error({ err: (err as Error).message }, 'a chat channel could not be created');
   }
+  for (const ch of channels) core.channels.set(ch.name, ch);
+
+  // Recovered messages are put back in line before any channel can deliver a new one.
+  const recovered = await recoverOpenMessages(core);
+  if (Object.values(recovered).some((n) => n > 0)) log.info(recovered, 'recovered open messages from the previous run');
+
   for (const ch of channels) {
     try {
       await ch.start(core);
-      core.channels.set(ch.name, ch);
       log.info({ channel: ch.name }, 'channel started');
     } catch (err) {
       // One channel's bad token must not stop the others (the web page above all).
       log.error({ channel: ch.name, err: (err as Error).message }, 'channel failed to start; the other channels keep running');
-      if (ch === web) throw err;
-      core.channels.set(ch.name, ch);
+      if (ch === web) {
+        // Without its own page the gateway does not run: undo what recovery started.
+        await pool.stopAll('the web channel could not start');
+        await Promise.allSettled(channels.map((c) => c.stop()));
+        store.close();
+        throw err;
+      }
     }
   }
-
-  const recovered = await recoverOpenMessages(core);
-  if (Object.values(recovered).some((n) => n > 0)) log.info(recovered, 'recovered open messages from the previous run');
   core.delivery.kickAll();
   registry.startReaper();
 

@@ -66,7 +66,7 @@ export async function route(core: GatewayCore, row: MessageRow): Promise<AcceptR
   const permissionAnswer = !cmd && core.pendingPermission(row.conversationId) && /^\s*\d{1,2}\s*$/.test(row.text);
   if (cmd || permissionAnswer) {
     core.store.setState([row.id], 'command');
-    const outcome = await runCommand(cmd ?? { name: 'allow', args: '' }, core.commandContext(row.conversationId, row.text.trim()));
+    const outcome = await runCommand(cmd ?? { name: 'allow', args: '' }, core.commandContext(row.conversationId, row.text.trim(), row.sentAt ?? row.receivedAt));
     for (const r of outcome.stopped ?? []) core.ack(r, 'stopped');
     if (cmd?.name === 'stop' || cmd?.name === 'clear' || cmd?.name === 'new') core.ack(row, 'stopped');
     core.send(row.conversationId, 'notice', outcome.reply, [row]);

@@ -189,7 +189,7 @@ export class Lane {
 
   /** Starts the next runnable item when the agent is free. */
   pump(): void {
-    if (this.starting || this.pausedUntil > Date.now() || this.ctx.shuttingDown()) return;
+    if (this.starting || this.stopping || this.pausedUntil > Date.now() || this.ctx.shuttingDown()) return;
     const session = this.session();
     if (session?.state() === 'busy') return;
     this.outcomes.reconcile();
@@ -233,10 +233,19 @@ export class Lane {
     session.onTurn((turn: Turn) => this.outcomes.follow(session, turn));
   }
 
-  /** /stop: interrupt the running turn, drop what waits and what was steered; the session survives. */
-  async stop(reason: string): Promise<{ interrupted: boolean; dropped: MessageRow[] }> {
+  /**
+   * /stop and /clear: interrupt the running turn and end everything sent before the command: what
+   * waits in line, what was steered but not taken in, what a hold defers. The session survives.
+   * Nothing starts while this runs; the caller pumps once it is done (after /clear's reset too).
+   */
+  async stop(reason: string, cutoffAt: number): Promise<{ interrupted: boolean; dropped: MessageRow[] }> {
     clearTimeout(this.collectTimer);
-    const dropped = this.queue.splice(0).flatMap((i) => i.rows);
+    clearTimeout(this.pauseTimer);
+    this.pausedUntil = 0;
+    this.ctx.store.setCutoff(this.conversationId, cutoffAt);
+    const held = this.ctx.store.openMessages().filter((m) => m.conversationId === this.conversationId && m.state === 'deferred');
+    const queued = this.queue.splice(0).flatMap((i) => i.rows);
+    const dropped = [...held.filter((h) => !queued.some((q) => q.id === h.id)), ...queued];
     this.ctx.store.setState(dropped.map((r) => r.id), 'stopped', reason);
     const session = this.session();
     const interrupted = !!session?.currentTurn();

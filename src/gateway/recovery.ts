@@ -4,6 +4,7 @@
  * again what a crash cut off mid-turn (once), and hold what a rate limit deferred.
  */
 import type { Logger } from '../ops/logger.js';
+import { killMarked } from '../agents/common/orphans.js';
 import { alive, cmdlineOf } from '../ops/proc.js';
 import type { Store } from '../store/store.js';
 import type { MessageRow } from '../store/types.js';
@@ -12,8 +13,8 @@ import { route } from './intake.js';
 
 const MAX_ATTEMPTS = 2;
 
-/** Kills process groups recorded by an earlier run that are still alive and still claude. */
-export function killOrphans(store: Store, log: Logger): number {
+/** Kills process groups recorded by an earlier run that are still alive and still claude, and anything carrying this gateway's mark. */
+export function killOrphans(store: Store, log: Logger, markPrefix?: string): number {
   let killed = 0;
   for (const p of store.processes()) {
     const cmd = cmdlineOf(p.pid);
@@ -27,6 +28,11 @@ export function killOrphans(store: Store, log: Logger): number {
       }
     }
     store.processExited(p.pid);
+  }
+  if (markPrefix) {
+    const tools = killMarked((m) => m.startsWith(`${markPrefix}:`));
+    if (tools) log.warn({ processes: tools }, 'stopped processes the previous run\'s agents left behind');
+    killed += tools;
   }
   return killed;
 }

@@ -9,8 +9,12 @@
 //                  --input-format) it answers the one prompt and exits, like a one-shot turn
 //   wrap           run the real CLI (FAKE_CLAUDE_REAL) in between, passing everything through, and
 //                  inject a fault into the turn of a user message that carries [[fault:NAME]]:
-//                  malformed, stderr-flood, midframe or eof (see injectFault below)
+//                  malformed, stderr-flood, midframe or eof (see injectFault below). Written as
+//                  [[fault:NAME:ID]] with FAKE_FAULT_DIR set, it fires once per ID, not again when
+//                  the message is run again (a transient fault rather than a poison message).
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import readline from 'node:readline';
 
 const mode = process.env.FAKE_CLAUDE_MODE ?? 'echo';
@@ -34,6 +38,18 @@ async function floodStderr(total) {
   return written;
 }
 
+/** True the first time a fault id is seen (a marker file per id); always true without an id. */
+function firstTime(id) {
+  const dir = process.env.FAKE_FAULT_DIR;
+  if (!id || !dir) return true;
+  try {
+    fs.writeFileSync(path.join(dir, id), '', { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function wrap() {
   const env = { ...process.env };
   delete env.FAKE_CLAUDE_MODE;
@@ -42,7 +58,7 @@ function wrap() {
   const pending = [];
   child.stdin.on('error', () => undefined);
   readline.createInterface({ input: process.stdin }).on('line', (line) => {
-    if (line.includes('"type":"user"')) for (const m of line.matchAll(/\[\[fault:([\w-]+)\]\]/g)) pending.push(m[1]);
+    if (line.includes('"type":"user"')) for (const m of line.matchAll(/\[\[fault:([\w-]+)(?::([\w-]+))?\]\]/g)) if (firstTime(m[2])) pending.push(m[1]);
     child.stdin.write(line + '\n');
   });
   process.stdin.on('end', () => child.stdin.end());
@@ -72,6 +88,8 @@ function wrap() {
       if (pending.length && line.includes('"subtype":"init"')) injectFault(pending.shift());
     }
   });
+  // Stopped politely: let the real CLI clean up its tools, then die the way it did.
+  for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig));
   child.on('close', (code, signal) => {
     if (dying) return;
     if (buf) process.stdout.write(buf);

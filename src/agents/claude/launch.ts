@@ -21,6 +21,8 @@ export interface ClaudeLaunch extends LaunchOptions {
   /** SIGTERM -> SIGKILL delay. Default 3 s. */
   killGraceMs?: number;
   tracker?: ProcessTracker;
+  /** Environment-mark prefix of this gateway's agents (see agents/common/orphans.ts). */
+  markPrefix?: string;
 }
 
 export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;

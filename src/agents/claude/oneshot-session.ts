@@ -121,7 +121,7 @@ export class ClaudeOneShotSession implements AgentSession {
     // One-shot processes cannot answer permission prompts: relay mode falls back to the CLI's default (ask = deny).
     const launchOpts = this.launch.permissionMode === 'relay' ? { ...this.launch, permissionMode: 'manual' as const } : this.launch;
     try {
-      const proc = AgentProcess.spawn({ bin: this.launch.bin, args: oneShotArgs(launchOpts, this.sid, prompt), cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker });
+      const proc = AgentProcess.spawn({ bin: this.launch.bin, args: oneShotArgs(launchOpts, this.sid, prompt), cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker, markPrefix: this.launch.markPrefix });
       turn.proc = proc;
       proc.closeStdin();
       proc.onLine((line) => this.onLine(turn, proc, line));

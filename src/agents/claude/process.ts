@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { LineSplitter } from './protocol/parse.js';
+import { MARK_VAR, killMarked, newMark } from '../common/orphans.js';
 
 /** Told about every agent process, so one left behind by a crash of Rudder can be stopped at the next start. */
 export interface ProcessTracker {
@@ -24,6 +25,8 @@ export interface SpawnSpec {
   /** For log lines: the conversation this process serves. */
   label: string;
   tracker?: ProcessTracker;
+  /** Prefix of the environment mark that lets a restart find this process's leftovers. */
+  markPrefix?: string;
 }
 
 export interface ExitInfo {
@@ -54,7 +57,8 @@ export class AgentProcess {
   private constructor(spec: SpawnSpec) {
     this.log = spec.logger;
     if (!fs.existsSync(spec.cwd)) throw new RudderError('AGENT_SPAWN_FAILED', `The working directory ${spec.cwd} does not exist.`, { conversationId: spec.label });
-    this.child = spawn(spec.bin, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const mark = newMark(spec.markPrefix);
+    this.child = spawn(spec.bin, spec.args, { cwd: spec.cwd, env: { ...spec.env, [MARK_VAR]: mark }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.pid = this.child.pid ?? -1;
     if (this.pid > 0) spec.tracker?.started(this.pid, spec.label);
     const splitter = new LineSplitter();
@@ -82,6 +86,9 @@ export class AgentProcess {
         if (this.exitInfo) return;
         this.exitInfo = { code, signal, reason: this.killReason, ...(spawnError ? { spawnError } : {}) };
         if (this.pid > 0) spec.tracker?.exited(this.pid);
+        // Tools run in sessions of their own, outside the group: nothing the agent started outlives it.
+        const left = killMarked((m) => m === mark);
+        if (left) this.log.info({ pid: this.pid, processes: left }, 'stopped processes the agent left behind');
         resolve(this.exitInfo);
       };
       // 'close' waits for stdout to end, so every line was delivered before the exit is reported.

@@ -213,7 +213,7 @@ export class ClaudeStreamSession implements AgentSession {
   private ensureProcessLocked(): AgentProcess {
     if (this.proc?.alive()) return this.proc;
     const args = streamArgs(this.launch, this.sid);
-    const proc = AgentProcess.spawn({ bin: this.launch.bin, args, cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker });
+    const proc = AgentProcess.spawn({ bin: this.launch.bin, args, cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker, markPrefix: this.launch.markPrefix });
     this.proc = proc;
     this.crashed = false;
     this.costBase = 0;

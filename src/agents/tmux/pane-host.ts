@@ -12,6 +12,7 @@ import type { Logger } from '../../ops/logger.js';
 import { alive } from '../../ops/proc.js';
 import { DEFAULT_KILL_GRACE_MS } from '../claude/launch.js';
 import { bootPane, screenExcerpt, spawnPane } from './pane-process.js';
+import { killMarked } from '../common/orphans.js';
 import { sleep, type Pane, type PaneLook } from './pane.js';
 import { TIMING, paneName, type TmuxLaunch } from './tmux-launch.js';
 import { Tmux } from './tmux.js';
@@ -37,6 +38,8 @@ export class PaneHost {
   pid: number | undefined;
   live = false;
   dead = false;
+  /** The environment mark of the current pane's program (see agents/common/orphans.ts). */
+  mark: string | undefined;
   sid: string | undefined;
   model: string | undefined;
   private sidPersisted: boolean;
@@ -87,8 +90,8 @@ export class PaneHost {
     const resume = known && fs.existsSync(known) ? this.sid : undefined;
     if (this.sid && !resume) this.log.warn({ sessionId: this.sid }, 'the saved session has no transcript here; starting a new session');
     if (!resume) (this.sid = randomUUID()), (this.sidPersisted = false);
-    const { pane, pid } = await spawnPane({ tmux: this.tmux, name: this.name, launch: this.launch, model: this.model, resume, newSessionId: resume ? undefined : this.sid });
-    Object.assign(this, { pane, pid, live: true, dead: false });
+    const { pane, pid, mark } = await spawnPane({ tmux: this.tmux, name: this.name, launch: this.launch, model: this.model, resume, newSessionId: resume ? undefined : this.sid });
+    Object.assign(this, { pane, pid, mark, live: true, dead: false });
     if (this.closed) {
       // Stopped while the pane was being created: it must not outlive the session.
       await this.kill('stopped while starting');
@@ -190,7 +193,7 @@ export class PaneHost {
     if (this.pid !== undefined) this.launch.tracker?.exited(this.pid);
     this.hooks.died(detail);
     // Its last screen is in the log: nothing is left behind. A respawn waits for this first.
-    this.reaping = this.tmux.killSession(this.name).then(() => undefined, () => undefined);
+    this.reaping = this.tmux.killSession(this.name).then(() => void this.killLeftovers(), () => void this.killLeftovers());
   }
 
   /** Kills the tmux session by its exact name and waits for the program to exit (SIGKILL after the grace). */
@@ -214,6 +217,15 @@ export class PaneHost {
       }
       this.launch.tracker?.exited(pid);
     }
+    this.killLeftovers();
     if (forGood) this.tail?.close();
+  }
+
+  /** Tools the TUI started run in sessions of their own: kill what carries this pane's mark. */
+  private killLeftovers(): void {
+    const mark = this.mark;
+    if (!mark) return;
+    const n = killMarked((m) => m === mark);
+    if (n) this.log.info({ processes: n }, 'stopped processes the agent left behind');
   }
 }

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import { RudderError } from '../../errors.js';
+import { MARK_VAR, newMark } from '../common/orphans.js';
 import type { Logger } from '../../ops/logger.js';
 import { tuiArgs } from './args.js';
 import { answerDialog, type DialogPolicy } from './dialogs.js';
@@ -34,17 +35,18 @@ export function screenExcerpt(text: string, lines = 6): string {
     .slice(0, 600);
 }
 
-export async function spawnPane(req: SpawnRequest): Promise<{ pane: Pane; pid: number }> {
+export async function spawnPane(req: SpawnRequest): Promise<{ pane: Pane; pid: number; mark: string }> {
   const { tmux, name, launch } = req;
   // A pane left from an earlier process of this conversation (dead or orphaned): same exact name.
   await tmux.killSession(name);
   fs.mkdirSync(launch.tmux.messageDir, { recursive: true, mode: 0o700 });
   const args = tuiArgs({ ...launch, model: req.model }, { resume: req.resume, newSessionId: req.newSessionId, addDirs: [launch.tmux.messageDir] });
   // The program runs inside tmux: its terminal is tmux's, whatever the gateway's own TERM was.
-  const env = { ...launch.env, TERM: 'tmux-256color' };
+  const mark = newMark(launch.markPrefix);
+  const env = { ...launch.env, TERM: 'tmux-256color', [MARK_VAR]: mark };
   await tmux.newSession({ name, cwd: launch.cwd, width: launch.tmux.width, height: launch.tmux.height, env, argv: [launch.bin, ...args] });
   const info = await tmux.paneInfo(name);
-  return { pane: new Pane(tmux, name), pid: info.pid };
+  return { pane: new Pane(tmux, name), pid: info.pid, mark };
 }
 
 function deadDuringBoot(look: PaneLook, resuming: boolean, context: Record<string, unknown>): RudderError {

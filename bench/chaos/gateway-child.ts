@@ -1,0 +1,34 @@
+/**
+ * The gateway as `rudder start` runs it, plus the slow channel: the process the chaos suite kills
+ * with -9 and starts again on the same RUDDER_HOME. argv: the config file. Prints one line,
+ * "ready <web url with token> <slow channel url>", once it takes messages.
+ */
+import { LiveConfig, loadConfig } from '../../src/config/load.js';
+import { startGateway } from '../../src/gateway/gateway.js';
+import { createLogger } from '../../src/ops/logger.js';
+import { SlowChannel } from './slow-channel.js';
+
+const home = process.env.RUDDER_HOME!;
+const loaded = loadConfig(process.argv[2]);
+const log = createLogger({ dataDir: home, level: 'debug', pretty: false });
+const slow = new SlowChannel({ name: 'telegram', logFile: process.env.CHAOS_SLOW_LOG!, minMs: 200, maxMs: 1500 });
+const gw = await startGateway({ dataDir: home, config: new LiveConfig(loaded.file, loaded.config), logger: log, extraChannels: [slow] });
+process.stdout.write(`ready ${gw.web!.url()} ${slow.url()}\n`);
+
+let exiting = false;
+const shutdown = (why: string) => {
+  if (exiting) return;
+  exiting = true;
+  gw.stop(why).then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('uncaughtException', (err) => {
+  log.fatal({ err }, 'uncaught exception: stopping');
+  process.stderr.write(`uncaught exception: ${err.stack}\n`);
+  shutdown('uncaughtException');
+});
+process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));

@@ -1,0 +1,150 @@
+/**
+ * The invariant checker: reads the store (SQLite, read-only, after the gateway stopped), the slow
+ * channel's platform log and the list of messages the senders were told were accepted.
+ *   - every accepted message exists and has one terminal outcome, visible to the person;
+ *   - every answered message has exactly one reply, and every reply was delivered exactly once;
+ *   - no reply goes to the wrong conversation (ids, and the tags the agent echoed);
+ *   - nothing sent before a /stop or /clear runs in a turn that started after it;
+ *   - the SQLite integrity check passes.
+ */
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
+import { OPEN_STATES } from '../../src/store/types.js';
+import type { SlowDelivery } from './slow-channel.js';
+import type { Accepted } from './rig.js';
+
+export type ViolationKind = 'lost' | 'duplicated' | 'wrong-conversation' | 'silent' | 'ran-after-stop' | 'integrity' | 'leaked-process' | 'gateway';
+
+export interface Violation {
+  kind: ViolationKind;
+  detail: string;
+}
+
+interface MessageRow {
+  seq: number;
+  id: string;
+  received_at: number;
+  turn_id: string | null;
+  conversation_id: string;
+  state: string;
+  reason: string | null;
+  text: string;
+}
+
+interface OutboxRow {
+  id: string;
+  conversation_id: string;
+  kind: string;
+  message_ids: string;
+  text: string;
+  from_fallback: number;
+  delivered_at: number | null;
+}
+
+const ANSWERED = ['answered', 'steered', 'merged'];
+
+export function checkStore(dbFile: string, accepted: Accepted[], slowLog: string): { violations: Violation[]; states: Record<string, number> } {
+  const v: Violation[] = [];
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    const integrity = String(db.pragma('integrity_check', { simple: true }));
+    if (integrity !== 'ok') v.push({ kind: 'integrity', detail: `PRAGMA integrity_check: ${integrity}` });
+
+    const messages = new Map((db.prepare('SELECT seq, id, conversation_id, state, reason, text, received_at, turn_id FROM messages').all() as MessageRow[]).map((m) => [m.id, m]));
+    const outbox = db.prepare('SELECT id, conversation_id, kind, message_ids, text, from_fallback, delivered_at FROM outbox ORDER BY seq').all() as OutboxRow[];
+    const events = db.prepare("SELECT conversation_id, type, message_id, outbox_id, data FROM events WHERE type IN ('reply', 'ack', 'error')").all() as Array<{ conversation_id: string; type: string; message_id: string | null; outbox_id: string | null; data: string }>;
+    const conversations = new Map((db.prepare('SELECT id, key FROM conversations').all() as Array<{ id: string; key: string }>).map((c) => [c.id, c.key]));
+
+    for (const a of accepted) {
+      const m = messages.get(a.messageId);
+      if (!m) v.push({ kind: 'lost', detail: `${a.messageId} (${a.conversation}) was acknowledged as ${a.disposition} but is not in the store` });
+      else if (m.conversation_id !== a.conversation) v.push({ kind: 'wrong-conversation', detail: `${a.messageId} was sent to ${a.conversation} but is stored under ${m.conversation_id}` });
+    }
+
+    const replies = new Map<string, OutboxRow[]>();
+    const anyOutbox = new Map<string, OutboxRow[]>();
+    for (const o of outbox) {
+      const ids = JSON.parse(o.message_ids) as string[];
+      for (const id of ids) {
+        const m = messages.get(id);
+        if (m && m.conversation_id !== o.conversation_id) v.push({ kind: 'wrong-conversation', detail: `outbox ${o.id} in ${o.conversation_id} answers ${id} of ${m.conversation_id}` });
+        (anyOutbox.get(id) ?? anyOutbox.set(id, []).get(id)!).push(o);
+        if (o.kind === 'reply' && !o.from_fallback) (replies.get(id) ?? replies.set(id, []).get(id)!).push(o);
+      }
+      if (o.delivered_at === null) v.push({ kind: 'lost', detail: `outbox ${o.id} (${o.kind} to ${o.conversation_id}) was never delivered: ${JSON.stringify(o.text.slice(0, 80))}` });
+      const key = conversations.get(o.conversation_id);
+      for (const t of o.text.matchAll(/tag:([\w]+)-m\d+/g)) {
+        if (t[1] !== key) v.push({ kind: 'wrong-conversation', detail: `outbox ${o.id} to ${o.conversation_id} carries ${t[0]}, a message of conversation ${t[1]}` });
+      }
+    }
+
+    const visible = new Set<string>();
+    for (const e of events) {
+      if (e.message_id && (e.type === 'error' || (e.type === 'ack' && JSON.parse(e.data).kind === 'stopped'))) visible.add(e.message_id);
+      if (e.type === 'error') for (const id of (JSON.parse(e.data).messageIds as string[] | undefined) ?? []) visible.add(id);
+    }
+    const replyEvents = new Map<string, number>();
+    for (const e of events) if (e.type === 'reply' && e.outbox_id) replyEvents.set(e.outbox_id, (replyEvents.get(e.outbox_id) ?? 0) + 1);
+    for (const o of outbox) {
+      const n = replyEvents.get(o.id) ?? 0;
+      if (o.delivered_at !== null && n !== 1) v.push({ kind: n > 1 ? 'duplicated' : 'lost', detail: `outbox ${o.id} is marked delivered with ${n} reply events` });
+    }
+
+    for (const m of messages.values()) {
+      const tag = /tag:[\w-]+/.exec(m.text)?.[0] ?? JSON.stringify(m.text.slice(0, 40));
+      const where = `${m.id} ${tag} in ${m.conversation_id}`;
+      if (OPEN_STATES.includes(m.state as never)) {
+        v.push({ kind: 'lost', detail: `${where} is still ${m.state} once everything settled (${m.reason ?? 'no reason'})` });
+        continue;
+      }
+      const r = replies.get(m.id) ?? [];
+      if (ANSWERED.includes(m.state) && r.length === 0) v.push({ kind: 'lost', detail: `${where} is ${m.state} but no reply answers it` });
+      if (r.length > 1) v.push({ kind: 'duplicated', detail: `${where} is answered by ${r.length} replies: ${r.map((o) => o.id).join(', ')}` });
+      if (r.length > 0 && !ANSWERED.includes(m.state)) v.push({ kind: 'duplicated', detail: `${where} ended ${m.state} (${m.reason}) yet a reply answers it (${r[0]!.id})` });
+      if ((m.state === 'failed' || m.state === 'command') && !anyOutbox.has(m.id)) v.push({ kind: 'silent', detail: `${where} ended ${m.state} (${m.reason ?? ''}) with no notice to the person` });
+      if (m.state === 'stopped' && !anyOutbox.has(m.id) && !visible.has(m.id)) v.push({ kind: 'silent', detail: `${where} ended stopped (${m.reason ?? ''}) with no acknowledgement, notice or error event` });
+    }
+
+    // /stop and /clear end everything sent before them: none of it may run in a later turn.
+    const turnStart = new Map((db.prepare('SELECT id, started_at FROM turns').all() as Array<{ id: string; started_at: number }>).map((t) => [t.id, t.started_at]));
+    const stops = [...messages.values()].filter((m) => m.state === 'command' && /^\s*(\/(stop|clear|new)\b|stop[.!]*\s*$)/i.test(m.text));
+    for (const cmd of stops) {
+      for (const m of messages.values()) {
+        if (m.conversation_id !== cmd.conversation_id || m.seq >= cmd.seq || !ANSWERED.includes(m.state) || !m.turn_id) continue;
+        const at = turnStart.get(m.turn_id);
+        if (at !== undefined && at > cmd.received_at) {
+          v.push({ kind: 'ran-after-stop', detail: `${m.id} ${/tag:[\w-]+/.exec(m.text)?.[0] ?? ''} in ${m.conversation_id} was sent before ${JSON.stringify(cmd.text)} yet ran in a turn started ${at - cmd.received_at} ms after it` });
+        }
+      }
+    }
+
+    // What the slow platform received: each reply once, in its own conversation, and nothing the store does not know.
+    const delivered: SlowDelivery[] = fs.existsSync(slowLog) ? fs.readFileSync(slowLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+    const seen = new Map<string, number>();
+    const byId = new Map(outbox.map((o) => [o.id, o]));
+    for (const d of delivered) {
+      seen.set(d.outboxId, (seen.get(d.outboxId) ?? 0) + 1);
+      const o = byId.get(d.outboxId);
+      if (!o) v.push({ kind: 'wrong-conversation', detail: `the slow platform received ${d.outboxId}, which the store does not have` });
+      else if (conversations.get(o.conversation_id) !== d.conversationKey || !o.conversation_id.startsWith('telegram:')) v.push({ kind: 'wrong-conversation', detail: `${d.outboxId} of ${o.conversation_id} reached slow conversation ${d.conversationKey}` });
+    }
+    for (const [id, n] of seen) if (n > 1) v.push({ kind: 'duplicated', detail: `the slow platform received ${id} ${n} times` });
+    for (const o of outbox) if (o.conversation_id.startsWith('telegram:') && o.delivered_at !== null && !seen.has(o.id)) v.push({ kind: 'lost', detail: `${o.id} is marked delivered but the slow platform never received it` });
+
+    const states: Record<string, number> = {};
+    for (const m of messages.values()) states[m.state] = (states[m.state] ?? 0) + 1;
+    return { violations: v, states };
+  } finally {
+    db.close();
+  }
+}
+
+/** Agent processes the store still lists as running after a clean stop. */
+export function trackedProcesses(dbFile: string): number[] {
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    return (db.prepare('SELECT pid FROM agent_processes').all() as Array<{ pid: number }>).map((r) => r.pid);
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * The world of one chaos run: the mock Messages API (in this process), and a gateway child process
+ * with its own RUDDER_HOME, agent HOME and working directory, driven through its HTTP API and the
+ * slow channel's inbound endpoint. The agent binary is the fake CLI in `wrap` mode: the real CLI
+ * behind a pass-through that injects malformed frames, stderr floods and cut-off output on demand.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { call, type Endpoint } from '../../src/cli/client.js';
+import { CLAUDE_BIN, FAKE_CLAUDE, tempDir, waitUntil } from '../../tests/support/claude-rig.js';
+import type { MockApi } from '../../tests/support/mock-anthropic.js';
+import { writeConfig } from '../../tests/support/gateway-rig.js';
+import { childrenOf } from './procs.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const TSX = createRequire(import.meta.url).resolve('tsx');
+/** CHAOS_GATEWAY_CHILD runs another entry (e.g. one that patches a fix in, to try it under chaos). */
+const CHILD = process.env.CHAOS_GATEWAY_CHILD ?? path.join(HERE, 'gateway-child.ts');
+
+export interface Status {
+  sessions: Array<{ conversationId: string; pid: number | null; state: string; backend: string }>;
+  queues: Array<{ conversationId: string; depth: number; inFlight: number; pausedUntil: string | null }>;
+  owedReplies: number;
+  messages: Record<string, number>;
+}
+
+export interface Accepted {
+  messageId: string;
+  conversation: string;
+  text: string;
+  disposition: string;
+}
+
+export class ChaosRig {
+  readonly home = tempDir('chaos-home');
+  readonly agentHome = tempDir('chaos-chome');
+  readonly cwd = tempDir('chaos-cwd');
+  readonly faultDir = tempDir('chaos-faults');
+  readonly slowLog: string;
+  readonly configFile: string;
+  /** Every message the gateway acknowledged as accepted (the sender got a message id back). */
+  readonly accepted: Accepted[] = [];
+  /** Every agent pid seen in a status report, and the real CLI processes under them. */
+  readonly seenPids = new Set<number>();
+  /** Output of every gateway child, for the report when something goes wrong. */
+  readonly output: string[] = [];
+  ep: Endpoint | undefined;
+  slowUrl: string | undefined;
+  child: ChildProcess | undefined;
+  starts = 0;
+
+  constructor(readonly mock: MockApi) {
+    this.slowLog = path.join(this.home, 'slow-channel.jsonl');
+    this.configFile = writeConfig(this.cwd, {
+      agent: {
+        claudeBin: FAKE_CLAUDE,
+        cwd: this.cwd,
+        permissionMode: 'bypassPermissions',
+        interruptGraceSeconds: 3,
+        passEnv: [],
+        env: {
+          FAKE_CLAUDE_MODE: 'wrap',
+          FAKE_CLAUDE_REAL: CLAUDE_BIN,
+          FAKE_FAULT_DIR: this.faultDir,
+          ANTHROPIC_BASE_URL: mock.url,
+          // A subscription login, so 429s can carry a reset time.
+          CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-chaos',
+          HOME: this.agentHome,
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          DISABLE_TELEMETRY: '1',
+          CLAUDE_CODE_MAX_RETRIES: '0',
+          ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+        },
+      },
+      steering: { maxLive: 3 },
+      // The slow channel takes this name: access control then admits its owner, and nothing else starts.
+      channels: { telegram: { enabled: false, owners: ['chaos'], pairing: false } },
+      web: { port: 0 },
+      shutdownDrainSeconds: 1,
+    });
+  }
+
+  /** Starts (or restarts) the gateway child and waits until it takes messages. */
+  async start(): Promise<void> {
+    const child = spawn(process.execPath, ['--import', TSX, CHILD, this.configFile], {
+      cwd: this.cwd,
+      env: { ...process.env, RUDDER_HOME: this.home, CHAOS_SLOW_LOG: this.slowLog },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    this.starts++;
+    let out = '';
+    const n = this.output.push('') - 1;
+    const keep = (d: Buffer) => {
+      out += d;
+      this.output[n] = out.slice(-20_000);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    await waitUntil(() => /^ready /m.test(out) || child.exitCode !== null, 30_000);
+    const m = /^ready (http:\/\/[^/]+)\/#token=(\S+) (\S+)$/m.exec(out);
+    if (!m) throw new Error(`the gateway did not start:\n${out}`);
+    this.ep = { base: m[1]!, token: m[2]! };
+    this.slowUrl = m[3]!;
+  }
+
+  running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async kill9(): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running()) return;
+    child.kill('SIGKILL');
+    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r)));
+  }
+
+  /** SIGTERM and wait; false when it had to be killed. */
+  async stop(timeoutMs = 30_000): Promise<boolean> {
+    const child = this.child;
+    if (!child || !this.running()) return true;
+    child.kill('SIGTERM');
+    const exited = await Promise.race([new Promise((r) => child.once('exit', () => r(true))), new Promise((r) => setTimeout(() => r(false), timeoutMs))]);
+    if (!exited) await this.kill9();
+    return !!exited;
+  }
+
+  /** Posts to a web conversation; undefined when the gateway did not answer (it was down or killed). */
+  async post(key: string, text: string): Promise<Accepted | undefined> {
+    if (!this.ep || !this.running()) return undefined;
+    try {
+      const r = await call<{ messageId: string; disposition: string }>(this.ep, 'POST', `/api/conversations/${key}/messages`, { text });
+      return this.note({ messageId: r.messageId, conversation: `web:${key}`, text, disposition: r.disposition });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Sends through the slow channel's inbound endpoint, as its platform would. */
+  async slowPost(key: string, text: string, id: string): Promise<Accepted | undefined> {
+    if (!this.slowUrl || !this.running()) return undefined;
+    try {
+      const res = await fetch(`${this.slowUrl}/inbound`, { method: 'POST', body: JSON.stringify({ key, id, text }) });
+      if (!res.ok) return undefined;
+      const r = (await res.json()) as { messageId: string; disposition: string };
+      return this.note({ messageId: r.messageId, conversation: `telegram:${key}`, text, disposition: r.disposition });
+    } catch {
+      return undefined;
+    }
+  }
+
+  private note(a: Accepted): Accepted {
+    if (a.disposition !== 'duplicate') this.accepted.push(a);
+    return a;
+  }
+
+  async status(): Promise<Status | undefined> {
+    if (!this.ep || !this.running()) return undefined;
+    try {
+      const s = await call<Status>(this.ep, 'GET', '/api/status');
+      for (const x of s.sessions) if (x.pid) this.track(x.pid);
+      return s;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The pid of the agent process of a conversation, as the gateway sees it (the fake CLI in wrap mode). */
+  async agentPid(conversationId: string): Promise<number | undefined> {
+    return (await this.status())?.sessions.find((s) => s.conversationId === conversationId)?.pid ?? undefined;
+  }
+
+  /** The real CLI under the wrapper. */
+  realCli(wrapperPid: number): number | undefined {
+    const kid = childrenOf(wrapperPid)[0];
+    if (kid) this.seenPids.add(kid);
+    return kid;
+  }
+
+  private track(pid: number): void {
+    this.seenPids.add(pid);
+    for (const k of childrenOf(pid)) this.seenPids.add(k);
+  }
+
+  dbFile(): string {
+    return path.join(this.home, 'rudder.db');
+  }
+
+  gatewayLog(): string {
+    try {
+      return fs.readFileSync(path.join(this.home, 'rudder.log'), 'utf8');
+    } catch {
+      return '';
+    }
+  }
+
+  /** Removes the run's temp dirs (kept when a run found a violation). */
+  cleanup(): void {
+    for (const d of [this.home, this.agentHome, this.cwd, this.faultDir]) fs.rmSync(d, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * Gateway overhead with the scripted in-process fake agent: accept-to-input latency, sustained
+ * messages per second at 1, 100 and 1,000 conversations (inbox commit, turn, outbox commit and
+ * delivery included), one HTTP-driven figure, and what SQLite costs per message.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { OPEN_STATES } from '../../src/store/types.js';
+import type { SectionBody } from '../report.js';
+import { ms, sleep, summarize } from '../stats.js';
+import { startFakeGateway, type FakeGateway } from './fake-gateway.js';
+import { closedLoop } from './load.js';
+import { inboxCommitCost, instrumentStore } from './sqlite.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const TARGET_P99_MS = 5;
+const TARGET_PER_SECOND = 2000;
+
+async function withGateway<T>(fn: (g: FakeGateway) => Promise<T>): Promise<T> {
+  const g = await startFakeGateway({ turnMs: 0 });
+  try {
+    return await fn(g);
+  } finally {
+    await g.stop();
+  }
+}
+
+function openCount(g: FakeGateway): number {
+  const counts = g.gw.core.store.countsByState();
+  return OPEN_STATES.reduce((n, s) => n + (counts[s] ?? 0), 0);
+}
+
+async function httpLoad(g: FakeGateway, conversations: number, total: number) {
+  const { port } = g.gw.web!.address();
+  const token = (await import('node:fs')).readFileSync(path.join(g.home, 'web-token'), 'utf8').trim();
+  const child = spawn(process.execPath, [path.join(HERE, 'http-load.mjs'), `http://127.0.0.1:${port}`, token, String(conversations), String(total)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await new Promise((r) => child.once('exit', r));
+  const r = JSON.parse(out) as { sent: number; elapsedMs: number; latencies: number[]; dispositions: Record<string, number> };
+  // The accepted messages are answered in the background; the figure counts until the last is.
+  const settleStart = performance.now();
+  while (openCount(g) > 0 || g.gw.core.store.owedCount() > 0) await sleep(5);
+  const drainMs = performance.now() - settleStart;
+  return { ...r, drainMs, perSecond: (r.sent / (r.elapsedMs + drainMs)) * 1000 };
+}
+
+export async function benchOverhead(quick: boolean): Promise<SectionBody> {
+  const scale = quick ? 0.15 : 1;
+  const n = (x: number) => Math.max(50, Math.round(x * scale));
+
+  // Latency: 100 conversations, each sending again 50-150 ms after its reply (about 1,000 msg/s in all).
+  const latency = await withGateway(async (g) => {
+    await closedLoop(g, 10, n(500), { tag: 'warm' });
+    return closedLoop(g, 100, n(6000), { tag: 'lat', thinkMs: () => 50 + Math.random() * 100 });
+  });
+  const lat = summarize(latency.acceptToInput);
+
+  const levels = [
+    { conversations: 1, total: n(3000) },
+    { conversations: 100, total: n(20000) },
+    { conversations: 1000, total: n(20000) },
+  ];
+  const throughput = [];
+  for (const level of levels) {
+    const r = await withGateway(async (g) => {
+      await closedLoop(g, 10, n(300), { tag: 'warm' });
+      return closedLoop(g, level.conversations, level.total, { tag: 'tp' });
+    });
+    throughput.push({ ...level, ...r, acceptToInput: summarize(r.acceptToInput) });
+    process.stdout.write(`  ${level.conversations} conversation(s): ${r.perSecond.toFixed(0)} msg/s\n`);
+  }
+
+  const http = await withGateway(async (g) => {
+    await closedLoop(g, 10, n(300), { tag: 'warm' });
+    return httpLoad(g, 100, n(10000));
+  });
+  const httpLat = summarize(http.latencies);
+
+  const flow = await withGateway(async (g) => {
+    await closedLoop(g, 10, n(300), { tag: 'warm' });
+    const tally = instrumentStore(g.gw.core.store);
+    const r = await closedLoop(g, 100, n(5000), { tag: 'sql' });
+    return { messages: r.messages, ...tally() };
+  });
+  const normalUs = inboxCommitCost(n(20000), 'NORMAL');
+  const fullUs = inboxCommitCost(n(3000), 'FULL');
+
+  const tpMin = Math.min(...throughput.filter((t) => t.conversations >= 100).map((t) => t.perSecond));
+  const single = throughput.find((t) => t.conversations === 1)!;
+  const topMethods = Object.entries(flow.byMethod)
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .slice(0, 6)
+    .map(([name, m]) => `${name} ${(m.calls / flow.messages).toFixed(2)}×/msg ${((m.ms / flow.messages) * 1000).toFixed(0)} µs`);
+
+  return {
+    tables: [
+      {
+        caption: 'Accept to the agent input (core.accept() until the fake agent is handed the text), 100 conversations at about 1,000 msg/s:',
+        head: ['messages', 'p50', 'p95', 'p99', 'max'],
+        rows: [[String(lat.n), ms(lat.p50), ms(lat.p95), ms(lat.p99), ms(lat.max)]],
+      },
+      {
+        caption: 'Sustained throughput, each conversation sending its next message once the reply to the last was delivered (inbox commit, turn, outbox commit, delivery):',
+        head: ['conversations', 'messages', 'msg/s', 'accept→input p50', 'p99', 'dispositions'],
+        rows: [
+          ...throughput.map((t) => [String(t.conversations), String(t.messages), t.perSecond.toFixed(0), ms(t.acceptToInput.p50), ms(t.acceptToInput.p99), JSON.stringify(t.dispositions)]),
+          ['100 over HTTP', String(http.sent), http.perSecond.toFixed(0), `POST ${ms(httpLat.p50)}`, `POST ${ms(httpLat.p99)}`, JSON.stringify(http.dispositions)],
+        ],
+      },
+      {
+        caption: 'SQLite per message:',
+        head: ['what', 'cost'],
+        rows: [
+          ['inbox commit alone (insertMessage, synchronous=NORMAL, WAL: survives a crash or kill -9)', `${normalUs.toFixed(1)} µs`],
+          ['inbox commit alone at synchronous=FULL (fsync per commit: also survives a power cut)', `${fullUs.toFixed(1)} µs`],
+          ['every store call of one message in the real flow', `${((flow.ms / flow.messages) * 1000).toFixed(0)} µs in ${(flow.calls / flow.messages).toFixed(1)} calls, ${(flow.commits / flow.messages).toFixed(1)} commits`],
+          ['largest store calls per message', topMethods.join('; ')],
+        ],
+      },
+    ],
+    checks: [
+      {
+        target: `accept to agent input p99 < ${TARGET_P99_MS} ms with 100 conversations`,
+        measured: `p99 ${ms(lat.p99)} (p50 ${ms(lat.p50)}, max ${ms(lat.max)})`,
+        pass: lat.p99 < TARGET_P99_MS,
+        why:
+          lat.p99 < TARGET_P99_MS
+            ? undefined
+            : "The tail is SQLite's automatic WAL checkpoint: every ~1,000 WAL pages (about every 150 messages here) the commit that crosses the mark copies the WAL into the database and fsyncs, on the event loop, for several ms. The median path is well under 1 ms. Checkpointing from a worker thread with its own connection (wal_autocheckpoint=0 on the gateway's) takes it off the message path.",
+      },
+      {
+        target: `≥ ${TARGET_PER_SECOND} msg/s sustained, durable, on ${(await import('node:os')).cpus().length} cores`,
+        measured: `${tpMin.toFixed(0)} msg/s at 100 and 1,000 conversations (lowest); ${single.perSecond.toFixed(0)} msg/s in one conversation; ${http.perSecond.toFixed(0)} msg/s over HTTP`,
+        pass: tpMin >= TARGET_PER_SECOND,
+        why:
+          tpMin >= TARGET_PER_SECOND
+            ? undefined
+            : `The gateway runs on one event loop, and SQLite is most of its time: ${(flow.commits / flow.messages).toFixed(0)} commits and ${(flow.calls / flow.messages).toFixed(0)} store calls per message, ${((flow.ms / flow.messages) * 1000).toFixed(0)} µs in all (table above), against a budget of 500 µs a message for 2,000 msg/s. Each commit writes every page it touched (table and index leaves, 4 KB each) to the WAL, so the cost is per commit, not per byte. Fewer commits per message (inbox row, its ack event and the turn start in one transaction), a cached conversation row (read ${((flow.byMethod.conversation?.calls ?? 0) / flow.messages).toFixed(0)} times a message) and group commit (accepts arriving together share one transaction) would close the gap.`,
+      },
+    ],
+    notes: [
+      'The fake agent answers on the next macrotask, so every figure is the gateway: intake, lane, store, outbox and delivery. Logging is on at info level to a file, as in production.',
+      'One conversation runs one turn at a time by design (strict order), so its figure is one full round trip per message; many conversations run in parallel on the one event loop.',
+      'The HTTP figure is driven by a separate process posting for 100 conversations, each posting again as soon as its POST answered, and counts until every message was answered; messages that arrive while their conversation runs a turn are steered into it.',
+      'Durable means committed to SQLite in WAL mode with synchronous=NORMAL before the channel is acknowledged: a crash or kill -9 of Rudder loses nothing; a power cut can lose the last commits.',
+      `CPU time of the benchmark process per message (all threads): ${throughput.map((t) => `${t.conversations} conv. ${t.cpuUsPerMessage.toFixed(0)} µs`).join(', ')}; on a machine busy with other work the msg/s figures fall while these hold.`,
+    ],
+    data: { latency: lat, throughput, http: { ...http, latencies: httpLat }, sqlite: { inboxCommitUsNormal: normalUs, inboxCommitUsFull: fullUs, flow } },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Found by the chaos suite: /stop and /clear end everything sent before them. A message steered
+ * into a running turn and not yet taken in by the CLI (it waits for the next tool boundary), or
+ * held by a rate limit, must end as stopped, never run after the command. Real CLI and mock
+ * Messages API, through the HTTP API.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { tempDir, waitUntil } from '../support/claude-rig.js';
+import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+
+let mock: MockApi;
+let gw: Awaited<ReturnType<typeof startInProcess>>;
+
+beforeAll(async () => {
+  mock = await startMockApi();
+  gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
+});
+afterAll(async () => {
+  await gw?.stop();
+  await mock?.close();
+});
+
+describe.each(['/stop', '/clear'])('%s with a steer waiting for the tool boundary', (command) => {
+  it('stops the steered messages; they never reach the agent', async () => {
+    const conv = `steered-${command.slice(1)}`;
+    const w = gw.watch(conv);
+    await w.ready;
+    const a = await gw.post(conv, `long [[bash:echo start; sleep 30]] tag:${conv}-a`);
+    await w.wait('status', (d) => d.state === 'tool');
+    const b = await gw.post(conv, `meanwhile tag:${conv}-b`);
+    const c = await gw.post(conv, `and this tag:${conv}-c`);
+    expect([b.disposition, c.disposition]).toEqual(['steered', 'steered']);
+    const stop = await gw.post(conv, command);
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(stop.messageId));
+    const store = gw.gw.core.store;
+    await waitUntil(() => store.message(a.messageId)!.state === 'stopped');
+    // Long enough for a re-queued message to have run on the (fresh) session.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect([store.message(b.messageId)!.state, store.message(c.messageId)!.state]).toEqual(['stopped', 'stopped']);
+    expect(mock.mainRequests().filter((q) => /tag:steered-\w+-[bc]/.test(q.lastUserText) && q.lastUserText.includes(conv))).toHaveLength(0);
+    expect([...w.repliesFor(b.messageId, 'reply'), ...w.repliesFor(c.messageId, 'reply')]).toHaveLength(0);
+  });
+});
+
+describe('/stop with a message held by a rate limit', () => {
+  it('stops the held message; it does not run when the hold is released', async () => {
+    mock.setScript((req) => (!req.side && req.lastText.includes('tag:held-a') ? { kind: 'error', status: 429, style: 'apikey' } : undefined));
+    try {
+      const w = gw.watch('held');
+      await w.ready;
+      const a = await gw.post('held', 'please tag:held-a');
+      const store = gw.gw.core.store;
+      await waitUntil(() => store.message(a.messageId)!.state === 'deferred');
+      const stop = await gw.post('held', '/stop');
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(stop.messageId));
+      mock.setScript(undefined);
+      await gw.post('held', '/retry');
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(store.message(a.messageId)!.state).toBe('stopped');
+      expect(w.repliesFor(a.messageId, 'reply')).toHaveLength(0);
+    } finally {
+      mock.setScript(undefined);
+    }
+  });
+});
