@@ -25,6 +25,11 @@ import { statusText } from './status-text.js';
 
 const ACK_EMOJI: Record<AckKind, string> = { received: '👀', steered: '➡️', queued: '⏳', stopped: '⏹' };
 
+/** The data of an 'ack' event. */
+export function ackData(kind: AckKind, note?: string): Record<string, unknown> {
+  return { kind, emoji: ACK_EMOJI[kind], ...(note ? { note } : {}) };
+}
+
 export interface OpenPermission {
   conversationId: string;
   session: AgentSession;
@@ -145,7 +150,12 @@ export class GatewayCore implements InboundSink {
   }
 
   ack(row: MessageRow, kind: AckKind, note?: string): void {
-    this.bus.emit(row.conversationId, 'ack', row.id, { kind, emoji: ACK_EMOJI[kind], ...(note ? { note } : {}) });
+    this.bus.emit(row.conversationId, 'ack', row.id, ackData(kind, note));
+    this.channelAck(row, kind, note);
+  }
+
+  /** Shows an acknowledgement on the platform (the bus event is logged separately). */
+  channelAck(row: MessageRow, kind: AckKind, note?: string): void {
     const target = this.channelFor(row.conversationId);
     if (!target?.channel) return;
     const text = kind === 'steered' ? row.text : note;

@@ -52,7 +52,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   const log = opts.logger;
   const env = opts.env ?? process.env;
   const cfg = opts.config.current();
-  const store = new Store(path.join(opts.dataDir, 'rudder.db'));
+  const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
   const accessStore = new AccessStore(store.db);
   accessStore.init();
   // The mark prefix names this data dir, so a restart finds exactly this gateway's leftovers.
@@ -165,7 +165,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
         // Without its own page the gateway does not run: undo what recovery started.
         await pool.stopAll('the web channel could not start');
         await Promise.allSettled(channels.map((c) => c.stop()));
-        store.close();
+        await store.close();
         throw err;
       }
     }
@@ -186,7 +186,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       core.delivery.stop();
       for (const l of core.lanes.values()) l.dispose();
       await Promise.allSettled([...core.channels.values()].map((c) => c.stop()));
-      store.close();
+      await store.close();
       log.info('stopped');
     })());
 

@@ -7,8 +7,9 @@ import type { AcceptResult, InboundMessage } from '../channels/channel.js';
 import { isVoiceNotSetUp, transcribe } from '../channels/voice.js';
 import { isRudderError } from '../errors.js';
 import type { MessageRow } from '../store/types.js';
+import type { Disposition } from './lane.js';
 import { parseCommand, runCommand } from './commands.js';
-import type { GatewayCore } from './core.js';
+import { ackData, type GatewayCore } from './core.js';
 
 /** Text longer than this is refused, with the reason, instead of being passed on. */
 export const MAX_TEXT_BYTES = 100 * 1024;
@@ -53,17 +54,36 @@ export async function acceptInbound(core: GatewayCore, msg: InboundMessage): Pro
   }
   if (conv.cutoffAt && msg.sentAt && msg.sentAt < conv.cutoffAt) return refuse('sent-before-stop');
 
-  const { row, duplicate } = store.insertMessage({ ...base, state: 'accepted' });
+  // One commit holds the message, its 'received' event and, for plain text, the lane's decision
+  // (the turn start or the queue entry): acknowledged means stored, and a message costs few commits.
+  let disposition: Disposition | undefined;
+  const { row, duplicate } = store.tx(() => {
+    const r = store.insertMessage({ ...base, state: 'accepted' });
+    if (r.duplicate) return r;
+    core.bus.publish(store.appendEvent(conversationId, 'ack', r.row.id, ackData('received')));
+    core.channelAck(r.row, 'received'); // before the lane's own ack, so reactions land in order
+    if (isPlainText(core, r.row)) disposition = core.lane(conversationId).accept(r.row);
+    return r;
+  });
   if (duplicate) return { messageId: row.id, disposition: 'duplicate' };
-  core.ack(row, 'received');
-  return route(core, row);
+  return disposition ? { messageId: row.id, disposition } : route(core, row);
+}
+
+/** Text for the agent: not a command, not a permission answer, no voice note to transcribe first. */
+function isPlainText(core: GatewayCore, row: MessageRow): boolean {
+  if (parseCommand(row.text) || isPermissionAnswer(core, row)) return false;
+  return !row.extra.attachments?.some((a) => a.kind === 'voice' || a.kind === 'audio');
+}
+
+function isPermissionAnswer(core: GatewayCore, row: MessageRow): boolean {
+  return !!core.pendingPermission(row.conversationId) && /^\s*\d{1,2}\s*$/.test(row.text);
 }
 
 /** Routes a committed message: commands run here; everything else goes to its lane. */
 export async function route(core: GatewayCore, row: MessageRow): Promise<AcceptResult> {
   const lane = core.lane(row.conversationId);
   const cmd = parseCommand(row.text);
-  const permissionAnswer = !cmd && core.pendingPermission(row.conversationId) && /^\s*\d{1,2}\s*$/.test(row.text);
+  const permissionAnswer = !cmd && isPermissionAnswer(core, row);
   if (cmd || permissionAnswer) {
     core.store.setState([row.id], 'command');
     const outcome = await runCommand(cmd ?? { name: 'allow', args: '' }, core.commandContext(row.conversationId, row.text.trim(), row.sentAt ?? row.receivedAt));

@@ -4,11 +4,15 @@
  * All calls are synchronous (better-sqlite3); callers group writes that belong together in tx().
  */
 import { randomBytes } from 'node:crypto';
+import { Checkpointer } from './checkpointer.js';
 import { integrityCheck, openDatabase, type Db } from './db.js';
 import type { ConversationRow, EventRow, EventType, MessageExtra, MessageRow, MessageState, OutboxRow } from './types.js';
 import { OPEN_STATES } from './types.js';
 
-export const newId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${randomBytes(5).toString('hex')}`;
+/** Unique across restarts (time and a per-process random tag) without a random draw per id. */
+const PROCESS_TAG = randomBytes(4).toString('hex');
+let idCounter = 0;
+export const newId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${PROCESS_TAG}${(idCounter++).toString(36)}`;
 
 const json = (v: unknown) => JSON.stringify(v);
 const parse = <T>(s: string | null, fallback: T): T => {
@@ -99,12 +103,25 @@ export interface NewOutbox {
   fromFallback?: boolean;
 }
 
+export interface StoreOptions {
+  /** Checkpoint the WAL from a worker thread instead of inside commits (the gateway's store). */
+  backgroundCheckpoints?: boolean;
+  onError?: (message: string) => void;
+}
+
 export class Store {
   readonly db: Db;
   private readonly s: Record<string, import('better-sqlite3').Statement>;
+  /** Conversation rows are read on every message; the setters below keep this in step with the table. */
+  private readonly convCache = new Map<string, ConversationRow>();
+  private readonly checkpointer: Checkpointer | undefined;
 
-  constructor(file: string) {
+  constructor(file: string, opts: StoreOptions = {}) {
     this.db = openDatabase(file);
+    if (opts.backgroundCheckpoints && file !== ':memory:') {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new Checkpointer(file, 500, opts.onError);
+    }
     const p = (sql: string) => this.db.prepare(sql);
     this.s = {
       convGet: p('SELECT * FROM conversations WHERE id = ?'),
@@ -154,8 +171,10 @@ export class Store {
     return this.db.transaction(fn)();
   }
 
-  close(): void {
-    if (this.db.open) this.db.close();
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    this.db.close();
+    await this.checkpointer?.stop();
   }
 
   integrity(): string {
@@ -165,34 +184,48 @@ export class Store {
   // ---- conversations ----
 
   ensureConversation(id: string, channel: string, key: string, title?: string): ConversationRow {
+    const cached = this.convCache.get(id);
+    if (cached) return cached;
     const now = Date.now();
     this.s.convInsert!.run(id, channel, key, title ?? null, now, now);
-    return toConversation(this.s.convGet!.get(id));
+    return this.conversation(id)!;
   }
 
   conversation(id: string): ConversationRow | undefined {
+    const cached = this.convCache.get(id);
+    if (cached) return cached;
     const r = this.s.convGet!.get(id);
-    return r ? toConversation(r) : undefined;
+    if (!r) return undefined;
+    const row = toConversation(r);
+    this.convCache.set(id, row);
+    return row;
   }
 
   conversations(channel?: string, limit = 200): ConversationRow[] {
     return (channel ? this.s.convList!.all(channel, limit) : this.s.convListAll!.all(limit)).map(toConversation);
   }
 
+  private updateConversation(id: string, stmt: string, value: unknown, field: keyof ConversationRow): void {
+    const now = Date.now();
+    this.s[stmt]!.run(value, now, id);
+    const cached = this.convCache.get(id);
+    if (cached) this.convCache.set(id, { ...cached, [field]: value, updatedAt: now });
+  }
+
   setSessionId(id: string, sessionId: string | null): void {
-    this.s.convSession!.run(sessionId, Date.now(), id);
+    this.updateConversation(id, 'convSession', sessionId, 'sessionId');
   }
 
   setModel(id: string, model: string | null): void {
-    this.s.convModel!.run(model, Date.now(), id);
+    this.updateConversation(id, 'convModel', model, 'model');
   }
 
   setQueueMode(id: string, mode: string | null): void {
-    this.s.convMode!.run(mode, Date.now(), id);
+    this.updateConversation(id, 'convMode', mode, 'queueMode');
   }
 
   setCutoff(id: string, at: number): void {
-    this.s.convCutoff!.run(at, Date.now(), id);
+    this.updateConversation(id, 'convCutoff', at, 'cutoffAt');
   }
 
   // ---- inbox ----
