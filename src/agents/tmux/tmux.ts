@@ -157,10 +157,12 @@ export class Tmux {
     const envArgs = Object.entries(opts.env).map(([k, v]) => `${k}=${v}`);
     const command = ['env', '-i', ...envArgs, ...opts.argv];
     const args = ['new-session', '-d', '-s', opts.name, '-x', String(opts.width), '-y', String(opts.height), '-c', opts.cwd];
-    // remain-on-exit is set in the same tmux invocation, before a fast-exiting program can vanish.
+    // remain-on-exit is on for the whole private server before the program starts, so even one
+    // that exits at once leaves a dead pane to read (set on the window afterwards, it can be late).
     const keep = opts.remainOnExit ?? true;
-    const setKeep = ['set-option', '-w', '-t', paneTarget(opts.name), 'remain-on-exit', 'on'];
-    await this.run(keep ? [[...args, ...command], setKeep] : [...args, ...command]);
+    const setKeep = ['set-option', '-g', 'remain-on-exit', 'on'];
+    const setOff = ['set-option', '-w', '-t', paneTarget(opts.name), 'remain-on-exit', 'off'];
+    await this.run(keep ? [['start-server'], setKeep, [...args, ...command]] : [['start-server'], setKeep, [...args, ...command], setOff]);
   }
 
   async hasSession(name: string): Promise<boolean> {
