@@ -5,6 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Checkpointer } from './checkpointer.js';
+import { json, toConversation, toEvent, toMessage, toOutbox } from './rows.js';
+import { prepareStatements, type Statements } from './statements.js';
 import { integrityCheck, openDatabase, type Db } from './db.js';
 import type { ConversationRow, EventRow, EventType, MessageExtra, MessageRow, MessageState, OutboxRow } from './types.js';
 import { OPEN_STATES } from './types.js';
@@ -13,74 +15,6 @@ import { OPEN_STATES } from './types.js';
 const PROCESS_TAG = randomBytes(4).toString('hex');
 let idCounter = 0;
 export const newId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${PROCESS_TAG}${(idCounter++).toString(36)}`;
-
-const json = (v: unknown) => JSON.stringify(v);
-const parse = <T>(s: string | null, fallback: T): T => {
-  if (!s) return fallback;
-  try {
-    return JSON.parse(s) as T;
-  } catch {
-    return fallback;
-  }
-};
-
-function toMessage(r: any): MessageRow {
-  return {
-    seq: r.seq,
-    id: r.id,
-    conversationId: r.conversation_id,
-    channel: r.channel,
-    platformMessageId: r.platform_message_id,
-    senderId: r.sender_id,
-    text: r.text,
-    extra: parse<MessageExtra>(r.extra, {}),
-    sentAt: r.sent_at,
-    receivedAt: r.received_at,
-    state: r.state,
-    reason: r.reason,
-    wasQueued: !!r.was_queued,
-    attempts: r.attempts,
-    turnId: r.turn_id,
-    retryAt: r.retry_at,
-  };
-}
-
-function toConversation(r: any): ConversationRow {
-  return {
-    id: r.id,
-    channel: r.channel,
-    key: r.key,
-    title: r.title,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    sessionId: r.session_id,
-    model: r.model,
-    queueMode: r.queue_mode,
-    cutoffAt: r.cutoff_at,
-  };
-}
-
-function toOutbox(r: any): OutboxRow {
-  return {
-    seq: r.seq,
-    id: r.id,
-    conversationId: r.conversation_id,
-    kind: r.kind,
-    messageIds: parse<string[]>(r.message_ids, []),
-    replyTo: r.reply_to,
-    text: r.text,
-    fromFallback: !!r.from_fallback,
-    createdAt: r.created_at,
-    deliveredAt: r.delivered_at,
-    attempts: r.attempts,
-    nextAttemptAt: r.next_attempt_at,
-    lastError: r.last_error,
-  };
-}
-
-function toEvent(r: any): EventRow {
-  return { seq: r.seq, conversationId: r.conversation_id, type: r.type, messageId: r.message_id, data: parse(r.data, {}), createdAt: r.created_at };
-}
 
 export interface NewMessage {
   conversationId: string;
@@ -111,7 +45,7 @@ export interface StoreOptions {
 
 export class Store {
   readonly db: Db;
-  private readonly s: Record<string, import('better-sqlite3').Statement>;
+  private readonly s: Statements;
   /** Conversation rows are read on every message; the setters below keep this in step with the table. */
   private readonly convCache = new Map<string, ConversationRow>();
   private readonly checkpointer: Checkpointer | undefined;
@@ -122,49 +56,7 @@ export class Store {
       this.db.pragma('wal_autocheckpoint = 0');
       this.checkpointer = new Checkpointer(file, 500, opts.onError);
     }
-    const p = (sql: string) => this.db.prepare(sql);
-    this.s = {
-      convGet: p('SELECT * FROM conversations WHERE id = ?'),
-      convInsert: p('INSERT OR IGNORE INTO conversations (id, channel, key, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)'),
-      convList: p('SELECT * FROM conversations WHERE channel = ? ORDER BY updated_at DESC LIMIT ?'),
-      convListAll: p('SELECT * FROM conversations ORDER BY updated_at DESC LIMIT ?'),
-      convSession: p('UPDATE conversations SET session_id = ?, updated_at = ? WHERE id = ?'),
-      convModel: p('UPDATE conversations SET model = ?, updated_at = ? WHERE id = ?'),
-      convMode: p('UPDATE conversations SET queue_mode = ?, updated_at = ? WHERE id = ?'),
-      convCutoff: p('UPDATE conversations SET cutoff_at = ?, updated_at = ? WHERE id = ?'),
-      convTouch: p('UPDATE conversations SET updated_at = ? WHERE id = ?'),
-      msgInsert: p(`INSERT OR IGNORE INTO messages (id, conversation_id, channel, platform_message_id, sender_id, text, extra, sent_at, received_at, state, reason, updated_at)
-                    VALUES (@id, @conversationId, @channel, @platformMessageId, @senderId, @text, @extra, @sentAt, @receivedAt, @state, @reason, @receivedAt)`),
-      msgByPlatform: p('SELECT * FROM messages WHERE channel = ? AND platform_message_id = ?'),
-      msgGet: p('SELECT * FROM messages WHERE id = ?'),
-      msgState: p('UPDATE messages SET state = ?, reason = ?, updated_at = ? WHERE id = ?'),
-      msgQueued: p("UPDATE messages SET state = 'queued', was_queued = 1, updated_at = ? WHERE id = ?"),
-      msgRunning: p('UPDATE messages SET state = ?, turn_id = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?'),
-      msgDefer: p("UPDATE messages SET state = 'deferred', retry_at = ?, reason = ?, updated_at = ? WHERE id = ?"),
-      msgText: p('UPDATE messages SET text = ?, updated_at = ? WHERE id = ?'),
-      msgExtra: p('UPDATE messages SET extra = ?, updated_at = ? WHERE id = ?'),
-      msgOpen: p(`SELECT * FROM messages WHERE state IN (${OPEN_STATES.map(() => '?').join(',')}) ORDER BY seq`),
-      msgByConv: p('SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
-      msgCountByState: p('SELECT state, COUNT(*) AS n FROM messages GROUP BY state'),
-      outInsert: p(`INSERT INTO outbox (id, conversation_id, kind, message_ids, reply_to, text, from_fallback, created_at)
-                    VALUES (@id, @conversationId, @kind, @messageIds, @replyTo, @text, @fromFallback, @createdAt)`),
-      outOwed: p('SELECT * FROM outbox WHERE delivered_at IS NULL ORDER BY seq LIMIT ?'),
-      outOwedFor: p('SELECT * FROM outbox WHERE delivered_at IS NULL AND conversation_id = ? ORDER BY seq'),
-      outGet: p('SELECT * FROM outbox WHERE id = ?'),
-      outDelivered: p('UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL'),
-      outAttempt: p('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?'),
-      outByConv: p('SELECT * FROM outbox WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
-      outOwedCount: p('SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL'),
-      evInsert: p('INSERT OR IGNORE INTO events (conversation_id, type, message_id, outbox_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
-      evSince: p('SELECT * FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
-      evLast: p('SELECT seq FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1'),
-      evPrune: p('DELETE FROM events WHERE created_at < ?'),
-      turnStart: p('INSERT OR REPLACE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)'),
-      turnEnd: p('UPDATE turns SET ended_at = ?, outcome = ?, steered = ?, input_ids = ?, session_id = ?, error = ? WHERE id = ?'),
-      procAdd: p('INSERT OR REPLACE INTO agent_processes (pid, conversation_id, started_at) VALUES (?, ?, ?)'),
-      procRemove: p('DELETE FROM agent_processes WHERE pid = ?'),
-      procAll: p('SELECT * FROM agent_processes'),
-    };
+    this.s = prepareStatements(this.db);
   }
 
   tx<T>(fn: () => T): T {

@@ -139,3 +139,20 @@ export function classifyResult(frame: ResultFrame, seen: TurnFrames, ctx: Result
   if (/No conversation found with session ID/i.test(why)) return { error: new RudderError('AGENT_SESSION_NOT_FOUND', why, errorContext) };
   return { error: new RudderError('AGENT_TURN_FAILED', `${frame.subtype}: ${why}`, { ...errorContext, subtype: frame.subtype, terminalReason: frame.terminal_reason }) };
 }
+
+/** The result of a turn stopped on request whose process had to be killed: no result frame came. */
+export function interruptedResult(seen: TurnFrames, sessionId: string | undefined, inputIds: string[], terminalReason: string): TurnResult {
+  return {
+    text: seen.texts.join('\n\n'),
+    sessionId,
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+    costUsd: 0,
+    durationMs: 0,
+    numTurns: 0,
+    terminalReason,
+    isError: true,
+    interrupted: true,
+    inputIds,
+    steered: 0,
+  };
+}

@@ -12,7 +12,7 @@ import { TurnLock } from '../common/turn-lock.js';
 import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
 import { oneShotArgs } from './args.js';
 import { describeExit } from './exit.js';
-import { TurnFrames, classifyResult } from './frames-to-events.js';
+import { TurnFrames, classifyResult, interruptedResult } from './frames-to-events.js';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_TURN_TIMEOUT_MS, type ClaudeLaunch } from './launch.js';
 import { AgentProcess } from './process.js';
 import { parseLine } from './protocol/parse.js';
@@ -176,19 +176,7 @@ export class ClaudeOneShotSession implements AgentSession {
     this.finishLocked(turn);
     if (turn.gotResult) return;
     if (turn.interruptRequested && info.reason === 'interrupt') {
-      turn.succeed({
-        text: turn.frames.texts.join('\n\n'),
-        sessionId: this.sid,
-        usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-        costUsd: 0,
-        durationMs: 0,
-        numTurns: 0,
-        terminalReason: 'killed_on_interrupt',
-        isError: true,
-        interrupted: true,
-        inputIds: turn.inputIds(),
-        steered: 0,
-      });
+      turn.succeed(interruptedResult(turn.frames, this.sid, turn.inputIds(), 'killed_on_interrupt'));
       return;
     }
     const { code, detail } = describeExit(info, proc.stderrTail(), { stopped: this.stopped, timedOut: turn.timedOut });

@@ -7,39 +7,21 @@
  * "one turn behind".
  */
 import { randomUUID } from 'node:crypto';
-import { RudderError, asRudderError, type ErrorCode } from '../../errors.js';
+import { RudderError, asRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { wrapExternal } from '../../security/wrap.js';
-import { TurnBase } from '../common/turn-base.js';
 import { TurnLock } from '../common/turn-lock.js';
 import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
 import { streamArgs } from './args.js';
-import { TurnFrames, classifyResult } from './frames-to-events.js';
+import { classifyResult, interruptedResult } from './frames-to-events.js';
 import { DEFAULT_INTERRUPT_GRACE_MS, DEFAULT_KILL_GRACE_MS, DEFAULT_TURN_TIMEOUT_MS, type ClaudeLaunch } from './launch.js';
 import { AgentProcess, type ExitInfo } from './process.js';
 import { describeExit } from './exit.js';
-import { encodeFrame, interruptRequest, permissionAllow, permissionDeny, userMessage, type ControlRequestFrame, type OutputFrame, type ResultFrame } from './protocol/index.js';
+import { PermissionRelay } from './permission-relay.js';
+import { encodeFrame, interruptRequest, userMessage, type OutputFrame, type ResultFrame } from './protocol/index.js';
 import { parseLine } from './protocol/parse.js';
-
-/** One user message as written on stdin, and what became of it. */
-interface WireMessage {
-  uuid: string;
-  inputIds: string[];
-  kind: 'turn' | 'steer';
-  /** The turn that was running when it was written (undefined between turns). */
-  writtenDuring: StreamTurn | undefined;
-  /** The turn that took it in, once the CLI did. */
-  turn?: StreamTurn;
-  settle?: { resolve: (r: SteerResult) => void; reject: (e: RudderError) => void };
-}
-
-class StreamTurn extends TurnBase {
-  readonly frames = new TurnFrames();
-  readonly wire: WireMessage[] = [];
-  interruptRequested = false;
-  timedOut = false;
-  timer: NodeJS.Timeout | undefined;
-}
+import { StreamTurn, type WireMessage } from './stream-turn.js';
+import { WireLedger } from './wire-ledger.js';
 
 export class ClaudeStreamSession implements AgentSession {
   readonly backend = 'claude-stream' as const;
@@ -51,15 +33,14 @@ export class ClaudeStreamSession implements AgentSession {
   private readonly lock = new TurnLock();
   private proc: AgentProcess | undefined;
   private current: StreamTurn | undefined;
-  /** Messages written and not yet answered, cancelled or lost, by uuid. */
-  private readonly wire = new Map<string, WireMessage>();
-  private readonly permissions = new Map<string, { turn: StreamTurn; input: Record<string, unknown> }>();
+  /** Messages written and not yet answered, withdrawn or lost, and which turn took each in. */
+  private readonly wire: WireLedger;
+  private readonly permissions = new PermissionRelay();
   private readonly turnListeners = new Set<(t: Turn) => void>();
   private sid: string | undefined;
   private stopped = false;
   private crashed = false;
   private lastActive = Date.now();
-  private steered = 0;
   /** The cumulative cost the current process has reported so far. */
   private costBase = 0;
 
@@ -68,6 +49,7 @@ export class ClaudeStreamSession implements AgentSession {
     this.conversationId = launch.conversationId;
     this.log = launch.logger.child({ conversationId: launch.conversationId, backend: this.backend });
     this.sid = launch.sessionId;
+    this.wire = new WireLedger({ conversationId: this.conversationId, current: () => this.current, newTurn: () => this.newTurnLocked([]) });
   }
 
   sessionId(): string | undefined {
@@ -89,7 +71,7 @@ export class ClaudeStreamSession implements AgentSession {
   }
 
   steeredCount(): number {
-    return this.steered;
+    return this.wire.steered();
   }
 
   currentTurn(): Turn | undefined {
@@ -132,7 +114,7 @@ export class ClaudeStreamSession implements AgentSession {
 
   async interrupt(opts: { cancelQueued?: boolean } = {}): Promise<void> {
     const { proc, turn } = this.lock.run(() => ({ proc: this.proc, turn: this.current }));
-    if (!proc?.alive() || (!turn && this.wire.size === 0)) return;
+    if (!proc?.alive() || (!turn && this.wire.size() === 0)) return;
     if (turn) turn.interruptRequested = true;
     try {
       proc.write(encodeFrame(interruptRequest(randomUUID(), !!opts.cancelQueued)));
@@ -149,17 +131,7 @@ export class ClaudeStreamSession implements AgentSession {
   }
 
   answerPermission(requestId: string, decision: PermissionDecision): boolean {
-    const pending = this.permissions.get(requestId);
-    if (!pending || !this.proc?.alive()) return false;
-    this.permissions.delete(requestId);
-    const allow = 'allow' in decision ? decision.allow : decision.optionId === 'allow';
-    const message = 'message' in decision && decision.message ? decision.message : 'The person denied this tool use.';
-    try {
-      this.proc.write(encodeFrame(allow ? permissionAllow(requestId, pending.input) : permissionDeny(requestId, message)));
-      return true;
-    } catch {
-      return false;
-    }
+    return this.proc?.alive() ? this.permissions.answer(this.proc, requestId, decision) : false;
   }
 
   async stop(reason: string): Promise<void> {
@@ -173,7 +145,7 @@ export class ClaudeStreamSession implements AgentSession {
   // ---- inside the lock ----
 
   private inFlight(): boolean {
-    return this.current !== undefined || this.wire.size > 0;
+    return this.current !== undefined || this.wire.size() > 0;
   }
 
   /** Starts a turn for inputs while nothing is in flight; failures settle the returned turn. */
@@ -229,7 +201,7 @@ export class ClaudeStreamSession implements AgentSession {
     const text = inputs.map((i) => wrapExternal(i.text, { source: i.source })).join('\n\n');
     const msg: WireMessage = { uuid, inputIds: inputs.map((i) => i.id), kind, writtenDuring: during };
     proc.write(encodeFrame(userMessage(text, uuid)));
-    this.wire.set(uuid, msg);
+    this.wire.add(msg);
     return msg;
   }
 
@@ -257,14 +229,14 @@ export class ClaudeStreamSession implements AgentSession {
       case 'command_lifecycle': {
         const msg = this.wire.get(frame.command_uuid);
         if (!msg) return;
-        if (frame.state === 'started') this.takeInLocked(msg);
-        else if (frame.state === 'cancelled' && !msg.turn) this.dropLocked(msg, 'AGENT_STOPPED', 'The message was withdrawn by an interrupt before the agent took it in.');
+        if (frame.state === 'started') this.wire.takeIn(msg);
+        else if (frame.state === 'cancelled' && !msg.turn) this.wire.drop(msg, 'AGENT_STOPPED', 'The message was withdrawn by an interrupt before the agent took it in.');
         return;
       }
       case 'user':
         if (frame.isReplay && frame.uuid) {
           const msg = this.wire.get(frame.uuid);
-          if (msg) this.takeInLocked(msg);
+          if (msg) this.wire.takeIn(msg);
           return;
         }
         this.current?.frames.handle(frame, this.current);
@@ -275,7 +247,7 @@ export class ClaudeStreamSession implements AgentSession {
         this.current?.frames.handle(frame, this.current);
         return;
       case 'control_request':
-        this.onControlRequestLocked(proc, frame);
+        this.permissions.open(proc, frame, this.current);
         return;
       case 'control_response':
         this.log.debug({ response: frame.response }, 'control response');
@@ -288,53 +260,16 @@ export class ClaudeStreamSession implements AgentSession {
     }
   }
 
-  /** The CLI took a message in: into the running turn (steered) or as the start of a new one. */
-  private takeInLocked(msg: WireMessage): void {
-    if (msg.turn) return;
-    const turn = this.current ?? this.newTurnLocked([]);
-    msg.turn = turn;
-    turn.wire.push(msg);
-    turn.addInputs(msg.inputIds);
-    if (!msg.settle) return;
-    if (msg.writtenDuring === turn) {
-      this.steered += msg.inputIds.length;
-      for (const id of msg.inputIds) turn.emit({ type: 'steer-absorbed', inputId: id });
-      msg.settle.resolve({ outcome: 'steered', turn });
-    } else {
-      msg.settle.resolve({ outcome: 'ran-as-turn', turn });
-    }
-    msg.settle = undefined;
-  }
-
-  private dropLocked(msg: WireMessage, code: ErrorCode, detail: string): void {
-    this.wire.delete(msg.uuid);
-    msg.settle?.reject(new RudderError(code, detail, { conversationId: this.conversationId, unanswered: msg.inputIds }));
-    msg.settle = undefined;
-  }
-
   private onResultLocked(proc: AgentProcess, frame: ResultFrame): void {
     const named = frame.user_message_uuids ?? (frame.user_message_uuid ? [frame.user_message_uuid] : undefined);
-    // A message the result names may not have shown a lifecycle frame (older CLIs): take it in now.
-    for (const uuid of named ?? []) {
-      const msg = this.wire.get(uuid);
-      if (msg && !msg.turn) this.takeInLocked(msg);
-    }
+    this.wire.takeInNamed(named);
     const turn = this.current;
     this.noteSessionId(frame.session_id, true);
     if (!turn) {
       this.log.warn({ subtype: frame.subtype }, 'agent output: a result with no turn running; ignored');
       return;
     }
-    const answered = named ? turn.wire.filter((m) => named.includes(m.uuid)) : turn.wire;
-    // Taken in but not answered (an interrupt put it back in the CLI's queue): it runs again later.
-    for (const m of turn.wire) {
-      if (answered.includes(m)) continue;
-      m.turn = undefined;
-      turn.removeInputs(m.inputIds);
-    }
-    for (const m of answered) this.wire.delete(m.uuid);
-    const inputIds = answered.flatMap((m) => m.inputIds);
-    const steered = answered.filter((m) => m.kind === 'steer' && m.writtenDuring === turn).reduce((n, m) => n + m.inputIds.length, 0);
+    const { inputIds, steered } = this.wire.settle(turn, named);
     const outcome = classifyResult(frame, turn.frames, {
       inputIds,
       steered,
@@ -359,37 +294,7 @@ export class ClaudeStreamSession implements AgentSession {
     clearTimeout(turn.timer);
     if (this.current === turn) this.current = undefined;
     this.lastActive = Date.now();
-    for (const [id, p] of this.permissions) if (p.turn === turn) this.permissions.delete(id);
-  }
-
-  private onControlRequestLocked(proc: AgentProcess, frame: ControlRequestFrame): void {
-    const req = frame.request;
-    const turn = this.current;
-    if (req.subtype !== 'can_use_tool' || !turn) {
-      // Unanswered control requests would hang the CLI: refuse what this host does not handle.
-      const response = { type: 'control_response', response: { subtype: 'error', request_id: frame.request_id, error: `Rudder does not handle ${req.subtype} here` } };
-      try {
-        proc.write(JSON.stringify(response) + '\n');
-      } catch {
-        // The exit handler reports the dead process.
-      }
-      return;
-    }
-    const input = (req.input ?? {}) as Record<string, unknown>;
-    this.permissions.set(frame.request_id, { turn, input });
-    turn.emit({
-      type: 'permission',
-      request: {
-        requestId: frame.request_id,
-        toolName: req.tool_name ?? 'tool',
-        input,
-        description: typeof req.description === 'string' ? req.description : undefined,
-        options: [
-          { id: 'allow', label: 'Allow' },
-          { id: 'deny', label: 'Deny' },
-        ],
-      },
-    });
+    this.permissions.dropFor(turn);
   }
 
   private noteSessionId(id: string | undefined, persist: boolean): void {
@@ -418,34 +323,13 @@ export class ClaudeStreamSession implements AgentSession {
       if (turn) {
         this.finishTurnLocked(turn);
         if (turn.interruptRequested && !turn.timedOut && info.reason?.startsWith('interrupt')) {
-          turn.succeed(interruptedResult(turn, this.sid));
+          turn.succeed(interruptedResult(turn.frames, this.sid, turn.inputIds(), 'killed_after_interrupt'));
         } else {
           turn.fail(new RudderError(code, detail, { ...context, unanswered: turn.inputIds() }));
         }
       }
-      for (const msg of [...this.wire.values()]) {
-        if (msg.turn === turn) continue;
-        this.dropLocked(msg, code, detail);
-      }
-      this.wire.clear();
-      this.permissions.clear();
+      this.wire.dropAll(turn, code, detail);
+      this.permissions.dropFor(undefined);
     });
   }
-}
-
-/** The result reported when an interrupt had to kill the process: stopped on request, session intact. */
-function interruptedResult(turn: StreamTurn, sessionId: string | undefined) {
-  return {
-    text: turn.frames.texts.join('\n\n'),
-    sessionId,
-    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-    costUsd: 0,
-    durationMs: 0,
-    numTurns: 0,
-    terminalReason: 'killed_after_interrupt',
-    isError: true,
-    interrupted: true,
-    inputIds: turn.inputIds(),
-    steered: 0,
-  };
 }

@@ -1,0 +1,70 @@
+/** Row mapping between the SQLite tables and the types the rest of Rudder uses. */
+import type { ConversationRow, EventRow, MessageExtra, MessageRow, OutboxRow } from './types.js';
+
+export const json = (v: unknown) => JSON.stringify(v);
+const parse = <T>(s: string | null, fallback: T): T => {
+  if (!s) return fallback;
+  try {
+    return JSON.parse(s) as T;
+  } catch {
+    return fallback;
+  }
+};
+
+export function toMessage(r: any): MessageRow {
+  return {
+    seq: r.seq,
+    id: r.id,
+    conversationId: r.conversation_id,
+    channel: r.channel,
+    platformMessageId: r.platform_message_id,
+    senderId: r.sender_id,
+    text: r.text,
+    extra: parse<MessageExtra>(r.extra, {}),
+    sentAt: r.sent_at,
+    receivedAt: r.received_at,
+    state: r.state,
+    reason: r.reason,
+    wasQueued: !!r.was_queued,
+    attempts: r.attempts,
+    turnId: r.turn_id,
+    retryAt: r.retry_at,
+  };
+}
+
+export function toConversation(r: any): ConversationRow {
+  return {
+    id: r.id,
+    channel: r.channel,
+    key: r.key,
+    title: r.title,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    sessionId: r.session_id,
+    model: r.model,
+    queueMode: r.queue_mode,
+    cutoffAt: r.cutoff_at,
+  };
+}
+
+export function toOutbox(r: any): OutboxRow {
+  return {
+    seq: r.seq,
+    id: r.id,
+    conversationId: r.conversation_id,
+    kind: r.kind,
+    messageIds: parse<string[]>(r.message_ids, []),
+    replyTo: r.reply_to,
+    text: r.text,
+    fromFallback: !!r.from_fallback,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastError: r.last_error,
+  };
+}
+
+export function toEvent(r: any): EventRow {
+  return { seq: r.seq, conversationId: r.conversation_id, type: r.type, messageId: r.message_id, data: parse(r.data, {}), createdAt: r.created_at };
+}
