@@ -216,6 +216,11 @@ export class GatewayCore implements InboundSink {
 
   commandContext(conversationId: string, rawText: string, sentAt: number = Date.now()): CommandContext {
     const lane = this.lane(conversationId);
+    // A running turn finishes first; the release happens when it ends.
+    const releaseWhenIdle = async (reason: string) => {
+      if (lane.busy()) lane.pendingRelease = reason;
+      else await this.pool.release(conversationId, reason);
+    };
     return {
       lane,
       sentAt,
@@ -243,13 +248,11 @@ export class GatewayCore implements InboundSink {
           const model = this.store.conversation(conversationId)?.model ?? this.settings().agent.model;
           void live.setModel(model ?? undefined).catch((err: Error) => {
             this.log.warn({ conversationId, err: err.message }, "the agent's own /model failed: releasing the session instead");
-            if (lane.busy()) lane.pendingRelease = reason;
-            else void this.pool.release(conversationId, reason);
+            void releaseWhenIdle(reason);
           });
           return;
         }
-        if (lane.busy()) lane.pendingRelease = reason;
-        else await this.pool.release(conversationId, reason);
+        await releaseWhenIdle(reason);
       },
       statusText: () => statusText(this, conversationId),
       answerPermission: (choice) => {

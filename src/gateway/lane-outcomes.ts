@@ -9,7 +9,7 @@ import type { MessageRow } from '../store/types.js';
 import type { Disposition, Lane } from './lane.js';
 
 /** A turn cut off by a crash is run again this many times before the person is told it failed. */
-const MAX_ATTEMPTS = 2;
+export const MAX_ATTEMPTS = 2;
 /** When the CLI gives no reset time, try Claude again after this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
 /** A message the agent's terminal did not take is tried again after this long (or at /retry). */
@@ -25,6 +25,7 @@ export class TurnOutcomes {
   /** Follows one turn of the lane's session from its first event to its outcome. */
   follow(session: AgentSession, turn: Turn): void {
     const conv = this.lane.conversationId;
+    this.ctx.store.turnStarted(turn.id, conv, turn.inputIds(), session.sessionId() ?? null);
     this.ctx.typing(conv, true);
     const absorbed = new Set<string>();
     turn.onEvent((e) => {
@@ -69,7 +70,8 @@ export class TurnOutcomes {
       case 'status':
         this.ctx.bus.emit(conv, 'status', primary, { state: 'agent', message: e.message, turnId: turn.id }, { ephemeral: true });
         // The person is told in the chat: a message waits for the terminal, a menu answer failed.
-        if (e.notify) this.ctx.send(conv, 'notice', e.message, this.rowsOf(turn.inputIds().slice(0, 1)));
+        // Attributed to the turn's message, or (not yet taken in) to what the lane handed the agent.
+        if (e.notify) this.ctx.send(conv, 'notice', e.message, turn.inputIds().length ? this.rowsOf(turn.inputIds().slice(0, 1)) : [...this.lane.inFlight.values()].slice(0, 1));
         return;
       case 'started':
         this.ctx.bus.emit(conv, 'status', primary, { state: 'turn-started', turnId: turn.id, inputIds: e.inputIds }, { ephemeral: true });
@@ -94,6 +96,7 @@ export class TurnOutcomes {
         for (const id of r.inputIds) store.setState([id], absorbed.has(id) ? 'steered' : this.lane.merged.has(id) ? 'merged' : 'answered');
         this.ctx.send(conv, 'reply', replyText(r, rows), rows);
       }
+      store.setTurn(r.inputIds, turn.id);
       store.turnEnded(turn.id, r.interrupted ? 'interrupted' : 'answered', r.steered, r.inputIds, r.sessionId ?? null, null);
     });
     for (const id of r.inputIds) this.lane.forget(id);

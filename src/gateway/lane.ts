@@ -31,7 +31,6 @@ export class Lane {
   readonly queue: QueueItem[] = [];
   /** Inputs handed to the agent (running or steering), not yet settled. */
   readonly inFlight = new Map<string, MessageRow>();
-  readonly steered = new Set<string>();
   readonly merged = new Set<string>();
   /** The sender of each running turn's first input: steers from someone else wait. */
   readonly turnSender = new Map<string, string>();
@@ -144,7 +143,6 @@ export class Lane {
     const p = session.steer({ id: row.id, text: composeAgentText(row), source: sourceOf(row) });
     if (!p.written) return p.reason ?? 'the agent process is not running';
     this.inFlight.set(row.id, row);
-    this.steered.add(row.id);
     this.ctx.store.markInTurn([row.id], 'steering', turn?.id ?? 'pending');
     this.ctx.ack(row, 'steered', row.text);
     p.then(
@@ -243,7 +241,7 @@ export class Lane {
     clearTimeout(this.pauseTimer);
     this.pausedUntil = 0;
     this.ctx.store.setCutoff(this.conversationId, cutoffAt);
-    const held = this.ctx.store.openMessages().filter((m) => m.conversationId === this.conversationId && m.state === 'deferred');
+    const held = this.ctx.store.deferredMessages(this.conversationId);
     const queued = this.queue.splice(0).flatMap((i) => i.rows);
     const dropped = [...held.filter((h) => !queued.some((q) => q.id === h.id)), ...queued];
     this.ctx.store.setState(dropped.map((r) => r.id), 'stopped', reason);
@@ -265,7 +263,6 @@ export class Lane {
 
   forget(id: string): void {
     this.inFlight.delete(id);
-    this.steered.delete(id);
     this.merged.delete(id);
   }
 
@@ -282,7 +279,7 @@ export class Lane {
   resume(why: string): number {
     clearTimeout(this.pauseTimer);
     this.pausedUntil = 0;
-    const deferred = this.ctx.store.openMessages().filter((m) => m.conversationId === this.conversationId && m.state === 'deferred');
+    const deferred = this.ctx.store.deferredMessages(this.conversationId);
     const known = new Set(this.queue.flatMap((i) => i.rows.map((r) => r.id)));
     for (const row of deferred) {
       if (known.has(row.id)) continue;

@@ -10,8 +10,8 @@ import type { Store } from '../store/store.js';
 import type { MessageRow } from '../store/types.js';
 import type { GatewayCore } from './core.js';
 import { route } from './intake.js';
+import { MAX_ATTEMPTS } from './lane-outcomes.js';
 
-const MAX_ATTEMPTS = 2;
 
 /** Kills process groups recorded by an earlier run that are still alive and still claude, and anything carrying this gateway's mark. */
 export function killOrphans(store: Store, log: Logger, markPrefix?: string): number {

@@ -1,4 +1,5 @@
 /** The status report behind GET /api/status, `rudder status` and /status. */
+import { createRequire } from 'node:module';
 import type { GatewayCore } from '../gateway/core.js';
 import { rssOf } from './proc.js';
 
@@ -14,7 +15,7 @@ export interface StatusReport {
   gatewayRssBytes: number;
 }
 
-export const VERSION = '0.1.0';
+export const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 const started = Date.now();
 
 export function statusReport(core: GatewayCore): StatusReport {

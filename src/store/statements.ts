@@ -26,6 +26,8 @@ export function prepareStatements(db: Database.Database): Statements {
     msgText: p('UPDATE messages SET text = ?, updated_at = ? WHERE id = ?'),
     msgExtra: p('UPDATE messages SET extra = ?, updated_at = ? WHERE id = ?'),
     msgOpen: p(`SELECT * FROM messages WHERE state IN (${OPEN_STATES.map(() => '?').join(',')}) ORDER BY seq`),
+    msgTurn: p('UPDATE messages SET turn_id = ?, updated_at = ? WHERE id = ?'),
+    msgDeferred: p("SELECT * FROM messages WHERE state = 'deferred' AND conversation_id = ? ORDER BY seq"),
     msgByConv: p('SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
     msgCountByState: p('SELECT state, COUNT(*) AS n FROM messages GROUP BY state'),
     outInsert: p(`INSERT INTO outbox (id, conversation_id, kind, message_ids, reply_to, text, from_fallback, created_at)
@@ -41,7 +43,7 @@ export function prepareStatements(db: Database.Database): Statements {
     evSince: p('SELECT * FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
     evLast: p('SELECT seq FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1'),
     evPrune: p('DELETE FROM events WHERE created_at < ?'),
-    turnStart: p('INSERT OR REPLACE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)'),
+    turnStart: p('INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)'),
     turnEnd: p('UPDATE turns SET ended_at = ?, outcome = ?, steered = ?, input_ids = ?, session_id = ?, error = ? WHERE id = ?'),
     procAdd: p('INSERT OR REPLACE INTO agent_processes (pid, conversation_id, started_at) VALUES (?, ?, ?)'),
     procRemove: p('DELETE FROM agent_processes WHERE pid = ?'),

@@ -167,6 +167,12 @@ export class Store {
     for (const id of ids) this.s.msgRunning!.run(state, turnId, now, id);
   }
 
+  /** Records which turn answered each input (a steer written between turns learns it only then). */
+  setTurn(ids: string[], turnId: string): void {
+    const now = Date.now();
+    for (const id of ids) this.s.msgTurn!.run(turnId, now, id);
+  }
+
   defer(ids: string[], retryAt: number, reason: string): void {
     const now = Date.now();
     for (const id of ids) this.s.msgDefer!.run(retryAt, reason, now, id);
@@ -182,6 +188,11 @@ export class Store {
 
   openMessages(): MessageRow[] {
     return this.s.msgOpen!.all(...OPEN_STATES).map(toMessage);
+  }
+
+  /** Messages of a conversation held by a rate limit or a hold, oldest first. */
+  deferredMessages(conversationId: string): MessageRow[] {
+    return this.s.msgDeferred!.all(conversationId).map(toMessage);
   }
 
   recentMessages(conversationId: string, limit = 100): MessageRow[] {
@@ -219,11 +230,6 @@ export class Store {
 
   owedCount(): number {
     return (this.s.outOwedCount!.get() as { n: number }).n;
-  }
-
-  outbox(id: string): OutboxRow | undefined {
-    const r = this.s.outGet!.get(id);
-    return r ? toOutbox(r) : undefined;
   }
 
   recentOutbox(conversationId: string, limit = 100): OutboxRow[] {
@@ -270,6 +276,7 @@ export class Store {
 
   // ---- turns ----
 
+  /** Records a turn once, whether the lane started it or the agent did (a queued steer). */
   turnStarted(id: string, conversationId: string, inputIds: string[], sessionId: string | null): void {
     this.s.turnStart!.run(id, conversationId, Date.now(), json(inputIds), sessionId);
   }

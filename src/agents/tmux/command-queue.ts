@@ -4,8 +4,14 @@
  */
 import { RudderError } from '../../errors.js';
 
+interface Job {
+  run: () => Promise<void>;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
 export class CommandQueue {
-  private readonly queue: Array<() => Promise<void>> = [];
+  private readonly queue: Job[] = [];
   private draining: Promise<void> | undefined;
 
   constructor(
@@ -15,7 +21,7 @@ export class CommandQueue {
 
   add(run: () => Promise<void>): Promise<void> {
     if (this.stopped()) return Promise.reject(new RudderError('AGENT_STOPPED'));
-    const done = new Promise<void>((resolve, reject) => this.queue.push(() => run().then(resolve, reject)));
+    const done = new Promise<void>((resolve, reject) => this.queue.push({ run, resolve, reject }));
     if (!this.inFlight()) void this.drain();
     return done;
   }
@@ -26,9 +32,14 @@ export class CommandQueue {
     if (!this.queue.length) return Promise.resolve();
     this.draining = (async () => {
       try {
-        while (this.queue.length && !this.stopped()) await this.queue.shift()!();
+        while (this.queue.length && !this.stopped()) {
+          const job = this.queue.shift()!;
+          await job.run().then(job.resolve, job.reject);
+        }
       } finally {
         this.draining = undefined;
+        // A stopped session runs nothing more: whoever waits on a command hears so instead of waiting for ever.
+        if (this.stopped()) for (const job of this.queue.splice(0)) job.reject(new RudderError('AGENT_STOPPED', 'The session stopped before the command ran.'));
       }
     })();
     return this.draining;

@@ -24,7 +24,7 @@ export interface InterruptDeps {
 export async function interruptTurn(deps: InterruptDeps, opts: { cancelQueued?: boolean }): Promise<void> {
   const { host, tracker, lock } = deps;
   const turn = tracker.current;
-  const waiting = () => [...tracker.deliveries.values()].filter((d) => !d.turn);
+  const waiting = () => tracker.waiting();
   if (!turn && waiting().length === 0) return;
   if (turn) turn.interruptRequested = true;
   const withdrawn = (d: Delivery) => new RudderError('AGENT_STOPPED', 'Withdrawn by an interrupt before the agent took it in.', { ...deps.context(), unanswered: d.inputIds });

@@ -38,6 +38,7 @@ export class PaneHost {
   pid: number | undefined;
   live = false;
   dead = false;
+  private lastRescan = 0;
   /** The environment mark of the current pane's program (see agents/common/orphans.ts). */
   mark: string | undefined;
   sid: string | undefined;
@@ -100,6 +101,7 @@ export class PaneHost {
     this.launch.tracker?.started(pid, `tmux ${this.name}`);
     this.log.info({ pid, resume: resume ?? null, sessionId: this.sid }, 'agent pane started');
     const file = transcriptPath(this.configDir, this.launch.cwd, this.sid!);
+    this.tail?.close(); // the previous process's reader, on a respawn
     this.tail = new TranscriptTail(file, resume ? fileSize(file) : 0);
     try {
       await bootPane(pane, { apiKey: this.launch.env.ANTHROPIC_API_KEY, bypass: this.launch.permissionMode === 'bypassPermissions', addDirs: [this.launch.tmux.messageDir], home: this.launch.env.HOME }, this.log, { resuming: !!resume, context: { ...context, pid } });
@@ -137,8 +139,9 @@ export class PaneHost {
   readTranscript(): void {
     const tail = this.tail;
     if (!tail || !this.sid) return;
-    // The derived path can miss (long cwd): look again until the file shows up.
-    if (!fs.existsSync(tail.path())) {
+    // The derived path can miss (long cwd): look again until the file shows up, at most once a second.
+    if (!fs.existsSync(tail.path()) && Date.now() - this.lastRescan >= 1000) {
+      this.lastRescan = Date.now();
       const found = transcriptPath(this.configDir, this.launch.cwd, this.sid);
       if (found !== tail.path() && fs.existsSync(found)) tail.switchTo(found, 0);
     }

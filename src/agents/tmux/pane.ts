@@ -23,8 +23,7 @@ export class Pane {
 
   /** The pane now; a dead pane is `not-ready` whatever its last frame shows. */
   async look(): Promise<PaneLook> {
-    const info = await this.tmux.paneInfo(this.name);
-    const text = await this.tmux.capturePane(this.name);
+    const { info, text } = await this.tmux.look(this.name);
     const c = classifyPaneDetailed(text, { paneDead: info.dead });
     return { text, info, verdict: c.state, reasons: c.reasons };
   }

@@ -29,7 +29,7 @@ export async function runSlashCommand(command: string, run: SlashCommandRun): Pr
     const typed = await run.withPane(async () => {
       const look = await run.pane.look();
       if (look.verdict !== 'ready') return false;
-      await run.pane.tmux.leaveCopyMode(run.pane.name);
+      await run.pane.tmux.leaveCopyMode(run.pane.name, look.info.inMode);
       await clearInputBox(run.pane);
       await run.pane.tmux.sendKeysLiteral(run.pane.name, command);
       // The completion list opens over the box; Enter runs the command as typed.

@@ -272,7 +272,7 @@ export class ClaudeTmuxSession implements AgentSession {
     // No end marker (an unknown way to end a turn): the pane idle and the transcript quiet for a while, nothing queued.
     const now = Date.now();
     const quiet = turn?.arrived && this.readySince !== undefined && now - this.readySince > TIMING.quietEndMs && now - turn.lastEntryAt > TIMING.quietEndMs;
-    if (turn && quiet && !this.menus.waiting() && ![...this.tracker.deliveries.values()].some((d) => !d.turn)) {
+    if (turn && quiet && !this.menus.waiting() && this.tracker.waiting().length === 0) {
       this.log.info({ turnId: turn.id }, 'turn ended without an end marker: the pane is idle and the transcript quiet');
       this.lock.run(() => this.tracker.finish(turn, turn.interruptRequested ? { kind: 'interrupted', reason: 'interrupted' } : { kind: 'done', reason: 'pane_idle' }));
     }
@@ -299,7 +299,7 @@ export class ClaudeTmuxSession implements AgentSession {
       },
       expired: () => {
         this.log.warn({ timeoutMs }, 'turn timeout: interrupting');
-        void this.interrupt();
+        this.interrupt().catch((err: Error) => this.log.warn({ err: err.message }, 'turn timeout: the interrupt failed; the pane poll reports what follows'));
       },
     });
     this.host.startPolling();

@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { RudderError } from '../../errors.js';
 import { stripControlSequences } from './control-sequences.js';
@@ -126,6 +127,26 @@ export function escapeTmuxArg(arg: string): string {
   return arg.endsWith(';') ? `${arg.slice(0, -1)}\\;` : arg;
 }
 
+const PANE_INFO_FORMAT = '#{pane_dead}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{alternate_on}';
+
+function parsePaneInfo(line: string): PaneInfo {
+  const [dead, pid, inMode, status, signal, alt] = line.split('\t');
+  const num = (s: string | undefined) => (s === undefined || s === '' ? undefined : Number(s));
+  return { dead: dead === '1', pid: Number(pid), inMode: inMode === '1', deadStatus: num(status), deadSignal: num(signal), alternateScreen: alt === '1' };
+}
+
+/** Sources the environment file ($1), deletes it, then runs the program in its place. */
+const LOAD_ENV_AND_EXEC = 'set -a; . "$1" || exit 97; rm -rf "${1%/*}"; shift; exec "$@"';
+
+const shellQuote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
+
+function writeEnvFile(env: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-env-'));
+  const file = path.join(dir, 'env');
+  fs.writeFileSync(file, Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}\n`).join(''), { mode: 0o600 });
+  return file;
+}
+
 /** tmux rewrites `.` and `:` in session names, which would break exact targets: refuse them up front. */
 function checkSessionName(name: string): void {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(name)) throw new RudderError('TMUX_FAILED', `Session name ${JSON.stringify(name)} must be 1-200 of A-Z a-z 0-9 _ -.`);
@@ -154,15 +175,22 @@ export class Tmux {
     if (badKey !== undefined) throw new RudderError('TMUX_FAILED', `Environment variable name ${JSON.stringify(badKey)} is not valid.`);
     if (!opts.argv.length || opts.argv[0]!.includes('=')) throw new RudderError('TMUX_FAILED', 'argv must name a program whose path has no "=".');
     // `env -i` gives the program exactly opts.env; tmux's global environment would otherwise leak in.
-    const envArgs = Object.entries(opts.env).map(([k, v]) => `${k}=${v}`);
-    const command = ['env', '-i', ...envArgs, ...opts.argv];
+    // The values (API keys among them) travel in a 0600 file the pane's shell reads and deletes,
+    // never on a command line that `ps` or tmux's pane_start_command would show.
+    const envFile = writeEnvFile(opts.env);
+    const command = ['env', '-i', '/bin/sh', '-c', LOAD_ENV_AND_EXEC, 'rudder-env', envFile, ...opts.argv];
     const args = ['new-session', '-d', '-s', opts.name, '-x', String(opts.width), '-y', String(opts.height), '-c', opts.cwd];
     // remain-on-exit is on for the whole private server before the program starts, so even one
     // that exits at once leaves a dead pane to read (set on the window afterwards, it can be late).
     const keep = opts.remainOnExit ?? true;
     const setKeep = ['set-option', '-g', 'remain-on-exit', 'on'];
     const setOff = ['set-option', '-w', '-t', paneTarget(opts.name), 'remain-on-exit', 'off'];
-    await this.run(keep ? [['start-server'], setKeep, [...args, ...command]] : [['start-server'], setKeep, [...args, ...command], setOff]);
+    try {
+      await this.run(keep ? [['start-server'], setKeep, [...args, ...command]] : [['start-server'], setKeep, [...args, ...command], setOff]);
+    } catch (err) {
+      fs.rmSync(path.dirname(envFile), { recursive: true, force: true }); // no pane will read it
+      throw err;
+    }
   }
 
   async hasSession(name: string): Promise<boolean> {
@@ -185,11 +213,18 @@ export class Tmux {
   /** Pane state beside the text: a dead pane can be byte-for-byte an idle prompt. */
   async paneInfo(name: string): Promise<PaneInfo> {
     // list-panes fails on a missing session; display-message would print an empty line and succeed.
-    const format = '#{pane_dead}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{alternate_on}';
-    const { stdout } = await this.run(['list-panes', '-t', paneTarget(name), '-F', format]);
-    const [dead, pid, inMode, status, signal, alt] = (stdout.split('\n')[0] ?? '').split('\t');
-    const num = (s: string | undefined) => (s === undefined || s === '' ? undefined : Number(s));
-    return { dead: dead === '1', pid: Number(pid), inMode: inMode === '1', deadStatus: num(status), deadSignal: num(signal), alternateScreen: alt === '1' };
+    const { stdout } = await this.run(['list-panes', '-t', paneTarget(name), '-F', PANE_INFO_FORMAT]);
+    return parsePaneInfo(stdout.split('\n')[0] ?? '');
+  }
+
+  /** The pane's facts and its text from one tmux call (a busy pane is looked at every 200 ms). */
+  async look(name: string): Promise<{ info: PaneInfo; text: string }> {
+    const { stdout } = await this.run([
+      ['list-panes', '-t', paneTarget(name), '-F', PANE_INFO_FORMAT],
+      ['capture-pane', '-p', '-t', paneTarget(name)],
+    ]);
+    const nl = stdout.indexOf('\n');
+    return { info: parsePaneInfo(nl < 0 ? stdout : stdout.slice(0, nl)), text: nl < 0 ? '' : stdout.slice(nl + 1) };
   }
 
   /** Types text as literal keys, in chunks of at most 8 KB. */
@@ -233,13 +268,9 @@ export class Tmux {
     await this.run(['send-keys', '-t', paneTarget(name), '-H', ...PASTE_END_HEX]);
   }
 
-  /** Copy mode swallows keys: leave it before typing. No-op when the pane is not in a mode. */
-  async leaveCopyMode(name: string): Promise<void> {
-    if ((await this.paneInfo(name)).inMode) await this.run(['send-keys', '-t', paneTarget(name), '-X', 'cancel']);
-  }
-
-  async resize(name: string, width: number, height: number): Promise<void> {
-    await this.run(['resize-window', '-t', paneTarget(name), '-x', String(width), '-y', String(height)]);
+  /** Copy mode swallows keys: leave it before typing. No-op when the pane is not in a mode (pass it when just looked at). */
+  async leaveCopyMode(name: string, inMode?: boolean): Promise<void> {
+    if (inMode ?? (await this.paneInfo(name)).inMode) await this.run(['send-keys', '-t', paneTarget(name), '-X', 'cancel']);
   }
 
   /** Kills one session by exact name; false when it did not exist. */

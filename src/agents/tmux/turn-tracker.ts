@@ -50,8 +50,13 @@ export class TurnTracker {
 
   constructor(private readonly hooks: TrackerHooks) {}
 
+  /** Messages typed (or being typed) that no turn has taken in yet. */
+  waiting(): Delivery[] {
+    return [...this.deliveries.values()].filter((d) => !d.turn);
+  }
+
   inFlight(): boolean {
-    return this.current !== undefined || [...this.deliveries.values()].some((d) => !d.turn);
+    return this.current !== undefined || this.waiting().length > 0;
   }
 
   begin(inputIds: string[], delivery?: Delivery): TmuxTurn {
