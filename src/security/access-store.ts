@@ -56,7 +56,38 @@ const toRequest = (r: PairingRow): PairingRequest => ({
 /** Pending codes kept per channel; the oldest go first, so strangers cannot grow the table. */
 export const MAX_PENDING_PER_CHANNEL = 100;
 
+/** Every statement the store runs, prepared once: access checks read on every inbound message. */
+function prepare(db: Database) {
+  return {
+    isApproved: db.prepare('SELECT 1 FROM access_approved WHERE channel = ? AND sender_id = ?'),
+    approve: db.prepare(
+      `INSERT INTO access_approved (channel, sender_id, sender_name, approved_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (channel, sender_id) DO UPDATE SET sender_name = excluded.sender_name, approved_at = excluded.approved_at`,
+    ),
+    approvedAll: db.prepare('SELECT * FROM access_approved ORDER BY channel, approved_at'),
+    approvedIn: db.prepare('SELECT * FROM access_approved WHERE channel = ? ORDER BY approved_at'),
+    pendingFor: db.prepare('SELECT * FROM access_pairing WHERE channel = ? AND sender_id = ?'),
+    findCode: db.prepare('SELECT * FROM access_pairing WHERE channel = ? AND code = ?'),
+    deleteSender: db.prepare('DELETE FROM access_pairing WHERE channel = ? AND sender_id = ?'),
+    insertRequest: db.prepare(
+      `INSERT INTO access_pairing (channel, code, sender_id, sender_name, conversation_key, created_at, expires_at, notified_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    trim: db.prepare(
+      `DELETE FROM access_pairing WHERE channel = ? AND code NOT IN (
+         SELECT code FROM access_pairing WHERE channel = ? ORDER BY created_at DESC LIMIT ?)`,
+    ),
+    markNotified: db.prepare('UPDATE access_pairing SET notified_at = ? WHERE channel = ? AND code = ?'),
+    deleteCode: db.prepare('DELETE FROM access_pairing WHERE channel = ? AND code = ?'),
+    deleteExpired: db.prepare('DELETE FROM access_pairing WHERE expires_at <= ?'),
+    pendingAll: db.prepare('SELECT * FROM access_pairing WHERE expires_at > ? ORDER BY created_at'),
+    pendingIn: db.prepare('SELECT * FROM access_pairing WHERE expires_at > ? AND channel = ? ORDER BY created_at'),
+  };
+}
+
 export class AccessStore {
+  private stmts?: ReturnType<typeof prepare>;
+
   constructor(private readonly db: Database) {}
 
   init(): void {
@@ -83,81 +114,59 @@ export class AccessStore {
     `);
   }
 
+  /** Prepared on first use, once init() has made the tables they name. */
+  private get s(): ReturnType<typeof prepare> {
+    return (this.stmts ??= prepare(this.db));
+  }
+
   isApproved(channel: string, senderId: string): boolean {
-    return this.db.prepare('SELECT 1 FROM access_approved WHERE channel = ? AND sender_id = ?').get(channel, senderId) !== undefined;
+    return this.s.isApproved.get(channel, senderId) !== undefined;
   }
 
   approve(channel: string, senderId: string, senderName: string | undefined, now: number): void {
-    this.db
-      .prepare(
-        `INSERT INTO access_approved (channel, sender_id, sender_name, approved_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (channel, sender_id) DO UPDATE SET sender_name = excluded.sender_name, approved_at = excluded.approved_at`,
-      )
-      .run(channel, senderId, senderName ?? null, now);
-  }
-
-  revoke(channel: string, senderId: string): boolean {
-    return this.db.prepare('DELETE FROM access_approved WHERE channel = ? AND sender_id = ?').run(channel, senderId).changes > 0;
+    this.s.approve.run(channel, senderId, senderName ?? null, now);
   }
 
   listApproved(channel?: string): ApprovedSender[] {
-    const rows = (
-      channel === undefined
-        ? this.db.prepare('SELECT * FROM access_approved ORDER BY channel, approved_at').all()
-        : this.db.prepare('SELECT * FROM access_approved WHERE channel = ? ORDER BY approved_at').all(channel)
-    ) as ApprovedRow[];
+    const rows = (channel === undefined ? this.s.approvedAll.all() : this.s.approvedIn.all(channel)) as ApprovedRow[];
     return rows.map((r) => ({ channel: r.channel, senderId: r.sender_id, senderName: r.sender_name ?? undefined, approvedAt: r.approved_at }));
   }
 
   /** The sender's pending request, expired or not. */
   pendingFor(channel: string, senderId: string): PairingRequest | undefined {
-    const row = this.db.prepare('SELECT * FROM access_pairing WHERE channel = ? AND sender_id = ?').get(channel, senderId) as PairingRow | undefined;
+    const row = this.s.pendingFor.get(channel, senderId) as PairingRow | undefined;
     return row ? toRequest(row) : undefined;
   }
 
   findCode(channel: string, code: string): PairingRequest | undefined {
-    const row = this.db.prepare('SELECT * FROM access_pairing WHERE channel = ? AND code = ?').get(channel, code) as PairingRow | undefined;
+    const row = this.s.findCode.get(channel, code) as PairingRow | undefined;
     return row ? toRequest(row) : undefined;
   }
 
   /** Stores a new request, replacing the sender's old one and trimming the oldest past the cap. */
   putRequest(req: PairingRequest): void {
-    const tx = this.db.transaction(() => {
-      this.db.prepare('DELETE FROM access_pairing WHERE channel = ? AND sender_id = ?').run(req.channel, req.senderId);
-      this.db
-        .prepare(
-          `INSERT INTO access_pairing (channel, code, sender_id, sender_name, conversation_key, created_at, expires_at, notified_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(req.channel, req.code, req.senderId, req.senderName ?? null, req.conversationKey, req.createdAt, req.expiresAt, req.notifiedAt);
-      this.db
-        .prepare(
-          `DELETE FROM access_pairing WHERE channel = ? AND code NOT IN (
-             SELECT code FROM access_pairing WHERE channel = ? ORDER BY created_at DESC LIMIT ?)`,
-        )
-        .run(req.channel, req.channel, MAX_PENDING_PER_CHANNEL);
+    const s = this.s;
+    this.transaction(() => {
+      s.deleteSender.run(req.channel, req.senderId);
+      s.insertRequest.run(req.channel, req.code, req.senderId, req.senderName ?? null, req.conversationKey, req.createdAt, req.expiresAt, req.notifiedAt);
+      s.trim.run(req.channel, req.channel, MAX_PENDING_PER_CHANNEL);
     });
-    tx();
   }
 
   markNotified(channel: string, code: string, now: number): void {
-    this.db.prepare('UPDATE access_pairing SET notified_at = ? WHERE channel = ? AND code = ?').run(now, channel, code);
+    this.s.markNotified.run(now, channel, code);
   }
 
   deleteCode(channel: string, code: string): void {
-    this.db.prepare('DELETE FROM access_pairing WHERE channel = ? AND code = ?').run(channel, code);
+    this.s.deleteCode.run(channel, code);
   }
 
   deleteExpired(now: number): void {
-    this.db.prepare('DELETE FROM access_pairing WHERE expires_at <= ?').run(now);
+    this.s.deleteExpired.run(now);
   }
 
   listPending(now: number, channel?: string): PairingRequest[] {
-    const rows = (
-      channel === undefined
-        ? this.db.prepare('SELECT * FROM access_pairing WHERE expires_at > ? ORDER BY created_at').all(now)
-        : this.db.prepare('SELECT * FROM access_pairing WHERE expires_at > ? AND channel = ? ORDER BY created_at').all(now, channel)
-    ) as PairingRow[];
+    const rows = (channel === undefined ? this.s.pendingAll.all(now) : this.s.pendingIn.all(now, channel)) as PairingRow[];
     return rows.map(toRequest);
   }
 

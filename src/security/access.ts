@@ -34,6 +34,8 @@ export const PAIRING_CODE_LENGTH = 8;
 export const PAIRING_TTL_MS = 60 * 60_000;
 /** A sender who keeps writing is reminded of their code at most this often. */
 export const PAIRING_REMIND_MS = 10 * 60_000;
+/** Strangers remembered for the group-reply throttle; the oldest are forgotten first. */
+const MAX_GROUP_NOTICES = 1_000;
 
 export interface AccessControlOptions {
   store: AccessStore;
@@ -88,6 +90,8 @@ export class AccessControl {
   private readonly trusted: Set<string>;
   private readonly now: () => number;
   private readonly ttl: number;
+  /** When each stranger ("<channel>\n<sender>") was last pointed to a DM from a group; in memory. */
+  private readonly groupNotices = new Map<string, number>();
 
   constructor(o: AccessControlOptions) {
     this.store = o.store;
@@ -124,10 +128,12 @@ export class AccessControl {
   /** Strangers get a pairing code in a direct chat; in a group they are pointed to one. */
   private refuseStranger(msg: InboundMessage, cfg: ChannelAccessConfig): AccessDecision {
     if (!cfg.pairing) return { allowed: false, reason: 'not-allowed' };
+    const now = this.now();
     if (msg.chatType === 'group') {
+      // Throttled like DM reminders, so nobody can make the bot flood a group.
+      if (!this.groupNoticeDue(`${msg.channel}\n${normaliseId(msg.sender.id)}`, now)) return { allowed: false, reason: 'not-allowed' };
       return { allowed: false, reason: 'not-allowed', reply: 'You are not on this gateway’s access list. Message me directly to get a pairing code.' };
     }
-    const now = this.now();
     const existing = this.store.pendingFor(msg.channel, msg.sender.id);
     if (existing && existing.expiresAt > now) {
       if (now - existing.notifiedAt < PAIRING_REMIND_MS) return { allowed: false, reason: 'pairing-pending' };
@@ -146,6 +152,20 @@ export class AccessControl {
     };
     this.store.putRequest(req);
     return { allowed: false, reason: 'pairing-pending', reply: pairingReply(msg.channel, req.code, this.ttl) };
+  }
+
+  /** True (and remembered) when the stranger was not told within PAIRING_REMIND_MS. */
+  private groupNoticeDue(key: string, now: number): boolean {
+    const last = this.groupNotices.get(key);
+    if (last !== undefined && now - last < PAIRING_REMIND_MS) return false;
+    // Re-inserting keeps the map in notice order, so the first entries are the oldest.
+    this.groupNotices.delete(key);
+    this.groupNotices.set(key, now);
+    for (const [k, at] of this.groupNotices) {
+      if (this.groupNotices.size <= MAX_GROUP_NOTICES && now - at < PAIRING_REMIND_MS) break;
+      this.groupNotices.delete(k);
+    }
+    return true;
   }
 
   private freshCode(channel: string): string {

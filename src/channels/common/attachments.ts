@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Attachment } from '../channel.js';
+import type { Attachment, InboundMessage } from '../channel.js';
+import { redact } from './retry.js';
 
 export interface AttachmentTarget {
   dataDir: string;
@@ -92,4 +93,46 @@ export function kindFromMime(mime: string | undefined, voice = false): Attachmen
 /** The line added to a message's text when an attachment could not be saved; never dropped silently. */
 export function unsavedNote(name: string, reason: string): string {
   return `[attachment "${name}" could not be saved: ${reason}]`;
+}
+
+/** Throws when a size is over the limit; the message becomes the unsaved note's reason. */
+export function checkSize(size: number, maxBytes: number): void {
+  if (size > maxBytes) throw new Error(`it is ${size} bytes, over the ${maxBytes} byte limit`);
+}
+
+/** A file a platform announced with a message; `size` is what the platform declared, if anything. */
+export interface PendingAttachment {
+  kind: Attachment['kind'];
+  name: string;
+  mime?: string;
+  size?: number;
+}
+
+export interface SaveAttachmentsOptions {
+  dataDir: string;
+  maxBytes: number;
+  /** Secrets an error may carry (a token in a file URL), kept out of the notes. */
+  secrets?: Array<string | undefined>;
+}
+
+/** The platform's step: fetches one file to attachmentPath(target), within maxBytes. */
+export type SaveOne<F> = (file: F, target: AttachmentTarget, maxBytes: number) => Promise<{ path: string; size: number }>;
+
+/**
+ * Saves each file into msg.attachments, one after another; a file that is too big or fails
+ * becomes a note line in msg.text instead, so the agent knows it was sent.
+ */
+export async function saveAttachments<F extends PendingAttachment>(msg: InboundMessage, files: readonly F[], o: SaveAttachmentsOptions, save: SaveOne<F>): Promise<void> {
+  const notes: string[] = [];
+  for (const f of files) {
+    try {
+      if (f.size !== undefined) checkSize(f.size, o.maxBytes);
+      const target: AttachmentTarget = { dataDir: o.dataDir, channel: msg.channel, conversationKey: msg.conversationKey, messageId: msg.platformMessageId, name: f.name };
+      const saved = await save(f, target, o.maxBytes);
+      (msg.attachments ??= []).push({ kind: f.kind, path: saved.path, name: f.name, mime: f.mime, size: saved.size });
+    } catch (err) {
+      notes.push(unsavedNote(f.name, redact(err instanceof Error ? err.message : String(err), o.secrets ?? [])));
+    }
+  }
+  if (notes.length > 0) msg.text = [msg.text, ...notes].filter(Boolean).join('\n');
 }

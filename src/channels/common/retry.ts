@@ -82,6 +82,22 @@ export async function withRetry<T>(op: () => Promise<T>, o: RetryOptions): Promi
   }
 }
 
+/**
+ * Commits an inbound message, retrying a failing inbox a few times: Discord and WhatsApp do not
+ * redeliver, so giving up loses the message. Stops waiting when the channel stops.
+ */
+export function commitWithRetry<T>(channel: string, commit: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  return withRetry(commit, {
+    channel,
+    what: 'inbox commit',
+    classify: () => ({ kind: 'transient' }),
+    describe: (e) => (e instanceof Error ? e.message : String(e)),
+    attempts: 6,
+    backoffMs: 200,
+    signal,
+  });
+}
+
 /** Replaces every secret in text with "***", so tokens never reach logs or error text. */
 export function redact(text: string, secrets: Array<string | undefined>): string {
   let out = text;

@@ -83,7 +83,8 @@ function splitLine(line: string, limit: number): string[] {
   const out: string[] = [];
   let rest = line;
   while (rest.length > limit) {
-    let cut = rest.lastIndexOf(' ', limit);
+    // A space at index limit - 1 at the latest: the piece keeps it, so it is at most limit long.
+    let cut = rest.lastIndexOf(' ', limit - 1);
     if (cut < limit / 2) cut = safeCut(rest, limit);
     else cut += 1;
     out.push(rest.slice(0, cut));

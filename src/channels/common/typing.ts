@@ -50,10 +50,6 @@ export class TypingKeeper {
     tick();
   }
 
-  isOn(conversationKey: string): boolean {
-    return this.running.has(conversationKey);
-  }
-
   stopAll(): void {
     for (const r of this.running.values()) clearInterval(r.timer);
     this.running.clear();

@@ -9,14 +9,14 @@ import type { Logger } from '../../ops/logger.js';
 import type { DiscordConfig } from '../../config/channels-schema.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
-import { downloadTo, unsavedNote } from '../common/attachments.js';
+import { downloadTo, saveAttachments } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
 import { KeyedSerial } from '../common/ordered.js';
-import { redact, withRetry } from '../common/retry.js';
+import { commitWithRetry, withRetry } from '../common/retry.js';
 import { splitMarkdown } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';
 import { classify, describe, isBadToken, isDisallowedIntents } from './errors.js';
-import { normalise, type Normalised } from './inbound.js';
+import { isTextEdit, normalise, type Normalised } from './inbound.js';
 
 /** Discord: message content is "up to 2000 characters". https://discord.com/developers/docs/resources/message#create-message */
 export const DISCORD_TEXT_LIMIT = 2000;
@@ -27,6 +27,8 @@ export interface DiscordChannelOptions {
   config: DiscordConfig;
   dataDir: string;
   logger: Logger;
+  /** How often typing is re-sent; tests shorten it. */
+  typingIntervalMs?: number;
 }
 
 export class DiscordChannel implements Channel {
@@ -35,6 +37,8 @@ export class DiscordChannel implements Channel {
   private readonly dataDir: string;
   private readonly log: Logger;
   private client?: Client;
+  /** The trimmed token, set at start: the one sent, so the one redacted. */
+  private token = '';
   private state: ChannelStatus = { name: 'discord', state: 'stopped' };
   private abort = new AbortController();
   private readonly serial = new KeyedSerial();
@@ -48,7 +52,7 @@ export class DiscordChannel implements Channel {
     this.dataDir = o.dataDir;
     this.log = o.logger.child({ channel: 'discord' });
     this.typingKeeper = new TypingKeeper({
-      intervalMs: TYPING_INTERVAL_MS,
+      intervalMs: o.typingIntervalMs ?? TYPING_INTERVAL_MS,
       logger: this.log,
       send: async (to) => {
         await this.rest().post(Routes.channelTyping(to.conversationKey));
@@ -56,7 +60,7 @@ export class DiscordChannel implements Channel {
     });
   }
 
-  private token(): string {
+  private configuredToken(): string {
     const t = this.cfg.token?.trim();
     if (!t) throw new RudderError('CHANNEL_CONFIG', 'Set channels.discord.token to the bot token from the Discord developer portal.', { channel: 'discord', key: 'channels.discord.token' });
     // Bot tokens are three dot-separated base64url parts.
@@ -80,12 +84,13 @@ export class DiscordChannel implements Channel {
     this.state = { name: 'discord', state: 'starting' };
     const token = (() => {
       try {
-        return this.token();
+        return this.configuredToken();
       } catch (err) {
         this.state = { name: 'discord', state: 'error', detail: (err as Error).message };
         throw err;
       }
     })();
+    this.token = token;
     this.abort = new AbortController();
     const client = new Client({
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
@@ -94,7 +99,9 @@ export class DiscordChannel implements Channel {
       rest: this.restOptions(),
     });
     client.on(Events.MessageCreate, (m) => this.enqueue(sink, m, false));
-    client.on(Events.MessageUpdate, (_old, m) => this.enqueue(sink, m, true));
+    client.on(Events.MessageUpdate, (old, m) => {
+      if (isTextEdit(old, m)) this.enqueue(sink, m, true);
+    });
     client.on(Events.ShardDisconnect, () => this.setState('disconnected', 'gateway closed'));
     client.on(Events.ShardReconnecting, () => this.setState('starting', 'reconnecting to the gateway'));
     client.on(Events.ShardResume, () => this.setState('connected'));
@@ -148,28 +155,10 @@ export class DiscordChannel implements Channel {
   }
 
   private async accept(sink: InboundSink, n: Normalised): Promise<void> {
-    const notes: string[] = [];
-    for (const f of n.files) {
-      try {
-        const maxBytes = this.cfg.maxAttachmentMb * 1024 * 1024;
-        if (f.size !== undefined && f.size > maxBytes) throw new Error(`it is ${f.size} bytes, over the ${maxBytes} byte limit`);
-        const saved = await downloadTo({ dataDir: this.dataDir, channel: 'discord', conversationKey: n.msg.conversationKey, messageId: n.msg.platformMessageId, name: f.name }, f.url, { maxBytes });
-        (n.msg.attachments ??= []).push({ kind: f.kind, path: saved.path, name: f.name, mime: f.mime, size: saved.size });
-      } catch (err) {
-        notes.push(unsavedNote(f.name, err instanceof Error ? err.message : String(err)));
-      }
-    }
-    if (notes.length > 0) n.msg.text = [n.msg.text, ...notes].filter(Boolean).join('\n');
-    // A failed commit is retried a few times; Discord does not redeliver gateway events.
-    await withRetry(() => sink.accept(n.msg), {
-      channel: 'discord',
-      what: 'inbox commit',
-      classify: () => ({ kind: 'transient' }),
-      describe: (e) => (e instanceof Error ? e.message : String(e)),
-      attempts: 6,
-      backoffMs: 200,
-      signal: this.abort.signal,
-    });
+    await saveAttachments(n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024 }, (f, target, maxBytes) =>
+      downloadTo(target, f.url, { maxBytes }),
+    );
+    await commitWithRetry('discord', () => sink.accept(n.msg), this.abort.signal);
   }
 
   async stop(): Promise<void> {
@@ -199,7 +188,7 @@ export class DiscordChannel implements Channel {
   }
 
   private retryOptions(what: string) {
-    return { channel: 'discord', what, classify, describe: (e: unknown) => describe(e, this.cfg.token), signal: this.abort.signal, logger: this.log };
+    return { channel: 'discord', what, classify, describe: (e: unknown) => describe(e, this.token), signal: this.abort.signal, logger: this.log };
   }
 
   async ack(to: MessageRef, kind: AckKind, note?: string): Promise<void> {
@@ -210,7 +199,7 @@ export class DiscordChannel implements Channel {
         await this.rest().put(Routes.channelMessageOwnReaction(to.conversationKey, msgId, emoji));
         return;
       } catch (err) {
-        this.log.debug({ err: describe(err, this.cfg.token), kind }, 'discord reaction failed; using the text acknowledgement');
+        this.log.debug({ err: describe(err, this.token), kind }, 'discord reaction failed; using the text acknowledgement');
       }
     }
     const text = ackText(kind, note);
@@ -228,7 +217,7 @@ export class DiscordChannel implements Channel {
   async probe(): Promise<{ ok: boolean; detail: string }> {
     let token: string;
     try {
-      token = this.token();
+      token = this.configuredToken();
     } catch (err) {
       return { ok: false, detail: (err as Error).message };
     }
@@ -237,7 +226,7 @@ export class DiscordChannel implements Channel {
       const me = (await rest.get(Routes.user('@me'))) as { username: string };
       return { ok: true, detail: `token accepted: ${me.username}` };
     } catch (err) {
-      return { ok: false, detail: isBadToken(err) ? 'channels.discord.token was rejected by Discord' : redact(`Discord not reachable: ${describe(err, token)}`, [token]) };
+      return { ok: false, detail: isBadToken(err) ? 'channels.discord.token was rejected by Discord' : `Discord not reachable: ${describe(err, token)}` };
     }
   }
 }

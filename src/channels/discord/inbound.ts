@@ -39,6 +39,16 @@ export interface Normalised {
   files: DiscordFile[];
 }
 
+/**
+ * Discord sends an update for link previews, embeds and pins too, with the text unchanged; only an
+ * update with an edit time and new text is an edit. An uncached old message cannot be compared;
+ * a repeat then gets the same id "<id>@<editedTimestamp>", which the inbox drops.
+ */
+export function isTextEdit(old: Message | PartialMessage, now: Message | PartialMessage): boolean {
+  if (!now.editedTimestamp) return false;
+  return old.partial || old.content !== now.content;
+}
+
 export function normalise(m: Message | PartialMessage, botId: string, edited: boolean): Normalised | undefined {
   if (!m.author || m.author.bot) return undefined;
   const voice = m.flags?.has(MessageFlags.IsVoiceMessage) ?? false;

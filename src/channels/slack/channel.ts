@@ -10,13 +10,14 @@ import type { Logger } from '../../ops/logger.js';
 import type { SlackConfig } from '../../config/channels-schema.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
-import { downloadTo, unsavedNote } from '../common/attachments.js';
+import { saveAttachments } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
 import { KeyedSerial } from '../common/ordered.js';
-import { redact, withRetry } from '../common/retry.js';
+import { withRetry } from '../common/retry.js';
 import { fitParts } from '../common/split.js';
 import { toSlackMrkdwn } from '../common/markdown/slack.js';
 import { classify, describe, isBadToken, platformError } from './errors.js';
+import { fetchSlackFile } from './files.js';
 import { normalise, parseConversationKey, tsOf, type Normalised, type SlackMessageEvent } from './inbound.js';
 import { slackLogger } from './logger.js';
 import { CommitFirstReceiver } from './receiver.js';
@@ -49,6 +50,8 @@ export class SlackChannel implements Channel {
   private readonly log: Logger;
   private app?: App;
   private botUserId?: string;
+  /** The trimmed tokens, set at start: the ones sent, so the ones redacted. */
+  private tokens = { bot: '', app: '' };
   private state: ChannelStatus = { name: 'slack', state: 'stopped' };
   private abort = new AbortController();
   private readonly serial = new KeyedSerial();
@@ -63,7 +66,7 @@ export class SlackChannel implements Channel {
     this.log = o.logger.child({ channel: 'slack' });
   }
 
-  private tokens(): { bot: string; app: string } {
+  private configuredTokens(): { bot: string; app: string } {
     const bot = this.cfg.botToken?.trim();
     const app = this.cfg.appToken?.trim();
     const fail = (key: string, what: string) => new RudderError('CHANNEL_CONFIG', what, { channel: 'slack', key });
@@ -98,7 +101,8 @@ export class SlackChannel implements Channel {
   }
 
   private async startInner(sink: InboundSink): Promise<void> {
-    const tokens = this.tokens();
+    const tokens = this.configuredTokens();
+    this.tokens = tokens;
     this.abort = new AbortController();
     const logger = slackLogger(this.log);
     const receiver = new CommitFirstReceiver({ appToken: tokens.app, logger, installerOptions: { clientOptions: { slackApiUrl: this.apiUrl() } } }, this.log);
@@ -146,20 +150,10 @@ export class SlackChannel implements Channel {
       const quoted = await this.rootText(parseConversationKey(n.msg.conversationKey).channel, n.threadRoot);
       if (quoted) n.msg.quoted = { text: quoted };
     }
-    const notes: string[] = [];
-    const maxBytes = this.cfg.maxAttachmentMb * 1024 * 1024;
-    for (const f of n.files) {
-      try {
-        if (f.size !== undefined && f.size > maxBytes) throw new Error(`it is ${f.size} bytes, over the ${maxBytes} byte limit`);
-        const target = { dataDir: this.dataDir, channel: 'slack', conversationKey: n.msg.conversationKey, messageId: n.msg.platformMessageId, name: f.name };
-        // Private file URLs need the bot token; it is sent only to the configured Slack host.
-        const saved = await downloadTo(target, f.url, { headers: { authorization: `Bearer ${this.cfg.botToken}` }, maxBytes });
-        (n.msg.attachments ??= []).push({ kind: f.kind, path: saved.path, name: f.name, mime: f.mime, size: saved.size });
-      } catch (err) {
-        notes.push(unsavedNote(f.name, redact(err instanceof Error ? err.message : String(err), [this.cfg.botToken])));
-      }
-    }
-    if (notes.length > 0) n.msg.text = [n.msg.text, ...notes].filter(Boolean).join('\n');
+    const source = { apiUrl: this.apiUrl(), botToken: this.tokens.bot };
+    await saveAttachments(n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024, secrets: [this.tokens.bot] }, (f, target, maxBytes) =>
+      fetchSlackFile(f, target, maxBytes, source),
+    );
     await sink.accept(n.msg);
   }
 
@@ -175,7 +169,7 @@ export class SlackChannel implements Channel {
       this.threadText.set(key, text);
       return text || undefined;
     } catch (err) {
-      this.log.debug({ err: describe(err, [this.cfg.botToken]) }, 'slack thread root not readable');
+      this.log.debug({ err: describe(err, this.secrets()) }, 'slack thread root not readable');
       return undefined;
     }
   }
@@ -193,8 +187,12 @@ export class SlackChannel implements Channel {
     return this.app.client;
   }
 
+  private secrets(): string[] {
+    return [this.tokens.bot, this.tokens.app];
+  }
+
   private retryOptions(what: string) {
-    return { channel: 'slack', what, classify, describe: (e: unknown) => describe(e, [this.cfg.botToken, this.cfg.appToken]), signal: this.abort.signal, logger: this.log };
+    return { channel: 'slack', what, classify, describe: (e: unknown) => describe(e, this.secrets()), signal: this.abort.signal, logger: this.log };
   }
 
   send(reply: OutboundReply, to: MessageRef): Promise<void> {
@@ -219,7 +217,7 @@ export class SlackChannel implements Channel {
         return;
       } catch (err) {
         if (platformError(err) === 'already_reacted') return;
-        this.log.debug({ err: describe(err, [this.cfg.botToken]), kind }, 'slack reaction failed; using the text acknowledgement');
+        this.log.debug({ err: describe(err, this.secrets()), kind }, 'slack reaction failed; using the text acknowledgement');
       }
     }
     const text = ackText(kind, note);
@@ -233,7 +231,7 @@ export class SlackChannel implements Channel {
   async probe(): Promise<{ ok: boolean; detail: string }> {
     let t: { bot: string; app: string };
     try {
-      t = this.tokens();
+      t = this.configuredTokens();
     } catch (err) {
       return { ok: false, detail: (err as Error).message };
     }

@@ -10,6 +10,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { TelegramConfig } from '../../config/channels-schema.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
+import { saveAttachments } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
 import { KeyedSerial } from '../common/ordered.js';
 import { withRetry } from '../common/retry.js';
@@ -17,7 +18,7 @@ import { fitParts } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';
 import { htmlToText, telegramVisibleLength, toTelegramHtml } from '../common/markdown/telegram.js';
 import { classify, describe, isBadToken, isEntityError, isMissingReplyTarget } from './errors.js';
-import { fetchFiles } from './files.js';
+import { fetchFile } from './files.js';
 import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
 import { grammySignal, poll, ALLOWED_UPDATES } from './polling.js';
 import { closeServer, startWebhookServer } from './webhook.js';
@@ -32,6 +33,16 @@ export interface TelegramChannelOptions {
   config: TelegramConfig;
   dataDir: string;
   logger: Logger;
+  /** How often typing is re-sent; tests shorten it. */
+  typingIntervalMs?: number;
+}
+
+/** Where a message goes in its chat: the forum topic, and the message it answers. */
+function placement(topicId: number | undefined, replyId?: number) {
+  return {
+    ...(topicId !== undefined ? { message_thread_id: topicId } : {}),
+    ...(replyId !== undefined ? { reply_parameters: { message_id: replyId, allow_sending_without_reply: true } } : {}),
+  };
 }
 
 export class TelegramChannel implements Channel {
@@ -40,6 +51,8 @@ export class TelegramChannel implements Channel {
   private readonly dataDir: string;
   private readonly log: Logger;
   private bot?: Bot;
+  /** The trimmed token, set at start: the one sent, so the one redacted. */
+  private token = '';
   private state: ChannelStatus = { name: 'telegram', state: 'stopped' };
   private abort = new AbortController();
   private polling?: Promise<number>;
@@ -53,17 +66,17 @@ export class TelegramChannel implements Channel {
     this.dataDir = o.dataDir;
     this.log = o.logger.child({ channel: 'telegram' });
     this.typingKeeper = new TypingKeeper({
-      intervalMs: TYPING_INTERVAL_MS,
+      intervalMs: o.typingIntervalMs ?? TYPING_INTERVAL_MS,
       logger: this.log,
       send: async (to) => {
         const { chatId, topicId } = parseConversationKey(to.conversationKey);
-        await this.api().sendChatAction(chatId, 'typing', topicId !== undefined ? { message_thread_id: topicId } : {});
+        await this.api().sendChatAction(chatId, 'typing', placement(topicId));
       },
     });
   }
 
   /** The token, or a CHANNEL_CONFIG error naming the key when it is missing or malformed. */
-  private token(): string {
+  private configuredToken(): string {
     const t = this.cfg.token?.trim();
     if (!t) throw new RudderError('CHANNEL_CONFIG', 'Set channels.telegram.token to the bot token from @BotFather.', { channel: 'telegram', key: 'channels.telegram.token' });
     if (!TOKEN_FORMAT.test(t)) {
@@ -96,7 +109,8 @@ export class TelegramChannel implements Channel {
   }
 
   private async startInner(sink: InboundSink): Promise<void> {
-    const token = this.token();
+    const token = this.configuredToken();
+    this.token = token;
     if (this.cfg.mode === 'webhook' && !this.cfg.webhook) {
       throw new RudderError('CHANNEL_CONFIG', 'channels.telegram.mode is "webhook" but channels.telegram.webhook.url is not set.', { channel: 'telegram', key: 'channels.telegram.webhook.url' });
     }
@@ -113,7 +127,7 @@ export class TelegramChannel implements Channel {
     bot.on(['message', 'edited_message'], async (ctx) => {
       const edited = ctx.editedMessage !== undefined;
       const m = (ctx.editedMessage ?? ctx.message) as Message;
-      await this.accept(sink, m, edited, token);
+      await this.accept(sink, bot, m, edited);
     });
     this.bot = bot;
 
@@ -147,23 +161,14 @@ export class TelegramChannel implements Channel {
   }
 
   /** Normalises, downloads attachments, and commits through the sink. Throws if the commit failed. */
-  private async accept(sink: InboundSink, m: Message, edited: boolean, token: string): Promise<void> {
-    const me = this.bot!.botInfo;
-    const n = normalise(m, me, edited);
+  private async accept(sink: InboundSink, bot: Bot, m: Message, edited: boolean): Promise<void> {
+    const n = normalise(m, bot.botInfo, edited);
     if (!n) return;
-    if (n.files.length > 0) {
-      const { attachments, notes } = await fetchFiles(n.files, {
-        api: this.bot!.api,
-        apiRoot: this.apiRoot(),
-        token,
-        dataDir: this.dataDir,
-        conversationKey: n.msg.conversationKey,
-        messageId: n.msg.platformMessageId,
-        maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024,
-      });
-      if (attachments.length > 0) n.msg.attachments = attachments;
-      if (notes.length > 0) n.msg.text = [n.msg.text, ...notes].filter(Boolean).join('\n');
-    }
+    const source = { api: bot.api, apiRoot: this.apiRoot(), token: this.token };
+    // The file URL holds the token; it must not reach a note.
+    await saveAttachments(n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024, secrets: [this.token] }, (f, target, maxBytes) =>
+      fetchFile(f, target, maxBytes, source),
+    );
     await sink.accept(n.msg);
   }
 
@@ -176,6 +181,8 @@ export class TelegramChannel implements Channel {
     this.server = undefined;
     // Confirms handled updates, so a restart does not receive them again.
     if (offset && this.bot) await this.bot.api.getUpdates({ offset, limit: 1, timeout: 0 }).catch(() => undefined);
+    // Without a bot, typing() is a no-op and send()/ack() fail with "not started".
+    this.bot = undefined;
     this.state = { name: 'telegram', state: 'stopped' };
   }
 
@@ -190,12 +197,7 @@ export class TelegramChannel implements Channel {
   private async sendHtml(to: MessageRef, html: string, replyTo: string | undefined): Promise<void> {
     const { chatId, topicId } = parseConversationKey(to.conversationKey);
     const replyId = replyTo ? messageIdOf(replyTo) : undefined;
-    const base = {
-      ...(topicId !== undefined ? { message_thread_id: topicId } : {}),
-      ...(replyId !== undefined ? { reply_parameters: { message_id: replyId, allow_sending_without_reply: true } } : {}),
-      link_preview_options: { is_disabled: true },
-    };
-    const token = this.cfg.token;
+    const base = { ...placement(topicId, replyId), link_preview_options: { is_disabled: true } };
     await withRetry(
       async () => {
         try {
@@ -209,8 +211,12 @@ export class TelegramChannel implements Channel {
           } else throw err;
         }
       },
-      { channel: 'telegram', what: 'sendMessage', classify, describe: (e) => describe(e, token), signal: this.abort.signal, logger: this.log },
+      this.retryOptions('sendMessage'),
     );
+  }
+
+  private retryOptions(what: string) {
+    return { channel: 'telegram', what, classify, describe: (e: unknown) => describe(e, this.token), signal: this.abort.signal, logger: this.log };
   }
 
   /**
@@ -225,20 +231,13 @@ export class TelegramChannel implements Channel {
         await this.api().setMessageReaction(chatId, msgId, [{ type: 'emoji', emoji: '👀' }]);
         return;
       } catch (err) {
-        this.log.debug({ err: describe(err, this.cfg.token) }, 'telegram reaction failed');
+        this.log.debug({ err: describe(err, this.token) }, 'telegram reaction failed');
       }
     }
     const text = ackText(kind, note);
     if (!text) return;
     await this.serial.run(to.conversationKey, () =>
-      withRetry(
-        () =>
-          this.api().sendMessage(chatId, text, {
-            ...(topicId !== undefined ? { message_thread_id: topicId } : {}),
-            ...(msgId !== undefined ? { reply_parameters: { message_id: msgId, allow_sending_without_reply: true } } : {}),
-          }),
-        { channel: 'telegram', what: 'sendMessage', classify, describe: (e) => describe(e, this.cfg.token), signal: this.abort.signal, logger: this.log },
-      ),
+      withRetry(() => this.api().sendMessage(chatId, text, placement(topicId, msgId)), this.retryOptions('sendMessage')),
     );
   }
 
@@ -253,7 +252,7 @@ export class TelegramChannel implements Channel {
   async probe(): Promise<{ ok: boolean; detail: string }> {
     let token: string;
     try {
-      token = this.token();
+      token = this.configuredToken();
     } catch (err) {
       return { ok: false, detail: err instanceof Error ? err.message : String(err) };
     }

@@ -11,15 +11,15 @@ import type { Logger } from '../../ops/logger.js';
 import type { WhatsAppConfig } from '../../config/channels-schema.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
-import { saveBuffer, unsavedNote } from '../common/attachments.js';
+import { saveAttachments, saveBuffer } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
 import { KeyedSerial } from '../common/ordered.js';
-import { sleep, withRetry, type Verdict } from '../common/retry.js';
+import { commitWithRetry, withRetry, type Verdict } from '../common/retry.js';
 import { fitParts } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';
 import { toWhatsApp } from '../common/markdown/whatsapp.js';
 import { normalise, parsePlatformId, type Normalised } from './inbound.js';
-import { authDir, defaultSocketFactory, loadAuth, socketConfig, type SocketFactory } from './socket.js';
+import { authDir, baileysLogger, defaultSocketFactory, loadAuth, socketConfig, type BaileysLogger, type SocketFactory } from './socket.js';
 
 /**
  * WhatsApp's documented text body limit is 4096 characters (Cloud API `text.body`,
@@ -60,12 +60,15 @@ export class WhatsAppChannel implements Channel {
   private readonly cfg: WhatsAppConfig;
   private readonly dataDir: string;
   private readonly log: Logger;
+  private readonly libLog: BaileysLogger;
   private readonly factory: SocketFactory;
   private sock?: WASocket;
   private state: ChannelStatus = { name: 'whatsapp', state: 'stopped' };
   private currentQr?: string;
   private readonly qrListeners = new Set<(qr: string | undefined) => void>();
   private stopping = false;
+  /** Aborted by stop(): a pending connect makes no socket, and commit retries stop waiting. */
+  private abort = new AbortController();
   private reconnects = 0;
   private reconnectTimer?: NodeJS.Timeout;
   private readonly serial = new KeyedSerial();
@@ -79,6 +82,7 @@ export class WhatsAppChannel implements Channel {
     this.cfg = o.config;
     this.dataDir = o.dataDir;
     this.log = o.logger.child({ channel: 'whatsapp' });
+    this.libLog = baileysLogger(this.log);
     this.factory = o.socketFactory ?? defaultSocketFactory;
     this.typingKeeper = new TypingKeeper({
       intervalMs: TYPING_INTERVAL_MS,
@@ -102,13 +106,17 @@ export class WhatsAppChannel implements Channel {
   async start(sink: InboundSink): Promise<void> {
     this.sink = sink;
     this.stopping = false;
+    this.abort = new AbortController();
     this.state = { name: 'whatsapp', state: 'starting' };
     await this.connect();
   }
 
   private async connect(): Promise<void> {
+    const signal = this.abort.signal;
     const { state: auth, saveCreds } = await loadAuth(this.dataDir);
-    const sock = this.factory(socketConfig({ auth, logger: this.log, webSocketUrl: this.cfg.webSocketUrl }));
+    // stop() may have run while the auth state loaded; a socket made now would outlive it.
+    if (signal.aborted) return;
+    const sock = this.factory(socketConfig({ auth, logger: this.libLog, webSocketUrl: this.cfg.webSocketUrl }));
     this.sock = sock;
     sock.ev.on('creds.update', () => {
       void saveCreds().catch((err: unknown) => this.log.error({ err: describe(err) }, 'whatsapp credentials not saved'));
@@ -169,20 +177,10 @@ export class WhatsAppChannel implements Channel {
   }
 
   private async accept(sink: InboundSink, n: Normalised, m: WAMessage, sock: WASocket): Promise<void> {
-    if (n.media) {
-      const maxBytes = this.cfg.maxAttachmentMb * 1024 * 1024;
-      try {
-        if (n.media.size !== undefined && n.media.size > maxBytes) throw new Error(`it is ${n.media.size} bytes, over the ${maxBytes} byte limit`);
-        const data = await downloadMediaMessage(m, 'buffer', {}, { logger: socketConfig({ auth: sock.authState, logger: this.log }).logger!, reuploadRequest: sock.updateMediaMessage });
-        const target = { dataDir: this.dataDir, channel: 'whatsapp', conversationKey: n.msg.conversationKey, messageId: n.msg.platformMessageId, name: n.media.name };
-        const saved = await saveBuffer(target, data);
-        n.msg.attachments = [{ kind: n.media.kind, path: saved.path, name: n.media.name, mime: n.media.mime, size: saved.size }];
-      } catch (err) {
-        n.msg.text = [n.msg.text, unsavedNote(n.media.name, describe(err))].filter(Boolean).join('\n');
-      }
-    }
-    // WhatsApp does not redeliver; a failing commit is tried again a few times.
-    await withRetry(() => sink.accept(n.msg), { channel: 'whatsapp', what: 'inbox commit', classify: () => ({ kind: 'transient' }), describe, attempts: 6, backoffMs: 200 });
+    await saveAttachments(n.msg, n.media ? [n.media] : [], { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024 }, async (_f, target) =>
+      saveBuffer(target, await downloadMediaMessage(m, 'buffer', {}, { logger: this.libLog, reuploadRequest: sock.updateMediaMessage })),
+    );
+    await commitWithRetry('whatsapp', () => sink.accept(n.msg), this.abort.signal);
   }
 
   private remember(id: string, m: WAMessage): void {
@@ -199,13 +197,13 @@ export class WhatsAppChannel implements Channel {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.abort.abort(new Error('whatsapp channel stopping'));
     clearTimeout(this.reconnectTimer);
     this.typingKeeper.stopAll();
     // end() closes the socket without logging out, so the pairing survives a restart.
     this.sock?.end(undefined);
     this.sock = undefined;
     await this.inbound;
-    await sleep(0);
     this.state = { name: 'whatsapp', state: 'stopped' };
   }
 

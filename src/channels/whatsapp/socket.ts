@@ -19,12 +19,17 @@ export async function loadAuth(dataDir: string) {
   return useMultiFileAuthState(authDir(dataDir));
 }
 
-export function socketConfig(o: { auth: UserFacingSocketConfig['auth']; logger: Logger; webSocketUrl?: string }): UserFacingSocketConfig {
-  // Baileys logs every frame at debug; only its warnings are worth the operator's attention.
-  const logger = o.logger.child({ lib: 'baileys' }, { level: o.logger.levelVal >= 40 ? o.logger.level : 'warn' });
+export type BaileysLogger = NonNullable<UserFacingSocketConfig['logger']>;
+
+/** Baileys logs every frame at debug; only its warnings are worth the operator's attention. */
+export function baileysLogger(logger: Logger): BaileysLogger {
+  return logger.child({ lib: 'baileys' }, { level: logger.levelVal >= 40 ? logger.level : 'warn' }) as unknown as BaileysLogger;
+}
+
+export function socketConfig(o: { auth: UserFacingSocketConfig['auth']; logger: BaileysLogger; webSocketUrl?: string }): UserFacingSocketConfig {
   return {
     auth: o.auth,
-    logger: logger as unknown as UserFacingSocketConfig['logger'],
+    logger: o.logger,
     browser: Browsers.ubuntu('Rudder'),
     markOnlineOnConnect: false,
     syncFullHistory: false,

@@ -5,7 +5,7 @@
  */
 import { emphasis, lineStarts, proseLines, segment, unbold } from './segments.js';
 
-export function escapeSlack(s: string): string {
+function escapeSlack(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 

@@ -52,7 +52,7 @@ export function toTelegramHtml(md: string): string {
 }
 
 /** Escaped text with only code blocks formatted: always valid, used when emphasis crosses. */
-export function plainTelegramHtml(md: string): string {
+function plainTelegramHtml(md: string): string {
   return segment(md)
     .map((s) =>
       s.kind === 'fence'
