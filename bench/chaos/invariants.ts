@@ -4,16 +4,17 @@
  *   - every accepted message exists and has one terminal outcome, visible to the person;
  *   - every answered message has exactly one reply, and every reply was delivered exactly once;
  *   - no reply goes to the wrong conversation (ids, and the tags the agent echoed);
- *   - nothing sent before a /stop or /clear runs in a turn that started after it;
+ *   - every message that ran has its turn recorded; nothing sent before a /stop or /clear runs in a
+ *     turn that started after it;
  *   - the SQLite integrity check passes.
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { OPEN_STATES } from '../../src/store/types.js';
-import type { SlowDelivery } from './slow-channel.js';
+import { SLOW_CHANNEL, type SlowDelivery } from './slow-channel.js';
 import type { Accepted } from './rig.js';
 
-export type ViolationKind = 'lost' | 'duplicated' | 'wrong-conversation' | 'silent' | 'ran-after-stop' | 'integrity' | 'leaked-process' | 'gateway';
+export type ViolationKind = 'lost' | 'duplicated' | 'wrong-conversation' | 'silent' | 'ran-after-stop' | 'untracked-turn' | 'integrity' | 'leaked-process' | 'gateway';
 
 export interface Violation {
   kind: ViolationKind;
@@ -42,6 +43,12 @@ interface OutboxRow {
 }
 
 const ANSWERED = ['answered', 'steered', 'merged'];
+/**
+ * End states a message can reach without ever being handed to the agent: refused by access
+ * control, a command, stopped while it waited in line, failed before a turn (e.g. a voice note
+ * with no speech-to-text). Only these may have no turn.
+ */
+const NEVER_RAN = ['refused', 'command', 'stopped', 'failed'];
 
 export function checkStore(dbFile: string, accepted: Accepted[], slowLog: string): { violations: Violation[]; states: Record<string, number> } {
   const v: Violation[] = [];
@@ -105,15 +112,24 @@ export function checkStore(dbFile: string, accepted: Accepted[], slowLog: string
       if (m.state === 'stopped' && !anyOutbox.has(m.id) && !visible.has(m.id)) v.push({ kind: 'silent', detail: `${where} ended stopped (${m.reason ?? ''}) with no acknowledgement, notice or error event` });
     }
 
-    // /stop and /clear end everything sent before them: none of it may run in a later turn.
+    // Every message handed to the agent names a recorded turn; only a message that never ran has none.
+    // (Messages still open are reported as lost above.)
     const turnStart = new Map((db.prepare('SELECT id, started_at FROM turns').all() as Array<{ id: string; started_at: number }>).map((t) => [t.id, t.started_at]));
+    for (const m of messages.values()) {
+      if (OPEN_STATES.includes(m.state as never)) continue;
+      const where = `${m.id} ${/tag:[\w-]+/.exec(m.text)?.[0] ?? ''} in ${m.conversation_id} (${m.state})`;
+      if (m.turn_id === null && !NEVER_RAN.includes(m.state)) v.push({ kind: 'untracked-turn', detail: `${where} has no turn, yet only ${NEVER_RAN.join('/')} messages can end without running` });
+      else if (m.turn_id !== null && !turnStart.has(m.turn_id)) v.push({ kind: 'untracked-turn', detail: `${where} names turn ${m.turn_id}, which the store has no row for` });
+    }
+
+    // /stop and /clear end everything sent before them: none of it may run in a later turn, whatever its end state.
     const stops = [...messages.values()].filter((m) => m.state === 'command' && /^\s*(\/(stop|clear|new)\b|stop[.!]*\s*$)/i.test(m.text));
     for (const cmd of stops) {
       for (const m of messages.values()) {
-        if (m.conversation_id !== cmd.conversation_id || m.seq >= cmd.seq || !ANSWERED.includes(m.state) || !m.turn_id) continue;
+        if (m.conversation_id !== cmd.conversation_id || m.seq >= cmd.seq || m.turn_id === null) continue;
         const at = turnStart.get(m.turn_id);
         if (at !== undefined && at > cmd.received_at) {
-          v.push({ kind: 'ran-after-stop', detail: `${m.id} ${/tag:[\w-]+/.exec(m.text)?.[0] ?? ''} in ${m.conversation_id} was sent before ${JSON.stringify(cmd.text)} yet ran in a turn started ${at - cmd.received_at} ms after it` });
+          v.push({ kind: 'ran-after-stop', detail: `${m.id} ${/tag:[\w-]+/.exec(m.text)?.[0] ?? ''} in ${m.conversation_id} (${m.state}) was sent before ${JSON.stringify(cmd.text)} yet ran in a turn started ${at - cmd.received_at} ms after it` });
         }
       }
     }
@@ -126,10 +142,10 @@ export function checkStore(dbFile: string, accepted: Accepted[], slowLog: string
       seen.set(d.outboxId, (seen.get(d.outboxId) ?? 0) + 1);
       const o = byId.get(d.outboxId);
       if (!o) v.push({ kind: 'wrong-conversation', detail: `the slow platform received ${d.outboxId}, which the store does not have` });
-      else if (conversations.get(o.conversation_id) !== d.conversationKey || !o.conversation_id.startsWith('telegram:')) v.push({ kind: 'wrong-conversation', detail: `${d.outboxId} of ${o.conversation_id} reached slow conversation ${d.conversationKey}` });
+      else if (conversations.get(o.conversation_id) !== d.conversationKey || !o.conversation_id.startsWith(`${SLOW_CHANNEL}:`)) v.push({ kind: 'wrong-conversation', detail: `${d.outboxId} of ${o.conversation_id} reached slow conversation ${d.conversationKey}` });
     }
     for (const [id, n] of seen) if (n > 1) v.push({ kind: 'duplicated', detail: `the slow platform received ${id} ${n} times` });
-    for (const o of outbox) if (o.conversation_id.startsWith('telegram:') && o.delivered_at !== null && !seen.has(o.id)) v.push({ kind: 'lost', detail: `${o.id} is marked delivered but the slow platform never received it` });
+    for (const o of outbox) if (o.conversation_id.startsWith(`${SLOW_CHANNEL}:`) && o.delivered_at !== null && !seen.has(o.id)) v.push({ kind: 'lost', detail: `${o.id} is marked delivered but the slow platform never received it` });
 
     const states: Record<string, number> = {};
     for (const m of messages.values()) states[m.state] = (states[m.state] ?? 0) + 1;

@@ -10,14 +10,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { call, type Endpoint } from '../../src/cli/client.js';
-import { CLAUDE_BIN, FAKE_CLAUDE, tempDir, waitUntil } from '../../tests/support/claude-rig.js';
+import { CLAUDE_BIN, FAKE_CLAUDE, mockAgentEnv, tempDir, waitUntil } from '../../tests/support/claude-rig.js';
 import type { MockApi } from '../../tests/support/mock-anthropic.js';
 import { writeConfig } from '../../tests/support/gateway-rig.js';
 import { childrenOf } from './procs.js';
+import { SLOW_CHANNEL } from './slow-channel.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const TSX = createRequire(import.meta.url).resolve('tsx');
-/** CHAOS_GATEWAY_CHILD runs another entry (e.g. one that patches a fix in, to try it under chaos). */
+/** CHAOS_GATEWAY_CHILD runs another entry (e.g. one that patches a fix in, to try it under chaos); like gateway-child.ts, it must admit the slow channel's owner. */
 const CHILD = process.env.CHAOS_GATEWAY_CHILD ?? path.join(HERE, 'gateway-child.ts');
 
 export interface Status {
@@ -65,19 +66,12 @@ export class ChaosRig {
           FAKE_CLAUDE_MODE: 'wrap',
           FAKE_CLAUDE_REAL: CLAUDE_BIN,
           FAKE_FAULT_DIR: this.faultDir,
-          ANTHROPIC_BASE_URL: mock.url,
           // A subscription login, so 429s can carry a reset time.
-          CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-chaos',
-          HOME: this.agentHome,
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_TELEMETRY: '1',
-          CLAUDE_CODE_MAX_RETRIES: '0',
-          ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+          ...mockAgentEnv(mock.url, this.agentHome, { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-chaos' }),
         },
       },
       steering: { maxLive: 3 },
-      // The slow channel takes this name: access control then admits its owner, and nothing else starts.
-      channels: { telegram: { enabled: false, owners: ['chaos'], pairing: false } },
+      // No chat channel: the slow channel is added by gateway-child.ts, with its own access entry.
       web: { port: 0 },
       shutdownDrainSeconds: 1,
     });
@@ -146,7 +140,7 @@ export class ChaosRig {
       const res = await fetch(`${this.slowUrl}/inbound`, { method: 'POST', body: JSON.stringify({ key, id, text }) });
       if (!res.ok) return undefined;
       const r = (await res.json()) as { messageId: string; disposition: string };
-      return this.note({ messageId: r.messageId, conversation: `telegram:${key}`, text, disposition: r.disposition });
+      return this.note({ messageId: r.messageId, conversation: `${SLOW_CHANNEL}:${key}`, text, disposition: r.disposition });
     } catch {
       return undefined;
     }

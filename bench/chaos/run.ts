@@ -1,8 +1,9 @@
 /**
  * One seeded chaos run: a gateway child on the real CLI (behind the fault-injecting pass-through)
  * and the mock Messages API, four conversations (three on the web API, one on the slow channel),
- * every fault kind once in a seeded order with ordinary messages between, then: let everything
- * settle (releasing rate-limit holds with /retry), stop the gateway, and check the invariants.
+ * each chosen fault kind (all by default) once in a seeded order with ordinary messages between,
+ * then: let everything settle (releasing rate-limit holds with /retry), stop the gateway, and check
+ * the invariants.
  */
 import { startMockApi } from '../../tests/support/mock-anthropic.js';
 import { sleep } from '../stats.js';
@@ -11,11 +12,14 @@ import { checkStore, trackedProcesses, type Violation } from './invariants.js';
 import { alive, processesOfRun } from './procs.js';
 import { Rng } from './random.js';
 import { ChaosRig } from './rig.js';
+import { SLOW_CHANNEL } from './slow-channel.js';
 import { OPEN_STATES } from '../../src/store/types.js';
 
 export interface RunOptions {
   seed: number;
-  /** How many fault kinds this run plays (all by default), in a seeded order. */
+  /** The fault kinds this run may play (every kind in FAULTS by default). */
+  kinds?: string[];
+  /** How many of them it plays (all by default), in a seeded order. */
   faults?: number;
   /** Ordinary messages between two faults, at most. */
   filler?: number;
@@ -26,7 +30,10 @@ export interface RunOptions {
 
 export interface RunReport {
   seed: number;
+  /** What each injected fault did, in order; a fault with no moment for it is left out. */
   faults: string[];
+  /** The kind (a FAULTS entry) of each injected fault, in the same order. */
+  kinds: string[];
   messages: number;
   violations: Violation[];
   states: Record<string, number>;
@@ -81,7 +88,7 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
     { key: 'c1', kind: 'web', id: 'web:c1', sent: 0 },
     { key: 'c2', kind: 'web', id: 'web:c2', sent: 0 },
     { key: 'c3', kind: 'web', id: 'web:c3', sent: 0 },
-    { key: 's1', kind: 'slow', id: 'telegram:s1', sent: 0 },
+    { key: 's1', kind: 'slow', id: `${SLOW_CHANNEL}:s1`, sent: 0 },
   ];
   const violations: Violation[] = [];
   const ctx: RunCtx = { rig, rnd, convs, burst: undefined, log, violations };
@@ -91,8 +98,11 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
     return ctx.burst.reply();
   });
 
-  const order = [...FAULTS].sort(() => rnd.next() - 0.5).slice(0, opts.faults ?? FAULTS.length);
+  const unknown = (opts.kinds ?? []).filter((k) => !FAULTS.includes(k));
+  if (unknown.length) throw new Error(`unknown fault kind(s) ${unknown.join(', ')}: the kinds are ${FAULTS.join(', ')}`);
+  const order = [...(opts.kinds ?? FAULTS)].sort(() => rnd.next() - 0.5).slice(0, opts.faults);
   const injected: string[] = [];
+  const injectedKinds: string[] = [];
   let states: Record<string, number> = {};
   try {
     await rig.start();
@@ -102,7 +112,10 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
         await sleep(rnd.int(0, 600));
       }
       const fault = await ACTIONS[kind]!(ctx);
-      if (fault) injected.push(fault);
+      if (fault) {
+        injected.push(fault);
+        injectedKinds.push(kind);
+      }
       log(fault ? `fault: ${fault}` : `fault ${kind} skipped (no moment for it)`);
       await sleep(rnd.int(200, 1500));
     }
@@ -141,5 +154,5 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
     violations.push({ kind: 'integrity', detail: `the store could not be read: ${(err as Error).message}` });
   }
   if (violations.length === 0 && !opts.keep) rig.cleanup();
-  return { seed: opts.seed, faults: injected, messages: Object.values(states).reduce((a, b) => a + b, 0), violations, states, durationMs: Date.now() - started, timeline, home: rig.home };
+  return { seed: opts.seed, faults: injected, kinds: injectedKinds, messages: Object.values(states).reduce((a, b) => a + b, 0), violations, states, durationMs: Date.now() - started, timeline, home: rig.home };
 }

@@ -9,9 +9,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../../src/channels/channel.js';
 
+/** The slow channel's name, and so the prefix of its conversation ids ("slow:s1"). */
+export const SLOW_CHANNEL = 'slow';
+
+/** Its only sender; gateway-child.ts makes it the owner. */
+export const SLOW_OWNER = 'chaos';
+
 export interface SlowChannelOptions {
-  /** Named after a configured (disabled) chat channel, so access control admits its owner. */
-  name: string;
   logFile: string;
   minMs: number;
   maxMs: number;
@@ -25,13 +29,11 @@ export interface SlowDelivery {
 }
 
 export class SlowChannel implements Channel {
-  readonly name: string;
+  readonly name = SLOW_CHANNEL;
   private server: http.Server | undefined;
   private state: ChannelStatus['state'] = 'stopped';
 
-  constructor(private readonly opts: SlowChannelOptions) {
-    this.name = opts.name;
-  }
+  constructor(private readonly opts: SlowChannelOptions) {}
 
   async start(sink: InboundSink): Promise<void> {
     this.server = http.createServer((req, res) => {
@@ -40,7 +42,7 @@ export class SlowChannel implements Channel {
       req.on('end', () => {
         const m = JSON.parse(body) as { key: string; id: string; text: string };
         sink
-          .accept({ channel: this.name, platformMessageId: m.id, conversationKey: m.key, sender: { id: 'chaos', name: 'chaos' }, chatType: 'direct', text: m.text, sentAt: Date.now() })
+          .accept({ channel: this.name, platformMessageId: m.id, conversationKey: m.key, sender: { id: SLOW_OWNER, name: SLOW_OWNER }, chatType: 'direct', text: m.text, sentAt: Date.now() })
           .then(
             (r) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(r)),
             (err: Error) => res.writeHead(500).end(err.message),

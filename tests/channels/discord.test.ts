@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DiscordChannel } from '../../src/channels/discord/channel.js';
 import { discordSchema } from '../../src/config/channels-schema.js';
 import { silentLogger } from '../../src/ops/logger.js';
@@ -14,6 +14,8 @@ const GENERAL = '600000000000000001';
 const THREAD = '700000000000000001';
 const DM = '800000000000000001';
 const ann = { id: '420000000000000001', username: 'ann', discriminator: '0', global_name: 'Ann', avatar: null };
+/** A short typing refresh, so a test sees several without waiting seconds. */
+const TYPING_MS = 20;
 const base = () => ({ tts: false, mention_everyone: false, mentions: [] as unknown[], mention_roles: [], attachments: [] as unknown[], embeds: [], pinned: false, type: 0, timestamp: new Date().toISOString(), edited_timestamp: null, flags: 0 });
 
 describe('discord channel on discord.js against a fake REST API and gateway', () => {
@@ -35,7 +37,7 @@ describe('discord channel on discord.js against a fake REST API and gateway', ()
 
   const start = async (sink = recordingSink()) => {
     const config = discordSchema.parse({ token: fake.token, restApi: fake.restApi, owners: [ann.id] });
-    channel = new DiscordChannel({ config, dataDir, logger: silentLogger() });
+    channel = new DiscordChannel({ config, dataDir, logger: silentLogger(), typingIntervalMs: TYPING_MS });
     await channel.start(sink);
     return sink;
   };
@@ -71,6 +73,29 @@ describe('discord channel on discord.js against a fake REST API and gateway', ()
     expect(edit).toMatchObject({ editOf: '1001', text: 'run the unit tests' });
     expect(edit!.platformMessageId).not.toBe('1001');
     expect(chatter).toMatchObject({ chatType: 'group', addressed: false });
+  });
+
+  it('forwards only text edits: link previews, pins and embeds on an unchanged text are not edits', async () => {
+    const sink = await start();
+    const botUser = { ...fake.bot };
+    const content = `<@${fake.bot.id}> read https://example.com/post`;
+    const msg = { ...base(), id: '3001', channel_id: GENERAL, guild_id: GUILD, author: ann, content, mentions: [botUser] };
+    const embed = { type: 'link', url: 'https://example.com/post', title: 'A post' };
+    const editedAt = new Date(Date.now() + 1000).toISOString();
+    fake.dispatch('MESSAGE_CREATE', msg);
+    // Discord adds the link preview, then the message is pinned: same text, no edit time.
+    fake.dispatch('MESSAGE_UPDATE', { ...msg, embeds: [embed] });
+    fake.dispatch('MESSAGE_UPDATE', { ...msg, embeds: [embed], pinned: true });
+    fake.dispatch('MESSAGE_UPDATE', { ...msg, content: `${content} now`, edited_timestamp: editedAt });
+    // A preview refreshed after that edit: the edit time stays, the text is unchanged.
+    fake.dispatch('MESSAGE_UPDATE', { ...msg, content: `${content} now`, edited_timestamp: editedAt, embeds: [embed, embed] });
+    fake.dispatch('MESSAGE_CREATE', { ...base(), id: '3002', channel_id: GENERAL, guild_id: GUILD, author: ann, content: `<@${fake.bot.id}> done`, mentions: [botUser] });
+    await vi.waitFor(() => expect(sink.messages.at(-1)?.platformMessageId).toBe('3002'));
+    expect(sink.messages.map((m) => [m.platformMessageId.split('@')[0], m.editOf, m.text])).toEqual([
+      ['3001', undefined, 'read https://example.com/post'],
+      ['3001', '3001', 'read https://example.com/post now'],
+      ['3002', undefined, 'done'],
+    ]);
   });
 
   it('splits at 2000 characters, reopening a code block with its language, mentions disabled', async () => {
@@ -127,11 +152,18 @@ describe('discord channel on discord.js against a fake REST API and gateway', ()
     expect(post.body.message_reference).toMatchObject({ message_id: '1001' });
   });
 
-  it('keeps typing alive in the channel', async () => {
+  it('keeps typing alive in the channel, and stops when told', async () => {
     await start();
+    const typings = () => fake.callsTo('POST', /\/typing$/);
     channel!.typing({ conversationKey: THREAD }, true);
     await fake.waitFor((c) => c.method === 'POST' && c.path === `/channels/${THREAD}/typing`);
+    await vi.waitFor(() => expect(typings().length).toBeGreaterThanOrEqual(3));
     channel!.typing({ conversationKey: THREAD }, false);
+    const atOff = typings().length;
+    await new Promise((r) => setTimeout(r, TYPING_MS * 10));
+    // At most one refresh was already on its way when typing was turned off.
+    expect(typings().length).toBeLessThanOrEqual(atOff + 1);
+    for (const t of typings()) expect(t.path).toBe(`/channels/${THREAD}/typing`);
   });
 
   it('fails start with CHANNEL_CONFIG for a missing or rejected token, without the token in the text', async () => {

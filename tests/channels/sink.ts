@@ -1,13 +1,11 @@
 /** A recording InboundSink for channel tests: it commits nothing, it only remembers. */
-import type { AcceptResult, InboundMessage, InboundSink } from '../../src/channels/channel.js';
+import type { InboundMessage, InboundSink } from '../../src/channels/channel.js';
 
 export interface RecordingSink extends InboundSink {
   messages: InboundMessage[];
   /** Makes the next n accept() calls throw, as a failing inbox commit would. */
   failNext(n: number): void;
   waitForCount(n: number, timeoutMs?: number): Promise<InboundMessage[]>;
-  /** Optional hook run for every accepted message (e.g. access control glue). */
-  onAccept?: (msg: InboundMessage) => Promise<AcceptResult | void> | AcceptResult | void;
 }
 
 export function recordingSink(log?: string[]): RecordingSink {
@@ -28,8 +26,7 @@ export function recordingSink(log?: string[]): RecordingSink {
       messages.push(msg);
       log?.push(`accepted ${msg.platformMessageId}`);
       for (const w of waiters.splice(0)) w();
-      const r = await sink.onAccept?.(msg);
-      return r ?? { messageId: `m${messages.length}`, disposition: 'turn' };
+      return { messageId: `m${messages.length}`, disposition: 'turn' };
     },
     waitForCount(n, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {

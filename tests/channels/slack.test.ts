@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -60,6 +62,23 @@ describe('slack channel on @slack/bolt Socket Mode against a fake Slack', () => 
     expect(edit!.platformMessageId).not.toBe('D0ANN:1700000202.000100');
     expect(chatter).toMatchObject({ addressed: false });
     for (const e of env) await fake.waitForAck(e);
+  });
+
+  it('sends the bot token only to Slack\'s file host or the apiUrl host: a file elsewhere becomes a note', async () => {
+    const sink = await start();
+    const hits: string[] = [];
+    const elsewhere = http.createServer((req, res) => {
+      hits.push(String(req.headers.authorization));
+      res.end('STOLEN');
+    });
+    await new Promise<void>((r) => elsewhere.listen(0, '127.0.0.1', r));
+    const url = `http://localhost:${(elsewhere.address() as AddressInfo).port}/files/evil.txt`;
+    fake.sendEvent({ type: 'message', subtype: 'file_share', channel: 'D0ANN', channel_type: 'im', user: ANN, text: 'see file', ts: '1700000400.000100', files: [{ id: 'F9', name: 'evil.txt', mimetype: 'text/plain', size: 6, url_private_download: url }] });
+    const [msg] = await sink.waitForCount(1);
+    await new Promise<void>((r) => elsewhere.close(() => r()));
+    expect(hits).toEqual([]);
+    expect(msg!.attachments).toBeUndefined();
+    expect(msg!.text).toMatch(/^see file\n\[attachment "evil.txt" could not be saved: .*not fetched with the bot token\]$/);
   });
 
   it('withholds the Socket Mode ack until the message is committed, so a failed commit is redelivered', async () => {

@@ -2,19 +2,19 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TelegramChannel } from '../../src/channels/telegram/channel.js';
 import { telegramSchema } from '../../src/config/channels-schema.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { isRudderError } from '../../src/errors.js';
 import { transcribe, VOICE_NOT_SET_UP } from '../../src/channels/voice.js';
-import { AccessControl, approvePairing } from '../../src/security/access.js';
-import { AccessStore } from '../../src/security/access-store.js';
 import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram.js';
 import { recordingSink } from './sink.js';
 
 const OWNER = 111;
+/** A short typing refresh, so a test sees several without waiting seconds. */
+const TYPING_MS = 20;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A port nothing listens on right now, for the webhook server. */
 async function freePort(): Promise<number> {
@@ -58,7 +58,7 @@ describe('telegram channel on grammY against a fake Bot API', () => {
 
   const make = (over: Record<string, unknown> = {}) => {
     const config = telegramSchema.parse({ token: fake.token, apiRoot: fake.apiRoot, owners: [OWNER], pollTimeoutSeconds: 1, ...over });
-    channel = new TelegramChannel({ config, dataDir, logger: silentLogger() });
+    channel = new TelegramChannel({ config, dataDir, logger: silentLogger(), typingIntervalMs: TYPING_MS });
     return channel;
   };
 
@@ -233,42 +233,65 @@ describe('telegram channel on grammY against a fake Bot API', () => {
     await expect(channel!.ack(to, 'received')).resolves.toBeUndefined();
   });
 
-  it('sends typing to the forum topic while a turn runs', async () => {
+  it('keeps typing alive in the forum topic while a turn runs, and stops when told', async () => {
     await make().start(recordingSink());
+    const actions = () => fake.callsOf('sendChatAction');
     channel!.typing({ conversationKey: '-100500:77' }, true);
     const t = await fake.waitFor((c) => c.method === 'sendChatAction');
-    channel!.typing({ conversationKey: '-100500:77' }, false);
     expect(t.body).toMatchObject({ chat_id: '-100500', action: 'typing', message_thread_id: 77 });
+    await vi.waitFor(() => expect(actions().length).toBeGreaterThanOrEqual(3));
+    channel!.typing({ conversationKey: '-100500:77' }, false);
+    const atOff = actions().length;
+    await sleep(TYPING_MS * 10);
+    // At most one refresh was already on its way when typing was turned off.
+    expect(actions().length).toBeLessThanOrEqual(atOff + 1);
+    for (const a of actions()) expect(a.body).toMatchObject({ chat_id: '-100500', message_thread_id: 77 });
   });
 
-  it('refuses a stranger with a pairing code until the owner approves it', async () => {
-    const db = new Database(':memory:');
-    const store = new AccessStore(db);
-    store.init();
-    const config = telegramSchema.parse({ token: fake.token, apiRoot: fake.apiRoot, owners: [OWNER], pollTimeoutSeconds: 1 });
-    const access = new AccessControl({ store, config: { telegram: config } });
-    const agent: string[] = [];
+  it('after stop, typing is a no-op and a send fails as not started', async () => {
+    await make().start(recordingSink());
+    await channel!.stop();
+    channel!.typing({ conversationKey: String(OWNER) }, true);
+    await sleep(TYPING_MS * 5);
+    expect(fake.callsOf('sendChatAction')).toHaveLength(0);
+    const err = await channel!.send({ outboxId: 'late', text: 'too late' }, { conversationKey: String(OWNER) }).catch((e: unknown) => e);
+    expect(isRudderError(err, 'CHANNEL_SEND_FAILED')).toBe(true);
+    expect((err as Error).message).toContain('not started');
+    await expect(channel!.ack({ conversationKey: String(OWNER), platformMessageId: `${OWNER}:1` }, 'queued')).rejects.toThrow('not started');
+    expect(fake.callsOf('sendMessage')).toHaveLength(0);
+  });
+
+  it('copies a file from a local Bot API server only when it fits, measuring it when the update gave no size', async () => {
+    const big = path.join(dataDir, 'server-disk', 'doc.bin');
+    fs.mkdirSync(path.dirname(big), { recursive: true });
+    fs.writeFileSync(big, Buffer.alloc(100, 1));
+    fake.addFile('local-doc', Buffer.alloc(0), big);
     const sink = recordingSink();
-    sink.onAccept = async (msg) => {
-      const d = access.check(msg);
-      if (!d.allowed) {
-        if (d.reply) await channel!.send({ outboxId: `refusal-${msg.platformMessageId}`, text: d.reply }, { conversationKey: msg.conversationKey });
-        return { messageId: msg.platformMessageId, disposition: 'refused', reason: d.reason };
-      }
-      agent.push(msg.text);
-    };
+    await make({ maxAttachmentMb: 50 / (1024 * 1024) }).start(sink);
+    fake.pushUpdate({
+      message: {
+        message_id: 40, date: 1_700_000_000, chat: { id: OWNER, type: 'private', first_name: 'Ann' },
+        from: { id: OWNER, is_bot: false, first_name: 'Ann' },
+        caption: 'the dump',
+        document: { file_id: 'local-doc', file_unique_id: 'd', file_name: 'doc.bin' },
+      },
+    });
+    const [msg] = await sink.waitForCount(1);
+    expect(msg!.attachments).toBeUndefined();
+    expect(msg!.text).toBe('the dump\n[attachment "doc.bin" could not be saved: it is 100 bytes, over the 50 byte limit]');
+    expect(fs.existsSync(path.join(dataDir, 'attachments'))).toBe(false);
+  });
+
+  it("hands a stranger's message to the sink like any other (access is decided by the gateway), and replies in their chat", async () => {
+    const sink = recordingSink();
     await make().start(sink);
     fake.pushUpdate(privateText(STRANGER, 1, 'let me in'));
-    const codeMsg = await fake.waitFor((c) => c.method === 'sendMessage');
-    expect(agent).toEqual([]);
-    expect(codeMsg.body.chat_id).toBe(String(STRANGER));
-    const code = /rudder pairing approve telegram ([A-Z0-9]{4}-[A-Z0-9]{4})/.exec(String(codeMsg.body.text))?.[1];
-    expect(code).toBeDefined();
-    expect(approvePairing(store, 'telegram', code!)).toMatchObject({ ok: true, senderId: String(STRANGER) });
-    fake.pushUpdate(privateText(STRANGER, 2, 'thanks, now run the tests'));
-    await sink.waitForCount(2);
-    expect(agent).toEqual(['thanks, now run the tests']);
-    db.close();
+    const [msg] = await sink.waitForCount(1);
+    expect(msg).toMatchObject({ conversationKey: String(STRANGER), chatType: 'direct', sender: { id: String(STRANGER) }, text: 'let me in' });
+    await channel!.send({ outboxId: 'refusal-1', text: 'This Rudder gateway is private.' }, { conversationKey: msg!.conversationKey });
+    const reply = await fake.waitFor((c) => c.method === 'sendMessage');
+    expect(reply.body.chat_id).toBe(String(STRANGER));
+    expect(reply.body.text).toBe('This Rudder gateway is private.');
   });
 
   it('fails start with CHANNEL_CONFIG naming the key for a missing or rejected token', async () => {

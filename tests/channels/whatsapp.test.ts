@@ -1,3 +1,9 @@
+/**
+ * The WhatsApp channel with the real Baileys socket, but Baileys' wire protocol is not faked: the
+ * socket never completes a handshake. Inbound traffic is emitted on sock.ev as Baileys would, and
+ * sendMessage / sendPresenceUpdate are replaced on the real socket by recorders. Media downloads
+ * are real (encrypted files from a loopback host).
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +20,7 @@ const ME = { id: '4915550000001:3@s.whatsapp.net', lid: '987654321:3@lid', name:
 const ANN = '4915551112222@s.whatsapp.net';
 const GROUP = '120363000000000001@g.us';
 
-describe('whatsapp channel on Baileys, driven through its socket events', () => {
+describe('whatsapp channel on a real Baileys socket without its wire protocol: inbound via sock.ev, sends recorded on the socket', () => {
   let fake: FakeWhatsApp;
   let dataDir: string;
   let channel: WhatsAppChannel | undefined;
@@ -31,10 +37,17 @@ describe('whatsapp channel on Baileys, driven through its socket events', () => 
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  let built = 0;
+
   /** Starts the channel and plays the pairing: a QR code, then the connection opening. */
   const startPaired = async (sink = recordingSink()) => {
     const config = whatsappSchema.parse({ owners: ['4915551112222'], printQr: false, webSocketUrl: fake.webSocketUrl });
-    channel = new WhatsAppChannel({ config, dataDir, logger: silentLogger(), socketFactory: (c) => fake.factory(c) });
+    built = 0;
+    const factory = (c: Parameters<FakeWhatsApp['factory']>[0]) => {
+      built++;
+      return fake.factory(c);
+    };
+    channel = new WhatsAppChannel({ config, dataDir, logger: silentLogger(), socketFactory: factory });
     await channel.start(sink);
     const sock = fake.socket();
     await pair(sock);
@@ -139,6 +152,30 @@ describe('whatsapp channel on Baileys, driven through its socket events', () => 
     channel!.typing({ conversationKey: ANN }, false);
     await new Promise((r) => setImmediate(r));
     expect(fake.presence).toEqual([{ type: 'composing', jid: ANN }, { type: 'paused', jid: ANN }]);
+  });
+
+  it('makes no socket after stop() when a reconnect was loading its auth state', async () => {
+    const { sock } = await startPaired();
+    // 515 "restart required" reconnects at once, through a timer.
+    sock.ev.emit('connection.update', { connection: 'close', lastDisconnect: { error: Object.assign(new Error('restart required'), { output: { statusCode: 515 } }), date: new Date() } });
+    await new Promise((r) => setTimeout(r, 0));
+    // The reconnect timer has fired and awaits the auth state on disk.
+    await channel!.stop();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(built).toBe(1);
+  });
+
+  it('stops promptly while an inbox commit is being retried', async () => {
+    const log: string[] = [];
+    const sink = recordingSink(log);
+    sink.failNext(100);
+    const { sock } = await startPaired(sink);
+    upsert(sock, { key: { remoteJid: ANN, id: 'R1', fromMe: false }, message: { conversation: 'commit me' } });
+    await vi.waitFor(() => expect(log).toContain(`accept-failed ${ANN}/R1`));
+    const started = Date.now();
+    await channel!.stop();
+    // Six tries with backoff would take over 6 s; stopping ends the wait.
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('keeps replies owed while disconnected and reports a logout as an error with the fix', async () => {

@@ -32,11 +32,12 @@ describe.each(['/stop', '/clear'])('%s with a steer waiting for the tool boundar
     const c = await gw.post(conv, `and this tag:${conv}-c`);
     expect([b.disposition, c.disposition]).toEqual(['steered', 'steered']);
     const stop = await gw.post(conv, command);
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(stop.messageId));
+    await w.waitReply(stop.messageId);
     const store = gw.gw.core.store;
     await waitUntil(() => store.message(a.messageId)!.state === 'stopped');
-    // Long enough for a re-queued message to have run on the (fresh) session.
-    await new Promise((r) => setTimeout(r, 2500));
+    // The lane runs in order: anything re-queued would have run before this message's turn.
+    const sentinel = await gw.post(conv, `after tag:${conv}-z`);
+    await w.waitReply(sentinel.messageId, 'reply');
     expect([store.message(b.messageId)!.state, store.message(c.messageId)!.state]).toEqual(['stopped', 'stopped']);
     expect(mock.mainRequests().filter((q) => /tag:steered-\w+-[bc]/.test(q.lastUserText) && q.lastUserText.includes(conv))).toHaveLength(0);
     expect([...w.repliesFor(b.messageId, 'reply'), ...w.repliesFor(c.messageId, 'reply')]).toHaveLength(0);
@@ -53,10 +54,12 @@ describe('/stop with a message held by a rate limit', () => {
       const store = gw.gw.core.store;
       await waitUntil(() => store.message(a.messageId)!.state === 'deferred');
       const stop = await gw.post('held', '/stop');
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(stop.messageId));
+      await w.waitReply(stop.messageId);
       mock.setScript(undefined);
       await gw.post('held', '/retry');
-      await new Promise((r) => setTimeout(r, 2500));
+      // The lane runs in order: a released hold would have run before this message's turn.
+      const sentinel = await gw.post('held', 'after tag:held-z');
+      await w.waitReply(sentinel.messageId, 'reply');
       expect(store.message(a.messageId)!.state).toBe('stopped');
       expect(w.repliesFor(a.messageId, 'reply')).toHaveLength(0);
     } finally {

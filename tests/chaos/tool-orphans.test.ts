@@ -29,7 +29,7 @@ describe('tool processes of a claude killed mid-tool', () => {
       process.kill(session.pid()!, 'SIGKILL');
       await turn.result.catch(() => undefined);
       await session.stop('test over');
-      await new Promise((r) => setTimeout(r, 1000));
+      await waitUntil(() => processesOfRun(launch.home).length === 0, 10_000).catch(() => undefined);
       expect(processesOfRun(launch.home).map((p) => p.cmdline)).toEqual([]);
     } finally {
       for (const p of processesOfRun(launch.home)) process.kill(p.pid, 'SIGKILL');

@@ -79,11 +79,14 @@ describe('rudder doctor', () => {
   it('fails with a fix when the binary is missing or tmux is required but absent', () => {
     const cwd = tempDir('doc');
     fs.writeFileSync(path.join(cwd, 'rudder.config.json'), JSON.stringify({ agent: { claudeBin: '/nonexistent/claude', backend: 'claude-tmux' } }));
-    const r = spawnSync(process.execPath, [CLI, 'doctor'], { cwd, env: { ...process.env, RUDDER_HOME: tempDir('dh'), PATH: '/usr/bin:/bin' }, encoding: 'utf8', timeout: 60_000 });
+    // An empty PATH directory: no tmux to find (node is run by its absolute path).
+    const r = spawnSync(process.execPath, [CLI, 'doctor'], { cwd, env: { ...process.env, RUDDER_HOME: tempDir('dh'), PATH: tempDir('empty-path') }, encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/✘ claude binary: .*agent\.claudeBin is set to \/nonexistent\/claude/);
     expect(r.stdout).toMatch(/fix: npm install/);
-    expect(r.stdout).toMatch(/required check\(s\) failed/);
+    expect(r.stdout).toContain('✘ tmux: tmux is not installed');
+    expect(r.stdout).toMatch(/fix: apt-get install -y tmux/);
+    expect(r.stdout).toMatch(/2 required check\(s\) failed/);
   });
 });
 
@@ -113,7 +116,7 @@ describe('shutdown', () => {
     const w = child.watch('int');
     await w.ready;
     const m = await child.post('int', 'hi');
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId));
+    await w.waitReply(m.messageId);
     const pids = (JSON.parse((await run(['status', '--json'], { cwd: child.cwd, env: { ...process.env, RUDDER_HOME: child.home, RUDDER_URL: child.ep.base } })).stdout).sessions as Array<{ pid: number }>).map((s) => s.pid);
     child.child.kill('SIGINT');
     await new Promise((r) => child.child.once('exit', r));

@@ -38,7 +38,7 @@ describe('commands (real CLI)', () => {
     const w = gw.watch('stop1');
     await w.ready;
     const first = await gw.post('stop1', 'remember tag:s0');
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(first.messageId));
+    await w.waitReply(first.messageId);
     const a = await gw.post('stop1', 'long [[bash:echo start; sleep 30]] tag:s1');
     await w.wait('status', (d) => d.state === 'tool');
     const pid = gw.gw.core.registry.get('web:stop1')!.pid()!;
@@ -47,12 +47,12 @@ describe('commands (real CLI)', () => {
     expect(stop.disposition).toBe('command');
     await w.wait('ack', (d) => d.messageId === a.messageId && d.kind === 'stopped', 2000);
     expect(Date.now() - t0).toBeLessThan(2000);
-    const notice = await w.wait('reply', (d) => (d.messageIds as string[]).includes(stop.messageId));
+    const notice = await w.waitReply(stop.messageId);
     expect(notice.data.text).toMatch(/Stopped/);
     expect(pidAlive(pid)).toBe(true);
     const next = await gw.post('stop1', 'continue tag:s2');
     expect(next.disposition).toBe('turn');
-    const r = await w.wait('reply', (d) => (d.messageIds as string[]).includes(next.messageId));
+    const r = await w.waitReply(next.messageId);
     expect(r.data.text).toContain('ok tag:s2');
     expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:s0');
     expect(gw.gw.core.store.message(a.messageId)!.state).toBe('stopped');
@@ -75,7 +75,7 @@ describe('commands (real CLI)', () => {
     await gw.post('clr', '/clear');
     await waitUntil(() => gw.gw.core.store.conversation('web:clr')!.sessionId === null);
     const n = await gw.post('clr', 'fresh tag:n');
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(n.messageId));
+    await w.waitReply(n.messageId);
     expect(gw.gw.core.store.conversation('web:clr')!.sessionId).not.toBe(sessionBefore);
     expect(mock.mainRequests().at(-1)!.historyText).not.toContain('waiting tag:q');
   });
@@ -85,12 +85,12 @@ describe('commands (real CLI)', () => {
     const w = gw.watch('mdl');
     await w.ready;
     const a = await gw.post('mdl', 'hi');
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId));
+    await w.waitReply(a.messageId);
     const pid = gw.gw.core.registry.get('web:mdl')!.pid()!;
     await gw.post('mdl', '/model claude-mock-9');
     await waitUntil(() => !pidAlive(pid));
     const b = await gw.post('mdl', 'again');
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId));
+    await w.waitReply(b.messageId);
     expect(mock.mainRequests().at(-1)!.body.model).toBe('claude-mock-9');
     expect(gw.gw.core.registry.get('web:mdl')!.pid()).not.toBe(pid);
   });
@@ -103,7 +103,7 @@ describe('commands (real CLI)', () => {
     for (const c of ['/help', '/status', '/queue', '/queue bogus', '/frobnicate']) {
       const r = await gw.post('cmds', c);
       expect(r.disposition).toBe('command');
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(r.messageId));
+      await w.waitReply(r.messageId);
     }
     const texts = w.of('reply').map((e) => String(e.data.text));
     expect(texts[0]).toContain('/stop');
@@ -145,16 +145,17 @@ describe('rate limits (real CLI)', () => {
     const w = gw.watch('rl2');
     await w.ready;
     const m = await gw.post('rl2', 'please tag:rl2');
-    const n = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId));
+    const n = await w.waitReply(m.messageId);
     expect(n.data.kind).toBe('notice');
     expect(n.data.text).toMatch(/Claude is rate limited until \d\d:\d\d UTC \(estimated\)\. Your message is kept/);
     expect(gw.gw.core.store.message(m.messageId)!.state).toBe('deferred');
+    // The 429 came from the script, not the text: with the script gone the re-run is answered.
     mock.setScript(undefined);
     const retry = await gw.post('rl2', '/retry');
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(retry.messageId));
-    // The held message still carries its directive, so answer it plainly this time.
-    mock.setScript((req) => (!req.side && req.lastText.includes('tag:rl2') ? { kind: 'text', text: 'ok after retry' } : undefined));
-    await waitUntil(() => gw.gw.core.store.message(m.messageId)!.state !== 'deferred', 15_000);
+    await w.waitReply(retry.messageId);
+    const answer = await w.waitReply(m.messageId, 'reply', 15_000);
+    expect(answer.data.text).toBe('ok tag:rl2');
+    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
   });
 });
 
@@ -168,19 +169,19 @@ describe('permission relay (real CLI)', () => {
     const p = await w.wait('permission', (d) => !d.resolved);
     expect(p.data.toolName).toBe('Bash');
     expect((p.data.input as { command: string }).command).toBe(`touch ${marker}`);
-    const res = await fetch(`${gw.ep.base}/api/conversations/perm/permissions/${p.data.requestId}`, { method: 'POST', headers: { authorization: `Bearer ${gw.ep.token}` }, body: JSON.stringify({ allow: true }) });
+    const res = await gw.api('POST', `/api/conversations/perm/permissions/${p.data.requestId}`, { allow: true });
     expect(res.status).toBe(200);
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId));
+    await w.waitReply(a.messageId);
     expect(fs.existsSync(marker)).toBe(true);
 
     const denied = `${tempDir('perm')}/never-made`;
     const b = await gw.post('perm', `[[bash:touch ${denied}]] tag:p2`);
     const p2 = await w.wait('permission', (d) => !d.resolved && d.requestId !== p.data.requestId);
-    await fetch(`${gw.ep.base}/api/conversations/perm/permissions/${p2.data.requestId}`, { method: 'POST', headers: { authorization: `Bearer ${gw.ep.token}` }, body: JSON.stringify({ allow: false }) });
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId));
+    expect((await gw.api('POST', `/api/conversations/perm/permissions/${p2.data.requestId}`, { allow: false })).status).toBe(200);
+    await w.waitReply(b.messageId);
     expect(fs.existsSync(denied)).toBe(false);
     expect(mock.mainRequests().at(-1)!.lastUserText).toContain('The person denied this.');
-    const again = await fetch(`${gw.ep.base}/api/conversations/perm/permissions/${p2.data.requestId}`, { method: 'POST', headers: { authorization: `Bearer ${gw.ep.token}` }, body: JSON.stringify({ allow: true }) });
+    const again = await gw.api('POST', `/api/conversations/perm/permissions/${p2.data.requestId}`, { allow: true });
     expect(again.status).toBe(404);
   });
 });
@@ -192,7 +193,7 @@ describe('the steering switch (real CLI)', () => {
     const w = gw.watch('sw');
     await w.ready;
     const a = await gw.post('sw', 'hello');
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId));
+    await w.waitReply(a.messageId);
     const pid = gw.gw.core.registry.get('web:sw')!.pid()!;
     const cfg = JSON.parse(fs.readFileSync(gw.configFile, 'utf8'));
     writeConfig(gw.cwd, { ...cfg, steering: { enabled: false } });
@@ -203,7 +204,7 @@ describe('the steering switch (real CLI)', () => {
     expect(c.disposition).toBe('queued');
     expect(records.some((r) => r.msg === 'message queued' && /steering is off \(steering.enabled is false\)/.test(String(r.reason)))).toBe(true);
     expect(gw.gw.core.registry.sessions()).toHaveLength(0);
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(c.messageId));
+    await w.waitReply(c.messageId);
   });
 
   it('RUDDER_STEERING=off wins over the config', async () => {
@@ -213,7 +214,7 @@ describe('the steering switch (real CLI)', () => {
     await gw.post('env', 'work [[bash:sleep 2]]');
     await w.wait('status', (d) => d.state === 'tool');
     expect((await gw.post('env', 'mid tag:e')).disposition).toBe('queued');
-    const status = await fetch(`${gw.ep.base}/api/status`, { headers: { authorization: `Bearer ${gw.ep.token}` } }).then((r) => r.json() as Promise<any>);
+    const status = (await (await gw.api('GET', '/api/status')).json()) as any;
     expect(status.steering).toMatchObject({ on: false, reason: 'RUDDER_STEERING=off' });
   });
 });

@@ -64,18 +64,39 @@ describe('HTTP API bad input', () => {
     expect(b).toEqual({ messageId: a.messageId, disposition: 'duplicate' });
   });
 
-  it('never answers 500 to fuzzed bodies, paths and headers', async () => {
+  /** Header values fetch can send: printable ASCII, plus a few shaped like what the header expects. */
+  const headerValue = (shaped: string[]) => fc.oneof(fc.constantFrom(...shaped), fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,60}$/));
+
+  it('never answers 500 to fuzzed bodies, paths and content types', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ text: v })), fc.record({ text: fc.string(), clientMessageId: fc.anything() }).map((o) => JSON.stringify(o))),
         fc.constantFrom('/api/conversations/f/messages', '/api/conversations/f/permissions/r1', '/api/conversations', '/api/conversations/%ZZ/messages', '/api/conversations/f/events/x'),
-        async (body, p) => {
-          const r = await req(p, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+        headerValue(['application/json', 'application/json; charset=utf-16', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', '*/*']),
+        async (body, p, contentType) => {
+          const r = await req(p, { method: 'POST', body, headers: { 'content-type': contentType } });
           expect(r.status).toBeLessThan(500);
           await r.arrayBuffer();
         },
       ),
       { numRuns: 150 },
+    );
+    expect((await req('/healthz', { auth: null })).status).toBe(200);
+  });
+
+  it('opens the event stream whatever Last-Event-ID says', async () => {
+    await fc.assert(
+      fc.asyncProperty(headerValue(['0', '-1', '1.5', '1e3', '007', '9'.repeat(16), 'NaN', String(Number.MAX_SAFE_INTEGER)]), async (lastEventId) => {
+        const abort = new AbortController();
+        try {
+          const r = await req('/api/conversations/lei/events', { headers: { 'last-event-id': lastEventId }, signal: abort.signal });
+          expect(r.status).toBe(200);
+          expect(r.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        } finally {
+          abort.abort();
+        }
+      }),
+      { numRuns: 60 },
     );
     expect((await req('/healthz', { auth: null })).status).toBe(200);
   });

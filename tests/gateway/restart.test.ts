@@ -42,11 +42,11 @@ describe('crash and restart (real CLI)', () => {
     const w1 = first.watch('crash');
     await w1.ready;
     const warm = await first.post('crash', 'remember tag:k0');
-    await w1.wait('reply', (d) => (d.messageIds as string[]).includes(warm.messageId));
+    await w1.waitReply(warm.messageId);
     const m = await first.post('crash', 'slow [[bash:sleep 3]] tag:k1');
     const queued = await first.post('crash', '/queue followup').then(() => first.post('crash', 'after tag:k2'));
     await w1.wait('status', (d) => d.state === 'tool');
-    const agentPid = Number(JSON.parse(JSON.stringify(await fetch(`${first.ep.base}/api/status`, { headers: { authorization: `Bearer ${first.ep.token}` } }).then((r) => r.json()))).sessions[0].pid);
+    const agentPid = Number(((await (await first.api('GET', '/api/status')).json()) as any).sessions[0].pid);
     await first.kill9();
     expect(states(home)[m.messageId]).toBe('running');
 
@@ -56,8 +56,10 @@ describe('crash and restart (real CLI)', () => {
     await waitUntil(() => !pidAlive(agentPid), 10_000);
     const w2 = second.watch('crash', 0);
     await w2.ready;
-    await w2.wait('reply', (d) => (d.messageIds as string[]).includes(queued.messageId) && d.kind === 'reply', 30_000);
-    await new Promise((r) => setTimeout(r, 500));
+    await w2.waitReply(queued.messageId, 'reply', 30_000);
+    // The lane runs in order: a second reply to the crashed turn would come before this one.
+    const sentinel = await second.post('crash', 'sentinel tag:k3');
+    await w2.waitReply(sentinel.messageId, 'reply');
     const replies = w2.repliesFor(m.messageId, 'reply');
     expect(replies).toHaveLength(1);
     expect(replies[0]!.data.text).toBe('done ok');
@@ -75,7 +77,9 @@ describe('crash and restart (real CLI)', () => {
     running.push(third);
     const w3 = third.watch('crash', 0);
     await w3.ready;
-    await new Promise((r) => setTimeout(r, 800));
+    // Owed replies go out at the start, before a new message's reply.
+    const after = await third.post('crash', 'after the restart tag:k4');
+    await w3.waitReply(after.messageId, 'reply');
     const outboxIds = w3.of('reply').map((e) => e.data.outboxId);
     expect(new Set(outboxIds).size).toBe(outboxIds.length);
     expect(w3.repliesFor(m.messageId, 'reply')).toHaveLength(1);
@@ -100,7 +104,9 @@ describe('crash and restart (real CLI)', () => {
     running.push(again);
     const w2 = again.watch('owed', 0);
     await w2.ready;
-    await new Promise((r) => setTimeout(r, 300));
+    // Owed replies go out at the start, before a new message's reply.
+    const after = await again.post('owed', 'after the restart tag:o1');
+    await w2.waitReply(after.messageId, 'reply');
     expect(w2.of('reply', (d) => d.outboxId === owed.id)).toHaveLength(1);
     expect(again.gw.core.store.owedCount()).toBe(0);
   });
@@ -111,12 +117,12 @@ describe('crash and restart (real CLI)', () => {
     const w = gw.watch('kc');
     await w.ready;
     const a = await gw.post('kc', 'remember tag:kc0');
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId));
+    await w.waitReply(a.messageId);
     const b = await gw.post('kc', 'slow [[bash:sleep 3]] tag:kc1');
     await w.wait('status', (d) => d.state === 'tool');
     const pid = gw.gw.core.registry.get('web:kc')!.pid()!;
     process.kill(pid, 'SIGKILL');
-    const r = await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply', 20_000);
+    const r = await w.waitReply(b.messageId, 'reply', 20_000);
     expect(r.data.text).toBe('done ok');
     expect(w.of('error', (d) => d.code === 'AGENT_CRASHED')).toHaveLength(1);
     expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:kc0');

@@ -12,7 +12,7 @@ let gw: Awaited<ReturnType<typeof startInProcess>>;
 
 beforeAll(async () => {
   mock = await startMockApi();
-  gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')), steering: { collectWindowMs: 800 } });
+  gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
 });
 afterAll(async () => {
   await gw?.stop();
@@ -28,9 +28,11 @@ describe('steering and queue modes (real CLI)', () => {
     await w.wait('status', (d) => d.state === 'tool');
     const s = await gw.post('steer1', 'and also this tag:st2');
     expect(s.disposition).toBe('steered');
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(s.messageId));
-    await new Promise((r) => setTimeout(r, 300));
-    const replies = w.of('reply', (d) => d.kind === 'reply');
+    await w.waitReply(s.messageId);
+    // A later message's reply comes after any second reply to the turn (the lane runs in order).
+    const sentinel = await gw.post('steer1', 'sentinel tag:st3');
+    await w.waitReply(sentinel.messageId);
+    const replies = w.of('reply', (d) => d.kind === 'reply' && String(d.messageIds) !== sentinel.messageId);
     expect(replies).toHaveLength(1);
     expect(replies[0]!.data.messageIds).toEqual([a.messageId, s.messageId]);
     expect(replies[0]!.data.text).toBe('done ok tag:st2');
@@ -39,8 +41,8 @@ describe('steering and queue modes (real CLI)', () => {
     const afterTool = mock.mainRequests().filter((q) => q.afterTool && q.lastUserText.includes('tag:st2'));
     expect(afterTool).toHaveLength(1);
     expect(afterTool[0]!.lastUserText).toMatch(/<<<EXTERNAL_USER_MESSAGE id=\w+ from="web:owner \(web\)">>>\nand also this tag:st2\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>/);
-    const history = await fetch(`${gw.ep.base}/api/conversations/steer1/messages`, { headers: { authorization: `Bearer ${gw.ep.token}` } }).then((r) => r.json() as Promise<any>);
-    expect(history.messages.map((m: { state: string }) => m.state)).toEqual(['answered', 'steered']);
+    const history = (await (await gw.api('GET', '/api/conversations/steer1/messages')).json()) as any;
+    expect(history.messages.map((m: { state: string }) => m.state)).toEqual(['answered', 'steered', 'answered']);
   });
 
   it('followup mode: two messages give two replies, in order', async () => {
@@ -51,7 +53,7 @@ describe('steering and queue modes (real CLI)', () => {
     await w.wait('status', (d) => d.state === 'tool');
     const b = await gw.post('follow1', 'second tag:f2');
     expect(b.disposition).toBe('queued');
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId));
+    await w.waitReply(b.messageId);
     const replies = w.of('reply', (d) => d.kind === 'reply');
     expect(replies.map((r) => r.data.messageIds)).toEqual([[a.messageId], [b.messageId]]);
     expect(replies.map((r) => r.data.text)).toEqual(['done ok', 'ok tag:f2']);
@@ -62,17 +64,18 @@ describe('steering and queue modes (real CLI)', () => {
     const w = gw.watch('collect1');
     await w.ready;
     await gw.post('collect1', '/queue collect');
-    const before = mock.mainRequests().length;
     const ids = [];
     for (const t of ['one tag:c1', 'two tag:c2', 'three tag:c3']) ids.push(await gw.post('collect1', t));
     expect(ids.map((i) => i.disposition)).toEqual(['queued', 'merged', 'merged']);
     await w.wait('reply', (d) => d.kind === 'reply');
-    await new Promise((r) => setTimeout(r, 1200));
-    const replies = w.of('reply', (d) => d.kind === 'reply');
+    // A later message's reply comes after any second turn of the batch (the lane runs in order).
+    const sentinel = await gw.post('collect1', 'sentinel tag:c4');
+    await w.waitReply(sentinel.messageId);
+    const replies = w.of('reply', (d) => d.kind === 'reply' && String(d.messageIds) !== sentinel.messageId);
     expect(replies).toHaveLength(1);
     expect(replies[0]!.data.messageIds).toEqual(ids.map((i) => i.messageId));
     expect(replies[0]!.data.text).toBe('ok tag:c1 tag:c2 tag:c3');
-    expect(mock.mainRequests().length - before).toBe(1);
+    expect(mock.mainRequests().filter((q) => /tag:c[123]\b/.test(q.lastUserText))).toHaveLength(1);
   });
 
   it('interrupt mode: a new message stops the running turn, then runs', async () => {
@@ -83,7 +86,7 @@ describe('steering and queue modes (real CLI)', () => {
     await w.wait('status', (d) => d.state === 'tool');
     const b = await gw.post('int1', 'instead tag:i2');
     expect(b.disposition).toBe('queued');
-    await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId), 15_000);
+    await w.waitReply(b.messageId, undefined, 15_000);
     expect(w.of('ack', (d) => d.messageId === a.messageId && d.kind === 'stopped')).toHaveLength(1);
     expect(w.repliesFor(a.messageId)).toHaveLength(0);
   });
@@ -99,7 +102,7 @@ describe('steering and queue modes (real CLI)', () => {
       for (const t of ['tag:cap1', 'tag:cap2', 'tag:cap3', 'tag:cap4']) sent.push(await small.post('cap', `msg ${t}`));
       expect(sent.map((s) => s.disposition)).toEqual(['queued', 'queued', 'merged', 'merged']);
       expect(w.of('ack', (d) => d.messageId === sent[2]!.messageId && d.kind === 'queued')[0]!.data.note).toMatch(/the queue is full \(2\)/);
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(sent[3]!.messageId), 30_000);
+      await w.waitReply(sent[3]!.messageId, undefined, 30_000);
       const replies = w.of('reply', (d) => d.kind === 'reply').map((e) => e.data.messageIds);
       expect(replies.slice(1)).toEqual([[sent[0]!.messageId], [sent[1]!.messageId], [sent[2]!.messageId, sent[3]!.messageId]]);
       const summary = mock.mainRequests().find((q) => q.lastUserText.includes('tag:cap3'))!;

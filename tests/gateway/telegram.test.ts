@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { processesOfRun } from '../../bench/chaos/procs.js';
 import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram.js';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
@@ -15,6 +16,7 @@ const STRANGER = 222;
 let mock: MockApi;
 let tg: FakeTelegram;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
+let claudeHome: string;
 let nextId = 1;
 
 function text(from: number, body: string, extra: Record<string, unknown> = {}) {
@@ -32,8 +34,9 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   tg = await startFakeTelegram();
+  claudeHome = tempDir('chome');
   gw = await startInProcess({
-    agent: agentConfig(mock.url, tempDir('chome')),
+    agent: agentConfig(mock.url, claudeHome),
     channels: { telegram: { token: tg.token, apiRoot: tg.apiRoot, owners: [OWNER], pollTimeoutSeconds: 1 } },
   });
 });
@@ -79,12 +82,12 @@ describe('telegram through the gateway (real grammY, real CLI)', () => {
   });
 
   it('acknowledges a steered message with the text fallback (Telegram has no ➡️ reaction)', async () => {
-    tg.pushUpdate(text(OWNER, 'work [[bash:sleep 3]] tag:w'));
-    await waitUntil(() => gw.gw.core.registry.get(`telegram:${OWNER}`)?.currentTurn() !== undefined && mock.mainRequests().some((q) => q.lastText.includes('tag:w')), 20_000);
-    await new Promise((r) => setTimeout(r, 800));
+    tg.pushUpdate(text(OWNER, 'work [[bash:echo start; sleep 10]] tag:w'));
+    // The tool runs (its process exists): a message now is steered into this turn.
+    await waitUntil(() => processesOfRun(claudeHome).some((p) => /sleep 10/.test(p.cmdline)), 20_000);
     tg.pushUpdate(text(OWNER, 'please also check the logs tag:steer'));
     await waitUntil(() => sent(OWNER).some((t) => t.startsWith('➡️ got it: please also check the logs')), 10_000);
-    await waitUntil(() => sent(OWNER).some((t) => t.includes('done ok tag:steer')), 20_000);
+    await waitUntil(() => sent(OWNER).some((t) => t.includes('done ok tag:steer')), 30_000);
   });
 
   it('an edit before the turn starts replaces the queued text; after that it is a new message', async () => {
@@ -112,7 +115,7 @@ describe('a channel with a bad token', () => {
     fake.script('getMe', () => ({ status: 401, body: { ok: false, error_code: 401, description: 'Unauthorized' } }));
     const bad = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')), channels: { telegram: { token: '1:bad', apiRoot: fake.apiRoot, owners: [OWNER] } } });
     try {
-      const status = (await fetch(`${bad.ep.base}/api/status`, { headers: { authorization: `Bearer ${bad.ep.token}` } }).then((r) => r.json())) as any;
+      const status = (await (await bad.api('GET', '/api/status')).json()) as any;
       const tgStatus = status.channels.find((c: { name: string }) => c.name === 'telegram');
       expect(tgStatus.state).toBe('error');
       expect(tgStatus.detail).toMatch(/token/i);
@@ -120,7 +123,7 @@ describe('a channel with a bad token', () => {
       const w = bad.watch('still');
       await w.ready;
       const m = await bad.post('still', 'web works tag:ww');
-      expect((await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId))).data.text).toBe('ok tag:ww');
+      expect((await w.waitReply(m.messageId)).data.text).toBe('ok tag:ww');
     } finally {
       await bad.stop();
       await fake.close();

@@ -4,16 +4,12 @@
  */
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TurnBase } from '../../src/agents/common/turn-base.js';
-import type { Turn, TurnInput } from '../../src/agents/session.js';
 import { readMenu } from '../../src/agents/tmux/menus.js';
 import { ClaudeTmuxSession } from '../../src/agents/tmux/tmux-session.js';
 import { hasTmux, Tmux } from '../../src/agents/tmux/tmux.js';
-import { RudderError } from '../../src/errors.js';
 import { cmdlineOf } from '../../src/ops/proc.js';
-import { FakeAgentSession } from '../support/fake-agent.js';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { tempDir } from '../support/claude-rig.js';
+import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 import { killServers, onboardedHome, privateSocket, removeRigDirs } from '../support/tmux-rig.js';
 
@@ -149,59 +145,50 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
   }, 150_000);
 });
 
-describe('a message the agent terminal did not take stays owed', () => {
-  /** A live session whose first turn ends in AGENT_UNDELIVERED, as when a typed message never shows up in the transcript. */
-  class Undelivering extends FakeAgentSession {
-    private failed = false;
-    override startTurn(input: TurnInput): Turn {
-      const turn = super.startTurn(input) as TurnBase;
-      if (!this.failed) {
-        this.failed = true;
-        turn.fail(new RudderError('AGENT_UNDELIVERED', 'It never showed up in the session transcript.', { unanswered: turn.inputIds() }));
-      }
-      return turn;
-    }
-  }
-
-  it('a status the session marks notify reaches the person as a notice', async () => {
-    class Telling extends FakeAgentSession {
-      override startTurn(input: TurnInput): Turn {
-        const turn = super.startTurn(input) as TurnBase;
-        turn.emit({ type: 'status', notify: true, message: '⏳ Your message is not typed yet: the agent terminal shows a menu.' });
-        return turn;
-      }
-    }
-    const gw = await startInProcess({}, { sessionFactory: () => ({ live: (c, s) => new Telling(c, s), oneShot: (c, s) => new Telling(c, s) }) });
-    try {
-      const w = gw.watch('tell');
-      await w.ready;
-      const a = await gw.post('tell', 'hello');
-      const notice = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice');
-      expect(notice.data.text).toMatch(/not typed yet: the agent terminal shows a menu/);
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'reply');
-    } finally {
-      await gw.stop();
-    }
+describe.skipIf(!tmuxAvailable)('a message the agent terminal does not take (real TUI)', () => {
+  let mock: MockApi;
+  const sockets: string[] = [];
+  beforeAll(async () => {
+    mock = await startMockApi();
+  });
+  afterAll(async () => {
+    await killServers(sockets);
+    await mock.close();
+    removeRigDirs();
   });
 
-  it('is held, the person is told, later messages wait behind it, and /retry runs it', async () => {
-    const factory = () => ({ live: (c: string, s: string | undefined) => new Undelivering(c, s), oneShot: (c: string, s: string | undefined) => new Undelivering(c, s) });
-    const gw = await startInProcess({}, { sessionFactory: factory });
+  it('waits and the person is told; past the turn timeout it is held, later messages wait behind it, and /retry runs it', async () => {
+    const socket = privateSocket('held');
+    sockets.push(socket);
+    const gw = await startInProcess({ agent: agentConfig(mock.url, onboardedHome(), { backend: 'claude-tmux', turnTimeoutSeconds: 8, tmux: { socket, readyTimeoutSeconds: 2 } }) });
     try {
-      const w = gw.watch('owed');
+      const w = gw.watch('held');
       await w.ready;
-      const a = await gw.post('owed', 'first');
-      const notice = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice');
-      expect(notice.data.text).toMatch(/could not be delivered[\s\S]*Your message is kept and tried again at/);
+      const first = await gw.post('held', 'hello tag:h0');
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(first.messageId) && d.kind === 'reply', 60_000);
+      // The transcript view (ctrl+o) takes no typing: the pane reads not-ready.
+      const tmux = new Tmux({ name: socket });
+      const pane = (gw.gw.core.registry.get('web:held') as ClaudeTmuxSession).paneName;
+      await tmux.sendKeys(pane, 'C-o');
+      await waitUntil(async () => (await tmux.capturePane(pane)).includes('Showing detailed transcript'), 10_000);
+      const a = await gw.post('held', 'first tag:h1');
+      const told = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice', 20_000);
+      expect(told.data.text).toMatch(/Your message is not typed yet/);
+      const held = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice' && /kept and tried again at/.test(String(d.text)), 30_000);
+      expect(held.data.text).toMatch(/AGENT_NOT_READY|did not take the message/);
       expect(gw.gw.core.store.message(a.messageId)!.state).toBe('deferred');
-      const b = await gw.post('owed', 'second');
+      expect(mock.requests.some((q) => q.lastUserText.includes('tag:h1'))).toBe(false);
+      const b = await gw.post('held', 'second tag:h2');
       await w.wait('ack', (d) => d.messageId === b.messageId && d.kind === 'queued' && /waits for the agent terminal/.test(String(d.note)));
-      await gw.post('owed', '/retry');
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'reply');
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply');
+      // Back to the input box, then ask for the held messages now.
+      await tmux.sendKeys(pane, 'C-o');
+      await waitUntil(async () => !(await tmux.capturePane(pane)).includes('Showing detailed transcript'), 10_000);
+      await gw.post('held', '/retry');
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'reply', 60_000);
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply', 60_000);
       expect(gw.gw.core.store.message(a.messageId)!.state).toBe('answered');
     } finally {
       await gw.stop();
     }
-  });
+  }, 180_000);
 });

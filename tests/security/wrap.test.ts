@@ -26,10 +26,11 @@ describe('external-content wrapper', () => {
     expect(neutralise('cat <<EOF >> out && a << 2')).toBe('cat <<EOF >> out && a << 2');
   });
 
-  it('no input can close the wrapper early or forge a marker', () => {
+  it('no text or source can close the wrapper early or forge a marker', () => {
     const piece = fc.oneof(fc.string(), fc.constantFrom('<<<', '>>>', '＜', '﹤', '<', MARKER_OPEN, MARKER_CLOSE, ' id=', '\n', '"'));
+    const pieces = (maxLength: number) => fc.array(piece, { maxLength }).map((a) => a.join(''));
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 30 }).map((a) => a.join('')), fc.string(), (text, source) => {
+      fc.property(pieces(30), pieces(10), (text, source) => {
         const w = wrapExternal(text, { source });
         expect(count(w, OPEN)).toBe(1);
         expect(count(w, CLOSE)).toBe(1);

@@ -6,10 +6,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { afterEach } from 'vitest';
 import { bundledClaude } from '../../src/agents/claude/binary.js';
 import { buildAgentEnv } from '../../src/agents/claude/env.js';
 import type { ClaudeLaunch } from '../../src/agents/claude/launch.js';
-import { pino } from 'pino';
+import type { AgentSession, Turn, TurnEvent } from '../../src/agents/session.js';
 import { silentLogger, type Logger } from '../../src/ops/logger.js';
 
 export const CLAUDE_BIN = (() => {
@@ -24,20 +26,31 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `rudder-${prefix}-`));
 }
 
+/** How the CLI authenticates to the mock: an API key, or a subscription login (429s then carry a reset time). */
+export type MockAuth = { ANTHROPIC_API_KEY: string } | { CLAUDE_CODE_OAUTH_TOKEN: string };
+
+/**
+ * The agent variables that point the real CLI at the mock Messages API: a private HOME, retries
+ * and non-essential traffic off. The one definition for the rigs, the gateway configs and bench/chaos.
+ */
+export function mockAgentEnv(mockUrl: string, home: string, auth: MockAuth = { ANTHROPIC_API_KEY: 'sk-ant-test-key' }): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: mockUrl,
+    ...auth,
+    HOME: home,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    // The CLI refuses bypass mode as root outside a sandbox; test machines often run as root.
+    ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+  };
+}
+
 /** Environment for a CLI child in tests: a private HOME, the mock API, no retries, no side traffic. */
 export function rigEnv(mockUrl: string, home: string, extra: Record<string, string> = {}): Record<string, string> {
   return buildAgentEnv({
     inherited: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
-    extra: {
-      HOME: home,
-      ANTHROPIC_BASE_URL: mockUrl,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-      CLAUDE_CODE_MAX_RETRIES: '0',
-      ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
-      ...extra,
-    },
+    extra: { ...mockAgentEnv(mockUrl, home), ...extra },
   });
 }
 
@@ -63,6 +76,26 @@ export function rigLaunch(opts: RigOptions): ClaudeLaunch & { home: string } {
     permissionMode: 'bypassPermissions',
     ...opts.launch,
   };
+}
+
+/** The sessions a test file starts, each stopped after every test. Call at the top of the file. */
+export function trackSessions<S extends AgentSession>(): S[] {
+  const sessions: S[] = [];
+  afterEach(async () => {
+    await Promise.all(sessions.splice(0).map((s) => s.stop('test over')));
+  });
+  return sessions;
+}
+
+/** Resolves with the turn's first event of a type (the turn replays its log, so one already emitted counts). */
+export function untilEvent<T extends TurnEvent['type']>(turn: Turn, type: T): Promise<Extract<TurnEvent, { type: T }>> {
+  return new Promise((resolve) => {
+    const off = turn.onEvent((e) => {
+      if (e.type !== type) return;
+      off();
+      resolve(e as Extract<TurnEvent, { type: T }>);
+    });
+  });
 }
 
 /** True while a pid exists (signal 0 probes without killing). */

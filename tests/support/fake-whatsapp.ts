@@ -2,6 +2,9 @@
  * Loopback stand-ins for WhatsApp: a WebSocket endpoint that accepts Baileys' connection and stays
  * silent (so the socket lives, without a real handshake), and an HTTP media host serving files
  * encrypted with Baileys' own encryptedStream, so downloadMediaMessage decrypts them for real.
+ * Baileys' wire protocol is NOT faked: the socket never completes a handshake; sendMessage and
+ * sendPresenceUpdate are replaced by recorders on the real socket, and tests emit inbound events
+ * on sock.ev. What is real: the adapter, Baileys' event handling, media decryption, auth storage.
  */
 import fs from 'node:fs';
 import http from 'node:http';

@@ -12,7 +12,7 @@ import { call, readEvents, type Endpoint, type SseEvent } from '../../src/cli/cl
 import { LiveConfig, parseConfig } from '../../src/config/load.js';
 import { startGateway, type GatewayOptions, type RunningGateway } from '../../src/gateway/gateway.js';
 import { silentLogger, type Logger } from '../../src/ops/logger.js';
-import { tempDir, waitUntil } from './claude-rig.js';
+import { mockAgentEnv, tempDir, waitUntil } from './claude-rig.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(ROOT, 'dist/cli/main.js');
@@ -22,15 +22,7 @@ export function agentConfig(mockUrl: string, claudeHome: string, extra: Record<s
   return {
     permissionMode: 'bypassPermissions',
     interruptGraceSeconds: 5,
-    env: {
-      ANTHROPIC_BASE_URL: mockUrl,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key',
-      HOME: claudeHome,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-      CLAUDE_CODE_MAX_RETRIES: '0',
-      ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
-    },
+    env: mockAgentEnv(mockUrl, claudeHome),
     ...extra,
   };
 }
@@ -43,6 +35,8 @@ export interface Harness {
   post(conv: string, text: string, clientMessageId?: string): Promise<{ messageId: string; disposition: string }>;
   /** Collects every SSE event of a conversation from the given event id (0 = all). */
   watch(conv: string, lastEventId?: number): EventWatch;
+  /** A raw authenticated call, for tests that check the status code. */
+  api(method: string, path: string, body?: unknown): Promise<Response>;
 }
 
 export class EventWatch {
@@ -69,8 +63,13 @@ export class EventWatch {
     return this.of(type, pred)[0]!;
   }
 
+  /** Waits for the first reply (of a kind, when given) that answers a message. */
+  waitReply(messageId: string, kind?: 'reply' | 'notice', timeoutMs = 30_000): Promise<SseEvent> {
+    return this.wait('reply', (d) => (d.messageIds as string[]).includes(messageId) && (!kind || d.kind === kind), timeoutMs);
+  }
+
   /** Replies (kind reply or notice) that answer a message. */
-  repliesFor(messageId: string, kind?: string): SseEvent[] {
+  repliesFor(messageId: string, kind?: 'reply' | 'notice'): SseEvent[] {
     return this.of('reply', (d) => (d.messageIds as string[]).includes(messageId) && (!kind || d.kind === kind));
   }
 
@@ -86,6 +85,7 @@ function makeHarness(ep: Endpoint, home: string, cwd: string, configFile: string
     cwd,
     configFile,
     post: (conv, text, clientMessageId) => call(ep, 'POST', `/api/conversations/${encodeURIComponent(conv)}/messages`, clientMessageId ? { text, clientMessageId } : { text }),
+    api: (method, p, body) => fetch(ep.base + p, { method, headers: { authorization: `Bearer ${ep.token}` }, body: body === undefined ? undefined : JSON.stringify(body) }),
     watch: (conv, last) => {
       const w = new EventWatch(ep, conv, last);
       watches.push(w);

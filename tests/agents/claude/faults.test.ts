@@ -1,15 +1,12 @@
 /**
  * Faults the real CLI will not produce on demand, through the tiny fake `claude` script.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClaudeStreamSession } from '../../../src/agents/claude/stream-session.js';
 import { isRudderError, type RudderError } from '../../../src/errors.js';
-import { FAKE_CLAUDE, recordingLogger, rigLaunch } from '../../support/claude-rig.js';
+import { FAKE_CLAUDE, recordingLogger, rigLaunch, trackSessions, waitUntil } from '../../support/claude-rig.js';
 
-const sessions: ClaudeStreamSession[] = [];
-afterEach(async () => {
-  await Promise.all(sessions.splice(0).map((s) => s.stop('test over')));
-});
+const sessions = trackSessions<ClaudeStreamSession>();
 
 function fakeSession(mode: string, extraEnv: Record<string, string> = {}) {
   const { logger, records } = recordingLogger();
@@ -73,7 +70,7 @@ describe('claude stream session faults (fake CLI)', () => {
     await session.startTurn({ inputs: [{ id: 'f7', text: 'start' }] }).result;
     const pid = session.pid()!;
     process.kill(pid, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 200));
+    await waitUntil(() => session.state() === 'dead', 5000);
     expect((await session.steer({ id: 'f8', text: 'after death' })).outcome).toBe('process-dead');
   });
 });

@@ -1,6 +1,92 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, encodeFrame, interruptRequest, parseLine, userMessage } from '../../../src/agents/claude/protocol/index.js';
+import { LineSplitter, encodeFrame, interruptRequest, parseLine, userMessage, type ContentBlock, type OutputFrame } from '../../../src/agents/claude/protocol/index.js';
+
+const text = fc.string({ unit: 'grapheme' });
+const usage = fc.record({ input_tokens: fc.nat(), output_tokens: fc.nat(), cache_read_input_tokens: fc.nat(), cache_creation_input_tokens: fc.nat() }, { requiredKeys: [] });
+const toolInput = fc.record({ command: text, description: text, file_path: text }, { requiredKeys: [] });
+const block: fc.Arbitrary<ContentBlock> = fc.oneof(
+  fc.record({ type: fc.constant('text'), text }),
+  fc.record({ type: fc.constant('thinking'), thinking: text }),
+  fc.record({ type: fc.constant('tool_use'), id: fc.string(), name: fc.constantFrom('Bash', 'Read', 'Edit'), input: toolInput }),
+  fc.record({ type: fc.constant('tool_result'), tool_use_id: fc.string(), content: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }))), is_error: fc.boolean() }, { requiredKeys: ['type', 'tool_use_id', 'content'] }),
+);
+
+/** Every modelled stdout frame type, with the fields the parser requires and a mix of the optional ones. */
+const FRAMES: { [K in Exclude<OutputFrame['type'], 'unknown'>]: fc.Arbitrary<Extract<OutputFrame, { type: K }>> } = {
+  system: fc.oneof(
+    fc.record({ type: fc.constant('system'), subtype: fc.constant('init'), session_id: fc.uuid(), model: fc.string(), cwd: fc.string(), tools: fc.array(fc.string()), claude_code_version: fc.string() }, { requiredKeys: ['type', 'subtype', 'session_id'] }),
+    fc.record({ type: fc.constant('system'), subtype: fc.constantFrom('status', 'api_retry', 'task_started', 'compact_boundary'), session_id: fc.uuid(), attempt: fc.nat(), max_retries: fc.nat(), retry_delay_ms: fc.nat(), error_status: fc.nat() }, { requiredKeys: ['type', 'subtype'] }),
+  ),
+  assistant: fc.record(
+    {
+      type: fc.constant('assistant'),
+      message: fc.record({ id: fc.string(), role: fc.constant('assistant'), model: fc.string(), content: fc.array(block, { maxLength: 3 }), stop_reason: fc.option(fc.string(), { nil: null }), usage }, { requiredKeys: ['role', 'content'] }),
+      session_id: fc.uuid(),
+      parent_tool_use_id: fc.option(fc.string(), { nil: null }),
+      uuid: fc.uuid(),
+      error: fc.constantFrom('rate_limit', 'server_error'),
+      aborted: fc.boolean(),
+    },
+    { requiredKeys: ['type', 'message'] },
+  ),
+  user: fc.record(
+    {
+      type: fc.constant('user'),
+      message: fc.record({ role: fc.constant('user'), content: fc.oneof(text, fc.array(block, { maxLength: 3 })) }),
+      session_id: fc.uuid(),
+      parent_tool_use_id: fc.option(fc.string(), { nil: null }),
+      uuid: fc.uuid(),
+      isReplay: fc.boolean(),
+    },
+    { requiredKeys: ['type', 'message'] },
+  ),
+  stream_event: fc.record(
+    {
+      type: fc.constant('stream_event'),
+      event: fc.record({ type: fc.constantFrom('content_block_delta', 'message_start', 'message_stop'), index: fc.nat(), delta: fc.record({ type: fc.constantFrom('text_delta', 'input_json_delta'), text, partial_json: fc.string() }, { requiredKeys: ['type'] }) }, { requiredKeys: ['type'] }),
+      session_id: fc.uuid(),
+      parent_tool_use_id: fc.option(fc.string(), { nil: null }),
+    },
+    { requiredKeys: ['type', 'event'] },
+  ),
+  rate_limit_event: fc.record(
+    {
+      type: fc.constant('rate_limit_event'),
+      rate_limit_info: fc.record({ status: fc.constantFrom('allowed', 'allowed_warning', 'rejected'), resetsAt: fc.nat(), rateLimitType: fc.string() }, { requiredKeys: ['status'] }),
+      session_id: fc.uuid(),
+    },
+    { requiredKeys: ['type', 'rate_limit_info'] },
+  ),
+  result: fc.record(
+    {
+      type: fc.constant('result'),
+      subtype: fc.string(),
+      is_error: fc.boolean(),
+      result: text,
+      errors: fc.array(fc.string()),
+      session_id: fc.uuid(),
+      num_turns: fc.nat(),
+      duration_ms: fc.nat(),
+      total_cost_usd: fc.nat(),
+      usage,
+      terminal_reason: fc.constantFrom('completed', 'aborted_tools'),
+      api_error_status: fc.option(fc.nat(), { nil: null }),
+      user_message_uuids: fc.array(fc.uuid()),
+    },
+    { requiredKeys: ['type', 'subtype', 'is_error', 'session_id'] },
+  ),
+  control_request: fc.record({
+    type: fc.constant('control_request'),
+    request_id: fc.string(),
+    request: fc.record({ subtype: fc.constantFrom('can_use_tool', 'hook_callback'), tool_name: fc.string(), input: toolInput, tool_use_id: fc.string() }, { requiredKeys: ['subtype'] }),
+  }),
+  control_response: fc.record({
+    type: fc.constant('control_response'),
+    response: fc.record({ subtype: fc.constantFrom('success', 'error'), request_id: fc.string(), response: fc.record({ still_queued: fc.array(fc.uuid()), cancelled: fc.array(fc.uuid()) }, { requiredKeys: [] }), error: fc.string() }, { requiredKeys: ['subtype', 'request_id'] }),
+  }),
+  command_lifecycle: fc.record({ type: fc.constant('command_lifecycle'), command_uuid: fc.uuid(), state: fc.constantFrom('queued', 'started', 'completed', 'cancelled'), session_id: fc.uuid() }, { requiredKeys: ['type', 'command_uuid', 'state'] }),
+};
 
 describe('stream-json line parser', () => {
   it('parses each modelled frame type', () => {
@@ -47,21 +133,16 @@ describe('stream-json line parser', () => {
     fc.assert(fc.property(fc.jsonValue(), (v) => void parseLine(JSON.stringify(v))), { numRuns: 2000 });
   });
 
-  it('round-trips valid frames', () => {
-    const frame = fc.record({
-      type: fc.constantFrom('result'),
-      subtype: fc.string(),
-      is_error: fc.boolean(),
-      session_id: fc.uuid(),
-      result: fc.string({ unit: 'grapheme' }),
-      num_turns: fc.nat(),
-    });
-    fc.assert(
-      fc.property(frame, (f) => {
-        const p = parseLine(JSON.stringify(f));
-        expect(p).toEqual({ kind: 'frame', frame: f });
-      }),
-    );
+  it('round-trips valid frames of every modelled type', () => {
+    for (const [type, arb] of Object.entries(FRAMES)) {
+      fc.assert(
+        fc.property(arb as fc.Arbitrary<OutputFrame>, (f) => {
+          expect(f.type).toBe(type);
+          expect(parseLine(JSON.stringify(f))).toEqual({ kind: 'frame', frame: f });
+        }),
+        { numRuns: 200 },
+      );
+    }
   });
 
   it('encodes stdin frames as one line each', () => {

@@ -6,16 +6,15 @@ import { ClaudeStreamSession } from '../../../src/agents/claude/stream-session.j
 import type { Turn, TurnResult } from '../../../src/agents/session.js';
 import { isRudderError, type RudderError } from '../../../src/errors.js';
 import { startMockApi, type MockApi } from '../../support/mock-anthropic.js';
-import { pidAlive, rigLaunch, waitUntil } from '../../support/claude-rig.js';
+import { pidAlive, rigLaunch, trackSessions, untilEvent, waitUntil } from '../../support/claude-rig.js';
 
 let mock: MockApi;
-const sessions: ClaudeStreamSession[] = [];
+const sessions = trackSessions<ClaudeStreamSession>();
 
 beforeAll(async () => {
   mock = await startMockApi();
 });
-afterEach(async () => {
-  await Promise.all(sessions.splice(0).map((s) => s.stop('test over')));
+afterEach(() => {
   mock.setScript(undefined);
 });
 afterAll(async () => {
@@ -74,7 +73,7 @@ describe('claude stream session (real CLI)', () => {
     const { session } = newSession();
     const turns = recordTurns(session);
     const turn = session.startTurn({ inputs: [{ id: 'a', text: 'work [[bash:sleep 3]] tag:a' }] });
-    await new Promise<void>((resolve) => turn.onEvent((e) => e.type === 'tool-use' && resolve()));
+    await untilEvent(turn, 'tool-use');
     await new Promise((r) => setTimeout(r, 500));
     const steer = await session.steer({ id: 's', text: 'also do this tag:s' });
     expect(steer.outcome).toBe('steered');
@@ -92,7 +91,7 @@ describe('claude stream session (real CLI)', () => {
     const { session } = newSession();
     const turns = recordTurns(session);
     const first = session.startTurn({ inputs: [{ id: 'p1', text: 'talk [[slow:2500]] tag:p1' }] });
-    await new Promise<void>((resolve) => first.onEvent((e) => e.type === 'text-delta' && resolve()));
+    await untilEvent(first, 'text-delta');
     const steer = await session.steer({ id: 'p2', text: 'and this tag:p2' });
     expect(steer.outcome).toBe('ran-as-turn');
     const r1 = await first.result;
@@ -110,12 +109,17 @@ describe('claude stream session (real CLI)', () => {
     const { session } = newSession();
     const turns = recordTurns(session);
     const outcomes: string[] = [];
+    let writtenMidTurn = 0;
     for (let i = 0; i < 20; i++) {
       const turn = session.startTurn({ inputs: [{ id: `a${i}`, text: `quick tag:a${i}` }] });
       // Vary the moment: right at the first text, or a few ms after it, around the result frame.
-      await new Promise<void>((resolve) => turn.onEvent((e) => e.type === 'text' && resolve()));
+      await untilEvent(turn, 'text');
       if (i % 4) await new Promise((r) => setTimeout(r, (i % 4) * 3));
-      const s = await session.steer({ id: `b${i}`, text: `boundary tag:b${i}` });
+      // No await between the check and the write: the steer was handed over while this turn ran.
+      const running = session.currentTurn() === turn;
+      const steer = session.steer({ id: `b${i}`, text: `boundary tag:b${i}` });
+      if (running && steer.written) writtenMidTurn++;
+      const s = await steer;
       outcomes.push(s.outcome);
       await waitUntil(() => session.state() === 'idle', 20_000);
     }
@@ -131,12 +135,14 @@ describe('claude stream session (real CLI)', () => {
       expect(t.result!.inputIds.length).toBeGreaterThan(0);
     }
     expect(outcomes.every((o) => o === 'steered' || o === 'ran-as-turn')).toBe(true);
+    // The race is exercised: some steers reached the CLI before their turn's result.
+    expect(writtenMidTurn, `outcomes: ${outcomes.join(' ')}`).toBeGreaterThan(0);
   });
 
   it('interrupts a tool within 2 s; the process lives and the next turn sees the history', async () => {
     const { session } = newSession();
     const turn = session.startTurn({ inputs: [{ id: 'i1', text: 'long [[bash:echo start; sleep 30]] tag:i1' }] });
-    await new Promise<void>((resolve) => turn.onEvent((e) => e.type === 'tool-use' && resolve()));
+    await untilEvent(turn, 'tool-use');
     await new Promise((r) => setTimeout(r, 500)); // let the tool start running
     const pid = session.pid()!;
     const t0 = Date.now();
@@ -156,7 +162,7 @@ describe('claude stream session (real CLI)', () => {
     const { session, saved } = newSession();
     const first = await session.startTurn({ inputs: [{ id: 'k0', text: 'remember tag:k0' }] }).result;
     const turn = session.startTurn({ inputs: [{ id: 'k1', text: 'slow [[bash:echo start; sleep 30]] tag:k1' }] });
-    await new Promise<void>((resolve) => turn.onEvent((e) => e.type === 'tool-use' && resolve()));
+    await untilEvent(turn, 'tool-use');
     process.kill(session.pid()!, 'SIGKILL');
     const err = await turn.result.then(() => undefined, (e: unknown) => e);
     expect(isRudderError(err, 'AGENT_CRASHED')).toBe(true);

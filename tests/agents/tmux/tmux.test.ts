@@ -13,7 +13,10 @@ const PASTE_END = `${ESC}[201~`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe.skipIf(!tmuxAvailable)('Tmux on a private socket', () => {
+describe('Tmux on a private socket', () => {
+  beforeAll(() => {
+    if (!tmuxAvailable) throw new Error('tmux is not installed: apt-get install -y tmux (.ci/run does this).');
+  });
   const tmux = new Tmux({ name: `rudder-test-${process.pid}-${Date.now().toString(36)}` });
   const baseEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.tmpdir(), TERM: 'tmux-256color', LANG: 'C.UTF-8' };
   const recorders: Recorder[] = [];
@@ -90,8 +93,14 @@ describe.skipIf(!tmuxAvailable)('Tmux on a private socket', () => {
     expect(err).toMatchObject({ code: 'TMUX_FAILED' });
     const everything = JSON.stringify(err) + String(err) + String((err as Error).cause) + JSON.stringify((err as { context: unknown }).context);
     expect(everything).toContain('duplicate session');
-    expect(everything).toContain('ANTHROPIC_API_KEY=<19 chars>');
     expect(everything).not.toContain('sk-secret-value-123');
+    // The key reached the program, but never a command line (ps, or tmux's pane_start_command).
+    const started = await promisify(execFile)('tmux', ['-L', (tmux.socket as { name: string }).name, 'display-message', '-p', '-t', `=${name}:`, '#{pane_start_command}']);
+    expect(started.stdout).toContain('rudder-env');
+    expect(started.stdout).not.toContain('sk-secret-value-123');
+    const pid = (await tmux.paneInfo(name)).pid;
+    expect(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain('sk-secret-value-123');
+    expect(fs.readFileSync(`/proc/${pid}/environ`, 'utf8')).toContain('ANTHROPIC_API_KEY=sk-secret-value-123');
     const typed = await tmux.sendKeysLiteral(`${name}-missing`, 'private words').catch((e: unknown) => e);
     expect(JSON.stringify((typed as { context: unknown }).context)).not.toContain('private words');
     await tmux.killSession(name);
