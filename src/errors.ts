@@ -18,6 +18,7 @@ export const ERRORS = {
   AGENT_SESSION_NOT_FOUND: 'The saved session could not be resumed; a new session was started.',
   AGENT_UNDELIVERED: 'The message could not be delivered to the agent.',
   AGENT_NOT_READY: 'The agent terminal is not ready for input.',
+  TURN_CUT_OFF: 'Rudder stopped while this turn was running.',
   // config
   CONFIG_INVALID: 'The configuration is not valid.',
   CONFIG_UNREADABLE: 'The configuration file could not be read.',

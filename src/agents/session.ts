@@ -62,6 +62,9 @@ export interface PermissionRequest {
 
 export type PermissionDecision = { allow: true } | { allow: false; message?: string } | { optionId: string };
 
+/** A tool-result event's excerpt holds at most this many characters of the output, then "…". */
+export const TOOL_EXCERPT_CHARS = 4000;
+
 export type TurnEvent =
   | { type: 'started'; inputIds: string[] }
   | { type: 'text-delta'; text: string }

@@ -15,6 +15,7 @@ import type { AccessControl } from '../security/access.js';
 import type { Store } from '../store/store.js';
 import type { MessageRow } from '../store/types.js';
 import type { EventBus } from './bus.js';
+import type { StepLog } from './steps/step-log.js';
 import type { CommandContext } from './commands.js';
 import { composeAgentText, sourceOf } from './compose.js';
 import type { Delivery } from './delivery.js';
@@ -35,6 +36,8 @@ export interface OpenPermission {
   session: AgentSession;
   request: PermissionRequest;
   messageId: string | null;
+  /** The turn that asked: its end withdraws the request. */
+  turnId: string;
 }
 
 export interface CoreParts {
@@ -45,6 +48,7 @@ export interface CoreParts {
   pool: AgentPool;
   access: AccessControl;
   log: Logger;
+  steps: StepLog;
   env: NodeJS.ProcessEnv;
   localModel: () => LocalModel | undefined;
 }
@@ -56,6 +60,7 @@ export class GatewayCore implements InboundSink {
   readonly pool: AgentPool;
   readonly access: AccessControl;
   readonly log: Logger;
+  readonly steps: StepLog;
   readonly channels = new Map<string, Channel>();
   readonly lanes = new Map<string, Lane>();
   readonly permissions = new Map<string, OpenPermission>();
@@ -71,17 +76,20 @@ export class GatewayCore implements InboundSink {
     this.pool = parts.pool;
     this.access = parts.access;
     this.log = parts.log;
+    this.steps = parts.steps;
     this.laneContext = {
       store: this.store,
       bus: this.bus,
       pool: this.pool,
       log: this.log,
+      steps: this.steps,
       settings: (id) => this.laneSettings(id),
       ack: (row, kind, note) => this.ack(row, kind, note),
       send: (id, kind, text, rows, opts) => this.send(id, kind, text, rows, opts),
       typing: (id, on) => this.typing(id, on),
       fallback: (rows) => this.fallback(rows),
-      permissionOpened: (id, session, request, messageId) => this.permissionOpened(id, session, request, messageId),
+      permissionOpened: (id, session, request, messageId, turnId) => this.permissionOpened(id, session, request, messageId, turnId),
+      withdrawPermissions: (turnId) => this.withdrawPermissions(turnId),
       shuttingDown: () => this.shutting,
     };
   }
@@ -188,8 +196,8 @@ export class GatewayCore implements InboundSink {
     return model.answer(rows.map((r) => ({ text: composeAgentText(r), source: sourceOf(r) })));
   }
 
-  private permissionOpened(conversationId: string, session: AgentSession, request: PermissionRequest, messageId: string | null): void {
-    this.permissions.set(request.requestId, { conversationId, session, request, messageId });
+  private permissionOpened(conversationId: string, session: AgentSession, request: PermissionRequest, messageId: string | null, turnId: string): void {
+    this.permissions.set(request.requestId, { conversationId, session, request, messageId, turnId });
     this.bus.emit(conversationId, 'permission', messageId, { requestId: request.requestId, toolName: request.toolName, input: request.input, description: request.description, options: request.options });
     const conv = this.store.conversation(conversationId);
     if (conv && conv.channel !== 'web') {
@@ -204,17 +212,36 @@ export class GatewayCore implements InboundSink {
     return [...this.permissions.values()].reverse().find((p) => p.conversationId === conversationId);
   }
 
-  /** Answers a permission request; false when it is unknown or already answered. */
-  answerPermission(conversationId: string, requestId: string, allow: boolean, optionId?: string): boolean {
+  /**
+   * Answers a permission request; false when it is unknown, already answered, withdrawn, or the
+   * answer could not reach the agent. Only an answer that reached the agent is announced.
+   */
+  answerPermission(conversationId: string, requestId: string, allow: boolean, optionId?: string, by = 'unknown'): boolean {
     const open = this.permissions.get(requestId);
     if (!open || open.conversationId !== conversationId) return false;
     this.permissions.delete(requestId);
     const ok = open.session.answerPermission(requestId, optionId ? { optionId } : allow ? { allow: true } : { allow: false, message: 'The person denied this.' });
-    this.bus.emit(conversationId, 'permission', open.messageId, { requestId, resolved: optionId ?? (allow ? 'allow' : 'deny'), delivered: ok });
-    return ok;
+    if (!ok) {
+      this.log.warn({ conversationId, requestId }, 'a permission answer could not reach the agent (its turn or process ended)');
+      return false;
+    }
+    const chosen = optionId ?? (allow ? 'allow' : 'deny');
+    const label = open.request.options.find((o) => o.id === chosen)?.label ?? chosen;
+    this.steps.permissionAnswered(requestId, { optionId: chosen, label, by });
+    this.bus.emit(conversationId, 'permission', open.messageId, { requestId, resolved: chosen, by, delivered: true });
+    return true;
   }
 
-  commandContext(conversationId: string, rawText: string, sentAt: number = Date.now()): CommandContext {
+  /** The turn ended: its open requests are withdrawn, and the page and chats are told. */
+  private withdrawPermissions(turnId: string): void {
+    for (const [requestId, open] of this.permissions) {
+      if (open.turnId !== turnId) continue;
+      this.permissions.delete(requestId);
+      this.bus.emit(open.conversationId, 'permission', open.messageId, { requestId, withdrawn: true });
+    }
+  }
+
+  commandContext(conversationId: string, rawText: string, sentAt: number = Date.now(), by = 'unknown'): CommandContext {
     const lane = this.lane(conversationId);
     // A running turn finishes first; the release happens when it ends.
     const releaseWhenIdle = async (reason: string) => {
@@ -261,7 +288,7 @@ export class GatewayCore implements InboundSink {
         const n = /^\s*(\d+)\s*$/.exec(rawText)?.[1];
         const option = n ? open.request.options[Number(n) - 1] : open.request.options.find((o) => o.id === choice);
         if (!option) return `Choose one of: ${open.request.options.map((o, i) => `${i + 1}. ${o.label}`).join(', ')}`;
-        const ok = this.answerPermission(conversationId, open.request.requestId, option.id === 'allow', option.id === 'allow' || option.id === 'deny' ? undefined : option.id);
+        const ok = this.answerPermission(conversationId, open.request.requestId, option.id === 'allow', option.id === 'allow' || option.id === 'deny' ? undefined : option.id, by);
         return ok ? `Answered: ${option.label}.` : 'That request is no longer waiting.';
       },
     };

@@ -28,6 +28,7 @@ import { EventBus } from './bus.js';
 import { GatewayCore } from './core.js';
 import { Delivery } from './delivery.js';
 import { killOrphans, recoverOpenMessages } from './recovery.js';
+import { StepLog } from './steps/step-log.js';
 
 export interface GatewayOptions {
   dataDir: string;
@@ -122,6 +123,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     pool,
     access: new AccessControl({ store: accessStore, config: opts.config.current().channels as never }),
     log,
+    steps: new StepLog(store, bus, log),
     env,
     localModel: () => {
       const f = opts.config.current().fallback;
@@ -186,6 +188,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       core.delivery.stop();
       for (const l of core.lanes.values()) l.dispose();
       await Promise.allSettled([...core.channels.values()].map((c) => c.stop()));
+      core.steps.flush();
       await store.close();
       log.info('stopped');
     })());

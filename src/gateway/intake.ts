@@ -9,6 +9,7 @@ import { isRudderError } from '../errors.js';
 import type { MessageRow } from '../store/types.js';
 import type { Disposition } from './lane.js';
 import { parseCommand, runCommand } from './commands.js';
+import { sourceOf } from './compose.js';
 import { ackData, type GatewayCore } from './core.js';
 
 /** Text longer than this is refused, with the reason, instead of being passed on. */
@@ -86,7 +87,7 @@ export async function route(core: GatewayCore, row: MessageRow): Promise<AcceptR
   const permissionAnswer = !cmd && isPermissionAnswer(core, row);
   if (cmd || permissionAnswer) {
     core.store.setState([row.id], 'command');
-    const outcome = await runCommand(cmd ?? { name: 'allow', args: '' }, core.commandContext(row.conversationId, row.text.trim(), row.sentAt ?? row.receivedAt));
+    const outcome = await runCommand(cmd ?? { name: 'allow', args: '' }, core.commandContext(row.conversationId, row.text.trim(), row.sentAt ?? row.receivedAt, sourceOf(row)));
     for (const r of outcome.stopped ?? []) core.ack(r, 'stopped');
     if (cmd?.name === 'stop' || cmd?.name === 'clear' || cmd?.name === 'new') core.ack(row, 'stopped');
     core.send(row.conversationId, 'notice', outcome.reply, [row]);

@@ -26,10 +26,12 @@ export class TurnOutcomes {
   follow(session: AgentSession, turn: Turn): void {
     const conv = this.lane.conversationId;
     this.ctx.store.turnStarted(turn.id, conv, turn.inputIds(), session.sessionId() ?? null);
+    this.ctx.steps.turnStarted(conv, turn.id, turn.inputIds());
     this.ctx.typing(conv, true);
     const absorbed = new Set<string>();
     turn.onEvent((e) => {
       if (e.type === 'steer-absorbed') absorbed.add(e.inputId);
+      this.ctx.steps.record(turn.id, e);
       this.onEvent(session, turn, e);
     });
     turn.result
@@ -65,7 +67,7 @@ export class TurnOutcomes {
         this.ctx.bus.emit(conv, 'status', e.inputId, { state: 'steer-absorbed', turnId: turn.id }, { ephemeral: true });
         return;
       case 'permission':
-        this.ctx.permissionOpened(conv, session, e.request, primary);
+        this.ctx.permissionOpened(conv, session, e.request, primary, turn.id);
         return;
       case 'status':
         this.ctx.bus.emit(conv, 'status', primary, { state: 'agent', message: e.message, turnId: turn.id }, { ephemeral: true });
@@ -98,7 +100,9 @@ export class TurnOutcomes {
       }
       store.setTurn(r.inputIds, turn.id);
       store.turnEnded(turn.id, r.interrupted ? 'interrupted' : 'answered', r.steered, r.inputIds, r.sessionId ?? null, null);
+      this.ctx.steps.turnEnded(turn.id, { status: r.interrupted ? 'stopped' : 'answered', finalText: r.text, inputIds: r.inputIds });
     });
+    this.ctx.withdrawPermissions(turn.id);
     for (const id of r.inputIds) this.lane.forget(id);
     if (r.interrupted) for (const row of rows) this.ctx.ack(row, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
     this.lane.log.info(
@@ -112,7 +116,11 @@ export class TurnOutcomes {
     const conv = this.lane.conversationId;
     const ids = err.context.unanswered ?? turn.inputIds();
     const rows = this.rowsOf(ids);
-    store.turnEnded(turn.id, 'failed', 0, ids, session.sessionId() ?? null, err.code);
+    store.tx(() => {
+      store.turnEnded(turn.id, 'failed', 0, ids, session.sessionId() ?? null, err.code);
+      this.ctx.steps.turnEnded(turn.id, { status: 'failed', error: { code: err.code, message: err.message } });
+    });
+    this.ctx.withdrawPermissions(turn.id);
     this.lane.log.warn({ turnId: turn.id, code: err.code, inputs: ids.length, err: err.message }, 'turn failed steered=0');
     if (rows.length === 0) return;
     bus.emit(conv, 'error', rows[0]!.id, { code: err.code, message: err.message, messageIds: ids });

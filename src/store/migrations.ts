@@ -78,4 +78,18 @@ export const MIGRATIONS: string[] = [
     started_at INTEGER NOT NULL
   );
   `,
+  `
+  -- The steps of each turn (text blocks, tool calls, steers, permission requests, notices): what
+  -- the web timeline, chat progress and the history API show. data is the step as JSON.
+  CREATE TABLE steps (
+    turn_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    conversation_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    data TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (turn_id, idx)
+  );
+  CREATE INDEX turns_conversation ON turns (conversation_id, started_at);
+  `,
 ];

@@ -5,10 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Checkpointer } from './checkpointer.js';
-import { json, toConversation, toEvent, toMessage, toOutbox } from './rows.js';
+import { json, toConversation, toEvent, toMessage, toOutbox, toTurn } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { integrityCheck, openDatabase, type Db } from './db.js';
-import type { ConversationRow, EventRow, EventType, MessageExtra, MessageRow, MessageState, OutboxRow } from './types.js';
+import type { ConversationRow, EventRow, EventType, MessageExtra, MessageRow, MessageState, OutboxRow, TurnRow } from './types.js';
 import { OPEN_STATES } from './types.js';
 
 /** Unique across restarts (time and a per-process random tag) without a random draw per id. */
@@ -35,6 +35,15 @@ export interface NewOutbox {
   replyTo?: string | null;
   text: string;
   fromFallback?: boolean;
+}
+
+/** What the store needs of a turn step (the step model lives in gateway/steps; it is stored as JSON). */
+export interface StoredStep {
+  turnId: string;
+  index: number;
+  conversationId: string;
+  kind: string;
+  at: number;
 }
 
 export interface StoreOptions {
@@ -283,6 +292,31 @@ export class Store {
 
   turnEnded(id: string, outcome: string, steered: number, inputIds: string[], sessionId: string | null, error: string | null): void {
     this.s.turnEnd!.run(Date.now(), outcome, steered, json(inputIds), sessionId, error, id);
+  }
+
+  /** A conversation's turns, newest first, started before `before` (epoch ms) when given. */
+  turnsOf(conversationId: string, before: number | undefined, limit: number): TurnRow[] {
+    return this.s.turnsOf!.all(conversationId, before ?? Number.MAX_SAFE_INTEGER, limit).map(toTurn);
+  }
+
+  // ---- steps ----
+
+  /** Writes a step as it is now (a tool step is written again when its result comes). */
+  putStep(step: StoredStep): void {
+    this.s.stepPut!.run(step.turnId, step.index, step.conversationId, step.kind, json(step), step.at);
+  }
+
+  /** The steps of these turns, in order, by turn id. */
+  stepsOf<S extends StoredStep>(turnIds: string[]): Map<string, S[]> {
+    const out = new Map<string, S[]>();
+    if (!turnIds.length) return out;
+    const rows = this.db.prepare(`SELECT turn_id, data FROM steps WHERE turn_id IN (${turnIds.map(() => '?').join(',')}) ORDER BY turn_id, idx`).all(...turnIds) as Array<{ turn_id: string; data: string }>;
+    for (const r of rows) {
+      const list = out.get(r.turn_id) ?? [];
+      list.push(JSON.parse(r.data) as S);
+      out.set(r.turn_id, list);
+    }
+    return out;
   }
 
   // ---- agent processes ----

@@ -75,7 +75,7 @@ export interface OutboxRow {
   lastError: string | null;
 }
 
-export type EventType = 'ack' | 'text' | 'reply' | 'permission' | 'error' | 'status';
+export type EventType = 'ack' | 'text' | 'reply' | 'permission' | 'error' | 'status' | 'step' | 'turn';
 
 export interface EventRow {
   seq: number;
@@ -84,4 +84,18 @@ export interface EventRow {
   messageId: string | null;
   data: Record<string, unknown>;
   createdAt: number;
+}
+
+export interface TurnRow {
+  id: string;
+  conversationId: string;
+  startedAt: number;
+  endedAt: number | null;
+  /** answered | interrupted | failed; null while running (or cut off by a stop of Rudder). */
+  outcome: string | null;
+  steered: number;
+  inputIds: string[];
+  sessionId: string | null;
+  /** The error code of a failed turn. */
+  error: string | null;
 }

@@ -4,7 +4,7 @@
  */
 import { RudderError } from '../../errors.js';
 import type { TurnBase } from '../common/turn-base.js';
-import type { TurnResult, Usage } from '../session.js';
+import { TOOL_EXCERPT_CHARS, type TurnResult, type Usage } from '../session.js';
 import type { ContentBlock, OutputFrame, ResultFrame } from './protocol/output.js';
 
 const RATE_LIMIT_PREFIXES = ["You've hit your", "You've reached your", 'API Error: Request rejected (429)'];
@@ -15,7 +15,7 @@ export function isRateLimitText(text: string | undefined): boolean {
 
 const excerptOf = (content: unknown): string => {
   const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((b: any) => (typeof b?.text === 'string' ? b.text : '')).join('\n') : '';
-  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+  return text.length > TOOL_EXCERPT_CHARS ? `${text.slice(0, TOOL_EXCERPT_CHARS)}…` : text;
 };
 
 /** What one turn has seen so far, beyond its events. */

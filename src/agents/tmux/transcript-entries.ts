@@ -12,6 +12,7 @@
  * Large pastes reach the transcript wrapped as `<pasted_content id="...">\n...\n</pasted_content ...>`.
  * The parser is pure and never throws: a line it cannot read becomes `other`.
  */
+import { TOOL_EXCERPT_CHARS } from '../session.js';
 
 export interface TranscriptUsage {
   inputTokens: number;
@@ -40,7 +41,6 @@ export type TranscriptEntry =
   | { kind: 'other'; type: string };
 
 const INTERRUPT_PREFIX = '[Request interrupted by user';
-const EXCERPT_CHARS = 500;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -53,7 +53,7 @@ function textOf(content: unknown): string {
 
 function excerpt(content: unknown): string {
   const t = textOf(content);
-  return t.length > EXCERPT_CHARS ? `${t.slice(0, EXCERPT_CHARS)}…` : t;
+  return t.length > TOOL_EXCERPT_CHARS ? `${t.slice(0, TOOL_EXCERPT_CHARS)}…` : t;
 }
 
 function usageOf(u: unknown): TranscriptUsage | undefined {

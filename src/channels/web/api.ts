@@ -5,6 +5,7 @@
  *   GET  /api/conversations/:id/events             SSE: ack, text, reply, permission, error, status
  *   POST /api/conversations/:id/permissions/:rid   {allow: boolean}
  *   GET  /api/conversations, POST /api/conversations, GET /api/conversations/:id/messages
+ *   GET  /api/conversations/:id/turns?before=&limit=  turns with their steps, oldest first
  *   GET  /api/channels (states; a pending WhatsApp pairing QR as SVG), GET /api/status, GET /healthz
  * Every /api route needs the bearer token (header, or ?token= for EventSource).
  */
@@ -32,6 +33,15 @@ function conversationKey(raw: string): string {
   }
   if (!ID.test(id)) throw new HttpError(400, 'BAD_REQUEST', 'A conversation id is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.');
   return id;
+}
+
+/** An optional integer query parameter within [min, max]; anything else is a 400 naming it. */
+function numberParam(url: URL, name: string, min: number, max: number): number | undefined {
+  const raw = url.searchParams.get(name);
+  if (raw === null) return undefined;
+  const n = Number(raw);
+  if (!/^\d{1,16}$/.test(raw) || n < min || n > max) throw new HttpError(400, 'BAD_REQUEST', `The query parameter "${name}" must be a whole number from ${min} to ${max}.`);
+  return n;
 }
 
 function only(body: Record<string, unknown>, allowed: string[]): void {
@@ -96,9 +106,14 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     return sendJson(res, 202, result);
   }
   if (sub === 'messages' && parts.length === 4 && method === 'GET') {
-    const messages = core.store.recentMessages(conversationId, 200).map((m) => ({ id: m.id, text: m.text, state: m.state, reason: m.reason, receivedAt: m.receivedAt }));
+    const messages = core.store.recentMessages(conversationId, 200).map((m) => ({ id: m.id, text: m.text, state: m.state, reason: m.reason, receivedAt: m.receivedAt, turnId: m.turnId }));
     const replies = core.store.recentOutbox(conversationId, 200).filter((o) => o.deliveredAt).map((o) => ({ id: o.id, kind: o.kind, text: o.text, messageIds: o.messageIds, fromFallback: o.fromFallback, at: o.deliveredAt }));
     return sendJson(res, 200, { messages, replies, lastEventId: core.store.lastEventSeq(conversationId) });
+  }
+  if (sub === 'turns' && parts.length === 4 && method === 'GET') {
+    const before = numberParam(url, 'before', 0, Number.MAX_SAFE_INTEGER);
+    const limit = numberParam(url, 'limit', 1, 200);
+    return sendJson(res, 200, core.steps.history(conversationId, { before, limit }));
   }
   if (sub === 'events' && parts.length === 4 && method === 'GET') {
     const last = req.headers['last-event-id'] ?? url.searchParams.get('lastEventId') ?? undefined;
@@ -112,7 +127,7 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     if (typeof body.allow !== 'boolean') throw new HttpError(400, 'BAD_REQUEST', 'The field "allow" is required and must be true or false.');
     const requestId = decodeURIComponent(parts[4]!);
     const optionId = typeof body.optionId === 'string' ? body.optionId : undefined;
-    if (!core.answerPermission(conversationId, requestId, body.allow, optionId)) throw new HttpError(404, 'NOT_FOUND', 'No permission request with that id is waiting in this conversation.');
+    if (!core.answerPermission(conversationId, requestId, body.allow, optionId, 'web:owner')) throw new HttpError(404, 'NOT_FOUND', 'No permission request with that id is waiting in this conversation.');
     return sendJson(res, 200, { ok: true });
   }
   throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${url.pathname}.`);

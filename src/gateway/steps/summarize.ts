@@ -1,0 +1,58 @@
+/** One-line summaries and bounded copies of tool inputs and outputs, for steps. */
+import { STEP_LIMITS } from './types.js';
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
+
+function oneLine(s: string, max: number = STEP_LIMITS.summary): string {
+  const flat = s.replace(/\s*\n\s*/g, ' ⏎ ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The field that says what a call does, by tool; the rest fall back to a short JSON of the input. */
+const KEY_FIELD: Record<string, (i: Record<string, unknown>) => string | undefined> = {
+  Bash: (i) => str(i.command),
+  BashOutput: (i) => str(i.bash_id),
+  KillShell: (i) => str(i.shell_id),
+  Read: (i) => str(i.file_path),
+  Write: (i) => str(i.file_path),
+  Edit: (i) => str(i.file_path),
+  MultiEdit: (i) => str(i.file_path),
+  NotebookEdit: (i) => str(i.notebook_path),
+  Grep: (i) => [str(i.pattern), str(i.path) ?? str(i.glob)].filter(Boolean).join(' in ') || undefined,
+  Glob: (i) => [str(i.pattern), str(i.path)].filter(Boolean).join(' in ') || undefined,
+  WebFetch: (i) => str(i.url),
+  WebSearch: (i) => str(i.query),
+  Task: (i) => str(i.description) ?? str(i.prompt),
+  Agent: (i) => str(i.description) ?? str(i.prompt),
+  TodoWrite: (i) => (Array.isArray(i.todos) ? `${i.todos.length} to-do item(s)` : undefined),
+};
+
+export function toolSummary(name: string, input: unknown): string {
+  const obj = asObject(input);
+  const key = KEY_FIELD[name]?.(obj);
+  if (key) return oneLine(key);
+  const json = JSON.stringify(input ?? {});
+  return oneLine(json === '{}' ? name : json);
+}
+
+export function asObject(input: unknown): Record<string, unknown> {
+  return input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : { value: input };
+}
+
+/** A copy of the input whose every string is at most STEP_LIMITS.inputField characters (marked when cut). */
+export function boundedInput(input: unknown): Record<string, unknown> {
+  return boundValue(asObject(input), 0) as Record<string, unknown>;
+}
+
+function boundValue(v: unknown, depth: number): unknown {
+  if (typeof v === 'string') return v.length > STEP_LIMITS.inputField ? `${v.slice(0, STEP_LIMITS.inputField)}… [${v.length - STEP_LIMITS.inputField} more characters]` : v;
+  if (depth > 4 || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.slice(0, 100).map((x) => boundValue(x, depth + 1));
+  return Object.fromEntries(Object.entries(v).slice(0, 50).map(([k, x]) => [k, boundValue(x, depth + 1)]));
+}
+
+/** A tool's output cut to STEP_LIMITS.output characters. */
+export function boundedOutput(text: string): { output: string; outputTruncated?: boolean } {
+  if (text.length <= STEP_LIMITS.output) return { output: text };
+  return { output: text.slice(0, STEP_LIMITS.output), outputTruncated: true };
+}

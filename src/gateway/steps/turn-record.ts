@@ -1,0 +1,122 @@
+/**
+ * One running turn's steps, built from its TurnEvents. Pure bookkeeping: it returns the steps it
+ * added or changed, and the StepLog persists and publishes them.
+ */
+import type { TurnEvent } from '../../agents/session.js';
+import { asObject, boundedInput, boundedOutput, toolSummary } from './summarize.js';
+import { STEP_LIMITS, type NoticeCode, type PermissionStep, type Step, type TurnStatus, type TurnSummary, type TurnView } from './types.js';
+
+type NewStep = Step extends infer S ? (S extends Step ? Omit<S, 'id' | 'turnId' | 'conversationId' | 'index' | 'at'> : never) : never;
+
+export interface TurnEnd {
+  status: Exclude<TurnStatus, 'running'>;
+  error?: { code: string; message: string };
+  /** The final reply's text, to mark the text step that is the reply. */
+  finalText?: string;
+  /** The inputs the turn answered, when the backend says so (steers included). */
+  inputIds?: string[];
+}
+
+export class TurnRecord {
+  readonly summary: TurnSummary;
+  readonly steps: Step[] = [];
+  /** Text streamed since the last completed block: kept if the turn ends mid-block. */
+  private partial = '';
+  private readonly tools = new Map<string, Step & { kind: 'tool' }>();
+  readonly permissions = new Map<string, PermissionStep>();
+
+  constructor(conversationId: string, turnId: string, inputIds: string[], now = Date.now()) {
+    this.summary = { id: turnId, conversationId, status: 'running', startedAt: now, inputIds: [...inputIds], stepCount: 0 };
+  }
+
+  view(): TurnView {
+    return { ...this.summary, stepCount: this.steps.length, steps: [...this.steps] };
+  }
+
+  /** Applies one event; returns the steps added or changed. `steerText` looks up a steered message. */
+  apply(e: TurnEvent, steerText: (messageId: string) => string | undefined, now = Date.now()): Step[] {
+    switch (e.type) {
+      case 'text-delta':
+        this.partial += e.text;
+        return [];
+      case 'text':
+        this.partial = '';
+        return e.text.trim() ? [this.add({ kind: 'text', text: e.text }, now)] : [];
+      case 'tool-use': {
+        const step = this.add({ kind: 'tool', toolUseId: e.id, name: e.name, summary: toolSummary(e.name, e.input), input: boundedInput(e.input), status: 'running' }, now) as Step & { kind: 'tool' };
+        this.tools.set(e.id, step);
+        return [step];
+      }
+      case 'tool-result': {
+        const step = this.tools.get(e.toolUseId);
+        if (!step) return [];
+        this.tools.delete(e.toolUseId);
+        Object.assign(step, { status: e.isError ? 'error' : 'ok', endedAt: now }, boundedOutput(e.excerpt));
+        return [step];
+      }
+      case 'steer-absorbed': {
+        if (!this.summary.inputIds.includes(e.inputId)) this.summary.inputIds.push(e.inputId);
+        const text = (steerText(e.inputId) ?? '').slice(0, STEP_LIMITS.steerText);
+        return [this.add({ kind: 'steer', messageId: e.inputId, text }, now)];
+      }
+      case 'permission': {
+        const r = e.request;
+        const input = asObject(r.input);
+        const step = this.add(
+          { kind: 'permission', requestId: r.requestId, toolName: r.toolName, summary: toolSummary(r.toolName, input), input: boundedInput(input), ...(r.description ? { description: r.description } : {}), options: r.options.map((o) => ({ id: o.id, label: o.label })), status: 'open' },
+          now,
+        ) as PermissionStep;
+        this.permissions.set(r.requestId, step);
+        return [step];
+      }
+      case 'status':
+        return [this.add({ kind: 'notice', code: 'agent-status', text: e.message }, now)];
+      default:
+        return [];
+    }
+  }
+
+  answered(requestId: string, answer: PermissionStep['answer'] & object, now = Date.now()): Step[] {
+    const step = this.permissions.get(requestId);
+    if (!step || step.status !== 'open') return [];
+    Object.assign(step, { status: 'answered', answer, endedAt: now });
+    return [step];
+  }
+
+  notice(code: NoticeCode, text: string, now = Date.now()): Step[] {
+    return [this.add({ kind: 'notice', code, text }, now)];
+  }
+
+  /** Closes the turn: keeps a half-streamed block, ends tools and requests left open, marks the reply. */
+  end(end: TurnEnd, now = Date.now()): Step[] {
+    const changed: Step[] = [];
+    if (this.partial.trim()) changed.push(this.add({ kind: 'text', text: this.partial, partial: true }, now));
+    this.partial = '';
+    for (const step of this.tools.values()) {
+      Object.assign(step, { status: 'error', endedAt: now, output: step.output ?? (end.status === 'stopped' ? 'Stopped before it finished.' : 'The turn ended before this tool finished.') });
+      changed.push(step);
+    }
+    this.tools.clear();
+    for (const step of this.permissions.values()) {
+      if (step.status !== 'open') continue;
+      Object.assign(step, { status: 'withdrawn', endedAt: now });
+      changed.push(step);
+    }
+    const last = [...this.steps].reverse().find((s) => s.kind === 'text');
+    if (end.status === 'answered' && last?.kind === 'text' && !last.partial && end.finalText !== undefined && last.text.trim() === end.finalText.trim()) {
+      last.final = true;
+      changed.push(last);
+    }
+    if (end.inputIds) for (const id of end.inputIds) if (!this.summary.inputIds.includes(id)) this.summary.inputIds.push(id);
+    Object.assign(this.summary, { status: end.status, endedAt: now, stepCount: this.steps.length }, end.error ? { error: end.error } : {});
+    return changed;
+  }
+
+  private add(fields: NewStep, now: number): Step {
+    const index = this.steps.length;
+    const step = { ...fields, id: `${this.summary.id}:${index}`, turnId: this.summary.id, conversationId: this.summary.conversationId, index, at: now } as Step;
+    this.steps.push(step);
+    this.summary.stepCount = this.steps.length;
+    return step;
+  }
+}
