@@ -11,6 +11,8 @@ import type { Config, QueueMode } from '../config/schema.js';
 import { RudderError } from '../errors.js';
 import type { LocalModel } from '../fallback/local-model.js';
 import type { Logger } from '../ops/logger.js';
+import { ProjectCommands } from '../projects/commands.js';
+import type { Projects } from '../projects/service.js';
 import type { AccessControl } from '../security/access.js';
 import type { Store } from '../store/store.js';
 import type { MessageRow } from '../store/types.js';
@@ -47,6 +49,7 @@ export interface CoreParts {
   log: Logger;
   env: NodeJS.ProcessEnv;
   localModel: () => LocalModel | undefined;
+  projects: Projects;
 }
 
 export class GatewayCore implements InboundSink {
@@ -56,6 +59,7 @@ export class GatewayCore implements InboundSink {
   readonly pool: AgentPool;
   readonly access: AccessControl;
   readonly log: Logger;
+  readonly projects: Projects;
   readonly channels = new Map<string, Channel>();
   readonly lanes = new Map<string, Lane>();
   readonly permissions = new Map<string, OpenPermission>();
@@ -71,6 +75,7 @@ export class GatewayCore implements InboundSink {
     this.pool = parts.pool;
     this.access = parts.access;
     this.log = parts.log;
+    this.projects = parts.projects;
     this.laneContext = {
       store: this.store,
       bus: this.bus,
@@ -221,9 +226,18 @@ export class GatewayCore implements InboundSink {
       if (lane.busy()) lane.pendingRelease = reason;
       else await this.pool.release(conversationId, reason);
     };
+    const projects = new ProjectCommands({
+      conversationId,
+      projects: this.projects,
+      store: this.store,
+      busy: () => lane.busy(),
+      release: (reason) => this.pool.release(conversationId, reason),
+      ownPid: () => this.pool.peek(conversationId)?.pid(),
+    });
     return {
       lane,
       sentAt,
+      projects,
       setModel: (model) => this.store.setModel(conversationId, model),
       setQueueMode: (mode) => this.store.setQueueMode(conversationId, mode),
       effectiveMode: () => this.effectiveMode(conversationId),
@@ -254,7 +268,7 @@ export class GatewayCore implements InboundSink {
         }
         await releaseWhenIdle(reason);
       },
-      statusText: () => statusText(this, conversationId),
+      statusText: () => statusText(this, conversationId, projects),
       answerPermission: (choice) => {
         const open = this.pendingPermission(conversationId);
         if (!open) return undefined;

@@ -1,7 +1,8 @@
 /** /status for one conversation, as text. */
+import type { ProjectCommands } from '../projects/commands.js';
 import type { GatewayCore } from './core.js';
 
-export function statusText(core: GatewayCore, conversationId: string): string {
+export async function statusText(core: GatewayCore, conversationId: string, projects: ProjectCommands): Promise<string> {
   const lane = core.lane(conversationId);
   const session = lane.session();
   const conv = core.store.conversation(conversationId);
@@ -12,6 +13,7 @@ export function statusText(core: GatewayCore, conversationId: string): string {
     `Queue mode: ${core.effectiveMode(conversationId)}; waiting: ${lane.queueDepth()}`,
     `Steering: ${steering.on ? 'on' : `off (${steering.reason})`}`,
   ];
+  lines.push(...(await projects.statusLines()));
   if (lane.pausedUntil > Date.now()) lines.push(`${lane.pauseReason === 'rate-limit' ? 'Rate limited' : 'Waiting for the agent terminal'} until ${new Date(lane.pausedUntil).toISOString()} (/retry to try now)`);
   return lines.join('\n');
 }
