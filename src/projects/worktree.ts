@@ -68,7 +68,7 @@ export function ensureWorktree(project: Project, conversationId: string, known?:
   const { top, prefix } = repoOf(project);
   const branch = known?.branch ?? branchFor(conversationId);
   const wt = known?.worktree ?? path.join(worktreesDir(project, top), safeSegment(conversationId));
-  const cwd = path.join(wt, prefix);
+  const cwd = path.resolve(wt, prefix);
   if (fs.existsSync(wt) && registered(top).has(safeReal(wt))) return { path: wt, branch, cwd };
   if (fs.existsSync(wt) && fs.readdirSync(wt).length > 0) {
     throw new RudderError('WORKTREE_FAILED', `${wt} exists and is not a worktree of ${top}. Move it away, then send your message again.`, { conversationId, project: project.name });
