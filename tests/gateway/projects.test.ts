@@ -128,6 +128,8 @@ describe('projects (real CLI)', () => {
     await w.waitReply(p1.messageId, 'reply');
     const apiSession = gw.gw.core.store.conversation(`web:${c}`)!.sessionId;
     expect(apiSession).toBeTruthy();
+    // Rudder's own session is listed with the person's words, not the wrapper around them.
+    expect(await command(gw, w, c, '/sessions')).toMatch(new RegExp(`^1\\. just now · “remember tag:p1” — last \\(agent\\): “ok tag:p1” · ${apiSession} \\[this conversation; open here\\]$`, 'm'));
     const live = gw.gw.core.registry.get(`web:${c}`)!;
     expect(await command(gw, w, c, '/project web')).toBe(`This conversation now works in web (${web}). The next turn starts a new session there.`);
     expect(live.state()).toBe('stopped');
@@ -136,6 +138,7 @@ describe('projects (real CLI)', () => {
     expect((await mock.waitFor(toolResultFor('tag:p2'))).lastUserText).toContain(web);
     expect(mock.mainRequests().at(-1)!.historyText).not.toContain('tag:p1');
     expect((await command(gw, w, c, '/project')).split('\n')).toContain(`→ web — ${web}`);
+    expect(await command(gw, w, c, '/status')).toContain(`Project: web (${web})`);
     expect(await command(gw, w, c, '/project api')).toBe(`This conversation now works in api (${api}). The next turn resumes the session it had there (${apiSession}).`);
     const p3 = await gw.post(c, 'back again tag:p3');
     await w.waitReply(p3.messageId, 'reply');
@@ -155,7 +158,8 @@ describe('projects (real CLI)', () => {
     const [ma, mb] = await Promise.all([gw.post(a, edit('a')), gw.post(b, edit('b'))]);
     await Promise.all([wa.waitReply(ma.messageId, 'reply', 60_000), wb.waitReply(mb.messageId, 'reply', 60_000)]);
     const rows = [a, b].map((c) => gw.gw.core.store.projects.get(`web:${c}`, 'repo')!);
-    const [ta, tb] = rows.map((r) => r.worktree!);
+    const ta = rows[0]!.worktree!;
+    const tb = rows[1]!.worktree!;
     expect(ta).not.toBe(tb);
     expect(rows.map((r) => r.branch)).toEqual([`rudder/web/${a}`, `rudder/web/${b}`]);
     expect((await mock.waitFor(toolResultFor('tag:wta'))).lastUserText).toContain(`${ta}\nrudder/web/${a}`);
@@ -241,7 +245,7 @@ describe('projects (real CLI)', () => {
     });
     const configDir = path.join(claudeHome, '.claude');
     await waitUntil(() => mock.requests.some((r) => r.historyText.includes('tag:tui')) && openSessions(configDir).size > 0, 30_000);
-    const [[tuiSession, by]] = [...openSessions(configDir)];
+    const [tuiSession, by] = [...openSessions(configDir)][0]!;
     expect(by).toMatchObject({ pid, entrypoint: 'cli' });
     const c = await create(gw, 'api');
     const w = gw.watch(c);

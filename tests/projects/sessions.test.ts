@@ -53,7 +53,7 @@ describe('Claude Code sessions of a project', () => {
       if (files.length) recorded = fs.readFileSync(path.join(configDir, 'sessions', files[0]!), 'utf8');
       return files.length > 0 && openSessions(configDir).size > 0;
     }, 30_000);
-    const [[sessionId, by]] = [...openSessions(configDir)];
+    const [sessionId, by] = [...openSessions(configDir)][0]!;
     expect(by).toMatchObject({ pid: run.child.pid, cwd });
     await waitUntil(() => listSessions(configDir, [cwd]).length > 0, 30_000);
     expect(listSessions(configDir, [cwd])[0]).toMatchObject({ id: sessionId, openBy: { pid: run.child.pid } });
