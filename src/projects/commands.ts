@@ -25,6 +25,7 @@ export interface ProjectCommandDeps {
 }
 
 const SESSIONS_SHOWN = 10;
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const clip = (s: string, n: number) => {
   const one = s.replace(/\s+/g, ' ').trim();
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
@@ -95,8 +96,10 @@ export class ProjectCommands {
   }
 
   private openText(o: OpenBy): string {
+    if (o.pid === this.d.ownPid()) return 'open here';
+    // Rudder's agent processes are recorded with their conversation (or their tmux session).
     const rudder = this.d.store.processes().find((p) => p.pid === o.pid);
-    if (rudder) return rudder.conversationId === this.d.conversationId ? 'open here' : `open in Rudder conversation ${rudder.conversationId}`;
+    if (rudder) return `open in another Rudder conversation (${rudder.conversationId}), pid ${o.pid}`;
     return `open in ${o.entrypoint === 'cli' ? 'an interactive claude' : 'a claude process'}, pid ${o.pid}`;
   }
 
@@ -112,8 +115,10 @@ export class ProjectCommands {
       const ids = listing ?? listSessions(this.d.projects.configDir(), this.sessionDirs(p), SESSIONS_SHOWN).map((s) => s.id);
       id = ids[Number(ref) - 1];
       if (!id) return `There is no session ${ref} in the list. Send /sessions to see them.`;
-    } else {
+    } else if (SESSION_ID.test(ref)) {
       id = ref.toLowerCase();
+    } else {
+      return `"${clip(ref, 40)}" is neither a number from /sessions nor a session id.`;
     }
     const configDir = this.d.projects.configDir();
     const known = this.sessionDirs(p).some((dir) => fs.existsSync(path.join(transcriptsDir(configDir, dir), `${id}.jsonl`)));

@@ -220,6 +220,8 @@ describe('projects (real CLI)', () => {
     expect(list).toMatch(new RegExp(`^1\\. just now · “started at my desk tag:desk” — last \\(agent\\): “ok tag:desk” · ${deskSession}$`, 'm'));
     expect(await command(gw, w, c, '/resume 2')).toBe('There is no session 2 in the list. Send /sessions to see them.');
     expect(await command(gw, w, c, `/resume ${'0'.repeat(8)}-0000-0000-0000-000000000000`)).toMatch(/^There is no session 0{8}-0000-0000-0000-0{12} in project api\./);
+    expect(await command(gw, w, c, '/resume ../../etc/passwd')).toBe('"../../etc/passwd" is neither a number from /sessions nor a session id.');
+    expect(await command(gw, w, c, '/resume')).toMatch(/^Usage: \/resume/);
     expect(await command(gw, w, c, '/resume 1')).toBe(`This conversation continues session ${deskSession} in api from the next message.`);
     const m = await gw.post(c, 'and now from my phone tag:phone');
     const reply = await w.waitReply(m.messageId, 'reply');
@@ -228,6 +230,14 @@ describe('projects (real CLI)', () => {
     expect(req.historyText).toContain('started at my desk tag:desk');
     expect(gw.gw.core.store.conversation(`web:${c}`)!.sessionId).toBe(deskSession);
     expect(await command(gw, w, c, '/sessions')).toMatch(new RegExp(`^1\\. .*${deskSession} \\[this conversation; open here\\]$`, 'm'));
+    // Another conversation may not take it over while this one's agent has it open.
+    const pid = gw.gw.core.registry.get(`web:${c}`)!.pid()!;
+    const other = await create(gw, 'api');
+    const wo = gw.watch(other);
+    await wo.ready;
+    expect(await command(gw, wo, other, '/sessions')).toContain(`${deskSession} [open in another Rudder conversation (web:${c}), pid ${pid}]`);
+    expect(await command(gw, wo, other, '/resume 1')).toMatch(new RegExp(`^Session ${deskSession} is open in another Rudder conversation \\(web:${c}\\), pid ${pid}\\. Two programs writing one session corrupt it`));
+    expect(gw.gw.core.store.conversation(`web:${other}`)!.sessionId).toBeNull();
   });
 
   it('/resume refuses a session an interactive claude has open, unless --force', async () => {
