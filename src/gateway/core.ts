@@ -12,6 +12,7 @@ import { RudderError } from '../errors.js';
 import type { LocalModel } from '../fallback/local-model.js';
 import type { Logger } from '../ops/logger.js';
 import { ProjectCommands } from '../projects/commands.js';
+import { projectAgent } from '../projects/projects.js';
 import type { Projects } from '../projects/service.js';
 import type { AccessControl } from '../security/access.js';
 import type { Store } from '../store/store.js';
@@ -259,7 +260,7 @@ export class GatewayCore implements InboundSink {
         const live = this.pool.peek(conversationId);
         // /model: a backend with its own /model (the TUI) switches in place, after the running turn.
         if (live?.setModel && live.state() !== 'stopped') {
-          const model = this.store.conversation(conversationId)?.model ?? this.settings().agent.model;
+          const model = this.store.conversation(conversationId)?.model ?? projectAgent(this.settings().agent, this.projects.peek(conversationId)).model;
           void live.setModel(model ?? undefined).catch((err: Error) => {
             this.log.warn({ conversationId, err: err.message }, "the agent's own /model failed: releasing the session instead");
             void releaseWhenIdle(reason);

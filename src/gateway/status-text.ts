@@ -1,5 +1,6 @@
 /** /status for one conversation, as text. */
 import type { ProjectCommands } from '../projects/commands.js';
+import { projectAgent } from '../projects/projects.js';
 import type { GatewayCore } from './core.js';
 
 export async function statusText(core: GatewayCore, conversationId: string, projects: ProjectCommands): Promise<string> {
@@ -9,7 +10,7 @@ export async function statusText(core: GatewayCore, conversationId: string, proj
   const steering = core.steering();
   const lines = [
     `Session: ${conv?.sessionId ?? 'none yet'}${session ? ` (${session.backend}, ${session.state()}${session.pid() ? `, pid ${session.pid()}` : ''})` : ''}`,
-    `Model: ${conv?.model ?? core.settings().agent.model ?? 'the CLI default'}`,
+    `Model: ${conv?.model ?? projectAgent(core.settings().agent, core.projects.peek(conversationId)).model ?? 'the CLI default'}`,
     `Queue mode: ${core.effectiveMode(conversationId)}; waiting: ${lane.queueDepth()}`,
     `Steering: ${steering.on ? 'on' : `off (${steering.reason})`}`,
   ];

@@ -89,7 +89,7 @@ describe('projects (real CLI)', () => {
     const api = real(tempDir('api'));
     const web = real(tempDir('web'));
     const meet = real(tempDir('meet'));
-    const gw = await gateway({ projects: { api: { path: api }, web: { path: web } } });
+    const gw = await gateway({ projects: { api: { path: api }, web: { path: web, model: 'claude-sonnet-4-5' } } });
     const a = await create(gw, 'api');
     const b = await create(gw, 'web');
     const wa = gw.watch(a);
@@ -105,6 +105,9 @@ describe('projects (real CLI)', () => {
     expect(ra.lastUserText).toContain(api);
     expect(ra.lastUserText).not.toContain(web);
     expect(rb.lastUserText).toContain(web);
+    // The web project's own model; api runs on the CLI's default.
+    expect(rb.body.model).toBe('claude-sonnet-4-5');
+    expect(ra.body.model).not.toBe('claude-sonnet-4-5');
     expect(ra.lastUserText).toContain('both-running');
     expect(rb.lastUserText).toContain('both-running');
     // The mock saw both turns start before either turn's tool result came back.
