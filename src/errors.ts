@@ -37,6 +37,12 @@ export const ERRORS = {
   CHANNEL_RATE_LIMITED: 'The platform asked us to slow down.',
   STT_NOT_CONFIGURED: 'Voice notes are not set up.',
   STT_FAILED: 'The voice note could not be transcribed.',
+  // projects, worktrees and terminal sessions
+  PROJECT_UNKNOWN: 'No project by that name is configured.',
+  PROJECT_UNAVAILABLE: "The conversation's project directory cannot be used.",
+  NOT_A_GIT_REPO: 'The project is not a git repository, so it cannot give conversations their own worktrees.',
+  WORKTREE_FAILED: 'The git worktree could not be prepared.',
+  GIT_MISSING: 'git is not installed. Install it (apt-get install -y git) or set worktrees to false.',
   // tmux
   TMUX_MISSING: 'tmux is not installed. Install it (apt-get install -y tmux) or use the claude-stream backend.',
   TMUX_FAILED: 'A tmux command failed.',

@@ -39,6 +39,8 @@ const accessFields = {
   queueMode: queueModeSchema.optional(),
   /** Larger attachments are not downloaded; the message says so instead. */
   maxAttachmentMb: z.number().positive().max(2048).default(25),
+  /** Binds a chat (or a topic or thread: its full conversation key) to a project by name. */
+  projects: z.record(z.string().min(1), z.string().min(1)).default({}),
 };
 
 export const telegramSchema = z

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { z } from 'zod';
 import { RudderError } from '../errors.js';
+import { projectProblems } from './projects.js';
 import { configSchema, type Config } from './schema.js';
 
 export const CONFIG_FILE = 'rudder.config.json';
@@ -41,12 +42,26 @@ export function describeIssues(issues: z.core.$ZodIssue[]): string[] {
   });
 }
 
-/** Validates a parsed JSON value; throws CONFIG_INVALID naming every bad key. */
-export function parseConfig(value: unknown, source = 'config'): Config {
+/**
+ * Validates a parsed JSON value; throws CONFIG_INVALID naming every bad key. The project
+ * directories are checked against the data dir (RUDDER_HOME, else ~/.rudder, unless given).
+ */
+export function parseConfig(value: unknown, source = 'config', opts: { dataDir?: string } = {}): Config {
   const r = configSchema.safeParse(value ?? {});
-  if (r.success) return r.data;
-  const lines = describeIssues(r.error.issues);
-  throw new RudderError('CONFIG_INVALID', `${source}:\n  ${lines.join('\n  ')}`, { source, keys: r.error.issues.map((i) => keyPath(i.path)) });
+  if (!r.success) {
+    const lines = describeIssues(r.error.issues);
+    throw new RudderError('CONFIG_INVALID', `${source}:\n  ${lines.join('\n  ')}`, { source, keys: r.error.issues.map((i) => keyPath(i.path)) });
+  }
+  checkProjects(r.data, opts.dataDir ?? dataDir(), source);
+  return r.data;
+}
+
+/** The checks of the projects section that need the file system; throws CONFIG_INVALID naming each bad key. */
+export function checkProjects(config: Config, dataDirPath: string, source = 'config'): void {
+  const problems = projectProblems(config, dataDirPath);
+  if (!problems.length) return;
+  const lines = problems.map((p) => `${keyPath(p.path)}: ${p.message}`);
+  throw new RudderError('CONFIG_INVALID', `${source}:\n  ${lines.join('\n  ')}`, { source, keys: problems.map((p) => keyPath(p.path)) });
 }
 
 export interface LoadedConfig {

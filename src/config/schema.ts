@@ -56,6 +56,25 @@ export const agentSchema = z
   })
   .strict();
 
+/** A project name: used in /project, the web app and worktree branch names. */
+export const projectNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+
+/** A working directory with its own agent settings; each key given here replaces the one in `agent`. */
+export const projectSchema = z
+  .object({
+    /** The directory the agent works in (absolute, relative to where Rudder starts, or ~/...). */
+    path: z.string().min(1),
+    model: z.string().min(1).optional(),
+    permissionMode: z.enum(PERMISSION_MODES).optional(),
+    backend: z.enum(['claude-stream', 'claude-tmux']).optional(),
+    allowedTools: z.array(z.string().min(1)).optional(),
+    disallowedTools: z.array(z.string().min(1)).optional(),
+    appendSystemPrompt: z.string().optional(),
+    /** Each conversation gets its own git worktree and branch; `{dir}` says where the worktrees go. */
+    worktrees: z.union([z.boolean(), z.object({ dir: z.string().min(1) }).strict()]).default(false),
+  })
+  .strict();
+
 export const steeringSchema = z
   .object({
     /** Read per message: turning it off stops the live processes; RUDDER_STEERING=off wins. */
@@ -94,6 +113,10 @@ export const webSchema = z
 export const configSchema = z
   .object({
     agent: agentSchema.prefault({}),
+    /** Named working directories; without it, agent.cwd is the one implicit project. */
+    projects: z.record(projectNameSchema, projectSchema).optional(),
+    /** The project of a conversation that has not chosen one (default: the first in `projects`). */
+    defaultProject: projectNameSchema.optional(),
     steering: steeringSchema.prefault({}),
     fallback: fallbackSchema.optional(),
     web: webSchema.prefault({}),
@@ -107,6 +130,7 @@ export const configSchema = z
 
 export type Config = z.infer<typeof configSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
+export type ProjectConfig = z.infer<typeof projectSchema>;
 export type TmuxConfig = z.infer<typeof tmuxSchema>;
 export type SteeringConfig = z.infer<typeof steeringSchema>;
 export type FallbackConfig = z.infer<typeof fallbackSchema>;

@@ -1,9 +1,11 @@
 /**
  * Commands, accepted from authorised senders only and never passed to the agent:
  * /stop (and a bare "stop"), /clear (/new), /model <name>, /queue [mode], /status, /retry,
- * /allow and /deny (or the option number) for a pending permission request, /help.
+ * /allow and /deny (or the option number) for a pending permission request, /project [name],
+ * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], /help.
  */
 import { queueModeSchema, type QueueMode } from '../config/schema.js';
+import type { ProjectCommands } from '../projects/commands.js';
 import type { MessageRow } from '../store/types.js';
 import type { Lane } from './lane.js';
 
@@ -32,6 +34,10 @@ export const HELP = [
   '/status — what this conversation is doing',
   '/retry — run messages held by a rate limit now',
   '/allow, /deny — answer a pending permission request (or reply with its option number)',
+  '/project [name] — list the projects, or move this conversation to one',
+  '/sessions — the Claude Code sessions of this project, also those started in a terminal',
+  '/resume <n|id> [--force] — continue one of them here from the next message',
+  '/worktree [remove [--force]] — this conversation\'s git worktree: its status, or remove it',
   '/help — this list',
 ].join('\n');
 
@@ -44,7 +50,8 @@ export interface CommandContext {
   effectiveMode(): QueueMode;
   forgetSession(): Promise<void>;
   releaseSession(reason: string): Promise<void>;
-  statusText(): string;
+  statusText(): Promise<string>;
+  projects: ProjectCommands;
   answerPermission(choice: 'allow' | 'deny' | string): string | undefined;
 }
 
@@ -91,7 +98,16 @@ export async function runCommand(cmd: ParsedCommand, ctx: CommandContext): Promi
       return { reply: `Queue mode set to ${mode.data}.` };
     }
     case 'status':
-      return { reply: ctx.statusText() };
+      return { reply: await ctx.statusText() };
+    case 'project':
+    case 'projects':
+      return { reply: await ctx.projects.project(cmd.args) };
+    case 'sessions':
+      return { reply: await ctx.projects.sessions() };
+    case 'resume':
+      return { reply: await ctx.projects.resume(cmd.args) };
+    case 'worktree':
+      return { reply: await ctx.projects.worktree(cmd.args) };
     case 'retry': {
       const n = ctx.lane.resume('the person asked with /retry');
       return { reply: n ? `Running ${n} held message(s) on Claude again.` : 'No messages are held by a rate limit.' };

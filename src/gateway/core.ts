@@ -11,6 +11,9 @@ import type { Config, QueueMode } from '../config/schema.js';
 import { RudderError } from '../errors.js';
 import type { LocalModel } from '../fallback/local-model.js';
 import type { Logger } from '../ops/logger.js';
+import { ProjectCommands } from '../projects/commands.js';
+import { projectAgent } from '../projects/projects.js';
+import type { Projects } from '../projects/service.js';
 import type { AccessControl } from '../security/access.js';
 import type { Store } from '../store/store.js';
 import type { MessageRow } from '../store/types.js';
@@ -51,6 +54,7 @@ export interface CoreParts {
   steps: StepLog;
   env: NodeJS.ProcessEnv;
   localModel: () => LocalModel | undefined;
+  projects: Projects;
 }
 
 export class GatewayCore implements InboundSink {
@@ -61,6 +65,7 @@ export class GatewayCore implements InboundSink {
   readonly access: AccessControl;
   readonly log: Logger;
   readonly steps: StepLog;
+  readonly projects: Projects;
   readonly channels = new Map<string, Channel>();
   readonly lanes = new Map<string, Lane>();
   readonly permissions = new Map<string, OpenPermission>();
@@ -77,6 +82,7 @@ export class GatewayCore implements InboundSink {
     this.access = parts.access;
     this.log = parts.log;
     this.steps = parts.steps;
+    this.projects = parts.projects;
     this.laneContext = {
       store: this.store,
       bus: this.bus,
@@ -248,9 +254,18 @@ export class GatewayCore implements InboundSink {
       if (lane.busy()) lane.pendingRelease = reason;
       else await this.pool.release(conversationId, reason);
     };
+    const projects = new ProjectCommands({
+      conversationId,
+      projects: this.projects,
+      store: this.store,
+      busy: () => lane.busy(),
+      release: (reason) => this.pool.release(conversationId, reason),
+      ownPid: () => this.pool.peek(conversationId)?.pid(),
+    });
     return {
       lane,
       sentAt,
+      projects,
       setModel: (model) => this.store.setModel(conversationId, model),
       setQueueMode: (mode) => this.store.setQueueMode(conversationId, mode),
       effectiveMode: () => this.effectiveMode(conversationId),
@@ -272,7 +287,7 @@ export class GatewayCore implements InboundSink {
         const live = this.pool.peek(conversationId);
         // /model: a backend with its own /model (the TUI) switches in place, after the running turn.
         if (live?.setModel && live.state() !== 'stopped') {
-          const model = this.store.conversation(conversationId)?.model ?? this.settings().agent.model;
+          const model = this.store.conversation(conversationId)?.model ?? projectAgent(this.settings().agent, this.projects.peek(conversationId)).model;
           void live.setModel(model ?? undefined).catch((err: Error) => {
             this.log.warn({ conversationId, err: err.message }, "the agent's own /model failed: releasing the session instead");
             void releaseWhenIdle(reason);
@@ -281,7 +296,7 @@ export class GatewayCore implements InboundSink {
         }
         await releaseWhenIdle(reason);
       },
-      statusText: () => statusText(this, conversationId),
+      statusText: () => statusText(this, conversationId, projects),
       answerPermission: (choice) => {
         const open = this.pendingPermission(conversationId);
         if (!open) return undefined;

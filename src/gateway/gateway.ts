@@ -18,9 +18,11 @@ import type { Channel } from '../channels/channel.js';
 import { createChannels } from '../channels/registry.js';
 import { WebChannel } from '../channels/web/channel.js';
 import { loadOrCreateToken } from '../channels/web/token.js';
-import type { LiveConfig } from '../config/load.js';
+import { checkProjects, type LiveConfig } from '../config/load.js';
 import { LocalModel } from '../fallback/local-model.js';
 import type { Logger } from '../ops/logger.js';
+import { projectAgent } from '../projects/projects.js';
+import { Projects } from '../projects/service.js';
 import { AccessControl } from '../security/access.js';
 import { AccessStore } from '../security/access-store.js';
 import { Store } from '../store/store.js';
@@ -53,6 +55,8 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   const log = opts.logger;
   const env = opts.env ?? process.env;
   const cfg = opts.config.current();
+  // A project inside this data dir is refused before anything starts.
+  checkProjects(cfg, opts.dataDir);
   const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
   const accessStore = new AccessStore(store.db);
   accessStore.init();
@@ -62,9 +66,12 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   store.pruneEvents(EVENT_RETENTION_MS);
 
   const registry = new SessionRegistry({ maxLive: cfg.steering.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
-  const defaultCwd = path.resolve(cfg.agent.cwd ?? process.cwd());
+  const projects = new Projects({ store, config: () => opts.config.current(), env, log });
   const launchFor = (conversationId: string, sessionId: string | undefined): ClaudeLaunch => {
     const agent = opts.config.current().agent;
+    // The conversation's project: its directory (or its own worktree there) and its agent settings.
+    const target = projects.prepare(conversationId);
+    const settings = projectAgent(agent, target.project);
     const conv = store.conversation(conversationId);
     let bin: string;
     try {
@@ -75,19 +82,20 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     }
     return {
       conversationId,
-      cwd: agent.cwd ? path.resolve(agent.cwd) : defaultCwd,
+      cwd: target.cwd,
       bin,
       env: buildAgentEnv({ inherited: env, passVars: agent.passEnv, extra: agent.env }),
       logger: log,
-      sessionId,
-      model: conv?.model ?? agent.model,
-      permissionMode: agent.permissionMode,
-      allowedTools: agent.allowedTools,
-      disallowedTools: agent.disallowedTools,
-      appendSystemPrompt: agent.appendSystemPrompt,
+      sessionId: target.rebound ? (conv?.sessionId ?? undefined) : sessionId,
+      model: conv?.model ?? settings.model,
+      permissionMode: settings.permissionMode,
+      allowedTools: settings.allowedTools,
+      disallowedTools: settings.disallowedTools,
+      appendSystemPrompt: settings.appendSystemPrompt,
       turnTimeoutMs: agent.turnTimeoutSeconds * 1000,
       interruptGraceMs: agent.interruptGraceSeconds * 1000,
-      onSessionId: (id) => store.setSessionId(conversationId, id),
+      // Kept per project: a late report from a process of the project it left must not land in the new one.
+      onSessionId: (id) => store.setProjectSession(conversationId, target.project.name, id),
       tracker: { started: (pid, label) => store.processStarted(pid, label), exited: (pid) => store.processExited(pid) },
       markPrefix,
     };
@@ -109,7 +117,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   };
   // The backend is read when a session is created; beyond the cap, turns run one-shot on the stream CLI either way.
   const factory: SessionFactory = opts.sessionFactory?.(launchFor) ?? {
-    live: (c, s) => (opts.config.current().agent.backend === 'claude-tmux' ? new ClaudeTmuxSession(tmuxLaunchFor(c, s)) : new ClaudeStreamSession(launchFor(c, s))),
+    live: (c, s) => (projectAgent(opts.config.current().agent, projects.peek(c)).backend === 'claude-tmux' ? new ClaudeTmuxSession(tmuxLaunchFor(c, s)) : new ClaudeStreamSession(launchFor(c, s))),
     oneShot: (c, s) => new ClaudeOneShotSession(launchFor(c, s)),
   };
   const pool = new AgentPool(registry, factory, log);
@@ -125,6 +133,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     log,
     steps: new StepLog(store, bus, log),
     env,
+    projects,
     localModel: () => {
       const f = opts.config.current().fallback;
       if (!f) return undefined;

@@ -8,11 +8,15 @@
  * Steering is only tried with an empty queue: steering past a queued message would overtake it.
  */
 import type { AgentSession, Turn } from '../agents/session.js';
+import { isRudderError, type ErrorCode } from '../errors.js';
 import type { Logger } from '../ops/logger.js';
 import type { MessageRow } from '../store/types.js';
 import { composeAgentText, sourceOf } from './compose.js';
 import type { LaneContext, LaneSettings } from './lane-context.js';
 import { TurnOutcomes } from './lane-outcomes.js';
+
+/** Errors that mean no agent can be started for this conversation until something is fixed: retrying would wait for ever. */
+const CANNOT_START = new Set<ErrorCode>(['PROJECT_UNAVAILABLE', 'PROJECT_UNKNOWN', 'NOT_A_GIT_REPO', 'WORKTREE_FAILED', 'GIT_MISSING']);
 
 export type Disposition = 'turn' | 'steered' | 'queued' | 'merged';
 
@@ -202,6 +206,7 @@ export class Lane {
     const conv = this.ctx.store.conversation(this.conversationId);
     const st = this.ctx.settings(this.conversationId);
     this.starting = true;
+    let failed = false;
     try {
       const session = this.ctx.pool.sessionFor(this.conversationId, conv?.sessionId ?? undefined, st.steeringOn);
       this.watch(session);
@@ -216,13 +221,22 @@ export class Lane {
         this.ctx.store.turnStarted(turn.id, this.conversationId, rows.map((r) => r.id), session.sessionId() ?? null);
       });
     } catch (err) {
-      // AGENT_BUSY: the agent started a turn of its own (a queued steer); run these right after it.
-      for (const r of rows) this.inFlight.delete(r.id);
-      this.queue.unshift({ rows });
-      this.log.info({ err: (err as Error).message }, 'turn start deferred');
+      for (const r of rows) this.forget(r.id);
+      if (isRudderError(err) && CANNOT_START.has(err.code)) {
+        // No agent can start here (e.g. its project's directory or worktree): say why instead of waiting for ever.
+        this.ctx.store.setState(rows.map((r) => r.id), 'failed', `${err.code}: ${err.message}`);
+        this.ctx.send(this.conversationId, 'notice', `⚠️ ${err.message}`, rows);
+        this.log.warn({ code: err.code, err: err.message, messages: rows.length }, 'no agent could be started for this turn');
+        failed = true;
+      } else {
+        // AGENT_BUSY: the agent started a turn of its own (a queued steer); run these right after it.
+        this.queue.unshift({ rows });
+        this.log.info({ err: (err as Error).message }, 'turn start deferred');
+      }
     } finally {
       this.starting = false;
     }
+    if (failed) this.pump();
   }
 
   private watch(session: AgentSession): void {

@@ -7,7 +7,7 @@ export interface StatusReport {
   version: string;
   uptimeSeconds: number;
   steering: { on: boolean; reason: string | null; mode: string; maxLive: number; liveSessions: number };
-  sessions: Array<{ conversationId: string; backend: string; pid: number | null; state: string; idleSeconds: number; rssBytes: number | null; steered: number; sessionId: string | null }>;
+  sessions: Array<{ conversationId: string; backend: string; pid: number | null; state: string; idleSeconds: number; rssBytes: number | null; steered: number; sessionId: string | null; project: string }>;
   queues: Array<{ conversationId: string; depth: number; inFlight: number; pausedUntil: string | null }>;
   owedReplies: number;
   messages: Record<string, number>;
@@ -32,6 +32,7 @@ export function statusReport(core: GatewayCore): StatusReport {
       rssBytes: pid ? rssOf(pid) ?? null : null,
       steered: s.steeredCount(),
       sessionId: s.sessionId() ?? null,
+      project: core.projects.peek(s.conversationId).name,
     };
   });
   const queues = [...core.lanes.values()]

@@ -92,4 +92,17 @@ export const MIGRATIONS: string[] = [
   );
   CREATE INDEX turns_conversation ON turns (conversation_id, started_at);
   `,
+  `
+  ALTER TABLE conversations ADD COLUMN project TEXT;   -- the project it works in (null: not chosen yet)
+  CREATE TABLE conversation_projects (
+    conversation_id TEXT NOT NULL,
+    project TEXT NOT NULL,
+    session_id TEXT,                   -- the agent session it last had in this project
+    worktree TEXT,                     -- its own git worktree there (projects with worktrees)
+    branch TEXT,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (conversation_id, project)
+  );
+  CREATE INDEX conversation_projects_session ON conversation_projects (session_id);
+  `,
 ];

@@ -44,6 +44,7 @@ export function toConversation(r: any): ConversationRow {
     model: r.model,
     queueMode: r.queue_mode,
     cutoffAt: r.cutoff_at,
+    project: r.project ?? null,
   };
 }
 

@@ -14,6 +14,7 @@ export function prepareStatements(db: Database.Database): Statements {
     convSession: p('UPDATE conversations SET session_id = ?, updated_at = ? WHERE id = ?'),
     convModel: p('UPDATE conversations SET model = ?, updated_at = ? WHERE id = ?'),
     convMode: p('UPDATE conversations SET queue_mode = ?, updated_at = ? WHERE id = ?'),
+    convProject: p('UPDATE conversations SET project = ?, session_id = ?, updated_at = ? WHERE id = ?'),
     convCutoff: p('UPDATE conversations SET cutoff_at = ?, updated_at = ? WHERE id = ?'),
     msgInsert: p(`INSERT OR IGNORE INTO messages (id, conversation_id, channel, platform_message_id, sender_id, text, extra, sent_at, received_at, state, reason, updated_at)
                   VALUES (@id, @conversationId, @channel, @platformMessageId, @senderId, @text, @extra, @sentAt, @receivedAt, @state, @reason, @receivedAt)`),

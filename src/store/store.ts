@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Checkpointer } from './checkpointer.js';
+import { ConversationProjects } from './conversation-projects.js';
 import { json, toConversation, toEvent, toMessage, toOutbox, toTurn } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { integrityCheck, openDatabase, type Db } from './db.js';
@@ -54,6 +55,8 @@ export interface StoreOptions {
 
 export class Store {
   readonly db: Db;
+  /** Per conversation and project: its saved session and its worktree. */
+  readonly projects: ConversationProjects;
   private readonly s: Statements;
   /** Conversation rows are read on every message; the setters below keep this in step with the table. */
   private readonly convCache = new Map<string, ConversationRow>();
@@ -66,6 +69,7 @@ export class Store {
       this.checkpointer = new Checkpointer(file, 500, opts.onError);
     }
     this.s = prepareStatements(this.db);
+    this.projects = new ConversationProjects(this.db);
   }
 
   tx<T>(fn: () => T): T {
@@ -113,8 +117,28 @@ export class Store {
     if (cached) this.convCache.set(id, { ...cached, [field]: value, updatedAt: now });
   }
 
+  /** The session of the conversation's current project; the per-project record follows. */
   setSessionId(id: string, sessionId: string | null): void {
     this.updateConversation(id, 'convSession', sessionId, 'sessionId');
+    const project = this.conversation(id)?.project;
+    if (project) this.projects.saveSession(id, project, sessionId);
+  }
+
+  /** A session id reported by an agent running in `project`: the conversation may have moved on since. */
+  setProjectSession(id: string, project: string, sessionId: string | null): void {
+    if (this.conversation(id)?.project === project) this.setSessionId(id, sessionId);
+    else this.projects.saveSession(id, project, sessionId);
+  }
+
+  /** Binds the conversation to a project, with the session it is to resume there (null: a new one). */
+  setProject(id: string, project: string, sessionId: string | null): void {
+    const now = Date.now();
+    this.tx(() => {
+      this.s.convProject!.run(project, sessionId, now, id);
+      this.projects.saveSession(id, project, sessionId);
+    });
+    const cached = this.convCache.get(id);
+    if (cached) this.convCache.set(id, { ...cached, project, sessionId, updatedAt: now });
   }
 
   setModel(id: string, model: string | null): void {

@@ -57,6 +57,8 @@ export interface ConversationRow {
   model: string | null;
   queueMode: string | null;
   cutoffAt: number | null;
+  /** The project it works in; null until its first turn or an explicit choice. */
+  project: string | null;
 }
 
 export interface OutboxRow {

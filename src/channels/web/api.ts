@@ -4,7 +4,8 @@
  *   POST /api/conversations/:id/messages          {text, clientMessageId?} -> 202 {messageId, disposition}
  *   GET  /api/conversations/:id/events             SSE: ack, text, reply, permission, error, status
  *   POST /api/conversations/:id/permissions/:rid   {allow: boolean}
- *   GET  /api/conversations, POST /api/conversations, GET /api/conversations/:id/messages
+ *   GET  /api/conversations (each with its project), POST /api/conversations {title?, project?},
+ *   GET  /api/conversations/:id/messages, GET /api/projects
  *   GET  /api/conversations/:id/turns?before=&limit=  turns with their steps, oldest first
  *   GET  /api/channels (states; a pending WhatsApp pairing QR as SVG), GET /api/status, GET /healthz
  * Every /api route needs the bearer token (header, or ?token= for EventSource).
@@ -65,19 +66,30 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     });
     return sendJson(res, 200, { channels });
   }
+  if (parts[1] === 'projects' && parts.length === 2) {
+    if (method !== 'GET') throw new HttpError(405, 'BAD_REQUEST', 'Use GET.');
+    const set = core.projects.set();
+    return sendJson(res, 200, { projects: set.projects.map((p) => ({ name: p.name, path: p.path, worktrees: !!p.worktrees })), defaultProject: set.defaultName });
+  }
   if (parts[1] !== 'conversations') throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${url.pathname}.`);
 
   if (parts.length === 2) {
     if (method === 'GET') {
-      const list = core.store.conversations(WEB).map((c) => ({ id: c.key, title: c.title, updatedAt: c.updatedAt, sessionId: c.sessionId }));
+      const list = core.store.conversations(WEB).map((c) => ({ id: c.key, title: c.title, updatedAt: c.updatedAt, sessionId: c.sessionId, project: core.projects.peek(c.id).name }));
       return sendJson(res, 200, { conversations: list });
     }
     if (method === 'POST') {
       const body = req.headers['content-length'] === '0' ? {} : await readJsonObject(req, 4096).catch(() => ({}) as Record<string, unknown>);
+      only(body, ['title', 'project']);
       const title = typeof body.title === 'string' ? body.title.slice(0, 200) : null;
+      if (body.project !== undefined && typeof body.project !== 'string') throw new HttpError(400, 'BAD_REQUEST', 'The field "project" must be a project name (GET /api/projects lists them).');
+      const project = body.project === undefined ? core.projects.initial(WEB, '') : core.projects.find(body.project);
+      if (!project) throw new HttpError(400, 'BAD_REQUEST', `There is no project "${body.project}". Projects: ${core.projects.set().projects.map((p) => p.name).join(', ')}.`);
       const key = `c-${randomUUID().slice(0, 8)}`;
-      core.store.ensureConversation(conversationIdOf(WEB, key), WEB, key, title ?? undefined);
-      return sendJson(res, 201, { id: key });
+      const id = conversationIdOf(WEB, key);
+      core.store.ensureConversation(id, WEB, key, title ?? undefined);
+      core.store.setProject(id, project.name, null);
+      return sendJson(res, 201, { id: key, project: project.name });
     }
     throw new HttpError(405, 'BAD_REQUEST', 'Use GET or POST.');
   }

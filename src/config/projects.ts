@@ -1,0 +1,89 @@
+/**
+ * The checks of the `projects` section that the schema cannot make: the directories exist, none is
+ * inside the data dir, a project with worktrees is a git repository, and every name used
+ * (defaultProject, channels.<x>.projects) is a configured project. Each problem names its key.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isRudderError } from '../errors.js';
+import { repoTopSync } from '../projects/git.js';
+import type { Config } from './schema.js';
+
+export interface ConfigProblem {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** A configured path as an absolute one: `~/x` is in the home directory, a relative one is from where Rudder starts. */
+export function expandPath(p: string, base = process.cwd()): string {
+  if (p === '~' || p.startsWith('~/')) return path.join(os.homedir(), p.slice(1));
+  return path.resolve(base, p);
+}
+
+/** Whether `inner` is `outer` or inside it, comparing real paths where they exist. */
+export function isInside(inner: string, outer: string): boolean {
+  const rel = path.relative(realOrSelf(outer), realOrSelf(inner));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+export function realOrSelf(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    // Not there (yet): its nearest existing parent decides where it really is.
+    const parent = path.dirname(p);
+    return parent === p ? p : path.join(realOrSelf(parent), path.basename(p));
+  }
+}
+
+export function projectProblems(cfg: Config, dataDir: string): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const names = Object.keys(cfg.projects ?? {});
+  const known = names.length ? `projects: ${names.join(', ')}` : 'no projects are configured';
+  for (const [name, p] of Object.entries(cfg.projects ?? {})) {
+    const at = ['projects', name];
+    const dir = expandPath(p.path);
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(dir);
+    } catch {
+      problems.push({ path: [...at, 'path'], message: `${dir} does not exist (create it, or correct the path)` });
+      continue;
+    }
+    if (!stat.isDirectory()) {
+      problems.push({ path: [...at, 'path'], message: `${dir} is not a directory` });
+      continue;
+    }
+    if (isInside(dir, dataDir)) {
+      problems.push({ path: [...at, 'path'], message: `${dir} is inside Rudder's data dir ${dataDir}, which holds the store and the web token; an agent must not work there. Choose a directory outside it` });
+      continue;
+    }
+    if (!p.worktrees) continue;
+    let top: string | undefined;
+    try {
+      top = repoTopSync(dir);
+    } catch (err) {
+      problems.push({ path: [...at, 'worktrees'], message: isRudderError(err) ? err.message : String(err) });
+      continue;
+    }
+    if (!top) {
+      problems.push({ path: [...at, 'worktrees'], message: `${dir} is not a git repository, so conversations cannot get worktrees there (run git init and commit once, or set worktrees to false)` });
+      continue;
+    }
+    if (typeof p.worktrees === 'object') {
+      const wdir = expandPath(p.worktrees.dir);
+      if (isInside(wdir, dataDir)) problems.push({ path: [...at, 'worktrees', 'dir'], message: `${wdir} is inside Rudder's data dir ${dataDir}; choose a directory outside it` });
+      else if (isInside(wdir, top)) problems.push({ path: [...at, 'worktrees', 'dir'], message: `${wdir} is inside the repository ${top}, where every agent would see the other worktrees; choose a directory outside it` });
+    }
+  }
+  if (cfg.defaultProject !== undefined && !names.includes(cfg.defaultProject)) {
+    problems.push({ path: ['defaultProject'], message: `no project "${cfg.defaultProject}" (${known})` });
+  }
+  for (const [channel, section] of Object.entries(cfg.channels)) {
+    for (const [key, name] of Object.entries((section as { projects?: Record<string, string> } | undefined)?.projects ?? {})) {
+      if (!names.includes(name)) problems.push({ path: ['channels', channel, 'projects', key], message: `no project "${name}" (${known})` });
+    }
+  }
+  return problems;
+}
