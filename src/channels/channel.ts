@@ -4,7 +4,8 @@
  *
  * Ordering contract: a channel calls `sink.accept()` for each inbound message and acknowledges the
  * platform (advances an offset, answers a webhook) only after it resolves, because accept() returns
- * once the message is committed to the durable inbox.
+ * once the message is committed to the durable inbox. Attachments are downloaded only when
+ * `sink.admits()` says the sender is let in.
  */
 
 export type ChatType = 'direct' | 'group';
@@ -50,6 +51,11 @@ export interface AcceptResult {
 
 export interface InboundSink {
   accept(msg: InboundMessage): Promise<AcceptResult>;
+  /**
+   * Whether accept() would let this sender in (the same access decision, without its side
+   * effects). A channel asks before it downloads a message's attachments; accept() still checks.
+   */
+  admits(msg: InboundMessage): boolean;
 }
 
 /** Where an acknowledgement or reply goes on the platform. */

@@ -90,6 +90,10 @@ export class GatewayCore implements InboundSink {
     return acceptInbound(this, msg);
   }
 
+  admits(msg: InboundMessage): boolean {
+    return this.access.admits(msg);
+  }
+
   settings(): Config {
     return this.parts.config.current();
   }
@@ -214,7 +218,7 @@ export class GatewayCore implements InboundSink {
     return ok;
   }
 
-  commandContext(conversationId: string, rawText: string, sentAt: number = Date.now()): CommandContext {
+  commandContext(conversationId: string, sentAt: number = Date.now()): CommandContext {
     const lane = this.lane(conversationId);
     // A running turn finishes first; the release happens when it ends.
     const releaseWhenIdle = async (reason: string) => {
@@ -258,8 +262,7 @@ export class GatewayCore implements InboundSink {
       answerPermission: (choice) => {
         const open = this.pendingPermission(conversationId);
         if (!open) return undefined;
-        const n = /^\s*(\d+)\s*$/.exec(rawText)?.[1];
-        const option = n ? open.request.options[Number(n) - 1] : open.request.options.find((o) => o.id === choice);
+        const option = typeof choice === 'number' ? open.request.options[choice - 1] : open.request.options.find((o) => o.id === choice);
         if (!option) return `Choose one of: ${open.request.options.map((o, i) => `${i + 1}. ${o.label}`).join(', ')}`;
         const ok = this.answerPermission(conversationId, open.request.requestId, option.id === 'allow', option.id === 'allow' || option.id === 'deny' ? undefined : option.id);
         return ok ? `Answered: ${option.label}.` : 'That request is no longer waiting.';
