@@ -26,6 +26,8 @@ export interface InboundMessage {
   platformMessageId: string;
   /** Chat (and thread/topic) key inside the channel; a thread or topic is its own conversation. */
   conversationKey: string;
+  /** For a thread that is a channel of its own (Discord): the channel it belongs to, which a group allowlist may name. */
+  parentKey?: string;
   sender: { id: string; name?: string };
   chatType: ChatType;
   text: string;

@@ -132,8 +132,9 @@ export class AccessControl {
     if (msg.chatType === 'group') {
       if (!cfg.groups.enabled) return { allowed: false, reason: 'groups-disabled' };
       if (cfg.groups.requireMention && !msg.addressed) return { allowed: false, reason: 'group-not-addressed' };
-      const chatId = msg.conversationKey.split(':')[0]!;
-      if (cfg.groups.allow.length > 0 && !cfg.groups.allow.includes(chatId) && !cfg.groups.allow.includes(msg.conversationKey)) {
+      // A group is named by its chat id, its full key (a topic), or its parent (a thread's channel).
+      const names = [msg.conversationKey.split(':')[0]!, msg.conversationKey, msg.parentKey].filter((k): k is string => !!k);
+      if (cfg.groups.allow.length > 0 && !names.some((k) => cfg.groups.allow.includes(k))) {
         return { allowed: false, reason: 'group-not-allowed' };
       }
     }

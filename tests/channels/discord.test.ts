@@ -63,7 +63,8 @@ describe('discord channel on discord.js against a fake REST API and gateway', ()
 
     const [mention, thread, reply, dm, voice, edit, chatter] = await sink.waitForCount(7);
     expect(mention).toMatchObject({ channel: 'discord', platformMessageId: '1001', conversationKey: GENERAL, chatType: 'group', addressed: true, text: 'run the tests', sender: { id: ann.id, name: 'Ann' } });
-    expect(thread).toMatchObject({ conversationKey: THREAD, chatType: 'group', addressed: true, text: 'in the thread' });
+    expect(thread).toMatchObject({ conversationKey: THREAD, parentKey: GENERAL, chatType: 'group', addressed: true, text: 'in the thread' });
+    expect(mention!.parentKey).toBeUndefined();
     expect(reply).toMatchObject({ addressed: true, quoted: { text: 'Shall I deploy?', author: 'rudder-test' } });
     expect(dm).toMatchObject({ conversationKey: DM, chatType: 'direct', text: 'see screenshot' });
     expect(dm!.attachments![0]).toMatchObject({ kind: 'image', name: 'shot.png', mime: 'image/png' });

@@ -130,6 +130,14 @@ describe('access control', () => {
     expect(access.check(msg({ channel: 'whatsapp', sender: { id: '49111' }, chatType: 'group', addressed: true }))).toEqual({ allowed: false, reason: 'groups-disabled' });
   });
 
+  it("accepts a thread of an allowed group channel by its parent key, not only by the thread's own id", () => {
+    const d = { channel: 'discord', sender: { id: 'D1' }, chatType: 'group' as const, addressed: true };
+    expect(access.check(msg({ ...d, conversationKey: 'T1' }))).toEqual({ allowed: false, reason: 'group-not-allowed' });
+    expect(access.check(msg({ ...d, conversationKey: 'T1', parentKey: 'G1' }))).toEqual({ allowed: true, owner: true });
+    expect(access.admits(msg({ ...d, conversationKey: 'T1', parentKey: 'G1' }))).toBe(true);
+    expect(access.check(msg({ ...d, conversationKey: 'T1', parentKey: 'G2' }))).toEqual({ allowed: false, reason: 'group-not-allowed' });
+  });
+
   it('denies channels without config and trusts the local web channel', () => {
     const narrow = new AccessControl({ store, config: { telegram: config.telegram } });
     expect(narrow.check(msg({ channel: 'discord' }))).toEqual({ allowed: false, reason: 'channel-not-configured' });
