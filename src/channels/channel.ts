@@ -4,7 +4,8 @@
  *
  * Ordering contract: a channel calls `sink.accept()` for each inbound message and acknowledges the
  * platform (advances an offset, answers a webhook) only after it resolves, because accept() returns
- * once the message is committed to the durable inbox.
+ * once the message is committed to the durable inbox. Attachments are downloaded only when
+ * `sink.admits()` says the sender is let in.
  */
 
 export type ChatType = 'direct' | 'group';
@@ -25,6 +26,8 @@ export interface InboundMessage {
   platformMessageId: string;
   /** Chat (and thread/topic) key inside the channel; a thread or topic is its own conversation. */
   conversationKey: string;
+  /** For a thread that is a channel of its own (Discord): the channel it belongs to, which a group allowlist may name. */
+  parentKey?: string;
   sender: { id: string; name?: string };
   chatType: ChatType;
   text: string;
@@ -50,6 +53,11 @@ export interface AcceptResult {
 
 export interface InboundSink {
   accept(msg: InboundMessage): Promise<AcceptResult>;
+  /**
+   * Whether accept() would let this sender in (the same access decision, without its side
+   * effects). A channel asks before it downloads a message's attachments; accept() still checks.
+   */
+  admits(msg: InboundMessage): boolean;
 }
 
 /** Where an acknowledgement or reply goes on the platform. */

@@ -48,7 +48,7 @@ export const agentSchema = z
     appendSystemPrompt: z.string().optional(),
     /** Extra environment for the agent, set last (e.g. ANTHROPIC_BASE_URL for a proxy). */
     env: z.record(envName, z.string()).default({}),
-    /** Inherited CLAUDE_* / ANTHROPIC_* variables allowed through to the agent. */
+    /** Inherited variables the agent gets beyond the base set (agents/claude/env.ts); nothing else passes. */
     passEnv: z.array(envName).default(['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN']),
     turnTimeoutSeconds: z.number().positive().default(1800),
     interruptGraceSeconds: z.number().positive().max(120).default(5),

@@ -3,10 +3,12 @@
  * /stop (and a bare "stop"), /clear (/new), /model <name>, /queue [mode], /status, /retry,
  * /allow and /deny (or the option number) for a pending permission request, /project [name],
  * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], /help.
+ * parseInput() is the one place that decides what a message is.
  */
 import { queueModeSchema, type QueueMode } from '../config/schema.js';
 import type { ProjectCommands } from '../projects/commands.js';
 import type { MessageRow } from '../store/types.js';
+import { sanitiseText } from '../security/sanitise.js';
 import type { Lane } from './lane.js';
 
 export interface ParsedCommand {
@@ -14,15 +16,37 @@ export interface ParsedCommand {
   args: string;
 }
 
-const COMMAND = /^\/([a-z][a-z0-9_-]*)(?:@\S+)?(?:\s+([\s\S]*))?$/i;
-const BARE_STOP = /^\s*stop[.!]*\s*$/i;
+/**
+ * What a message is, decided here and nowhere else: a command, an answer to a pending permission
+ * request (its option number, 1-based), or text for the agent. Who may run it is route()'s question.
+ */
+export type ParsedInput =
+  | { kind: 'command'; command: ParsedCommand }
+  | { kind: 'permission-answer'; option: number }
+  | { kind: 'text' };
 
-/** A command, or undefined for ordinary text (a path such as "/usr/bin is slow" is text). */
+const COMMAND = /^\/([a-z][a-z0-9_-]*)(?:@\S+)?(?:\s+([\s\S]*))?$/i;
+const BARE_STOP = /^stop[.!]*$/i;
+const OPTION_NUMBER = /^\d{1,2}$/;
+
+/**
+ * Classifies a message as the person sees it: invisible characters and control sequences do not
+ * count, so "/st\u200bop" is the command it looks like. A path such as "/usr/bin is slow" is text.
+ * A bare number is a permission answer only while a request is pending.
+ */
+export function parseInput(text: string, permissionPending: boolean): ParsedInput {
+  const t = sanitiseText(text).trim();
+  if (BARE_STOP.test(t)) return { kind: 'command', command: { name: 'stop', args: '' } };
+  const m = COMMAND.exec(t);
+  if (m) return { kind: 'command', command: { name: m[1]!.toLowerCase(), args: (m[2] ?? '').trim() } };
+  if (permissionPending && OPTION_NUMBER.test(t)) return { kind: 'permission-answer', option: Number(t) };
+  return { kind: 'text' };
+}
+
+/** A command, or undefined for anything else. */
 export function parseCommand(text: string): ParsedCommand | undefined {
-  if (BARE_STOP.test(text)) return { name: 'stop', args: '' };
-  const m = COMMAND.exec(text.trim());
-  if (!m) return undefined;
-  return { name: m[1]!.toLowerCase(), args: (m[2] ?? '').trim() };
+  const p = parseInput(text, false);
+  return p.kind === 'command' ? p.command : undefined;
 }
 
 export const HELP = [
@@ -52,7 +76,8 @@ export interface CommandContext {
   releaseSession(reason: string): Promise<void>;
   statusText(): Promise<string>;
   projects: ProjectCommands;
-  answerPermission(choice: 'allow' | 'deny' | string): string | undefined;
+  /** 'allow', 'deny', or an option number (1-based); the reply text, or undefined when none is waiting. */
+  answerPermission(choice: 'allow' | 'deny' | number): string | undefined;
 }
 
 export interface CommandOutcome {

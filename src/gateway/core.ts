@@ -104,6 +104,10 @@ export class GatewayCore implements InboundSink {
     return acceptInbound(this, msg);
   }
 
+  admits(msg: InboundMessage): boolean {
+    return this.access.admits(msg);
+  }
+
   settings(): Config {
     return this.parts.config.current();
   }
@@ -247,7 +251,8 @@ export class GatewayCore implements InboundSink {
     }
   }
 
-  commandContext(conversationId: string, rawText: string, sentAt: number = Date.now(), by = 'unknown'): CommandContext {
+  /** `by` names who sent the command (an answer to a permission request records it). */
+  commandContext(conversationId: string, sentAt: number = Date.now(), by = 'unknown'): CommandContext {
     const lane = this.lane(conversationId);
     // A running turn finishes first; the release happens when it ends.
     const releaseWhenIdle = async (reason: string) => {
@@ -300,8 +305,7 @@ export class GatewayCore implements InboundSink {
       answerPermission: (choice) => {
         const open = this.pendingPermission(conversationId);
         if (!open) return undefined;
-        const n = /^\s*(\d+)\s*$/.exec(rawText)?.[1];
-        const option = n ? open.request.options[Number(n) - 1] : open.request.options.find((o) => o.id === choice);
+        const option = typeof choice === 'number' ? open.request.options[choice - 1] : open.request.options.find((o) => o.id === choice);
         if (!option) return `Choose one of: ${open.request.options.map((o, i) => `${i + 1}. ${o.label}`).join(', ')}`;
         const ok = this.answerPermission(conversationId, open.request.requestId, option.id === 'allow', option.id === 'allow' || option.id === 'deny' ? undefined : option.id, by);
         return ok ? `Answered: ${option.label}.` : 'That request is no longer waiting.';

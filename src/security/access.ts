@@ -2,7 +2,9 @@
  * Access control, deny by default, the same for every chat channel. A sender is admitted when
  * they are an owner (config), on the channel's allowlist (config), or approved by pairing
  * (`rudder pairing approve <channel> <code>`). Group chats are answered only when Rudder is
- * addressed; commands run for owners only. Decisions are synchronous (SQLite reads).
+ * addressed. Decisions are synchronous (SQLite reads). Whether a message is a command, and that
+ * only owners run commands and answer permission requests, is decided after it is committed
+ * (gateway/intake.ts route(), with isOwner() from here).
  */
 import { randomInt } from 'node:crypto';
 import type { InboundMessage } from '../channels/channel.js';
@@ -45,12 +47,6 @@ export interface AccessControlOptions {
   trustedChannels?: string[];
   now?: () => number;
   codeTtlMs?: number;
-}
-
-/** A command: "/word" at the start (not a path like "/usr/bin"), or a bare "stop". */
-export function isCommand(text: string): boolean {
-  const t = text.trim();
-  return /^\/[A-Za-z][\w-]*(@\S+)?(\s|$)/.test(t) || /^stop[.!]?$/i.test(t);
 }
 
 /** Ids as people write them in the config: phone numbers may carry a leading "+". */
@@ -101,28 +97,50 @@ export class AccessControl {
     this.ttl = o.codeTtlMs ?? PAIRING_TTL_MS;
   }
 
+  /**
+   * The door's decision, with its side effects: a stranger in a direct chat is given a pairing
+   * code (or reminded of it), a stranger in a group is pointed to a direct chat (throttled).
+   */
   check(msg: InboundMessage): AccessDecision {
+    const d = this.decide(msg);
+    return d === 'stranger' ? this.refuseStranger(msg, this.config[msg.channel]!) : d;
+  }
+
+  /**
+   * The same decision as check(), without side effects and cheap: channels ask it before they
+   * download anything a message carries.
+   */
+  admits(msg: InboundMessage): boolean {
+    const d = this.decide(msg);
+    return d !== 'stranger' && d.allowed;
+  }
+
+  /** Whether the sender is an owner of the channel: only owners run commands and answer permission requests. */
+  isOwner(channel: string, senderId: string): boolean {
+    if (this.trusted.has(channel)) return true;
+    const sender = normaliseId(senderId);
+    return this.config[channel]?.owners.some((o) => normaliseId(o) === sender) ?? false;
+  }
+
+  private decide(msg: InboundMessage): AccessDecision | 'stranger' {
     if (this.trusted.has(msg.channel)) return { allowed: true, owner: true };
     const cfg = this.config[msg.channel];
     if (!cfg) return { allowed: false, reason: 'channel-not-configured' };
     const sender = normaliseId(msg.sender.id);
-    const owner = cfg.owners.some((o) => normaliseId(o) === sender);
+    const owner = this.isOwner(msg.channel, msg.sender.id);
 
     if (msg.chatType === 'group') {
       if (!cfg.groups.enabled) return { allowed: false, reason: 'groups-disabled' };
       if (cfg.groups.requireMention && !msg.addressed) return { allowed: false, reason: 'group-not-addressed' };
-      const chatId = msg.conversationKey.split(':')[0]!;
-      if (cfg.groups.allow.length > 0 && !cfg.groups.allow.includes(chatId) && !cfg.groups.allow.includes(msg.conversationKey)) {
+      // A group is named by its chat id, its full key (a topic), or its parent (a thread's channel).
+      const names = [msg.conversationKey.split(':')[0]!, msg.conversationKey, msg.parentKey].filter((k): k is string => !!k);
+      if (cfg.groups.allow.length > 0 && !names.some((k) => cfg.groups.allow.includes(k))) {
         return { allowed: false, reason: 'group-not-allowed' };
       }
     }
 
     const admitted = owner || cfg.allow.some((a) => normaliseId(a) === sender) || this.store.isApproved(msg.channel, msg.sender.id);
-    if (!admitted) return this.refuseStranger(msg, cfg);
-    if (!owner && isCommand(msg.text)) {
-      return { allowed: false, reason: 'command-owner-only', reply: 'Only the owner can use commands here.' };
-    }
-    return { allowed: true, owner };
+    return admitted ? { allowed: true, owner } : 'stranger';
   }
 
   /** Strangers get a pairing code in a direct chat; in a group they are pointed to one. */

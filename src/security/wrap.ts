@@ -1,21 +1,26 @@
 /**
  * External-content wrapping: everything a person typed reaches the agent between markers that
  * carry a random id. The text itself can never contain a marker, so it cannot close the wrapper
- * early or forge a new one: runs of three or more angle brackets (in any Unicode form that
- * normalises to `<` or `>`) are replaced by single guillemets before wrapping.
+ * early or forge a new one. In this order, on every path: what can hide a marker is removed
+ * (control sequences, invisible characters: sanitise.ts), then runs of three or more angle
+ * brackets (in any Unicode form that reads as `<` or `>`) are replaced by single guillemets.
  */
 import { randomBytes } from 'node:crypto';
+import { sanitiseText } from './sanitise.js';
 
 export const MARKER_OPEN = 'EXTERNAL_USER_MESSAGE';
 export const MARKER_CLOSE = 'END_EXTERNAL_USER_MESSAGE';
 
-/** Every BMP character whose NFKC form is `<` or `>` (ASCII, full-width, small forms...). */
+/** Reads a character as a person (or a model) might: compatibility-decomposed, combining marks dropped. */
+export const bare = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '');
+
+/** Every BMP character that reads as `<` or `>` (ASCII, full-width, small forms, ≮ ≯). */
 function lookalikes(target: string): string {
   let set = '';
   for (let c = 0; c < 0x10000; c++) {
     if (c >= 0xd800 && c <= 0xdfff) continue;
     const ch = String.fromCharCode(c);
-    if (ch.normalize('NFKC') === target) set += ch;
+    if (bare(ch) === target) set += ch;
   }
   return set;
 }
@@ -23,12 +28,20 @@ function lookalikes(target: string): string {
 const escapeClass = (s: string) => s.replace(/[\\\]\-^]/g, '\\$&');
 const LT = escapeClass(lookalikes('<'));
 const GT = escapeClass(lookalikes('>'));
-const RUN_LT = new RegExp(`[${LT}]{3,}`, 'g');
-const RUN_GT = new RegExp(`[${GT}]{3,}`, 'g');
+/** Three or more brackets, each with any combining marks on it. */
+const RUN_LT = new RegExp(`(?:[${LT}]\\p{M}*){3,}`, 'gu');
+const RUN_GT = new RegExp(`(?:[${GT}]\\p{M}*){3,}`, 'gu');
+/** How many brackets a run holds (each is one UTF-16 unit; its marks are dropped with it). */
+const brackets = (run: string) => run.replace(/\p{M}/gu, '').length;
 
-/** Neutralises anything in user text that could read as a wrapper marker. */
+/** Neutralises bracket runs that could read as a wrapper marker; call it on sanitised text. */
 export function neutralise(text: string): string {
-  return text.replace(RUN_LT, (m) => '‹'.repeat(m.length)).replace(RUN_GT, (m) => '›'.repeat(m.length));
+  return text.replace(RUN_LT, (m) => '‹'.repeat(brackets(m))).replace(RUN_GT, (m) => '›'.repeat(brackets(m)));
+}
+
+/** Sanitised, then neutralised: user text as it goes between the markers. */
+export function cleanText(text: string): string {
+  return neutralise(sanitiseText(text));
 }
 
 export function newWrapperId(): string {
@@ -42,12 +55,12 @@ export interface WrapOptions {
   id?: string;
 }
 
-const cleanAttr = (s: string) => neutralise(s).replace(/["\r\n]/g, ' ').slice(0, 200);
+const cleanAttr = (s: string) => cleanText(s).replace(/["\r\n\t]/g, ' ').slice(0, 200);
 
 export function wrapExternal(text: string, opts: WrapOptions = {}): string {
   const id = opts.id ?? newWrapperId();
   const from = opts.source ? ` from="${cleanAttr(opts.source)}"` : '';
-  return `<<<${MARKER_OPEN} id=${id}${from}>>>\n${neutralise(text)}\n<<<${MARKER_CLOSE} id=${id}>>>`;
+  return `<<<${MARKER_OPEN} id=${id}${from}>>>\n${cleanText(text)}\n<<<${MARKER_CLOSE} id=${id}>>>`;
 }
 
 /** Appended to the agent's system prompt on every backend. */

@@ -63,7 +63,8 @@ describe('discord channel on discord.js against a fake REST API and gateway', ()
 
     const [mention, thread, reply, dm, voice, edit, chatter] = await sink.waitForCount(7);
     expect(mention).toMatchObject({ channel: 'discord', platformMessageId: '1001', conversationKey: GENERAL, chatType: 'group', addressed: true, text: 'run the tests', sender: { id: ann.id, name: 'Ann' } });
-    expect(thread).toMatchObject({ conversationKey: THREAD, chatType: 'group', addressed: true, text: 'in the thread' });
+    expect(thread).toMatchObject({ conversationKey: THREAD, parentKey: GENERAL, chatType: 'group', addressed: true, text: 'in the thread' });
+    expect(mention!.parentKey).toBeUndefined();
     expect(reply).toMatchObject({ addressed: true, quoted: { text: 'Shall I deploy?', author: 'rudder-test' } });
     expect(dm).toMatchObject({ conversationKey: DM, chatType: 'direct', text: 'see screenshot' });
     expect(dm!.attachments![0]).toMatchObject({ kind: 'image', name: 'shot.png', mime: 'image/png' });
@@ -73,6 +74,24 @@ describe('discord channel on discord.js against a fake REST API and gateway', ()
     expect(edit).toMatchObject({ editOf: '1001', text: 'run the unit tests' });
     expect(edit!.platformMessageId).not.toBe('1001');
     expect(chatter).toMatchObject({ chatType: 'group', addressed: false });
+  });
+
+  it('downloads nothing for a sender the sink does not admit, and still hands the message over for its refusal', async () => {
+    const sink = recordingSink();
+    sink.refuse((m) => m.sender.id === '430000000000000009');
+    await start(sink);
+    const png = fake.addFile('shot.png', 'PNG-BYTES');
+    const attachment = { id: 'a1', filename: 'shot.png', size: 9, url: png, proxy_url: png, content_type: 'image/png' };
+    const bob = { ...ann, id: '430000000000000009', username: 'bob', global_name: 'Bob' };
+    fake.dispatch('MESSAGE_CREATE', { ...base(), id: '1201', channel_id: DM, channel_type: 1, author: bob, content: 'stranger file', attachments: [attachment] });
+    fake.dispatch('MESSAGE_CREATE', { ...base(), id: '1202', channel_id: DM, channel_type: 1, author: ann, content: 'owner file', attachments: [attachment] });
+    const [stranger, owner] = await sink.waitForCount(2);
+    expect(sink.asked.map((m) => m.platformMessageId)).toEqual(['1201', '1202']);
+    expect(stranger!.attachments).toBeUndefined();
+    expect(stranger!.text).toBe('stranger file');
+    expect(fs.readFileSync(owner!.attachments![0]!.path, 'utf8')).toBe('PNG-BYTES');
+    const saved = fs.readdirSync(path.join(dataDir, 'attachments'), { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => d.name);
+    expect(saved).toEqual(['1202-shot.png']);
   });
 
   it('forwards only text edits: link previews, pins and embeds on an unchanged text are not edits', async () => {

@@ -64,6 +64,22 @@ describe('slack channel on @slack/bolt Socket Mode against a fake Slack', () => 
     for (const e of env) await fake.waitForAck(e);
   });
 
+  it('downloads nothing and reads no thread root for a sender the sink does not admit', async () => {
+    const sink = recordingSink();
+    sink.refuse((m) => m.sender.id === 'U0BOB');
+    await start(sink);
+    fake.threads.set('C0GEN:1700000100.000100', [{ type: 'message', user: fake.botUserId, text: 'Build failed on main', ts: '1700000100.000100' }]);
+    const fileUrl = fake.addFile('secret.txt', 'SECRET');
+    const file = { id: 'F7', name: 'secret.txt', mimetype: 'text/plain', filetype: 'text', size: 6, url_private_download: fileUrl };
+    fake.sendEvent({ type: 'message', subtype: 'file_share', channel: 'D0BOB', channel_type: 'im', user: 'U0BOB', text: 'take this', ts: '1700000500.000100', files: [file] });
+    fake.sendEvent({ type: 'message', channel: 'C0GEN', channel_type: 'channel', user: 'U0BOB', text: `<@${fake.botUserId}> retry`, ts: '1700000501.000100', thread_ts: '1700000100.000100' });
+    const [dm, reply] = await sink.waitForCount(2);
+    expect(dm!.attachments).toBeUndefined();
+    expect(reply!.quoted).toBeUndefined();
+    expect(fake.callsOf('conversations.replies')).toEqual([]);
+    expect(fs.existsSync(path.join(dataDir, 'attachments'))).toBe(false);
+  });
+
   it('sends the bot token only to Slack\'s file host or the apiUrl host: a file elsewhere becomes a note', async () => {
     const sink = await start();
     const hits: string[] = [];

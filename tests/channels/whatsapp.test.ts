@@ -114,6 +114,24 @@ describe('whatsapp channel on a real Baileys socket without its wire protocol: i
     expect(sink.messages).toHaveLength(7);
   });
 
+  it('downloads no media for a sender the sink does not admit', async () => {
+    const sink = recordingSink();
+    const BOB = '4915559998888@s.whatsapp.net';
+    sink.refuse((m) => m.sender.id === '4915559998888');
+    const { sock } = await startPaired(sink);
+    const img = await fake.addMedia(Buffer.from('JPEG-BYTES'), 'image');
+    upsert(sock,
+      { key: { remoteJid: BOB, id: 'S1', fromMe: false }, messageTimestamp: 1_700_000_100, message: { imageMessage: { ...img, mimetype: 'image/jpeg', caption: 'from a stranger' } } },
+      { key: { remoteJid: ANN, id: 'S2', fromMe: false }, messageTimestamp: 1_700_000_101, message: { imageMessage: { ...img, mimetype: 'image/jpeg', caption: 'from the owner' } } },
+    );
+    const [stranger, owner] = await sink.waitForCount(2);
+    expect(stranger).toMatchObject({ text: 'from a stranger' });
+    expect(stranger!.attachments).toBeUndefined();
+    expect(fs.readFileSync(owner!.attachments![0]!.path, 'utf8')).toBe('JPEG-BYTES');
+    const saved = fs.readdirSync(path.join(dataDir, 'attachments'), { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
+    expect(saved).toHaveLength(1);
+  });
+
   it('splits at 4096 with a code block reopened, converts Markdown, quotes the message replied to', async () => {
     const { sink, sock } = await startPaired();
     upsert(sock, { key: { remoteJid: ANN, id: 'Q1', fromMe: false }, message: { conversation: 'show me' } });

@@ -4,6 +4,8 @@
  * acknowledgement behave as on every channel.
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { processesOfRun } from '../../bench/chaos/procs.js';
 import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram.js';
@@ -24,6 +26,12 @@ function text(from: number, body: string, extra: Record<string, unknown> = {}) {
     message: { message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: from, type: 'private', first_name: 'P' }, from: { id: from, is_bot: false, first_name: 'P' }, text: body, ...extra },
   };
 }
+const photo = (fileId: string) => ({ photo: [{ file_id: fileId, file_unique_id: `u${fileId}`, width: 10, height: 10, file_size: 9 }] });
+/** Every file saved under the data dir's attachments folder. */
+const savedFiles = (home: string): string[] => {
+  const root = path.join(home, 'attachments');
+  return fs.existsSync(root) ? (fs.readdirSync(root, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((d) => d.isFile()).map((d) => d.name) : [];
+};
 const sent = (chatId: number) => tg.callsOf('sendMessage').filter((c) => Number(c.body.chat_id) === chatId).map((c) => String(c.body.text));
 
 beforeAll(async () => {
@@ -71,6 +79,38 @@ describe('telegram through the gateway (real grammY, real CLI)', () => {
     // Commands stay owner-only.
     tg.pushUpdate(text(STRANGER, '/clear'));
     await waitUntil(() => sent(STRANGER).some((t) => t.includes('Only the owner can use commands')));
+  });
+
+  it("downloads nothing a stranger sends, and keeps no file of a refused message; an owner's photo still arrives", async () => {
+    tg.addFile('ph-stranger', Buffer.from('STRANGER1'), 'photos/stranger.jpg');
+    tg.pushUpdate(text(STRANGER, '', { text: undefined, caption: 'look tag:sphoto', ...photo('ph-stranger') }));
+    await waitUntil(() => sent(STRANGER).some((t) => t.includes('rudder pairing approve')));
+    const refused = gw.gw.core.store.db.prepare("SELECT state, reason, extra FROM messages WHERE text LIKE '%tag:sphoto%'").get() as { state: string; reason: string; extra: string };
+    expect(refused).toMatchObject({ state: 'refused', reason: 'pairing-pending' });
+    expect(JSON.parse(refused.extra).attachments).toBeUndefined();
+    expect(tg.callsOf('getFile')).toEqual([]);
+    expect(tg.log.filter((l) => l.startsWith('file '))).toEqual([]);
+    expect(savedFiles(gw.home)).toEqual([]);
+
+    // The owner's photo is fetched and reaches the agent as a file path.
+    tg.addFile('ph-owner', Buffer.from('OWNERPNG1'), 'photos/owner.jpg');
+    tg.pushUpdate(text(OWNER, '', { text: undefined, caption: 'see tag:ophoto', ...photo('ph-owner') }));
+    await waitUntil(() => sent(OWNER).some((t) => t.includes('ok tag:ophoto')), 20_000);
+    expect(tg.callsOf('getFile').map((c) => c.body.file_id)).toEqual(['ph-owner']);
+    expect(savedFiles(gw.home)).toHaveLength(1);
+    const ownerRow = gw.gw.core.store.db.prepare("SELECT extra FROM messages WHERE text LIKE '%tag:ophoto%'").get() as { extra: string };
+    const saved = JSON.parse(ownerRow.extra).attachments[0].path as string;
+    expect(fs.readFileSync(saved, 'utf8')).toBe('OWNERPNG1');
+    expect(mock.mainRequests().some((r) => r.historyText.includes(saved))).toBe(true);
+
+    // Admitted at the door but refused after: sent before a /stop and delivered late. Its file is deleted.
+    tg.pushUpdate(text(OWNER, '/stop'));
+    await waitUntil(() => sent(OWNER).some((t) => t.startsWith('⏹')));
+    tg.addFile('ph-late', Buffer.from('LATEPNG1'), 'photos/late.jpg');
+    tg.pushUpdate(text(OWNER, '', { text: undefined, caption: 'late tag:late', date: Math.floor(Date.now() / 1000) - 60, ...photo('ph-late') }));
+    await waitUntil(() => gw.gw.core.store.db.prepare("SELECT 1 FROM messages WHERE text LIKE '%tag:late%' AND state = 'refused'").get() !== undefined);
+    expect(tg.callsOf('getFile').map((c) => c.body.file_id)).toContain('ph-late');
+    expect(savedFiles(gw.home)).toEqual([path.basename(saved)]);
   });
 
   it('answers a voice note with "not set up" when no speech-to-text is configured', async () => {

@@ -28,7 +28,7 @@ export interface FakeTelegram {
   token: string;
   bot: { id: number; username: string; first_name: string };
   calls: FakeCall[];
-  /** Chronological log of notable events: "getUpdates offset=N", "sendMessage", ... */
+  /** Chronological log of notable events: "getUpdates offset=N", "sendMessage", "file <path>" (a download), ... */
   log: string[];
   /** Queues an update; update_id is assigned. Returns the id. */
   pushUpdate(update: Record<string, unknown>): number;
@@ -125,6 +125,7 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const fileMatch = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
     if (req.method === 'GET' && fileMatch) {
+      log.push(`file ${fileMatch[2]}`);
       const f = [...files.values()].find((x) => x.path === fileMatch[2]);
       if (fileMatch[1] !== token || !f) return reply(res, { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } });
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(f.data.length) });

@@ -1,14 +1,14 @@
 /**
  * Turning inputs into the text typed into the pane, and typing it: every input wrapped as external
- * content, control sequences stripped (a stray ESC[201~ cannot end the paste), copy mode left, the
- * box emptied, one bracketed paste in pieces of at most 8 KB, and Enter after a short settle.
+ * content (which strips control sequences before it neutralises markers, so a stray ESC[201~
+ * cannot end the paste and no escape code can hide a marker), copy mode left, the box emptied,
+ * one bracketed paste in pieces of at most 8 KB, and Enter after a short settle.
  * Text longer than the threshold is saved to a file and a reference to the file is typed instead.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { newWrapperId, wrapExternal } from '../../security/wrap.js';
 import type { UserInput } from '../session.js';
-import { stripControlSequences } from './control-sequences.js';
 import { readInputLine } from './pane-input.js';
 import { findLayout } from './pane-layout.js';
 import { isBlank, tailLines } from './pane-lines.js';
@@ -34,7 +34,7 @@ export interface PrepareOptions {
 
 export function prepareMessage(inputs: UserInput[], opts: PrepareOptions): PreparedMessage {
   const ids = inputs.map(() => newWrapperId());
-  const full = stripControlSequences(inputs.map((i, n) => wrapExternal(i.text, { source: i.source, id: ids[n] })).join('\n\n'));
+  const full = inputs.map((i, n) => wrapExternal(i.text, { source: i.source, id: ids[n] })).join('\n\n');
   const marker = `id=${ids[0]}`;
   const bytes = Buffer.byteLength(full, 'utf8');
   if (bytes <= opts.thresholdBytes) return { typed: full, full, marker, file: undefined };

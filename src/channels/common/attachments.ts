@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Attachment, InboundMessage } from '../channel.js';
+import type { Attachment, InboundMessage, InboundSink } from '../channel.js';
 import { redact } from './retry.js';
 
 export interface AttachmentTarget {
@@ -135,4 +135,18 @@ export async function saveAttachments<F extends PendingAttachment>(msg: InboundM
     }
   }
   if (notes.length > 0) msg.text = [msg.text, ...notes].filter(Boolean).join('\n');
+}
+
+/**
+ * Saves a message's files only when the sink admits its sender, so a stranger's message never
+ * makes Rudder fetch or store anything; the refusal itself comes from sink.accept().
+ */
+export async function saveIfAdmitted<F extends PendingAttachment>(sink: InboundSink, msg: InboundMessage, files: readonly F[], o: SaveAttachmentsOptions, save: SaveOne<F>): Promise<void> {
+  if (files.length === 0 || !sink.admits(msg)) return;
+  await saveAttachments(msg, files, o, save);
+}
+
+/** Deletes saved files of a message that was refused; a file already gone is no error. */
+export async function discardAttachments(attachments: readonly Attachment[] | undefined): Promise<void> {
+  await Promise.all((attachments ?? []).map((a) => fs.promises.rm(a.path, { force: true }).catch(() => undefined)));
 }

@@ -9,7 +9,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { DiscordConfig } from '../../config/channels-schema.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
-import { downloadTo, saveAttachments } from '../common/attachments.js';
+import { downloadTo, saveIfAdmitted } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
 import { KeyedSerial } from '../common/ordered.js';
 import { commitWithRetry, withRetry } from '../common/retry.js';
@@ -155,7 +155,7 @@ export class DiscordChannel implements Channel {
   }
 
   private async accept(sink: InboundSink, n: Normalised): Promise<void> {
-    await saveAttachments(n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024 }, (f, target, maxBytes) =>
+    await saveIfAdmitted(sink, n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024 }, (f, target, maxBytes) =>
       downloadTo(target, f.url, { maxBytes }),
     );
     await commitWithRetry('discord', () => sink.accept(n.msg), this.abort.signal);

@@ -1,7 +1,7 @@
 /**
  * discord.js Message -> InboundMessage (attachments are listed for download separately). Pure.
  * A thread is a channel of its own, so conversationKey is the message's channel id, which is the
- * thread's id for messages in a thread. Message ids are global snowflakes; an edit gets
+ * thread's id for messages in a thread; parentKey is then the channel the thread belongs to. Message ids are global snowflakes; an edit gets
  * "<id>@<editedTimestamp>" with editOf set to the original id.
  */
 import { MessageFlags, type Message, type PartialMessage } from 'discord.js';
@@ -74,6 +74,8 @@ export function normalise(m: Message | PartialMessage, botId: string, edited: bo
     text: text === '' && voice ? '[voice message]' : text,
     sentAt: (edited ? m.editedTimestamp : m.createdTimestamp) ?? undefined,
   };
+  const parentId = m.channel?.isThread() ? m.channel.parentId : null;
+  if (parentId) msg.parentKey = parentId;
   if (referenced && (referenced.content || referenced.attachments.size > 0)) {
     const author = nameOf(referenced);
     msg.quoted = { text: referenced.content || '[attachment]', ...(author ? { author } : {}) };

@@ -10,7 +10,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { SlackConfig } from '../../config/channels-schema.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
-import { saveAttachments } from '../common/attachments.js';
+import { saveIfAdmitted } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
 import { KeyedSerial } from '../common/ordered.js';
 import { withRetry } from '../common/retry.js';
@@ -146,12 +146,13 @@ export class SlackChannel implements Channel {
   }
 
   private async accept(sink: InboundSink, n: Normalised): Promise<void> {
-    if (n.threadRoot) {
+    // A thread's root is read, like attachments, only for a sender who is let in.
+    if (n.threadRoot && sink.admits(n.msg)) {
       const quoted = await this.rootText(parseConversationKey(n.msg.conversationKey).channel, n.threadRoot);
       if (quoted) n.msg.quoted = { text: quoted };
     }
     const source = { apiUrl: this.apiUrl(), botToken: this.tokens.bot };
-    await saveAttachments(n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024, secrets: [this.tokens.bot] }, (f, target, maxBytes) =>
+    await saveIfAdmitted(sink, n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024, secrets: [this.tokens.bot] }, (f, target, maxBytes) =>
       fetchSlackFile(f, target, maxBytes, source),
     );
     await sink.accept(n.msg);

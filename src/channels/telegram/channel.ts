@@ -10,7 +10,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { TelegramConfig } from '../../config/channels-schema.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
-import { saveAttachments } from '../common/attachments.js';
+import { saveIfAdmitted } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
 import { KeyedSerial } from '../common/ordered.js';
 import { withRetry } from '../common/retry.js';
@@ -160,13 +160,13 @@ export class TelegramChannel implements Channel {
     });
   }
 
-  /** Normalises, downloads attachments, and commits through the sink. Throws if the commit failed. */
+  /** Normalises, downloads attachments (of admitted senders), and commits through the sink. Throws if the commit failed. */
   private async accept(sink: InboundSink, bot: Bot, m: Message, edited: boolean): Promise<void> {
     const n = normalise(m, bot.botInfo, edited);
     if (!n) return;
     const source = { api: bot.api, apiRoot: this.apiRoot(), token: this.token };
     // The file URL holds the token; it must not reach a note.
-    await saveAttachments(n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024, secrets: [this.token] }, (f, target, maxBytes) =>
+    await saveIfAdmitted(sink, n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024, secrets: [this.token] }, (f, target, maxBytes) =>
       fetchFile(f, target, maxBytes, source),
     );
     await sink.accept(n.msg);

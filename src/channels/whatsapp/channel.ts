@@ -11,7 +11,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { WhatsAppConfig } from '../../config/channels-schema.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
-import { saveAttachments, saveBuffer } from '../common/attachments.js';
+import { saveBuffer, saveIfAdmitted } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
 import { KeyedSerial } from '../common/ordered.js';
 import { commitWithRetry, withRetry, type Verdict } from '../common/retry.js';
@@ -177,7 +177,7 @@ export class WhatsAppChannel implements Channel {
   }
 
   private async accept(sink: InboundSink, n: Normalised, m: WAMessage, sock: WASocket): Promise<void> {
-    await saveAttachments(n.msg, n.media ? [n.media] : [], { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024 }, async (_f, target) =>
+    await saveIfAdmitted(sink, n.msg, n.media ? [n.media] : [], { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024 }, async (_f, target) =>
       saveBuffer(target, await downloadMediaMessage(m, 'buffer', {}, { logger: this.libLog, reuploadRequest: sock.updateMediaMessage })),
     );
     await commitWithRetry('whatsapp', () => sink.accept(n.msg), this.abort.signal);

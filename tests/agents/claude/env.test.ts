@@ -33,6 +33,23 @@ describe('agent environment', () => {
     expect(env.HOME).toBe('/home/u');
   });
 
+  it('is an allow-list: the base set passes, every other inherited variable stays out unless passEnv names it', () => {
+    const secrets = { GITHUB_TOKEN: 'ghp_1', OPENAI_API_KEY: 'sk-o', AWS_SECRET_ACCESS_KEY: 'aws', SSH_AUTH_SOCK: '/tmp/agent.sock', NODE_OPTIONS: '--require /x.js', RUDDER_TOKEN: 'rt' };
+    const base = { USER: 'u', LOGNAME: 'u', SHELL: '/bin/bash', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', LC_CTYPE: 'C.UTF-8', TERM: 'xterm', TZ: 'UTC', TMPDIR: '/tmp/t', HTTPS_PROXY: 'http://proxy:3128', no_proxy: 'localhost', NODE_EXTRA_CA_CERTS: '/etc/ca.pem' };
+    const env = buildAgentEnv({ inherited: { ...inherited, ...secrets, ...base } });
+    for (const k of Object.keys(secrets)) expect(env[k], k).toBeUndefined();
+    expect(env).toMatchObject({ ...base, PATH: '/usr/bin', HOME: '/home/u', ANTHROPIC_API_KEY: 'sk-1', DISABLE_AUTOUPDATER: '1' });
+    expect(Object.keys(env).sort()).toEqual([...Object.keys(base), 'PATH', 'HOME', 'ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'DISABLE_AUTOUPDATER'].sort());
+
+    const named = buildAgentEnv({ inherited: { ...inherited, ...secrets }, passVars: ['GITHUB_TOKEN', 'SSH_AUTH_SOCK', 'RUDDER_TOKEN'] });
+    expect(named.GITHUB_TOKEN).toBe('ghp_1');
+    expect(named.SSH_AUTH_SOCK).toBe('/tmp/agent.sock');
+    expect(named.OPENAI_API_KEY).toBeUndefined();
+    // Rudder's own variables never pass from the environment; agent.env may still set anything.
+    expect(named.RUDDER_TOKEN).toBeUndefined();
+    expect(buildAgentEnv({ inherited: secrets, extra: { RUDDER_X: '1' } }).RUDDER_X).toBe('1');
+  });
+
   it('passes what config allows, and sets configured variables last', () => {
     const env = buildAgentEnv({ inherited, passVars: ['ANTHROPIC_MODEL'], extra: { ANTHROPIC_BASE_URL: 'http://proxy:8080', HOME: '/h2', DISABLE_AUTOUPDATER: '0' } });
     expect(env.ANTHROPIC_MODEL).toBe('x');
