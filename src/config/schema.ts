@@ -91,12 +91,20 @@ export const webSchema = z
   })
   .strict();
 
+export const storeSchema = z
+  .object({
+    /** normal: a commit survives a crash of Rudder; full: also a power cut (one fsync per commit). */
+    synchronous: z.enum(['normal', 'full']).default('normal'),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     agent: agentSchema.prefault({}),
     steering: steeringSchema.prefault({}),
     fallback: fallbackSchema.optional(),
     web: webSchema.prefault({}),
+    store: storeSchema.prefault({}),
     channels: channelsSchema.prefault({}),
     stt: sttSchema.optional(),
     log: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).strict().prefault({}),
@@ -109,4 +117,5 @@ export type Config = z.infer<typeof configSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 export type TmuxConfig = z.infer<typeof tmuxSchema>;
 export type SteeringConfig = z.infer<typeof steeringSchema>;
+export type StoreConfig = z.infer<typeof storeSchema>;
 export type FallbackConfig = z.infer<typeof fallbackSchema>;

@@ -52,7 +52,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   const log = opts.logger;
   const env = opts.env ?? process.env;
   const cfg = opts.config.current();
-  const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
+  const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, synchronous: cfg.store.synchronous, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
   const accessStore = new AccessStore(store.db);
   accessStore.init();
   // The mark prefix names this data dir, so a restart finds exactly this gateway's leftovers.
