@@ -50,6 +50,8 @@ export const agentSchema = z
     env: z.record(envName, z.string()).default({}),
     /** Inherited CLAUDE_* / ANTHROPIC_* variables allowed through to the agent. */
     passEnv: z.array(envName).default(['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN']),
+    /** `--autocompact`: 'auto' (the model's context window) or a size in tokens (the CLI takes 100000 at least). */
+    autocompact: z.union([z.literal('auto'), z.number().int().min(100_000, 'must be "auto" or at least 100000 tokens')]).default('auto'),
     turnTimeoutSeconds: z.number().positive().default(1800),
     interruptGraceSeconds: z.number().positive().max(120).default(5),
     tmux: tmuxSchema.prefault({}),

@@ -84,6 +84,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       allowedTools: agent.allowedTools,
       disallowedTools: agent.disallowedTools,
       appendSystemPrompt: agent.appendSystemPrompt,
+      autocompact: agent.autocompact,
       turnTimeoutMs: agent.turnTimeoutSeconds * 1000,
       interruptGraceMs: agent.interruptGraceSeconds * 1000,
       onSessionId: (id) => store.setSessionId(conversationId, id),
