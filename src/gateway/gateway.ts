@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { resolveClaudeBinary } from '../agents/claude/binary.js';
 import { buildAgentEnv } from '../agents/claude/env.js';
+import { ClaudeHealth, type ClaudeCheck } from '../agents/claude/health.js';
 import type { ClaudeLaunch } from '../agents/claude/launch.js';
 import { ClaudeOneShotSession } from '../agents/claude/oneshot-session.js';
 import { ClaudeStreamSession } from '../agents/claude/stream-session.js';
@@ -43,6 +44,8 @@ export interface GatewayOptions {
 export interface RunningGateway {
   core: GatewayCore;
   web: WebChannel | undefined;
+  /** The claude binary checked at start: a missing or broken one is reported, not fatal. */
+  claude: Promise<ClaudeCheck>;
   stop(reason: string): Promise<void>;
 }
 
@@ -132,6 +135,12 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       return localModel.model;
     },
   });
+  const claude = new ClaudeHealth(() => {
+    const agent = opts.config.current().agent;
+    return { configured: agent.claudeBin, env, agentEnv: buildAgentEnv({ inherited: env, passVars: agent.passEnv, extra: agent.env }) };
+  });
+  core.claudeHealth = claude;
+  const claudeChecked = claude.refresh();
   core.delivery = new Delivery(store, bus, (id) => {
     const conv = store.conversation(id);
     return conv ? { channel: core.channels.get(conv.channel), key: conv.key } : undefined;
@@ -191,5 +200,5 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       log.info('stopped');
     })());
 
-  return { core, web, stop };
+  return { core, web, claude: claudeChecked, stop };
 }
