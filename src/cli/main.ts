@@ -15,7 +15,7 @@ import * as send from './send.js';
 import * as start from './start.js';
 import * as status from './status.js';
 
-export function program(): Command {
+function program(): Command {
   const p = new Command('rudder')
     .description('A gateway between chat apps and the coding agents on this machine (Claude Code).')
     .version(VERSION, '-V, --version', 'print the version')
