@@ -1,21 +1,19 @@
 /**
  * `rudder doctor`: checks the claude binary (a real stream-json probe), an auth source, the data
- * dir, the SQLite store, the config, tmux when configured, the fallback endpoint and each channel's
- * token. Prints how to fix what fails; exits non-zero when a required check fails.
+ * dir, the SQLite store, the config, tmux and the TUI's first run when the claude-tmux backend is
+ * configured, the fallback endpoint and each channel's token. Prints how to fix what fails; exits
+ * 1 when a required check fails. It changes nothing: no data dir or store is created.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { resolveClaudeBinary } from '../agents/claude/binary.js';
+import type { Command } from 'commander';
 import { buildAgentEnv } from '../agents/claude/env.js';
-import { createChannels } from '../channels/registry.js';
+import { checkClaude } from '../agents/claude/health.js';
 import { dataDir, findConfigFile, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { LocalModel } from '../fallback/local-model.js';
-import { silentLogger } from '../ops/logger.js';
-import { Store } from '../store/store.js';
 
 const exec = promisify(execFile);
 
@@ -27,52 +25,81 @@ export interface Check {
   fix?: string;
 }
 
+export function register(program: Command): void {
+  program
+    .command('doctor')
+    .description('check the machine and the config, and say how to fix what fails')
+    .addHelpText(
+      'after',
+      `
+Checks the claude binary (its version, and a real stream-json probe), an auth source, the data
+dir and the store, the config, tmux and the TUI's first run when agent.backend is claude-tmux,
+the fallback model and each channel's token. Creates nothing. Exits 1 when a required check fails.`,
+    )
+    .action(async () => {
+      process.exitCode = await run();
+    });
+}
+
 async function claudeChecks(config: Config | undefined, checks: Check[]): Promise<void> {
-  let bin: string;
-  try {
-    const r = resolveClaudeBinary(config?.agent.claudeBin);
-    bin = r.path;
-    checks.push({ name: 'claude binary', ok: true, required: true, detail: `${r.path} (from ${r.source})` });
-  } catch (err) {
-    checks.push({ name: 'claude binary', ok: false, required: true, detail: (err as Error).message, fix: 'npm install (it brings the pinned @anthropic-ai/claude-code), or set agent.claudeBin / RUDDER_CLAUDE_BIN.' });
-    return;
-  }
   const env = buildAgentEnv({ passVars: config?.agent.passEnv, extra: config?.agent.env });
-  try {
-    const { stdout } = await exec(bin, ['--version'], { env, timeout: 20_000 });
-    checks.push({ name: 'claude version', ok: true, required: true, detail: stdout.trim() });
-  } catch (err) {
-    checks.push({ name: 'claude version', ok: false, required: true, detail: (err as Error).message.split('\n')[0]!, fix: 'Reinstall Claude Code (npm ci) or point agent.claudeBin at a working binary.' });
+  const c = await checkClaude({ configured: config?.agent.claudeBin, env: process.env, agentEnv: env }, 20_000);
+  if (!c.source) {
+    checks.push({ name: 'claude binary', ok: false, required: true, detail: c.problem!, fix: c.fix! });
     return;
   }
+  checks.push({ name: 'claude binary', ok: true, required: true, detail: `${c.path} (from ${c.source})` });
+  if (!c.ok) {
+    checks.push({ name: 'claude version', ok: false, required: true, detail: c.problem!, fix: c.fix! });
+    return;
+  }
+  checks.push({ name: 'claude version', ok: true, required: true, detail: c.version! });
+  // A real probe: the CLI must accept the persistent stream-json mode and exit cleanly on empty input.
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-doctor-'));
   try {
-    // A real probe: the CLI must accept the persistent stream-json mode and exit cleanly on empty input.
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-doctor-'));
-    const probe = exec(bin, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], { env: { ...env, HOME: home }, timeout: 30_000 });
+    const probe = exec(c.path!, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], { env: { ...env, HOME: home }, timeout: 30_000 });
     probe.child.stdin?.end(); // no input: a CLI that accepts the mode exits 0 at once
     await probe;
-    fs.rmSync(home, { recursive: true, force: true });
     checks.push({ name: 'claude stream-json', ok: true, required: true, detail: 'accepts --input-format stream-json' });
   } catch (err) {
     checks.push({ name: 'claude stream-json', ok: false, required: true, detail: (err as { stderr?: string }).stderr?.trim().split('\n')[0] || (err as Error).message.split('\n')[0]!, fix: 'Use Claude Code 2.1.x or newer (the pinned version is 2.1.332).' });
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
   }
-  const home = env.HOME ?? os.homedir();
+  const agentHome = env.HOME ?? os.homedir();
   const sources = [
     env.ANTHROPIC_API_KEY ? 'ANTHROPIC_API_KEY' : '',
     env.CLAUDE_CODE_OAUTH_TOKEN ? 'CLAUDE_CODE_OAUTH_TOKEN' : '',
-    fs.existsSync(path.join(home, '.claude', '.credentials.json')) ? 'a CLI login (~/.claude/.credentials.json)' : '',
-    /"oauthAccount"/.test(readOr(path.join(home, '.claude.json'))) ? 'a CLI login (~/.claude.json)' : '',
+    fs.existsSync(path.join(agentHome, '.claude', '.credentials.json')) ? 'a CLI login (~/.claude/.credentials.json)' : '',
+    /"oauthAccount"/.test(readOr(path.join(agentHome, '.claude.json'))) ? 'a CLI login (~/.claude.json)' : '',
   ].filter(Boolean);
   checks.push({
     name: 'auth',
     ok: sources.length > 0,
     required: true,
     detail: sources.length ? sources.join(', ') : 'no API key, OAuth token or CLI login found',
-    fix: 'Run `claude` once and log in, or set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`) in the environment Rudder runs in.',
+    fix: 'Run `claude` once and log in, or set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`) in the environment Rudder runs in, or in agent.env.',
   });
   if (config?.agent.permissionMode === 'bypassPermissions' && process.getuid?.() === 0 && env.IS_SANDBOX !== '1') {
     checks.push({ name: 'bypass as root', ok: false, required: true, detail: 'the CLI refuses bypass mode as root', fix: 'Set agent.env.IS_SANDBOX to "1" (only in a sandbox), or use another permission mode.' });
   }
+}
+
+/** The TUI exits at start (offline: status 1) until its first-run screens were done once in this HOME. */
+function tuiFirstRun(home: string): Check {
+  const file = path.join(home, '.claude.json');
+  const fix = `Run \`claude\` once in a terminal as the user Rudder runs as (HOME=${home}) and finish its first-run screens; the claude-tmux backend cannot answer them.`;
+  const text = readOr(file);
+  if (!text) return { name: 'claude first run', ok: false, required: true, detail: `${file} is missing: the TUI has never run in this HOME`, fix };
+  let onboarded = false;
+  try {
+    onboarded = (JSON.parse(text) as { hasCompletedOnboarding?: unknown }).hasCompletedOnboarding === true;
+  } catch {
+    return { name: 'claude first run', ok: false, required: true, detail: `${file} is not valid JSON`, fix: `Move ${file} aside, then: ${fix}` };
+  }
+  return onboarded
+    ? { name: 'claude first run', ok: true, required: true, detail: `${file} has hasCompletedOnboarding` }
+    : { name: 'claude first run', ok: false, required: true, detail: `${file} lacks hasCompletedOnboarding: true (the first-run screens were not finished)`, fix };
 }
 
 function readOr(file: string): string {
@@ -80,6 +107,54 @@ function readOr(file: string): string {
     return fs.readFileSync(file, 'utf8');
   } catch {
     return '';
+  }
+}
+
+/** The nearest directory on the way up that exists. */
+function existingAncestor(dir: string): string {
+  let d = dir;
+  while (!fs.existsSync(d) && path.dirname(d) !== d) d = path.dirname(d);
+  return d;
+}
+
+async function storeChecks(checks: Check[]): Promise<void> {
+  const dir = dataDir();
+  const fixDir = 'Set RUDDER_HOME to a writable directory.';
+  if (!fs.existsSync(dir)) {
+    const parent = existingAncestor(dir);
+    try {
+      fs.accessSync(parent, fs.constants.W_OK);
+      checks.push({ name: 'data dir', ok: true, required: true, detail: `${dir} does not exist yet; rudder start creates it (${parent} is writable)` });
+      checks.push({ name: 'store', ok: true, required: true, detail: `no store yet; rudder start creates ${path.join(dir, 'rudder.db')}` });
+    } catch {
+      checks.push({ name: 'data dir', ok: false, required: true, detail: `${dir} does not exist and ${parent} is not writable`, fix: fixDir });
+    }
+    return;
+  }
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    checks.push({ name: 'data dir', ok: true, required: true, detail: `${dir} is writable` });
+  } catch (err) {
+    checks.push({ name: 'data dir', ok: false, required: true, detail: (err as Error).message, fix: fixDir });
+    return;
+  }
+  const file = path.join(dir, 'rudder.db');
+  if (!fs.existsSync(file)) {
+    checks.push({ name: 'store', ok: true, required: true, detail: `no store yet; rudder start creates ${file}` });
+    return;
+  }
+  const fix = 'Stop Rudder and move rudder.db (with rudder.db-wal and rudder.db-shm) aside; a new store is created at the next start. rudder backup copies a store that still opens.';
+  try {
+    const [{ default: Database }, { integrityCheck }] = await Promise.all([import('better-sqlite3'), import('../store/db.js')]);
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const integrity = integrityCheck(db);
+      checks.push({ name: 'store', ok: integrity === 'ok', required: true, detail: `SQLite integrity: ${integrity}`, fix });
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    checks.push({ name: 'store', ok: false, required: true, detail: `${file}: ${(err as Error).message}`, fix });
   }
 }
 
@@ -93,18 +168,7 @@ export async function doctor(): Promise<Check[]> {
   } catch (err) {
     checks.push({ name: 'config', ok: false, required: true, detail: (err as Error).message, fix: 'Fix the keys named above; the README documents each one.' });
   }
-  const dir = dataDir();
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.accessSync(dir, fs.constants.W_OK);
-    checks.push({ name: 'data dir', ok: true, required: true, detail: `${dir} is writable` });
-    const store = new Store(path.join(dir, 'rudder.db'));
-    const integrity = store.integrity();
-    store.close();
-    checks.push({ name: 'store', ok: integrity === 'ok', required: true, detail: `SQLite integrity: ${integrity}`, fix: 'Stop Rudder and move rudder.db aside; a new store is created at the next start.' });
-  } catch (err) {
-    checks.push({ name: 'data dir', ok: false, required: true, detail: (err as Error).message, fix: 'Set RUDDER_HOME to a writable directory.' });
-  }
+  await storeChecks(checks);
   await claudeChecks(config, checks);
   if (config?.agent.backend === 'claude-tmux') {
     try {
@@ -113,15 +177,18 @@ export async function doctor(): Promise<Check[]> {
     } catch {
       checks.push({ name: 'tmux', ok: false, required: true, detail: 'tmux is not installed', fix: 'apt-get install -y tmux (or use agent.backend "claude-stream").' });
     }
+    checks.push(tuiFirstRun(buildAgentEnv({ passVars: config.agent.passEnv, extra: config.agent.env }).HOME ?? os.homedir()));
   }
   if (config?.fallback) {
+    const { LocalModel } = await import('../fallback/local-model.js');
     const p = await new LocalModel(config.fallback).probe();
     checks.push({ name: 'fallback model', ok: p.ok, required: false, detail: p.detail, fix: `Start the local model server (e.g. ollama serve; ollama pull ${config.fallback.model}) or fix fallback.baseURL.` });
   } else {
     checks.push({ name: 'fallback model', ok: true, required: false, detail: 'not configured (rate-limited turns wait for the reset)' });
   }
   if (config) {
-    for (const ch of await createChannels(config.channels, { dataDir: dir, logger: silentLogger() }).catch(() => [])) {
+    const [{ createChannels }, { silentLogger }] = await Promise.all([import('../channels/registry.js'), import('../ops/logger.js')]);
+    for (const ch of await createChannels(config.channels, { dataDir: dataDir(), logger: silentLogger() }).catch(() => [])) {
       const p = ch.probe ? await ch.probe().catch((err: Error) => ({ ok: false, detail: err.message })) : { ok: true, detail: 'no probe' };
       checks.push({ name: `channel ${ch.name}`, ok: p.ok, required: false, detail: p.detail, fix: `Check the token in channels.${ch.name}.` });
     }
@@ -129,7 +196,7 @@ export async function doctor(): Promise<Check[]> {
   return checks;
 }
 
-export async function run(_argv: string[]): Promise<number> {
+export async function run(): Promise<number> {
   const checks = await doctor();
   for (const c of checks) {
     process.stdout.write(`${c.ok ? '✔' : c.required ? '✘' : '!'} ${c.name}: ${c.detail}\n`);

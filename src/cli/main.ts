@@ -1,50 +1,46 @@
 #!/usr/bin/env node
-/** The `rudder` command: start, send, status, doctor, pane-state, pairing. */
+/**
+ * The `rudder` command. Each command lives in its own file, declares its arguments, options and
+ * help text with commander, and loads what it needs only when it runs (so `--help` stays fast).
+ * Exit codes: 0 done, 1 failed, 2 bad usage or a bad config, 3 `send` timed out.
+ */
+import { Command, CommanderError } from 'commander';
 import { RudderError } from '../errors.js';
+import { VERSION } from '../ops/status.js';
+import * as backup from './backup.js';
+import * as doctor from './doctor.js';
+import * as pairing from './pairing.js';
+import * as paneState from './pane-state.js';
+import * as send from './send.js';
+import * as start from './start.js';
+import * as status from './status.js';
 
-const USAGE = `Usage: rudder <command> [options]
-
-Commands:
-  start                         run the gateway (reads rudder.config.json or $RUDDER_HOME/config.json)
-  send <conversation> "text"    send a message through the web API and print the reply stream
-  status [--json]               what the running gateway is doing
-  doctor                        check the machine and the config, and say how to fix what fails
-  pane-state [--file F] [--json] classify a Claude Code TUI capture (stdin by default)
-  pairing list [channel]        pending pairing requests
-  pairing approve <channel> <code>  admit the sender who was given that code
-  help                          this text
-`;
-
-const COMMANDS: Record<string, () => Promise<{ run(argv: string[]): Promise<number> }>> = {
-  start: () => import('./start.js'),
-  send: () => import('./send.js'),
-  status: () => import('./status.js'),
-  doctor: () => import('./doctor.js'),
-  'pane-state': () => import('./pane-state.js'),
-  pairing: () => import('./pairing.js'),
-};
-
-async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (!name || name === 'help' || name === '--help' || name === '-h') {
-    process.stdout.write(USAGE);
-    return name ? 0 : 1;
-  }
-  const load = COMMANDS[name];
-  if (!load) {
-    process.stderr.write(`rudder: unknown command "${name}".\n\n${USAGE}`);
-    return 1;
-  }
-  return (await load()).run(rest);
+function program(): Command {
+  const p = new Command('rudder')
+    .description('A gateway between chat apps and the coding agents on this machine (Claude Code).')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand('help [command]', 'show help for a command')
+    .exitOverride()
+    .showHelpAfterError('(rudder --help lists the commands; rudder <command> --help shows one)')
+    .addHelpText('after', '\nThe gateway reads rudder.config.json in the working directory, else $RUDDER_HOME/config.json (README: Configuration).');
+  for (const cmd of [start, send, status, doctor, backup, paneState, pairing]) cmd.register(p);
+  return p;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    const e = err as RudderError;
+async function main(argv: string[]): Promise<number> {
+  try {
+    await program().parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    // commander has printed its message already; help and --version end with code 0.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    const e = err as Error;
     process.stderr.write(`rudder: ${e instanceof RudderError ? `[${e.code}] ` : ''}${e?.message ?? String(err)}\n`);
-    process.exitCode = e instanceof RudderError && e.code.startsWith('CONFIG_') ? 2 : 1;
-  },
-);
+    return e instanceof RudderError && e.code.startsWith('CONFIG_') ? 2 : 1;
+  }
+}
+
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -1,18 +1,29 @@
 /** `rudder pane-state [--file F] [--json]`: classifies a Claude Code TUI capture read from stdin or a file. */
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
-import { classifyPaneDetailed } from '../agents/tmux/pane-state.js';
+import type { Command } from 'commander';
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { file: { type: 'string', short: 'f' }, json: { type: 'boolean' } } });
+export function register(program: Command): void {
+  program
+    .command('pane-state')
+    .description('classify a Claude Code TUI capture (stdin by default): ready, busy, menu or not-ready')
+    .option('-f, --file <file>', 'read the capture from this file instead of stdin')
+    .option('--json', 'print {"state", "reasons"} as JSON')
+    .addHelpText('after', '\nExample:\n  tmux -L rudder capture-pane -p -t \'=rudder-web-…\' | rudder pane-state --json')
+    .action(async (opts: { file?: string; json?: boolean }) => {
+      process.exitCode = await paneState(opts);
+    });
+}
+
+export async function paneState(opts: { file?: string; json?: boolean }): Promise<number> {
   let text: string;
   try {
-    text = values.file ? fs.readFileSync(values.file, 'utf8') : fs.readFileSync(0, 'utf8');
+    text = opts.file ? fs.readFileSync(opts.file, 'utf8') : fs.readFileSync(0, 'utf8');
   } catch (err) {
-    process.stderr.write(`rudder pane-state: cannot read ${values.file ?? 'stdin'}: ${(err as Error).message}\n`);
+    process.stderr.write(`rudder pane-state: cannot read ${opts.file ?? 'stdin'}: ${(err as Error).message}\n`);
     return 2;
   }
+  const { classifyPaneDetailed } = await import('../agents/tmux/pane-state.js');
   const r = classifyPaneDetailed(text);
-  process.stdout.write(values.json ? `${JSON.stringify({ state: r.state, reasons: r.reasons })}\n` : `${r.state}\n`);
+  process.stdout.write(opts.json ? `${JSON.stringify({ state: r.state, reasons: r.reasons })}\n` : `${r.state}\n`);
   return 0;
 }

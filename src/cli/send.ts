@@ -1,13 +1,50 @@
-/** `rudder send <conversation> "text"`: sends through the web API and prints the reply stream. */
-import { parseArgs } from 'node:util';
+/**
+ * `rudder send <conversation> "text"`: sends through the web API and prints the reply stream.
+ * It ends at the first of: a reply or notice that answers the message (exit 0); an `error` event
+ * for it, a refusal, or a stop (exit 1); the end of the event stream (exit 1); the timeout (exit 3).
+ */
+import { InvalidArgumentError, type Command } from 'commander';
 import { call, endpoint, readEvents, type SseEvent } from './client.js';
 
-export async function run(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, timeout: { type: 'string', default: '600' } } });
-  const [conversation, ...words] = positionals;
-  const text = words.join(' ');
-  if (!conversation || !text) {
-    process.stderr.write('Usage: rudder send <conversation> "text" [--json] [--timeout seconds]\n');
+export interface SendOptions {
+  json?: boolean;
+  timeout: number;
+}
+
+export function register(program: Command): void {
+  program
+    .command('send')
+    .description('send a message to a conversation through the web API and print the reply stream')
+    .argument('<conversation>', 'the web conversation id: 1-64 letters, digits, ".", "_" or "-"')
+    .argument('<text...>', 'the message (several words are joined with spaces; put -- before text that starts with "-")')
+    .option('--json', 'print the raw events as JSON lines on stdout')
+    .option('--timeout <seconds>', 'how long to wait for the reply', seconds, 600)
+    .addHelpText(
+      'after',
+      `
+The acknowledgements go to stderr, the reply to stdout. Exit codes: 0 answered; 1 an error
+event for the message, a refusal or a stop (the message stays in the store; the web page
+shows what happens next); 2 bad usage; 3 no reply within --timeout (the reply stays owed).
+The gateway is found through RUDDER_URL and RUDDER_TOKEN, else the config's web address and
+the token in the data dir.
+
+Example:
+  rudder send work "run the tests and tell me what fails"`,
+    )
+    .action(async (conversation: string, words: string[], opts: SendOptions) => {
+      process.exitCode = await send(conversation, words.join(' '), opts);
+    });
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a number of seconds above 0');
+  return n;
+}
+
+export async function send(conversation: string, text: string, opts: SendOptions): Promise<number> {
+  if (!text.trim()) {
+    process.stderr.write('rudder send: the text is empty.\n');
     return 2;
   }
   const ep = endpoint();
@@ -15,54 +52,83 @@ export async function run(argv: string[]): Promise<number> {
   const abort = new AbortController();
   let messageId: string | undefined;
   let streamed = false;
-  let code = 3;
+  let code: number | undefined;
+  let failure: Error | undefined;
   const early: SseEvent[] = [];
-  let connected: () => void;
+  let connected!: () => void;
   const ready = new Promise<void>((r) => (connected = r));
+  const out = (line: string) => void process.stdout.write(line);
+  const err = (line: string) => void process.stderr.write(line);
+  const end = (c: number) => {
+    code ??= c;
+    abort.abort();
+  };
 
   const mine = (e: SseEvent) => {
     const ids = Array.isArray(e.data.messageIds) ? (e.data.messageIds as string[]) : [];
     return e.data.messageId === messageId || ids.includes(messageId!);
   };
   const handle = (e: SseEvent) => {
+    if (code !== undefined) return;
     if (!messageId) return void early.push(e);
-    if (values.json) {
-      if (mine(e) || e.event === 'text') process.stdout.write(`${JSON.stringify({ event: e.event, ...e.data })}\n`);
-    }
-    if (e.event === 'ack' && mine(e) && !values.json) process.stderr.write(`${e.data.emoji} ${e.data.kind}${e.data.note ? `: ${e.data.note}` : ''}\n`);
-    if (e.event === 'text' && e.data.messageId === messageId && !values.json) {
-      process.stdout.write(String(e.data.delta));
-      streamed = true;
-    }
-    if (e.event === 'permission' && !e.data.resolved && !values.json) process.stderr.write(`🔐 permission requested for ${e.data.toolName} (request ${e.data.requestId}); answer it on the web page\n`);
-    if (e.event === 'reply' && mine(e)) {
-      if (!values.json) process.stdout.write(streamed ? '\n' : `${e.data.text}\n`);
-      if (e.data.kind === 'reply' || e.data.kind === 'notice') {
-        code = 0;
-        abort.abort();
+    if (opts.json && (mine(e) || e.event === 'text')) out(`${JSON.stringify({ event: e.event, ...e.data })}\n`);
+    if (e.event === 'ack' && mine(e)) {
+      if (!opts.json) err(`${e.data.emoji} ${e.data.kind}${e.data.note ? `: ${e.data.note}` : ''}\n`);
+      if (e.data.kind === 'stopped') {
+        if (!opts.json) err('the message was stopped before it was answered.\n');
+        end(1);
       }
     }
+    if (e.event === 'text' && e.data.messageId === messageId && !opts.json) {
+      out(String(e.data.delta));
+      streamed = true;
+    }
+    if (e.event === 'permission' && mine(e) && !e.data.resolved && !opts.json) err(`🔐 permission requested for ${e.data.toolName} (request ${e.data.requestId}); answer it on the web page\n`);
+    if (e.event === 'reply' && mine(e) && (e.data.kind === 'reply' || e.data.kind === 'notice')) {
+      if (!opts.json) out(streamed ? '\n' : `${e.data.text}\n`);
+      end(0);
+    }
     if (e.event === 'error' && mine(e)) {
-      if (!values.json) process.stderr.write(`error ${e.data.code}: ${e.data.message}\n`);
+      if (!opts.json) err(`error ${e.data.code}: ${e.data.message}\nThe message stays in the store; the web page and rudder status show what happens next.\n`);
+      end(1);
     }
   };
-  const reading = readEvents(ep, `/api/conversations/${conv}/events`, (e) => {
-    if (e.event === 'status' && e.data.state === 'connected') connected();
-    handle(e);
-  }, abort.signal).catch((err: Error) => {
-    if (err.name !== 'AbortError') throw err;
-  });
-  const timer = setTimeout(() => abort.abort(), Number(values.timeout) * 1000);
-  await Promise.race([ready, reading]);
-  const r = await call<{ messageId: string; disposition: string; reason?: string }>(ep, 'POST', `/api/conversations/${conv}/messages`, { text });
-  messageId = r.messageId;
-  if (!values.json) process.stderr.write(`sent ${r.messageId}: ${r.disposition}${r.reason ? ` (${r.reason})` : ''}\n`);
-  else process.stdout.write(`${JSON.stringify({ event: 'accepted', ...r })}\n`);
-  if (r.disposition === 'refused' || r.disposition === 'duplicate') code = r.disposition === 'refused' ? 1 : 0;
-  for (const e of early.splice(0)) handle(e);
-  if (code === 3) await reading;
-  clearTimeout(timer);
-  abort.abort();
-  if (code === 3) process.stderr.write('timed out waiting for the reply; it stays owed and the web page will show it.\n');
-  return code;
+
+  const timer = setTimeout(() => {
+    if (code === undefined) err('timed out waiting for the reply; it stays owed and the web page will show it.\n');
+    end(3);
+  }, opts.timeout * 1000);
+  try {
+    const reading = readEvents(ep, `/api/conversations/${conv}/events`, (e) => {
+      if (e.event === 'status' && e.data.state === 'connected') connected();
+      handle(e);
+    }, abort.signal).then(
+      () => {
+        if (code === undefined) err('the gateway closed the event stream (did it stop?); the reply stays owed.\n');
+        end(1);
+      },
+      (e: Error) => {
+        if (e.name === 'AbortError') return;
+        failure = e;
+        end(1);
+      },
+    );
+    // The stream is open before the message is posted, so no event of it is missed.
+    await Promise.race([ready, reading]);
+    if (failure) throw failure;
+    if (code !== undefined) return code;
+    const r = await call<{ messageId: string; disposition: string; reason?: string }>(ep, 'POST', `/api/conversations/${conv}/messages`, { text });
+    messageId = r.messageId;
+    if (opts.json) out(`${JSON.stringify({ event: 'accepted', ...r })}\n`);
+    else err(`sent ${r.messageId}: ${r.disposition}${r.reason ? ` (${r.reason})` : ''}\n`);
+    if (r.disposition === 'refused') end(1);
+    if (r.disposition === 'duplicate') end(0);
+    for (const e of early.splice(0)) handle(e);
+    await reading;
+    if (failure) throw failure;
+    return code ?? 1;
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
 }

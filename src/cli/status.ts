@@ -1,19 +1,37 @@
 /** `rudder status [--json]`: GET /api/status, for humans or raw. */
-import { parseArgs } from 'node:util';
+import type { Command } from 'commander';
 import type { StatusReport } from '../ops/status.js';
 import { call, endpoint } from './client.js';
 
 const mb = (b: number | null) => (b === null ? '-' : `${Math.round(b / 1024 / 1024)} MB`);
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' } } });
+export function register(program: Command): void {
+  program
+    .command('status')
+    .description('what the running gateway is doing: the claude binary, sessions, queues, owed replies, channels, steering')
+    .option('--json', 'print the report as JSON (the body of GET /api/status)')
+    .addHelpText('after', '\nThe gateway is found through RUDDER_URL and RUDDER_TOKEN, else the config\'s web address and the token in the data dir.')
+    .action(async (opts: { json?: boolean }) => {
+      process.exitCode = await status(opts);
+    });
+}
+
+function claudeLine(s: StatusReport): string {
+  const c = s.agent?.claude;
+  if (!c) return `Claude: not checked yet (backend ${s.agent?.backend ?? '?'})`;
+  if (c.ok) return `Claude: ${c.version} at ${c.path} (from ${c.source}); backend ${s.agent.backend}`;
+  return `Claude: ✘ ${c.problem} (fix: ${c.fix})`;
+}
+
+export async function status(opts: { json?: boolean }): Promise<number> {
   const s = await call<StatusReport>(endpoint(), 'GET', '/api/status');
-  if (values.json) {
+  if (opts.json) {
     process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
     return 0;
   }
   const lines = [
     `Rudder ${s.version}, up ${s.uptimeSeconds}s, ${mb(s.gatewayRssBytes)}`,
+    claudeLine(s),
     `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; live sessions ${s.steering.liveSessions}/${s.steering.maxLive}`,
     `Channels: ${s.channels.map((c) => `${c.name} ${c.state}${c.detail ? ` (${c.detail})` : ''}`).join(', ') || 'none'}`,
     `Replies owed: ${s.owedReplies}`,

@@ -50,6 +50,8 @@ export const agentSchema = z
     env: z.record(envName, z.string()).default({}),
     /** Inherited variables the agent gets beyond the base set (agents/claude/env.ts); nothing else passes. */
     passEnv: z.array(envName).default(['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN']),
+    /** `--autocompact`: 'auto' (the model's context window) or a size in tokens (the CLI takes 100000 at least). */
+    autocompact: z.union([z.literal('auto'), z.number().int().min(100_000, 'must be "auto" or at least 100000 tokens')]).default('auto'),
     turnTimeoutSeconds: z.number().positive().default(1800),
     interruptGraceSeconds: z.number().positive().max(120).default(5),
     tmux: tmuxSchema.prefault({}),
@@ -110,6 +112,13 @@ export const webSchema = z
   })
   .strict();
 
+export const storeSchema = z
+  .object({
+    /** normal: a commit survives a crash of Rudder; full: also a power cut (one fsync per commit). */
+    synchronous: z.enum(['normal', 'full']).default('normal'),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     agent: agentSchema.prefault({}),
@@ -120,6 +129,7 @@ export const configSchema = z
     steering: steeringSchema.prefault({}),
     fallback: fallbackSchema.optional(),
     web: webSchema.prefault({}),
+    store: storeSchema.prefault({}),
     channels: channelsSchema.prefault({}),
     stt: sttSchema.optional(),
     log: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).strict().prefault({}),
@@ -133,4 +143,5 @@ export type AgentConfig = z.infer<typeof agentSchema>;
 export type ProjectConfig = z.infer<typeof projectSchema>;
 export type TmuxConfig = z.infer<typeof tmuxSchema>;
 export type SteeringConfig = z.infer<typeof steeringSchema>;
+export type StoreConfig = z.infer<typeof storeSchema>;
 export type FallbackConfig = z.infer<typeof fallbackSchema>;

@@ -2,6 +2,7 @@
  * The gateway's shared state and the services lanes and intake call: acknowledgements, the
  * outbox, hot settings, the steering switch, permission relay and the per-conversation lanes.
  */
+import type { ClaudeHealth } from '../agents/claude/health.js';
 import type { AgentPool } from '../agents/pool.js';
 import type { SessionRegistry } from '../agents/registry.js';
 import type { AgentSession, PermissionRequest } from '../agents/session.js';
@@ -70,6 +71,8 @@ export class GatewayCore implements InboundSink {
   readonly lanes = new Map<string, Lane>();
   readonly permissions = new Map<string, OpenPermission>();
   delivery!: Delivery;
+  /** Whether the claude binary runs (set by the gateway; shown in the status report). */
+  claudeHealth: ClaudeHealth | undefined;
   private shutting = false;
   private steeringWasOn: boolean | undefined;
   private readonly laneContext: LaneContext;

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { resolveClaudeBinary } from '../agents/claude/binary.js';
 import { buildAgentEnv } from '../agents/claude/env.js';
+import { ClaudeHealth, type ClaudeCheck } from '../agents/claude/health.js';
 import type { ClaudeLaunch } from '../agents/claude/launch.js';
 import { ClaudeOneShotSession } from '../agents/claude/oneshot-session.js';
 import { ClaudeStreamSession } from '../agents/claude/stream-session.js';
@@ -46,6 +47,8 @@ export interface GatewayOptions {
 export interface RunningGateway {
   core: GatewayCore;
   web: WebChannel | undefined;
+  /** The claude binary checked at start: a missing or broken one is reported, not fatal. */
+  claude: Promise<ClaudeCheck>;
   stop(reason: string): Promise<void>;
 }
 
@@ -57,7 +60,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   const cfg = opts.config.current();
   // A project inside this data dir is refused before anything starts.
   checkProjects(cfg, opts.dataDir);
-  const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
+  const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, synchronous: cfg.store.synchronous, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
   const accessStore = new AccessStore(store.db);
   accessStore.init();
   // The mark prefix names this data dir, so a restart finds exactly this gateway's leftovers.
@@ -92,6 +95,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       allowedTools: settings.allowedTools,
       disallowedTools: settings.disallowedTools,
       appendSystemPrompt: settings.appendSystemPrompt,
+      autocompact: agent.autocompact,
       turnTimeoutMs: agent.turnTimeoutSeconds * 1000,
       interruptGraceMs: agent.interruptGraceSeconds * 1000,
       // Kept per project: a late report from a process of the project it left must not land in the new one.
@@ -142,6 +146,12 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       return localModel.model;
     },
   });
+  const claude = new ClaudeHealth(() => {
+    const agent = opts.config.current().agent;
+    return { configured: agent.claudeBin, env, agentEnv: buildAgentEnv({ inherited: env, passVars: agent.passEnv, extra: agent.env }) };
+  });
+  core.claudeHealth = claude;
+  const claudeChecked = claude.refresh();
   core.delivery = new Delivery(store, bus, (id) => {
     const conv = store.conversation(id);
     return conv ? { channel: core.channels.get(conv.channel), key: conv.key } : undefined;
@@ -202,5 +212,5 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       log.info('stopped');
     })());
 
-  return { core, web, stop };
+  return { core, web, claude: claudeChecked, stop };
 }

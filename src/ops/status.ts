@@ -1,5 +1,6 @@
 /** The status report behind GET /api/status, `rudder status` and /status. */
 import { createRequire } from 'node:module';
+import type { ClaudeCheck } from '../agents/claude/health.js';
 import type { GatewayCore } from '../gateway/core.js';
 import { rssOf } from './proc.js';
 
@@ -12,6 +13,8 @@ export interface StatusReport {
   owedReplies: number;
   messages: Record<string, number>;
   channels: Array<{ name: string; state: string; detail?: string }>;
+  /** The configured backend and whether its claude binary runs (null until the first check ends). */
+  agent: { backend: string; claude: ClaudeCheck | null };
   gatewayRssBytes: number;
 }
 
@@ -47,6 +50,7 @@ export function statusReport(core: GatewayCore): StatusReport {
     owedReplies: core.store.owedCount(),
     messages: core.store.countsByState(),
     channels: [...core.channels.values()].map((c) => c.status()),
+    agent: { backend: cfg.agent.backend, claude: core.claudeHealth?.current() ?? null },
     gatewayRssBytes: process.memoryUsage.rss(),
   };
 }

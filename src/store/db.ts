@@ -7,13 +7,21 @@ import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
-export function openDatabase(file: string): Db {
+export interface OpenOptions {
+  /**
+   * In WAL mode, 'normal': a commit survives a crash or kill -9 of Rudder, but a power cut or an
+   * OS crash can lose the last commits (the WAL is synced only at checkpoints). 'full': the WAL
+   * is synced at every commit, so a commit survives a power cut too.
+   */
+  synchronous?: 'normal' | 'full';
+}
+
+export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   try {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
-    // NORMAL in WAL mode: a commit survives a crash or kill -9 of Rudder (not a power cut).
-    db.pragma('synchronous = NORMAL');
+    db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma('busy_timeout = 5000');
     db.pragma('foreign_keys = ON');
     migrate(db);

@@ -51,6 +51,8 @@ export interface StoreOptions {
   /** Checkpoint the WAL from a worker thread instead of inside commits (the gateway's store). */
   backgroundCheckpoints?: boolean;
   onError?: (message: string) => void;
+  /** store.synchronous: see openDatabase. */
+  synchronous?: 'normal' | 'full';
 }
 
 export class Store {
@@ -63,7 +65,7 @@ export class Store {
   private readonly checkpointer: Checkpointer | undefined;
 
   constructor(file: string, opts: StoreOptions = {}) {
-    this.db = openDatabase(file);
+    this.db = openDatabase(file, { synchronous: opts.synchronous });
     if (opts.backgroundCheckpoints && file !== ':memory:') {
       this.db.pragma('wal_autocheckpoint = 0');
       this.checkpointer = new Checkpointer(file, 500, opts.onError);

@@ -37,8 +37,8 @@ export interface MockRequest {
 }
 
 export type MockReply =
-  | { kind: 'text'; text: string; chunks?: number; totalMs?: number }
-  | { kind: 'tool'; name: string; input: Record<string, unknown>; text?: string }
+  | { kind: 'text'; text: string; chunks?: number; totalMs?: number; inputTokens?: number }
+  | { kind: 'tool'; name: string; input: Record<string, unknown>; text?: string; inputTokens?: number }
   | { kind: 'error'; status: number; style?: 'apikey' | 'subscription'; resetsAt?: number }
   | { kind: 'hang' };
 
@@ -122,7 +122,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function streamReply(res: http.ServerResponse, model: string, reply: MockReply & { kind: 'text' | 'tool' }): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': nextId('req') });
-  const usage = { input_tokens: 12, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  // inputTokens lets a test report a long context (the CLI's auto-compaction reads it).
+  const usage = { input_tokens: reply.inputTokens ?? 12, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   sse(res, 'message_start', {
     type: 'message_start',
     message: { id: nextId('msg'), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage },

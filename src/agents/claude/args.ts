@@ -12,7 +12,17 @@ export interface LaunchOptions {
   disallowedTools?: string[];
   /** Added after the external-content rules, which are always appended. */
   appendSystemPrompt?: string;
+  /**
+   * `--autocompact`: the context size at which the CLI summarises the history ('auto': the
+   * model's context window, which is also what 2.1.332 does without the flag).
+   */
+  autocompact?: 'auto' | number;
   extraArgs?: string[];
+}
+
+/** The `--autocompact` argument, when set. */
+export function autocompactArgs(opts: LaunchOptions): string[] {
+  return opts.autocompact === undefined ? [] : ['--autocompact', String(opts.autocompact)];
 }
 
 function commonArgs(opts: LaunchOptions, sessionId: string | undefined): string[] {
@@ -26,6 +36,7 @@ function commonArgs(opts: LaunchOptions, sessionId: string | undefined): string[
   else args.push('--permission-mode', opts.permissionMode);
   if (opts.allowedTools?.length) args.push('--allowed-tools', opts.allowedTools.join(','));
   if (opts.disallowedTools?.length) args.push('--disallowed-tools', opts.disallowedTools.join(','));
+  args.push(...autocompactArgs(opts));
   return [...args, ...(opts.extraArgs ?? [])];
 }
 

@@ -3,7 +3,7 @@
  * (its transcript is <uuid>.jsonl), `--resume <id>` continues one in the same file (an unknown id
  * exits with status 1), `--append-system-prompt` and `--permission-mode manual` work as in -p mode.
  */
-import type { LaunchOptions, PermissionMode } from '../claude/args.js';
+import { autocompactArgs, type LaunchOptions, type PermissionMode } from '../claude/args.js';
 import { WRAPPER_SYSTEM_PROMPT } from '../../security/wrap.js';
 
 /** 'relay' means the TUI asks at every tool that needs approval and Rudder relays the prompt: its manual mode. */
@@ -32,5 +32,6 @@ export function tuiArgs(opts: LaunchOptions, session: TuiSession): string[] {
   if (opts.allowedTools?.length) args.push('--allowed-tools', opts.allowedTools.join(','));
   if (opts.disallowedTools?.length) args.push('--disallowed-tools', opts.disallowedTools.join(','));
   for (const dir of session.addDirs ?? []) args.push('--add-dir', dir);
+  args.push(...autocompactArgs(opts));
   return [...args, ...(opts.extraArgs ?? [])];
 }
