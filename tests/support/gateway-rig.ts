@@ -85,7 +85,8 @@ function makeHarness(ep: Endpoint, home: string, cwd: string, configFile: string
     cwd,
     configFile,
     post: (conv, text, clientMessageId) => call(ep, 'POST', `/api/conversations/${encodeURIComponent(conv)}/messages`, clientMessageId ? { text, clientMessageId } : { text }),
-    api: (method, p, body) => fetch(ep.base + p, { method, headers: { authorization: `Bearer ${ep.token}` }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    api: (method, p, body) =>
+      fetch(ep.base + p, { method, headers: { authorization: `Bearer ${ep.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) }),
     watch: (conv, last) => {
       const w = new EventWatch(ep, conv, last);
       watches.push(w);

@@ -6,7 +6,8 @@
  *   POST /api/conversations/:id/permissions/:rid   {allow: boolean}
  *   GET  /api/conversations, POST /api/conversations, GET /api/conversations/:id/messages
  *   GET  /api/channels (states; a pending WhatsApp pairing QR as SVG), GET /api/status, GET /healthz
- * Every /api route needs the bearer token (header, or ?token= for EventSource).
+ * Every /api route needs the bearer token in the Authorization header; the event stream alone
+ * also takes ?token= (EventSource cannot send headers). request.ts checks it before this runs.
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
@@ -16,6 +17,7 @@ import { statusReport } from '../../ops/status.js';
 import { hasQrPairing } from '../registry.js';
 import { HttpError, readJsonObject, sendJson } from './http.js';
 import { qrSvg } from './qr-svg.js';
+import type { Target } from './request.js';
 import { streamEvents } from './sse.js';
 
 export const WEB = 'web';
@@ -23,13 +25,7 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** JSON escaping can grow text up to 6x; the text limit itself is checked after parsing. */
 const MAX_BODY = MAX_TEXT_BYTES * 6 + 4096;
 
-function conversationKey(raw: string): string {
-  let id: string;
-  try {
-    id = decodeURIComponent(raw);
-  } catch {
-    throw new HttpError(400, 'BAD_REQUEST', 'The conversation id is not valid URL encoding.');
-  }
+function conversationKey(id: string): string {
   if (!ID.test(id)) throw new HttpError(400, 'BAD_REQUEST', 'A conversation id is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.');
   return id;
 }
@@ -39,8 +35,8 @@ function only(body: Record<string, unknown>, allowed: string[]): void {
   if (extra.length) throw new HttpError(400, 'BAD_REQUEST', `Unknown field(s): ${extra.join(', ')}. Allowed: ${allowed.join(', ')}.`);
 }
 
-export async function handleApi(core: GatewayCore, req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
-  const parts = url.pathname.split('/').filter(Boolean); // ['api', ...]
+export async function handleApi(core: GatewayCore, req: http.IncomingMessage, res: http.ServerResponse, target: Target): Promise<void> {
+  const parts = target.segments; // ['api', ...], decoded
   const method = req.method ?? 'GET';
 
   if (parts[1] === 'status' && parts.length === 2) {
@@ -55,7 +51,7 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     });
     return sendJson(res, 200, { channels });
   }
-  if (parts[1] !== 'conversations') throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${url.pathname}.`);
+  if (parts[1] !== 'conversations') throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${target.path}.`);
 
   if (parts.length === 2) {
     if (method === 'GET') {
@@ -101,7 +97,7 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     return sendJson(res, 200, { messages, replies, lastEventId: core.store.lastEventSeq(conversationId) });
   }
   if (sub === 'events' && parts.length === 4 && method === 'GET') {
-    const last = req.headers['last-event-id'] ?? url.searchParams.get('lastEventId') ?? undefined;
+    const last = req.headers['last-event-id'] ?? target.query.get('lastEventId') ?? undefined;
     const since = last !== undefined && /^\d{1,15}$/.test(String(last)) ? Number(last) : undefined;
     core.store.ensureConversation(conversationId, WEB, key);
     return streamEvents(core, conversationId, req, res, since);
@@ -110,10 +106,10 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     const body = await readJsonObject(req, 4096);
     only(body, ['allow', 'optionId']);
     if (typeof body.allow !== 'boolean') throw new HttpError(400, 'BAD_REQUEST', 'The field "allow" is required and must be true or false.');
-    const requestId = decodeURIComponent(parts[4]!);
+    const requestId = parts[4]!;
     const optionId = typeof body.optionId === 'string' ? body.optionId : undefined;
     if (!core.answerPermission(conversationId, requestId, body.allow, optionId)) throw new HttpError(404, 'NOT_FOUND', 'No permission request with that id is waiting in this conversation.');
     return sendJson(res, 200, { ok: true });
   }
-  throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${url.pathname}.`);
+  throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${target.path}.`);
 }
