@@ -1,70 +1,10 @@
-/** `rudder start`: load and validate the config (exit 2 on a bad one, starting nothing), then run until a signal. */
-import fs from 'node:fs';
-import { LiveConfig, dataDir as resolveDataDir, findConfigFile, loadConfig } from '../config/load.js';
-import { isRudderError } from '../errors.js';
-import { startGateway } from '../gateway/gateway.js';
-import { createLogger } from '../ops/logger.js';
+/** `rudder start`: run the gateway until a signal (gateway/run.ts: data dir, config, lock, logger, startup line). */
+import { runGateway } from '../gateway/run.js';
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.length) {
     process.stderr.write(`rudder start takes no arguments (got ${argv.join(' ')}); settings live in rudder.config.json.\n`);
     return 2;
   }
-  const file = findConfigFile();
-  let loaded;
-  try {
-    loaded = loadConfig(file);
-  } catch (err) {
-    if (!isRudderError(err)) throw err;
-    process.stderr.write(`rudder: ${err.message}\nFix the config and start again. Every key is described in the README.\n`);
-    return 2;
-  }
-  const dir = resolveDataDir();
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.accessSync(dir, fs.constants.W_OK);
-  } catch (err) {
-    process.stderr.write(`rudder: the data dir ${dir} is not writable (${(err as Error).message}). Set RUDDER_HOME to a writable directory.\n`);
-    return 2;
-  }
-  const log = createLogger({ dataDir: dir, level: loaded.config.log.level });
-  const live = new LiveConfig(loaded.file, loaded.config, (_next, error) => {
-    if (error) log.error({ err: error.message }, 'config change ignored: the file is not valid; keeping the last good config');
-    else log.info({ file: loaded.file }, 'config reloaded');
-  });
-  let gw;
-  try {
-    gw = await startGateway({ dataDir: dir, config: live, logger: log });
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const where = `${loaded.config.web.host}:${loaded.config.web.port}`;
-    if (e.code === 'EADDRINUSE') process.stderr.write(`rudder: ${where} is already in use (is Rudder already running? rudder status tells). Set web.port to another port.\n`);
-    else process.stderr.write(`rudder: could not start: ${e.message}\n`);
-    log.error({ err }, 'start failed');
-    return 1;
-  }
-  const url = gw.web?.url();
-  log.info({ dataDir: dir, config: loaded.file ?? '(defaults)', url }, 'rudder started');
-  process.stdout.write(url ? `Rudder is running. Open ${url}\n` : 'Rudder is running (the web channel is off).\n');
-
-  let exiting = false;
-  const shutdown = (signal: string) => {
-    if (exiting) return;
-    exiting = true;
-    gw.stop(signal).then(
-      () => process.exit(0),
-      (err) => {
-        log.error({ err }, 'error while stopping');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('uncaughtException', (err) => {
-    log.fatal({ err }, 'uncaught exception: stopping');
-    shutdown('uncaughtException');
-  });
-  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
-  return new Promise<number>(() => undefined);
+  return runGateway();
 }

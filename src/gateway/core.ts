@@ -17,6 +17,7 @@ import type { MessageRow } from '../store/types.js';
 import type { EventBus } from './bus.js';
 import type { CommandContext } from './commands.js';
 import { composeAgentText, sourceOf } from './compose.js';
+import type { ChannelStartState } from './channel-start.js';
 import type { Delivery } from './delivery.js';
 import { acceptInbound } from './intake.js';
 import { Lane } from './lane.js';
@@ -60,6 +61,8 @@ export class GatewayCore implements InboundSink {
   readonly lanes = new Map<string, Lane>();
   readonly permissions = new Map<string, OpenPermission>();
   delivery!: Delivery;
+  /** How the chat channels' starts went (for the status report); set by the gateway. */
+  channelStarts?: { state(name: string): ChannelStartState | undefined };
   private shutting = false;
   private steeringWasOn: boolean | undefined;
   private readonly laneContext: LaneContext;

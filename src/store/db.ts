@@ -9,8 +9,10 @@ export type Db = Database.Database;
 
 export function openDatabase(file: string): Db {
   try {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const db = new Database(file);
+    // 0600 before the WAL exists: SQLite gives the -wal and -shm files the database file's mode.
+    if (file !== ':memory:') fs.chmodSync(file, 0o600);
     db.pragma('journal_mode = WAL');
     // NORMAL in WAL mode: a commit survives a crash or kill -9 of Rudder (not a power cut).
     db.pragma('synchronous = NORMAL');
