@@ -77,7 +77,7 @@ function alreadyRunning(file: string, pid: number): RudderError {
 export function acquireLock(dataDir: string): DataDirLock {
   const file = path.join(dataDir, LOCK_FILE);
   const mine = JSON.stringify({ pid: process.pid, startTime: startTimeOf(process.pid) } satisfies LockContent);
-  for (let attempt = 0; attempt < 5; attempt++) {
+  for (let attempt = 0; attempt < 100; attempt++) {
     try {
       const fd = fs.openSync(file, 'wx', 0o600);
       try {
@@ -104,27 +104,26 @@ export function acquireLock(dataDir: string): DataDirLock {
 }
 
 /**
- * Moves a stale lock aside and deletes it, only if it is still the stale one: two starters that
- * both saw it stale cannot both end up holding the lock (the loser finds a live holder next).
+ * Deletes a stale lock, only if it is still the stale one. Takeovers are serialised by a second
+ * O_EXCL file, so two starters that both saw the lock stale cannot delete a fresh lock one of
+ * them has just taken; creating the lock itself needs no mutex (O_EXCL decides).
  */
 function takeOver(file: string, staleText: string): void {
-  const aside = `${file}.stale-${process.pid}`;
+  const mutex = `${file}.takeover`;
   try {
-    fs.renameSync(file, aside);
+    fs.closeSync(fs.openSync(mutex, 'wx', 0o600));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Held for microseconds; one older than this was left by a starter that died holding it.
+    if (Date.now() - statMtime(mutex) > 5000) fs.rmSync(mutex, { force: true });
+    else sleepSync(20);
+    return;
   }
-  const moved = read(aside);
-  if (moved && moved.text !== staleText) {
-    // Someone took the lock between our read and the rename: give it back.
-    try {
-      fs.linkSync(aside, file);
-    } catch {
-      // A third starter holds it now; it found no live holder, so this one's lock is its own.
-    }
+  try {
+    if (read(file)?.text === staleText) fs.rmSync(file, { force: true });
+  } finally {
+    fs.rmSync(mutex, { force: true });
   }
-  fs.rmSync(aside, { force: true });
 }
 
 function holding(file: string): DataDirLock {
