@@ -68,6 +68,7 @@ function requireJson(req: http.IncomingMessage): void {
 export async function handleRequest(ctx: WebRequestContext, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const method = req.method ?? 'GET';
   setSecurityHeaders(res);
+  res.once('close', () => ctx.logger.debug({ method, url: redactUrl(req.url ?? ''), status: res.statusCode }, 'web request'));
   try {
     const target = parseTarget(req.url);
     if (!ctx.hosts.allowsHost(req.headers.host)) {
