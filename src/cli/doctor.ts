@@ -15,7 +15,10 @@ import { dataDir, findConfigFile, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { LocalModel } from '../fallback/local-model.js';
 import { silentLogger } from '../ops/logger.js';
+import { prepareDataDir } from '../ops/data-dir.js';
+import type { StatusReport } from '../ops/status.js';
 import { Store } from '../store/store.js';
+import { call, endpoint } from './client.js';
 
 const exec = promisify(execFile);
 
@@ -75,6 +78,17 @@ async function claudeChecks(config: Config | undefined, checks: Check[]): Promis
   }
 }
 
+/** Channels the gateway running on this data dir has not started (none when no gateway runs). */
+async function runningChannelChecks(): Promise<Check[]> {
+  let s: StatusReport;
+  try {
+    s = await call<StatusReport>(endpoint(), 'GET', '/api/status');
+  } catch {
+    return [];
+  }
+  return s.channels.filter((c) => !c.started).map((c) => ({ name: `running channel ${c.name}`, ok: false, required: false, detail: `not started: ${c.error ?? c.state}`, fix: `See rudder.log; the gateway keeps trying (check channels.${c.name} and that its platform can be reached).` }));
+}
+
 function readOr(file: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
@@ -95,16 +109,16 @@ export async function doctor(): Promise<Check[]> {
   }
   const dir = dataDir();
   try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.accessSync(dir, fs.constants.W_OK);
-    checks.push({ name: 'data dir', ok: true, required: true, detail: `${dir} is writable` });
+    prepareDataDir(dir);
+    checks.push({ name: 'data dir', ok: true, required: true, detail: `${dir} is yours and private (0700)` });
     const store = new Store(path.join(dir, 'rudder.db'));
     const integrity = store.integrity();
     store.close();
     checks.push({ name: 'store', ok: integrity === 'ok', required: true, detail: `SQLite integrity: ${integrity}`, fix: 'Stop Rudder and move rudder.db aside; a new store is created at the next start.' });
   } catch (err) {
-    checks.push({ name: 'data dir', ok: false, required: true, detail: (err as Error).message, fix: 'Set RUDDER_HOME to a writable directory.' });
+    checks.push({ name: 'data dir', ok: false, required: true, detail: (err as Error).message, fix: 'Set RUDDER_HOME to a private directory of your own.' });
   }
+  checks.push(...(await runningChannelChecks()));
   await claudeChecks(config, checks);
   if (config?.agent.backend === 'claude-tmux') {
     try {
