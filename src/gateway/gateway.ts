@@ -19,6 +19,7 @@ import { createChannels } from '../channels/registry.js';
 import { WebChannel } from '../channels/web/channel.js';
 import { loadOrCreateToken } from '../channels/web/token.js';
 import type { LiveConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { LocalModel } from '../fallback/local-model.js';
 import type { Logger } from '../ops/logger.js';
 import { AccessControl } from '../security/access.js';
@@ -55,6 +56,13 @@ export interface RunningGateway {
 
 const EVENT_RETENTION_MS = 7 * 24 * 3600_000;
 
+/** Tokens and keys from the config never reach the log, whatever a library puts in an error. */
+function registerConfigSecrets(cfg: Config): void {
+  const ch = cfg.channels;
+  for (const v of [ch.telegram?.token, ch.telegram?.webhook?.secretToken, ch.discord?.token, ch.slack?.botToken, ch.slack?.appToken, cfg.fallback?.apiKey]) registerSecret(v?.trim());
+  for (const [k, v] of Object.entries(cfg.agent.env)) if (/KEY|TOKEN|SECRET|PASSWORD/i.test(k)) registerSecret(v);
+}
+
 export async function startGateway(opts: GatewayOptions): Promise<RunningGateway> {
   // One gateway per data dir, before anything in it is touched: a second start must not sweep
   // the first one's agents as orphans.
@@ -71,6 +79,7 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   const log = opts.logger;
   const env = opts.env ?? process.env;
   const cfg = opts.config.current();
+  registerConfigSecrets(cfg);
   const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
   const accessStore = new AccessStore(store.db);
   accessStore.init();
