@@ -335,7 +335,7 @@ describe('telegram channel on grammY against a fake Bot API', () => {
     const post = (headers: Record<string, string>, body: unknown) =>
       fetch(`http://127.0.0.1:${port}/tg`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     // Forged updates that claim to come from the owner.
-    for (const headers of [{}, { 'x-telegram-bot-api-secret-token': '' }, { 'x-telegram-bot-api-secret-token': 'guess' }, { 'x-telegram-bot-api-secret-token': `${secret}x` }]) {
+    for (const headers of [{} as Record<string, string>, { 'x-telegram-bot-api-secret-token': '' }, { 'x-telegram-bot-api-secret-token': 'guess' }, { 'x-telegram-bot-api-secret-token': `${secret}x` }]) {
       expect((await post(headers, { update_id: 7, ...privateText(OWNER, 40, 'forged') })).status).toBe(401);
     }
     expect((await post({ 'x-telegram-bot-api-secret-token': secret }, { update_id: 8, ...privateText(OWNER, 41, 'genuine') })).status).toBe(200);
