@@ -40,7 +40,9 @@ function machineNames(): string[] {
 const REFRESH_MS = 10_000;
 
 export class HostRules {
+  /** The bound address's names with its port: served over plain HTTP only. */
   private exact = new Set<string>();
+  /** From web.allowedHosts: behind a proxy, over http or https. */
   private readonly anyPort = new Set<string>();
   private readonly exactAllowed = new Set<string>();
   private refreshedAt = 0;
@@ -63,12 +65,12 @@ export class HostRules {
     const names = [host];
     if (isLoopbackHost(host) || isAnyAddress(host)) names.push('127.0.0.1', 'localhost', '::1');
     if (isAnyAddress(host)) names.push(...machineNames());
-    this.exact = new Set([...names.map((n) => `${bracket(n)}:${port}`), ...this.exactAllowed]);
+    this.exact = new Set(names.map((n) => `${bracket(n)}:${port}`));
     this.refreshedAt = Date.now();
   }
 
-  private allows(name: string, ports: number[]): boolean {
-    const hit = () => this.anyPort.has(name) || ports.some((p) => this.exact.has(`${name}:${p}`));
+  private allows(name: string, ports: number[], bound = true): boolean {
+    const hit = () => this.anyPort.has(name) || ports.some((p) => this.exactAllowed.has(`${name}:${p}`) || (bound && this.exact.has(`${name}:${p}`)));
     if (hit()) return true;
     // An address added since the last look (a new interface on a 0.0.0.0 bind).
     if (isAnyAddress(this.bound.host) && Date.now() - this.refreshedAt > REFRESH_MS) {
@@ -85,7 +87,7 @@ export class HostRules {
     return this.allows(hp.name, hp.port === undefined ? [80, 443] : [hp.port]);
   }
 
-  /** An Origin header: http(s) only, on an allowed name and port ("null" never is). */
+  /** An Origin header: the page itself (http on the bound address), or an allowed host over http(s); "null" never is. */
   allowsOrigin(origin: string): boolean {
     let u: URL;
     try {
@@ -95,6 +97,6 @@ export class HostRules {
     }
     if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== origin.toLowerCase().replace(/\/$/, '')) return false;
     const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
-    return this.allows(u.hostname.toLowerCase(), [port]);
+    return this.allows(u.hostname.toLowerCase(), [port], u.protocol === 'http:');
   }
 }
