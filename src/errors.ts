@@ -22,12 +22,19 @@ export const ERRORS = {
   // config
   CONFIG_INVALID: 'The configuration is not valid.',
   CONFIG_UNREADABLE: 'The configuration file could not be read.',
+  CONFIG_UNSAFE: 'The configuration file can be changed by other users.',
+  // data dir
+  DATA_DIR_UNSAFE: 'The data dir is not safe to use.',
+  ALREADY_RUNNING: 'Rudder is already running on this data dir.',
   // store
   STORE_FAILED: 'The message store failed.',
   // gateway and HTTP API
   BAD_REQUEST: 'The request is not valid.',
   UNAUTHORIZED: 'A valid bearer token is required.',
   NOT_FOUND: 'Not found.',
+  HOST_NOT_ALLOWED: 'The Host header names an address this gateway does not serve.',
+  ORIGIN_NOT_ALLOWED: 'Requests from this origin are not allowed.',
+  UNSUPPORTED_MEDIA_TYPE: 'The body must be sent as application/json.',
   QUEUE_FULL: 'The conversation queue is full.',
   REFUSED: 'The sender is not allowed to use this gateway.',
   FALLBACK_UNAVAILABLE: 'The local fallback model could not answer.',

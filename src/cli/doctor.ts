@@ -14,6 +14,9 @@ import { buildAgentEnv } from '../agents/claude/env.js';
 import { checkClaude } from '../agents/claude/health.js';
 import { dataDir, findConfigFile, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { inspectDataDir } from '../ops/data-dir.js';
+import type { StatusReport } from '../ops/status.js';
+import { call, endpoint } from './client.js';
 
 const exec = promisify(execFile);
 
@@ -102,6 +105,17 @@ function tuiFirstRun(home: string): Check {
     : { name: 'claude first run', ok: false, required: true, detail: `${file} lacks hasCompletedOnboarding: true (the first-run screens were not finished)`, fix };
 }
 
+/** Channels the gateway running on this data dir has not started (none when no gateway runs). */
+async function runningChannelChecks(): Promise<Check[]> {
+  let s: StatusReport;
+  try {
+    s = await call<StatusReport>(endpoint(), 'GET', '/api/status');
+  } catch {
+    return [];
+  }
+  return s.channels.filter((c) => !c.started).map((c) => ({ name: `running channel ${c.name}`, ok: false, required: false, detail: `not started: ${c.error ?? c.state}`, fix: `See rudder.log; the gateway keeps trying (check channels.${c.name} and that its platform can be reached).` }));
+}
+
 function readOr(file: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
@@ -133,9 +147,10 @@ async function storeChecks(checks: Check[]): Promise<void> {
   }
   try {
     fs.accessSync(dir, fs.constants.W_OK);
-    checks.push({ name: 'data dir', ok: true, required: true, detail: `${dir} is writable` });
+    inspectDataDir(dir);
+    checks.push({ name: 'data dir', ok: true, required: true, detail: `${dir} is yours, private and writable` });
   } catch (err) {
-    checks.push({ name: 'data dir', ok: false, required: true, detail: (err as Error).message, fix: fixDir });
+    checks.push({ name: 'data dir', ok: false, required: true, detail: (err as Error).message, fix: 'Set RUDDER_HOME to a private directory of your own (0700, owned by you).' });
     return;
   }
   const file = path.join(dir, 'rudder.db');
@@ -169,6 +184,7 @@ export async function doctor(): Promise<Check[]> {
     checks.push({ name: 'config', ok: false, required: true, detail: (err as Error).message, fix: 'Fix the keys named above; the README documents each one.' });
   }
   await storeChecks(checks);
+  checks.push(...(await runningChannelChecks()));
   await claudeChecks(config, checks);
   if (config?.agent.backend === 'claude-tmux') {
     try {

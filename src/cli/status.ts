@@ -34,6 +34,7 @@ export async function status(opts: { json?: boolean }): Promise<number> {
     claudeLine(s),
     `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; live sessions ${s.steering.liveSessions}/${s.steering.maxLive}`,
     `Channels: ${s.channels.map((c) => `${c.name} ${c.state}${c.detail ? ` (${c.detail})` : ''}`).join(', ') || 'none'}`,
+    ...s.channels.filter((c) => !c.started).map((c) => `Not started: ${c.name} (${c.error ?? c.state}${c.retryAt ? `; next try ${c.retryAt}` : ''})`),
     `Replies owed: ${s.owedReplies}`,
     `Messages: ${Object.entries(s.messages).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
   ];

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { z } from 'zod';
 import { RudderError } from '../errors.js';
+import { mergeHot } from './hot.js';
 import { projectProblems } from './projects.js';
 import { configSchema, type Config } from './schema.js';
 
@@ -88,19 +89,63 @@ export function loadConfig(file: string | undefined = findConfigFile()): LoadedC
 }
 
 /**
- * The config as the gateway reads it per message: re-read when the file changes, so hot flags such
- * as steering.enabled take effect without a restart. A bad edit keeps the last good config.
+ * Refuses a config file that someone else could change: owned by another user (root aside),
+ * writable by group or others, or in a directory they can write (where they could replace it).
+ */
+export function checkConfigFile(file: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  let st: fs.Stats;
+  let dir: fs.Stats;
+  try {
+    st = fs.statSync(file);
+    dir = fs.statSync(path.dirname(file));
+  } catch (err) {
+    throw new RudderError('CONFIG_UNREADABLE', `${file}: ${(err as Error).message}`, { source: file }, err);
+  }
+  const octal = (m: number) => `0${(m & 0o777).toString(8)}`;
+  if (st.uid !== uid && st.uid !== 0) {
+    throw new RudderError('CONFIG_UNSAFE', `${file} belongs to uid ${st.uid}, not to you (uid ${uid}). Check it, then chown it to yourself, or start Rudder elsewhere.`, { source: file });
+  }
+  if (st.mode & 0o022) {
+    throw new RudderError('CONFIG_UNSAFE', `${file} can be written by other users (mode ${octal(st.mode)}). Check it, run chmod go-w on it, and start again.`, { source: file });
+  }
+  if (dir.mode & 0o022 && !(dir.mode & 0o1000)) {
+    throw new RudderError('CONFIG_UNSAFE', `${path.dirname(file)} can be written by other users (mode ${octal(dir.mode)}), so ${path.basename(file)} could be replaced. Run chmod go-w on the directory, or keep the config in $RUDDER_HOME/config.json.`, { source: file });
+  }
+}
+
+/** The file is usable when it exists, is trusted and validates; a missing file means defaults. */
+export function loadTrustedConfig(file: string | undefined = findConfigFile()): LoadedConfig {
+  if (file) checkConfigFile(file);
+  return loadConfig(file);
+}
+
+/** What a reload did, for the log: hot keys taken, other keys left for the next start, or why the file was not used. */
+export interface ConfigEvents {
+  applied?(keys: string[], config: Config): void;
+  /** Each changed key is reported once (again only after it changes back and once more). */
+  pending?(keys: string[]): void;
+  rejected?(error: RudderError): void;
+}
+
+/**
+ * The config as the gateway reads it per message. The file is re-read when it changes, but only
+ * its hot keys (config/hot.ts) are taken; a change to any other key is reported and waits for a
+ * restart. A bad or untrusted edit keeps the last good config.
  */
 export class LiveConfig {
   private cached: Config;
   private mtimeMs = 0;
   private lastCheck = 0;
   private lastError: string | undefined;
+  /** Pending keys already reported, with the value reported. */
+  private readonly reported = new Map<string, string>();
 
   constructor(
     private readonly file: string | undefined,
     initial: Config,
-    private readonly onReload: (next: Config, error?: RudderError) => void = () => undefined,
+    private readonly events: ConfigEvents = {},
     /** Stat the file at most this often. */
     private readonly checkEveryMs = 250,
   ) {
@@ -116,17 +161,35 @@ export class LiveConfig {
     const m = statMtime(this.file);
     if (m === this.mtimeMs) return this.cached;
     this.mtimeMs = m;
+    let next: Config;
     try {
-      this.cached = loadConfig(this.file).config;
+      next = loadTrustedConfig(this.file).config;
       this.lastError = undefined;
-      this.onReload(this.cached);
     } catch (err) {
       const e = err as RudderError;
-      if (e.message !== this.lastError) this.onReload(this.cached, e);
+      if (e.message !== this.lastError) this.events.rejected?.(e);
       this.lastError = e.message;
+      return this.cached;
     }
+    const merged = mergeHot(this.cached, next);
+    this.cached = merged.config;
+    if (merged.applied.length) this.events.applied?.(merged.applied, this.cached);
+    this.reportPending(merged.pending, next);
     return this.cached;
   }
+
+  private reportPending(keys: string[], next: Config): void {
+    for (const k of [...this.reported.keys()]) if (!keys.includes(k)) this.reported.delete(k);
+    const fresh = keys.filter((k) => this.reported.get(k) !== valueAt(next, k));
+    for (const k of fresh) this.reported.set(k, valueAt(next, k));
+    if (fresh.length) this.events.pending?.(fresh);
+  }
+}
+
+function valueAt(config: Config, key: string): string {
+  let v: unknown = config;
+  for (const part of key.split('.')) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[part] : undefined;
+  return JSON.stringify(v) ?? 'undefined';
 }
 
 function statMtime(file: string): number {

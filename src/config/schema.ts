@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { PERMISSION_MODES } from '../agents/claude/args.js';
+import { isLoopbackHost, splitHostPort } from '../channels/web/hosts.js';
 import { channelsSchema, queueModeSchema, sttSchema } from './channels-schema.js';
 
 export { queueModeSchema };
@@ -109,8 +110,21 @@ export const webSchema = z
     enabled: z.boolean().default(true),
     host: z.string().min(1).default('127.0.0.1'),
     port: z.number().int().min(0).max(65535).default(8787),
+    /** Serve on a non-loopback address (plain HTTP, reachable from the network): must be said out loud. */
+    exposed: z.boolean().default(false),
+    /** Host names a reverse proxy forwards under ("name" for any port, "name:port"); others get 421. */
+    allowedHosts: z.array(z.string().refine((h) => splitHostPort(h) !== undefined, 'must be a host name or address, optionally with :port (no scheme, no path)')).default([]),
   })
-  .strict();
+  .strict()
+  .superRefine((w, ctx) => {
+    if (!w.exposed && !isLoopbackHost(w.host)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['exposed'],
+        message: `web.host ${w.host} is not a loopback address: the page and API would be served over plain HTTP to the network. Set web.exposed to true to mean it (the README says how to reach the page from a phone safely), or use 127.0.0.1`,
+      });
+    }
+  });
 
 export const storeSchema = z
   .object({
@@ -135,6 +149,8 @@ export const configSchema = z
     log: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).strict().prefault({}),
     /** On SIGTERM/SIGINT, in-flight turns get this long to finish before agents are stopped. */
     shutdownDrainSeconds: z.number().min(0).max(600).default(10),
+    /** At start, how long to wait for the chat channels before running without those not connected yet (they keep trying). */
+    channelStartTimeoutSeconds: z.number().min(0).max(600).default(10),
   })
   .strict();
 

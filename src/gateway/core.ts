@@ -22,6 +22,7 @@ import type { EventBus } from './bus.js';
 import type { StepLog } from './steps/step-log.js';
 import type { CommandContext } from './commands.js';
 import { composeAgentText, sourceOf } from './compose.js';
+import type { ChannelStartState } from './channel-start.js';
 import type { Delivery } from './delivery.js';
 import { acceptInbound } from './intake.js';
 import { Lane } from './lane.js';
@@ -73,6 +74,8 @@ export class GatewayCore implements InboundSink {
   delivery!: Delivery;
   /** Whether the claude binary runs (set by the gateway; shown in the status report). */
   claudeHealth: ClaudeHealth | undefined;
+  /** How the chat channels' starts went (for the status report); set by the gateway. */
+  channelStarts?: { state(name: string): ChannelStartState | undefined };
   private shutting = false;
   private steeringWasOn: boolean | undefined;
   private readonly laneContext: LaneContext;

@@ -20,6 +20,7 @@ import { createChannels } from '../channels/registry.js';
 import { WebChannel } from '../channels/web/channel.js';
 import { loadOrCreateToken } from '../channels/web/token.js';
 import { checkProjects, type LiveConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { LocalModel } from '../fallback/local-model.js';
 import type { Logger } from '../ops/logger.js';
 import { projectAgent } from '../projects/projects.js';
@@ -27,6 +28,9 @@ import { Projects } from '../projects/service.js';
 import { AccessControl } from '../security/access.js';
 import { AccessStore } from '../security/access-store.js';
 import { Store } from '../store/store.js';
+import { acquireLock, type DataDirLock } from '../ops/lock.js';
+import { registerSecret } from '../ops/redact.js';
+import { ChannelStarter } from './channel-start.js';
 import { EventBus } from './bus.js';
 import { GatewayCore } from './core.js';
 import { Delivery } from './delivery.js';
@@ -40,6 +44,10 @@ export interface GatewayOptions {
   env?: NodeJS.ProcessEnv;
   /** Channels supplied by the caller (tests, embedding), started like the configured ones. */
   extraChannels?: Channel[];
+  /** The data dir's lock, when the caller took it already (`rudder start` does, first thing). */
+  lock?: DataDirLock;
+  /** Aborts the wait for chat channels at startup (a signal arrived). */
+  signal?: AbortSignal;
   /** Replaces the Claude session factory (benchmarks measure the gateway with an in-process fake agent). */
   sessionFactory?: (launchFor: (conversationId: string, sessionId: string | undefined) => ClaudeLaunch) => SessionFactory;
 }
@@ -54,10 +62,30 @@ export interface RunningGateway {
 
 const EVENT_RETENTION_MS = 7 * 24 * 3600_000;
 
+/** Tokens and keys from the config never reach the log, whatever a library puts in an error. */
+function registerConfigSecrets(cfg: Config): void {
+  const ch = cfg.channels;
+  for (const v of [ch.telegram?.token, ch.telegram?.webhook?.secretToken, ch.discord?.token, ch.slack?.botToken, ch.slack?.appToken, cfg.fallback?.apiKey]) registerSecret(v?.trim());
+  for (const [k, v] of Object.entries(cfg.agent.env)) if (/KEY|TOKEN|SECRET|PASSWORD/i.test(k)) registerSecret(v);
+}
+
 export async function startGateway(opts: GatewayOptions): Promise<RunningGateway> {
+  // One gateway per data dir, before anything in it is touched: a second start must not sweep
+  // the first one's agents as orphans.
+  const lock = opts.lock ?? acquireLock(opts.dataDir);
+  try {
+    return await startLocked(opts, lock);
+  } catch (err) {
+    if (!opts.lock) lock.release();
+    throw err;
+  }
+}
+
+async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<RunningGateway> {
   const log = opts.logger;
   const env = opts.env ?? process.env;
   const cfg = opts.config.current();
+  registerConfigSecrets(cfg);
   // A project inside this data dir is refused before anything starts.
   checkProjects(cfg, opts.dataDir);
   const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, synchronous: cfg.store.synchronous, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
@@ -160,37 +188,40 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   let web: WebChannel | undefined;
   const channels: Channel[] = [...(opts.extraChannels ?? [])];
   if (cfg.web.enabled) {
-    web = new WebChannel({ host: cfg.web.host, port: cfg.web.port, token: loadOrCreateToken(opts.dataDir), logger: log });
+    const token = loadOrCreateToken(opts.dataDir);
+    registerSecret(token);
+    web = new WebChannel({ host: cfg.web.host, port: cfg.web.port, allowedHosts: cfg.web.allowedHosts, token, logger: log });
     web.bind(core);
-    channels.unshift(web);
   }
   try {
     channels.push(...(await createChannels(cfg.channels, { dataDir: opts.dataDir, logger: log })));
   } catch (err) {
     log.error({ err: (err as Error).message }, 'a chat channel could not be created');
   }
+  if (web) core.channels.set(web.name, web);
   for (const ch of channels) core.channels.set(ch.name, ch);
 
   // Recovered messages are put back in line before any channel can deliver a new one.
   const recovered = await recoverOpenMessages(core);
   if (Object.values(recovered).some((n) => n > 0)) log.info(recovered, 'recovered open messages from the previous run');
 
-  for (const ch of channels) {
+  if (web) {
     try {
-      await ch.start(core);
-      log.info({ channel: ch.name }, 'channel started');
+      await web.start(core);
+      log.info({ channel: web.name, url: web.baseUrl() }, 'channel started');
     } catch (err) {
-      // One channel's bad token must not stop the others (the web page above all).
-      log.error({ channel: ch.name, err: (err as Error).message }, 'channel failed to start; the other channels keep running');
-      if (ch === web) {
-        // Without its own page the gateway does not run: undo what recovery started.
-        await pool.stopAll('the web channel could not start');
-        await Promise.allSettled(channels.map((c) => c.stop()));
-        await store.close();
-        throw err;
-      }
+      // Without its own page the gateway does not run: undo what recovery started.
+      log.error({ channel: web.name, err: (err as Error).message }, 'the web channel failed to start');
+      await pool.stopAll('the web channel could not start');
+      await Promise.allSettled([...core.channels.values()].map((c) => c.stop()));
+      await store.close();
+      throw err;
     }
   }
+  // The chat channels all at once: one that cannot reach its platform holds up nothing else.
+  const starter = new ChannelStarter(core, log, () => core.delivery.kickAll());
+  core.channelStarts = starter;
+  await starter.startAll(channels, opts.config.current().channelStartTimeoutSeconds * 1000, opts.signal);
   core.delivery.kickAll();
   registry.startReaper();
 
@@ -200,6 +231,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       const drainMs = opts.config.current().shutdownDrainSeconds * 1000;
       log.info({ reason, drainSeconds: drainMs / 1000 }, 'stopping: draining in-flight turns');
       core.markShuttingDown();
+      starter.stop();
       const end = Date.now() + drainMs;
       while (Date.now() < end && [...core.lanes.values()].some((l) => l.busy())) await new Promise((r) => setTimeout(r, 50));
       await pool.stopAll(`gateway stopping (${reason})`);
@@ -210,6 +242,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       core.steps.flush();
       await store.close();
       log.info('stopped');
+      if (!opts.lock) lock.release();
     })());
 
   return { core, web, claude: claudeChecked, stop };

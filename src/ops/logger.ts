@@ -1,8 +1,12 @@
-/** Logging: JSON lines into the data dir, and pretty lines on a TTY. */
-import fs from 'node:fs';
+/**
+ * Logging: JSON lines into the data dir (rudder.log, mode 0600), and pretty lines on a TTY. Every
+ * line passes through redact() on its way out, so no token reaches a log, whatever a caller put
+ * in it. The level is the root logger's alone (children follow it), so it can change live.
+ */
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { redact } from './redact.js';
 
 export type { Logger };
 
@@ -14,20 +18,41 @@ export interface LoggerOptions {
   pretty?: boolean;
 }
 
+interface LineStream {
+  write(line: string): unknown;
+  flushSync?(): void;
+  end?(): void;
+}
+
+/** A stream that writes every line redacted. */
+function redacting(stream: LineStream): LineStream {
+  return {
+    write: (line: string) => stream.write(redact(line)),
+    flushSync: stream.flushSync ? () => stream.flushSync!() : undefined,
+    end: stream.end ? () => stream.end!() : undefined,
+  };
+}
+
+/** The level: RUDDER_LOG_LEVEL wins over the config's log.level. */
+export function logLevel(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return env.RUDDER_LOG_LEVEL || configured || 'info';
+}
+
 export function createLogger(opts: LoggerOptions = {}): Logger {
-  const level = opts.level ?? process.env.RUDDER_LOG_LEVEL ?? 'info';
+  const level = opts.level ?? logLevel(undefined);
   const pretty = opts.pretty ?? Boolean(process.stderr.isTTY);
   const streams: pino.StreamEntry[] = [];
+  // Streams take everything; the logger's own level filters, so changing it takes effect at once.
   if (opts.dataDir) {
-    fs.mkdirSync(opts.dataDir, { recursive: true });
-    streams.push({ level: level as pino.Level, stream: pino.destination({ dest: path.join(opts.dataDir, 'rudder.log'), sync: false, mkdir: true }) });
+    const file = pino.destination({ dest: path.join(opts.dataDir, 'rudder.log'), sync: false, mkdir: true, mode: 0o600 });
+    streams.push({ level: 'trace', stream: redacting(file) as pino.DestinationStream });
   }
   if (pretty) {
     // pino-pretty as a stream in this process: no worker thread, so nothing outlives the gateway.
     const stream = pinoPretty({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname', destination: 2, sync: true });
-    streams.push({ level: level as pino.Level, stream });
+    streams.push({ level: 'trace', stream: redacting(stream) as pino.DestinationStream });
   } else if (!opts.dataDir) {
-    streams.push({ level: level as pino.Level, stream: pino.destination(2) });
+    streams.push({ level: 'trace', stream: redacting(pino.destination(2)) as pino.DestinationStream });
   }
   return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, pino.multistream(streams));
 }

@@ -12,7 +12,8 @@ export interface StatusReport {
   queues: Array<{ conversationId: string; depth: number; inFlight: number; pausedUntil: string | null }>;
   owedReplies: number;
   messages: Record<string, number>;
-  channels: Array<{ name: string; state: string; detail?: string }>;
+  /** `started` false: the channel has not started (yet); `error` says why, `retryAt` when it is tried again. */
+  channels: Array<{ name: string; state: string; detail?: string; started: boolean; error?: string; retryAt?: string }>;
   /** The configured backend and whether its claude binary runs (null until the first check ends). */
   agent: { backend: string; claude: ClaudeCheck | null };
   gatewayRssBytes: number;
@@ -49,7 +50,13 @@ export function statusReport(core: GatewayCore): StatusReport {
     queues,
     owedReplies: core.store.owedCount(),
     messages: core.store.countsByState(),
-    channels: [...core.channels.values()].map((c) => c.status()),
+    channels: [...core.channels.values()].map((c) => {
+      const start = core.channelStarts?.state(c.name);
+      const status = c.status();
+      // The web channel starts before the others or not at all; a channel the starter never saw was started by the caller.
+      if (!start) return { ...status, started: status.state !== 'stopped' };
+      return { ...status, started: start.started, ...(start.error ? { error: start.error } : {}), ...(start.retryAt ? { retryAt: new Date(start.retryAt).toISOString() } : {}) };
+    }),
     agent: { backend: cfg.agent.backend, claude: core.claudeHealth?.current() ?? null },
     gatewayRssBytes: process.memoryUsage.rss(),
   };

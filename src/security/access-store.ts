@@ -53,7 +53,10 @@ const toRequest = (r: PairingRow): PairingRequest => ({
   notifiedAt: r.notified_at,
 });
 
-/** Pending codes kept per channel; the oldest go first, so strangers cannot grow the table. */
+/**
+ * Pending codes per channel at most. A full channel gives no new codes until some expire or are
+ * approved: a flood of strangers never evicts a code someone is waiting to have approved.
+ */
 export const MAX_PENDING_PER_CHANNEL = 100;
 
 /** Every statement the store runs, prepared once: access checks read on every inbound message. */
@@ -73,10 +76,8 @@ function prepare(db: Database) {
       `INSERT INTO access_pairing (channel, code, sender_id, sender_name, conversation_key, created_at, expires_at, notified_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    trim: db.prepare(
-      `DELETE FROM access_pairing WHERE channel = ? AND code NOT IN (
-         SELECT code FROM access_pairing WHERE channel = ? ORDER BY created_at DESC LIMIT ?)`,
-    ),
+    deleteExpiredIn: db.prepare('DELETE FROM access_pairing WHERE channel = ? AND expires_at <= ?'),
+    countOthers: db.prepare('SELECT COUNT(*) AS n FROM access_pairing WHERE channel = ? AND sender_id != ?'),
     markNotified: db.prepare('UPDATE access_pairing SET notified_at = ? WHERE channel = ? AND code = ?'),
     deleteCode: db.prepare('DELETE FROM access_pairing WHERE channel = ? AND code = ?'),
     deleteExpired: db.prepare('DELETE FROM access_pairing WHERE expires_at <= ?'),
@@ -143,13 +144,18 @@ export class AccessStore {
     return row ? toRequest(row) : undefined;
   }
 
-  /** Stores a new request, replacing the sender's old one and trimming the oldest past the cap. */
-  putRequest(req: PairingRequest): void {
+  /**
+   * Stores a new request, replacing the sender's old one; expired codes make room first. Returns
+   * false, storing nothing, when the channel already holds MAX_PENDING_PER_CHANNEL live codes.
+   */
+  putRequest(req: PairingRequest): boolean {
     const s = this.s;
-    this.transaction(() => {
+    return this.transaction(() => {
+      s.deleteExpiredIn.run(req.channel, req.createdAt);
+      if ((s.countOthers.get(req.channel, req.senderId) as { n: number }).n >= MAX_PENDING_PER_CHANNEL) return false;
       s.deleteSender.run(req.channel, req.senderId);
       s.insertRequest.run(req.channel, req.code, req.senderId, req.senderName ?? null, req.conversationKey, req.createdAt, req.expiresAt, req.notifiedAt);
-      s.trim.run(req.channel, req.channel, MAX_PENDING_PER_CHANNEL);
+      return true;
     });
   }
 

@@ -10,6 +10,7 @@ import { randomInt } from 'node:crypto';
 import type { InboundMessage } from '../channels/channel.js';
 import type { ChannelAccessConfig } from '../config/channels-schema.js';
 import type { AccessStore, PairingRequest } from './access-store.js';
+import { SenderLimiter } from './pairing-limits.js';
 
 export type AccessDecision =
   | { allowed: true; owner: boolean }
@@ -28,6 +29,7 @@ export type RefusalReason =
   | 'group-not-allowed'
   | 'not-allowed'
   | 'pairing-pending'
+  | 'pairing-busy'
   | 'command-owner-only';
 
 /** Crockford-style alphabet without 0/O, 1/I/L and U: nothing to misread when typed. */
@@ -36,6 +38,9 @@ export const PAIRING_CODE_LENGTH = 8;
 export const PAIRING_TTL_MS = 60 * 60_000;
 /** A sender who keeps writing is reminded of their code at most this often. */
 export const PAIRING_REMIND_MS = 10 * 60_000;
+/** New codes one sender may be given in PAIRING_CODES_WINDOW_MS. */
+export const PAIRING_CODES_PER_SENDER = 3;
+export const PAIRING_CODES_WINDOW_MS = 24 * 60 * 60_000;
 /** Strangers remembered for the group-reply throttle; the oldest are forgotten first. */
 const MAX_GROUP_NOTICES = 1_000;
 
@@ -88,6 +93,8 @@ export class AccessControl {
   private readonly ttl: number;
   /** When each stranger ("<channel>\n<sender>") was last pointed to a DM from a group; in memory. */
   private readonly groupNotices = new Map<string, number>();
+  private readonly codesPerSender = new SenderLimiter(PAIRING_CODES_PER_SENDER, PAIRING_CODES_WINDOW_MS);
+  private readonly busyNotices = new SenderLimiter(1, PAIRING_REMIND_MS);
 
   constructor(o: AccessControlOptions) {
     this.store = o.store;
@@ -158,6 +165,10 @@ export class AccessControl {
       this.store.markNotified(msg.channel, existing.code, now);
       return { allowed: false, reason: 'pairing-pending', reply: pairingReply(msg.channel, existing.code, existing.expiresAt - now) };
     }
+    // Throttled per sender, so a flood of strangers costs one reply each at most.
+    const key = `${msg.channel}\n${normaliseId(msg.sender.id)}`;
+    const busy = (reply: string): AccessDecision => (this.busyNotices.take(key, now) ? { allowed: false, reason: 'pairing-busy', reply } : { allowed: false, reason: 'pairing-busy' });
+    if (!this.codesPerSender.can(key, now)) return busy('You have asked for pairing codes too often; try again tomorrow.');
     const req: PairingRequest = {
       channel: msg.channel,
       code: this.freshCode(msg.channel),
@@ -168,7 +179,8 @@ export class AccessControl {
       expiresAt: now + this.ttl,
       notifiedAt: now,
     };
-    this.store.putRequest(req);
+    if (!this.store.putRequest(req)) return busy('Too many pairing requests are waiting for the owner of this gateway; try again in an hour.');
+    this.codesPerSender.take(key, now);
     return { allowed: false, reason: 'pairing-pending', reply: pairingReply(msg.channel, req.code, this.ttl) };
   }
 

@@ -18,8 +18,10 @@ export interface OpenOptions {
 
 export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   try {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const db = new Database(file);
+    // 0600 before the WAL exists: SQLite gives the -wal and -shm files the database file's mode.
+    if (file !== ':memory:') fs.chmodSync(file, 0o600);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma('busy_timeout = 5000');

@@ -325,4 +325,27 @@ describe('telegram channel on grammY against a fake Bot API', () => {
     expect(good.status).toBe(200);
     expect(sink.messages.map((m) => m.text)).toEqual(['real']);
   });
+
+  it('without webhook.secretToken, makes a secret, registers it with setWebhook, and refuses updates without it', async () => {
+    const sink = recordingSink();
+    const port = await freePort();
+    await make({ mode: 'webhook', webhook: { url: 'https://example.test/tg', port, path: '/tg' } }).start(sink);
+    const secret = String(fake.callsOf('setWebhook')[0]!.body.secret_token ?? '');
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{32,256}$/);
+    const post = (headers: Record<string, string>, body: unknown) =>
+      fetch(`http://127.0.0.1:${port}/tg`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    // Forged updates that claim to come from the owner.
+    for (const headers of [{} as Record<string, string>, { 'x-telegram-bot-api-secret-token': '' }, { 'x-telegram-bot-api-secret-token': 'guess' }, { 'x-telegram-bot-api-secret-token': `${secret}x` }]) {
+      expect((await post(headers, { update_id: 7, ...privateText(OWNER, 40, 'forged') })).status).toBe(401);
+    }
+    expect((await post({ 'x-telegram-bot-api-secret-token': secret }, { update_id: 8, ...privateText(OWNER, 41, 'genuine') })).status).toBe(200);
+    expect(sink.messages.map((m) => m.text)).toEqual(['genuine']);
+    // A restart makes a new one and registers it again.
+    await channel!.stop();
+    const again = make({ mode: 'webhook', webhook: { url: 'https://example.test/tg', port, path: '/tg' } });
+    await again.start(sink);
+    const next = String(fake.callsOf('setWebhook')[1]!.body.secret_token);
+    expect(next).not.toBe(secret);
+    expect((await post({ 'x-telegram-bot-api-secret-token': secret }, { update_id: 9, ...privateText(OWNER, 42, 'old secret') })).status).toBe(401);
+  });
 });

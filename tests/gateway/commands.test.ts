@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { pidAlive, recordingLogger, tempDir, waitUntil } from '../support/claude-rig.js';
+import { mockAgentEnv, pidAlive, recordingLogger, tempDir, waitUntil } from '../support/claude-rig.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
 import { agentConfig, startInProcess, writeConfig } from '../support/gateway-rig.js';
 import { parseInput } from '../../src/gateway/commands.js';
@@ -143,12 +143,9 @@ describe('rate limits (real CLI)', () => {
     const resetsAt = Math.floor(Date.now() / 1000) + 3;
     let limited = true;
     mock.setScript((req) => (!req.side && limited && req.lastText.includes('tag:rl1') ? { kind: 'error', status: 429, style: 'subscription', resetsAt } : undefined));
-    const gw = await gateway({ fallback: { baseURL: openai.baseURL, model: 'local-model' } });
     // Subscription style needs an OAuth token instead of an API key.
-    const cfg = JSON.parse(fs.readFileSync(gw.configFile, 'utf8'));
-    delete cfg.agent.env.ANTHROPIC_API_KEY;
-    cfg.agent.env.CLAUDE_CODE_OAUTH_TOKEN = 'sk-ant-oat-test';
-    writeConfig(gw.cwd, cfg);
+    const agent = { ...agentConfig(mock.url, tempDir('chome')), env: mockAgentEnv(mock.url, tempDir('chome'), { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-test' }) };
+    const gw = await gateway({ agent, fallback: { baseURL: openai.baseURL, model: 'local-model' } });
     const w = gw.watch('rl');
     await w.ready;
     const m = await gw.post('rl', 'please tag:rl1');

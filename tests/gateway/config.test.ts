@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { isRudderError } from '../../src/errors.js';
 import { tempDir } from '../support/claude-rig.js';
-import { CLI } from '../support/gateway-rig.js';
+import { CLI, startChild } from '../support/gateway-rig.js';
+import { rawRequest } from '../support/raw-http.js';
 
 function start(config: string | undefined) {
   const cwd = tempDir('cfg');
@@ -68,5 +69,35 @@ describe('config loader, fuzzed', () => {
       }),
       { numRuns: 1500 },
     );
+  });
+});
+
+describe('web.host off loopback', () => {
+  it('is refused without web.exposed, naming the key (exit 2)', () => {
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'myhost.lan']) {
+      const r = start(JSON.stringify({ web: { host, port: 0 } }));
+      expect(r.stderr).toMatch(/web\.exposed: web\.host .* is not a loopback address: .*plain HTTP.*Set web\.exposed to true/);
+      expect(r.status).toBe(2);
+      expect(fs.existsSync(path.join(r.home, 'rudder.db'))).toBe(false);
+    }
+  });
+
+  it('with web.exposed, binds and warns what that exposes; the Host check still holds', async () => {
+    const gw = await startChild({ web: { host: '0.0.0.0', exposed: true }, agent: { claudeBin: '/bin/false' } });
+    try {
+      expect(gw.output()).toMatch(/warning: web\.exposed: the page and API are served on 0\.0\.0\.0:\d+ over plain HTTP.*HTTPS reverse proxy or a private network.*web\.allowedHosts/);
+      const port = new URL(gw.ep.base.replace('0.0.0.0', '127.0.0.1')).port;
+      const ok = await rawRequest(`http://127.0.0.1:${port}`, { target: '/healthz' });
+      expect(ok.status).toBe(200);
+      const rebound = await rawRequest(`http://127.0.0.1:${port}`, { target: '/healthz', headers: { host: `attacker.example:${port}` } });
+      expect(rebound.status).toBe(421);
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it('accepts loopback hosts without web.exposed', () => {
+    for (const host of ['127.0.0.1', 'localhost', '::1', '127.0.0.2']) expect(parseConfig({ web: { host } }).web.host).toBe(host);
+    expect(() => parseConfig({ web: { allowedHosts: ['https://x.example/'] } })).toThrow(/web\.allowedHosts\[0\]: must be a host name/);
   });
 });

@@ -17,7 +17,14 @@ afterAll(async () => {
 });
 
 const req = (p: string, init: RequestInit & { auth?: string | null } = {}) =>
-  fetch(gw.ep.base + p, { ...init, headers: { ...(init.auth === null ? {} : { authorization: `Bearer ${init.auth ?? gw.ep.token}` }), ...(init.headers as Record<string, string>) } });
+  fetch(gw.ep.base + p, {
+    ...init,
+    headers: {
+      ...(init.auth === null ? {} : { authorization: `Bearer ${init.auth ?? gw.ep.token}` }),
+      ...(init.method === 'POST' ? { 'content-type': 'application/json' } : {}),
+      ...(init.headers as Record<string, string>),
+    },
+  });
 
 describe('HTTP API bad input', () => {
   it('answers 401 without a token or with a wrong one', async () => {

@@ -41,7 +41,7 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     const session = (conv: string) => gw.gw.core.registry.get(`web:${conv}`) as ClaudeTmuxSession;
     const capture = (conv: string) => new Tmux({ name: socket }).capturePane(session(conv).paneName);
     const answer = (conv: string, requestId: unknown, body: Record<string, unknown>) =>
-      fetch(`${gw.ep.base}/api/conversations/${conv}/permissions/${String(requestId)}`, { method: 'POST', headers: { authorization: `Bearer ${gw.ep.token}` }, body: JSON.stringify(body) });
+      fetch(`${gw.ep.base}/api/conversations/${conv}/permissions/${String(requestId)}`, { method: 'POST', headers: { authorization: `Bearer ${gw.ep.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { ...gw, session, capture, answer };
   }
 

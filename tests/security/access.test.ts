@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import type { InboundMessage } from '../../src/channels/channel.js';
 import { channelsSchema } from '../../src/config/channels-schema.js';
 import { AccessStore, MAX_PENDING_PER_CHANNEL } from '../../src/security/access-store.js';
-import { AccessControl, approvePairing, listPairing, PAIRING_ALPHABET, PAIRING_TTL_MS } from '../../src/security/access.js';
+import { AccessControl, approvePairing, listPairing, PAIRING_ALPHABET, PAIRING_CODES_PER_SENDER, PAIRING_CODES_WINDOW_MS, PAIRING_TTL_MS } from '../../src/security/access.js';
 
 const config = channelsSchema.parse({
   telegram: { owners: ['1'], allow: ['2'] },
@@ -144,12 +144,41 @@ describe('access control', () => {
     expect(narrow.check(msg({ channel: 'web' }))).toEqual({ allowed: true, owner: true });
   });
 
-  it('caps pending codes per channel so strangers cannot grow the table', () => {
-    for (let i = 0; i < MAX_PENDING_PER_CHANNEL + 20; i++) {
+  it('caps pending codes per channel, and a flood of strangers never evicts a pending code', () => {
+    const first = access.check(msg({ sender: { id: 'waiting', name: 'Real person' } }));
+    const code = codeFrom((first as { reply?: string }).reply)!;
+    const flood = MAX_PENDING_PER_CHANNEL * 5;
+    const decisions = [];
+    for (let i = 0; i < flood; i++) {
       now += 1;
-      access.check(msg({ sender: { id: `s${i}` } }));
+      decisions.push(access.check(msg({ sender: { id: `s${i}` } })));
     }
     expect(listPairing(store, 'telegram', now)).toHaveLength(MAX_PENDING_PER_CHANNEL);
-    expect(store.pendingFor('telegram', 's0')).toBeUndefined();
+    // The stranger who came first still has their code, and it still works.
+    expect(store.pendingFor('telegram', 'waiting')?.code).toBe(code.replace('-', ''));
+    // Those past the cap get no code, and are told once why.
+    const busy = decisions.slice(MAX_PENDING_PER_CHANNEL - 1);
+    expect(busy.every((d) => !d.allowed && d.reason === 'pairing-busy')).toBe(true);
+    expect((busy[0] as { reply?: string }).reply).toMatch(/Too many pairing requests are waiting/);
+    expect(access.check(msg({ sender: { id: `s${flood - 1}` } }))).toEqual({ allowed: false, reason: 'pairing-busy' });
+    expect(approvePairing(store, 'telegram', code, now)).toMatchObject({ ok: true, senderId: 'waiting' });
+    // Expired codes make room again.
+    now += PAIRING_TTL_MS;
+    expect(codeFrom((access.check(msg({ sender: { id: 'later' } })) as { reply?: string }).reply)).toBeDefined();
+  });
+
+  it('gives one sender a few codes a day at most', () => {
+    const codes: Array<string | undefined> = [];
+    for (let i = 0; i < PAIRING_CODES_PER_SENDER; i++) {
+      codes.push(codeFrom((access.check(msg({ sender: { id: 'again' } })) as { reply?: string }).reply));
+      now += PAIRING_TTL_MS + 1; // the code expires unused
+    }
+    expect(new Set(codes).size).toBe(PAIRING_CODES_PER_SENDER);
+    const refused = access.check(msg({ sender: { id: 'again' } }));
+    expect(refused).toMatchObject({ allowed: false, reason: 'pairing-busy' });
+    expect((refused as { reply?: string }).reply).toMatch(/too often; try again tomorrow/);
+    expect(access.check(msg({ sender: { id: 'again' } }))).toEqual({ allowed: false, reason: 'pairing-busy' });
+    now += PAIRING_CODES_WINDOW_MS;
+    expect(codeFrom((access.check(msg({ sender: { id: 'again' } })) as { reply?: string }).reply)).toBeDefined();
   });
 });

@@ -85,7 +85,8 @@ function makeHarness(ep: Endpoint, home: string, cwd: string, configFile: string
     cwd,
     configFile,
     post: (conv, text, clientMessageId) => call(ep, 'POST', `/api/conversations/${encodeURIComponent(conv)}/messages`, clientMessageId ? { text, clientMessageId } : { text }),
-    api: (method, p, body) => fetch(ep.base + p, { method, headers: { authorization: `Bearer ${ep.token}` }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    api: (method, p, body) =>
+      fetch(ep.base + p, { method, headers: { authorization: `Bearer ${ep.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) }),
     watch: (conv, last) => {
       const w = new EventWatch(ep, conv, last);
       watches.push(w);
@@ -106,7 +107,7 @@ export async function startInProcess(config: Record<string, unknown>, opts: { lo
   const cwd = tempDir('rcwd');
   const full = { web: { port: 0 }, shutdownDrainSeconds: 0, ...config };
   const configFile = writeConfig(cwd, full);
-  const live = new LiveConfig(configFile, parseConfig(full), () => undefined, 0);
+  const live = new LiveConfig(configFile, parseConfig(full), {}, 0);
   const gw: RunningGateway = await startGateway({ dataDir: home, config: live, logger: opts.logger ?? silentLogger(), env: { ...process.env, ...opts.env }, extraChannels: opts.extraChannels, sessionFactory: opts.sessionFactory });
   const { port } = gw.web!.address();
   const token = fs.readFileSync(path.join(home, 'web-token'), 'utf8').trim();
@@ -123,11 +124,11 @@ export async function startInProcess(config: Record<string, unknown>, opts: { lo
 }
 
 /** A gateway in a child process, as `npm start` runs it. */
-export async function startChild(config: Record<string, unknown>, opts: { home?: string; cwd?: string; port?: number } = {}) {
+export async function startChild(config: Record<string, unknown>, opts: { home?: string; cwd?: string; port?: number; env?: NodeJS.ProcessEnv } = {}) {
   const home = opts.home ?? tempDir('rhome');
   const cwd = opts.cwd ?? tempDir('rcwd');
-  const configFile = writeConfig(cwd, { shutdownDrainSeconds: 1, ...config, web: { port: opts.port ?? 0 } });
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: home, RUDDER_LOG_LEVEL: 'debug' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const configFile = writeConfig(cwd, { shutdownDrainSeconds: 1, ...config, web: { ...(config.web as object | undefined), port: opts.port ?? 0 } });
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: home, RUDDER_LOG_LEVEL: 'debug', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -3,6 +3,8 @@
  * gateway on the real CLI and the mock Messages API.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
@@ -37,6 +39,10 @@ afterAll(async () => {
 describe('web page (real browser)', () => {
   it('loads, sends a message, streams the reply, and stops a slow turn', async () => {
     const page = await browser.newPage();
+    const cspViolations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
     await page.goto(`${gw.ep.base}/#token=${gw.ep.token}`);
     // A fresh install has no conversation: the page creates one.
     await page.getByTestId('conversations').locator('li').first().waitFor();
@@ -58,7 +64,33 @@ describe('web page (real browser)', () => {
     await expect.poll(() => page.getByTestId('user-message').nth(1).locator('.acks').textContent(), { timeout: 3000 }).toContain('⏹');
     expect(Date.now() - t0).toBeLessThan(3000);
     await expect.poll(() => page.getByTestId('notice').last().textContent(), { timeout: 5000 }).toContain('Stopped the running turn');
+    // The page runs under its CSP (inline script and style by nonce) without tripping it.
+    expect(cspViolations).toEqual([]);
     await page.close();
+  });
+
+  it('cannot be framed by another page (no clickjacking of Approve or Stop)', async () => {
+    // Another local page, on another port: it frames the logged-in page.
+    const attacker = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><iframe id="f" src="${gw.ep.base}/" width="800" height="600"></iframe>`);
+    });
+    await new Promise<void>((r) => attacker.listen(0, '127.0.0.1', r));
+    const page = await browser.newPage();
+    try {
+      // The page itself keeps the token where the frame would find it.
+      await page.goto(`${gw.ep.base}/#token=${gw.ep.token}`);
+      await page.getByTestId('conversations').locator('li').first().waitFor();
+      const blocked = page.waitForEvent('console', { predicate: (m) => /frame-ancestors/.test(m.text()), timeout: 10_000 });
+      await page.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
+      await blocked;
+      const frame = page.frames().find((f) => f !== page.mainFrame())!;
+      expect(await frame.locator('[data-testid="stop"]').count()).toBe(0);
+      expect(await frame.locator('[data-testid="send"]').count()).toBe(0);
+    } finally {
+      await page.close();
+      await new Promise((r) => attacker.close(r));
+    }
   });
 
   it('shows Approve/Deny for a permission request in relay mode', async () => {

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { RudderError } from '../../errors.js';
+import { withUserUmask } from '../../ops/data-dir.js';
 import type { Logger } from '../../ops/logger.js';
 import { LineSplitter } from './protocol/parse.js';
 import { MARK_VAR, killMarked, newMark } from '../common/orphans.js';
@@ -58,7 +59,8 @@ export class AgentProcess {
     this.log = spec.logger;
     if (!fs.existsSync(spec.cwd)) throw new RudderError('AGENT_SPAWN_FAILED', `The working directory ${spec.cwd} does not exist.`, { conversationId: spec.label });
     const mark = newMark(spec.markPrefix);
-    this.child = spawn(spec.bin, spec.args, { cwd: spec.cwd, env: { ...spec.env, [MARK_VAR]: mark }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    // The agent writes the user's project: with the user's umask, not Rudder's private one.
+    this.child = withUserUmask(() => spawn(spec.bin, spec.args, { cwd: spec.cwd, env: { ...spec.env, [MARK_VAR]: mark }, stdio: ['pipe', 'pipe', 'pipe'], detached: true }));
     this.pid = this.child.pid ?? -1;
     if (this.pid > 0) spec.tracker?.started(this.pid, spec.label);
     const splitter = new LineSplitter();

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RudderError } from '../../errors.js';
+import { withUserUmask } from '../../ops/data-dir.js';
 import { stripControlSequences } from './control-sequences.js';
 
 export { stripControlSequences } from './control-sequences.js';
@@ -74,7 +75,8 @@ function runTmux(args: string[], input?: string): Promise<RunResult> {
     const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' };
     // Same socket directory as socketPath(); TMUX is left out so tmux never targets an enclosing server.
     if (process.env.TMUX_TMPDIR) env.TMUX_TMPDIR = process.env.TMUX_TMPDIR;
-    const child = execFile(TMUX_BIN, args, { env, maxBuffer: MAX_OUTPUT, encoding: 'utf8' }, (err, stdout, stderr) => {
+    // The first call starts the tmux server, whose panes run the agent: under the user's umask, not Rudder's.
+    const child = withUserUmask(() => execFile(TMUX_BIN, args, { env, maxBuffer: MAX_OUTPUT, encoding: 'utf8' }, (err, stdout, stderr) => {
       if (!err) return resolve({ stdout, stderr });
       const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
       const detail = String(stderr).trim();
@@ -82,7 +84,7 @@ function runTmux(args: string[], input?: string): Promise<RunResult> {
       const context = { args: redactArgs(args), stderr: detail, exitCode: (err as { code?: unknown }).code };
       const cause = new Error(detail || `tmux exited with ${String(context.exitCode)}`);
       reject(missing ? new RudderError('TMUX_MISSING', undefined, context, cause) : new RudderError('TMUX_FAILED', detail || undefined, context, cause));
-    });
+    }));
     // A tmux that fails before reading stdin closes the pipe; its exit status reports the failure.
     child.stdin?.on('error', () => undefined);
     if (input !== undefined) child.stdin?.end(input, 'utf8');

@@ -2,11 +2,13 @@
  * Telegram on grammY: long polling by default, webhook as an option, `apiRoot` from the config
  * (a self-hosted Bot API server or a proxy). Replies go out as HTML, split at 4096 characters.
  */
+import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import { Api, Bot } from 'grammy';
 import type { Message } from 'grammy/types';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
+import { registerSecret } from '../../ops/redact.js';
 import type { TelegramConfig } from '../../config/channels-schema.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
@@ -133,10 +135,13 @@ export class TelegramChannel implements Channel {
 
     if (this.cfg.mode === 'webhook' && this.cfg.webhook) {
       const w = this.cfg.webhook;
-      this.server = await startWebhookServer({ bot, host: w.host, port: w.port, path: w.path, secretToken: w.secretToken, logger: this.log }).catch((err: unknown) => {
+      // Without a configured secret, one is made for this run and registered with setWebhook below.
+      const secretToken = w.secretToken ?? randomBytes(32).toString('base64url');
+      registerSecret(secretToken);
+      this.server = await startWebhookServer({ bot, host: w.host, port: w.port, path: w.path, secretToken, logger: this.log }).catch((err: unknown) => {
         throw new RudderError('CHANNEL_CONFIG', `The Telegram webhook server could not listen on ${w.host}:${w.port}: ${(err as Error).message}`, { channel: 'telegram', key: 'channels.telegram.webhook.port' });
       });
-      await bot.api.setWebhook(w.url, { secret_token: w.secretToken, allowed_updates: [...ALLOWED_UPDATES] }).catch((err: unknown) => {
+      await bot.api.setWebhook(w.url, { secret_token: secretToken, allowed_updates: [...ALLOWED_UPDATES] }).catch((err: unknown) => {
         throw new RudderError('CHANNEL_CONFIG', `Telegram refused channels.telegram.webhook.url (it must be a public HTTPS URL): ${describe(err, token)}`, { channel: 'telegram', key: 'channels.telegram.webhook.url' });
       });
       this.state = { name: 'telegram', state: 'connected', detail: `@${bot.botInfo.username} via webhook` };

@@ -2,7 +2,10 @@
  * Webhook mode: a small HTTP server (put a TLS proxy in front of it) that hands each update to
  * grammY's webhookCallback. Telegram gets 200 only after the middleware resolved, i.e. after
  * sink.accept committed the message; any failure answers 500 and Telegram delivers it again.
+ * Every request must carry the secret registered with setWebhook (X-Telegram-Bot-Api-Secret-Token);
+ * without it anyone who finds the port could post updates that claim to come from an owner.
  */
+import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { webhookCallback, type Bot } from 'grammy';
 import type { Logger } from '../../ops/logger.js';
@@ -12,8 +15,16 @@ export interface WebhookServerOptions {
   host: string;
   port: number;
   path: string;
-  secretToken?: string;
+  /** Always set: the configured one, or one generated at start. */
+  secretToken: string;
   logger: Logger;
+}
+
+function secretMatches(given: string | string[] | undefined, secret: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export async function startWebhookServer(o: WebhookServerOptions): Promise<http.Server> {
@@ -23,6 +34,11 @@ export async function startWebhookServer(o: WebhookServerOptions): Promise<http.
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method !== 'POST' || url.pathname !== o.path) {
       res.writeHead(404).end();
+      return;
+    }
+    if (!secretMatches(req.headers['x-telegram-bot-api-secret-token'], o.secretToken)) {
+      res.writeHead(401).end();
+      req.resume();
       return;
     }
     handle(req, res).catch((err: unknown) => {

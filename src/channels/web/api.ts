@@ -8,7 +8,8 @@
  *   GET  /api/conversations/:id/messages, GET /api/projects
  *   GET  /api/conversations/:id/turns?before=&limit=  turns with their steps, oldest first
  *   GET  /api/channels (states; a pending WhatsApp pairing QR as SVG), GET /api/status, GET /healthz
- * Every /api route needs the bearer token (header, or ?token= for EventSource).
+ * Every /api route needs the bearer token in the Authorization header; the event stream alone
+ * also takes ?token= (EventSource cannot send headers). request.ts checks it before this runs.
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
@@ -18,6 +19,7 @@ import { statusReport } from '../../ops/status.js';
 import { hasQrPairing } from '../registry.js';
 import { HttpError, readJsonObject, sendJson } from './http.js';
 import { qrSvg } from './qr-svg.js';
+import type { Target } from './request.js';
 import { streamEvents } from './sse.js';
 
 export const WEB = 'web';
@@ -25,20 +27,14 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** JSON escaping can grow text up to 6x; the text limit itself is checked after parsing. */
 const MAX_BODY = MAX_TEXT_BYTES * 6 + 4096;
 
-function conversationKey(raw: string): string {
-  let id: string;
-  try {
-    id = decodeURIComponent(raw);
-  } catch {
-    throw new HttpError(400, 'BAD_REQUEST', 'The conversation id is not valid URL encoding.');
-  }
+function conversationKey(id: string): string {
   if (!ID.test(id)) throw new HttpError(400, 'BAD_REQUEST', 'A conversation id is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.');
   return id;
 }
 
 /** An optional integer query parameter within [min, max]; anything else is a 400 naming it. */
-function numberParam(url: URL, name: string, min: number, max: number): number | undefined {
-  const raw = url.searchParams.get(name);
+function numberParam(query: URLSearchParams, name: string, min: number, max: number): number | undefined {
+  const raw = query.get(name);
   if (raw === null) return undefined;
   const n = Number(raw);
   if (!/^\d{1,16}$/.test(raw) || n < min || n > max) throw new HttpError(400, 'BAD_REQUEST', `The query parameter "${name}" must be a whole number from ${min} to ${max}.`);
@@ -50,8 +46,8 @@ function only(body: Record<string, unknown>, allowed: string[]): void {
   if (extra.length) throw new HttpError(400, 'BAD_REQUEST', `Unknown field(s): ${extra.join(', ')}. Allowed: ${allowed.join(', ')}.`);
 }
 
-export async function handleApi(core: GatewayCore, req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
-  const parts = url.pathname.split('/').filter(Boolean); // ['api', ...]
+export async function handleApi(core: GatewayCore, req: http.IncomingMessage, res: http.ServerResponse, target: Target): Promise<void> {
+  const parts = target.segments; // ['api', ...], decoded
   const method = req.method ?? 'GET';
 
   if (parts[1] === 'status' && parts.length === 2) {
@@ -71,7 +67,7 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     const set = core.projects.set();
     return sendJson(res, 200, { projects: set.projects.map((p) => ({ name: p.name, path: p.path, worktrees: !!p.worktrees })), defaultProject: set.defaultName });
   }
-  if (parts[1] !== 'conversations') throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${url.pathname}.`);
+  if (parts[1] !== 'conversations') throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${target.path}.`);
 
   if (parts.length === 2) {
     if (method === 'GET') {
@@ -123,12 +119,12 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     return sendJson(res, 200, { messages, replies, lastEventId: core.store.lastEventSeq(conversationId) });
   }
   if (sub === 'turns' && parts.length === 4 && method === 'GET') {
-    const before = numberParam(url, 'before', 0, Number.MAX_SAFE_INTEGER);
-    const limit = numberParam(url, 'limit', 1, 200);
+    const before = numberParam(target.query, 'before', 0, Number.MAX_SAFE_INTEGER);
+    const limit = numberParam(target.query, 'limit', 1, 200);
     return sendJson(res, 200, core.steps.history(conversationId, { before, limit }));
   }
   if (sub === 'events' && parts.length === 4 && method === 'GET') {
-    const last = req.headers['last-event-id'] ?? url.searchParams.get('lastEventId') ?? undefined;
+    const last = req.headers['last-event-id'] ?? target.query.get('lastEventId') ?? undefined;
     const since = last !== undefined && /^\d{1,15}$/.test(String(last)) ? Number(last) : undefined;
     core.store.ensureConversation(conversationId, WEB, key);
     return streamEvents(core, conversationId, req, res, since);
@@ -137,10 +133,10 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     const body = await readJsonObject(req, 4096);
     only(body, ['allow', 'optionId']);
     if (typeof body.allow !== 'boolean') throw new HttpError(400, 'BAD_REQUEST', 'The field "allow" is required and must be true or false.');
-    const requestId = decodeURIComponent(parts[4]!);
+    const requestId = parts[4]!;
     const optionId = typeof body.optionId === 'string' ? body.optionId : undefined;
     if (!core.answerPermission(conversationId, requestId, body.allow, optionId, 'web:owner')) throw new HttpError(404, 'NOT_FOUND', 'No permission request with that id is waiting in this conversation.');
     return sendJson(res, 200, { ok: true });
   }
-  throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${url.pathname}.`);
+  throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${target.path}.`);
 }

@@ -8,16 +8,16 @@ import type { AddressInfo } from 'node:net';
 import type { GatewayCore } from '../../gateway/core.js';
 import type { Logger } from '../../ops/logger.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
-import { handleApi } from './api.js';
-import { HttpError, sendError, sendJson } from './http.js';
-import { PAGE_HTML } from './page.js';
-import { tokenMatches } from './token.js';
+import { HostRules } from './hosts.js';
+import { handleRequest } from './request.js';
 
 export interface WebChannelOptions {
   host: string;
   port: number;
   token: string;
   logger: Logger;
+  /** Further Host names (a reverse proxy's), "name" for any port or "name:port". */
+  allowedHosts?: string[];
 }
 
 export class WebChannel implements Channel {
@@ -26,6 +26,7 @@ export class WebChannel implements Channel {
   private state: ChannelStatus['state'] = 'stopped';
   private core: GatewayCore | undefined;
   private readonly sockets = new Set<import('node:net').Socket>();
+  private hosts: HostRules | undefined;
 
   constructor(private readonly opts: WebChannelOptions) {}
 
@@ -38,7 +39,11 @@ export class WebChannel implements Channel {
     this.state = 'starting';
     const server = http.createServer((req, res) => void this.handle(req, res));
     server.on('connection', (s) => (this.sockets.add(s), s.on('close', () => this.sockets.delete(s))));
-    server.on('clientError', (_err, socket) => socket.destroy());
+    // A request Node cannot parse (a control character in the path, a bad header) is a 400 too.
+    server.on('clientError', (_err, socket) => {
+      if (socket.writable && !socket.destroyed) socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      else socket.destroy();
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.opts.port, this.opts.host, () => {
@@ -47,6 +52,7 @@ export class WebChannel implements Channel {
       });
     });
     this.server = server;
+    this.hosts = new HostRules(this.address(), this.opts.allowedHosts);
     this.state = 'connected';
   }
 
@@ -55,10 +61,15 @@ export class WebChannel implements Channel {
     return { host: this.opts.host, port: a?.port ?? this.opts.port };
   }
 
-  /** The page's address with the token, as printed at startup. */
-  url(): string {
+  /** The page's address without the token: the one to log. */
+  baseUrl(): string {
     const { host, port } = this.address();
-    return `http://${host.includes(':') ? `[${host}]` : host}:${port}/#token=${this.opts.token}`;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
+  }
+
+  /** The page's address with the token, as printed at startup (on stdout, never in the log). */
+  url(): string {
+    return `${this.baseUrl()}#token=${this.opts.token}`;
   }
 
   async stop(): Promise<void> {
@@ -83,24 +94,7 @@ export class WebChannel implements Channel {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    try {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true });
-      if (url.pathname === '/' && req.method === 'GET') {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:" });
-        return void res.end(PAGE_HTML);
-      }
-      if (!url.pathname.startsWith('/api/')) throw new HttpError(404, 'NOT_FOUND', `No route ${req.method} ${url.pathname}.`);
-      const auth = req.headers.authorization;
-      const given = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : url.searchParams.get('token') ?? undefined;
-      if (!tokenMatches(given, this.opts.token)) throw new HttpError(401, 'UNAUTHORIZED', 'A valid bearer token is required: Authorization: Bearer <token> (it is in web-token in the data dir).');
-      if (!this.core) throw new HttpError(503, 'NOT_FOUND', 'The gateway is starting.');
-      await handleApi(this.core, req, res, url);
-    } catch (err) {
-      if (err instanceof HttpError) return sendError(res, err);
-      this.opts.logger.error({ err, url: req.url }, 'web: request failed');
-      if (!res.headersSent) sendError(res, new HttpError(500, 'BAD_REQUEST', 'Internal error; see the gateway log.'));
-      else res.end();
-    }
+    if (!this.hosts) return void res.writeHead(503).end();
+    await handleRequest({ token: this.opts.token, hosts: this.hosts, core: this.core, logger: this.opts.logger }, req, res);
   }
 }

@@ -2,15 +2,20 @@
  * The web page: one self-contained HTML document (no build step, no external requests).
  * It lists conversations, opens or creates one, streams replies over SSE, shows the
  * acknowledgement markers, relays permission requests (Approve/Deny) and has a Stop button.
- * All text is inserted with textContent, never as HTML.
+ * All text is inserted with textContent, never as HTML. Its inline script and style carry the
+ * response's CSP nonce; nothing else inline runs.
  */
-export const PAGE_HTML = `<!doctype html>
+export function pageHtml(nonce: string): string {
+  return PAGE_HTML.replaceAll('__CSP_NONCE__', nonce);
+}
+
+const PAGE_HTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Rudder</title>
-<style>
+<style nonce="__CSP_NONCE__">
   :root { --bg:#0f1115; --panel:#171a21; --line:#262b36; --text:#e6e8ee; --dim:#8b93a7; --me:#1f3a5f; --agent:#1d2430; --accent:#5aa9ff; --warn:#f0b44c; --bad:#ff6b6b; }
   * { box-sizing: border-box; }
   body { margin:0; font:14px/1.45 system-ui, sans-serif; background:var(--bg); color:var(--text); display:flex; height:100vh; }
@@ -55,7 +60,7 @@ export const PAGE_HTML = `<!doctype html>
   <div id="log" data-testid="log"></div>
   <form id="send"><textarea id="text" data-testid="input" placeholder="Message the agent. Enter sends, Shift+Enter for a new line."></textarea><button data-testid="send">Send</button></form>
 </main>
-<script>
+<script nonce="__CSP_NONCE__">
 (function () {
   var hash = new URLSearchParams(location.hash.slice(1));
   if (hash.get('token')) { localStorage.setItem('rudder-token', hash.get('token')); history.replaceState(null, '', location.pathname); }

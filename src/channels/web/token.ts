@@ -11,9 +11,10 @@ export function loadOrCreateToken(dataDir: string): string {
   } catch {
     // First start: make one.
   }
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const token = randomBytes(24).toString('base64url');
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
   return token;
 }
 

@@ -1,0 +1,102 @@
+/**
+ * One web request, in the order its checks run: security headers on every answer, the request
+ * target (a malformed one is a 400), the Host (421 for a name this gateway does not serve), then
+ * the public routes (/healthz, the page), then for /api: the Origin when present (403), the token
+ * (401), and a JSON content type on POST (415), before the API itself.
+ */
+import type http from 'node:http';
+import type { GatewayCore } from '../../gateway/core.js';
+import type { Logger } from '../../ops/logger.js';
+import { redactUrl } from '../../ops/redact.js';
+import { handleApi } from './api.js';
+import { newNonce, setSecurityHeaders } from './headers.js';
+import type { HostRules } from './hosts.js';
+import { HttpError, sendError, sendJson } from './http.js';
+import { pageHtml } from './page.js';
+import { tokenMatches } from './token.js';
+
+/** The request target, split and decoded once: routes never decode again. */
+export interface Target {
+  /** The raw path, still encoded (for messages and logs). */
+  path: string;
+  /** Non-empty path segments, percent-decoded. */
+  segments: string[];
+  query: URLSearchParams;
+}
+
+export interface WebRequestContext {
+  token: string;
+  hosts: HostRules;
+  core: GatewayCore | undefined;
+  logger: Logger;
+}
+
+/** Only origin-form targets ("/path?query"); every malformed one is a 400 that says why. */
+export function parseTarget(raw: string | undefined): Target {
+  if (!raw || !raw.startsWith('/')) throw new HttpError(400, 'BAD_REQUEST', 'The request target must be a path starting with "/".');
+  const q = raw.indexOf('?');
+  const path = q < 0 ? raw : raw.slice(0, q);
+  const segments = path.split('/').filter(Boolean).map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      throw new HttpError(400, 'BAD_REQUEST', `The path is not valid URL encoding (at "${s.slice(0, 40)}"); encode "%" as %25.`);
+    }
+  });
+  return { path, segments, query: new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)) };
+}
+
+/** The only route a browser reaches with EventSource, which cannot send headers: ?token= works here alone. */
+export function isEventStream(method: string, t: Target): boolean {
+  return method === 'GET' && t.segments.length === 4 && t.segments[0] === 'api' && t.segments[1] === 'conversations' && t.segments[3] === 'events';
+}
+
+function bearer(req: http.IncomingMessage): string | undefined {
+  const auth = req.headers.authorization;
+  return auth?.startsWith('Bearer ') ? auth.slice(7).trim() : undefined;
+}
+
+function requireJson(req: http.IncomingMessage): void {
+  const type = req.headers['content-type'];
+  const [media, ...params] = (type ?? '').split(';').map((p) => p.trim().toLowerCase());
+  const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
+  if (media !== 'application/json' || (charset !== undefined && charset !== 'utf-8')) {
+    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', `Send the body with content-type: application/json (got ${type === undefined ? 'none' : JSON.stringify(type.slice(0, 80))}).`);
+  }
+}
+
+export async function handleRequest(ctx: WebRequestContext, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const method = req.method ?? 'GET';
+  setSecurityHeaders(res);
+  res.once('close', () => ctx.logger.debug({ method, url: redactUrl(req.url ?? ''), status: res.statusCode }, 'web request'));
+  try {
+    const target = parseTarget(req.url);
+    if (!ctx.hosts.allowsHost(req.headers.host)) {
+      throw new HttpError(421, 'HOST_NOT_ALLOWED', 'This gateway does not answer to that Host name. Open it by its bound address, or list the name in web.allowedHosts.');
+    }
+    if (target.path === '/healthz') return sendJson(res, 200, { ok: true });
+    if (target.path === '/' && method === 'GET') {
+      const nonce = newNonce();
+      setSecurityHeaders(res, nonce);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      return void res.end(pageHtml(nonce));
+    }
+    // Static files of the web app (its build: /assets/…, /manifest.webmanifest, /sw.js) belong here, before /api.
+    if (target.segments[0] !== 'api') throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${target.path}.`);
+
+    const origin = req.headers.origin;
+    if (origin !== undefined && !ctx.hosts.allowsOrigin(origin)) {
+      throw new HttpError(403, 'ORIGIN_NOT_ALLOWED', 'Requests from another origin are refused; use the page this gateway serves, or list its name in web.allowedHosts.');
+    }
+    const given = bearer(req) ?? (isEventStream(method, target) ? target.query.get('token') ?? undefined : undefined);
+    if (!tokenMatches(given, ctx.token)) throw new HttpError(401, 'UNAUTHORIZED', 'A valid bearer token is required: Authorization: Bearer <token> (it is in web-token in the data dir).');
+    if (method === 'POST') requireJson(req);
+    if (!ctx.core) throw new HttpError(503, 'NOT_FOUND', 'The gateway is starting.');
+    await handleApi(ctx.core, req, res, target);
+  } catch (err) {
+    if (err instanceof HttpError) return sendError(res, err);
+    ctx.logger.error({ err, method, url: redactUrl(req.url ?? '') }, 'web: request failed');
+    if (!res.headersSent) sendError(res, new HttpError(500, 'BAD_REQUEST', 'Internal error; see the gateway log.'));
+    else res.end();
+  }
+}

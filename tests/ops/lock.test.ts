@@ -1,0 +1,139 @@
+/**
+ * One gateway per data dir. The lock itself (held, released, taken over from a dead or reused
+ * pid, one winner among racing starters), and two real `rudder start` processes on one data dir:
+ * the second exits 1 naming the first's pid and touches nothing, while the first's turn finishes.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acquireLock, LOCK_FILE } from '../../src/ops/lock.js';
+import { isRudderError } from '../../src/errors.js';
+import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { pidAlive, tempDir, waitUntil } from '../support/claude-rig.js';
+import { CLI, ROOT, agentConfig, startChild, writeConfig } from '../support/gateway-rig.js';
+
+const LOCK_JS = path.join(ROOT, 'dist/ops/lock.js');
+
+function deadPid(): number {
+  const r = spawnSync('sh', ['-c', 'echo $$']);
+  return Number(String(r.stdout).trim());
+}
+
+/** A process that takes the lock (or reports who holds it) at the given time, and holds it until killed. */
+function holder(dir: string, at = 0) {
+  const code = `import(${JSON.stringify(LOCK_JS)}).then((m) => { while (Date.now() < ${at}); try { m.acquireLock(${JSON.stringify(dir)}); console.log('got'); } catch (e) { console.log('busy ' + e.context.pid); } setInterval(() => {}, 1000); });`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  return { child, out: () => out.trim() };
+}
+
+function expectRunning(fn: () => unknown, pid: number) {
+  try {
+    fn();
+  } catch (err) {
+    expect(isRudderError(err, 'ALREADY_RUNNING')).toBe(true);
+    expect((err as Error).message).toContain(`Rudder is already running on this data dir (pid ${pid})`);
+    return;
+  }
+  throw new Error('the lock was taken twice');
+}
+
+describe('the data dir lock', () => {
+  it('is held with the pid, refused while held, and gone once released', () => {
+    const dir = tempDir('lock');
+    const lock = acquireLock(dir);
+    const file = path.join(dir, LOCK_FILE);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).pid).toBe(process.pid);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expectRunning(() => acquireLock(dir), process.pid);
+    lock.release();
+    expect(fs.existsSync(file)).toBe(false);
+    acquireLock(dir).release();
+  });
+
+  it('is taken over from a dead process, a reused pid, or a garbled file', () => {
+    const dir = tempDir('lock');
+    const file = path.join(dir, LOCK_FILE);
+    for (const content of [JSON.stringify({ pid: deadPid() }), JSON.stringify({ pid: 1, startTime: 1 }), 'not json', JSON.stringify({ pid: process.pid })]) {
+      fs.writeFileSync(file, content);
+      const lock = acquireLock(dir);
+      expect(JSON.parse(fs.readFileSync(file, 'utf8')).pid).toBe(process.pid);
+      lock.release();
+    }
+  });
+
+  it('holds against another live process, and is free once that one is killed', async () => {
+    const dir = tempDir('lock');
+    const h = holder(dir);
+    await waitUntil(() => h.out() === 'got');
+    expectRunning(() => acquireLock(dir), h.child.pid!);
+    h.child.kill('SIGKILL');
+    await new Promise((r) => h.child.once('exit', r));
+    acquireLock(dir).release();
+  });
+
+  it('has one winner among starters racing for a stale lock', async () => {
+    const dir = tempDir('lock');
+    fs.writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: deadPid() }));
+    // All at the same moment, once every one of them has loaded.
+    const at = Date.now() + 3000;
+    const hs = Array.from({ length: 6 }, () => holder(dir, at));
+    try {
+      await waitUntil(() => hs.every((h) => h.out() !== ''), 20_000);
+      const winners = hs.filter((h) => h.out() === 'got');
+      expect(winners).toHaveLength(1);
+      for (const h of hs) if (h !== winners[0]) expect(h.out()).toBe(`busy ${winners[0]!.child.pid}`);
+    } finally {
+      for (const h of hs) h.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('a second rudder start on the same data dir', () => {
+  let mock: MockApi;
+  beforeAll(async () => {
+    mock = await startMockApi();
+  });
+  afterAll(async () => {
+    await mock?.close();
+  });
+
+  it('exits 1 naming the running pid, and the running turn and its agent are untouched', async () => {
+    const first = await startChild({ agent: agentConfig(mock.url, tempDir('chome')), shutdownDrainSeconds: 5 });
+    try {
+      const w = first.watch('held');
+      await w.ready;
+      const m = await first.post('held', 'work on this [[bash:sleep 3]] tag:held');
+      await w.wait('status', (d) => d.state === 'tool' && d.messageId === m.messageId);
+      const status = (await (await first.api('GET', '/api/status')).json()) as { sessions: Array<{ pid: number }> };
+      const agentPid = status.sessions[0]!.pid;
+      const logBefore = fs.readFileSync(path.join(first.home, 'rudder.log'), 'utf8');
+
+      const cwd = tempDir('second');
+      writeConfig(cwd, { agent: agentConfig(mock.url, tempDir('chome')), web: { port: 0 } });
+      const second = spawnSync(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: first.home }, encoding: 'utf8', timeout: 20_000 });
+      expect(second.stderr).toContain(`Rudder is already running on this data dir (pid ${first.child.pid})`);
+      expect(second.status).toBe(1);
+      expect(second.stdout).not.toContain('Rudder is running');
+
+      expect(pidAlive(agentPid)).toBe(true);
+      // The turn finishes as it would have: one reply, the message answered, no re-run notice.
+      await w.waitReply(m.messageId, 'reply');
+      expect(w.repliesFor(m.messageId).map((r) => r.data.kind)).toEqual(['reply']);
+      const history = (await (await first.api('GET', '/api/conversations/held/messages')).json()) as { messages: Array<{ id: string; state: string }> };
+      expect(history.messages.find((x) => x.id === m.messageId)?.state).toBe('answered');
+      // Nothing of the second start reached the running gateway's files.
+      const log = fs.readFileSync(path.join(first.home, 'rudder.log'), 'utf8');
+      expect(log.startsWith(logBefore)).toBe(true);
+      expect(log).not.toMatch(/left behind by the previous run/);
+      expect(log.match(/"msg":"rudder started"/g)).toHaveLength(1);
+      expect(JSON.parse(fs.readFileSync(path.join(first.home, LOCK_FILE), 'utf8')).pid).toBe(first.child.pid);
+    } finally {
+      await first.stop();
+    }
+    // The first one released its lock on the way out.
+    expect(fs.existsSync(path.join(first.home, LOCK_FILE))).toBe(false);
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * No token reaches rudder.log: not the startup address, not `?token=` of a logged URL, not a
+ * registered secret anywhere in a line; the log file itself is 0600.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/ops/logger.js';
+import { redact, registerSecret } from '../../src/ops/redact.js';
+import { tempDir, waitUntil } from '../support/claude-rig.js';
+import { startChild } from '../support/gateway-rig.js';
+import { rawRequest } from '../support/raw-http.js';
+
+describe('redact', () => {
+  it('blanks token parameters, bearer credentials and registered secrets', () => {
+    expect(redact('/api/conversations/a/events?token=abc123&lastEventId=4')).toBe('/api/conversations/a/events?token=[redacted]&lastEventId=4');
+    expect(redact('http://127.0.0.1:8787/#token=abc-_123')).toBe('http://127.0.0.1:8787/#token=[redacted]');
+    expect(redact('"url":"/x?a=1&token=zz9"')).toBe('"url":"/x?a=1&token=[redacted]"');
+    expect(redact('/x?a=1\\u0026token=zz9')).toBe('/x?a=1\\u0026token=[redacted]');
+    expect(redact('authorization: Bearer s3cr3t.value')).toBe('authorization: Bearer [redacted]');
+    registerSecret('a-registered-secret-value');
+    expect(redact('failed: a-registered-secret-value was wrong')).toBe('failed: [redacted] was wrong');
+    expect(redact('/api/tokens?tokenizer=1')).toBe('/api/tokens?tokenizer=1');
+  });
+
+  it('runs on every line the logger writes, into a 0600 file', async () => {
+    const dir = tempDir('log');
+    registerSecret('secret-in-an-error-message');
+    const log = createLogger({ dataDir: dir, level: 'debug', pretty: false });
+    log.info({ url: '/api/x?token=plain-token-in-url' }, 'a request');
+    log.error({ err: new Error('boom secret-in-an-error-message') }, 'failed with Bearer abc.def');
+    log.flush();
+    const file = path.join(dir, 'rudder.log');
+    await waitUntil(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8').split('\n').length >= 3);
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).not.toContain('plain-token-in-url');
+    expect(text).not.toContain('secret-in-an-error-message');
+    expect(text).not.toContain('abc.def');
+    expect(text).toContain('token=[redacted]');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('rudder start', () => {
+  it('keeps the web token out of rudder.log: the startup address and every logged URL', async () => {
+    const gw = await startChild({ agent: { claudeBin: '/bin/false' } });
+    try {
+      const t = encodeURIComponent(gw.ep.token);
+      await rawRequest(gw.ep.base, { target: `/api/conversations/logged/events?token=${t}&lastEventId=0`, headersOnly: true });
+      await rawRequest(gw.ep.base, { target: `/api/status?token=${t}` });
+      const file = path.join(gw.home, 'rudder.log');
+      await waitUntil(() => (fs.readFileSync(file, 'utf8').match(/"msg":"web request"/g) ?? []).length >= 2, 10_000);
+      const text = fs.readFileSync(file, 'utf8');
+      expect(text).not.toContain(gw.ep.token);
+      expect(text).not.toContain(t);
+      expect(text).toContain('/api/conversations/logged/events?token=[redacted]&lastEventId=0');
+      const started = text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'rudder started');
+      expect(started.url).toBe(`${gw.ep.base}/`);
+      // The terminal still gets the address with the token.
+      expect(gw.output()).toContain(`#token=${gw.ep.token}`);
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
