@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { RudderError } from '../errors.js';
+import { alive, startTimeOf as processStart } from './proc.js';
 
 export const LOCK_FILE = 'rudder.lock';
 
@@ -25,24 +26,8 @@ export interface DataDirLock {
 const held = new Set<string>();
 
 function startTimeOf(pid: number): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22, counted after the command name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const v = Number(fields[19]);
-    return Number.isFinite(v) ? v : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  const v = Number(processStart(pid));
+  return Number.isFinite(v) ? v : undefined;
 }
 
 function read(file: string): { text: string; content: LockContent | undefined } | undefined {

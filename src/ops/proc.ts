@@ -20,11 +20,23 @@ export function cmdlineOf(pid: number): string | undefined {
   }
 }
 
+/** Whether a process with this pid exists (one of another user's counts: signalling it is refused, not failed). */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** When a process started, in clock ticks since boot (/proc/<pid>/stat field 22): with the pid, it names one process, even after the pid is reused. */
+export function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Counted after the command name, which is in parentheses and may hold spaces.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
   } catch {
-    return false;
+    return undefined;
   }
 }

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { realOrSelf } from '../config/projects.js';
+import { alive, startTimeOf } from '../ops/proc.js';
 import { MARKER_CLOSE, MARKER_OPEN } from '../security/wrap.js';
 
 export interface OpenBy {
@@ -52,24 +53,6 @@ export function transcriptsDir(configDir: string, cwd: string): string {
   return path.join(configDir, 'projects', cliProjectDirName(realOrSelf(cwd)));
 }
 
-/** The start time of a process (clock ticks since boot, /proc/<pid>/stat field 22), as the CLI records it in procStart. */
-function procStart(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Sessions a running CLI has open, by session id. A file left by a killed process names a pid
@@ -92,7 +75,7 @@ export function openSessions(configDir: string): Map<string, OpenBy> {
       continue;
     }
     if (typeof d.pid !== 'number' || typeof d.sessionId !== 'string' || !alive(d.pid)) continue;
-    const started = procStart(d.pid);
+    const started = startTimeOf(d.pid);
     if (typeof d.procStart === 'string' && started !== undefined && started !== d.procStart) continue;
     open.set(d.sessionId, { pid: d.pid, cwd: typeof d.cwd === 'string' ? d.cwd : undefined, entrypoint: typeof d.entrypoint === 'string' ? d.entrypoint : undefined });
   }
