@@ -27,6 +27,7 @@ import { Store } from '../store/store.js';
 import { EventBus } from './bus.js';
 import { GatewayCore } from './core.js';
 import { Delivery } from './delivery.js';
+import { ProgressDriver } from './progress/driver.js';
 import { killOrphans, recoverOpenMessages } from './recovery.js';
 import { StepLog } from './steps/step-log.js';
 
@@ -137,6 +138,15 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     const conv = store.conversation(id);
     return conv ? { channel: core.channels.get(conv.channel), key: conv.key } : undefined;
   }, log);
+  core.progress = new ProgressDriver({
+    steps: core.steps,
+    bus,
+    log,
+    settings: () => opts.config.current(),
+    target: (id) => core.chatOf(id),
+    queued: (id) => core.lanes.get(id)?.queueDepth() ?? 0,
+    sendText: (id, text, inputIds) => core.send(id, 'notice', text, inputIds.map((m) => store.message(m)).filter((r) => r !== undefined)),
+  });
 
   let web: WebChannel | undefined;
   const channels: Channel[] = [...(opts.extraChannels ?? [])];
@@ -186,6 +196,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       await pool.stopAll(`gateway stopping (${reason})`);
       await core.delivery.idle(2000);
       core.delivery.stop();
+      core.progress?.stop();
       for (const l of core.lanes.values()) l.dispose();
       await Promise.allSettled([...core.channels.values()].map((c) => c.stop()));
       core.steps.flush();

@@ -101,6 +101,13 @@ export class AccessControl {
     this.ttl = o.codeTtlMs ?? PAIRING_TTL_MS;
   }
 
+  /** Whether the sender is an owner of the channel (the local web page: everyone who holds its token). */
+  isOwner(channel: string, senderId: string): boolean {
+    if (this.trusted.has(channel)) return true;
+    const sender = normaliseId(senderId);
+    return (this.config[channel]?.owners ?? []).some((o) => normaliseId(o) === sender);
+  }
+
   check(msg: InboundMessage): AccessDecision {
     if (this.trusted.has(msg.channel)) return { allowed: true, owner: true };
     const cfg = this.config[msg.channel];
