@@ -8,7 +8,7 @@ import type { Message } from 'grammy/types';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { TelegramConfig } from '../../config/channels-schema.js';
-import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
+import type { AckKind, CardView, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply, PromptView } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
 import { saveAttachments } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
@@ -19,8 +19,9 @@ import { TypingKeeper } from '../common/typing.js';
 import { htmlToText, telegramVisibleLength, toTelegramHtml } from '../common/markdown/telegram.js';
 import { classify, describe, isBadToken, isEntityError, isMissingReplyTarget } from './errors.js';
 import { fetchFile } from './files.js';
-import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
+import { conversationKeyOf, messageIdOf, normalise, parseConversationKey } from './inbound.js';
 import { grammySignal, poll, ALLOWED_UPDATES } from './polling.js';
+import { TelegramSurfaces } from './progress.js';
 import { closeServer, startWebhookServer } from './webhook.js';
 
 /** Bot API: "Text of the message to be sent, 1-4096 characters after entities parsing". */
@@ -60,6 +61,11 @@ export class TelegramChannel implements Channel {
   private readonly serial = new KeyedSerial();
   private readonly progress = new PartProgress();
   private readonly typingKeeper: TypingKeeper;
+  private readonly surfaces = new TelegramSurfaces({
+    api: () => this.api(),
+    retry: (what) => this.retryOptions(what),
+    inOrder: (key, task) => this.serial.run(key, task),
+  });
 
   constructor(o: TelegramChannelOptions) {
     this.cfg = o.config;
@@ -128,6 +134,23 @@ export class TelegramChannel implements Channel {
       const edited = ctx.editedMessage !== undefined;
       const m = (ctx.editedMessage ?? ctx.message) as Message;
       await this.accept(sink, bot, m, edited);
+    });
+    bot.on('callback_query:data', async (ctx) => {
+      const cq = ctx.callbackQuery;
+      const m = cq.message;
+      // A press is answered after the gateway decided (at most once), before the offset moves on.
+      const result = m
+        ? await sink.press({
+            channel: 'telegram',
+            conversationKey: conversationKeyOf(m as Message),
+            sender: { id: String(cq.from.id), name: [cq.from.first_name, cq.from.last_name].filter(Boolean).join(' ') || cq.from.username },
+            chatType: m.chat.type === 'private' ? 'direct' : 'group',
+            data: cq.data,
+          })
+        : { ok: false, text: 'This message is too old to act on.' };
+      await bot.api.answerCallbackQuery(cq.id, { text: result.text.slice(0, 200), show_alert: !result.ok }).catch((err: unknown) => {
+        this.log.debug({ err: describe(err, this.token) }, 'telegram callback query not answered');
+      });
     });
     this.bot = bot;
 
@@ -243,6 +266,26 @@ export class TelegramChannel implements Channel {
 
   typing(to: MessageRef, on: boolean): void {
     if (this.bot) this.typingKeeper.set(to, on);
+  }
+
+  postCard(to: MessageRef, card: CardView): Promise<string> {
+    return this.surfaces.postCard(to, card);
+  }
+
+  editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
+    return this.surfaces.editCard(to, handle, card);
+  }
+
+  draftText(to: MessageRef, draftId: number, text: string): Promise<boolean> {
+    return this.surfaces.draftText(to, draftId, text);
+  }
+
+  askPermission(to: MessageRef, prompt: PromptView): Promise<string> {
+    return this.surfaces.askPermission(to, prompt);
+  }
+
+  settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
+    return this.surfaces.settlePermission(to, handle, prompt);
   }
 
   status(): ChannelStatus {
