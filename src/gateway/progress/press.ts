@@ -30,9 +30,14 @@ export async function handlePress(core: GatewayCore, p: InboundPress): Promise<P
   const card = core.progress?.cardOf(action.ref);
   if (!card || card.conversationId !== conversationId) return { ok: false, text: 'That card is no longer live.' };
   if (!card.running || core.lane(conversationId).session()?.currentTurn()?.id !== card.turnId) return { ok: false, text: 'That turn already ended.' };
-  const outcome = await runCommand({ name: 'stop', args: '' }, core.commandContext(conversationId, '/stop', Date.now(), byOf(p)));
-  for (const r of outcome.stopped ?? []) core.ack(r, 'stopped');
-  core.send(conversationId, 'notice', outcome.reply, []);
-  core.log.info({ conversationId, by: byOf(p) }, 'turn stopped from its progress card');
-  return { ok: true, text: '⏹ Stopping.' };
+  // The stop runs on its own: a platform wants its press answered within seconds, an interrupt may take longer.
+  core.log.info({ conversationId, by: byOf(p) }, 'stopping a turn from its progress card');
+  void runCommand({ name: 'stop', args: '' }, core.commandContext(conversationId, '/stop', Date.now(), byOf(p))).then(
+    (outcome) => {
+      for (const r of outcome.stopped ?? []) core.ack(r, 'stopped');
+      core.send(conversationId, 'notice', outcome.reply, []);
+    },
+    (err: unknown) => core.log.error({ conversationId, err: (err as Error).message }, 'the Stop button could not stop the turn'),
+  );
+  return { ok: true, text: '⏹ Stopping the turn.' };
 }
