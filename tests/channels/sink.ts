@@ -5,7 +5,7 @@ export interface RecordingSink extends InboundSink {
   messages: InboundMessage[];
   presses: InboundPress[];
   /** What press() answers (default: ok, "done"). */
-  answerPress(fn: (p: InboundPress) => PressResult): void;
+  answerPress(fn: (p: InboundPress) => PressResult | Promise<PressResult>): void;
   waitForPresses(n: number, timeoutMs?: number): Promise<InboundPress[]>;
   /** Makes the next n accept() calls throw, as a failing inbox commit would. */
   failNext(n: number): void;
@@ -15,7 +15,7 @@ export interface RecordingSink extends InboundSink {
 export function recordingSink(log?: string[]): RecordingSink {
   const messages: InboundMessage[] = [];
   const presses: InboundPress[] = [];
-  let answer: (p: InboundPress) => PressResult = () => ({ ok: true, text: 'done' });
+  let answer: (p: InboundPress) => PressResult | Promise<PressResult> = () => ({ ok: true, text: 'done' });
   let failures = 0;
   const waiters: Array<() => void> = [];
   const waitFor = <T>(what: string, items: T[], n: number, timeoutMs: number): Promise<T[]> =>
