@@ -24,7 +24,7 @@ import { Lane } from './lane.js';
 import type { LaneContext, LaneSettings } from './lane-context.js';
 import type { ProgressDriver } from './progress/driver.js';
 import { handlePress } from './progress/press.js';
-import { PermissionPrompts } from './progress/prompts.js';
+import type { PermissionPrompts } from './progress/prompts.js';
 import { statusText } from './status-text.js';
 
 const ACK_EMOJI: Record<AckKind, string> = { received: '👀', steered: '➡️', queued: '⏳', stopped: '⏹' };
@@ -67,8 +67,8 @@ export class GatewayCore implements InboundSink {
   readonly channels = new Map<string, Channel>();
   readonly lanes = new Map<string, Lane>();
   readonly permissions = new Map<string, OpenPermission>();
-  /** Permission requests as shown in the chats (buttons, or the numbered notice). */
-  readonly prompts: PermissionPrompts;
+  /** Permission requests as shown in the chats (buttons, or the numbered notice); set by the gateway's wiring. */
+  prompts!: PermissionPrompts;
   delivery!: Delivery;
   /** Turn progress cards in the chats (set by the gateway's wiring). */
   progress?: ProgressDriver;
@@ -99,12 +99,6 @@ export class GatewayCore implements InboundSink {
       withdrawPermissions: (turnId) => this.withdrawPermissions(turnId),
       shuttingDown: () => this.shutting,
     };
-    this.prompts = new PermissionPrompts({
-      log: this.log,
-      target: (id) => this.chatOf(id),
-      sendNotice: (id, text, messageId) => this.send(id, 'notice', text, messageId ? [this.store.message(messageId)].filter((r): r is MessageRow => !!r) : []),
-      answer: (id, requestId, optionId, by) => this.answerPermission(id, requestId, optionId === 'allow', optionId === 'allow' || optionId === 'deny' ? undefined : optionId, by),
-    });
   }
 
   accept(msg: InboundMessage): Promise<AcceptResult> {

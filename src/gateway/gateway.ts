@@ -28,6 +28,7 @@ import { EventBus } from './bus.js';
 import { GatewayCore } from './core.js';
 import { Delivery } from './delivery.js';
 import { ProgressDriver } from './progress/driver.js';
+import { PermissionPrompts } from './progress/prompts.js';
 import { killOrphans, recoverOpenMessages } from './recovery.js';
 import { StepLog } from './steps/step-log.js';
 
@@ -138,6 +139,12 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     const conv = store.conversation(id);
     return conv ? { channel: core.channels.get(conv.channel), key: conv.key } : undefined;
   }, log);
+  core.prompts = new PermissionPrompts({
+    log,
+    target: (id) => core.chatOf(id),
+    sendNotice: (id, text, messageId) => core.send(id, 'notice', text, messageId ? [store.message(messageId)].filter((r) => r !== undefined) : []),
+    answer: (id, requestId, optionId, by) => core.answerPermission(id, requestId, optionId === 'allow', optionId === 'allow' || optionId === 'deny' ? undefined : optionId, by),
+  });
   core.progress = new ProgressDriver({
     steps: core.steps,
     bus,

@@ -68,8 +68,8 @@ export async function startFakeWhatsApp(): Promise<FakeWhatsApp> {
       return built;
     },
     factory(config: UserFacingSocketConfig) {
-      // A long connect timeout keeps the silent handshake from closing the socket mid-test.
-      const sock = makeWASocket({ ...config, connectTimeoutMs: 10 * 60_000 });
+      // A long connect timeout keeps the silent handshake from closing the socket mid-test (or mid-benchmark).
+      const sock = makeWASocket({ ...config, connectTimeoutMs: 2 * 3600_000 });
       sock.sendMessage = (async (jid: string, content: any, options: any) => {
         if (failing?.(content)) throw Object.assign(new Error('reaction not allowed'), { output: { statusCode: 400 } });
         sent.push({ at: Date.now(), jid, content, options });

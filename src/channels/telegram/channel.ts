@@ -19,7 +19,7 @@ import { TypingKeeper } from '../common/typing.js';
 import { htmlToText, telegramVisibleLength, toTelegramHtml } from '../common/markdown/telegram.js';
 import { classify, describe, isBadToken, isEntityError, isMissingReplyTarget } from './errors.js';
 import { fetchFile } from './files.js';
-import { conversationKeyOf, messageIdOf, normalise, parseConversationKey } from './inbound.js';
+import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
 import { grammySignal, poll, ALLOWED_UPDATES } from './polling.js';
 import { TelegramSurfaces } from './progress.js';
 import { closeServer, startWebhookServer } from './webhook.js';
@@ -61,16 +61,19 @@ export class TelegramChannel implements Channel {
   private readonly serial = new KeyedSerial();
   private readonly progress = new PartProgress();
   private readonly typingKeeper: TypingKeeper;
-  private readonly surfaces = new TelegramSurfaces({
-    api: () => this.api(),
-    retry: (what) => this.retryOptions(what),
-    inOrder: (key, task) => this.serial.run(key, task),
-  });
+  private readonly surfaces: TelegramSurfaces;
 
   constructor(o: TelegramChannelOptions) {
     this.cfg = o.config;
     this.dataDir = o.dataDir;
     this.log = o.logger.child({ channel: 'telegram' });
+    this.surfaces = new TelegramSurfaces({
+      api: () => this.api(),
+      retry: (what) => this.retryOptions(what),
+      inOrder: (key, task) => this.serial.run(key, task),
+      log: this.log,
+      describe: (err) => describe(err, this.token),
+    });
     this.typingKeeper = new TypingKeeper({
       intervalMs: o.typingIntervalMs ?? TYPING_INTERVAL_MS,
       logger: this.log,
@@ -135,23 +138,8 @@ export class TelegramChannel implements Channel {
       const m = (ctx.editedMessage ?? ctx.message) as Message;
       await this.accept(sink, bot, m, edited);
     });
-    bot.on('callback_query:data', async (ctx) => {
-      const cq = ctx.callbackQuery;
-      const m = cq.message;
-      // A press is answered after the gateway decided (at most once), before the offset moves on.
-      const result = m
-        ? await sink.press({
-            channel: 'telegram',
-            conversationKey: conversationKeyOf(m as Message),
-            sender: { id: String(cq.from.id), name: [cq.from.first_name, cq.from.last_name].filter(Boolean).join(' ') || cq.from.username },
-            chatType: m.chat.type === 'private' ? 'direct' : 'group',
-            data: cq.data,
-          })
-        : { ok: false, text: 'This message is too old to act on.' };
-      await bot.api.answerCallbackQuery(cq.id, { text: result.text.slice(0, 200), show_alert: !result.ok }).catch((err: unknown) => {
-        this.log.debug({ err: describe(err, this.token) }, 'telegram callback query not answered');
-      });
-    });
+    // A press is answered after the gateway decided (at most once), before the offset moves on.
+    bot.on('callback_query:data', (ctx) => this.surfaces.pressed(sink, ctx.callbackQuery));
     this.bot = bot;
 
     if (this.cfg.mode === 'webhook' && this.cfg.webhook) {

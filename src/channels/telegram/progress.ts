@@ -5,14 +5,15 @@
  * gateway's progress driver decides what comes next.
  */
 import { GrammyError, type Api } from 'grammy';
-import type { InlineKeyboardButton } from 'grammy/types';
-import type { ButtonView, CardView, MessageRef, PromptView } from '../channel.js';
+import type { CallbackQuery, InlineKeyboardButton, Message } from 'grammy/types';
+import type { Logger } from '../../ops/logger.js';
+import type { ButtonView, CardView, InboundSink, MessageRef, PromptView } from '../channel.js';
 import { cardMarkdown, promptParts } from '../common/card.js';
 import { withRetry, type RetryOptions } from '../common/retry.js';
 import { fitParts } from '../common/split.js';
 import { htmlToText, telegramVisibleLength, toTelegramHtml } from '../common/markdown/telegram.js';
 import { isEntityError } from './errors.js';
-import { parseConversationKey } from './inbound.js';
+import { conversationKeyOf, parseConversationKey } from './inbound.js';
 
 export const TELEGRAM_LIMIT = 4096;
 
@@ -21,6 +22,9 @@ export interface TelegramSurfaceDeps {
   retry(what: string): RetryOptions;
   /** Runs a send in the chat's order, with the replies (common/ordered.ts). */
   inOrder<T>(key: string, task: () => Promise<T>): Promise<T>;
+  log: Logger;
+  /** An error as text without the token. */
+  describe(err: unknown): string;
 }
 
 /** Buttons in rows: up to three side by side, more one per row. */
@@ -115,6 +119,24 @@ export class TelegramSurfaces {
       }
       return last;
     });
+  }
+
+  /** A button press: the gateway decides, then the presser sees its answer (an alert when refused). */
+  async pressed(sink: InboundSink, cq: CallbackQuery): Promise<void> {
+    const m = cq.message;
+    const result = m
+      ? await sink.press({
+          channel: 'telegram',
+          conversationKey: conversationKeyOf(m as Message),
+          sender: { id: String(cq.from.id), name: [cq.from.first_name, cq.from.last_name].filter(Boolean).join(' ') || cq.from.username },
+          chatType: m.chat.type === 'private' ? 'direct' : 'group',
+          data: cq.data ?? '',
+        })
+      : { ok: false, text: 'This message is too old to act on.' };
+    await this.d
+      .api()
+      .answerCallbackQuery(cq.id, { text: result.text.slice(0, 200), show_alert: !result.ok })
+      .catch((err: unknown) => this.d.log.debug({ err: this.d.describe(err) }, 'telegram callback query not answered'));
   }
 
   /** The last part of the request, with who answered, and no keyboard. */

@@ -9,15 +9,17 @@
  * platform's retry-after runs, changes are coalesced into the next edit (never queued up), which
  * renders the turn as it is then. A 429 holds every card of that chat until its retry-after passed.
  */
-import { randomBytes } from 'node:crypto';
-import type { CardView, Channel, MessageRef } from '../../channels/channel.js';
+import type { CardView, Channel } from '../../channels/channel.js';
 import type { Config } from '../../config/schema.js';
 import { isRudderError, RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { BusEvent, EventBus } from '../bus.js';
 import type { StepLog } from '../steps/step-log.js';
 import type { Step, TurnView } from '../steps/types.js';
+import { clearTimers, newCard, type Card } from './card.js';
 import { collapsedCard, runningCard } from './compose.js';
+import { streamDraft, type DraftHost } from './draft.js';
+import { IntermediateTexts } from './intermediate.js';
 import { progressFor, type ProgressConfig } from './settings.js';
 
 /** A running card with nothing new is refreshed this often (its elapsed time), unless edits are rarer. */
@@ -26,6 +28,8 @@ const HEARTBEAT_MS = 15_000;
 const STATUS_EVERY_MS = 60_000;
 /** Edits of one card that failed in a row before it is left as it is. */
 const MAX_FAILURES = 5;
+/** Characters of the text being written kept for a draft or the card (drafts show at most 4,096). */
+const STREAM_KEEP = 8000;
 
 export interface ProgressHost {
   steps: StepLog;
@@ -39,44 +43,26 @@ export interface ProgressHost {
   sendText(conversationId: string, text: string, inputIds: string[]): void;
 }
 
-type CardState = 'waiting' | 'posting' | 'live' | 'status' | 'done';
-
-interface Card {
-  ref: string;
-  turnId: string;
-  conversationId: string;
-  channel: Channel;
-  to: MessageRef;
-  cfg: ProgressConfig;
-  view: TurnView;
-  state: CardState;
-  handle?: string;
-  /** When the last post or edit of this card was issued. */
-  lastCallAt: number;
-  inFlight: boolean;
-  dirty: boolean;
-  failures: number;
-  /** The card as last shown, to skip edits that would change nothing. */
-  shown?: string;
-  timer?: NodeJS.Timeout;
-  heartbeat?: NodeJS.Timeout;
-  /** The text block being streamed, since the last completed one. */
-  streaming: string;
-  draft: { id: number; on: boolean; lastAt: number; inFlight: boolean; timer?: NodeJS.Timeout };
-}
-
 export class ProgressDriver {
   private readonly cards = new Map<string, Card>();
   private readonly byRef = new Map<string, Card>();
+  /** Running turns whose card was given up on (not posted, or edits kept failing): never a second card. */
+  private readonly gaveUp = new Set<string>();
   /** A chat's retry-after (epoch ms): no card call to it before. */
   private readonly blockedUntil = new Map<string, number>();
-  /** Intermediate text steps already sent as messages, per turn. */
-  private readonly sentTexts = new Map<string, Set<number>>();
+  private readonly intermediate: IntermediateTexts;
+  private readonly drafts: DraftHost;
   private readonly unsubscribe: Array<() => void> = [];
-  private nextDraftId = 1;
   private stopped = false;
 
   constructor(private readonly host: ProgressHost) {
+    this.intermediate = new IntermediateTexts(host.sendText);
+    this.drafts = {
+      log: host.log,
+      blockedUntil: (id) => this.blockedUntil.get(id) ?? 0,
+      hold: (id, ms) => this.hold(id, ms),
+      fallBack: (card) => this.schedule(card),
+    };
     this.unsubscribe.push(host.steps.onChange((turn, changed) => this.changed(turn, changed)));
     this.unsubscribe.push(host.bus.subscribeAll((e) => this.busEvent(e)));
   }
@@ -90,9 +76,10 @@ export class ProgressDriver {
   stop(): void {
     this.stopped = true;
     for (const u of this.unsubscribe.splice(0)) u();
-    for (const c of this.cards.values()) this.clearTimers(c);
+    for (const c of this.cards.values()) clearTimers(c);
     this.cards.clear();
     this.byRef.clear();
+    this.gaveUp.clear();
   }
 
   private changed(turn: TurnView, changed: Step[]): void {
@@ -100,10 +87,11 @@ export class ProgressDriver {
     const target = this.host.target(turn.conversationId);
     if (!target || target.channel.name === 'web') return;
     const cfg = progressFor(this.host.settings(), target.channel.name);
-    if (cfg.text === 'messages') this.sendIntermediate(turn);
+    if (cfg.text === 'messages') this.intermediate.seen(turn);
     let card = this.cards.get(turn.id);
     if (!card) {
-      if (turn.status !== 'running' || cfg.mode !== 'card' || !target.channel.postCard) return;
+      if (turn.status !== 'running') return void this.gaveUp.delete(turn.id);
+      if (cfg.mode !== 'card' || !target.channel.postCard || this.gaveUp.has(turn.id)) return;
       card = this.open(turn, target, cfg);
     }
     card.view = turn;
@@ -117,42 +105,13 @@ export class ProgressDriver {
   }
 
   private open(turn: TurnView, target: { channel: Channel; key: string }, cfg: ProgressConfig): Card {
-    const ref = randomBytes(6).toString('base64url');
-    const card: Card = {
-      ref,
-      turnId: turn.id,
-      conversationId: turn.conversationId,
-      channel: target.channel,
-      to: { conversationKey: target.key },
-      cfg,
-      view: turn,
-      state: 'waiting',
-      lastCallAt: 0,
-      inFlight: false,
-      dirty: false,
-      failures: 0,
-      streaming: '',
-      draft: { id: this.nextDraftId++, on: !!target.channel.draftText, lastAt: 0, inFlight: false },
-    };
+    const card = newCard(turn, target, cfg);
     this.cards.set(turn.id, card);
-    this.byRef.set(ref, card);
+    this.byRef.set(card.ref, card);
     const wait = Math.max(0, turn.startedAt + cfg.minTurnSeconds * 1000 - Date.now());
     card.timer = setTimeout(() => this.post(card), wait);
     card.timer.unref();
     return card;
-  }
-
-  /** Text blocks followed by another step are intermediate: sent once each, in order, before the final reply. */
-  private sendIntermediate(turn: TurnView): void {
-    let sent = this.sentTexts.get(turn.id);
-    const last = turn.steps.length - 1;
-    for (const s of turn.steps) {
-      if (s.kind !== 'text' || s.final || s.partial || s.index >= last || sent?.has(s.index)) continue;
-      if (!sent) this.sentTexts.set(turn.id, (sent = new Set()));
-      sent.add(s.index);
-      this.host.sendText(turn.conversationId, s.text, turn.inputIds.slice(0, 1));
-    }
-    if (turn.status !== 'running') this.sentTexts.delete(turn.id);
   }
 
   private busEvent(e: BusEvent): void {
@@ -161,8 +120,8 @@ export class ProgressDriver {
       const card = this.cards.get(e.data.turnId);
       if (!card || card.view.status !== 'running') return;
       if (card.cfg.text === 'final-only') return;
-      card.streaming += String(e.data.delta ?? '');
-      if (card.draft.on) this.scheduleDraft(card);
+      card.streaming = (card.streaming + String(e.data.delta ?? '')).slice(-STREAM_KEEP);
+      if (card.draft.on) streamDraft(card, this.drafts);
       else this.schedule(card);
       return;
     }
@@ -303,61 +262,18 @@ export class ProgressDriver {
     if (card.state !== 'posting') this.schedule(card);
   }
 
-  private scheduleDraft(card: Card): void {
-    if (card.state !== 'live' || card.draft.inFlight || card.draft.timer) return;
-    const due = Math.max(card.draft.lastAt + this.interval(card), this.blockedUntil.get(card.conversationId) ?? 0);
-    const wait = due - Date.now();
-    if (wait > 0) {
-      card.draft.timer = setTimeout(() => {
-        card.draft.timer = undefined;
-        this.scheduleDraft(card);
-      }, wait);
-      card.draft.timer.unref();
-      return;
-    }
-    const text = card.streaming.trim();
-    if (!text || card.view.status !== 'running') return;
-    const now = Date.now();
-    card.draft.inFlight = true;
-    card.draft.lastAt = now;
-    card.channel.draftText!(card.to, card.draft.id, card.streaming).then(
-      (ok) => {
-        if (!ok) this.draftOff(card);
-      },
-      (err: unknown) => {
-        if (isRudderError(err, 'CHANNEL_RATE_LIMITED')) this.hold(card.conversationId, Number(err.context.retryAfterMs ?? 1000));
-        else this.draftOff(card, err);
-      },
-    ).finally(() => {
-      card.draft.inFlight = false;
-    });
-  }
-
-  /** Drafts do not work in this chat: the streamed text goes into the card's edits instead. */
-  private draftOff(card: Card, err?: unknown): void {
-    card.draft.on = false;
-    this.host.log.debug({ conversationId: card.conversationId, err: err instanceof Error ? err.message : undefined }, 'reply draft not shown; the card shows the text instead');
-    this.schedule(card);
-  }
-
   private hold(conversationId: string, ms: number): void {
     this.blockedUntil.set(conversationId, Math.max(this.blockedUntil.get(conversationId) ?? 0, Date.now() + ms));
   }
 
   private done(card: Card): void {
     card.state = 'done';
-    this.clearTimers(card);
+    clearTimers(card);
     this.cards.delete(card.turnId);
+    if (card.view.status === 'running') this.gaveUp.add(card.turnId);
     // The Stop button of a finished card still answers "that turn already ended" for a while.
     setTimeout(() => this.byRef.delete(card.ref), 10 * 60_000).unref();
     for (const [chat, until] of this.blockedUntil) if (until < Date.now()) this.blockedUntil.delete(chat);
-  }
-
-  private clearTimers(card: Card): void {
-    clearTimeout(card.timer);
-    clearTimeout(card.heartbeat);
-    clearTimeout(card.draft.timer);
-    card.timer = card.heartbeat = card.draft.timer = undefined;
   }
 }
 
