@@ -118,7 +118,7 @@ export async function benchProgress(quick: boolean): Promise<SectionBody> {
       ],
       notes: [
         'Run with the scripted in-process agent (tests/support/fake-agent.ts): each tool call is a tool-use event, a wait, and a tool-result event, with a line of text before every tenth; no CLI, no model.',
-        'Each channel runs its real library (grammY, discord.js, @slack/bolt, Baileys) against the fake of its platform in tests/support; times are stamped by the fakes when a request arrives. WhatsApp sends are recorded on the real socket (no wire protocol).',
+        'Each channel runs its real library (grammY, discord.js, @slack/bolt, Baileys) against the fake of its platform in tests/support; times are stamped by the fakes when a request arrives, so a request the client library held back a little arrives closer to the next one than the driver sent them (the driver issues calls of one card at least editEverySeconds apart). WhatsApp sends are recorded on the real socket (no wire protocol), so its times are the adapter’s own.',
         quick ? 'Quick run: the long turn is one minute with 10 tool calls instead of ten minutes with 100.' : 'The long turn runs in real time: ten minutes.',
       ],
       data: { latency: Object.fromEntries(latency), long, tookMs },
