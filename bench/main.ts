@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: every benchmark, side by side in one run, then bench/report.md and report.json.
- * Flags: --quick (fewer runs, for a smoke check), --only a,b (ids: steering, warm-cold, overhead, memory).
+ * Flags: --quick (fewer runs, for a smoke check), --only a,b (ids: steering, warm-cold, overhead, memory, progress).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLAUDE_BIN } from '../tests/support/claude-rig.js';
 import { benchMemory } from './memory.js';
 import { benchOverhead } from './overhead/index.js';
+import { benchProgress } from './progress/index.js';
 import { benchSteering } from './steering.js';
 import { benchWarmCold } from './warm-cold.js';
 import { measure, writeReport, type Section } from './report.js';
@@ -28,6 +29,7 @@ if (want('steering')) sections.push(await measure('steering', 'Steering latency 
 if (want('warm-cold')) sections.push(await measure('warm-cold', 'Warm vs cold follow-up turns (real CLI)', () => benchWarmCold(quick)));
 if (want('overhead')) sections.push(await measure('overhead', 'Gateway overhead (in-process fake agent)', () => benchOverhead(quick)));
 if (want('memory')) sections.push(await measure('memory', 'Memory', () => benchMemory(quick)));
+if (want('progress')) sections.push(await measure('progress', 'Turn progress in the chats (fake platforms, in-process fake agent)', () => benchProgress(quick)));
 const files = writeReport(HERE, m, startedAt, sections, argv);
 process.stdout.write(`\nWrote ${path.relative(process.cwd(), files.md)} and ${path.relative(process.cwd(), files.json)}\n`);
 process.exit(0);

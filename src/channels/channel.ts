@@ -51,6 +51,24 @@ export interface AcceptResult {
   reason?: string;
 }
 
+/** A person pressed a button Rudder put under one of its messages (a permission request, a progress card's Stop). */
+export interface InboundPress {
+  channel: string;
+  /** The chat the button's message is in, as for messages. */
+  conversationKey: string;
+  sender: { id: string; name?: string };
+  chatType: ChatType;
+  /** The button's data, exactly as the gateway gave it (ButtonView.data). */
+  data: string;
+}
+
+/** What the person who pressed is told (a toast, an ephemeral reply, a short message). */
+export interface PressResult {
+  /** Whether the press did something; false for a refusal or a button that no longer applies. */
+  ok: boolean;
+  text: string;
+}
+
 export interface InboundSink {
   accept(msg: InboundMessage): Promise<AcceptResult>;
   /**
@@ -58,6 +76,11 @@ export interface InboundSink {
    * effects). A channel asks before it downloads a message's attachments; accept() still checks.
    */
   admits(msg: InboundMessage): boolean;
+  /**
+   * A button press: access checked like a command (owners only), answered at most once. The
+   * channel shows `text` to the person who pressed, and acknowledges the platform after it resolves.
+   */
+  press(p: InboundPress): Promise<PressResult>;
 }
 
 /** Where an acknowledgement or reply goes on the platform. */
@@ -74,6 +97,37 @@ export interface OutboundReply {
   replyTo?: string;
   /** Marks replies written by the local fallback model. */
   fromFallback?: boolean;
+}
+
+/** A button under a message; `data` comes back in InboundPress.data (at most 64 bytes: Telegram's limit). */
+export interface ButtonView {
+  label: string;
+  data: string;
+  style?: 'primary' | 'danger';
+}
+
+/**
+ * A turn's progress card, composed once by the gateway (gateway/progress/compose.ts); each channel
+ * renders `header` and `lines` (Markdown) with its own converter.
+ */
+export interface CardView {
+  /** One line: "⏳ Working · 3 steps · 1m12s", or collapsed: "✓ 7 steps · 3m12s". */
+  header: string;
+  /** Markdown lines below the header (current step, recent steps, queue); empty once collapsed. */
+  lines: string[];
+  /** Buttons under the card (⏹ Stop while the turn runs); none once collapsed. */
+  buttons: ButtonView[];
+  /** The turn is over: this is the collapsed card. */
+  final: boolean;
+}
+
+/** A permission request shown in a chat: the whole request as Markdown, split by the channel as it must. */
+export interface PromptView {
+  text: string;
+  /** One per option the person may choose here; none once the request was answered or withdrawn. */
+  buttons: ButtonView[];
+  /** Once settled: who answered what, or that it was withdrawn. Shown on the message that held the buttons. */
+  outcome?: string;
 }
 
 export interface ChannelStatus {
@@ -98,4 +152,20 @@ export interface Channel {
   status(): ChannelStatus;
   /** Probes the token or connection, for `rudder doctor`. */
   probe?(): Promise<{ ok: boolean; detail: string }>;
+
+  // Live progress (optional). These calls are tried once and never retried or queued by the channel:
+  // the gateway's progress driver decides what to send next. They throw CHANNEL_RATE_LIMITED
+  // (context.retryAfterMs) or CHANNEL_SEND_FAILED (context.permanent), and never hold up send().
+
+  /** Posts a progress card as a new message; resolves with a handle for editCard. */
+  postCard?(to: MessageRef, card: CardView): Promise<string>;
+  /** Replaces a card's content. A platform that cannot edit throws CHANNEL_SEND_FAILED with permanent set. */
+  editCard?(to: MessageRef, handle: string, card: CardView): Promise<void>;
+  /** Streams the text being written as a draft (Telegram private chats); false where drafts do not work. */
+  draftText?(to: MessageRef, draftId: number, text: string): Promise<boolean>;
+
+  /** Shows a permission request with a button per option (the whole request, split as needed); resolves with a handle for settlePermission. */
+  askPermission?(to: MessageRef, prompt: PromptView): Promise<string>;
+  /** Edits the request's message to show who answered what (prompt.outcome), without buttons. */
+  settlePermission?(to: MessageRef, handle: string, prompt: PromptView): Promise<void>;
 }

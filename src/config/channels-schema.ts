@@ -10,6 +10,31 @@ import { z } from 'zod';
 
 export const queueModeSchema = z.enum(['steer', 'followup', 'collect', 'interrupt']);
 
+/** How a chat shows a running turn: one card edited in place, and what becomes of text written between tools. */
+const progressFields = {
+  /** card: one message edited in place while a turn runs, collapsed to one line at its end; off: none. */
+  mode: z.enum(['card', 'off']),
+  /** A card is posted once a turn has run this long, or at its first tool call, whichever comes first. */
+  minTurnSeconds: z.number().min(0).max(3600),
+  /** Edits of one card are at least this far apart (the platform's own rate limits are honoured as well). */
+  editEverySeconds: z.number().min(0.2).max(600),
+  /** Text the agent writes between tools: in the card only, also as messages of their own, or not shown before the final reply. */
+  text: z.enum(['card', 'messages', 'final-only']),
+};
+
+/** The global `progress` section: every key has its default. */
+export const progressSchema = z
+  .object({
+    mode: progressFields.mode.default('card'),
+    minTurnSeconds: progressFields.minTurnSeconds.default(3),
+    editEverySeconds: progressFields.editEverySeconds.default(3),
+    text: progressFields.text.default('card'),
+  })
+  .strict();
+
+/** A channel's `progress`: each key given overrides the global one. */
+export const channelProgressSchema = z.object(progressFields).partial().strict();
+
 /** Platform ids are strings; numeric ids (Telegram) may be written as numbers in the config file. */
 const platformId = z.union([z.string().min(1), z.number().int()]).transform((v) => String(v));
 const idList = z.array(platformId).default([]);
@@ -41,6 +66,8 @@ const accessFields = {
   maxAttachmentMb: z.number().positive().max(2048).default(25),
   /** Binds a chat (or a topic or thread: its full conversation key) to a project by name. */
   projects: z.record(z.string().min(1), z.string().min(1)).default({}),
+  /** Overrides the global `progress` settings for this channel. */
+  progress: channelProgressSchema.optional(),
 };
 
 export const telegramSchema = z
@@ -127,6 +154,8 @@ export type DiscordConfig = z.infer<typeof discordSchema>;
 export type SlackConfig = z.infer<typeof slackSchema>;
 export type WhatsAppConfig = z.infer<typeof whatsappSchema>;
 export type ChannelsConfig = z.infer<typeof channelsSchema>;
+export type ProgressConfig = z.infer<typeof progressSchema>;
+export type ChannelProgressConfig = z.infer<typeof channelProgressSchema>;
 export type SttConfig = z.infer<typeof sttSchema>;
 /** The access-related part every channel config shares. */
 export type ChannelAccessConfig = Pick<TelegramConfig, 'owners' | 'allow' | 'pairing' | 'groups'>;

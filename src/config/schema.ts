@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { PERMISSION_MODES } from '../agents/claude/args.js';
 import { isLoopbackHost, splitHostPort } from '../channels/web/hosts.js';
-import { channelsSchema, queueModeSchema, sttSchema } from './channels-schema.js';
+import { channelsSchema, progressSchema, queueModeSchema, sttSchema } from './channels-schema.js';
 
 export { queueModeSchema };
 export type QueueMode = z.infer<typeof queueModeSchema>;
@@ -145,6 +145,8 @@ export const configSchema = z
     web: webSchema.prefault({}),
     store: storeSchema.prefault({}),
     channels: channelsSchema.prefault({}),
+    /** How chats show a running turn (each channel may override keys in its own `progress`). */
+    progress: progressSchema.prefault({}),
     stt: sttSchema.optional(),
     log: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).strict().prefault({}),
     /** On SIGTERM/SIGINT, in-flight turns get this long to finish before agents are stopped. */

@@ -6,7 +6,7 @@ import type { ClaudeHealth } from '../agents/claude/health.js';
 import type { AgentPool } from '../agents/pool.js';
 import type { SessionRegistry } from '../agents/registry.js';
 import type { AgentSession, PermissionRequest } from '../agents/session.js';
-import type { AcceptResult, AckKind, Channel, InboundMessage, InboundSink } from '../channels/channel.js';
+import type { AcceptResult, AckKind, Channel, InboundMessage, InboundPress, InboundSink, PressResult } from '../channels/channel.js';
 import type { LiveConfig } from '../config/load.js';
 import type { Config, QueueMode } from '../config/schema.js';
 import { RudderError } from '../errors.js';
@@ -27,6 +27,9 @@ import type { Delivery } from './delivery.js';
 import { acceptInbound } from './intake.js';
 import { Lane } from './lane.js';
 import type { LaneContext, LaneSettings } from './lane-context.js';
+import type { ProgressDriver } from './progress/driver.js';
+import { handlePress } from './progress/press.js';
+import type { PermissionPrompts } from './progress/prompts.js';
 import { statusText } from './status-text.js';
 
 const ACK_EMOJI: Record<AckKind, string> = { received: '👀', steered: '➡️', queued: '⏳', stopped: '⏹' };
@@ -71,11 +74,15 @@ export class GatewayCore implements InboundSink {
   readonly channels = new Map<string, Channel>();
   readonly lanes = new Map<string, Lane>();
   readonly permissions = new Map<string, OpenPermission>();
+  /** Permission requests as shown in the chats (buttons, or the numbered notice); set by the gateway's wiring. */
+  prompts!: PermissionPrompts;
   delivery!: Delivery;
   /** Whether the claude binary runs (set by the gateway; shown in the status report). */
   claudeHealth: ClaudeHealth | undefined;
   /** How the chat channels' starts went (for the status report); set by the gateway. */
   channelStarts?: { state(name: string): ChannelStartState | undefined };
+  /** Turn progress cards in the chats (set by the gateway's wiring). */
+  progress?: ProgressDriver;
   private shutting = false;
   private steeringWasOn: boolean | undefined;
   private readonly laneContext: LaneContext;
@@ -112,6 +119,10 @@ export class GatewayCore implements InboundSink {
 
   admits(msg: InboundMessage): boolean {
     return this.access.admits(msg);
+  }
+
+  press(p: InboundPress): Promise<PressResult> {
+    return handlePress(this, p);
   }
 
   settings(): Config {
@@ -173,6 +184,12 @@ export class GatewayCore implements InboundSink {
     return conv ? { channel: this.channels.get(conv.channel), key: conv.key } : undefined;
   }
 
+  /** The running channel and chat key of a conversation. */
+  chatOf(conversationId: string): { channel: Channel; key: string } | undefined {
+    const t = this.channelFor(conversationId);
+    return t?.channel ? { channel: t.channel, key: t.key } : undefined;
+  }
+
   ack(row: MessageRow, kind: AckKind, note?: string): void {
     this.bus.emit(row.conversationId, 'ack', row.id, ackData(kind, note));
     this.channelAck(row, kind, note);
@@ -215,13 +232,8 @@ export class GatewayCore implements InboundSink {
   private permissionOpened(conversationId: string, session: AgentSession, request: PermissionRequest, messageId: string | null, turnId: string): void {
     this.permissions.set(request.requestId, { conversationId, session, request, messageId, turnId });
     this.bus.emit(conversationId, 'permission', messageId, { requestId: request.requestId, toolName: request.toolName, input: request.input, description: request.description, options: request.options });
-    const conv = this.store.conversation(conversationId);
-    if (conv && conv.channel !== 'web') {
-      const options = request.options.map((o, i) => `${i + 1}. ${o.label}`).join('\n');
-      const what = JSON.stringify(request.input).slice(0, 300);
-      const rows = messageId ? [this.store.message(messageId)].filter((r): r is MessageRow => !!r) : [];
-      this.send(conversationId, 'notice', `🔐 The agent asks to use ${request.toolName}: ${what}\n${options}\nReply with the option number, /allow or /deny.`, rows);
-    }
+    // Chats get the whole request: buttons where the channel has them, else the numbered notice.
+    this.prompts.open(conversationId, request, messageId, messageId ? (this.store.message(messageId)?.platformMessageId ?? undefined) : undefined);
   }
 
   pendingPermission(conversationId: string): OpenPermission | undefined {
@@ -245,6 +257,7 @@ export class GatewayCore implements InboundSink {
     const label = open.request.options.find((o) => o.id === chosen)?.label ?? chosen;
     this.steps.permissionAnswered(requestId, { optionId: chosen, label, by });
     this.bus.emit(conversationId, 'permission', open.messageId, { requestId, resolved: chosen, by, delivered: true });
+    this.prompts.settle(requestId, { kind: 'answered', optionId: chosen, label, by });
     return true;
   }
 
@@ -254,6 +267,7 @@ export class GatewayCore implements InboundSink {
       if (open.turnId !== turnId) continue;
       this.permissions.delete(requestId);
       this.bus.emit(open.conversationId, 'permission', open.messageId, { requestId, withdrawn: true });
+      this.prompts.settle(requestId, { kind: 'withdrawn' });
     }
   }
 
@@ -313,6 +327,8 @@ export class GatewayCore implements InboundSink {
         if (!open) return undefined;
         const option = typeof choice === 'number' ? open.request.options[choice - 1] : open.request.options.find((o) => o.id === choice);
         if (!option) return `Choose one of: ${open.request.options.map((o, i) => `${i + 1}. ${o.label}`).join(', ')}`;
+        const refused = this.prompts.refusal(open.request.requestId, option.id);
+        if (refused) return refused;
         const ok = this.answerPermission(conversationId, open.request.requestId, option.id === 'allow', option.id === 'allow' || option.id === 'deny' ? undefined : option.id, by);
         return ok ? `Answered: ${option.label}.` : 'That request is no longer waiting.';
       },

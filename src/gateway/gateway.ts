@@ -34,6 +34,8 @@ import { ChannelStarter } from './channel-start.js';
 import { EventBus } from './bus.js';
 import { GatewayCore } from './core.js';
 import { Delivery } from './delivery.js';
+import { ProgressDriver } from './progress/driver.js';
+import { PermissionPrompts } from './progress/prompts.js';
 import { killOrphans, recoverOpenMessages } from './recovery.js';
 import { StepLog } from './steps/step-log.js';
 
@@ -184,6 +186,21 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
     const conv = store.conversation(id);
     return conv ? { channel: core.channels.get(conv.channel), key: conv.key } : undefined;
   }, log);
+  core.prompts = new PermissionPrompts({
+    log,
+    target: (id) => core.chatOf(id),
+    sendNotice: (id, text, messageId) => core.send(id, 'notice', text, messageId ? [store.message(messageId)].filter((r) => r !== undefined) : []),
+    answer: (id, requestId, optionId, by) => core.answerPermission(id, requestId, optionId === 'allow', optionId === 'allow' || optionId === 'deny' ? undefined : optionId, by),
+  });
+  core.progress = new ProgressDriver({
+    steps: core.steps,
+    bus,
+    log,
+    settings: () => opts.config.current(),
+    target: (id) => core.chatOf(id),
+    queued: (id) => core.lanes.get(id)?.queueDepth() ?? 0,
+    sendText: (id, text, inputIds) => core.send(id, 'notice', text, inputIds.map((m) => store.message(m)).filter((r) => r !== undefined)),
+  });
 
   let web: WebChannel | undefined;
   const channels: Channel[] = [...(opts.extraChannels ?? [])];
@@ -237,6 +254,7 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
       await pool.stopAll(`gateway stopping (${reason})`);
       await core.delivery.idle(2000);
       core.delivery.stop();
+      core.progress?.stop();
       for (const l of core.lanes.values()) l.dispose();
       await Promise.allSettled([...core.channels.values()].map((c) => c.stop()));
       core.steps.flush();

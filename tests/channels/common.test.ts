@@ -4,6 +4,7 @@ import { KeyedSerial } from '../../src/channels/common/ordered.js';
 import { PartProgress } from '../../src/channels/common/deliver.js';
 import { ackText, clip } from '../../src/channels/common/ack-text.js';
 import { attachmentPath, safeSegment } from '../../src/channels/common/attachments.js';
+import { TypingKeeper } from '../../src/channels/common/typing.js';
 import { isRudderError } from '../../src/errors.js';
 
 const opts = (verdict: Verdict) => ({ channel: 'test', what: 'call', classify: () => verdict, describe: (e: unknown) => String((e as Error).message), backoffMs: 1 });
@@ -114,5 +115,26 @@ describe('acknowledgement texts and attachment paths', () => {
     expect(p.startsWith('/data/attachments/telegram/')).toBe(true);
     expect(p).not.toContain('..');
     expect(safeSegment('')).toBe('file');
+  });
+});
+
+describe('typing keeper', () => {
+  it('survives a send that throws at once (a channel that lost its connection), and keeps trying', async () => {
+    let calls = 0;
+    const keeper = new TypingKeeper({
+      intervalMs: 10,
+      send: () => {
+        calls++;
+        throw new Error('not connected');
+      },
+      clear: () => {
+        throw new Error('not connected');
+      },
+    });
+    keeper.set({ conversationKey: 'c' }, true);
+    await new Promise((r) => setTimeout(r, 60));
+    keeper.set({ conversationKey: 'c' }, false);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(calls).toBeGreaterThanOrEqual(3);
   });
 });

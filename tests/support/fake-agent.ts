@@ -3,14 +3,23 @@
  * Claude process. Each turn answers after `turnMs` (0: on the next macrotask) with a text built from
  * its inputs; a message steered in while the turn runs is taken in at once (a "tool boundary" that
  * is always now). Every input is timestamped the moment it is handed over, like a write to stdin.
+ * A script can make a turn play events first (tool calls, text between them, streamed text, a
+ * permission request it waits on), each after a wait, as a long agent turn would.
  */
 import { performance } from 'node:perf_hooks';
 import type { SessionFactory } from '../../src/agents/pool.js';
 import { TurnBase } from '../../src/agents/common/turn-base.js';
-import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type Turn, type TurnInput, type TurnResult, type UserInput } from '../../src/agents/session.js';
+import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type PermissionRequest, type SessionState, type SteerPromise, type Turn, type TurnEvent, type TurnInput, type TurnResult, type UserInput } from '../../src/agents/session.js';
 import { RudderError } from '../../src/errors.js';
 
+/** One step of a scripted turn: an event after a wait, or a permission request the turn waits on. */
+export type ScriptStep = { waitMs?: number; event: TurnEvent } | { waitMs?: number; ask: PermissionRequest };
+
 export interface FakeAgentOptions {
+  /** Events a turn plays before its answer, from the texts it took in. */
+  script?: (texts: string[]) => ScriptStep[];
+  /** Called with each permission answer the agent got. */
+  onDecision?: (requestId: string, decision: PermissionDecision) => void;
   /** How long a turn runs before its result; 0 answers on the next macrotask. */
   turnMs?: number;
   /** The reply text of a turn, from the texts it took in. */
@@ -33,6 +42,7 @@ export class FakeAgentSession implements AgentSession {
   private lastActive = Date.now();
   private steeredTotal = 0;
   private readonly sid: string;
+  private asking: { requestId: string; resume: () => void } | undefined;
 
   constructor(
     readonly conversationId: string,
@@ -96,8 +106,13 @@ export class FakeAgentSession implements AgentSession {
     this.finish(turn, { interrupted: true, isError: true, text: '' });
   }
 
-  answerPermission(_requestId: string, _decision: PermissionDecision): boolean {
-    return false;
+  answerPermission(requestId: string, decision: PermissionDecision): boolean {
+    const asking = this.asking;
+    if (!asking || asking.requestId !== requestId) return false;
+    this.asking = undefined;
+    this.opts.onDecision?.(requestId, decision);
+    setImmediate(asking.resume);
+    return true;
   }
 
   async stop(_reason: string): Promise<void> {
@@ -125,14 +140,33 @@ export class FakeAgentSession implements AgentSession {
       turn.emit({ type: 'text', text });
       this.finish(turn, { text });
     };
-    if (this.opts.turnMs) setTimeout(answer, this.opts.turnMs);
-    else setImmediate(answer);
+    const later = () => (this.opts.turnMs ? setTimeout(answer, this.opts.turnMs) : setImmediate(answer));
+    const steps = this.opts.script?.(turn.texts) ?? [];
+    let i = 0;
+    const next = (): void => {
+      if (this.current !== turn) return;
+      const step = steps[i++];
+      if (!step) return void later();
+      setTimeout(() => {
+        if (this.current !== turn) return;
+        if ('ask' in step) {
+          this.asking = { requestId: step.ask.requestId, resume: next };
+          turn.emit({ type: 'permission', request: step.ask });
+          return;
+        }
+        turn.emit(step.event);
+        next();
+      }, step.waitMs ?? 0);
+    };
+    if (steps.length) next();
+    else later();
     return turn;
   }
 
   private finish(turn: FakeTurn, r: { text: string; interrupted?: boolean; isError?: boolean }): void {
     if (this.current !== turn) return;
     this.current = undefined;
+    this.asking = undefined;
     this.lastActive = Date.now();
     const result: TurnResult = {
       text: r.text,

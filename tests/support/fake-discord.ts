@@ -1,8 +1,10 @@
 /**
- * A fake Discord on 127.0.0.1: the REST API under /api/v10 (gateway/bot, users/@me, messages,
- * reactions, typing, and a CDN path for attachments) and a gateway WebSocket that speaks the real
- * protocol (HELLO, IDENTIFY, READY, GUILD_CREATE, heartbeats, dispatches), so discord.js connects
- * with client.login() and handles every event through its own packet handling.
+ * A fake Discord on 127.0.0.1: the REST API under /api/v10 (gateway/bot, users/@me, messages and
+ * their edits, reactions, typing, interaction callbacks, and a CDN path for attachments) and a
+ * gateway WebSocket that speaks the real protocol (HELLO, IDENTIFY, READY, GUILD_CREATE,
+ * heartbeats, dispatches), so discord.js connects with client.login() and handles every event
+ * through its own packet handling. The bot's messages are kept as the channel shows them, and a
+ * test can press their buttons (an INTERACTION_CREATE dispatch).
  * Source of truth: https://discord.com/developers/docs/events/gateway and .../topics/rate-limits
  */
 import http from 'node:http';
@@ -32,7 +34,22 @@ export interface FakeGuild {
   threads?: Array<{ id: string; name: string; parent_id: string; type?: number }>;
 }
 
+/** A message the bot posted, as the channel shows it now. */
+export interface DiscordBotMessage {
+  id: string;
+  channelId: string;
+  content: string;
+  components: any[];
+  flags?: number;
+  /** Every content it showed, the first included. */
+  contents: string[];
+}
+
 export interface FakeDiscord {
+  /** The bot's messages by id. */
+  messages: Map<string, DiscordBotMessage>;
+  /** A user presses a button of one of the bot's messages; returns the interaction id. */
+  press(user: { id: string; username: string; global_name?: string | null }, messageId: string, customId: string, guildId?: string): string;
   restApi: string;
   token: string;
   bot: { id: string; username: string };
@@ -61,6 +78,8 @@ export async function startFakeDiscord(opts: { token?: string; guilds?: FakeGuil
   let seq = 0;
   let gatewaySeq = 0;
   let nextId = 1_100_000_000_000_000_000n;
+  const messages = new Map<string, DiscordBotMessage>();
+  const apiMessage = (m: DiscordBotMessage) => ({ id: m.id, channel_id: m.channelId, content: m.content, components: m.components, author: bot, timestamp: new Date().toISOString(), edited_timestamp: m.contents.length > 1 ? new Date().toISOString() : null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0, flags: m.flags ?? 0 });
   let readyResolve: () => void = () => undefined;
   let readyPromise = new Promise<void>((r) => (readyResolve = r));
 
@@ -85,7 +104,9 @@ export async function startFakeDiscord(opts: { token?: string; guilds?: FakeGuil
         res.end(a.body === undefined ? undefined : JSON.stringify(a.body));
       };
       if (!url.pathname.startsWith('/api/v10/')) return send({ status: 404, body: { message: '404: Not Found', code: 0 } });
-      if (req.headers.authorization !== `Bot ${token}`) return send({ status: 401, body: { message: '401: Unauthorized', code: 0 } });
+      // Interaction callbacks are authorised by the interaction's own token, not the bot's.
+      const interaction = url.pathname.startsWith('/api/v10/interactions/');
+      if (!interaction && req.headers.authorization !== `Bot ${token}`) return send({ status: 401, body: { message: '401: Unauthorized', code: 0 } });
       const raw = Buffer.concat(chunks).toString('utf8');
       const call: DiscordCall = { seq: ++seq, at: Date.now(), method: req.method ?? 'GET', path: url.pathname.slice('/api/v10'.length), body: raw ? JSON.parse(raw) : undefined };
       calls.push(call);
@@ -100,8 +121,20 @@ export async function startFakeDiscord(opts: { token?: string; guilds?: FakeGuil
       const msg = /^\/channels\/(\d+)\/messages$/.exec(call.path);
       if (call.method === 'POST' && msg) {
         const id = String(nextId++);
-        return send({ status: 200, body: { id, channel_id: msg[1], content: call.body?.content ?? '', author: bot, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0 } });
+        const m: DiscordBotMessage = { id, channelId: msg[1]!, content: call.body?.content ?? '', components: call.body?.components ?? [], flags: call.body?.flags, contents: [call.body?.content ?? ''] };
+        messages.set(id, m);
+        return send({ status: 200, body: apiMessage(m) });
       }
+      const edit = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(call.path);
+      if (call.method === 'PATCH' && edit) {
+        const m = messages.get(edit[2]!);
+        if (!m || m.channelId !== edit[1]) return send({ status: 404, body: { message: 'Unknown Message', code: 10008 } });
+        if (call.body?.content !== undefined) m.content = call.body.content;
+        if (call.body?.components !== undefined) m.components = call.body.components;
+        m.contents.push(m.content);
+        return send({ status: 200, body: apiMessage(m) });
+      }
+      if (call.method === 'POST' && /^\/interactions\/\d+\/[^/]+\/callback$/.test(call.path)) return send({ status: 204 });
       if (call.method === 'PUT' && /\/reactions\/[^/]+\/@me$/.test(call.path)) return send({ status: 204 });
       if (call.method === 'POST' && /^\/channels\/\d+\/typing$/.test(call.path)) return send({ status: 204 });
       return send({ status: 404, body: { message: '404: Not Found', code: 0 } });
@@ -150,12 +183,31 @@ export async function startFakeDiscord(opts: { token?: string; guilds?: FakeGuil
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
+  const dispatch = (t: string, d: unknown) => {
+    const frame = JSON.stringify({ op: 0, t, s: ++gatewaySeq, d });
+    for (const ws of sockets) ws.send(frame);
+  };
 
   return {
     restApi: `http://127.0.0.1:${port}/api`,
     token,
     bot,
     calls,
+    messages,
+    press(user, messageId, customId, guildId) {
+      const m = messages.get(messageId);
+      if (!m) throw new Error(`fake discord: no bot message ${messageId}`);
+      const id = String(nextId++);
+      const who = { ...user, discriminator: '0', avatar: null, global_name: user.global_name ?? null };
+      dispatch('INTERACTION_CREATE', {
+        id, application_id: bot.id, type: 3, token: `itoken-${id}`, version: 1,
+        data: { custom_id: customId, component_type: 2 },
+        channel_id: m.channelId, channel: { id: m.channelId, type: guildId ? 0 : 1 },
+        ...(guildId ? { guild_id: guildId, member: { user: who, roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: '1024' } } : { user: who }),
+        message: apiMessage(m), app_permissions: '1024', locale: 'en-US', entitlements: [], authorizing_integration_owners: {}, context: guildId ? 0 : 1,
+      });
+      return id;
+    },
     callsTo: (method, re) => calls.filter((c) => c.method === method && re.test(c.path)),
     script(fn) {
       script = fn;
@@ -164,10 +216,7 @@ export async function startFakeDiscord(opts: { token?: string; guilds?: FakeGuil
       files.set(name, Buffer.isBuffer(data) ? data : Buffer.from(data));
       return `http://127.0.0.1:${port}/cdn/${name}`;
     },
-    dispatch(t, d) {
-      const frame = JSON.stringify({ op: 0, t, s: ++gatewaySeq, d });
-      for (const ws of sockets) ws.send(frame);
-    },
+    dispatch,
     ready: () => readyPromise,
     waitFor(pred, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {

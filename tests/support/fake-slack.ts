@@ -1,8 +1,9 @@
 /**
  * A fake Slack on 127.0.0.1: the Web API methods Rudder calls (auth.test, apps.connections.open,
- * chat.postMessage, reactions.add, conversations.replies), private file downloads, and a Socket
- * Mode WebSocket that sends `hello` and Events API envelopes and records the acks, so
- * @slack/bolt's SocketModeReceiver handles events through its own code.
+ * chat.postMessage, chat.update, chat.postEphemeral, reactions.add, conversations.replies),
+ * private file downloads, and a Socket Mode WebSocket that sends `hello`, Events API envelopes and
+ * interactive (block_actions) envelopes and records the acks, so @slack/bolt's SocketModeReceiver
+ * handles them through its own code. The bot's messages are kept as the channel shows them.
  * Source of truth: https://api.slack.com/apis/socket-mode and https://api.slack.com/methods
  */
 import http from 'node:http';
@@ -23,7 +24,22 @@ export interface SlackAnswer {
   body: Record<string, unknown>;
 }
 
+/** A message the bot posted, as the channel shows it now. */
+export interface SlackBotMessage {
+  ts: string;
+  channel: string;
+  thread_ts?: string;
+  text: string;
+  blocks?: any[];
+  /** Every text it showed, the first included. */
+  texts: string[];
+}
+
 export interface FakeSlack {
+  /** The bot's messages by ts. */
+  messages: Map<string, SlackBotMessage>;
+  /** A user presses a button of one of the bot's messages (a block_actions envelope); returns the envelope id. */
+  press(user: string, ts: string, actionId: string, value: string): string;
   apiUrl: string;
   botToken: string;
   appToken: string;
@@ -59,6 +75,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let ts = 1_700_000_000;
   let onConnect: () => void = () => undefined;
   let connectedPromise = new Promise<void>((r) => (onConnect = r));
+  const messages = new Map<string, SlackBotMessage>();
+  const blocksOf = (b: unknown) => (typeof b === 'string' ? JSON.parse(b) : b) as any[] | undefined;
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -92,8 +110,21 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           return send({ body: { ok: true, url: 'https://fake.slack.test/', team: 'Fake', user: 'rudder', team_id: 'T0001', user_id: botUserId, bot_id: 'B0001', is_enterprise_install: false } });
         case 'apps.connections.open':
           return send({ body: { ok: true, url: `ws://127.0.0.1:${port}/link/?ticket=fake` } });
-        case 'chat.postMessage':
-          return send({ body: { ok: true, channel: args.channel, ts: `${++ts}.000100`, message: { text: args.text, user: botUserId } } });
+        case 'chat.postMessage': {
+          const at = `${++ts}.000100`;
+          messages.set(at, { ts: at, channel: args.channel, ...(args.thread_ts ? { thread_ts: args.thread_ts } : {}), text: args.text, blocks: blocksOf(args.blocks), texts: [args.text] });
+          return send({ body: { ok: true, channel: args.channel, ts: at, message: { text: args.text, user: botUserId } } });
+        }
+        case 'chat.update': {
+          const m = messages.get(String(args.ts));
+          if (!m || m.channel !== args.channel) return send({ body: { ok: false, error: 'message_not_found' } });
+          m.text = args.text;
+          m.blocks = blocksOf(args.blocks);
+          m.texts.push(m.text);
+          return send({ body: { ok: true, channel: m.channel, ts: m.ts, text: m.text } });
+        }
+        case 'chat.postEphemeral':
+          return send({ body: { ok: true, message_ts: `${++ts}.000200` } });
         case 'reactions.add':
           return send({ body: { ok: true } });
         case 'conversations.replies':
@@ -122,12 +153,38 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
 
+  const sendFrame = (frame: Record<string, unknown>) => {
+    for (const ws of sockets) ws.send(JSON.stringify(frame));
+  };
+
   return {
     apiUrl: `http://127.0.0.1:${port}/api/`,
     botToken,
     appToken,
     botUserId,
     calls,
+    messages,
+    press(user, at, actionId, value) {
+      const m = messages.get(at);
+      if (!m) throw new Error(`fake slack: no bot message ${at}`);
+      const envelopeId = `env-${++envelopes}`;
+      sendFrame({
+        envelope_id: envelopeId,
+        type: 'interactive',
+        accepts_response_payload: false,
+        payload: {
+          type: 'block_actions', token: 'verification', api_app_id: 'A111', trigger_id: `trig-${envelopes}`,
+          user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0001' },
+          team: { id: 'T0001', domain: 'fake' },
+          container: { type: 'message', message_ts: m.ts, channel_id: m.channel, is_ephemeral: false },
+          channel: { id: m.channel, name: 'chat' },
+          message: { type: 'message', ts: m.ts, text: m.text, user: botUserId, blocks: m.blocks, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) },
+          response_url: `http://127.0.0.1:${port}/response/${envelopes}`,
+          actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value, action_ts: `${ts}.000300`, text: { type: 'plain_text', text: 'x' } }],
+        },
+      });
+      return envelopeId;
+    },
     acks,
     threads,
     callsOf: (method) => calls.filter((c) => c.method === method),

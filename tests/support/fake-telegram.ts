@@ -1,8 +1,11 @@
 /**
  * A fake Telegram Bot API on 127.0.0.1, enough for grammY pointed at it through `apiRoot`:
  * getMe, getUpdates (long polling with offsets), deleteWebhook/setWebhook, sendMessage,
- * setMessageReaction, sendChatAction, getFile and file downloads. Every call is recorded, and a
- * test can script any method's answer (e.g. a 429 with parameters.retry_after).
+ * editMessageText (with Telegram's "not modified" and "not found" refusals), sendMessageDraft
+ * (private chats only), answerCallbackQuery, setMessageReaction, sendChatAction, getFile and file
+ * downloads. The bot's messages are kept as the chat shows them, a test can press their inline
+ * buttons (a callback_query update), every call is recorded, and a test can script any method's
+ * answer (e.g. a 429 with parameters.retry_after).
  * Source of truth for shapes: https://core.telegram.org/bots/api
  */
 import http from 'node:http';
@@ -23,6 +26,16 @@ export interface FakeAnswer {
 
 export type MethodScript = (body: Record<string, any>, call: FakeCall) => FakeAnswer | undefined;
 
+/** A message the bot sent, as the chat shows it now. */
+export interface BotMessage {
+  message_id: number;
+  chatId: number;
+  text: string;
+  reply_markup?: { inline_keyboard?: Array<Array<{ text: string; callback_data?: string }>> };
+  /** Every text it showed, the first one (sendMessage) included. */
+  texts: string[];
+}
+
 export interface FakeTelegram {
   apiRoot: string;
   token: string;
@@ -30,8 +43,12 @@ export interface FakeTelegram {
   calls: FakeCall[];
   /** Chronological log of notable events: "getUpdates offset=N", "sendMessage", "file <path>" (a download), ... */
   log: string[];
+  /** The bot's messages by message_id. */
+  messages: Map<number, BotMessage>;
   /** Queues an update; update_id is assigned. Returns the id. */
   pushUpdate(update: Record<string, unknown>): number;
+  /** A user presses an inline button of one of the bot's messages (a callback_query update). Returns the query id. */
+  press(from: number, messageId: number, data: string): string;
   /** Serves a file for getFile(fileId). */
   addFile(fileId: string, data: Buffer | string, filePath?: string): void;
   script(method: string, fn: MethodScript | undefined): void;
@@ -52,7 +69,11 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
   const pollers = new Set<() => void>();
   let nextUpdateId = 1000;
   let nextMessageId = 5000;
+  let nextQuery = 1;
   let seq = 0;
+  const messages = new Map<number, BotMessage>();
+  const chatOf = (chatId: number) => ({ id: chatId, type: chatId > 0 ? 'private' : 'supergroup', ...(chatId > 0 ? { first_name: 'P' } : { title: 'Group' }) });
+  const bad = (description: string): FakeAnswer => ({ status: 400, body: { ok: false, error_code: 400, description } });
 
   const wake = () => {
     for (const w of waiters.splice(0)) w();
@@ -108,9 +129,28 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
         return reply(res, ok(batch));
       }
       case 'sendMessage': {
-        const chatId = body.chat_id;
-        return reply(res, ok({ message_id: ++nextMessageId, date: Math.floor(Date.now() / 1000), chat: { id: Number(chatId), type: Number(chatId) > 0 ? 'private' : 'supergroup' }, text: body.text }));
+        const chatId = Number(body.chat_id);
+        const id = ++nextMessageId;
+        messages.set(id, { message_id: id, chatId, text: String(body.text), reply_markup: body.reply_markup, texts: [String(body.text)] });
+        return reply(res, ok({ message_id: id, date: Math.floor(Date.now() / 1000), chat: chatOf(chatId), text: body.text, ...(body.reply_markup ? { reply_markup: body.reply_markup } : {}) }));
       }
+      case 'editMessageText': {
+        const m = messages.get(Number(body.message_id));
+        if (!m || m.chatId !== Number(body.chat_id)) return reply(res, bad('Bad Request: message to edit not found'));
+        if (m.text === String(body.text) && JSON.stringify(m.reply_markup ?? null) === JSON.stringify(body.reply_markup ?? null)) {
+          return reply(res, bad('Bad Request: message is not modified: specified new message content and reply markup of the message are exactly the same as a current content and reply markup of the message'));
+        }
+        m.text = String(body.text);
+        m.reply_markup = body.reply_markup;
+        m.texts.push(m.text);
+        return reply(res, ok({ message_id: m.message_id, date: Math.floor(Date.now() / 1000), edit_date: Math.floor(Date.now() / 1000), chat: chatOf(m.chatId), text: m.text, ...(m.reply_markup ? { reply_markup: m.reply_markup } : {}) }));
+      }
+      case 'sendMessageDraft':
+        if (!(Number(body.chat_id) > 0)) return reply(res, bad('Bad Request: drafts can be sent to private chats only'));
+        if (!Number(body.draft_id)) return reply(res, bad('Bad Request: draft_id must be non-zero'));
+        return reply(res, ok(true));
+      case 'answerCallbackQuery':
+        return reply(res, ok(true));
       case 'getFile': {
         const f = files.get(String(body.file_id));
         if (!f) return reply(res, { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' } });
@@ -158,6 +198,25 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
     bot,
     calls,
     log,
+    messages,
+    press(from, messageId, data) {
+      const m = messages.get(messageId);
+      if (!m) throw new Error(`fake telegram: no bot message ${messageId}`);
+      const id = `cq${nextQuery++}`;
+      const id2 = ++nextUpdateId;
+      updates.push({
+        update_id: id2,
+        callback_query: {
+          id,
+          from: { id: from, is_bot: false, first_name: `U${from}` },
+          chat_instance: `ci${m.chatId}`,
+          data,
+          message: { message_id: m.message_id, date: Math.floor(Date.now() / 1000), chat: chatOf(m.chatId), from: bot, text: m.text, ...(m.reply_markup ? { reply_markup: m.reply_markup } : {}) },
+        },
+      });
+      wake();
+      return id;
+    },
     pushUpdate(update) {
       const id = ++nextUpdateId;
       updates.push({ ...update, update_id: id });

@@ -13,6 +13,8 @@ import { encryptedStream, makeWASocket, type UserFacingSocketConfig, type WASock
 import { WebSocketServer } from 'ws';
 
 export interface SentByBot {
+  /** When the adapter handed it to the socket, epoch ms. */
+  at: number;
   jid: string;
   content: any;
   options: any;
@@ -66,11 +68,11 @@ export async function startFakeWhatsApp(): Promise<FakeWhatsApp> {
       return built;
     },
     factory(config: UserFacingSocketConfig) {
-      // A long connect timeout keeps the silent handshake from closing the socket mid-test.
-      const sock = makeWASocket({ ...config, connectTimeoutMs: 10 * 60_000 });
+      // A long connect timeout keeps the silent handshake from closing the socket mid-test (or mid-benchmark).
+      const sock = makeWASocket({ ...config, connectTimeoutMs: 2 * 3600_000 });
       sock.sendMessage = (async (jid: string, content: any, options: any) => {
         if (failing?.(content)) throw Object.assign(new Error('reaction not allowed'), { output: { statusCode: 400 } });
-        sent.push({ jid, content, options });
+        sent.push({ at: Date.now(), jid, content, options });
         return { key: { remoteJid: jid, id: `SENT${sent.length}`, fromMe: true } };
       }) as WASocket['sendMessage'];
       sock.sendPresenceUpdate = (async (type: string, jid: string) => {

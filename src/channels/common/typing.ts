@@ -33,7 +33,7 @@ export class TypingKeeper {
       if (!current) return;
       clearInterval(current.timer);
       this.running.delete(key);
-      if (this.opts.clear) void this.opts.clear(to).catch((err) => this.fail(err));
+      if (this.opts.clear) this.call(() => this.opts.clear!(to));
       return;
     }
     if (current) return;
@@ -41,7 +41,7 @@ export class TypingKeeper {
     const startedAt = Date.now();
     const tick = () => {
       if (Date.now() - startedAt > maxMs) return this.set(to, false);
-      void this.opts.send(to).catch((err) => this.fail(err));
+      this.call(() => this.opts.send(to));
     };
     const timer = setInterval(tick, this.opts.intervalMs);
     // A typing indicator must never keep the process alive.
@@ -53,6 +53,13 @@ export class TypingKeeper {
   stopAll(): void {
     for (const r of this.running.values()) clearInterval(r.timer);
     this.running.clear();
+  }
+
+  /** A send that throws at once (a channel that lost its connection) fails like one that rejects: quietly. */
+  private call(send: () => Promise<void>): void {
+    Promise.resolve()
+      .then(send)
+      .catch((err) => this.fail(err));
   }
 
   private fail(err: unknown): void {

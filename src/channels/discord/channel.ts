@@ -7,7 +7,7 @@ import { Client, Events, GatewayIntentBits, Partials, REST, Routes, type Message
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { DiscordConfig } from '../../config/channels-schema.js';
-import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
+import type { AckKind, CardView, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply, PromptView } from '../channel.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
 import { downloadTo, saveIfAdmitted } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
@@ -17,6 +17,7 @@ import { splitMarkdown } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';
 import { classify, describe, isBadToken, isDisallowedIntents } from './errors.js';
 import { isTextEdit, normalise, type Normalised } from './inbound.js';
+import { DiscordSurfaces } from './progress.js';
 
 /** Discord: message content is "up to 2000 characters". https://discord.com/developers/docs/resources/message#create-message */
 export const DISCORD_TEXT_LIMIT = 2000;
@@ -46,6 +47,7 @@ export class DiscordChannel implements Channel {
   /** Inbound messages are committed one at a time, in gateway order. */
   private inbound: Promise<void> = Promise.resolve();
   private readonly typingKeeper: TypingKeeper;
+  private readonly surfaces: DiscordSurfaces;
 
   constructor(o: DiscordChannelOptions) {
     this.cfg = o.config;
@@ -58,6 +60,7 @@ export class DiscordChannel implements Channel {
         await this.rest().post(Routes.channelTyping(to.conversationKey));
       },
     });
+    this.surfaces = new DiscordSurfaces({ rest: () => this.rest(), retry: (what) => this.retryOptions(what), inOrder: (key, task) => this.serial.run(key, task), log: this.log });
   }
 
   private configuredToken(): string {
@@ -101,6 +104,10 @@ export class DiscordChannel implements Channel {
     client.on(Events.MessageCreate, (m) => this.enqueue(sink, m, false));
     client.on(Events.MessageUpdate, (old, m) => {
       if (isTextEdit(old, m)) this.enqueue(sink, m, true);
+    });
+    client.on(Events.InteractionCreate, (i) => {
+      if (!i.isButton()) return;
+      this.surfaces.pressed(sink, i).catch((err: unknown) => this.log.error({ err: (err as Error).message }, 'discord button press not handled'));
     });
     client.on(Events.ShardDisconnect, () => this.setState('disconnected', 'gateway closed'));
     client.on(Events.ShardReconnecting, () => this.setState('starting', 'reconnecting to the gateway'));
@@ -208,6 +215,22 @@ export class DiscordChannel implements Channel {
 
   typing(to: MessageRef, on: boolean): void {
     if (this.client) this.typingKeeper.set(to, on);
+  }
+
+  postCard(to: MessageRef, card: CardView): Promise<string> {
+    return this.surfaces.postCard(to, card);
+  }
+
+  editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
+    return this.surfaces.editCard(to, handle, card);
+  }
+
+  askPermission(to: MessageRef, prompt: PromptView): Promise<string> {
+    return this.surfaces.askPermission(to, prompt);
+  }
+
+  settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
+    return this.surfaces.settlePermission(to, handle, prompt);
   }
 
   status(): ChannelStatus {

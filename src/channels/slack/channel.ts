@@ -8,7 +8,7 @@ import { App, webApi } from '@slack/bolt';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { SlackConfig } from '../../config/channels-schema.js';
-import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
+import type { AckKind, CardView, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply, PromptView } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
 import { saveIfAdmitted } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
@@ -20,6 +20,7 @@ import { classify, describe, isBadToken, platformError } from './errors.js';
 import { fetchSlackFile } from './files.js';
 import { normalise, parseConversationKey, tsOf, type Normalised, type SlackMessageEvent } from './inbound.js';
 import { slackLogger } from './logger.js';
+import { SlackSurfaces } from './progress.js';
 import { CommitFirstReceiver } from './receiver.js';
 
 /**
@@ -59,11 +60,13 @@ export class SlackChannel implements Channel {
   /** Inbound messages are committed one at a time, in arrival order. */
   private inbound: Promise<unknown> = Promise.resolve();
   private readonly threadText = new Map<string, string>();
+  private readonly surfaces: SlackSurfaces;
 
   constructor(o: SlackChannelOptions) {
     this.cfg = o.config;
     this.dataDir = o.dataDir;
     this.log = o.logger.child({ channel: 'slack' });
+    this.surfaces = new SlackSurfaces({ client: () => this.client(), retry: (what) => this.retryOptions(what), inOrder: (key, task) => this.serial.run(key, task), log: this.log });
   }
 
   private configuredTokens(): { bot: string; app: string } {
@@ -119,6 +122,7 @@ export class SlackChannel implements Channel {
       this.inbound = done.catch(() => undefined);
       await done;
     });
+    this.surfaces.listen(app, sink);
     try {
       await app.init();
       const auth = await app.client.auth.test();
@@ -223,6 +227,22 @@ export class SlackChannel implements Channel {
     }
     const text = ackText(kind, note);
     if (text) await this.serial.run(to.conversationKey, () => this.post(to.conversationKey, text));
+  }
+
+  postCard(to: MessageRef, card: CardView): Promise<string> {
+    return this.surfaces.postCard(to, card);
+  }
+
+  editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
+    return this.surfaces.editCard(to, handle, card);
+  }
+
+  askPermission(to: MessageRef, prompt: PromptView): Promise<string> {
+    return this.surfaces.askPermission(to, prompt);
+  }
+
+  settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
+    return this.surfaces.settlePermission(to, handle, prompt);
   }
 
   status(): ChannelStatus {

@@ -10,7 +10,7 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { registerSecret } from '../../ops/redact.js';
 import type { TelegramConfig } from '../../config/channels-schema.js';
-import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
+import type { AckKind, CardView, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply, PromptView } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
 import { saveIfAdmitted } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
@@ -23,6 +23,7 @@ import { classify, describe, isBadToken, isEntityError, isMissingReplyTarget } f
 import { fetchFile } from './files.js';
 import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
 import { grammySignal, poll, ALLOWED_UPDATES } from './polling.js';
+import { TelegramSurfaces } from './progress.js';
 import { closeServer, startWebhookServer } from './webhook.js';
 
 /** Bot API: "Text of the message to be sent, 1-4096 characters after entities parsing". */
@@ -62,11 +63,19 @@ export class TelegramChannel implements Channel {
   private readonly serial = new KeyedSerial();
   private readonly progress = new PartProgress();
   private readonly typingKeeper: TypingKeeper;
+  private readonly surfaces: TelegramSurfaces;
 
   constructor(o: TelegramChannelOptions) {
     this.cfg = o.config;
     this.dataDir = o.dataDir;
     this.log = o.logger.child({ channel: 'telegram' });
+    this.surfaces = new TelegramSurfaces({
+      api: () => this.api(),
+      retry: (what) => this.retryOptions(what),
+      inOrder: (key, task) => this.serial.run(key, task),
+      log: this.log,
+      describe: (err) => describe(err, this.token),
+    });
     this.typingKeeper = new TypingKeeper({
       intervalMs: o.typingIntervalMs ?? TYPING_INTERVAL_MS,
       logger: this.log,
@@ -131,6 +140,8 @@ export class TelegramChannel implements Channel {
       const m = (ctx.editedMessage ?? ctx.message) as Message;
       await this.accept(sink, bot, m, edited);
     });
+    // A press is answered after the gateway decided (at most once), before the offset moves on.
+    bot.on('callback_query:data', (ctx) => this.surfaces.pressed(sink, ctx.callbackQuery));
     this.bot = bot;
 
     if (this.cfg.mode === 'webhook' && this.cfg.webhook) {
@@ -248,6 +259,26 @@ export class TelegramChannel implements Channel {
 
   typing(to: MessageRef, on: boolean): void {
     if (this.bot) this.typingKeeper.set(to, on);
+  }
+
+  postCard(to: MessageRef, card: CardView): Promise<string> {
+    return this.surfaces.postCard(to, card);
+  }
+
+  editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
+    return this.surfaces.editCard(to, handle, card);
+  }
+
+  draftText(to: MessageRef, draftId: number, text: string): Promise<boolean> {
+    return this.surfaces.draftText(to, draftId, text);
+  }
+
+  askPermission(to: MessageRef, prompt: PromptView): Promise<string> {
+    return this.surfaces.askPermission(to, prompt);
+  }
+
+  settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
+    return this.surfaces.settlePermission(to, handle, prompt);
   }
 
   status(): ChannelStatus {

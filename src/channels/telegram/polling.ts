@@ -16,7 +16,8 @@ export function grammySignal(signal: AbortSignal): Parameters<Bot['init']>[0] {
   return signal as unknown as Parameters<Bot['init']>[0];
 }
 
-export const ALLOWED_UPDATES = ['message', 'edited_message'] as const;
+/** Messages, their edits, and presses of the buttons under Rudder's own messages. */
+export const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query'] as const;
 
 export interface PollOptions {
   bot: Bot;

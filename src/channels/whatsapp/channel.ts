@@ -9,7 +9,8 @@ import qrcode from 'qrcode-terminal';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { WhatsAppConfig } from '../../config/channels-schema.js';
-import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
+import type { AckKind, CardView, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
+import { cardMarkdown } from '../common/card.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
 import { saveBuffer, saveIfAdmitted } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
@@ -31,6 +32,8 @@ export const WHATSAPP_TEXT_LIMIT = 4096;
 const TYPING_INTERVAL_MS = 8_000;
 /** Recent inbound messages kept for quoting and reactions (Baileys needs the full key). */
 const RECENT_LIMIT = 500;
+/** WhatsApp lets a sender edit a message for 15 minutes; later edits are not shown, so none are sent. */
+const EDIT_WINDOW_MS = 15 * 60_000 - 30_000;
 
 export interface WhatsAppChannelOptions {
   config: WhatsAppConfig;
@@ -38,6 +41,8 @@ export interface WhatsAppChannelOptions {
   logger: Logger;
   /** Builds the Baileys socket; defaults to makeWASocket. */
   socketFactory?: SocketFactory;
+  /** How long after posting a progress card may still be edited; tests shorten it. */
+  editWindowMs?: number;
 }
 
 /** Baileys errors are Boom errors: the HTTP-like status sits in output.statusCode. */
@@ -77,8 +82,10 @@ export class WhatsAppChannel implements Channel {
   private inbound: Promise<void> = Promise.resolve();
   private readonly typingKeeper: TypingKeeper;
   private sink?: InboundSink;
+  private readonly editWindowMs: number;
 
   constructor(o: WhatsAppChannelOptions) {
+    this.editWindowMs = o.editWindowMs ?? EDIT_WINDOW_MS;
     this.cfg = o.config;
     this.dataDir = o.dataDir;
     this.log = o.logger.child({ channel: 'whatsapp' });
@@ -248,6 +255,25 @@ export class WhatsAppChannel implements Channel {
 
   typing(to: MessageRef, on: boolean): void {
     if (this.state.state === 'connected') this.typingKeeper.set(to, on);
+  }
+
+  /** A card has no buttons here; it says how to stop while its turn runs. */
+  private cardText(card: CardView): string {
+    return toWhatsApp(card.buttons.length ? `${cardMarkdown(card)}\n_Send /stop to stop._` : cardMarkdown(card)).slice(0, WHATSAPP_TEXT_LIMIT);
+  }
+
+  /** Posts a card; the handle is its key and when it was sent (edits are shown for 15 minutes only). */
+  async postCard(to: MessageRef, card: CardView): Promise<string> {
+    const m = await withRetry(() => this.socket().sendMessage(to.conversationKey, { text: this.cardText(card) }), { channel: 'whatsapp', what: 'sendMessage (progress card)', classify, describe, logger: this.log, attempts: 1 });
+    if (!m?.key) throw new RudderError('CHANNEL_SEND_FAILED', 'WhatsApp gave no key for the progress card.', { channel: 'whatsapp', permanent: true });
+    return JSON.stringify({ key: m.key, at: Date.now() });
+  }
+
+  /** Edits a card through Baileys (`edit: key`); past WhatsApp's edit window it says it cannot, and the gateway posts short status messages instead. */
+  async editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
+    const { key, at } = JSON.parse(handle) as { key: WAMessageKey; at: number };
+    if (Date.now() - at > this.editWindowMs) throw new RudderError('CHANNEL_SEND_FAILED', 'WhatsApp shows edits made within 15 minutes only.', { channel: 'whatsapp', permanent: true });
+    await withRetry(() => this.socket().sendMessage(to.conversationKey, { text: this.cardText(card), edit: key }), { channel: 'whatsapp', what: 'sendMessage (progress card edit)', classify, describe, logger: this.log, attempts: 1 });
   }
 
   status(): ChannelStatus {

@@ -1,0 +1,66 @@
+/** One progress card's state: where it is shown, what it showed last, and its timers. */
+import { randomBytes } from 'node:crypto';
+import type { Channel, MessageRef } from '../../channels/channel.js';
+import type { TurnView } from '../steps/types.js';
+import type { ProgressConfig } from './settings.js';
+
+/**
+ * waiting: not posted yet (minTurnSeconds, the first tool); posting: the post is in flight;
+ * live: edited in place; status: the platform cannot edit it, short status posts instead; done.
+ */
+export type CardState = 'waiting' | 'posting' | 'live' | 'status' | 'done';
+
+export interface Card {
+  /** The id its Stop button carries. */
+  ref: string;
+  turnId: string;
+  conversationId: string;
+  channel: Channel;
+  to: MessageRef;
+  cfg: ProgressConfig;
+  view: TurnView;
+  state: CardState;
+  handle?: string;
+  /** When the last post or edit of this card was issued. */
+  lastCallAt: number;
+  inFlight: boolean;
+  /** Something changed that the card does not show yet. */
+  dirty: boolean;
+  failures: number;
+  /** The card as last shown, to skip edits that would change nothing. */
+  shown?: string;
+  timer?: NodeJS.Timeout;
+  heartbeat?: NodeJS.Timeout;
+  /** The text block being streamed, since the last completed one. */
+  streaming: string;
+  draft: { id: number; on: boolean; lastAt: number; inFlight: boolean; timer?: NodeJS.Timeout };
+}
+
+let nextDraftId = 1;
+
+export function newCard(turn: TurnView, target: { channel: Channel; key: string }, cfg: ProgressConfig): Card {
+  return {
+    ref: randomBytes(6).toString('base64url'),
+    turnId: turn.id,
+    conversationId: turn.conversationId,
+    channel: target.channel,
+    to: { conversationKey: target.key },
+    cfg,
+    view: turn,
+    state: 'waiting',
+    lastCallAt: 0,
+    inFlight: false,
+    dirty: false,
+    failures: 0,
+    streaming: '',
+    // Telegram wants a non-zero draft id; one per turn keeps its updates animated as one draft.
+    draft: { id: nextDraftId++, on: !!target.channel.draftText && cfg.text !== 'final-only', lastAt: 0, inFlight: false },
+  };
+}
+
+export function clearTimers(card: Card): void {
+  clearTimeout(card.timer);
+  clearTimeout(card.heartbeat);
+  clearTimeout(card.draft.timer);
+  card.timer = card.heartbeat = card.draft.timer = undefined;
+}
