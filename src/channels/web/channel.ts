@@ -10,7 +10,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
 import { handleApi } from './api.js';
 import { HttpError, sendError, sendJson } from './http.js';
-import { PAGE_HTML } from './page.js';
+import { StaticFiles } from './static.js';
 import { tokenMatches } from './token.js';
 
 export interface WebChannelOptions {
@@ -18,6 +18,8 @@ export interface WebChannelOptions {
   port: number;
   token: string;
   logger: Logger;
+  /** The web app's build (default dist/web). */
+  appDir?: string;
 }
 
 export class WebChannel implements Channel {
@@ -26,8 +28,11 @@ export class WebChannel implements Channel {
   private state: ChannelStatus['state'] = 'stopped';
   private core: GatewayCore | undefined;
   private readonly sockets = new Set<import('node:net').Socket>();
+  private readonly files: StaticFiles;
 
-  constructor(private readonly opts: WebChannelOptions) {}
+  constructor(private readonly opts: WebChannelOptions) {
+    this.files = new StaticFiles(opts.appDir);
+  }
 
   /** The web channel needs the gateway itself (the API reads status and the event log). */
   bind(core: GatewayCore): void {
@@ -86,11 +91,8 @@ export class WebChannel implements Channel {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true });
-      if (url.pathname === '/' && req.method === 'GET') {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:" });
-        return void res.end(PAGE_HTML);
-      }
-      if (!url.pathname.startsWith('/api/')) throw new HttpError(404, 'NOT_FOUND', `No route ${req.method} ${url.pathname}.`);
+      // Everything outside /api is the web app's files (index.html at /).
+      if (!url.pathname.startsWith('/api/')) return this.files.serve(req, res, url.pathname);
       const auth = req.headers.authorization;
       const given = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : url.searchParams.get('token') ?? undefined;
       if (!tokenMatches(given, this.opts.token)) throw new HttpError(401, 'UNAUTHORIZED', 'A valid bearer token is required: Authorization: Bearer <token> (it is in web-token in the data dir).');
