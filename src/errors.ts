@@ -28,6 +28,7 @@ export const ERRORS = {
   BAD_REQUEST: 'The request is not valid.',
   UNAUTHORIZED: 'A valid bearer token is required.',
   NOT_FOUND: 'Not found.',
+  MESSAGE_NOT_WAITING: 'The message no longer waits in line, so it cannot be withdrawn or edited.',
   QUEUE_FULL: 'The conversation queue is full.',
   REFUSED: 'The sender is not allowed to use this gateway.',
   FALLBACK_UNAVAILABLE: 'The local fallback model could not answer.',

@@ -45,6 +45,8 @@ export interface CommandContext {
   forgetSession(): Promise<void>;
   releaseSession(reason: string): Promise<void>;
   statusText(): string;
+  /** What the running turn is about and where it is (for the stop notice), when one runs. */
+  describeRunning?(): string | undefined;
   answerPermission(choice: 'allow' | 'deny' | string): string | undefined;
 }
 
@@ -58,9 +60,10 @@ export interface CommandOutcome {
 export async function runCommand(cmd: ParsedCommand, ctx: CommandContext): Promise<CommandOutcome> {
   switch (cmd.name) {
     case 'stop': {
+      const running = ctx.describeRunning?.();
       const { interrupted, dropped } = await ctx.lane.stop('stopped by /stop', ctx.sentAt);
       ctx.lane.pump();
-      const parts = [interrupted ? '⏹ Stopped the running turn.' : '⏹ Nothing was running.'];
+      const parts = [interrupted ? `⏹ Stopped the running turn${running ? ` (${running})` : ''}.` : '⏹ Nothing was running.'];
       if (dropped.length) parts.push(`${dropped.length} waiting message(s) will not run.`);
       parts.push('The session is kept.');
       return { reply: parts.join(' '), stopped: dropped };

@@ -44,6 +44,8 @@ export function toConversation(r: any): ConversationRow {
     model: r.model,
     queueMode: r.queue_mode,
     cutoffAt: r.cutoff_at,
+    archivedAt: r.archived_at ?? null,
+    lastReadSeq: r.last_read_seq ?? 0,
   };
 }
 
