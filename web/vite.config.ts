@@ -31,5 +31,5 @@ export default defineConfig({
       },
     },
   },
-  plugins: [precacheList()],
+  plugins: [precacheList(path.join(HERE, 'public'))],
 });

@@ -1,2 +1,19 @@
+/** Mounts the app, starts it with the token, and registers the service worker (the installable shell). */
 import { render } from 'preact';
-render(<p>hello</p>, document.getElementById('app')!);
+import { takeToken } from './api';
+import { App } from './components/App';
+import { boot } from './state';
+import './theme.css';
+
+// The visible height, so the composer stays above an on-screen keyboard where the browser does not resize the page (iOS).
+const vv = window.visualViewport;
+const fit = () => vv && document.documentElement.style.setProperty('--app-height', `${Math.round(vv.height)}px`);
+vv?.addEventListener('resize', fit);
+fit();
+
+render(<App />, document.getElementById('app')!);
+void boot(takeToken());
+
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  addEventListener('load', () => void navigator.serviceWorker.register('/sw.js').catch(() => undefined));
+}
