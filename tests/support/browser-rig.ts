@@ -31,7 +31,8 @@ export interface AppPage {
   close(): Promise<void>;
 }
 
-export async function openApp(browser: Browser, ep: { base: string; token: string }, opts: { size?: keyof typeof SIZES; dark?: boolean; path?: string } = {}): Promise<AppPage> {
+/** Opens the app as the startup line's address does (#token=…), at a conversation when given. */
+export async function openApp(browser: Browser, ep: { base: string; token: string }, opts: { size?: keyof typeof SIZES; dark?: boolean; conversation?: string } = {}): Promise<AppPage> {
   const size = SIZES[opts.size ?? 'desktop'];
   const phone = opts.size === 'phone' || opts.size === 'small';
   const context = await browser.newContext({ viewport: size, colorScheme: opts.dark ? 'dark' : 'light', hasTouch: phone, isMobile: phone, deviceScaleFactor: phone ? 2 : 1 });
@@ -41,7 +42,7 @@ export async function openApp(browser: Browser, ep: { base: string; token: strin
   page.on('console', (m) => {
     if (/Content Security Policy|Refused to/i.test(m.text())) problems.push(`csp: ${m.text()}`);
   });
-  await page.goto(`${ep.base}${opts.path ?? '/'}#token=${ep.token}`);
+  await page.goto(`${ep.base}/#token=${ep.token}${opts.conversation ? `&c=${encodeURIComponent(opts.conversation)}` : ''}`);
   return { page, context, problems, close: () => context.close() };
 }
 

@@ -9,7 +9,7 @@ import type { ConversationItem, HistoryPage, Project, SendResult, StreamEvent } 
 const TOKEN_KEY = 'rudder-token';
 /** The server sends a comment every 15 s; a stream silent for longer than this is dead (a phone that slept, a dropped Wi-Fi). */
 const SILENCE_MS = 40_000;
-const MAX_BACKOFF_MS = 15_000;
+const MAX_BACKOFF_MS = 10_000;
 
 export class ApiError extends Error {
   constructor(

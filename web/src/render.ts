@@ -6,17 +6,21 @@
  * highlighted by highlight.js, loaded on first use, its output sanitised again.
  */
 import DOMPurify from 'dompurify';
-import { Marked, type Tokens } from 'marked';
+import { Marked, Renderer, type Tokens } from 'marked';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const SAFE_URL = /^(?:https?:|mailto:)/i;
-const SAFE_CLASS = /^(?:language-[\w+#.-]{1,40}|hljs(?:-[\w-]{1,40})?)$/;
+const SAFE_CLASS = /^(?:language-[\w+#.-]{1,40}|hljs(?:-[\w-]{1,40})?|table-wrap)$/;
 
 const marked = new Marked({
   gfm: true,
   breaks: true,
   async: false,
   renderer: {
+    // A wide table scrolls inside its own box, not the page.
+    table(this: Renderer, token: Tokens.Table) {
+      return `<div class="table-wrap">${Renderer.prototype.table.call(this, token)}</div>`;
+    },
     // Raw HTML in a reply is shown as the text it is.
     html: ({ text }: Tokens.HTML | Tokens.Tag) => escapeHtml(text),
     image: ({ href, text }: Tokens.Image) => (SAFE_URL.test(href) ? `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>` : escapeHtml(text)),
@@ -37,7 +41,7 @@ purify.addHook('afterSanitizeAttributes', (node) => {
 });
 
 const MARKDOWN_CONFIG = {
-  ALLOWED_TAGS: ['p', 'br', 'strong', 'em', 'del', 's', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'input', 'span'],
+  ALLOWED_TAGS: ['div', 'p', 'br', 'strong', 'em', 'del', 's', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'input', 'span'],
   ALLOWED_ATTR: ['href', 'title', 'class', 'align', 'start', 'type', 'checked', 'disabled'],
   ALLOWED_URI_REGEXP: SAFE_URL,
   ALLOW_DATA_ATTR: false,
@@ -57,7 +61,7 @@ const MAX_HIGHLIGHT = 50_000;
 export function enhanceCode(root: HTMLElement, opts: { highlight: boolean }): void {
   for (const code of root.querySelectorAll<HTMLElement>('pre > code')) {
     const pre = code.parentElement!;
-    if (!pre.querySelector(':scope > button.copy')) pre.append(copyButton(code));
+    if (!pre.parentElement?.classList.contains('code-block')) wrapBlock(pre, code);
     if (!opts.highlight || code.dataset.highlighted || (code.textContent ?? '').length > MAX_HIGHLIGHT) continue;
     code.dataset.highlighted = 'pending';
     highlighter ??= import('highlight.js/lib/common').then((m) => m.default);
@@ -70,6 +74,19 @@ export function enhanceCode(root: HTMLElement, opts: { highlight: boolean }): vo
       code.dataset.highlighted = 'yes';
     });
   }
+}
+
+/** A header above the block: its language and a copy button (never over the code). */
+function wrapBlock(pre: HTMLElement, code: HTMLElement): void {
+  const block = document.createElement('div');
+  block.className = 'code-block';
+  const head = document.createElement('div');
+  head.className = 'code-head';
+  const lang = document.createElement('span');
+  lang.textContent = [...code.classList].find((c) => c.startsWith('language-'))?.slice(9) ?? '';
+  head.append(lang, copyButton(code));
+  pre.replaceWith(block);
+  block.append(head, pre);
 }
 
 function copyButton(code: HTMLElement): HTMLButtonElement {

@@ -116,9 +116,10 @@ async function startList(): Promise<void> {
   try {
     const { conversations } = await api.conversations();
     set({ conversations });
+    // The address names a conversation (#c=…, a link or a reload): open it, even one not started yet.
     const wanted = new URLSearchParams(location.hash.slice(1)).get('c');
-    const first = conversations.find((c) => c.id === wanted) ?? conversations[0];
-    if (first) return openConversation(first.id);
+    const first = wanted && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(wanted) ? wanted : conversations[0]?.id;
+    if (first) return openConversation(first);
     await newConversation();
   } catch (err) {
     failed(err);
@@ -314,8 +315,8 @@ export async function rename(id: string, title: string): Promise<void> {
 export async function archive(id: string, archived: boolean): Promise<void> {
   try {
     await api.updateConversation(id, { archived });
-    const [{ conversations }, arch] = await Promise.all([api.conversations(), api.conversations(true)]);
-    set({ conversations, archived: arch.conversations });
+    const { conversations } = await api.conversations();
+    set({ conversations, ...(state.archived ? { archived: (await api.conversations(true)).conversations } : {}) });
     if (archived && state.currentId === id) {
       const next = conversations[0];
       if (next) await openConversation(next.id);
@@ -337,4 +338,6 @@ export async function showArchived(show: boolean): Promise<void> {
 
 export function setDrawer(open: boolean): void {
   set({ drawerOpen: open });
+  // The list is fresh whenever it is opened (other conversations' unread marks).
+  if (open) void refreshList();
 }

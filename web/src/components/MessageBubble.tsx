@@ -79,10 +79,7 @@ export const QueuedMessage = memo(function QueuedMessage({ m }: { m: Message }) 
         </form>
       )}
       <div class="wait-line">
-        <span class="wait-text">
-          {WAITING_TEXT[m.state] ?? m.state}
-          {note && m.state !== 'sending' && m.state !== 'steering' ? ` ${note}` : ''}
-        </span>
+        <span class="wait-text">{note && (m.state === 'queued' || m.state === 'deferred') ? `⏳ ${note}` : WAITING_TEXT[m.state] ?? m.state}</span>
         {canChange && draft === undefined && (
           <span class="wait-actions">
             <button data-testid="edit" onClick={() => setDraft(m.text)}>

@@ -20,6 +20,19 @@ const SHORT_OUTPUT_LINES = 6;
 const MAX_DIFF_LINES = 400;
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
+const PATH_TOOLS = new Set(['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'NotebookRead']);
+
+/** A path keeps its file name in view when the line is short of room (the folder is cut instead). */
+function Summary({ step }: { step: ToolStep }) {
+  const cut = PATH_TOOLS.has(step.name) ? step.summary.lastIndexOf('/') + 1 : 0;
+  if (cut <= 0) return <code class="tool-summary">{step.summary}</code>;
+  return (
+    <code class="tool-summary path" title={step.summary}>
+      <span class="dir">{step.summary.slice(0, cut)}</span>
+      <span class="base">{step.summary.slice(cut)}</span>
+    </code>
+  );
+}
 
 function edits(step: ToolStep): Array<{ before: string; after: string }> {
   const i = step.input;
@@ -89,7 +102,7 @@ function ToolView({ step }: { step: ToolStep }) {
       <div class="tool-head">
         <span class="state" aria-label={step.status} />
         <span class="tool-name">{step.name}</span>
-        <code class="tool-summary">{step.summary}</code>
+        <Summary step={step} />
         <span class="tool-time">{running ? `${duration(took)}…` : duration(took)}</span>
       </div>
       {body}
@@ -110,14 +123,15 @@ function SteerView({ messageId, text }: { messageId: string; text: string }) {
   );
 }
 
-export const StepView = memo(function StepView({ step, hideFinal }: { step: Step; hideFinal: boolean }) {
+/** `cut`: the turn was stopped right after this step (its text is what had arrived). */
+export const StepView = memo(function StepView({ step, hideFinal, cut }: { step: Step; hideFinal: boolean; cut?: boolean }) {
   switch (step.kind) {
     case 'text':
       if (step.final && hideFinal) return null;
       return (
-        <div class={`text-step${step.partial ? ' partial' : ''}`} data-testid="text-step">
+        <div class={`text-step${step.partial || cut ? ' partial' : ''}`} data-testid="text-step">
           <Markdown text={step.text} />
-          {step.partial && <div class="cut dim">stopped here</div>}
+          {(step.partial || cut) && <div class="cut dim">stopped here</div>}
         </div>
       );
     case 'tool':
