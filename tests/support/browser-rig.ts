@@ -32,10 +32,11 @@ export interface AppPage {
 }
 
 /** Opens the app as the startup line's address does (#token=…), at a conversation when given. */
-export async function openApp(browser: Browser, ep: { base: string; token: string }, opts: { size?: keyof typeof SIZES; dark?: boolean; conversation?: string } = {}): Promise<AppPage> {
+export async function openApp(browser: Browser, ep: { base: string; token: string }, opts: { size?: keyof typeof SIZES; dark?: boolean; conversation?: string; setup?: (context: BrowserContext) => Promise<void> } = {}): Promise<AppPage> {
   const size = SIZES[opts.size ?? 'desktop'];
   const phone = opts.size === 'phone' || opts.size === 'small';
   const context = await browser.newContext({ viewport: size, colorScheme: opts.dark ? 'dark' : 'light', hasTouch: phone, isMobile: phone, deviceScaleFactor: phone ? 2 : 1 });
+  await opts.setup?.(context);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));

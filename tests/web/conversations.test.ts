@@ -67,6 +67,44 @@ describe('conversations (real browser, real CLI)', () => {
     await app.close();
   });
 
+  it('offers a project picker only when the gateway has projects, and labels conversations with theirs', async () => {
+    // This gateway has no projects route (404): no picker.
+    const answers: number[] = [];
+    const plain = await openApp(browser, gw.ep, { conversation: 'noproj', setup: async (c) => void c.on('response', (r) => r.url().endsWith('/api/projects') && answers.push(r.status())) });
+    await plain.page.getByTestId('input').waitFor({ timeout: budget });
+    await expect.poll(() => answers, { timeout: budget }).toEqual([404]);
+    expect(await plain.page.getByTestId('project-picker').count()).toBe(0);
+    await plain.close();
+
+    // A gateway that has them answers as the projects API says; the page builds the picker from it.
+    const created: unknown[] = [];
+    const app = await openApp(browser, gw.ep, {
+      size: 'phone',
+      conversation: 'noproj',
+      setup: async (context) => {
+        await context.route('**/api/projects', (route) => route.fulfill({ json: { projects: [{ name: 'site', path: '/srv/site', worktrees: true }, { name: 'api', path: '/srv/api', worktrees: false }], defaultProject: 'api' } }));
+        await context.route('**/api/conversations', async (route) => {
+          if (route.request().method() === 'POST') created.push(route.request().postDataJSON());
+          const res = await route.fetch();
+          const body = (await res.json()) as { conversations?: Array<Record<string, unknown>> };
+          if (body.conversations) for (const c of body.conversations) c.project = 'site';
+          await route.fulfill({ response: res, json: body });
+        });
+      },
+    });
+    const { page } = app;
+    await page.getByTestId('drawer-toggle').click();
+    const picker = page.getByTestId('project-picker');
+    await picker.waitFor({ timeout: budget });
+    expect(await picker.inputValue()).toBe('api');
+    await picker.selectOption('site');
+    await page.getByTestId('new-conversation').click();
+    await expect.poll(() => created, { timeout: budget }).toEqual([{ project: 'site' }]);
+    await page.getByTestId('drawer-toggle').click();
+    expect(await page.getByTestId('conversation').first().locator('.project').textContent()).toBe('site');
+    await app.close();
+  });
+
   it('loads a long history in pages as you scroll up', async () => {
     const w = gw.watch('long');
     await w.ready;
