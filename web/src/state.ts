@@ -3,9 +3,9 @@
  * change it), the connection, and the actions the views call. Views read it with useStore(), which
  * re-renders a component only when the part it selected changed.
  */
-import { useLayoutEffect, useReducer, useRef } from 'preact/hooks';
 import { Api, ApiError, UnreachableError, type EventStream } from './api';
 import { addLocal, applyEvent, confirmLocal, emptyConversation, failLocal, mergePage, type ConversationState } from './reduce';
+import { createStore } from './store';
 import type { Connection, ConversationItem, Project, StreamEvent } from './types';
 
 export interface AppState {
@@ -28,8 +28,7 @@ const PAGE = 100;
 const LIST_POLL_MS = 20_000;
 const PAIRING_POLL_MS = 3_000;
 
-let state: AppState = { connection: 'connecting', conversations: [], drawerOpen: false, pairing: [] };
-const listeners = new Set<() => void>();
+const store = createStore<AppState>({ connection: 'connecting', conversations: [], drawerOpen: false, pairing: [] });
 let api = new Api(undefined);
 let stream: EventStream | undefined;
 /** Events about messages whose POST has not answered yet, applied once it has. */
@@ -39,40 +38,12 @@ let refetchTimer: ReturnType<typeof setTimeout> | undefined;
 let readTimer: ReturnType<typeof setTimeout> | undefined;
 let toastTimer: ReturnType<typeof setTimeout> | undefined;
 
-export function getState(): AppState {
-  return state;
-}
-
-function set(patch: Partial<AppState> | ((s: AppState) => Partial<AppState>)): void {
-  state = { ...state, ...(typeof patch === 'function' ? patch(state) : patch) };
-  for (const l of listeners) l();
-}
+export const getState = store.get;
+export const useStore = store.use;
+const set = store.set;
 
 function setConv(id: string, change: (c: ConversationState) => ConversationState): void {
   set((s) => (s.conv && s.conv.id === id ? { conv: change(s.conv) } : {}));
-}
-
-export function subscribe(l: () => void): () => void {
-  listeners.add(l);
-  return () => void listeners.delete(l);
-}
-
-/** The selected part of the state; the component re-renders when it changes (Object.is). */
-export function useStore<T>(select: (s: AppState) => T): T {
-  const [, force] = useReducer((n: number) => n + 1, 0);
-  const selectRef = useRef(select);
-  selectRef.current = select;
-  const value = select(state);
-  const last = useRef(value);
-  last.current = value;
-  useLayoutEffect(
-    () =>
-      subscribe(() => {
-        if (!Object.is(selectRef.current(state), last.current)) force(0);
-      }),
-    [],
-  );
-  return value;
 }
 
 export function toast(text: string): void {
@@ -132,7 +103,7 @@ export async function refreshList(): Promise<void> {
   try {
     const { conversations } = await api.conversations();
     set((s) => ({ conversations, ...(s.connection === 'unreachable' && !stream ? { connection: 'connecting' } : {}) }));
-    if (state.archived) set({ archived: (await api.conversations(true)).conversations });
+    if (getState().archived) set({ archived: (await api.conversations(true)).conversations });
   } catch (err) {
     if (err instanceof UnreachableError) set({ connection: 'unreachable', connectionDetail: explain(err) });
   }
@@ -142,7 +113,7 @@ async function pollPairing(): Promise<void> {
   try {
     const { channels } = await api.channels();
     const pairing = channels.filter((c) => c.qrSvg).map((c) => ({ name: c.name, qrSvg: c.qrSvg! }));
-    if (JSON.stringify(pairing) !== JSON.stringify(state.pairing)) set({ pairing });
+    if (JSON.stringify(pairing) !== JSON.stringify(getState().pairing)) set({ pairing });
   } catch {
     // The banner already says when the gateway is unreachable.
   }
@@ -158,14 +129,14 @@ export async function openConversation(id: string): Promise<void> {
   history.replaceState(null, '', `${location.pathname}${location.search}#c=${encodeURIComponent(id)}`);
   try {
     const page = await api.history(id, undefined, PAGE);
-    if (state.currentId !== id) return;
+    if (getState().currentId !== id) return;
     setConv(id, (c) => mergePage(c, page, true));
   } catch (err) {
     failed(err);
-    if (state.currentId === id) setTimeout(() => state.currentId === id && !state.conv?.loaded && void openConversation(id), 3000);
+    if (getState().currentId === id) setTimeout(() => getState().currentId === id && !getState().conv?.loaded && void openConversation(id), 3000);
     return;
   }
-  stream = api.events(id, state.conv!.lastEventId, {
+  stream = api.events(id, getState().conv!.lastEventId, {
     event: (e) => onEvent(id, e),
     state: (s, detail) => set({ connection: s, connectionDetail: s === 'live' ? undefined : detail }),
   });
@@ -173,12 +144,12 @@ export async function openConversation(id: string): Promise<void> {
 }
 
 function onEvent(id: string, e: StreamEvent): void {
-  if (state.currentId !== id) return;
+  if (getState().currentId !== id) return;
   let unknown: string | undefined;
   setConv(id, (c) => applyEvent(c, e, (messageId) => (unknown = messageId)));
   if (unknown) {
     // Ours, with its POST still on the way; or sent from another device: fetch the newest page.
-    if ([...state.conv!.messages.values()].some((m) => m.local)) early.push(e);
+    if ([...getState().conv!.messages.values()].some((m) => m.local)) early.push(e);
     else refetchNewest(id);
   }
   if (e.type === 'reply') scheduleRead();
@@ -200,7 +171,7 @@ function refetchNewest(id: string): void {
 function scheduleRead(): void {
   clearTimeout(readTimer);
   readTimer = setTimeout(() => {
-    const c = state.conv;
+    const c = getState().conv;
     if (!c || document.visibilityState !== 'visible' || !c.lastEventId) return;
     void api.markRead(c.id, c.lastEventId).then(
       (item) => set((s) => ({ conversations: s.conversations.map((x) => (x.id === item.id ? item : x)) })),
@@ -210,7 +181,7 @@ function scheduleRead(): void {
 }
 
 export async function loadOlder(): Promise<void> {
-  const c = state.conv;
+  const c = getState().conv;
   if (!c || !c.more || loadingOlder) return;
   loadingOlder = true;
   try {
@@ -225,7 +196,7 @@ export async function loadOlder(): Promise<void> {
 let loadingOlder = false;
 
 export async function send(text: string): Promise<void> {
-  const c = state.conv;
+  const c = getState().conv;
   if (!c || !text.trim()) return;
   const localId = `local-${Date.now().toString(36)}-${localCounter++}`;
   setConv(c.id, (x) => addLocal(x, localId, text, Date.now()));
@@ -236,11 +207,11 @@ export async function send(text: string): Promise<void> {
     early = early.filter((e) => e.data.messageId !== r.messageId);
     for (const e of mine) onEvent(c.id, e);
     // Events about messages that were not ours came from another device: fetch them.
-    if (early.length && ![...(state.conv?.messages.values() ?? [])].some((m) => m.local)) {
+    if (early.length && ![...(getState().conv?.messages.values() ?? [])].some((m) => m.local)) {
       early = [];
       refetchNewest(c.id);
     }
-    if (state.conversations.find((x) => x.id === c.id)?.title == null) void refreshList();
+    if (getState().conversations.find((x) => x.id === c.id)?.title == null) void refreshList();
   } catch (err) {
     setConv(c.id, (x) => failLocal(x, localId, explain(err)));
     failed(err);
@@ -248,7 +219,7 @@ export async function send(text: string): Promise<void> {
 }
 
 export async function withdraw(messageId: string): Promise<void> {
-  const c = state.conv;
+  const c = getState().conv;
   if (!c) return;
   try {
     await api.withdraw(c.id, messageId);
@@ -259,7 +230,7 @@ export async function withdraw(messageId: string): Promise<void> {
 }
 
 export async function edit(messageId: string, text: string): Promise<boolean> {
-  const c = state.conv;
+  const c = getState().conv;
   if (!c) return false;
   try {
     await api.edit(c.id, messageId, text);
@@ -272,7 +243,7 @@ export async function edit(messageId: string, text: string): Promise<boolean> {
 }
 
 export async function stop(): Promise<void> {
-  const c = state.conv;
+  const c = getState().conv;
   if (!c) return;
   try {
     await api.stop(c.id);
@@ -282,7 +253,7 @@ export async function stop(): Promise<void> {
 }
 
 export async function answerPermission(requestId: string, optionId: string): Promise<void> {
-  const c = state.conv;
+  const c = getState().conv;
   if (!c) return;
   try {
     await api.answerPermission(c.id, requestId, optionId);
@@ -316,8 +287,8 @@ export async function archive(id: string, archived: boolean): Promise<void> {
   try {
     await api.updateConversation(id, { archived });
     const { conversations } = await api.conversations();
-    set({ conversations, ...(state.archived ? { archived: (await api.conversations(true)).conversations } : {}) });
-    if (archived && state.currentId === id) {
+    set({ conversations, ...(getState().archived ? { archived: (await api.conversations(true)).conversations } : {}) });
+    if (archived && getState().currentId === id) {
       const next = conversations[0];
       if (next) await openConversation(next.id);
       else await newConversation();
