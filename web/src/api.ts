@@ -4,7 +4,7 @@
  * The token arrives once in the address (#token=…, as the startup line prints it), is kept in
  * localStorage and removed from the address bar.
  */
-import type { ConversationItem, HistoryPage, Project, SendResult, StreamEvent } from './types';
+import type { ConversationItem, HistoryPage, Project, SendResult, StreamEvent } from './types.js';
 
 const TOKEN_KEY = 'rudder-token';
 /** The server sends a comment every 15 s; a stream silent for longer than this is dead (a phone that slept, a dropped Wi-Fi). */
@@ -175,6 +175,9 @@ export class EventStream {
   private closed = false;
   private abort: AbortController | undefined;
   private attempt = 0;
+  private lastData = 0;
+  /** Ends the wait between attempts early (nudge). */
+  private wake: (() => void) | undefined;
 
   constructor(
     private readonly api: Api,
@@ -193,10 +196,11 @@ export class EventStream {
     this.abort?.abort();
   }
 
-  /** Drop the current connection and reconnect now (the page came back to the foreground). */
+  /** The page came back to the foreground or online: retry now if waiting, reconnect if the stream went quiet (a phone that slept). */
   nudge(): void {
     this.attempt = 0;
-    this.abort?.abort();
+    if (this.wake) this.wake();
+    else if (Date.now() - this.lastData > SILENCE_MS / 2) this.abort?.abort();
   }
 
   private async loop(): Promise<void> {
@@ -217,7 +221,11 @@ export class EventStream {
       if (this.closed) return;
       if (this.attempt === 0) this.on.state('reconnecting');
       this.attempt++;
-      await new Promise((r) => setTimeout(r, this.attempt === 1 ? 250 : delay));
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, this.attempt === 1 ? 250 : delay);
+        this.wake = () => (clearTimeout(t), r());
+      });
+      this.wake = undefined;
     }
   }
 
@@ -238,6 +246,7 @@ export class EventStream {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
+        this.lastData = Date.now();
         clearTimeout(silence);
         silence = setTimeout(() => abort.abort(), SILENCE_MS);
         buffer = parseSse(buffer + decoder.decode(value, { stream: true }), (e) => {

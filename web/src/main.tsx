@@ -1,8 +1,8 @@
 /** Mounts the app, starts it with the token, and registers the service worker (the installable shell). */
 import { render } from 'preact';
-import { takeToken } from './api';
-import { App } from './components/App';
-import { boot } from './state';
+import { takeToken } from './api.js';
+import { App } from './components/App.js';
+import { boot } from './state.js';
 import './theme.css';
 
 // The visible height, so the composer stays above an on-screen keyboard where the browser does not resize the page (iOS).

@@ -4,7 +4,7 @@
  * rendering). Every event may arrive twice (a replay after a reconnect overlaps what was seen):
  * steps and turns replace by id, acks and replies are kept once.
  */
-import type { Ack, HistoryPage, Message, MessageState, Reply, Step, StreamEvent, TurnSummary, TurnView } from './types';
+import type { Ack, HistoryPage, Message, MessageState, Reply, Step, StreamEvent, TurnSummary, TurnView } from './types.js';
 
 export interface ConversationState {
   id: string;
@@ -108,8 +108,10 @@ function applyTurn(c: ConversationState, summary: TurnSummary): ConversationStat
   for (const id of summary.inputIds) {
     next = setMessage(next, id, (m) => {
       if (FINAL.includes(m.state)) return m;
-      if (summary.status === 'running') return m.state === 'running' ? m : { ...m, state: m.state === 'steering' ? 'steering' : 'running' };
-      return { ...m, state: summary.status === 'answered' ? (m.state === 'steering' ? 'steered' : 'answered') : summary.status === 'stopped' ? 'stopped' : 'failed' };
+      if (summary.status === 'running') return m.state === 'running' || m.state === 'steering' ? m : { ...m, state: 'running' };
+      // A stopped or failed turn says nothing final: a stop is acked, a crash runs the input again.
+      if (summary.status !== 'answered') return m;
+      return { ...m, state: m.state === 'steering' ? 'steered' : 'answered' };
     });
   }
   return next;

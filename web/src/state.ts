@@ -3,10 +3,10 @@
  * change it), the connection, and the actions the views call. Views read it with useStore(), which
  * re-renders a component only when the part it selected changed.
  */
-import { Api, ApiError, UnreachableError, type EventStream } from './api';
-import { addLocal, applyEvent, confirmLocal, emptyConversation, failLocal, mergePage, type ConversationState } from './reduce';
-import { createStore } from './store';
-import type { Connection, ConversationItem, Project, StreamEvent } from './types';
+import { Api, ApiError, UnreachableError, type EventStream } from './api.js';
+import { addLocal, applyEvent, confirmLocal, emptyConversation, failLocal, mergePage, type ConversationState } from './reduce.js';
+import { createStore } from './store.js';
+import type { Connection, ConversationItem, Project, StreamEvent } from './types.js';
 
 export interface AppState {
   connection: Connection;

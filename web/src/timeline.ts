@@ -4,7 +4,7 @@
  * still waiting (sending, queued, held, or handed to the running turn but not yet taken in).
  * A message steered into a turn is drawn inside that turn, where the agent took it in.
  */
-import type { Message, Reply, TurnView } from './types';
+import type { Message, Reply, TurnView } from './types.js';
 
 export type Entry =
   | { kind: 'message'; key: string; at: number; message: Message }
@@ -52,15 +52,20 @@ export function buildTimeline(messages: Map<string, Message>, turns: Map<string,
     else entries.push({ kind: 'reply', key: `r:${r.id}`, at: r.at, reply: r });
   }
 
-  let running: TurnView | undefined;
   for (const t of turns.values()) {
     const first = t.inputIds.map((id) => messages.get(id)?.receivedAt).find((x) => x !== undefined);
     entries.push({ kind: 'turn', key: `t:${t.id}`, at: Math.max(t.startedAt, first ?? 0), turn: t, replies: (attached.get(t.id) ?? []).sort((a, b) => a.at - b.at) });
-    if (t.status === 'running' && (!running || t.startedAt >= running.startedAt)) running = t;
   }
   entries.sort((a, b) => a.at - b.at || ORDER[a.kind] - ORDER[b.kind] || (a.key < b.key ? -1 : 1));
   waiting.sort((a, b) => a.receivedAt - b.receivedAt);
-  return { entries, waiting, running };
+  return { entries, waiting, running: runningTurn(turns) };
+}
+
+/** The newest running turn, if any. */
+export function runningTurn(turns: Map<string, TurnView>): TurnView | undefined {
+  let running: TurnView | undefined;
+  for (const t of turns.values()) if (t.status === 'running' && (!running || t.startedAt >= running.startedAt)) running = t;
+  return running;
 }
 
 /** What a running turn is doing now, in one line. */

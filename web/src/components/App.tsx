@@ -1,12 +1,12 @@
 /** The layout: the conversation list (a drawer on a phone), and the open conversation. */
 import { useEffect } from 'preact/hooks';
-import { setDrawer, useStore } from '../state';
+import { setDrawer, useStore } from '../state.js';
 import './App.css';
-import { Composer } from './Composer';
-import { ConnectionBanner } from './ConnectionBanner';
-import { ConversationList } from './ConversationList';
-import { Header } from './Header';
-import { Timeline } from './Timeline';
+import { Composer } from './Composer.js';
+import { ConnectionBanner } from './ConnectionBanner.js';
+import { ConversationList } from './ConversationList.js';
+import { Header } from './Header.js';
+import { Timeline } from './Timeline.js';
 
 export function App() {
   const drawerOpen = useStore((s) => s.drawerOpen);

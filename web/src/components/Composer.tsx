@@ -4,10 +4,10 @@
  * Stop. A message sent meanwhile is steered into the turn or waits, as the gateway decides.
  */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { duration } from '../format';
-import { useNow } from '../hooks';
-import { send, stop, useStore } from '../state';
-import { buildTimeline, currentStep } from '../timeline';
+import { duration } from '../format.js';
+import { useNow } from '../hooks.js';
+import { send, stop, useStore } from '../state.js';
+import { currentStep, runningTurn } from '../timeline.js';
 import './Composer.css';
 
 const EMPTY = new Map();
@@ -15,7 +15,7 @@ const coarse = () => matchMedia('(pointer: coarse)').matches;
 
 function RunningLine() {
   const turns = useStore((s) => s.conv?.turns ?? EMPTY);
-  const running = useMemo(() => buildTimeline(EMPTY, turns, EMPTY).running, [turns]);
+  const running = useMemo(() => runningTurn(turns), [turns]);
   const now = useNow(!!running);
   const [stopping, setStopping] = useState(false);
   if (!running) return null;

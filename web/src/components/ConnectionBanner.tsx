@@ -1,5 +1,5 @@
 /** Says when the gateway cannot be reached or the stream dropped; nothing while all is well. */
-import { useStore } from '../state';
+import { useStore } from '../state.js';
 import './ConnectionBanner.css';
 
 const TEXT = {

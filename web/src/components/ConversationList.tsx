@@ -1,11 +1,11 @@
 /** The conversations: newest activity first, unread marked; a new one (in a project, when there are projects); archived ones apart. */
 import { useState } from 'preact/hooks';
-import { ago } from '../format';
-import { useNow } from '../hooks';
-import { newConversation, openConversation, showArchived, useStore } from '../state';
-import type { ConversationItem } from '../types';
+import { ago } from '../format.js';
+import { useNow } from '../hooks.js';
+import { newConversation, openConversation, showArchived, useStore } from '../state.js';
+import type { ConversationItem } from '../types.js';
 import './ConversationList.css';
-import { Pairing } from './Pairing';
+import { Pairing } from './Pairing.js';
 
 function Item({ c, active, now }: { c: ConversationItem; active: boolean; now: number }) {
   // The open conversation is being read: it is marked read on the gateway a moment later.

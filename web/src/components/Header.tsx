@@ -1,6 +1,6 @@
 /** The open conversation's title bar: the drawer toggle (phone), the title, rename and archive. */
 import { useState } from 'preact/hooks';
-import { archive, rename, setDrawer, useStore } from '../state';
+import { archive, rename, setDrawer, useStore } from '../state.js';
 import './Header.css';
 
 export function Header() {

@@ -1,6 +1,6 @@
 /** Agent text as sanitised Markdown (render.ts), with copy buttons and, once complete, highlighted code. */
 import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
-import { enhanceCode, renderMarkdown } from '../render';
+import { enhanceCode, renderMarkdown } from '../render.js';
 import './Markdown.css';
 
 export function Markdown({ text, highlight = true }: { text: string; highlight?: boolean }) {

@@ -1,8 +1,8 @@
 /** A message the person sent: in the timeline with its acks, or waiting in line (withdraw, edit). */
 import { memo } from 'preact/compat';
 import { useState } from 'preact/hooks';
-import { edit, withdraw } from '../state';
-import type { Ack, Message } from '../types';
+import { edit, withdraw } from '../state.js';
+import type { Ack, Message } from '../types.js';
 import './MessageBubble.css';
 
 export function Acks({ acks }: { acks: Ack[] }) {

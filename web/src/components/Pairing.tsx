@@ -1,5 +1,5 @@
 /** A chat channel waiting to be linked (WhatsApp) shows its pairing code here. */
-import { useStore } from '../state';
+import { useStore } from '../state.js';
 import './Pairing.css';
 
 export function Pairing() {

@@ -1,7 +1,7 @@
 /** The agent asks to use a tool: Approve, Deny, and the CLI's other options, right in the turn. */
 import { useState } from 'preact/hooks';
-import { answerPermission } from '../state';
-import type { PermissionStep } from '../types';
+import { answerPermission } from '../state.js';
+import type { PermissionStep } from '../types.js';
 import './PermissionCard.css';
 
 const LABEL: Record<string, string> = { allow: 'Approve', deny: 'Deny' };

@@ -1,7 +1,7 @@
 /** A reply (Markdown) or a notice (plain text) from the gateway. */
 import { memo } from 'preact/compat';
-import type { Reply } from '../types';
-import { Markdown } from './Markdown';
+import type { Reply } from '../types.js';
+import { Markdown } from './Markdown.js';
 import './Reply.css';
 
 export const ReplyView = memo(function ReplyView({ reply }: { reply: Reply }) {

@@ -4,14 +4,14 @@
  * in, a permission request, a notice.
  */
 import { memo } from 'preact/compat';
-import { lineDiff, withContext, type DiffLine } from '../diff';
-import { duration } from '../format';
-import { useNow } from '../hooks';
-import { useStore } from '../state';
-import type { Step, ToolStep } from '../types';
-import { Markdown } from './Markdown';
-import { Acks } from './MessageBubble';
-import { PermissionCard } from './PermissionCard';
+import { lineDiff, withContext, type DiffLine } from '../diff.js';
+import { duration } from '../format.js';
+import { useNow } from '../hooks.js';
+import { useStore } from '../state.js';
+import type { Step, ToolStep } from '../types.js';
+import { Markdown } from './Markdown.js';
+import { Acks } from './MessageBubble.js';
+import { PermissionCard } from './PermissionCard.js';
 import './Step.css';
 
 const ONE_LINE = new Set(['Read', 'Grep', 'Glob', 'LS', 'WebFetch', 'WebSearch', 'NotebookRead', 'TodoRead']);

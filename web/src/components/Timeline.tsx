@@ -4,12 +4,12 @@
  * history loads above, and loads older history when you scroll to the top.
  */
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
-import { loadOlder, useStore } from '../state';
-import { buildTimeline } from '../timeline';
-import { MessageBubble, QueuedMessage } from './MessageBubble';
-import { ReplyView } from './Reply';
+import { loadOlder, useStore } from '../state.js';
+import { buildTimeline } from '../timeline.js';
+import { MessageBubble, QueuedMessage } from './MessageBubble.js';
+import { ReplyView } from './Reply.js';
 import './Timeline.css';
-import { Turn } from './Turn';
+import { Turn } from './Turn.js';
 
 const EMPTY = new Map();
 const NEAR_BOTTOM_PX = 80;

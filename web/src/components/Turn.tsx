@@ -4,14 +4,14 @@
  * says how long it has run and what it is doing now.
  */
 import { memo } from 'preact/compat';
-import { duration } from '../format';
-import { useNow } from '../hooks';
-import { useStore } from '../state';
-import { currentStep } from '../timeline';
-import type { Reply, TurnView } from '../types';
-import { Markdown } from './Markdown';
-import { ReplyView } from './Reply';
-import { StepView } from './Step';
+import { duration } from '../format.js';
+import { useNow } from '../hooks.js';
+import { useStore } from '../state.js';
+import { currentStep } from '../timeline.js';
+import type { Reply, TurnView } from '../types.js';
+import { Markdown } from './Markdown.js';
+import { ReplyView } from './Reply.js';
+import { StepView } from './Step.js';
 import './Turn.css';
 
 const ENDED: Record<string, string> = { answered: 'Done', stopped: 'Stopped', failed: 'Failed' };
