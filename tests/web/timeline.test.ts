@@ -157,6 +157,12 @@ describe('web app timeline (real browser, real CLI)', () => {
     await page.getByTestId('reply').last().waitFor({ timeout: budget });
     await page.getByTestId('stop').waitFor({ state: 'detached', timeout: budget });
     const turnsBefore = await page.getByTestId('turn').count();
+    await page.reload();
+    const reloaded = page.getByTestId('tool-step').last();
+    await reloaded.waitFor({ timeout: budget });
+    expect(await reloaded.getAttribute('data-status')).toBe('ok');
+    expect(await reloaded.textContent()).toContain('echo start; sleep 3');
+    expect(await reloaded.locator('.output pre').textContent()).toBe('start');
 
     // Another device (a fresh page) shows the same turn.
     const other = await openApp(browser, gw.ep, { conversation: here(page) });
