@@ -114,7 +114,7 @@ function SteerView({ messageId, text }: { messageId: string; text: string }) {
   const acks = useStore((s) => s.conv?.messages.get(messageId)?.acks);
   return (
     <div class="me steer" data-testid="user-message" data-steered="true" data-id={messageId}>
-      <div class="steer-label">Taken in here</div>
+      <div class="steer-label">Taken in during the turn</div>
       <div class="bubble">
         <span class="text">{text}</span>
         <Acks acks={acks ?? []} />
