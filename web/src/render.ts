@@ -65,13 +65,17 @@ export function enhanceCode(root: HTMLElement, opts: { highlight: boolean }): vo
     if (!opts.highlight || code.dataset.highlighted || (code.textContent ?? '').length > MAX_HIGHLIGHT) continue;
     code.dataset.highlighted = 'pending';
     highlighter ??= import('highlight.js/lib/common').then((m) => m.default);
-    void highlighter.then((hljs) => {
+    highlighter.then((hljs) => {
       const source = code.textContent ?? '';
       const lang = [...code.classList].find((c) => c.startsWith('language-'))?.slice(9);
       const result = lang && hljs.getLanguage(lang) ? hljs.highlight(source, { language: lang, ignoreIllegals: true }) : hljs.highlightAuto(source);
       code.innerHTML = purify.sanitize(result.value, { ALLOWED_TAGS: ['span'], ALLOWED_ATTR: ['class'] }) as unknown as string;
       code.classList.add('hljs');
       code.dataset.highlighted = 'yes';
+    }, () => {
+      // Not loaded (offline, or a newer build replaced it): the code stays plain; try again next time.
+      highlighter = undefined;
+      delete code.dataset.highlighted;
     });
   }
 }
