@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark, side by side in one run, then bench/report.md and report.json.
- * Flags: --quick (fewer runs, for a smoke check), --only a,b (ids: steering, warm-cold, overhead, memory, progress).
+ * Flags: --quick (fewer runs, for a smoke check), --only a,b (ids: steering, warm-cold, overhead, memory, progress, web).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { benchOverhead } from './overhead/index.js';
 import { benchProgress } from './progress/index.js';
 import { benchSteering } from './steering.js';
 import { benchWarmCold } from './warm-cold.js';
+import { benchWeb } from './web.js';
 import { measure, writeReport, type Section } from './report.js';
 import { machine } from './stats.js';
 
@@ -30,6 +31,7 @@ if (want('warm-cold')) sections.push(await measure('warm-cold', 'Warm vs cold fo
 if (want('overhead')) sections.push(await measure('overhead', 'Gateway overhead (in-process fake agent)', () => benchOverhead(quick)));
 if (want('memory')) sections.push(await measure('memory', 'Memory', () => benchMemory(quick)));
 if (want('progress')) sections.push(await measure('progress', 'Turn progress in the chats (fake platforms, in-process fake agent)', () => benchProgress(quick)));
+if (want('web')) sections.push(await measure('web', 'Web app (chromium)', () => benchWeb(quick)));
 const files = writeReport(HERE, m, startedAt, sections, argv);
 process.stdout.write(`\nWrote ${path.relative(process.cwd(), files.md)} and ${path.relative(process.cwd(), files.json)}\n`);
 process.exit(0);

@@ -35,6 +35,7 @@ export const ERRORS = {
   HOST_NOT_ALLOWED: 'The Host header names an address this gateway does not serve.',
   ORIGIN_NOT_ALLOWED: 'Requests from this origin are not allowed.',
   UNSUPPORTED_MEDIA_TYPE: 'The body must be sent as application/json.',
+  MESSAGE_NOT_WAITING: 'The message no longer waits in line, so it cannot be withdrawn or edited.',
   QUEUE_FULL: 'The conversation queue is full.',
   REFUSED: 'The sender is not allowed to use this gateway.',
   FALLBACK_UNAVAILABLE: 'The local fallback model could not answer.',

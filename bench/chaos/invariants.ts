@@ -45,10 +45,10 @@ interface OutboxRow {
 const ANSWERED = ['answered', 'steered', 'merged'];
 /**
  * End states a message can reach without ever being handed to the agent: refused by access
- * control, a command, stopped while it waited in line, failed before a turn (e.g. a voice note
- * with no speech-to-text). Only these may have no turn.
+ * control, a command, stopped or withdrawn while it waited in line, failed before a turn (e.g. a
+ * voice note with no speech-to-text). Only these may have no turn.
  */
-const NEVER_RAN = ['refused', 'command', 'stopped', 'failed'];
+const NEVER_RAN = ['refused', 'command', 'stopped', 'withdrawn', 'failed'];
 
 export function checkStore(dbFile: string, accepted: Accepted[], slowLog: string): { violations: Violation[]; states: Record<string, number> } {
   const v: Violation[] = [];

@@ -76,6 +76,8 @@ export interface CommandContext {
   releaseSession(reason: string): Promise<void>;
   statusText(): Promise<string>;
   projects: ProjectCommands;
+  /** What the running turn is about and where it is (for the stop notice), when one runs. */
+  describeRunning?(): string | undefined;
   /** 'allow', 'deny', or an option number (1-based); the reply text, or undefined when none is waiting. */
   answerPermission(choice: 'allow' | 'deny' | number): string | undefined;
 }
@@ -90,9 +92,10 @@ export interface CommandOutcome {
 export async function runCommand(cmd: ParsedCommand, ctx: CommandContext): Promise<CommandOutcome> {
   switch (cmd.name) {
     case 'stop': {
+      const running = ctx.describeRunning?.();
       const { interrupted, dropped } = await ctx.lane.stop('stopped by /stop', ctx.sentAt);
       ctx.lane.pump();
-      const parts = [interrupted ? '⏹ Stopped the running turn.' : '⏹ Nothing was running.'];
+      const parts = [interrupted ? `⏹ Stopped the running turn${running ? ` (${running})` : ''}.` : '⏹ Nothing was running.'];
       if (dropped.length) parts.push(`${dropped.length} waiting message(s) will not run.`);
       parts.push('The session is kept.');
       return { reply: parts.join(' '), stopped: dropped };

@@ -19,6 +19,7 @@ import type { AccessControl } from '../security/access.js';
 import type { Store } from '../store/store.js';
 import type { MessageRow } from '../store/types.js';
 import type { EventBus } from './bus.js';
+import { describeTurn } from './steps/describe.js';
 import type { StepLog } from './steps/step-log.js';
 import type { CommandContext } from './commands.js';
 import { composeAgentText, sourceOf } from './compose.js';
@@ -322,6 +323,10 @@ export class GatewayCore implements InboundSink {
         await releaseWhenIdle(reason);
       },
       statusText: () => statusText(this, conversationId, projects),
+      describeRunning: () => {
+        const turn = this.steps.running(conversationId);
+        return turn ? describeTurn(turn, (id) => this.store.message(id)?.text) : undefined;
+      },
       answerPermission: (choice) => {
         const open = this.pendingPermission(conversationId);
         if (!open) return undefined;

@@ -131,6 +131,22 @@ export class Lane {
     return false;
   }
 
+  /**
+   * Takes a waiting message out of line, so it never reaches the agent. Synchronous, so pump()
+   * cannot start it in between. 'pending': it waits for a transcription and cannot be taken back.
+   */
+  withdrawQueued(messageId: string): 'removed' | 'pending' | 'absent' {
+    for (const [at, item] of this.queue.entries()) {
+      const i = item.rows.findIndex((r) => r.id === messageId);
+      if (i < 0) continue;
+      if (item.pending) return 'pending';
+      item.rows.splice(i, 1);
+      if (item.rows.length === 0) this.queue.splice(at, 1);
+      return 'removed';
+    }
+    return 'absent';
+  }
+
   private steerBlocker(session: AgentSession | undefined, row: MessageRow, st: LaneSettings): string | undefined {
     if (!st.steeringOn) return `steering is off (${st.steeringOffReason ?? 'config'})`;
     if (!session || session.capabilities.steer === 'none') return 'this conversation runs one-shot (live-process cap reached or steering off)';

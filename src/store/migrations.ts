@@ -105,4 +105,12 @@ export const MIGRATIONS: string[] = [
   );
   CREATE INDEX conversation_projects_session ON conversation_projects (session_id);
   `,
+  `
+  -- The web app's conversation list (archived, what was read) and its paged history: acks by
+  -- message, replies and turns by time.
+  ALTER TABLE conversations ADD COLUMN archived_at INTEGER;
+  ALTER TABLE conversations ADD COLUMN last_read_seq INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX events_ack ON events (message_id) WHERE type = 'ack';
+  CREATE INDEX outbox_conversation ON outbox (conversation_id, created_at);
+  `,
 ];

@@ -45,6 +45,8 @@ export function toConversation(r: any): ConversationRow {
     queueMode: r.queue_mode,
     cutoffAt: r.cutoff_at,
     project: r.project ?? null,
+    archivedAt: r.archived_at ?? null,
+    lastReadSeq: r.last_read_seq ?? 0,
   };
 }
 

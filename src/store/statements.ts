@@ -16,6 +16,9 @@ export function prepareStatements(db: Database.Database): Statements {
     convMode: p('UPDATE conversations SET queue_mode = ?, updated_at = ? WHERE id = ?'),
     convProject: p('UPDATE conversations SET project = ?, session_id = ?, updated_at = ? WHERE id = ?'),
     convCutoff: p('UPDATE conversations SET cutoff_at = ?, updated_at = ? WHERE id = ?'),
+    convTitle: p('UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?'),
+    convArchived: p('UPDATE conversations SET archived_at = ?, updated_at = ? WHERE id = ?'),
+    convRead: p('UPDATE conversations SET last_read_seq = MAX(last_read_seq, ?) WHERE id = ?'),
     msgInsert: p(`INSERT OR IGNORE INTO messages (id, conversation_id, channel, platform_message_id, sender_id, text, extra, sent_at, received_at, state, reason, updated_at)
                   VALUES (@id, @conversationId, @channel, @platformMessageId, @senderId, @text, @extra, @sentAt, @receivedAt, @state, @reason, @receivedAt)`),
     msgByPlatform: p('SELECT * FROM messages WHERE channel = ? AND platform_message_id = ?'),

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { Checkpointer } from './checkpointer.js';
 import { ConversationProjects } from './conversation-projects.js';
+import { HistoryQueries } from './history.js';
 import { json, toConversation, toEvent, toMessage, toOutbox, toTurn } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { integrityCheck, openDatabase, type Db } from './db.js';
@@ -63,6 +64,8 @@ export class Store {
   /** Conversation rows are read on every message; the setters below keep this in step with the table. */
   private readonly convCache = new Map<string, ConversationRow>();
   private readonly checkpointer: Checkpointer | undefined;
+  /** Paged reads of a conversation's history (the web app). */
+  readonly history: HistoryQueries;
 
   constructor(file: string, opts: StoreOptions = {}) {
     this.db = openDatabase(file, { synchronous: opts.synchronous });
@@ -72,6 +75,7 @@ export class Store {
     }
     this.s = prepareStatements(this.db);
     this.projects = new ConversationProjects(this.db);
+    this.history = new HistoryQueries(this.db);
   }
 
   tx<T>(fn: () => T): T {
@@ -153,6 +157,21 @@ export class Store {
 
   setCutoff(id: string, at: number): void {
     this.updateConversation(id, 'convCutoff', at, 'cutoffAt');
+  }
+
+  setTitle(id: string, title: string | null): void {
+    this.updateConversation(id, 'convTitle', title, 'title');
+  }
+
+  setArchived(id: string, archivedAt: number | null): void {
+    this.updateConversation(id, 'convArchived', archivedAt, 'archivedAt');
+  }
+
+  /** Moves the read mark forward (never back: two devices may report out of order). */
+  markRead(id: string, seq: number): void {
+    this.s.convRead!.run(seq, id);
+    const cached = this.convCache.get(id);
+    if (cached) this.convCache.set(id, { ...cached, lastReadSeq: Math.max(cached.lastReadSeq, seq) });
   }
 
   // ---- inbox ----

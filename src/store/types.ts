@@ -14,6 +14,7 @@ export type MessageState =
   | 'refused'
   | 'failed'
   | 'stopped'
+  | 'withdrawn' // taken back (or replaced) by the person before it ran
   | 'command';
 
 export const OPEN_STATES: MessageState[] = ['accepted', 'queued', 'running', 'steering', 'deferred'];
@@ -59,6 +60,19 @@ export interface ConversationRow {
   cutoffAt: number | null;
   /** The project it works in; null until its first turn or an explicit choice. */
   project: string | null;
+  /** When the person archived it (listed apart); null when active. */
+  archivedAt: number | null;
+  /** The last event seq the person has seen (the web app sets it): a later reply is unread. */
+  lastReadSeq: number;
+}
+
+/** What a conversation list shows besides the row: its last activity and newest reply. */
+export interface ConversationActivity {
+  lastEventSeq: number;
+  lastActivityAt: number | null;
+  lastReplySeq: number;
+  /** The first message's text, for a conversation without a title. */
+  firstText: string | null;
 }
 
 export interface OutboxRow {
@@ -77,7 +91,7 @@ export interface OutboxRow {
   lastError: string | null;
 }
 
-export type EventType = 'ack' | 'text' | 'reply' | 'permission' | 'error' | 'status' | 'step' | 'turn';
+export type EventType = 'ack' | 'text' | 'reply' | 'permission' | 'error' | 'status' | 'step' | 'turn' | 'message';
 
 export interface EventRow {
   seq: number;

@@ -125,14 +125,15 @@ function expectedRefusal(c: Case): number | undefined {
   if (c.malformed) return 400;
   if (c.host.kind === 'foreign') return 421;
   const pathname = `/${c.segments.join('/')}`;
-  if (pathname === '/healthz' || (pathname === '/' && c.method === 'GET')) return undefined;
+  if (pathname === '/healthz') return undefined;
   const segs = c.segments.filter(Boolean).map(decodeURIComponent);
-  if (segs[0] !== 'api') return 404;
+  // Outside /api are the web app's files: a file, a 404 or a 405, never a guard of the API.
+  if (segs[0] !== 'api') return undefined;
   if (c.origin.kind === 'foreign') return 403;
   const isEvents = c.method === 'GET' && segs.length === 4 && segs[1] === 'conversations' && segs[3] === 'events';
   const authed = c.auth === 'header' || (c.auth === 'query' && isEvents);
   if (!authed) return 401;
-  if (c.method === 'POST' && !c.contentType.json) return 415;
+  if (['POST', 'PATCH', 'PUT'].includes(c.method) && !c.contentType.json) return 415;
   return undefined;
 }
 

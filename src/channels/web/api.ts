@@ -4,9 +4,11 @@
  *   POST /api/conversations/:id/messages          {text, clientMessageId?} -> 202 {messageId, disposition}
  *   GET  /api/conversations/:id/events             SSE: ack, text, reply, permission, error, status
  *   POST /api/conversations/:id/permissions/:rid   {allow: boolean}
- *   GET  /api/conversations (each with its project), POST /api/conversations {title?, project?},
- *   GET  /api/conversations/:id/messages, GET /api/projects
+ *   GET  /api/conversations[?archived=1] (each with its project), POST /api/conversations {title?, project?}
+ *   GET  /api/conversations/:id/messages?before=&limit=  a page of history: messages, replies, turns with steps
+ *   GET  /api/projects
  *   GET  /api/conversations/:id/turns?before=&limit=  turns with their steps, oldest first
+ *   …and the routes of api-conversation.ts (rename, archive, read, stop, withdraw, edit)
  *   GET  /api/channels (states; a pending WhatsApp pairing QR as SVG), GET /api/status, GET /healthz
  * Every /api route needs the bearer token in the Authorization header; the event stream alone
  * also takes ?token= (EventSource cannot send headers). request.ts checks it before this runs.
@@ -17,6 +19,9 @@ import type { GatewayCore } from '../../gateway/core.js';
 import { MAX_TEXT_BYTES, conversationIdOf } from '../../gateway/intake.js';
 import { statusReport } from '../../ops/status.js';
 import { hasQrPairing } from '../registry.js';
+import { conversationRoute } from './api-conversation.js';
+import { listConversations, titleFromFirstMessage } from './conversations.js';
+import { historyPage } from './history.js';
 import { HttpError, readJsonObject, sendJson } from './http.js';
 import { qrSvg } from './qr-svg.js';
 import type { Target } from './request.js';
@@ -71,8 +76,8 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
 
   if (parts.length === 2) {
     if (method === 'GET') {
-      const list = core.store.conversations(WEB).map((c) => ({ id: c.key, title: c.title, updatedAt: c.updatedAt, sessionId: c.sessionId, project: core.projects.peek(c.id).name }));
-      return sendJson(res, 200, { conversations: list });
+      const archived = target.query.get('archived');
+      return sendJson(res, 200, { conversations: listConversations(core, WEB, archived === '1' || archived === 'true') });
     }
     if (method === 'POST') {
       const body = req.headers['content-length'] === '0' ? {} : await readJsonObject(req, 4096).catch(() => ({}) as Record<string, unknown>);
@@ -111,12 +116,17 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
       text: body.text,
       sentAt: Date.now(),
     });
+    if (!['refused', 'duplicate', 'command'].includes(result.disposition)) {
+      titleFromFirstMessage(core, conversationId, body.text);
+      // Writing in an archived conversation brings it back to the list.
+      if (core.store.conversation(conversationId)?.archivedAt) core.store.setArchived(conversationId, null);
+    }
     return sendJson(res, 202, result);
   }
   if (sub === 'messages' && parts.length === 4 && method === 'GET') {
-    const messages = core.store.recentMessages(conversationId, 200).map((m) => ({ id: m.id, text: m.text, state: m.state, reason: m.reason, receivedAt: m.receivedAt, turnId: m.turnId }));
-    const replies = core.store.recentOutbox(conversationId, 200).filter((o) => o.deliveredAt).map((o) => ({ id: o.id, kind: o.kind, text: o.text, messageIds: o.messageIds, fromFallback: o.fromFallback, at: o.deliveredAt }));
-    return sendJson(res, 200, { messages, replies, lastEventId: core.store.lastEventSeq(conversationId) });
+    const before = numberParam(target.query, 'before', 0, Number.MAX_SAFE_INTEGER);
+    const limit = numberParam(target.query, 'limit', 1, 500) ?? 100;
+    return sendJson(res, 200, historyPage(core, conversationId, before, limit));
   }
   if (sub === 'turns' && parts.length === 4 && method === 'GET') {
     const before = numberParam(target.query, 'before', 0, Number.MAX_SAFE_INTEGER);
@@ -138,5 +148,6 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     if (!core.answerPermission(conversationId, requestId, body.allow, optionId, 'web:owner')) throw new HttpError(404, 'NOT_FOUND', 'No permission request with that id is waiting in this conversation.');
     return sendJson(res, 200, { ok: true });
   }
+  if (await conversationRoute(core, req, res, { key, conversationId, segments: parts.slice(3), method })) return;
   throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${target.path}.`);
 }

@@ -10,6 +10,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
 import { HostRules } from './hosts.js';
 import { handleRequest } from './request.js';
+import { StaticFiles } from './static.js';
 
 export interface WebChannelOptions {
   host: string;
@@ -18,6 +19,8 @@ export interface WebChannelOptions {
   logger: Logger;
   /** Further Host names (a reverse proxy's), "name" for any port or "name:port". */
   allowedHosts?: string[];
+  /** The web app's build (default dist/web). */
+  appDir?: string;
 }
 
 export class WebChannel implements Channel {
@@ -27,8 +30,11 @@ export class WebChannel implements Channel {
   private core: GatewayCore | undefined;
   private readonly sockets = new Set<import('node:net').Socket>();
   private hosts: HostRules | undefined;
+  private readonly files: StaticFiles;
 
-  constructor(private readonly opts: WebChannelOptions) {}
+  constructor(private readonly opts: WebChannelOptions) {
+    this.files = new StaticFiles(opts.appDir);
+  }
 
   /** The web channel needs the gateway itself (the API reads status and the event log). */
   bind(core: GatewayCore): void {
@@ -95,6 +101,6 @@ export class WebChannel implements Channel {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (!this.hosts) return void res.writeHead(503).end();
-    await handleRequest({ token: this.opts.token, hosts: this.hosts, core: this.core, logger: this.opts.logger }, req, res);
+    await handleRequest({ token: this.opts.token, hosts: this.hosts, files: this.files, core: this.core, logger: this.opts.logger }, req, res);
   }
 }

@@ -2,20 +2,14 @@
  * Headers every web response carries: a Content-Security-Policy that forbids framing (no
  * clickjacking of Approve or Stop) and loads nothing from elsewhere, nosniff, and no Referer.
  */
-import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 
-/**
- * The policy: scripts, styles and connections from this origin only. `nonce` admits the inline
- * <script> and <style> of a page that carries it (today's one-document page); without a nonce it
- * is the strict form a page built from static files needs.
- */
-export function contentSecurityPolicy(opts: { nonce?: string } = {}): string {
-  const inline = opts.nonce ? ` 'nonce-${opts.nonce}'` : '';
+/** The policy: scripts, styles and connections from this origin only; no inline script or style. */
+export function contentSecurityPolicy(): string {
   return [
     "default-src 'self'",
-    `script-src 'self'${inline}`,
-    `style-src 'self'${inline}`,
+    "script-src 'self'",
+    "style-src 'self'",
     "img-src 'self' data:",
     "connect-src 'self'",
     "object-src 'none'",
@@ -25,13 +19,9 @@ export function contentSecurityPolicy(opts: { nonce?: string } = {}): string {
   ].join('; ');
 }
 
-export function newNonce(): string {
-  return randomBytes(16).toString('base64');
-}
-
 /** Set before anything else is written, so errors and 404s carry them too. */
-export function setSecurityHeaders(res: http.ServerResponse, nonce?: string): void {
-  res.setHeader('content-security-policy', contentSecurityPolicy({ nonce }));
+export function setSecurityHeaders(res: http.ServerResponse): void {
+  res.setHeader('content-security-policy', contentSecurityPolicy());
   res.setHeader('x-content-type-options', 'nosniff');
   res.setHeader('referrer-policy', 'no-referrer');
   // For browsers that predate frame-ancestors.

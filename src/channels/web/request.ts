@@ -1,18 +1,18 @@
 /**
  * One web request, in the order its checks run: security headers on every answer, the request
  * target (a malformed one is a 400), the Host (421 for a name this gateway does not serve), then
- * the public routes (/healthz, the page), then for /api: the Origin when present (403), the token
- * (401), and a JSON content type on POST (415), before the API itself.
+ * the public routes (/healthz, the web app's files), then for /api: the Origin when present (403),
+ * the token (401), and a JSON content type on a body (POST, PATCH, PUT: 415), before the API itself.
  */
 import type http from 'node:http';
 import type { GatewayCore } from '../../gateway/core.js';
 import type { Logger } from '../../ops/logger.js';
 import { redactUrl } from '../../ops/redact.js';
 import { handleApi } from './api.js';
-import { newNonce, setSecurityHeaders } from './headers.js';
+import { setSecurityHeaders } from './headers.js';
 import type { HostRules } from './hosts.js';
 import { HttpError, sendError, sendJson } from './http.js';
-import { pageHtml } from './page.js';
+import type { StaticFiles } from './static.js';
 import { tokenMatches } from './token.js';
 
 /** The request target, split and decoded once: routes never decode again. */
@@ -27,6 +27,8 @@ export interface Target {
 export interface WebRequestContext {
   token: string;
   hosts: HostRules;
+  /** The web app's build: every path outside /api. */
+  files: StaticFiles;
   core: GatewayCore | undefined;
   logger: Logger;
 }
@@ -75,14 +77,8 @@ export async function handleRequest(ctx: WebRequestContext, req: http.IncomingMe
       throw new HttpError(421, 'HOST_NOT_ALLOWED', 'This gateway does not answer to that Host name. Open it by its bound address, or list the name in web.allowedHosts.');
     }
     if (target.path === '/healthz') return sendJson(res, 200, { ok: true });
-    if (target.path === '/' && method === 'GET') {
-      const nonce = newNonce();
-      setSecurityHeaders(res, nonce);
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      return void res.end(pageHtml(nonce));
-    }
-    // Static files of the web app (its build: /assets/…, /manifest.webmanifest, /sw.js) belong here, before /api.
-    if (target.segments[0] !== 'api') throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${target.path}.`);
+    // Everything outside /api is the web app's build (index.html at /, /assets/…, /sw.js, the manifest).
+    if (target.segments[0] !== 'api') return ctx.files.serve(req, res, target.path);
 
     const origin = req.headers.origin;
     if (origin !== undefined && !ctx.hosts.allowsOrigin(origin)) {
@@ -90,7 +86,7 @@ export async function handleRequest(ctx: WebRequestContext, req: http.IncomingMe
     }
     const given = bearer(req) ?? (isEventStream(method, target) ? target.query.get('token') ?? undefined : undefined);
     if (!tokenMatches(given, ctx.token)) throw new HttpError(401, 'UNAUTHORIZED', 'A valid bearer token is required: Authorization: Bearer <token> (it is in web-token in the data dir).');
-    if (method === 'POST') requireJson(req);
+    if (method === 'POST' || method === 'PATCH' || method === 'PUT') requireJson(req);
     if (!ctx.core) throw new HttpError(503, 'NOT_FOUND', 'The gateway is starting.');
     await handleApi(ctx.core, req, res, target);
   } catch (err) {

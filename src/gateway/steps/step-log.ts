@@ -110,6 +110,14 @@ export class StepLog {
     return { turns: page.map((r) => this.live.get(r.id)?.view() ?? viewOf(r, steps.get(r.id) ?? [])), more };
   }
 
+  /** Turns started in [from, to), oldest first, with their steps (running ones as they are now): a page of the web app's history. */
+  between(conversationId: string, from: number, to: number): TurnView[] {
+    this.flush();
+    const rows = this.store.history.turns(conversationId, from, to);
+    const steps = this.store.stepsOf<Step>(rows.map((r) => r.id));
+    return rows.map((r) => this.live.get(r.id)?.view() ?? viewOf(r, steps.get(r.id) ?? []));
+  }
+
   /** Commits what is pending, in one transaction, then publishes it. */
   flush(): void {
     if (this.flushTimer) clearImmediate(this.flushTimer);

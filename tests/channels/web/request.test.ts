@@ -109,17 +109,17 @@ describe('security headers', () => {
     }
   });
 
-  it('admits the page\'s own inline script and style by a fresh nonce, nothing else inline', async () => {
+  it('serves the app with nothing inline: every script from a file, no style element, no nonce to forge', async () => {
     const a = await send({ target: '/' });
-    const b = await send({ target: '/' });
-    const nonceOf = (r: typeof a) => /script-src 'self' 'nonce-([^']+)'/.exec(String(r.headers['content-security-policy']))?.[1];
-    const n = nonceOf(a)!;
-    expect(n).toMatch(/^[A-Za-z0-9+/=]{20,}$/);
-    expect(nonceOf(b)).not.toBe(n);
-    expect(String(a.headers['content-security-policy'])).toContain(`style-src 'self' 'nonce-${n}'`);
-    expect(a.body).toContain(`<script nonce="${n}">`);
-    expect(a.body).toContain(`<style nonce="${n}">`);
-    expect(a.body.match(/<script/g)).toHaveLength(1);
+    expect(a.status).toBe(200);
+    const csp = String(a.headers['content-security-policy']);
+    expect(csp).toMatch(/script-src 'self';/);
+    expect(csp).toMatch(/style-src 'self';/);
+    expect(csp).not.toMatch(/nonce-|unsafe-inline/);
+    const scripts = a.body.match(/<script\b[^>]*>/g) ?? [];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const tag of scripts) expect(tag).toMatch(/\ssrc="\/assets\//);
+    expect(a.body).not.toMatch(/<style\b|\sstyle="|\son[a-z]+=/i);
   });
 });
 

@@ -1,0 +1,261 @@
+/**
+ * The one client of the gateway: every request goes through here with the bearer token, and the
+ * event stream (fetch, so the token stays in a header) reconnects with Last-Event-ID after a drop.
+ * The token arrives once in the address (#token=…, as the startup line prints it), is kept in
+ * localStorage and removed from the address bar.
+ */
+import type { ConversationItem, HistoryPage, Project, SendResult, StreamEvent } from './types.js';
+
+const TOKEN_KEY = 'rudder-token';
+/** The server sends a comment every 15 s; a stream silent for longer than this is dead (a phone that slept, a dropped Wi-Fi). */
+const SILENCE_MS = 40_000;
+const MAX_BACKOFF_MS = 10_000;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The gateway could not be reached at all (stopped, or this device is offline). */
+export class UnreachableError extends Error {}
+
+/** Takes the token from the address (and strips it), else the one kept from before. */
+export function takeToken(loc: Location = location, store: Storage = localStorage): string | undefined {
+  const hash = new URLSearchParams(loc.hash.slice(1));
+  const fresh = hash.get('token');
+  if (fresh) {
+    store.setItem(TOKEN_KEY, fresh);
+    hash.delete('token');
+    const rest = hash.toString();
+    history.replaceState(null, '', loc.pathname + loc.search + (rest ? `#${rest}` : ''));
+  }
+  return store.getItem(TOKEN_KEY) ?? undefined;
+}
+
+const enc = encodeURIComponent;
+
+export class Api {
+  constructor(readonly token: string | undefined) {}
+
+  private headers(json: boolean): Record<string, string> {
+    return { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...(json ? { 'content-type': 'application/json' } : {}) };
+  }
+
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(path, { method, headers: this.headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+    } catch (err) {
+      throw new UnreachableError(`Cannot reach the gateway (${(err as Error).message}).`);
+    }
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : {};
+    } catch {
+      json = {};
+    }
+    if (!res.ok) {
+      const e = (json as { error?: { code?: string; message?: string } }).error;
+      throw new ApiError(res.status, e?.code ?? String(res.status), e?.message ?? `${res.status} ${res.statusText}`);
+    }
+    return json as T;
+  }
+
+  conversations(archived = false): Promise<{ conversations: ConversationItem[] }> {
+    return this.request('GET', `/api/conversations${archived ? '?archived=1' : ''}`);
+  }
+
+  createConversation(opts: { title?: string; project?: string } = {}): Promise<{ id: string }> {
+    return this.request('POST', '/api/conversations', opts);
+  }
+
+  conversation(id: string): Promise<ConversationItem> {
+    return this.request('GET', `/api/conversations/${enc(id)}`);
+  }
+
+  updateConversation(id: string, change: { title?: string; archived?: boolean }): Promise<ConversationItem> {
+    return this.request('PATCH', `/api/conversations/${enc(id)}`, change);
+  }
+
+  markRead(id: string, eventId: number): Promise<ConversationItem> {
+    return this.request('POST', `/api/conversations/${enc(id)}/read`, { eventId });
+  }
+
+  history(id: string, before?: number | null, limit = 100): Promise<HistoryPage> {
+    const q = new URLSearchParams({ limit: String(limit), ...(before != null ? { before: String(before) } : {}) });
+    return this.request('GET', `/api/conversations/${enc(id)}/messages?${q}`);
+  }
+
+  send(id: string, text: string, clientMessageId: string): Promise<SendResult> {
+    return this.request('POST', `/api/conversations/${enc(id)}/messages`, { text, clientMessageId });
+  }
+
+  withdraw(id: string, messageId: string): Promise<{ messageId: string; state: string }> {
+    return this.request('DELETE', `/api/conversations/${enc(id)}/messages/${enc(messageId)}`);
+  }
+
+  edit(id: string, messageId: string, text: string): Promise<{ messageId: string; text: string }> {
+    return this.request('PATCH', `/api/conversations/${enc(id)}/messages/${enc(messageId)}`, { text });
+  }
+
+  stop(id: string): Promise<{ stopped: boolean; notice: string }> {
+    return this.request('POST', `/api/conversations/${enc(id)}/stop`, {});
+  }
+
+  answerPermission(id: string, requestId: string, optionId: string): Promise<{ ok: true }> {
+    const body = optionId === 'allow' || optionId === 'deny' ? { allow: optionId === 'allow' } : { allow: false, optionId };
+    return this.request('POST', `/api/conversations/${enc(id)}/permissions/${enc(requestId)}`, body);
+  }
+
+  channels(): Promise<{ channels: Array<{ name: string; state: string; qrSvg?: string }> }> {
+    return this.request('GET', '/api/channels');
+  }
+
+  /** The projects to start a conversation in (a gateway without a `projects` config has one, its working directory). */
+  projects(): Promise<{ projects: Project[]; defaultProject?: string }> {
+    return this.request('GET', '/api/projects');
+  }
+
+  /** Follows a conversation's events from `lastEventId`; reconnects until closed. */
+  events(conversationId: string, lastEventId: number, on: StreamHandlers): EventStream {
+    const s = new EventStream(this, `/api/conversations/${enc(conversationId)}/events`, lastEventId, on);
+    s.start();
+    return s;
+  }
+
+  streamHeaders(lastEventId: number): Record<string, string> {
+    return { ...this.headers(false), accept: 'text/event-stream', 'last-event-id': String(lastEventId) };
+  }
+}
+
+export interface StreamHandlers {
+  event(e: StreamEvent): void;
+  state(s: 'connecting' | 'live' | 'reconnecting' | 'unreachable' | 'unauthorized', detail?: string): void;
+}
+
+/** Parses SSE blocks ("id:", "event:", "data:" lines, blank-line separated); returns what is left over. */
+export function parseSse(buffer: string, emit: (e: StreamEvent) => void): string {
+  const blocks = buffer.split(/\r?\n\r?\n/);
+  const rest = blocks.pop() ?? '';
+  for (const block of blocks) {
+    let id: number | undefined;
+    let type = 'message';
+    const data: string[] = [];
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'id' && /^\d+$/.test(value)) id = Number(value);
+      else if (field === 'event') type = value;
+      else if (field === 'data') data.push(value);
+    }
+    if (!data.length) continue;
+    try {
+      emit({ id, type, data: JSON.parse(data.join('\n')) as Record<string, unknown> });
+    } catch {
+      // A malformed event is skipped, never fatal to the stream.
+    }
+  }
+  return rest;
+}
+
+export class EventStream {
+  private closed = false;
+  private abort: AbortController | undefined;
+  private attempt = 0;
+  private lastData = 0;
+  /** Ends the wait between attempts early (nudge). */
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly api: Api,
+    private readonly path: string,
+    /** The last event id seen: sent as Last-Event-ID so a reconnect replays what was missed. */
+    public lastEventId: number,
+    private readonly on: StreamHandlers,
+  ) {}
+
+  start(): void {
+    void this.loop();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.abort?.abort();
+  }
+
+  /** The page came back to the foreground or online: retry now if waiting, reconnect if the stream went quiet (a phone that slept). */
+  nudge(): void {
+    this.attempt = 0;
+    if (this.wake) this.wake();
+    else if (Date.now() - this.lastData > SILENCE_MS / 2) this.abort?.abort();
+  }
+
+  private async loop(): Promise<void> {
+    this.on.state('connecting');
+    while (!this.closed) {
+      let delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(this.attempt, 4));
+      try {
+        await this.connect();
+      } catch (err) {
+        if (this.closed) return;
+        if (err instanceof ApiError && err.status === 401) {
+          this.on.state('unauthorized', err.message);
+          delay = MAX_BACKOFF_MS;
+        } else {
+          this.on.state(this.attempt >= 2 ? 'unreachable' : 'reconnecting', (err as Error).message);
+        }
+      }
+      if (this.closed) return;
+      if (this.attempt === 0) this.on.state('reconnecting');
+      this.attempt++;
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, this.attempt === 1 ? 250 : delay);
+        this.wake = () => (clearTimeout(t), r());
+      });
+      this.wake = undefined;
+    }
+  }
+
+  private async connect(): Promise<void> {
+    const abort = (this.abort = new AbortController());
+    let res: Response;
+    try {
+      res = await fetch(this.path, { headers: this.api.streamHeaders(this.lastEventId), signal: abort.signal, cache: 'no-store' });
+    } catch (err) {
+      throw new UnreachableError((err as Error).message);
+    }
+    if (!res.ok || !res.body) throw new ApiError(res.status, String(res.status), `The event stream answered ${res.status}.`);
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let silence = setTimeout(() => abort.abort(), SILENCE_MS);
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        this.lastData = Date.now();
+        clearTimeout(silence);
+        silence = setTimeout(() => abort.abort(), SILENCE_MS);
+        buffer = parseSse(buffer + decoder.decode(value, { stream: true }), (e) => {
+          if (e.id !== undefined) this.lastEventId = Math.max(this.lastEventId, e.id);
+          if (e.type === 'status' && e.data.state === 'connected') {
+            this.attempt = 0;
+            this.on.state('live');
+          }
+          this.on.event(e);
+        });
+      }
+    } finally {
+      clearTimeout(silence);
+      abort.abort();
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * One turn as a timeline: its steps in order (text blocks, tool calls, steered messages,
+ * permission requests, notices), the text still streaming, and the replies it gave. A running turn
+ * says how long it has run and what it is doing now.
+ */
+import { memo } from 'preact/compat';
+import { duration } from '../format.js';
+import { useNow } from '../hooks.js';
+import { useStore } from '../state.js';
+import { currentStep } from '../timeline.js';
+import type { Reply, TurnView } from '../types.js';
+import { Markdown } from './Markdown.js';
+import { ReplyView } from './Reply.js';
+import { StepView } from './Step.js';
+import './Turn.css';
+
+const ENDED: Record<string, string> = { answered: 'Done', stopped: 'Stopped', failed: 'Failed' };
+
+function Status({ turn }: { turn: TurnView }) {
+  const running = turn.status === 'running';
+  const now = useNow(running);
+  const tools = turn.steps.filter((s) => s?.kind === 'tool').length;
+  const took = duration((turn.endedAt ?? now) - turn.startedAt);
+  if (running) {
+    return (
+      <div class="turn-status running" data-testid="turn-status">
+        <span class="pulse" aria-hidden="true" />
+        Working · {took} · {currentStep(turn)}
+      </div>
+    );
+  }
+  return (
+    <div class={`turn-status ${turn.status}`} data-testid="turn-status">
+      {ENDED[turn.status] ?? turn.status} · {took}
+      {tools ? ` · ${tools} tool call${tools === 1 ? '' : 's'}` : ''}
+    </div>
+  );
+}
+
+function Streaming({ turnId }: { turnId: string }) {
+  const text = useStore((s) => s.conv?.streaming.get(turnId));
+  if (!text) return null;
+  return (
+    <div class="text-step streaming" data-testid="streaming">
+      <Markdown text={text} highlight={false} />
+    </div>
+  );
+}
+
+function sameReplies(a: Reply[], b: Reply[]): boolean {
+  return a.length === b.length && a.every((r, i) => r === b[i]);
+}
+
+export const Turn = memo(
+  function Turn({ turn, replies }: { turn: TurnView; replies: Reply[] }) {
+    const hasReply = replies.some((r) => r.kind === 'reply');
+    return (
+      <section class={`turn ${turn.status}`} data-testid="turn" data-turn-id={turn.id} data-status={turn.status}>
+        <Status turn={turn} />
+        <div class="steps">
+          {turn.steps.map((s, i) => s && <StepView key={s.id} step={s} hideFinal={hasReply} cut={turn.status === 'stopped' && i === turn.steps.length - 1} />)}
+          {turn.status === 'running' && <Streaming turnId={turn.id} />}
+        </div>
+        {turn.error && turn.status === 'failed' && (
+          <div class="turn-error" data-testid="turn-error">
+            {turn.error.message}
+          </div>
+        )}
+        {replies.map((r) => (
+          <ReplyView key={r.id} reply={r} />
+        ))}
+      </section>
+    );
+  },
+  (a, b) => a.turn === b.turn && sameReplies(a.replies, b.replies),
+);

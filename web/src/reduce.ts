@@ -1,0 +1,197 @@
+/**
+ * How a conversation's state changes: a history page merged in, one event applied. Pure functions
+ * that return a new state (unchanged maps keep their identity, so views that did not change skip
+ * rendering). Every event may arrive twice (a replay after a reconnect overlaps what was seen):
+ * steps and turns replace by id, acks and replies are kept once.
+ */
+import type { Ack, HistoryPage, Message, MessageState, Reply, Step, StreamEvent, TurnSummary, TurnView } from './types.js';
+
+export interface ConversationState {
+  id: string;
+  messages: Map<string, Message>;
+  turns: Map<string, TurnView>;
+  replies: Map<string, Reply>;
+  /** Text streamed since each running turn's last completed block. */
+  streaming: Map<string, string>;
+  /** Older history exists; page back from `before`. */
+  more: boolean;
+  before: number | null;
+  loaded: boolean;
+  lastEventId: number;
+}
+
+export function emptyConversation(id: string): ConversationState {
+  return { id, messages: new Map(), turns: new Map(), replies: new Map(), streaming: new Map(), more: false, before: null, loaded: false, lastEventId: 0 };
+}
+
+const FINAL: MessageState[] = ['answered', 'steered', 'merged', 'refused', 'failed', 'stopped', 'withdrawn', 'command'];
+
+function withAck(m: Message, ack: Ack): Message {
+  return m.acks.some((a) => a.kind === ack.kind) ? m : { ...m, acks: [...m.acks, ack] };
+}
+
+/** A history page (newest, or an older one): what it holds replaces what we had for the same ids. */
+export function mergePage(c: ConversationState, page: HistoryPage, newest: boolean): ConversationState {
+  const messages = new Map(c.messages);
+  for (const m of page.messages) {
+    const had = messages.get(m.id);
+    const acks = had ? [...m.acks, ...had.acks.filter((a) => !m.acks.some((b) => b.kind === a.kind))] : m.acks;
+    messages.set(m.id, { id: m.id, text: m.text, state: m.state, reason: m.reason, receivedAt: m.receivedAt, acks });
+  }
+  const turns = new Map(c.turns);
+  for (const t of page.turns) turns.set(t.id, t);
+  const replies = new Map(c.replies);
+  for (const r of page.replies) replies.set(r.id, r);
+  const older = !newest || !c.loaded;
+  return {
+    ...c,
+    messages,
+    turns,
+    replies,
+    loaded: true,
+    ...(older ? { more: page.more, before: page.before } : {}),
+    ...(newest && page.lastEventId !== undefined ? { lastEventId: Math.max(c.lastEventId, page.lastEventId) } : {}),
+  };
+}
+
+function setMessage(c: ConversationState, id: string, change: (m: Message) => Message): ConversationState {
+  const m = c.messages.get(id);
+  if (!m) return c;
+  const next = change(m);
+  if (next === m) return c;
+  const messages = new Map(c.messages);
+  messages.set(id, next);
+  return { ...c, messages };
+}
+
+function putTurn(c: ConversationState, turn: TurnView): ConversationState {
+  const turns = new Map(c.turns);
+  turns.set(turn.id, turn);
+  return { ...c, turns };
+}
+
+function placeholderTurn(c: ConversationState, id: string, at: number, inputId: string | null): TurnView {
+  return { id, conversationId: c.id, status: 'running', startedAt: at, inputIds: inputId ? [inputId] : [], stepCount: 0, steps: [] };
+}
+
+/** The streamed text a completed block covers is no longer "streaming". */
+function consumeStreamed(streaming: Map<string, string>, turnId: string, text: string): Map<string, string> {
+  const buf = streaming.get(turnId);
+  if (buf === undefined) return streaming;
+  const next = new Map(streaming);
+  const at = buf.indexOf(text);
+  const rest = at >= 0 ? buf.slice(at + text.length) : '';
+  if (rest) next.set(turnId, rest);
+  else next.delete(turnId);
+  return next;
+}
+
+function applyStep(c: ConversationState, step: Step): ConversationState {
+  const turn = c.turns.get(step.turnId) ?? placeholderTurn(c, step.turnId, step.at, null);
+  const steps = [...turn.steps];
+  steps[step.index] = step;
+  let next = putTurn(c, { ...turn, steps, stepCount: Math.max(turn.stepCount, step.index + 1) });
+  if (step.kind === 'text' && !step.partial) next = { ...next, streaming: consumeStreamed(next.streaming, step.turnId, step.text) };
+  if (step.kind === 'steer') next = setMessage(next, step.messageId, (m) => (FINAL.includes(m.state) ? m : { ...m, state: 'steering' }));
+  return next;
+}
+
+function applyTurn(c: ConversationState, summary: TurnSummary): ConversationState {
+  const had = c.turns.get(summary.id);
+  let next = putTurn(c, { ...summary, steps: had?.steps ?? [] });
+  if (summary.status !== 'running' && next.streaming.has(summary.id)) {
+    const streaming = new Map(next.streaming);
+    streaming.delete(summary.id);
+    next = { ...next, streaming };
+  }
+  // Inputs the turn took are no longer waiting.
+  for (const id of summary.inputIds) {
+    next = setMessage(next, id, (m) => {
+      if (FINAL.includes(m.state)) return m;
+      if (summary.status === 'running') return m.state === 'running' || m.state === 'steering' ? m : { ...m, state: 'running' };
+      // A stopped or failed turn says nothing final: a stop is acked, a crash runs the input again.
+      if (summary.status !== 'answered') return m;
+      return { ...m, state: m.state === 'steering' ? 'steered' : 'answered' };
+    });
+  }
+  return next;
+}
+
+const ACK_STATE: Record<string, MessageState> = { queued: 'queued', steered: 'steering', stopped: 'stopped' };
+
+/** Applies one event of the stream. `unknownMessage` is told of a message this device has not seen (sent elsewhere). */
+export function applyEvent(c: ConversationState, e: StreamEvent, unknownMessage: (id: string) => void = () => undefined): ConversationState {
+  const d = e.data;
+  const messageId = typeof d.messageId === 'string' ? d.messageId : null;
+  let next = e.id !== undefined && e.id > c.lastEventId ? { ...c, lastEventId: e.id } : c;
+  switch (e.type) {
+    case 'text': {
+      const turnId = String(d.turnId ?? '');
+      if (!turnId) return next;
+      if (!next.turns.has(turnId)) next = putTurn(next, placeholderTurn(next, turnId, Number(d.at ?? Date.now()), messageId));
+      const streaming = new Map(next.streaming);
+      streaming.set(turnId, (streaming.get(turnId) ?? '') + String(d.delta ?? ''));
+      return { ...next, streaming };
+    }
+    case 'step':
+      return d.step ? applyStep(next, d.step as Step) : next;
+    case 'turn':
+      return d.turn ? applyTurn(next, d.turn as TurnSummary) : next;
+    case 'ack': {
+      if (!messageId) return next;
+      if (!next.messages.has(messageId)) {
+        unknownMessage(messageId);
+        return next;
+      }
+      const ack: Ack = { kind: String(d.kind), emoji: String(d.emoji ?? ''), ...(typeof d.note === 'string' ? { note: d.note } : {}) };
+      return setMessage(next, messageId, (m) => {
+        let out = withAck(m, ack);
+        if (ack.kind === 'received' && typeof d.at === 'number') out = { ...out, receivedAt: d.at };
+        const state = ACK_STATE[ack.kind];
+        if (state && !FINAL.includes(m.state) && !(state === 'queued' && m.state === 'running')) out = { ...out, state, reason: ack.note ?? out.reason };
+        else if (state === 'stopped') out = { ...out, state: 'stopped' };
+        return out;
+      });
+    }
+    case 'reply': {
+      const id = String(d.outboxId ?? `r${e.id ?? Math.random()}`);
+      if (next.replies.has(id)) return next;
+      const reply: Reply = { id, kind: d.kind === 'notice' ? 'notice' : 'reply', text: String(d.text ?? ''), messageIds: (d.messageIds as string[]) ?? [], fromFallback: !!d.fromFallback, at: Number(d.at ?? Date.now()) };
+      const replies = new Map(next.replies);
+      replies.set(id, reply);
+      return { ...next, replies };
+    }
+    case 'message': {
+      if (!messageId) return next;
+      return setMessage(next, messageId, (m) => ({ ...m, ...(typeof d.state === 'string' ? { state: d.state as MessageState } : {}), ...(typeof d.text === 'string' ? { text: d.text } : {}) }));
+    }
+    default:
+      return next;
+  }
+}
+
+/** A message this device just sent: shown at once, under a local id until the POST answers. */
+export function addLocal(c: ConversationState, localId: string, text: string, now: number): ConversationState {
+  const messages = new Map(c.messages);
+  messages.set(localId, { id: localId, text, state: 'sending', reason: null, receivedAt: now, acks: [], local: true });
+  return { ...c, messages };
+}
+
+const DISPOSITION_STATE: Record<string, MessageState> = { turn: 'running', steered: 'steering', queued: 'queued', merged: 'queued', command: 'command', refused: 'refused' };
+
+/** The POST answered: the local message takes its real id (events may already have told us about it). */
+export function confirmLocal(c: ConversationState, localId: string, messageId: string, disposition: string, reason?: string): ConversationState {
+  const local = c.messages.get(localId);
+  const messages = new Map(c.messages);
+  messages.delete(localId);
+  if (local && disposition !== 'duplicate') {
+    const known = messages.get(messageId);
+    const state = known && known.state !== 'accepted' ? known.state : DISPOSITION_STATE[disposition] ?? 'accepted';
+    messages.set(messageId, { ...local, ...known, id: messageId, text: known?.text ?? local.text, state, reason: reason ?? known?.reason ?? null, local: undefined, acks: known?.acks ?? [] });
+  }
+  return { ...c, messages };
+}
+
+export function failLocal(c: ConversationState, localId: string, reason: string): ConversationState {
+  return setMessage(c, localId, (m) => ({ ...m, state: 'failed', reason }));
+}

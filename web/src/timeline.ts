@@ -1,0 +1,80 @@
+/**
+ * The conversation as the page draws it: an ordered list of entries (a person's message, a turn
+ * with the replies it gave, a reply or notice that belongs to no turn) and, apart, the messages
+ * still waiting (sending, queued, held, or handed to the running turn but not yet taken in).
+ * A message steered into a turn is drawn inside that turn, where the agent took it in.
+ */
+import type { Message, Reply, TurnView } from './types.js';
+
+export type Entry =
+  | { kind: 'message'; key: string; at: number; message: Message }
+  | { kind: 'turn'; key: string; at: number; turn: TurnView; replies: Reply[] }
+  | { kind: 'reply'; key: string; at: number; reply: Reply };
+
+export interface Timeline {
+  entries: Entry[];
+  waiting: Message[];
+  /** The newest running turn, if any (the composer's status line and Stop). */
+  running: TurnView | undefined;
+}
+
+const WAITING = new Set(['sending', 'queued', 'deferred', 'steering']);
+const ORDER = { message: 0, turn: 1, reply: 2 } as const;
+
+export function buildTimeline(messages: Map<string, Message>, turns: Map<string, TurnView>, replies: Map<string, Reply>): Timeline {
+  const steered = new Set<string>();
+  const inTurn = new Set<string>();
+  const turnsOf = new Map<string, TurnView[]>();
+  for (const t of turns.values()) {
+    for (const s of t.steps) if (s?.kind === 'steer') steered.add(s.messageId);
+    for (const id of t.inputIds) {
+      inTurn.add(id);
+      const list = turnsOf.get(id) ?? [];
+      list.push(t);
+      turnsOf.set(id, list);
+    }
+  }
+
+  const entries: Entry[] = [];
+  const waiting: Message[] = [];
+  for (const m of messages.values()) {
+    if (steered.has(m.id)) continue;
+    if (WAITING.has(m.state) && !inTurn.has(m.id)) waiting.push(m);
+    else entries.push({ kind: 'message', key: `m:${m.id}`, at: m.receivedAt, message: m });
+  }
+
+  // A reply belongs to the latest turn of its first message that started before it.
+  const attached = new Map<string, Reply[]>();
+  for (const r of replies.values()) {
+    const candidates = (turnsOf.get(r.messageIds[0] ?? '') ?? []).filter((t) => t.startedAt <= r.at);
+    const turn = candidates.sort((a, b) => b.startedAt - a.startedAt)[0];
+    if (turn) attached.set(turn.id, [...(attached.get(turn.id) ?? []), r]);
+    else entries.push({ kind: 'reply', key: `r:${r.id}`, at: r.at, reply: r });
+  }
+
+  for (const t of turns.values()) {
+    const first = t.inputIds.map((id) => messages.get(id)?.receivedAt).find((x) => x !== undefined);
+    entries.push({ kind: 'turn', key: `t:${t.id}`, at: Math.max(t.startedAt, first ?? 0), turn: t, replies: (attached.get(t.id) ?? []).sort((a, b) => a.at - b.at) });
+  }
+  entries.sort((a, b) => a.at - b.at || ORDER[a.kind] - ORDER[b.kind] || (a.key < b.key ? -1 : 1));
+  waiting.sort((a, b) => a.receivedAt - b.receivedAt);
+  return { entries, waiting, running: runningTurn(turns) };
+}
+
+/** The newest running turn, if any. */
+export function runningTurn(turns: Map<string, TurnView>): TurnView | undefined {
+  let running: TurnView | undefined;
+  for (const t of turns.values()) if (t.status === 'running' && (!running || t.startedAt >= running.startedAt)) running = t;
+  return running;
+}
+
+/** What a running turn is doing now, in one line. */
+export function currentStep(turn: TurnView): string {
+  for (let i = turn.steps.length - 1; i >= 0; i--) {
+    const s = turn.steps[i];
+    if (!s) continue;
+    if (s.kind === 'tool' && s.status === 'running') return `${s.name}: ${s.summary}`;
+    if (s.kind === 'permission' && s.status === 'open') return `waiting for you: ${s.toolName}`;
+  }
+  return 'thinking';
+}
