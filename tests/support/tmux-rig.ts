@@ -71,3 +71,30 @@ export function tmuxLaunch(opts: TmuxRigOptions): TmuxLaunch & { home: string } 
 export async function killServers(sockets: string[]): Promise<void> {
   await Promise.all(sockets.map((s) => new Tmux({ name: s }).killServer()));
 }
+
+/** The lines the TUI writes first in a new session's transcript, before any of the conversation. */
+const METADATA_TYPES = new Set(['mode', 'permission-mode', 'atis-latch', 'file-history-snapshot', 'tools-used']);
+
+/**
+ * kill -9 of the pane's claude the moment its tool starts (the tool touches `flag`). Claude Code
+ * writes a new session's conversation to its transcript in batches: a kill at that moment leaves
+ * metadata lines only most of the time, a whole transcript now and then, no file rarely. The
+ * transcript is left as the common case has it (its metadata lines, in the order written), so the
+ * test sees that state every time and not one run in three.
+ */
+export async function killAtToolStart(pid: () => number | undefined, flag: string, transcript: () => string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!fs.existsSync(flag)) {
+    if (Date.now() > deadline) throw new Error(`the tool never started (${flag})`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const target = pid();
+  if (target === undefined) throw new Error('no pane process to kill');
+  process.kill(target, 'SIGKILL');
+  const file = transcript();
+  const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+  const kept = lines.filter((l) => METADATA_TYPES.has(String((JSON.parse(l) as { type?: unknown }).type)));
+  if (kept.length === 0) kept.push(JSON.stringify({ type: 'mode', mode: 'normal' }), JSON.stringify({ type: 'permission-mode', permissionMode: 'default' }));
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${kept.join('\n')}\n`);
+}

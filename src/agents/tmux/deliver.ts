@@ -37,6 +37,8 @@ export class Deliverer {
     const { host, lock, tracker } = this.deps;
     try {
       await host.ensureLive(this.deps.context());
+      const note = host.takeNewSessionNote();
+      if (note) turn.emit({ type: 'status', notify: note.notify, message: `${note.notify ? '⚠️ ' : ''}${note.message}` });
       await this.deps.commandsFirst();
       if (await typeWhenTypeable(this.job(turn, d, msg, 'ready'))) await this.arrival(d, msg);
     } catch (err) {

@@ -26,6 +26,11 @@ export interface NewSessionOptions {
   argv: readonly string[];
   /** Keep the pane after its program exits, so `#{pane_dead}` can be read (default true). */
   remainOnExit?: boolean;
+  /**
+   * The program's stderr goes to this file (created 0600) instead of the pane: what a program that
+   * exits at once prints is lost to the pane (tmux does not read it before the pane dies).
+   */
+  stderrFile?: string;
 }
 
 export interface PaneInfo {
@@ -135,8 +140,8 @@ function parsePaneInfo(line: string): PaneInfo {
   return { dead: dead === '1', pid: Number(pid), inMode: inMode === '1', deadStatus: num(status), deadSignal: num(signal), alternateScreen: alt === '1' };
 }
 
-/** Sources the environment file ($1), deletes it, then runs the program in its place. */
-const LOAD_ENV_AND_EXEC = 'set -a; . "$1" || exit 97; rm -rf "${1%/*}"; shift; exec "$@"';
+/** Sources the environment file ($1), deletes it, then runs the program in its place, stderr into $2 when given. */
+const LOAD_ENV_AND_EXEC = 'set -a; . "$1" || exit 97; set +a; rm -rf "${1%/*}"; e=$2; shift 2; [ -z "$e" ] && exec "$@"; exec "$@" 2>"$e"';
 
 const shellQuote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
 
@@ -178,7 +183,8 @@ export class Tmux {
     // The values (API keys among them) travel in a 0600 file the pane's shell reads and deletes,
     // never on a command line that `ps` or tmux's pane_start_command would show.
     const envFile = writeEnvFile(opts.env);
-    const command = ['env', '-i', '/bin/sh', '-c', LOAD_ENV_AND_EXEC, 'rudder-env', envFile, ...opts.argv];
+    if (opts.stderrFile) fs.writeFileSync(opts.stderrFile, '', { mode: 0o600 });
+    const command = ['env', '-i', '/bin/sh', '-c', LOAD_ENV_AND_EXEC, 'rudder-env', envFile, opts.stderrFile ?? '', ...opts.argv];
     const args = ['new-session', '-d', '-s', opts.name, '-x', String(opts.width), '-y', String(opts.height), '-c', opts.cwd];
     // remain-on-exit is on for the whole private server before the program starts, so even one
     // that exits at once leaves a dead pane to read (set on the window afterwards, it can be late).

@@ -16,8 +16,8 @@ import { claudeConfigDir, transcriptPath } from '../../../src/agents/tmux/transc
 import type { Turn, TurnEvent } from '../../../src/agents/session.js';
 import { cmdlineOf } from '../../../src/ops/proc.js';
 import { startMockApi, type MockApi } from '../../support/mock-anthropic.js';
-import { pidAlive, waitUntil } from '../../support/claude-rig.js';
-import { killServers, privateSocket, removeRigDirs, tmuxLaunch, type TmuxRigOptions } from '../../support/tmux-rig.js';
+import { pidAlive, tempDir, waitUntil } from '../../support/claude-rig.js';
+import { killAtToolStart, killServers, privateSocket, removeRigDirs, tmuxLaunch, type TmuxRigOptions } from '../../support/tmux-rig.js';
 
 const tmuxAvailable = await hasTmux();
 const ESC = '\x1b';
@@ -173,6 +173,51 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', () => {
     process.kill(s.pid()!, 'SIGKILL');
     await expect(turn.result).rejects.toMatchObject({ code: 'AGENT_CRASHED', context: { unanswered: ['k3'] } });
     await waitUntil(() => !pidAlive(pid2), 5000);
+  });
+
+  it('killed at its first tool, before the TUI wrote the conversation: the message runs in a new session, and later kills resume that one', async () => {
+    const { s, launch, persisted } = start();
+    const flag = path.join(launch.cwd, 'tool-started');
+    const turn = s.startTurn({ inputs: [{ id: 'e1', text: `work [[bash:touch ${flag}; sleep 20]] tag:e1` }] });
+    const transcriptFile = () => transcriptPath(claudeConfigDir(launch.env), launch.cwd, s.sessionId()!);
+    await killAtToolStart(() => s.pid(), flag, transcriptFile);
+    const first = s.sessionId()!;
+    await expect(turn.result).rejects.toMatchObject({ code: 'AGENT_CRASHED', context: { unanswered: ['e1'] } });
+    expect(fs.readFileSync(transcriptFile(), 'utf8')).not.toMatch(/"type":"(user|assistant)"/);
+
+    // What the lane does next: the same input again. It is typed into a new session, not lost to a failed --resume.
+    const again = s.startTurn({ inputs: [{ id: 'e1', text: 'work tag:e1 again' }] });
+    const events = collect(again);
+    const r = await again.result;
+    expect(r.text).toContain('ok tag:e1');
+    const second = s.sessionId()!;
+    expect(second).not.toBe(first);
+    expect(cmdlineOf(s.pid()!)).toContain(`--session-id ${second}`);
+    const note = events.find((e) => e.type === 'status' && /could not be resumed/.test(e.message));
+    expect(note?.type === 'status' && note.message).toMatch(/holds no conversation/);
+    expect(persisted.at(-1)).toBe(second);
+
+    // A later kill resumes the new session, keeping its history.
+    process.kill(s.pid()!, 'SIGKILL');
+    await waitUntil(() => s.state() === 'dead', 15_000);
+    await s.startTurn({ inputs: [{ id: 'e2', text: 'after tag:e2' }] }).result;
+    expect(cmdlineOf(s.pid()!)).toContain(`--resume ${second}`);
+    expect(s.sessionId()).toBe(second);
+    expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:e1');
+  });
+
+  it('names the real cause when the TUI exits while starting: ~/.claude.json is blamed only when it is missing', async () => {
+    const { s } = start({ launch: { extraArgs: ['--no-such-option'] } });
+    const err = await s.startTurn({ inputs: [{ id: 'x1', text: 'hello' }] }).result.catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'AGENT_SPAWN_FAILED' });
+    expect((err as Error).message).toMatch(/exited while starting \(status 1\)/);
+    expect((err as Error).message).toMatch(/unknown option/);
+    expect((err as Error).message).not.toMatch(/claude\.json/);
+
+    const bare = tempDir('thome-bare');
+    const { s: s2 } = start({ home: bare });
+    const err2 = await s2.startTurn({ inputs: [{ id: 'x2', text: 'hello' }] }).result.catch((e: unknown) => e);
+    expect((err2 as Error).message).toMatch(/\.claude\.json (is missing|lacks "hasCompletedOnboarding": true)/);
   });
 
   it('does not type a steer into a permission prompt: nothing is written and the reason is given', async () => {
