@@ -51,13 +51,20 @@ export interface TurnResult {
   steered: number;
 }
 
+export interface PermissionOption {
+  id: string;
+  label: string;
+  /** Set when choosing it changes more than this request (later prompts are no longer asked): show it beside the label. */
+  effect?: string;
+}
+
 export interface PermissionRequest {
   requestId: string;
   toolName: string;
   input: Record<string, unknown>;
   description?: string;
   /** Options to show the person, in order; for the stream backend just allow/deny. */
-  options: Array<{ id: string; label: string }>;
+  options: PermissionOption[];
 }
 
 export type PermissionDecision = { allow: true } | { allow: false; message?: string } | { optionId: string };

@@ -52,9 +52,13 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     const marker = `${tempDir('perm')}/made-by-tool`;
     const a = await gw.post('perm', `[[bash:touch ${marker}]] tag:p1`);
     const p = await w.wait('permission', (d) => !d.resolved, 60_000);
+    // The question, the tool, its whole input and the options: none of the TUI's drawing or tips.
     expect(p.data.toolName).toBe('Bash');
-    expect((p.data.input as { command: string }).command).toBe(`touch ${marker}`);
-    expect((p.data.options as Array<{ id: string; label: string }>).map((o) => o.id)).toEqual(['allow', 'option-2', 'option-3', 'deny']);
+    expect(p.data.input).toEqual({ command: `touch ${marker}`, description: 'Run the requested command' });
+    expect(p.data.description).toBe('Do you want to proceed?');
+    // relay: "don't ask again" and "switch to auto mode" would stop the asking, so they are not offered.
+    expect(p.data.options).toEqual([{ id: 'allow', label: 'Yes' }, { id: 'deny', label: 'No' }]);
+    expect(JSON.stringify(p.data)).not.toMatch(/Tip:|─|╌|auto mode/);
     const menu = readMenu(await gw.capture('perm'));
 
     const b = await gw.post('perm', 'meanwhile tag:p2');

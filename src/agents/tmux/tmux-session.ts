@@ -87,6 +87,7 @@ export class ClaudeTmuxSession implements AgentSession {
       withPane: (fn) => this.host.withPane(fn),
       refresh: () => this.host.readTranscript(),
       autoAllow: launch.tmux.autoAllow,
+      permissionMode: launch.permissionMode,
       readyTimeoutMs: launch.tmux.readyTimeoutMs,
       log: this.log,
     });

@@ -237,8 +237,31 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', () => {
     expect(after).not.toContain('tag:p2');
     expect(mock.requests.some((q) => q.historyText.includes('tag:p2'))).toBe(false);
     const req = events.find((e) => e.type === 'permission')!;
-    expect(req.type === 'permission' && req.request.options.map((o) => o.id)).toEqual(['allow', 'option-2', 'option-3', 'deny']);
+    // relay: the person wants to be asked, so the options that stop the asking are not offered.
+    expect(req.type === 'permission' && req.request.options.map((o) => o.id)).toEqual(['allow', 'deny']);
     expect(s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: true })).toBe(true);
+    await turn.result;
+    expect(fs.existsSync(marker)).toBe(true);
+  });
+
+  it('outside relay and manual mode a relayed prompt keeps the options that change later prompts, each saying what it does', async () => {
+    const { s } = start({ launch: { permissionMode: 'acceptEdits' } });
+    // Outside the working directory: acceptEdits asks for it.
+    const marker = path.join(tempDir('outside'), 'made-in-accept-edits');
+    const turn = s.startTurn({ inputs: [{ id: 'ae1', text: `[[bash:touch ${marker}]] tag:ae1` }] });
+    const events = collect(turn);
+    await waitUntil(() => events.some((e) => e.type === 'permission'), 30_000);
+    const req = events.find((e) => e.type === 'permission')!;
+    if (req.type !== 'permission') throw new Error('no permission request');
+    expect(req.request.description).toBe('Do you want to proceed?');
+    expect(req.request.input).toEqual({ command: `touch ${marker}`, description: 'Run the requested command' });
+    const plain = req.request.options.filter((o) => !o.effect).map((o) => o.label);
+    expect(plain).toEqual(['Yes', 'No']);
+    const marked = req.request.options.filter((o) => o.effect);
+    expect(marked.length).toBeGreaterThanOrEqual(1);
+    for (const o of marked) expect(o.effect).toMatch(/no longer asked|without asking you/);
+    // A plain Yes still answers only this request.
+    expect(s.answerPermission(req.request.requestId, { allow: true })).toBe(true);
     await turn.result;
     expect(fs.existsSync(marker)).toBe(true);
   });
