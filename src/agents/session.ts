@@ -77,8 +77,11 @@ export type TurnEvent =
   | { type: 'tool-result'; toolUseId: string; isError: boolean; excerpt: string }
   | { type: 'steer-absorbed'; inputId: string }
   | { type: 'permission'; request: PermissionRequest }
-  /** Progress worth showing; with notify, the person is told in the chat (a message waits, a menu could not be answered). */
-  | { type: 'status'; message: string; notify?: boolean }
+  /**
+   * Progress worth showing; with notify, the person is told in the chat (a message waits, a menu
+   * could not be answered). inputIds: the messages it is about when not the turn's own (a steer still waiting).
+   */
+  | { type: 'status'; message: string; notify?: boolean; inputIds?: string[] }
   | { type: 'result'; result: TurnResult }
   | { type: 'error'; error: RudderError };
 

@@ -36,7 +36,8 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
   async function gateway(agent: Record<string, unknown> = {}) {
     const socket = privateSocket('gw');
     sockets.push(socket);
-    const gw = await startInProcess({ agent: agentConfig(mock.url, onboardedHome(), { backend: 'claude-tmux', tmux: { socket }, ...agent }) });
+    const { tmux, ...rest } = agent as { tmux?: Record<string, unknown> };
+    const gw = await startInProcess({ agent: agentConfig(mock.url, onboardedHome(), { backend: 'claude-tmux', ...rest, tmux: { ...tmux, socket } }) });
     running.push(gw);
     const session = (conv: string) => gw.gw.core.registry.get(`web:${conv}`) as ClaudeTmuxSession;
     const capture = (conv: string) => new Tmux({ name: socket }).capturePane(session(conv).paneName);
@@ -78,6 +79,46 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     expect(later.data.text).toContain('tag:p2');
     expect((await gw.answer('perm', p.data.requestId, { allow: true })).status).toBe(404);
   }, 120_000);
+
+  it('a message steered as a prompt comes up: the "not typed yet" notice is about it, and it runs as its own turn after the prompt ends the turn', async () => {
+    const gw = await gateway({ permissionMode: 'relay', tmux: { readyTimeoutSeconds: 1.5 } });
+    const w = gw.watch('wait');
+    await w.ready;
+    const never = `${tempDir('perm')}/never-made`;
+    // The message must be steered (the pane last seen busy) while the prompt is already drawn: the tool
+    // call is held until the test watches the pane. The session's look lags by up to one poll; then try again.
+    for (let attempt = 1; ; attempt++) {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let asked = false;
+      mock.setScript(async (r) => (!r.side && r.lastText.includes(`tag:q${attempt}`) && !asked ? ((asked = true), await held, { kind: 'tool', name: 'Bash', input: { command: `touch ${never}` } }) : undefined));
+      const a = await gw.post('wait', `work tag:q${attempt}`);
+      await mock.waitFor((r) => !r.side && r.lastText.includes(`tag:q${attempt}`), 60_000);
+      release();
+      await waitUntil(async () => readMenu(await gw.capture('wait'))?.question === 'Do you want to proceed?', 30_000, 5);
+      const b = await gw.post('wait', `meanwhile tag:m${attempt}`);
+      const p = await w.wait('permission', (d) => !d.resolved && !w.of('permission', (x) => x.requestId === d.requestId && !!x.resolved).length, 30_000);
+      if (b.disposition !== 'steered') {
+        expect(attempt, 'the message was never steered before the session saw the prompt').toBeLessThan(10);
+        await gw.answer('wait', p.data.requestId, { allow: false });
+        await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId), 30_000);
+        await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply', 60_000);
+        continue;
+      }
+      const told = await w.wait('reply', (d) => d.kind === 'notice' && /not typed yet/.test(String(d.text)), 20_000);
+      expect(told.data.messageIds).toEqual([b.messageId]);
+      expect(told.data.text).toMatch(/the agent terminal shows a menu/);
+      expect((await gw.answer('wait', p.data.requestId, { allow: false })).status).toBe(200);
+      const ra = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId), 30_000);
+      expect(ra.data.messageIds).toEqual([a.messageId]);
+      const rb = await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply', 60_000);
+      expect(rb.data.text).toContain(`ok tag:m${attempt}`);
+      expect(w.repliesFor(b.messageId, 'reply')).toHaveLength(1);
+      expect(mock.mainRequests().filter((q) => q.lastText.includes(`tag:m${attempt}`))).toHaveLength(1);
+      expect(gw.gw.core.store.message(b.messageId)!.state).toBe('answered');
+      return;
+    }
+  }, 240_000);
 
   it('reports a denied permission prompt, and the tool does not run', async () => {
     const gw = await gateway({ permissionMode: 'relay' });

@@ -244,6 +244,55 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', () => {
     expect(fs.existsSync(marker)).toBe(true);
   });
 
+  it('a steer written as a prompt comes up waits behind it, the notice names it, and when the turn ends first it runs as its own turn (ran-as-turn)', async () => {
+    const { s, capture } = start({ launch: { permissionMode: 'relay' }, tmux: { readyTimeoutMs: 1500 } });
+    const never = path.join(tempDir('never'), 'not-made');
+    // The steer must be written (the pane last seen busy) while the prompt is already drawn: the model's
+    // tool call is held until the test watches the pane, and the steer goes the moment the prompt shows.
+    // The session's own look lags by up to one poll, so now and then it has seen the prompt: try again.
+    for (let attempt = 1; ; attempt++) {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let asked = false;
+      // Once per attempt: after a denied tool the next prompt shares a user message with its tool result.
+      mock.setScript(async (r) => (!r.side && r.lastText.includes(`tag:w${attempt}`) && !asked ? ((asked = true), await held, { kind: 'tool', name: 'Bash', input: { command: `touch ${never}` } }) : undefined));
+      const turn = s.startTurn({ inputs: [{ id: `w${attempt}`, text: `work tag:w${attempt}` }] });
+      const events = collect(turn);
+      await mock.waitFor((r) => !r.side && r.lastText.includes(`tag:w${attempt}`), 30_000);
+      release();
+      await waitUntil(async () => readMenu(await capture())?.question === 'Do you want to proceed?', 30_000, 5);
+      const p = s.steer({ id: `s${attempt}`, text: `meanwhile tag:s${attempt}` });
+      await waitUntil(() => events.some((e) => e.type === 'permission'), 30_000);
+      const req = events.find((e) => e.type === 'permission')!;
+      if (!p.written) {
+        expect(attempt, 'the steer was never written before the session saw the prompt').toBeLessThan(10);
+        s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: false });
+        await turn.result;
+        continue;
+      }
+      // It waits behind the prompt; the person is told, about this message.
+      await waitUntil(() => events.some((e) => e.type === 'status' && e.notify === true), 20_000);
+      const told = events.find((e) => e.type === 'status' && e.notify === true)!;
+      expect(told.type === 'status' && told.message).toMatch(/not typed yet: the agent terminal shows a menu/);
+      expect(told.type === 'status' && told.inputIds).toEqual([`s${attempt}`]);
+      expect(await capture()).not.toContain(`tag:s${attempt}`);
+      // The person says No: the turn ends, and the waiting message runs as the next turn of its own.
+      expect(s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: false })).toBe(true);
+      const first = await turn.result;
+      expect(first.inputIds).toEqual([`w${attempt}`]);
+      const outcome = await p;
+      expect(outcome.outcome).toBe('ran-as-turn');
+      if (outcome.outcome !== 'ran-as-turn') return;
+      expect(outcome.turn).not.toBe(turn);
+      expect(outcome.turn.inputIds()).toEqual([`s${attempt}`]);
+      const r = await outcome.turn.result;
+      expect(r.text).toContain(`ok tag:s${attempt}`);
+      expect(mock.mainRequests().filter((q) => q.lastText.includes(`tag:s${attempt}`))).toHaveLength(1);
+      expect(fs.existsSync(never)).toBe(false);
+      return;
+    }
+  });
+
   it('outside relay and manual mode a relayed prompt keeps the options that change later prompts, each saying what it does', async () => {
     const { s } = start({ launch: { permissionMode: 'acceptEdits' } });
     // Outside the working directory: acceptEdits asks for it.
