@@ -11,7 +11,8 @@ import { cmdlineOf } from '../../src/ops/proc.js';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
-import { killServers, onboardedHome, privateSocket, removeRigDirs } from '../support/tmux-rig.js';
+import { claudeConfigDir, transcriptPath } from '../../src/agents/tmux/transcript.js';
+import { killAtToolStart, killServers, onboardedHome, privateSocket, removeRigDirs } from '../support/tmux-rig.js';
 
 const tmuxAvailable = await hasTmux();
 
@@ -33,11 +34,11 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     removeRigDirs();
   });
 
-  async function gateway(agent: Record<string, unknown> = {}) {
+  async function gateway(agent: Record<string, unknown> = {}, home = onboardedHome()) {
     const socket = privateSocket('gw');
     sockets.push(socket);
     const { tmux, ...rest } = agent as { tmux?: Record<string, unknown> };
-    const gw = await startInProcess({ agent: agentConfig(mock.url, onboardedHome(), { backend: 'claude-tmux', ...rest, tmux: { ...tmux, socket } }) });
+    const gw = await startInProcess({ agent: agentConfig(mock.url, home, { backend: 'claude-tmux', ...rest, tmux: { ...tmux, socket } }) });
     running.push(gw);
     const session = (conv: string) => gw.gw.core.registry.get(`web:${conv}`) as ClaudeTmuxSession;
     const capture = (conv: string) => new Tmux({ name: socket }).capturePane(session(conv).paneName);
@@ -157,6 +158,32 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:g1');
     expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
   }, 120_000);
+
+  it('a pane killed at its first tool, before the conversation was written: the message runs again in a new session, once, and is answered', async () => {
+    const home = onboardedHome();
+    const cwd = fs.realpathSync(tempDir('early-cwd'));
+    const gw = await gateway({ cwd }, home);
+    const w = gw.watch('early');
+    await w.ready;
+    const flag = `${tempDir('early')}/tool-started`;
+    const m = await gw.post('early', `work [[bash:touch ${flag}; sleep 20]] tag:e1`);
+    await waitUntil(() => !!gw.gw.core.registry.get('web:early')?.pid(), 60_000);
+    const s = gw.session('early');
+    const file = () => transcriptPath(claudeConfigDir({ HOME: home }), cwd, s.sessionId()!);
+    // The re-run is answered at once.
+    mock.setScript((r) => (!r.side && r.lastText.includes('tag:e1') && fs.existsSync(flag) ? { kind: 'text', text: 'answered in the new session tag:e1' } : undefined));
+    await killAtToolStart(() => s.pid(), flag, file);
+    const first = s.sessionId();
+    const r = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && d.kind === 'reply', 90_000);
+    expect(r.data.text).toContain('answered in the new session');
+    expect(w.repliesFor(m.messageId, 'notice').filter((n) => /could not be resumed|failed/.test(String(n.data.text)))).toEqual([]);
+    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
+    expect(s.sessionId()).not.toBe(first);
+    expect(cmdlineOf(s.pid()!)).toContain(`--session-id ${s.sessionId()}`);
+    // Run again once: the original attempt and the re-run reached the model, nothing more.
+    expect(mock.mainRequests().filter((q) => q.lastText.includes('tag:e1') && !q.afterTool)).toHaveLength(2);
+    expect(gw.gw.core.store.conversation('web:early')!.sessionId).toBe(s.sessionId());
+  }, 180_000);
 
   it('/stop during a tool leaves the pane ready; /model and /clear use the TUI’s own commands in the same pane', async () => {
     const gw = await gateway();
