@@ -24,8 +24,8 @@ export interface PaneHostHooks {
   entries(entries: TranscriptEntry[]): void;
   /** A fresh look at the pane while work is in flight. */
   looked(look: PaneLook): void;
-  /** The pane's program died on its own (not stopped by Rudder). */
-  died(detail: string): void;
+  /** The pane's program died on its own (not stopped by Rudder); screen: its last frame. */
+  died(detail: string, screen: string): void;
   /** Work is in flight: poll fast and look at the pane. */
   busy(): boolean;
 }
@@ -216,26 +216,26 @@ export class PaneHost {
         const how = info.deadSignal ? `signal ${info.deadSignal}` : `status ${info.deadStatus ?? '?'}`;
         this.readTranscript();
         const stderr = stderrTail(stderrFileOf(this.launch));
-        return this.onDeath(`the agent's terminal program exited (${how}); ${stderr ? `it printed: ${stderr}; ` : ''}last screen: ${screenExcerpt(text)}`);
+        return this.onDeath(`the agent's terminal program exited (${how}); ${stderr ? `it printed: ${stderr}; ` : ''}last screen: ${screenExcerpt(text)}`, text);
       }
       if (look) this.hooks.looked(look);
     } catch (err) {
       // list-panes fails once the tmux session is gone: that is a death too.
-      if (this.live && !(await this.tmux.hasSession(this.name).catch(() => true))) this.onDeath('the tmux session of the agent is gone');
+      if (this.live && !(await this.tmux.hasSession(this.name).catch(() => true))) this.onDeath('the tmux session of the agent is gone', '');
       else this.log.debug({ err: (err as Error).message }, 'pane poll failed; trying again');
     } finally {
       this.ticking = false;
     }
   }
 
-  private onDeath(detail: string): void {
+  private onDeath(detail: string, screen: string): void {
     if (!this.live) return;
     this.live = false;
     this.dead = true;
     this.stopPolling();
     this.log.warn({ pid: this.pid, detail }, 'agent pane died; the next message respawns it with --resume');
     if (this.pid !== undefined) this.launch.tracker?.exited(this.pid);
-    this.hooks.died(detail);
+    this.hooks.died(detail, screen);
     // Its last screen is in the log: nothing is left behind. A respawn waits for this first.
     this.reaping = this.tmux.killSession(this.name).then(() => void this.killLeftovers(), () => void this.killLeftovers());
   }

@@ -23,6 +23,7 @@ import { interruptTurn } from './interrupt.js';
 import { MenuWatch } from './menu-watch.js';
 import { PaneHost } from './pane-host.js';
 import type { PaneLook } from './pane.js';
+import { reportToolsOnlyOnScreen } from './screen-tools.js';
 import { runSlashCommand, type SlashCommandRun } from './slash-commands.js';
 import { TIMING, type TmuxLaunch } from './tmux-launch.js';
 import type { TmuxTurn } from './tmux-turn.js';
@@ -67,7 +68,7 @@ export class ClaudeTmuxSession implements AgentSession {
     this.host = new PaneHost(launch, this.log, {
       entries: (e) => this.onEntries(e),
       looked: (l) => this.onLook(l),
-      died: (detail) => this.onDeath(detail),
+      died: (detail, screen) => this.onDeath(detail, screen),
       busy: () => this.tracker.inFlight(),
     });
     this.commands = new CommandQueue(() => this.tracker.inFlight(), () => this.stopped);
@@ -279,9 +280,11 @@ export class ClaudeTmuxSession implements AgentSession {
     }
   }
 
-  private onDeath(detail: string): void {
+  private onDeath(detail: string, screen: string): void {
     this.lock.run(() => {
       const turn = this.tracker.current;
+      // A TUI killed early may have started a tool its transcript never got to name.
+      if (turn) reportToolsOnlyOnScreen(turn, [...this.tracker.deliveries.values()].find((d) => d.turn === turn)?.marker, screen);
       if (turn) this.tracker.fail(turn, new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: turn.inputIds() }));
       for (const d of [...this.tracker.deliveries.values()]) this.tracker.drop(d, new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: d.inputIds }));
       this.menus.clear();

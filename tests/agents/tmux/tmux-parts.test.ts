@@ -10,6 +10,7 @@ import { identifyDialog } from '../../../src/agents/tmux/dialogs.js';
 import { boxIsEmpty, prepareMessage } from '../../../src/agents/tmux/injection.js';
 import { readMenu } from '../../../src/agents/tmux/menus.js';
 import { autoAllowed, decisionIndex, isPermissionMenu, menuRequest } from '../../../src/agents/tmux/permission-relay.js';
+import { toolCallsOnScreen } from '../../../src/agents/tmux/screen-tools.js';
 import { paneName } from '../../../src/agents/tmux/tmux-launch.js';
 import { parseTranscriptLine, unwrapPasted } from '../../../src/agents/tmux/transcript-entries.js';
 import { TranscriptTail, projectDirName, sessionOfPid, transcriptPath } from '../../../src/agents/tmux/transcript.js';
@@ -226,6 +227,24 @@ describe('the permission relay', () => {
     expect(autoAllowed(['Bash(touch *)'], { ...tool, input: { command: 'touch a; rm -rf ~' } })).toBeUndefined();
     expect(autoAllowed(['Bash(touch *)'], { ...tool, input: { command: 'touch $(whoami)' } })).toBeUndefined();
     expect(autoAllowed(['Bash'], undefined)).toBeUndefined();
+  });
+});
+
+describe('tool calls read off the last screen', () => {
+  it.each([
+    ['2.1.332 200x50', pane('tool-running--bash-sleep-8-3s-in')],
+    ['2.1.332 80x24', pane('tool-running--bash-sleep-8-3s-in', '80x24')],
+    ['2.1.112 200x50', pane112('tool-running--bash-sleep-8-3s-in')],
+    ['2.1.112 80x24', pane112('tool-running--bash-sleep-8-3s-in', '80x24')],
+  ] as const)('names the Bash call the turn started (%s)', (_v, text) => {
+    expect(toolCallsOnScreen(text)).toEqual([{ name: 'Bash', input: { command: 'sleep 8' } }]);
+  });
+
+  it('counts only what follows the turn’s own message', () => {
+    const screen = pane('tool-running--bash-sleep-8-3s-in');
+    expect(toolCallsOnScreen(screen, 'id=not-on-this-screen')).toEqual([]);
+    expect(toolCallsOnScreen(screen, 'run it [[bash:sleep 8]]')).toHaveLength(1);
+    expect(toolCallsOnScreen(pane('idle-after-turn--reply-finished-1-5s-ago'))).toEqual([]);
   });
 });
 

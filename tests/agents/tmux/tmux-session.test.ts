@@ -179,11 +179,16 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', () => {
     const { s, launch, persisted } = start();
     const flag = path.join(launch.cwd, 'tool-started');
     const turn = s.startTurn({ inputs: [{ id: 'e1', text: `work [[bash:touch ${flag}; sleep 20]] tag:e1` }] });
+    const cut = collect(turn);
     const transcriptFile = () => transcriptPath(claudeConfigDir(launch.env), launch.cwd, s.sessionId()!);
     await killAtToolStart(() => s.pid(), flag, transcriptFile);
     const first = s.sessionId()!;
     await expect(turn.result).rejects.toMatchObject({ code: 'AGENT_CRASHED', context: { unanswered: ['e1'] } });
     expect(fs.readFileSync(transcriptFile(), 'utf8')).not.toMatch(/"type":"(user|assistant)"/);
+    // The transcript never named the tool; the last screen did, and the turn reports it (a re-run names it).
+    const started = cut.filter((e) => e.type === 'tool-use');
+    expect(started).toHaveLength(1);
+    expect(started[0]).toMatchObject({ name: 'Bash', input: { command: expect.stringContaining(`touch ${flag}`) } });
 
     // What the lane does next: the same input again. It is typed into a new session, not lost to a failed --resume.
     const again = s.startTurn({ inputs: [{ id: 'e1', text: 'work tag:e1 again' }] });
