@@ -12,7 +12,7 @@ import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 import { claudeConfigDir, transcriptPath } from '../../src/agents/tmux/transcript.js';
-import { killAtToolStart, killServers, onboardedHome, privateSocket, removeRigDirs } from '../support/tmux-rig.js';
+import { killAtToolStart, killServers, measureTuiFirstTurnMs, onboardedHome, privateSocket, removeRigDirs } from '../support/tmux-rig.js';
 
 const tmuxAvailable = await hasTmux();
 
@@ -232,21 +232,26 @@ describe.skipIf(!tmuxAvailable)('a message the agent terminal does not take (rea
   it('waits and the person is told; past the turn timeout it is held, later messages wait behind it, and /retry runs it', async () => {
     const socket = privateSocket('held');
     sockets.push(socket);
-    const gw = await startInProcess({ agent: agentConfig(mock.url, onboardedHome(), { backend: 'claude-tmux', turnTimeoutSeconds: 8, tmux: { socket, readyTimeoutSeconds: 2 } }) });
+    // The first turn includes the TUI's start-up: the turn timeout gives it three times what it takes
+    // here now (a loaded machine stretches it), and every wait below derives from that.
+    const startMs = await measureTuiFirstTurnMs(mock.url);
+    const turnTimeoutSeconds = Math.ceil((3 * startMs) / 1000) + 5;
+    const turnMs = turnTimeoutSeconds * 1000;
+    const gw = await startInProcess({ agent: agentConfig(mock.url, onboardedHome(), { backend: 'claude-tmux', turnTimeoutSeconds, tmux: { socket, readyTimeoutSeconds: 2 } }) });
     try {
       const w = gw.watch('held');
       await w.ready;
       const first = await gw.post('held', 'hello tag:h0');
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(first.messageId) && d.kind === 'reply', 60_000);
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(first.messageId) && d.kind === 'reply', turnMs + 10_000);
       // The transcript view (ctrl+o) takes no typing: the pane reads not-ready.
       const tmux = new Tmux({ name: socket });
       const pane = (gw.gw.core.registry.get('web:held') as ClaudeTmuxSession).paneName;
       await tmux.sendKeys(pane, 'C-o');
       await waitUntil(async () => (await tmux.capturePane(pane)).includes('Showing detailed transcript'), 10_000);
       const a = await gw.post('held', 'first tag:h1');
-      const told = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice', 20_000);
+      const told = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice', 20_000 + startMs);
       expect(told.data.text).toMatch(/Your message is not typed yet/);
-      const held = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice' && /kept and tried again at/.test(String(d.text)), 30_000);
+      const held = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice' && /kept and tried again at/.test(String(d.text)), turnMs + 20_000);
       expect(held.data.text).toMatch(/AGENT_NOT_READY|did not take the message/);
       expect(gw.gw.core.store.message(a.messageId)!.state).toBe('deferred');
       expect(mock.requests.some((q) => q.lastUserText.includes('tag:h1'))).toBe(false);
@@ -256,11 +261,11 @@ describe.skipIf(!tmuxAvailable)('a message the agent terminal does not take (rea
       await tmux.sendKeys(pane, 'C-o');
       await waitUntil(async () => !(await tmux.capturePane(pane)).includes('Showing detailed transcript'), 10_000);
       await gw.post('held', '/retry');
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'reply', 60_000);
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply', 60_000);
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'reply', turnMs + 30_000);
+      await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply', turnMs + 30_000);
       expect(gw.gw.core.store.message(a.messageId)!.state).toBe('answered');
     } finally {
       await gw.stop();
     }
-  }, 180_000);
+  }, 600_000);
 });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Logger } from '../../src/ops/logger.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { TMUX_DEFAULTS, type TmuxLaunch, type TmuxSettings } from '../../src/agents/tmux/tmux-launch.js';
+import { ClaudeTmuxSession } from '../../src/agents/tmux/tmux-session.js';
 import { Tmux } from '../../src/agents/tmux/tmux.js';
 import { CLAUDE_BIN, rigEnv, tempDir } from './claude-rig.js';
 
@@ -97,4 +98,22 @@ export async function killAtToolStart(pid: () => number | undefined, flag: strin
   if (kept.length === 0) kept.push(JSON.stringify({ type: 'mode', mode: 'normal' }), JSON.stringify({ type: 'permission-mode', permissionMode: 'default' }));
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${kept.join('\n')}\n`);
+}
+
+/**
+ * How long the TUI takes on this machine, now, from a new session's first message to its reply:
+ * start-up, the first-run dialogs and one short turn. Time budgets of tests derive from it, so a
+ * loaded machine stretches them instead of failing them.
+ */
+export async function measureTuiFirstTurnMs(mockUrl: string): Promise<number> {
+  const socket = privateSocket('measure');
+  const s = new ClaudeTmuxSession(tmuxLaunch({ mockUrl, socket, conversationId: 'measure-start-up' }));
+  const started = Date.now();
+  try {
+    await s.startTurn({ inputs: [{ id: 'measure', text: 'hello tag:measure' }] }).result;
+    return Date.now() - started;
+  } finally {
+    await s.stop('measured');
+    await killServers([socket]);
+  }
 }

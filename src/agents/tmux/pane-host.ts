@@ -210,7 +210,9 @@ export class PaneHost {
       this.readTranscript();
       const busy = this.hooks.busy();
       const look = busy ? await this.pane.look() : undefined;
-      const info = look?.info ?? (await this.tmux.paneInfo(this.name));
+      let info = look?.info ?? (await this.tmux.paneInfo(this.name));
+      // tmux can mark a pane dead (its pty closed) a moment before it has reaped the exit status.
+      for (let i = 0; i < 5 && info.dead && info.deadStatus === undefined && info.deadSignal === undefined; i++) info = await sleep(100).then(() => this.tmux.paneInfo(this.name));
       if (info.dead) {
         const text = look?.text ?? (await this.tmux.capturePane(this.name).catch(() => ''));
         const how = info.deadSignal ? `signal ${info.deadSignal}` : `status ${info.deadStatus ?? '?'}`;

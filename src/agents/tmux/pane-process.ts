@@ -110,6 +110,13 @@ function deadDuringBoot(look: PaneLook, resuming: boolean, context: Record<strin
   return new RudderError('AGENT_SPAWN_FAILED', `The TUI exited while starting (${how}).${cause} Last screen: ${screen || '(blank)'}. Run \`rudder doctor\`.`, context);
 }
 
+/** tmux can mark a pane dead a moment before it has reaped the exit status: wait a little for it. */
+async function withExitStatus(pane: Pane, look: PaneLook): Promise<PaneLook> {
+  let info = look.info;
+  for (let i = 0; i < 5 && info.deadStatus === undefined && info.deadSignal === undefined; i++) info = await sleep(100).then(() => pane.tmux.paneInfo(pane.name));
+  return { ...look, info };
+}
+
 /**
  * Waits for an idle input box, answering the startup dialogs the policy allows. An unknown menu or
  * screen is never typed into: past the deadline the error names what the pane shows.
@@ -121,7 +128,7 @@ export async function bootPane(pane: Pane, policy: DialogPolicy, log: Logger, op
   let refusals = 0;
   while (Date.now() < deadline) {
     const look = (last = await pane.look());
-    if (look.info.dead) throw deadDuringBoot(look, opts.resuming, opts.context, opts.diagnosis);
+    if (look.info.dead) throw deadDuringBoot(await withExitStatus(pane, look), opts.resuming, opts.context, opts.diagnosis);
     if (look.verdict === 'ready') {
       readySince ??= Date.now();
       if (Date.now() - readySince >= TIMING.bootSettleMs) return;

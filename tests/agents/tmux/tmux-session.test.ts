@@ -22,7 +22,8 @@ import { killAtToolStart, killServers, privateSocket, removeRigDirs, tmuxLaunch,
 const tmuxAvailable = await hasTmux();
 const ESC = '\x1b';
 
-describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', () => {
+// Each test starts the real TUI, sometimes twice: on a loaded machine that takes several times as long as here idle.
+describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240_000 }, () => {
   let mock: MockApi;
   const sockets: string[] = [];
   const sessions: ClaudeTmuxSession[] = [];
@@ -260,13 +261,13 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', () => {
       const held = new Promise<void>((r) => (release = r));
       let asked = false;
       // Once per attempt: after a denied tool the next prompt shares a user message with its tool result.
-      mock.setScript(async (r) => (!r.side && r.lastText.includes(`tag:w${attempt}`) && !asked ? ((asked = true), await held, { kind: 'tool', name: 'Bash', input: { command: `touch ${never}` } }) : undefined));
-      const turn = s.startTurn({ inputs: [{ id: `w${attempt}`, text: `work tag:w${attempt}` }] });
+      mock.setScript(async (r) => (!r.side && r.lastText.includes(`tag:pw${attempt}`) && !asked ? ((asked = true), await held, { kind: 'tool', name: 'Bash', input: { command: `touch ${never}` } }) : undefined));
+      const turn = s.startTurn({ inputs: [{ id: `pw${attempt}`, text: `work tag:pw${attempt}` }] });
       const events = collect(turn);
-      await mock.waitFor((r) => !r.side && r.lastText.includes(`tag:w${attempt}`), 30_000);
+      await mock.waitFor((r) => !r.side && r.lastText.includes(`tag:pw${attempt}`), 30_000);
       release();
       await waitUntil(async () => readMenu(await capture())?.question === 'Do you want to proceed?', 30_000, 5);
-      const p = s.steer({ id: `s${attempt}`, text: `meanwhile tag:s${attempt}` });
+      const p = s.steer({ id: `ps${attempt}`, text: `meanwhile tag:ps${attempt}` });
       await waitUntil(() => events.some((e) => e.type === 'permission'), 30_000);
       const req = events.find((e) => e.type === 'permission')!;
       if (!p.written) {
@@ -279,20 +280,20 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', () => {
       await waitUntil(() => events.some((e) => e.type === 'status' && e.notify === true), 20_000);
       const told = events.find((e) => e.type === 'status' && e.notify === true)!;
       expect(told.type === 'status' && told.message).toMatch(/not typed yet: the agent terminal shows a menu/);
-      expect(told.type === 'status' && told.inputIds).toEqual([`s${attempt}`]);
-      expect(await capture()).not.toContain(`tag:s${attempt}`);
+      expect(told.type === 'status' && told.inputIds).toEqual([`ps${attempt}`]);
+      expect(await capture()).not.toContain(`tag:ps${attempt}`);
       // The person says No: the turn ends, and the waiting message runs as the next turn of its own.
       expect(s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: false })).toBe(true);
       const first = await turn.result;
-      expect(first.inputIds).toEqual([`w${attempt}`]);
+      expect(first.inputIds).toEqual([`pw${attempt}`]);
       const outcome = await p;
       expect(outcome.outcome).toBe('ran-as-turn');
       if (outcome.outcome !== 'ran-as-turn') return;
       expect(outcome.turn).not.toBe(turn);
-      expect(outcome.turn.inputIds()).toEqual([`s${attempt}`]);
+      expect(outcome.turn.inputIds()).toEqual([`ps${attempt}`]);
       const r = await outcome.turn.result;
-      expect(r.text).toContain(`ok tag:s${attempt}`);
-      expect(mock.mainRequests().filter((q) => q.lastText.includes(`tag:s${attempt}`))).toHaveLength(1);
+      expect(r.text).toContain(`ok tag:ps${attempt}`);
+      expect(mock.mainRequests().filter((q) => q.lastText.includes(`tag:ps${attempt}`))).toHaveLength(1);
       expect(fs.existsSync(never)).toBe(false);
       return;
     }
