@@ -24,11 +24,10 @@ import { MenuWatch } from './menu-watch.js';
 import { PaneHost } from './pane-host.js';
 import type { PaneLook } from './pane.js';
 import { reportToolsOnlyOnScreen } from './screen-tools.js';
-import { runSlashCommand, type SlashCommandRun } from './slash-commands.js';
+import { clearInTui, modelInTui, type TuiCommandDeps } from './slash-commands.js';
 import { TIMING, type TmuxLaunch } from './tmux-launch.js';
 import type { TmuxTurn } from './tmux-turn.js';
 import type { TranscriptEntry } from './transcript-entries.js';
-import { sessionOfPid } from './transcript.js';
 import { armTurnTimeout } from './turn-timeout.js';
 import { TurnTracker, type Delivery } from './turn-tracker.js';
 
@@ -180,27 +179,13 @@ export class ClaudeTmuxSession implements AgentSession {
 
   /** Clears the context with the TUI's /clear once no turn runs; the new session id is persisted. */
   clearContext(): Promise<void> {
-    return this.commands.add(async () => {
-      const pid = this.host.pid;
-      if (!this.host.live || pid === undefined) return this.host.forgetSession();
-      const before = sessionOfPid(this.host.configDir, pid) ?? this.host.sid;
-      await runSlashCommand('/clear', this.slashRun(() => (sessionOfPid(this.host.configDir, pid) ?? before) !== before));
-      this.host.switchSession(sessionOfPid(this.host.configDir, pid)!);
-      this.log.info({ sessionId: this.host.sid }, 'context cleared with /clear');
-    });
+    return this.commands.add(() => clearInTui(this.commandDeps()));
   }
 
   /** Switches the model with the TUI's /model once no turn runs; a later respawn uses it too. */
   setModel(model: string | undefined): Promise<void> {
     this.host.model = model ?? this.launch.model;
-    return this.commands.add(async () => {
-      if (!this.host.live) return;
-      const seen = this.commandTexts.length;
-      const name = this.host.model ?? 'default';
-      const took = () => (this.host.readTranscript(), this.commandTexts.slice(seen).some((t) => t.includes('Set model to')));
-      await runSlashCommand(`/model ${name}`, { ...this.slashRun(took), confirm: /^yes, switch\b/i });
-      this.log.info({ model: name }, 'model switched with /model');
-    });
+    return this.commands.add(() => modelInTui(this.commandDeps(), this.host.model ?? 'default'));
   }
 
   async stop(reason: string): Promise<void> {
@@ -316,9 +301,7 @@ export class ClaudeTmuxSession implements AgentSession {
     queueMicrotask(() => void this.commands.drain());
   }
 
-  // ---- slash commands, between turns ----
-
-  private slashRun(took: () => boolean): SlashCommandRun {
-    return { pane: this.host.pane!, withPane: (fn) => this.host.withPane(fn), readyTimeoutMs: this.launch.tmux.readyTimeoutMs, took, context: this.context() };
+  private commandDeps(): TuiCommandDeps {
+    return { host: this.host, log: this.log, readyTimeoutMs: this.launch.tmux.readyTimeoutMs, context: this.context(), commandTexts: this.commandTexts };
   }
 }
