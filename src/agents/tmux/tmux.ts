@@ -94,6 +94,9 @@ function runTmux(args: string[], input?: string): Promise<RunResult> {
   });
 }
 
+const SERVER_EXIT_RETRIES = 5;
+const serverWasExiting = (err: unknown) => err instanceof RudderError && /server exited unexpectedly|lost server/.test(String(err.context.stderr ?? ''));
+
 /** True when a tmux binary can be run. */
 export async function hasTmux(): Promise<boolean> {
   try {
@@ -165,12 +168,22 @@ export class Tmux {
   constructor(readonly socket: TmuxSocket) {}
 
   /** Runs one tmux command, or several in one invocation (joined by tmux's own `;` separator). */
-  private run(command: string[] | string[][], input?: string): Promise<RunResult> {
+  private async run(command: string[] | string[][], input?: string): Promise<RunResult> {
     const commands = (Array.isArray(command[0]) ? command : [command]) as string[][];
     const socketArgs = 'name' in this.socket ? ['-L', this.socket.name] : ['-S', this.socket.path];
     const args = commands.flatMap((c, i) => [...(i ? [';'] : []), ...c.map(escapeTmuxArg)]);
     // -f /dev/null: a server we start ignores the user's ~/.tmux.conf, so panes behave the same everywhere.
-    return runTmux(['-u', '-f', '/dev/null', ...socketArgs, ...args], input);
+    const argv = ['-u', '-f', '/dev/null', ...socketArgs, ...args];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await runTmux(argv, input);
+      } catch (err) {
+        // Its last session just closed, the server was exiting as this client connected; it did
+        // nothing, and the next try starts a fresh server (a respawn right after a death hits this).
+        if (attempt >= SERVER_EXIT_RETRIES || !serverWasExiting(err)) throw err;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
   }
 
   async newSession(opts: NewSessionOptions): Promise<void> {

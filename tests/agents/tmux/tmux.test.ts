@@ -127,6 +127,19 @@ describe('Tmux on a private socket', () => {
     await tmux.killSession(name);
   });
 
+  it('starts a session right after the server’s last one was killed (as a respawn does): never “server exited unexpectedly”', async () => {
+    const own = new Tmux({ name: `rudder-test-respawn-${process.pid}` });
+    try {
+      // The server exits when its last session closes; a client connecting meanwhile fails unless it tries again.
+      for (let i = 0; i < 40; i++) {
+        await own.newSession({ name: 'respawn', cwd: os.tmpdir(), width: 80, height: 24, env: baseEnv, argv: ['sleep', '30'] });
+        expect(await own.killSession('respawn')).toBe(true);
+      }
+    } finally {
+      await own.killServer();
+    }
+  });
+
   it('reports a live pane with its pid', async () => {
     const name = sessionName('live');
     await tmux.newSession({ name, cwd: os.tmpdir(), width: 80, height: 24, env: baseEnv, argv: ['sleep', '30'] });
