@@ -43,6 +43,7 @@ const EFFECTS: Array<[RegExp, string]> = [
   [/\b(switch to|use|enable) auto mode\b/i, 'Switches the session to auto mode: later tool uses run without asking you.'],
   [/\bauto-accept edits\b|\baccept edits\b|\ballow all edits\b/i, 'Switches the session to accept-edits mode: later file edits run without asking you.'],
   [/\bbypass permissions\b|\bskip permissions\b/i, 'Turns permission prompts off for the session.'],
+  [/\bmy default mode\b|\bdefault permission mode\b/i, 'Changes the default permission mode of later sessions too.'],
   [/\bdon'?t ask again\b|\bdo not ask again\b|\balways allow\b|\bfrom now on\b/i, 'Remembers this approval: similar requests are no longer asked.'],
 ];
 

@@ -205,6 +205,17 @@ describe('the permission relay', () => {
     expect(open.request.options).toHaveLength(count);
   });
 
+  it('marks a consent dialog’s mode-changing answers too, and offers only the way out under relay (2.1.112 auto mode)', () => {
+    const view = readMenu(pane112('auto-mode-consent--started-permission-mode-auto'))!;
+    const marked = menuRequest(view, undefined, 'acceptEdits').request.options;
+    expect(marked.map((o) => [o.label, !!o.effect])).toEqual([
+      ['Yes, and make it my default mode', true],
+      ['Yes, enable auto mode', true],
+      ['No, exit', false],
+    ]);
+    expect(menuRequest(view, undefined, 'relay').request.options.map((o) => o.label)).toEqual(['No, exit']);
+  });
+
   it('describes the other menus of both TUI lines by their own words', () => {
     const limit = menuRequest(readMenu(pane112('rate-limit-menu--mock-429-subscription'))!, undefined, 'relay').request;
     expect(limit).toMatchObject({ toolName: 'menu', description: 'What do you want to do?', input: { title: 'What do you want to do?', question: 'What do you want to do?' } });
