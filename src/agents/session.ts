@@ -51,13 +51,20 @@ export interface TurnResult {
   steered: number;
 }
 
+export interface PermissionOption {
+  id: string;
+  label: string;
+  /** Set when choosing it changes more than this request (later prompts are no longer asked): show it beside the label. */
+  effect?: string;
+}
+
 export interface PermissionRequest {
   requestId: string;
   toolName: string;
   input: Record<string, unknown>;
   description?: string;
   /** Options to show the person, in order; for the stream backend just allow/deny. */
-  options: Array<{ id: string; label: string }>;
+  options: PermissionOption[];
 }
 
 export type PermissionDecision = { allow: true } | { allow: false; message?: string } | { optionId: string };
@@ -73,8 +80,11 @@ export type TurnEvent =
   | { type: 'tool-result'; toolUseId: string; isError: boolean; excerpt: string }
   | { type: 'steer-absorbed'; inputId: string }
   | { type: 'permission'; request: PermissionRequest }
-  /** Progress worth showing; with notify, the person is told in the chat (a message waits, a menu could not be answered). */
-  | { type: 'status'; message: string; notify?: boolean }
+  /**
+   * Progress worth showing; with notify, the person is told in the chat (a message waits, a menu
+   * could not be answered). inputIds: the messages it is about when not the turn's own (a steer still waiting).
+   */
+  | { type: 'status'; message: string; notify?: boolean; inputIds?: string[] }
   | { type: 'result'; result: TurnResult }
   | { type: 'error'; error: RudderError };
 

@@ -72,8 +72,8 @@ export class TurnOutcomes {
       case 'status':
         this.ctx.bus.emit(conv, 'status', primary, { state: 'agent', message: e.message, turnId: turn.id }, { ephemeral: true });
         // The person is told in the chat: a message waits for the terminal, a menu answer failed.
-        // Attributed to the turn's message, or (not yet taken in) to what the lane handed the agent.
-        if (e.notify) this.ctx.send(conv, 'notice', e.message, turn.inputIds().length ? this.rowsOf(turn.inputIds().slice(0, 1)) : [...this.lane.inFlight.values()].slice(0, 1));
+        // Attributed to the message it names (a steer still waiting), the turn's, or what the lane handed the agent.
+        if (e.notify) this.ctx.send(conv, 'notice', e.message, e.inputIds?.length ? this.rowsOf(e.inputIds) : turn.inputIds().length ? this.rowsOf(turn.inputIds().slice(0, 1)) : [...this.lane.inFlight.values()].slice(0, 1));
         return;
       case 'started':
         this.ctx.bus.emit(conv, 'status', primary, { state: 'turn-started', turnId: turn.id, inputIds: e.inputIds }, { ephemeral: true });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Logger } from '../../src/ops/logger.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { TMUX_DEFAULTS, type TmuxLaunch, type TmuxSettings } from '../../src/agents/tmux/tmux-launch.js';
+import { ClaudeTmuxSession } from '../../src/agents/tmux/tmux-session.js';
 import { Tmux } from '../../src/agents/tmux/tmux.js';
 import { CLAUDE_BIN, rigEnv, tempDir } from './claude-rig.js';
 
@@ -70,4 +71,49 @@ export function tmuxLaunch(opts: TmuxRigOptions): TmuxLaunch & { home: string } 
 /** Kills every tmux server the tests started, by exact socket name. */
 export async function killServers(sockets: string[]): Promise<void> {
   await Promise.all(sockets.map((s) => new Tmux({ name: s }).killServer()));
+}
+
+/** The lines the TUI writes first in a new session's transcript, before any of the conversation. */
+const METADATA_TYPES = new Set(['mode', 'permission-mode', 'atis-latch', 'file-history-snapshot', 'tools-used']);
+
+/**
+ * kill -9 of the pane's claude the moment its tool starts (the tool touches `flag`). Claude Code
+ * writes a new session's conversation to its transcript in batches: a kill at that moment leaves
+ * metadata lines only most of the time, a whole transcript now and then, no file rarely. The
+ * transcript is left as the common case has it (its metadata lines, in the order written), so the
+ * test sees that state every time and not one run in three.
+ */
+export async function killAtToolStart(pid: () => number | undefined, flag: string, transcript: () => string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!fs.existsSync(flag)) {
+    if (Date.now() > deadline) throw new Error(`the tool never started (${flag})`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const target = pid();
+  if (target === undefined) throw new Error('no pane process to kill');
+  process.kill(target, 'SIGKILL');
+  const file = transcript();
+  const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+  const kept = lines.filter((l) => METADATA_TYPES.has(String((JSON.parse(l) as { type?: unknown }).type)));
+  if (kept.length === 0) kept.push(JSON.stringify({ type: 'mode', mode: 'normal' }), JSON.stringify({ type: 'permission-mode', permissionMode: 'default' }));
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${kept.join('\n')}\n`);
+}
+
+/**
+ * How long the TUI takes on this machine, now, from a new session's first message to its reply:
+ * start-up, the first-run dialogs and one short turn. Time budgets of tests derive from it, so a
+ * loaded machine stretches them instead of failing them.
+ */
+export async function measureTuiFirstTurnMs(mockUrl: string): Promise<number> {
+  const socket = privateSocket('measure');
+  const s = new ClaudeTmuxSession(tmuxLaunch({ mockUrl, socket, conversationId: 'measure-start-up' }));
+  const started = Date.now();
+  try {
+    await s.startTurn({ inputs: [{ id: 'measure', text: 'hello tag:measure' }] }).result;
+    return Date.now() - started;
+  } finally {
+    await s.stop('measured');
+    await killServers([socket]);
+  }
 }

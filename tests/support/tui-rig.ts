@@ -49,6 +49,10 @@ export interface RigOptions {
   args?: string[];
   seed?: SeedOptions;
   script?: Script;
+  /** The claude binary to run; default the pinned one. */
+  bin?: string;
+  /** How the CLI authenticates to the mock: an API key (default), or a subscription token (429s then offer the rate-limit menu). */
+  auth?: 'api-key' | 'oauth';
 }
 
 export interface Rig {
@@ -70,14 +74,16 @@ export interface Rig {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function claudeEnv(home: string, apiUrl: string): Record<string, string> {
+export const OAUTH_TOKEN = 'sk-ant-oat01-mock-subscription-token';
+
+export function claudeEnv(home: string, apiUrl: string, auth: RigOptions['auth'] = 'api-key'): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     TERM: 'tmux-256color',
     LANG: 'C.UTF-8',
     ANTHROPIC_BASE_URL: apiUrl,
-    ANTHROPIC_API_KEY: API_KEY,
+    ...(auth === 'oauth' ? { CLAUDE_CODE_OAUTH_TOKEN: OAUTH_TOKEN } : { ANTHROPIC_API_KEY: API_KEY }),
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_TELEMETRY: '1',
     DISABLE_AUTOUPDATER: '1',
@@ -112,7 +118,7 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
   const mock = await startMockApi({ script: opts.script });
   const { tmux, name } = opts;
   const startedAt = Date.now();
-  await tmux.newSession({ name, cwd, width: opts.width, height: opts.height, env: claudeEnv(home, mock.url), argv: [CLAUDE_BIN, ...(opts.args ?? [])] });
+  await tmux.newSession({ name, cwd, width: opts.width, height: opts.height, env: claudeEnv(home, mock.url, opts.auth), argv: [opts.bin ?? CLAUDE_BIN, ...(opts.args ?? [])] });
 
   const text = () => tmux.capturePane(name);
   return {

@@ -61,3 +61,27 @@ export const enterSendsAsTyped = (s: ShotContext, typed: string) => async () => 
   s.note(`(Enter pressed after the capture sent ${JSON.stringify(typed)} to the mock API)`);
   return `Enter pressed right after the capture sent ${JSON.stringify(req.lastUserText.trimEnd().slice(-typed.length))} unchanged to the mock API`;
 };
+
+/** Backs a `not-ready` verdict on the box in shell mode: a probe typed + Enter runs as a shell command. */
+export const enterRunsAsShellCommand = (s: ShotContext) => async () => {
+  const tag = `shellprobe${Date.now().toString(36)}`;
+  await s.rig.type(tag);
+  await sleep(500);
+  await s.rig.keys('Enter');
+  await s.rig.waitFor((t) => t.includes(`${tag}: command not found`), 'the probe run as a shell command', 15_000);
+  s.note(`(probe "${tag}" + Enter typed after the capture ran as a shell command: the pane showed "${tag}: command not found")`);
+  return 'a probe typed + Enter right after the capture ran as a shell command ("command not found"), not as a message';
+};
+
+/** Shell mode, then out of it again: "!" into the empty box, a shot, the probe; "!" and Backspace, a shot. */
+export async function shellModeShots(s: ShotContext): Promise<void> {
+  await s.keys('!');
+  await s.settle(500);
+  await s.shot('shell-mode', 'typed-bang-into-empty-box', 'not-ready', '"!" typed into the empty box switches it to shell mode: Enter runs the text as a shell command', enterRunsAsShellCommand(s));
+  await s.settle(2000);
+  await s.keys('!');
+  await s.settle(500);
+  await s.keys('BSpace');
+  await s.settle(500);
+  await s.shot('shell-mode-left', 'backspace-in-empty-shell-mode', 'ready', 'Backspace in the empty shell-mode box goes back to the input box', s.probeArrives);
+}

@@ -4,7 +4,7 @@
  * (a probe that arrived, a turn still in flight, tmux reporting the pane dead).
  */
 import { PANEL_SCENARIOS } from './tui-scenarios-panels.js';
-import { BOOT_SETTLE_MS, bootIdle, enterDoesNotSend, FOOTER, paneDead, stillRunning, stillStreaming } from './tui-scenario-helpers.js';
+import { BOOT_SETTLE_MS, bootIdle, enterDoesNotSend, FOOTER, paneDead, stillRunning, stillStreaming, shellModeShots } from './tui-scenario-helpers.js';
 import { READY_SEED } from './tui-rig.js';
 import { askQuestionScript, planExitScript } from './tui-scripts.js';
 import type { Scenario } from './tui-shot.js';
@@ -75,9 +75,7 @@ export const SCENARIOS: Scenario[] = [
       await s.settle(500);
       await s.shot('typed-not-sent', 'typed-into-idle-box', 'ready', 'text typed into the idle box, Enter not pressed', s.probeArrives);
       await s.settle(2000);
-      await s.keys('!');
-      await s.settle(500);
-      await s.shot('shell-mode', 'typed-bang-into-empty-box', 'ready', '"!" typed into the empty box switches it to shell mode; still an input box', s.probeArrives);
+      await shellModeShots(s);
     },
   },
   {

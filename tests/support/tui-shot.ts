@@ -24,7 +24,7 @@ export interface Shot {
   capturedAtMs: number;
 }
 
-export interface RigSetup extends Pick<RigOptions, 'args' | 'seed'> {
+export interface RigSetup extends Pick<RigOptions, 'args' | 'seed' | 'auth'> {
   /** A fresh mock script per run: scripts count their steps. */
   makeScript?: () => Script;
 }

@@ -2,7 +2,7 @@
  * Getting one message into the TUI: a live pane (spawned or resumed), commands queued before it
  * run first, then it is typed when the pane takes it, and confirmed by the transcript. A turn's
  * own message waits for the pane as long as the turn lives (the person is told past the ready
- * timeout); a steer waits a bounded time, then is withdrawn and runs after the turn.
+ * timeout); so does a steer, which runs as the next turn when the running one ends first.
  */
 import { RudderError, asRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
@@ -37,6 +37,8 @@ export class Deliverer {
     const { host, lock, tracker } = this.deps;
     try {
       await host.ensureLive(this.deps.context());
+      const note = host.takeNewSessionNote();
+      if (note) turn.emit({ type: 'status', notify: note.notify, message: `${note.notify ? '⚠️ ' : ''}${note.message}` });
       await this.deps.commandsFirst();
       if (await typeWhenTypeable(this.job(turn, d, msg, 'ready'))) await this.arrival(d, msg);
     } catch (err) {
@@ -47,17 +49,37 @@ export class Deliverer {
     }
   }
 
+  /**
+   * A steer is typed while a turn runs (ready or busy: the TUI queues it into the turn). While the
+   * pane cannot take it (a menu, not ready) it waits as long as that turn lives; a turn that ends
+   * first leaves it to run as the next turn of its own, and steer() resolves 'ran-as-turn' with it.
+   */
   async steer(d: Delivery, msg: PreparedMessage): Promise<void> {
     const { lock, tracker } = this.deps;
     try {
-      const typed = await typeWhenTypeable(this.job(d.writtenDuring, d, msg, 'typeable'));
-      if (typed) await this.arrival(d, msg);
-      else if (tracker.deliveries.has(d.marker) && !this.deps.stopped()) throw new RudderError('AGENT_NOT_READY', 'The terminal did not take input in time; the message waits for the next turn.', this.deps.context());
+      for (let during = d.writtenDuring; during; during = tracker.current) {
+        if (await typeWhenTypeable(this.job(during, d, msg, 'typeable'))) return void (await this.arrival(d, msg));
+        if (this.deps.stopped() || !tracker.deliveries.has(d.marker)) return;
+      }
     } catch (err) {
       const error = asRudderError(err, 'AGENT_UNDELIVERED', { ...this.deps.context(), unanswered: d.inputIds });
       this.deps.log.warn({ code: error.code, marker: d.marker }, 'steer not delivered; it stays owed and runs after the turn');
-      lock.run(() => tracker.drop(d, error));
+      return lock.run(() => tracker.drop(d, error));
     }
+    const next = lock.run(() => (tracker.current || !tracker.deliveries.has(d.marker) ? undefined : this.ownTurn(d)));
+    if (next) await this.turn(next, d, msg);
+    else if (tracker.deliveries.has(d.marker)) void this.steer(d, msg);
+  }
+
+  /** The steer becomes a turn of its own (inside the lock, with no turn current). */
+  private ownTurn(d: Delivery): TmuxTurn {
+    const { tracker, log } = this.deps;
+    d.kind = 'turn';
+    const next = tracker.begin(d.inputIds, d);
+    log.info({ marker: d.marker, inputs: d.inputIds }, 'the turn ended before the steer could be typed: it runs as the next turn');
+    d.settle?.resolve({ outcome: 'ran-as-turn', turn: next });
+    d.settle = undefined;
+    return next;
   }
 
   private job(turn: TmuxTurn | undefined, d: Delivery, msg: PreparedMessage, accept: TypingJob['accept']): TypingJob {
@@ -67,11 +89,12 @@ export class Deliverer {
       text: msg.typed,
       pane: () => (host.live ? host.pane : undefined),
       withPane: (fn) => host.withPane(fn),
-      giveUpAfterMs: accept === 'typeable' ? launch.tmux.readyTimeoutMs : undefined,
+      giveUpAfterMs: undefined,
       tellAfterMs: launch.tmux.readyTimeoutMs,
       cancelled: () => this.deps.stopped() || !tracker.deliveries.has(d.marker) || !!turn?.isSettled(),
       observe: this.deps.observe,
-      tell: (message) => (turn ?? tracker.current)?.emit({ type: 'status', notify: true, message }),
+      // About the message that waits, not the one the running turn already took in.
+      tell: (message) => (turn ?? tracker.current)?.emit({ type: 'status', notify: true, message, inputIds: d.inputIds }),
       log: this.deps.log,
     };
   }

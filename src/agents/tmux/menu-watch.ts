@@ -5,6 +5,7 @@
  * A menu is never dismissed on Rudder's own initiative: the person answers it, here or in tmux.
  */
 import type { Logger } from '../../ops/logger.js';
+import type { PermissionMode } from '../claude/args.js';
 import type { PermissionDecision } from '../session.js';
 import { readMenu, selectOption } from './menus.js';
 import type { Pane, PaneLook } from './pane.js';
@@ -18,6 +19,8 @@ export interface MenuWatchDeps {
   /** Reads new transcript entries (so a retried Enter can see the prompt was already answered). */
   refresh: () => void;
   autoAllow: readonly string[];
+  /** The configured mode: with relay or manual, options that stop the asking are not offered. */
+  permissionMode: PermissionMode;
   readyTimeoutMs: number;
   log: Logger;
 }
@@ -58,7 +61,7 @@ export class MenuWatch {
     if (this.seen?.signature !== view.signature) return void (this.seen = { signature: view.signature, since: now });
     if (now - this.seen.since < TIMING.menuStableMs || !turn) return;
     if ([...this.open.values()].some((m) => m.signature === view.signature)) return;
-    const req = menuRequest(view, turn.pendingToolUse());
+    const req = menuRequest(view, turn.pendingToolUse(), this.deps.permissionMode);
     if (req.kind === 'menu' && !turn.arrived && now - this.seen.since < this.deps.readyTimeoutMs) return;
     this.open.set(req.requestId, { ...req, lastSeenAt: now, turn });
     const rule = req.kind === 'permission' ? autoAllowed(this.deps.autoAllow, turn.pendingToolUse()) : undefined;
@@ -86,10 +89,12 @@ export class MenuWatch {
     return true;
   }
 
+  /** Selects the request's option `index` in the pane (by its place in the menu on screen). */
   private choose(requestId: string, index: number): void {
     const m = this.open.get(requestId);
     const pane = this.deps.pane();
-    if (!m || !pane || index < 0) return;
+    const onScreen = m?.screenIndex[index];
+    if (!m || !pane || onScreen === undefined) return;
     m.answered = true;
     const stillPending = () => {
       if (!m.toolUseId) return true;
@@ -97,7 +102,7 @@ export class MenuWatch {
       return m.turn.pendingToolUse()?.id === m.toolUseId;
     };
     void this.deps
-      .withPane(() => selectOption(pane, { match: (_, i) => i === index, signature: m.signature, stillPending }))
+      .withPane(() => selectOption(pane, { match: (_, i) => i === onScreen, signature: m.signature, stillPending }))
       .catch(() => 'enter-ignored' as const)
       .then((outcome) => {
         this.open.delete(requestId);

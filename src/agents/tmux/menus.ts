@@ -10,8 +10,11 @@
  *    Esc to cancel · Tab to amend           hint
  *
  * Menus without numbers (the trust dialog: ` ❯ No, exit` / `   Yes, I trust this folder`) read the same way.
+ * A dialog starts at the rule at column 0 above its options (`────`, or `▔▔▔▔` for pickers): what is
+ * above that is scrollback, never part of the menu. Inside it, dashed rules (`╌╌╌`) frame the
+ * command or diff a tool prompt shows, and `Tip:` lines advertise other modes.
  */
-import { highlightedEntry, isBlank, isRule, startsNumbered, tailLines } from './pane-lines.js';
+import { highlightedEntry, isBlank, startsNumbered, tailLines } from './pane-lines.js';
 import { sleep, type Pane } from './pane.js';
 
 export interface MenuOption {
@@ -25,8 +28,14 @@ export interface MenuView {
   /** Index of the highlighted option. */
   highlighted: number;
   question: string | undefined;
-  /** The dialog's text above the options, back to the rule that opens it (title, command, file). */
+  /** The dialog's lines above the options, back to the rule that opens it (title, command, file), rules left out. */
   body: string[];
+  /** The dialog's first line ("Bash command", "Select model"). */
+  title: string | undefined;
+  /** What the dialog shows between its first pair of dashed rules (a tool prompt's command), lines as drawn. */
+  framed: string[];
+  /** The body without its tips (`Tip: …` and their wrapped tails). */
+  text: string[];
   hint: string | undefined;
   /** Identifies this menu on screen (question and options), to tell a new prompt from the same one. */
   signature: string;
@@ -37,6 +46,28 @@ const MENU_SCAN_LINES = 60;
 const MAX_BODY_LINES = 30;
 
 const leading = (l: string) => l.length - l.trimStart().length;
+
+const EDGE_CHARS = new Set(['─', '▔', '╌', '━', '═']);
+/** A line of rule characters only (`────`, `▔▔▔▔`, `╌╌╌╌`), at least 10 of them. */
+function ruleOf(line: string): string | undefined {
+  const t = line.trim();
+  if (t.length < 10) return undefined;
+  for (const ch of t) if (!EDGE_CHARS.has(ch)) return undefined;
+  return t[0];
+}
+/** The rule that opens a dialog: solid, at column 0 (inner separators are indented or dashed). */
+const opensDialog = (line: string) => line[0] !== ' ' && (ruleOf(line) === '─' || ruleOf(line) === '▔');
+
+/** Removes `Tip: …` lines and the lines they wrapped onto (which start in lower case). */
+function withoutTips(lines: string[]): string[] {
+  const out: string[] = [];
+  let inTip = false;
+  for (const l of lines) {
+    if (/^tip:/i.test(l)) inTip = true;
+    else if (!(inTip && /^[a-z]/.test(l))) (inTip = false), out.push(l);
+  }
+  return out;
+}
 
 function parseNumbered(text: string): MenuOption {
   const m = /^\s*(\d{1,3})[.)]\s+(.*)$/.exec(text);
@@ -88,15 +119,24 @@ export function readMenu(text: string): MenuView | undefined {
     options.push(numbered ? parseNumbered(body) : { number: undefined, label: body.trim() });
   }
   const above: string[] = [];
+  const framed: string[] = [];
+  let dashed = 0;
   for (let i = top - 1; i >= 0 && above.length < MAX_BODY_LINES; i--) {
     const l = lines[i]!;
-    if (isRule(l)) break;
-    if (!isBlank(l)) above.unshift(l.trim());
+    if (opensDialog(l)) break;
+    const rule = ruleOf(l);
+    if (rule === '╌') dashed++;
+    if (rule) continue;
+    if (isBlank(l)) continue;
+    above.unshift(l.trim());
+    // Counted from the bottom: the command sits between the last two dashed rules above the options.
+    if (dashed === 1) framed.unshift(l.trim());
   }
+  if (dashed < 2) framed.length = 0;
   const question = [...above].reverse().find((l) => l.endsWith('?'));
   const hintLine = lines.slice(bottom + 1).find((l) => !isBlank(l));
   const signature = JSON.stringify([question ?? '', above.slice(-6), options.map((o) => o.label)]);
-  return { options, highlighted, question, body: above, hint: hintLine?.trim(), signature };
+  return { options, highlighted, question, body: above, title: above[0], framed, text: withoutTips(above), hint: hintLine?.trim(), signature };
 }
 
 export type SelectOutcome = 'selected' | 'menu-gone' | 'option-missing' | 'highlight-stuck' | 'enter-ignored';

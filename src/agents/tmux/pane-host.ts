@@ -11,21 +11,21 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { alive } from '../../ops/proc.js';
 import { DEFAULT_KILL_GRACE_MS } from '../claude/launch.js';
-import { bootPane, screenExcerpt, spawnPane } from './pane-process.js';
+import { bootPane, screenExcerpt, spawnPane, stderrFileOf, stderrTail } from './pane-process.js';
 import { killMarked } from '../common/orphans.js';
 import { sleep, type Pane, type PaneLook } from './pane.js';
 import { TIMING, paneName, type TmuxLaunch } from './tmux-launch.js';
 import { Tmux } from './tmux.js';
 import type { TranscriptEntry } from './transcript-entries.js';
-import { TranscriptTail, claudeConfigDir, fileSize, transcriptPath } from './transcript.js';
+import { TranscriptTail, claudeConfigDir, fileSize, transcriptHasConversation, transcriptPath } from './transcript.js';
 
 export interface PaneHostHooks {
   /** New transcript entries, in order. */
   entries(entries: TranscriptEntry[]): void;
   /** A fresh look at the pane while work is in flight. */
   looked(look: PaneLook): void;
-  /** The pane's program died on its own (not stopped by Rudder). */
-  died(detail: string): void;
+  /** The pane's program died on its own (not stopped by Rudder); screen: its last frame. */
+  died(detail: string, screen: string): void;
   /** Work is in flight: poll fast and look at the pane. */
   busy(): boolean;
 }
@@ -52,6 +52,8 @@ export class PaneHost {
   private chain: Promise<unknown> = Promise.resolve();
   /** The kill of a dead pane's tmux session, still in progress. */
   private reaping: Promise<void> | undefined;
+  /** Why the last start began a new session instead of resuming the saved one. */
+  private newSessionNote: { message: string; notify: boolean } | undefined;
 
   constructor(
     private readonly launch: TmuxLaunch,
@@ -87,9 +89,47 @@ export class PaneHost {
 
   private async spawn(context: Record<string, unknown>): Promise<void> {
     await this.reaping;
-    const known = this.sid ? transcriptPath(this.configDir, this.launch.cwd, this.sid) : undefined;
-    const resume = known && fs.existsSync(known) ? this.sid : undefined;
-    if (this.sid && !resume) this.log.warn({ sessionId: this.sid }, 'the saved session has no transcript here; starting a new session');
+    const resume = this.resumable();
+    try {
+      await this.startPane(context, resume);
+    } catch (err) {
+      if (!resume || this.closed || (err as RudderError).code !== 'AGENT_SESSION_NOT_FOUND') throw err;
+      // Nothing to resume: what this start was for runs in a new session instead (once).
+      this.newSessionInstead(resume, (err as RudderError).message, !this.nothingIn(resume));
+      await this.startPane(context, undefined);
+    }
+  }
+
+  /** The session id to --resume, when its transcript holds a conversation; otherwise a new session starts. */
+  private resumable(): string | undefined {
+    if (!this.sid) return undefined;
+    const file = transcriptPath(this.configDir, this.launch.cwd, this.sid);
+    if (!fs.existsSync(file)) this.log.warn({ sessionId: this.sid }, 'the saved session has no transcript here; starting a new session');
+    else if (!transcriptHasConversation(file)) this.newSessionInstead(this.sid, 'its transcript holds no conversation (the agent was stopped before it wrote any)', false);
+    else return this.sid;
+    return undefined;
+  }
+
+  private nothingIn(sessionId: string): boolean {
+    return !transcriptHasConversation(transcriptPath(this.configDir, this.launch.cwd, sessionId));
+  }
+
+  /** Records why a saved session is not resumed; the turn that starts the pane tells the person (see takeNewSessionNote). */
+  private newSessionInstead(sessionId: string, why: string, contextLost: boolean): void {
+    this.log.warn({ sessionId, why, contextLost }, 'the saved session cannot be resumed; starting a new session');
+    const lost = contextLost ? ' The agent does not remember the earlier conversation.' : '';
+    this.newSessionNote = { notify: contextLost, message: `The saved session ${sessionId.slice(0, 8)} could not be resumed: ${why}. A new session was started and the message runs there.${lost}` };
+    this.sid = undefined;
+  }
+
+  /** Why the last start began a new session instead of resuming, once. */
+  takeNewSessionNote(): { message: string; notify: boolean } | undefined {
+    const note = this.newSessionNote;
+    this.newSessionNote = undefined;
+    return note;
+  }
+
+  private async startPane(context: Record<string, unknown>, resume: string | undefined): Promise<void> {
     if (!resume) (this.sid = randomUUID()), (this.sidPersisted = false);
     const { pane, pid, mark } = await spawnPane({ tmux: this.tmux, name: this.name, launch: this.launch, model: this.model, resume, newSessionId: resume ? undefined : this.sid });
     Object.assign(this, { pane, pid, mark, live: true, dead: false });
@@ -103,10 +143,10 @@ export class PaneHost {
     const file = transcriptPath(this.configDir, this.launch.cwd, this.sid!);
     this.tail?.close(); // the previous process's reader, on a respawn
     this.tail = new TranscriptTail(file, resume ? fileSize(file) : 0);
+    const diagnosis = { env: this.launch.env, nothingToResume: () => !transcriptHasConversation(file), stderrFile: stderrFileOf(this.launch) };
     try {
-      await bootPane(pane, { apiKey: this.launch.env.ANTHROPIC_API_KEY, bypass: this.launch.permissionMode === 'bypassPermissions', addDirs: [this.launch.tmux.messageDir], home: this.launch.env.HOME }, this.log, { resuming: !!resume, context: { ...context, pid } });
+      await bootPane(pane, { apiKey: this.launch.env.ANTHROPIC_API_KEY, bypass: this.launch.permissionMode === 'bypassPermissions', addDirs: [this.launch.tmux.messageDir], home: this.launch.env.HOME }, this.log, { resuming: !!resume, context: { ...context, pid }, diagnosis });
     } catch (err) {
-      if ((err as RudderError).code === 'AGENT_SESSION_NOT_FOUND') this.sid = undefined;
       await this.kill('the pane did not start');
       throw err;
     }
@@ -170,31 +210,34 @@ export class PaneHost {
       this.readTranscript();
       const busy = this.hooks.busy();
       const look = busy ? await this.pane.look() : undefined;
-      const info = look?.info ?? (await this.tmux.paneInfo(this.name));
+      let info = look?.info ?? (await this.tmux.paneInfo(this.name));
+      // tmux can mark a pane dead (its pty closed) a moment before it has reaped the exit status.
+      for (let i = 0; i < 5 && info.dead && info.deadStatus === undefined && info.deadSignal === undefined; i++) info = await sleep(100).then(() => this.tmux.paneInfo(this.name));
       if (info.dead) {
         const text = look?.text ?? (await this.tmux.capturePane(this.name).catch(() => ''));
         const how = info.deadSignal ? `signal ${info.deadSignal}` : `status ${info.deadStatus ?? '?'}`;
         this.readTranscript();
-        return this.onDeath(`the agent's terminal program exited (${how}); last screen: ${screenExcerpt(text)}`);
+        const stderr = stderrTail(stderrFileOf(this.launch));
+        return this.onDeath(`the agent's terminal program exited (${how}); ${stderr ? `it printed: ${stderr}; ` : ''}last screen: ${screenExcerpt(text)}`, text);
       }
       if (look) this.hooks.looked(look);
     } catch (err) {
       // list-panes fails once the tmux session is gone: that is a death too.
-      if (this.live && !(await this.tmux.hasSession(this.name).catch(() => true))) this.onDeath('the tmux session of the agent is gone');
+      if (this.live && !(await this.tmux.hasSession(this.name).catch(() => true))) this.onDeath('the tmux session of the agent is gone', '');
       else this.log.debug({ err: (err as Error).message }, 'pane poll failed; trying again');
     } finally {
       this.ticking = false;
     }
   }
 
-  private onDeath(detail: string): void {
+  private onDeath(detail: string, screen: string): void {
     if (!this.live) return;
     this.live = false;
     this.dead = true;
     this.stopPolling();
     this.log.warn({ pid: this.pid, detail }, 'agent pane died; the next message respawns it with --resume');
     if (this.pid !== undefined) this.launch.tracker?.exited(this.pid);
-    this.hooks.died(detail);
+    this.hooks.died(detail, screen);
     // Its last screen is in the log: nothing is left behind. A respawn waits for this first.
     this.reaping = this.tmux.killSession(this.name).then(() => void this.killLeftovers(), () => void this.killLeftovers());
   }

@@ -26,8 +26,8 @@ export interface Layout {
   attached: string[];
 }
 
-/** Footers are at most a few lines; the `?` shortcut panel is seven. */
-const FOOTER_MAX = 10;
+/** Footers are a few lines; the `?` shortcut panel is seven (2.1.332), thirteen at 80 columns (2.1.112). */
+const FOOTER_MAX = 16;
 /** A multi-line message in the box can be long; the box grows up to a limit. */
 const INPUT_MAX = 40;
 /** Blank lines allowed between the attached block and the box (an empty effort-indicator line). */
@@ -61,8 +61,10 @@ function findBox(lines: string[]): { top: number; bottom: number; prompt: Prompt
   let bottom = lines.length - 1;
   while (bottom >= 0 && lines.length - 1 - bottom <= FOOTER_MAX && !isBottomEdge(lines[bottom]!)) bottom--;
   if (bottom < 0 || lines.length - 1 - bottom > FOOTER_MAX) return undefined;
+  // Both edges are of one style: rules (2.1.x), or the older rounded box (╭──╮ … ╰──╯).
+  const isTop = isBoxBottom(lines[bottom]!) ? isBoxTop : isRule;
   let top = bottom - 1;
-  while (top >= 0 && bottom - top <= INPUT_MAX && !isTopEdge(lines[top]!)) top--;
+  while (top >= 0 && bottom - top <= INPUT_MAX && !isTop(lines[top]!)) top--;
   if (top < 0 || top === bottom - 1 || bottom - top > INPUT_MAX) return undefined;
   const prompt = promptLine(lines[top + 1]!);
   return prompt ? { top, bottom, prompt } : undefined;

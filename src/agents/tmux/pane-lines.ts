@@ -62,6 +62,8 @@ export const isBoxTop = (line: string) => line.trimStart().startsWith('╭─');
 export const isBoxBottom = (line: string) => line.trimStart().startsWith('╰─');
 
 export interface PromptLine {
+  /** `❯`, `!` (shell mode: Enter runs the text as a shell command), `>` or `›`. */
+  glyph: string;
   /** The glyph is followed by NBSP: 2.1.332's own idle input line (menus and history use a space). */
   nbsp: boolean;
   /** Nothing but blanks after the glyph. */
@@ -76,7 +78,7 @@ export function promptLine(line: string): PromptLine | undefined {
   if (glyph === undefined || !PROMPT_GLYPHS.has(glyph)) return undefined;
   const next = body[1];
   if (next !== undefined && next !== NBSP && next !== ' ') return undefined;
-  return { nbsp: next === NBSP, empty: isBlank(body.slice(1)) };
+  return { glyph, nbsp: next === NBSP, empty: isBlank(body.slice(1)) };
 }
 
 /** An empty prompt drawn indented (other agents' `  › `); with text after it, an indented `❯` is a highlight. */
@@ -112,8 +114,11 @@ function includesAny(line: string, needles: readonly string[]): boolean {
   return needles.some((n) => lower.includes(n));
 }
 
-/** Hints drawn under a dialog or picker whose keys select something (`↓ to navigate` in /config). */
-const DIALOG_HINTS = ['enter to confirm', 'enter to select', 'esc to cancel', 'to navigate', 'esc to go back'];
+/**
+ * Hints drawn under a dialog or picker whose keys select something: `↓ to navigate` (/config),
+ * 2.1.112's `Enter to continue · Esc to exit` (rewind) and `Enter/↓ to select · Esc to clear` (/config).
+ */
+const DIALOG_HINTS = ['enter to confirm', 'enter to select', 'esc to cancel', 'to navigate', 'esc to go back', 'enter to continue', 'esc to exit', '↓ to select', 'esc to clear'];
 export const hasDialogHint = (line: string) => includesAny(line, DIALOG_HINTS);
 
 /** Drawn while a turn runs: 2.1.332's footer, older spinner lines. */
@@ -147,6 +152,25 @@ export function isActiveSpinner(line: string): boolean {
 export function isModeFooter(line: string): boolean {
   const t = line.trimStart();
   return t.startsWith('⏵⏵ ') || t.startsWith('⏸ ') || t.startsWith('? for shortcuts') || t.startsWith('shift+tab to cycle');
+}
+
+/**
+ * An entry of a completion list drawn BELOW the input box (2.1.112, highlight in colour only):
+ * `/command   description` or `* name (agent) – …` / `+ path`, at column 0. Footers are indented,
+ * and the shortcut panel's `/ for commands` / `/btw for side question` have one space after the word.
+ */
+export function isListBelowBoxEntry(line: string): boolean {
+  if (line.startsWith('* ') || line.startsWith('+ ')) return line.length > 2 && line[2] !== ' ';
+  if (line[0] !== '/') return false;
+  let i = 1;
+  while (i < line.length && /[A-Za-z0-9:_-]/.test(line[i]!)) i++;
+  return i > 1 && (i === line.length || line.startsWith('  ', i));
+}
+
+/** 2.1.112's ctrl+r: the box is a search over earlier prompts; Enter takes the match. */
+export function isHistorySearchFooter(line: string): boolean {
+  const t = line.trimStart();
+  return t.startsWith('search prompts:') || t.startsWith('no matching prompt:');
 }
 
 /** tmux's own line for a pane whose program exited (remain-on-exit). */

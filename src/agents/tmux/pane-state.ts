@@ -5,7 +5,11 @@
  *   menu      a choice is on screen: Enter would SELECT an option. Never type.
  *   busy      a turn is running; the input box takes text and the TUI queues it into the turn.
  *   ready     an idle input box (or a bare prompt, or a permission-mode footer).
- *   not-ready anything else: blank, booting, banner prose, exited, a view without the box.
+ *   not-ready anything else: blank, booting, banner prose, exited, a view without the box, the
+ *             box in shell mode (`!`: Enter runs the text as a command).
+ *
+ * Both TUI lines are read: 2.1.332 (alternate screen, lists drawn above the box) and 2.1.112
+ * (main screen, welcome box, slash-command and @-mention lists drawn below the box).
  *
  * Precedence is menu > busy > ready > not-ready. Slash-command mentions are never evidence of
  * anything (a banner advertises `/model` in prose); only structure counts: the input box between
@@ -22,6 +26,8 @@ import {
   highlightedEntry,
   isActiveSpinner,
   isBlank,
+  isHistorySearchFooter,
+  isListBelowBoxEntry,
   isModeFooter,
   isPaneDeadLine,
   isSelectedNumberedOption,
@@ -60,8 +66,14 @@ function findMenu(layout: Layout): string | undefined {
   if (anchor !== undefined) {
     // With a live input box, only what is drawn against it counts; older lines are history.
     if (attached.some(isSelectedNumberedOption) || footer.some(isSelectedNumberedOption)) return 'numbered-option-selected';
-    if (attached.some((l) => (highlightedEntry(l)?.indent ?? 0) > 0)) return 'list-entry-highlighted-above-input';
+    // While messages wait in the TUI's queue, 2.1.112 draws them as `  ❯ text` above the box: not a list.
+    const queueShown = layout.inputLines.some(hasQueuedPlaceholder);
+    if (!queueShown && attached.some((l) => (highlightedEntry(l)?.indent ?? 0) > 0)) return 'list-entry-highlighted-above-input';
     if (attached.some(hasDialogHint)) return 'dialog-hint-above-input';
+    if (footer.some(isListBelowBoxEntry)) return 'list-below-input';
+    // Real footers never hold a highlighted choice: a dialog under something that looks like a box is still a dialog.
+    if (footer.some((l) => highlightedEntry(l) !== undefined)) return 'highlight-below-input';
+    if (footer.some(isHistorySearchFooter)) return 'history-search';
     return undefined;
   }
   const recent = lastNonBlank(lines, MENU_LINES_NO_BOX);
@@ -105,6 +117,8 @@ function classify(text: string, facts: PaneFacts): PaneClassification {
   const layout = findLayout(lines);
   const menu = findMenu(layout);
   if (menu) return verdict('menu', menu);
+  // `!` mode: Enter runs what is typed as a shell command (both versions), so a message must not go there.
+  if (layout.prompt?.glyph === '!') return verdict('not-ready', 'shell-mode');
   const work = findWork(layout);
   if (work) return verdict('busy', work);
   const input = findInput(layout);

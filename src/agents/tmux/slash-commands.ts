@@ -3,9 +3,12 @@
  * afterwards: the command's effect must show (a new session id, the command in the transcript).
  */
 import { RudderError } from '../../errors.js';
+import type { Logger } from '../../ops/logger.js';
 import { boxIsEmpty, clearInputBox } from './injection.js';
 import { readMenu, selectOption } from './menus.js';
+import type { PaneHost } from './pane-host.js';
 import { sleep, type Pane } from './pane.js';
+import { sessionOfPid } from './transcript.js';
 
 export interface SlashCommandRun {
   pane: Pane;
@@ -63,4 +66,38 @@ export async function runSlashCommand(command: string, run: SlashCommandRun): Pr
     await sleep(150);
   }
   await run.pane.waitFor((l) => l.verdict === 'ready', run.readyTimeoutMs);
+}
+
+/** What /clear and /model need of the session: its pane host, the slash-command entries seen in the transcript. */
+export interface TuiCommandDeps {
+  host: PaneHost;
+  log: Logger;
+  readyTimeoutMs: number;
+  context: Record<string, unknown>;
+  /** Slash-command entries seen in the transcript so far (appended as they come). */
+  commandTexts: readonly string[];
+}
+
+function runOf(deps: TuiCommandDeps, took: () => boolean): SlashCommandRun {
+  return { pane: deps.host.pane!, withPane: (fn) => deps.host.withPane(fn), readyTimeoutMs: deps.readyTimeoutMs, took, context: deps.context };
+}
+
+/** /clear in the TUI: the process moves to a new session (read from sessions/<pid>.json), which is followed and persisted. */
+export async function clearInTui(deps: TuiCommandDeps): Promise<void> {
+  const { host } = deps;
+  const pid = host.pid;
+  if (!host.live || pid === undefined) return host.forgetSession();
+  const before = sessionOfPid(host.configDir, pid) ?? host.sid;
+  await runSlashCommand('/clear', runOf(deps, () => (sessionOfPid(host.configDir, pid) ?? before) !== before));
+  host.switchSession(sessionOfPid(host.configDir, pid)!);
+  deps.log.info({ sessionId: host.sid }, 'context cleared with /clear');
+}
+
+/** /model <name> in the TUI, its confirmation answered; done when the transcript shows "Set model to". */
+export async function modelInTui(deps: TuiCommandDeps, name: string): Promise<void> {
+  if (!deps.host.live) return;
+  const seen = deps.commandTexts.length;
+  const took = () => (deps.host.readTranscript(), deps.commandTexts.slice(seen).some((t) => t.includes('Set model to')));
+  await runSlashCommand(`/model ${name}`, { ...runOf(deps, took), confirm: /^yes, switch\b/i });
+  deps.log.info({ model: name }, 'model switched with /model');
 }

@@ -23,11 +23,11 @@ import { interruptTurn } from './interrupt.js';
 import { MenuWatch } from './menu-watch.js';
 import { PaneHost } from './pane-host.js';
 import type { PaneLook } from './pane.js';
-import { runSlashCommand, type SlashCommandRun } from './slash-commands.js';
+import { reportToolsOnlyOnScreen } from './screen-tools.js';
+import { clearInTui, modelInTui, type TuiCommandDeps } from './slash-commands.js';
 import { TIMING, type TmuxLaunch } from './tmux-launch.js';
 import type { TmuxTurn } from './tmux-turn.js';
 import type { TranscriptEntry } from './transcript-entries.js';
-import { sessionOfPid } from './transcript.js';
 import { armTurnTimeout } from './turn-timeout.js';
 import { TurnTracker, type Delivery } from './turn-tracker.js';
 
@@ -67,7 +67,7 @@ export class ClaudeTmuxSession implements AgentSession {
     this.host = new PaneHost(launch, this.log, {
       entries: (e) => this.onEntries(e),
       looked: (l) => this.onLook(l),
-      died: (detail) => this.onDeath(detail),
+      died: (detail, screen) => this.onDeath(detail, screen),
       busy: () => this.tracker.inFlight(),
     });
     this.commands = new CommandQueue(() => this.tracker.inFlight(), () => this.stopped);
@@ -87,6 +87,7 @@ export class ClaudeTmuxSession implements AgentSession {
       withPane: (fn) => this.host.withPane(fn),
       refresh: () => this.host.readTranscript(),
       autoAllow: launch.tmux.autoAllow,
+      permissionMode: launch.permissionMode,
       readyTimeoutMs: launch.tmux.readyTimeoutMs,
       log: this.log,
     });
@@ -178,27 +179,13 @@ export class ClaudeTmuxSession implements AgentSession {
 
   /** Clears the context with the TUI's /clear once no turn runs; the new session id is persisted. */
   clearContext(): Promise<void> {
-    return this.commands.add(async () => {
-      const pid = this.host.pid;
-      if (!this.host.live || pid === undefined) return this.host.forgetSession();
-      const before = sessionOfPid(this.host.configDir, pid) ?? this.host.sid;
-      await runSlashCommand('/clear', this.slashRun(() => (sessionOfPid(this.host.configDir, pid) ?? before) !== before));
-      this.host.switchSession(sessionOfPid(this.host.configDir, pid)!);
-      this.log.info({ sessionId: this.host.sid }, 'context cleared with /clear');
-    });
+    return this.commands.add(() => clearInTui(this.commandDeps()));
   }
 
   /** Switches the model with the TUI's /model once no turn runs; a later respawn uses it too. */
   setModel(model: string | undefined): Promise<void> {
     this.host.model = model ?? this.launch.model;
-    return this.commands.add(async () => {
-      if (!this.host.live) return;
-      const seen = this.commandTexts.length;
-      const name = this.host.model ?? 'default';
-      const took = () => (this.host.readTranscript(), this.commandTexts.slice(seen).some((t) => t.includes('Set model to')));
-      await runSlashCommand(`/model ${name}`, { ...this.slashRun(took), confirm: /^yes, switch\b/i });
-      this.log.info({ model: name }, 'model switched with /model');
-    });
+    return this.commands.add(() => modelInTui(this.commandDeps(), this.host.model ?? 'default'));
   }
 
   async stop(reason: string): Promise<void> {
@@ -278,9 +265,11 @@ export class ClaudeTmuxSession implements AgentSession {
     }
   }
 
-  private onDeath(detail: string): void {
+  private onDeath(detail: string, screen: string): void {
     this.lock.run(() => {
       const turn = this.tracker.current;
+      // A TUI killed early may have started a tool its transcript never got to name.
+      if (turn) reportToolsOnlyOnScreen(turn, [...this.tracker.deliveries.values()].find((d) => d.turn === turn)?.marker, screen);
       if (turn) this.tracker.fail(turn, new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: turn.inputIds() }));
       for (const d of [...this.tracker.deliveries.values()]) this.tracker.drop(d, new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: d.inputIds }));
       this.menus.clear();
@@ -312,9 +301,7 @@ export class ClaudeTmuxSession implements AgentSession {
     queueMicrotask(() => void this.commands.drain());
   }
 
-  // ---- slash commands, between turns ----
-
-  private slashRun(took: () => boolean): SlashCommandRun {
-    return { pane: this.host.pane!, withPane: (fn) => this.host.withPane(fn), readyTimeoutMs: this.launch.tmux.readyTimeoutMs, took, context: this.context() };
+  private commandDeps(): TuiCommandDeps {
+    return { host: this.host, log: this.log, readyTimeoutMs: this.launch.tmux.readyTimeoutMs, context: this.context(), commandTexts: this.commandTexts };
   }
 }

@@ -36,6 +36,10 @@ export class TmuxTurn extends TurnBase {
   private pending: PendingToolUse | undefined;
   private apiError: { error: string; text: string } | undefined;
 
+  toolUseCount(): number {
+    return this.toolUses.size;
+  }
+
   ownsToolUse(id: string): boolean {
     return this.toolUses.has(id);
   }

@@ -27,6 +27,11 @@ export interface NewSessionOptions {
   argv: readonly string[];
   /** Keep the pane after its program exits, so `#{pane_dead}` can be read (default true). */
   remainOnExit?: boolean;
+  /**
+   * The program's stderr goes to this file (created 0600) instead of the pane: what a program that
+   * exits at once prints is lost to the pane (tmux does not read it before the pane dies).
+   */
+  stderrFile?: string;
 }
 
 export interface PaneInfo {
@@ -91,6 +96,9 @@ function runTmux(args: string[], input?: string): Promise<RunResult> {
   });
 }
 
+const SERVER_EXIT_RETRIES = 5;
+const serverWasExiting = (err: unknown) => err instanceof RudderError && /server exited unexpectedly|lost server/.test(String(err.context.stderr ?? ''));
+
 /** True when a tmux binary can be run. */
 export async function hasTmux(): Promise<boolean> {
   try {
@@ -137,8 +145,8 @@ function parsePaneInfo(line: string): PaneInfo {
   return { dead: dead === '1', pid: Number(pid), inMode: inMode === '1', deadStatus: num(status), deadSignal: num(signal), alternateScreen: alt === '1' };
 }
 
-/** Sources the environment file ($1), deletes it, then runs the program in its place. */
-const LOAD_ENV_AND_EXEC = 'set -a; . "$1" || exit 97; rm -rf "${1%/*}"; shift; exec "$@"';
+/** Sources the environment file ($1), deletes it, then runs the program in its place, stderr into $2 when given. */
+const LOAD_ENV_AND_EXEC = 'set -a; . "$1" || exit 97; set +a; rm -rf "${1%/*}"; e=$2; shift 2; [ -z "$e" ] && exec "$@"; exec "$@" 2>"$e"';
 
 const shellQuote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
 
@@ -162,12 +170,22 @@ export class Tmux {
   constructor(readonly socket: TmuxSocket) {}
 
   /** Runs one tmux command, or several in one invocation (joined by tmux's own `;` separator). */
-  private run(command: string[] | string[][], input?: string): Promise<RunResult> {
+  private async run(command: string[] | string[][], input?: string): Promise<RunResult> {
     const commands = (Array.isArray(command[0]) ? command : [command]) as string[][];
     const socketArgs = 'name' in this.socket ? ['-L', this.socket.name] : ['-S', this.socket.path];
     const args = commands.flatMap((c, i) => [...(i ? [';'] : []), ...c.map(escapeTmuxArg)]);
     // -f /dev/null: a server we start ignores the user's ~/.tmux.conf, so panes behave the same everywhere.
-    return runTmux(['-u', '-f', '/dev/null', ...socketArgs, ...args], input);
+    const argv = ['-u', '-f', '/dev/null', ...socketArgs, ...args];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await runTmux(argv, input);
+      } catch (err) {
+        // Its last session just closed, the server was exiting as this client connected; it did
+        // nothing, and the next try starts a fresh server (a respawn right after a death hits this).
+        if (attempt >= SERVER_EXIT_RETRIES || !serverWasExiting(err)) throw err;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
   }
 
   async newSession(opts: NewSessionOptions): Promise<void> {
@@ -180,7 +198,8 @@ export class Tmux {
     // The values (API keys among them) travel in a 0600 file the pane's shell reads and deletes,
     // never on a command line that `ps` or tmux's pane_start_command would show.
     const envFile = writeEnvFile(opts.env);
-    const command = ['env', '-i', '/bin/sh', '-c', LOAD_ENV_AND_EXEC, 'rudder-env', envFile, ...opts.argv];
+    if (opts.stderrFile) fs.writeFileSync(opts.stderrFile, '', { mode: 0o600 });
+    const command = ['env', '-i', '/bin/sh', '-c', LOAD_ENV_AND_EXEC, 'rudder-env', envFile, opts.stderrFile ?? '', ...opts.argv];
     const args = ['new-session', '-d', '-s', opts.name, '-x', String(opts.width), '-y', String(opts.height), '-c', opts.cwd];
     // remain-on-exit is on for the whole private server before the program starts, so even one
     // that exits at once leaves a dead pane to read (set on the window afterwards, it can be late).

@@ -53,6 +53,47 @@ export function sessionOfPid(configDir: string, pid: number): string | undefined
   }
 }
 
+/** How far into a transcript its first conversation entry is looked for (the session's metadata comes first). */
+const CONVERSATION_SCAN_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Whether a transcript holds any of the conversation (a user or assistant entry). A TUI killed early
+ * in its first turn leaves metadata lines only (`mode`, `permission-mode`, ...): `--resume` of such a
+ * session exits with "No conversation found", so there is nothing to resume.
+ */
+export function transcriptHasConversation(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buf = Buffer.alloc(64 * 1024);
+    let carry = '';
+    for (let pos = 0; pos < CONVERSATION_SCAN_BYTES; ) {
+      const got = fs.readSync(fd, buf, 0, buf.length, pos);
+      if (got === 0) break;
+      pos += got;
+      const lines = (carry + buf.subarray(0, got).toString('latin1')).split('\n');
+      carry = lines.pop() ?? '';
+      for (const line of lines) if (isConversationLine(line)) return true;
+    }
+    return isConversationLine(carry);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function isConversationLine(line: string): boolean {
+  // Cheap filter first: metadata lines are short and never carry these types.
+  if (!line.includes('"type":"user"') && !line.includes('"type":"assistant"')) return false;
+  try {
+    const d = JSON.parse(Buffer.from(line, 'latin1').toString('utf8')) as { type?: unknown; isSidechain?: unknown };
+    return (d.type === 'user' || d.type === 'assistant') && d.isSidechain !== true;
+  } catch {
+    return false;
+  }
+}
+
 export function fileSize(file: string): number {
   try {
     return fs.statSync(file).size;

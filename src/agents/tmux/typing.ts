@@ -3,9 +3,10 @@
  * while holding it and types only on `ready` (or `busy`, for a steer the TUI queues into the
  * running turn). On `menu` or `not-ready` it lets go of the pane (so an answer to the menu can
  * be selected meanwhile), waits and looks again; past the ready timeout the person is told once.
+ * An empty box in shell mode (`!`, where Enter would run the text as a command) is left first.
  */
 import type { Logger } from '../../ops/logger.js';
-import { typeMessage } from './injection.js';
+import { boxIsEmpty, typeMessage } from './injection.js';
 import { sleep, type Pane, type PaneLook } from './pane.js';
 import { readMenu } from './menus.js';
 import { TIMING } from './tmux-launch.js';
@@ -32,6 +33,7 @@ function why(look: PaneLook): string {
     return `the agent terminal shows a menu${q ? ` (“${q}”)` : ''}`;
   }
   if (look.verdict === 'busy') return 'the agent is still busy with something else';
+  if (look.reasons.includes('shell-mode')) return 'the agent terminal is in shell mode with a command typed in it';
   return look.info.dead ? 'the agent terminal closed' : 'the agent terminal is not ready for input';
 }
 
@@ -48,6 +50,11 @@ export async function typeWhenTypeable(job: TypingJob): Promise<boolean> {
       const look = await pane.look();
       job.observe(look);
       const ok = look.verdict === 'ready' || (job.accept === 'typeable' && look.verdict === 'busy');
+      if (look.reasons.includes('shell-mode') && boxIsEmpty(await pane.ansi()) === true) {
+        // An empty `!` box: Backspace goes back to the input box and loses nothing; text there is someone's command.
+        await pane.keys('BSpace');
+        job.log.info('left the empty shell mode of the input box before typing');
+      }
       if (!ok) return look;
       await typeMessage(pane, job.text, TIMING.enterSettleMs);
       return 'typed';

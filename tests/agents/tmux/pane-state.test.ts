@@ -21,23 +21,35 @@ interface Capture {
   width: number;
   height: number;
   cliVersion: string;
+  cliBuild: string;
   steps: string[];
 }
 
 const captures: Capture[] = readJson(path.join(PANES, 'manifest.json')).captures;
+const version = (c: Capture) => c.cliVersion.split(' ')[0]!;
 
-describe('real captures of the pinned TUI', () => {
-  it('covers every required state at 80x24 and at 200x50', () => {
-    const required = ['boot-blank', 'boot-first-frame', 'trust-dialog', 'bypass-warning', 'idle-manual', 'idle-acceptEdits', 'idle-plan', 'idle-auto', 'idle-bypassPermissions', 'typed-not-sent', 'streaming', 'tool-running', 'permission-prompt', 'plan-exit-menu', 'model-picker', 'slash-menu', 'api-error', 'exited'];
+/** The states each TUI line must have captured, at 80x24 and at 200x50. */
+const REQUIRED: Record<string, string[]> = {
+  '2.1.332': ['boot-blank', 'boot-first-frame', 'trust-dialog', 'bypass-warning', 'idle-manual', 'idle-acceptEdits', 'idle-plan', 'idle-auto', 'idle-bypassPermissions', 'typed-not-sent', 'shell-mode', 'streaming', 'tool-running', 'permission-prompt', 'plan-exit-menu', 'model-picker', 'slash-menu', 'rewind-menu', 'config-panel', 'api-error', 'exited'],
+  // 2.1.112 draws on the main screen (the welcome box is in idle-default), lists below the box, its own rate-limit menu.
+  '2.1.112': ['boot-blank', 'boot-first-frame', 'trust-dialog', 'bypass-warning', 'api-key-dialog', 'auto-mode-consent', 'idle-default', 'idle-acceptEdits', 'idle-plan', 'idle-bypassPermissions', 'typed-not-sent', 'shell-mode', 'shortcuts-panel', 'streaming', 'tool-running', 'tool-running-queued', 'permission-prompt', 'plan-exit-menu', 'ask-user-question', 'model-picker', 'slash-menu', 'mention-list', 'rewind-menu', 'config-panel', 'history-search', 'rate-limit-menu', 'api-error', 'transcript-view', 'exited'],
+};
+
+describe('real captures of both TUI lines', () => {
+  it.each(Object.keys(REQUIRED))('covers every required state of %s at 80x24 and at 200x50, each labelled with how it was made', (v) => {
+    const mine = captures.filter((c) => version(c) === v);
     for (const size of ['80x24', '200x50']) {
-      const states = new Set(captures.filter((c) => `${c.width}x${c.height}` === size).map((c) => c.state));
-      expect(required.filter((s) => !states.has(s)), size).toEqual([]);
+      const states = new Set(mine.filter((c) => `${c.width}x${c.height}` === size).map((c) => c.state));
+      expect(REQUIRED[v]!.filter((s) => !states.has(s)), `${v} ${size}`).toEqual([]);
     }
-    for (const c of captures) {
-      expect(c.cliVersion).toMatch(/^2\.1\.332 /);
+    for (const c of mine) {
+      expect(c.file.startsWith(v === '2.1.332' ? `${c.width}x${c.height}/` : `${v}/${c.width}x${c.height}/`)).toBe(true);
+      expect(c.cliBuild).toContain(`@anthropic-ai/claude-code@${v}`);
+      expect(c.steps[0]).toMatch(/^tmux new-session -d -x \d+ -y \d+: claude /);
       expect(c.steps.length).toBeGreaterThan(1);
       expect(fs.existsSync(path.join(PANES, c.file)) && fs.existsSync(path.join(PANES, c.ansiFile))).toBe(true);
     }
+    expect(new Set(mine.map((c) => c.cliBuild)).size).toBe(1);
   });
 
   it.each(captures.map((c) => [c.file, c] as const))('%s gets its manifest verdict', (_file, c) => {
@@ -49,7 +61,7 @@ describe('real captures of the pinned TUI', () => {
 
   it('needs tmux, not the text, to see a pane killed while idle', () => {
     const killed = captures.filter((c) => c.state === 'exited' && c.file.includes('sigkill'));
-    expect(killed.length).toBe(2);
+    expect(killed.length).toBe(4);
     for (const c of killed) {
       expect(c.paneDead).toBe(true);
       expect(classifyPane(read(path.join(PANES, c.file)), { paneDead: true })).toBe('not-ready');
@@ -57,13 +69,33 @@ describe('real captures of the pinned TUI', () => {
   });
 
   it('tells a dim placeholder from typed text only in the escaped capture', () => {
-    const placeholderStates: Record<string, boolean> = { 'api-error': true, 'tool-running-queued': true, 'typed-not-sent': false, 'tool-running-typed': false, 'streaming-typed': false, 'idle-manual': false };
+    // 2.1.112 writes no placeholder after an API error; both write one while a message is queued.
+    const placeholder = (c: Capture): boolean | undefined =>
+      ({ 'api-error': version(c) === '2.1.332', 'tool-running-queued': true, 'typed-not-sent': false, 'tool-running-typed': false, 'streaming-typed': false, 'idle-manual': false, 'idle-default': false })[c.state];
     let checked = 0;
-    for (const c of captures.filter((c) => c.state in placeholderStates)) {
-      expect(hasPlaceholderInput(read(path.join(PANES, c.ansiFile))), c.file).toBe(placeholderStates[c.state]);
+    for (const c of captures.filter((c) => placeholder(c) !== undefined)) {
+      expect(hasPlaceholderInput(read(path.join(PANES, c.ansiFile))), c.file).toBe(placeholder(c));
       checked++;
     }
-    expect(checked).toBeGreaterThanOrEqual(12);
+    expect(checked).toBeGreaterThanOrEqual(24);
+  });
+
+  /** Lines the TUIs leave in the history above whatever is on screen now (never a live input box). */
+  const HISTORY = ['● ok tag:x', '⏺ Done.', '❯ hello tag:x', '❯ 1. a user echo', '  ⎿  Running…', '  ⎿  (No output)', '● Bash(touch x)', '✻ Cooked for 8s · done 7:09 PM', 'Run /model and select Fable to use it.', '  · /effort to tune', '', '  ', '╭────╮', '│ Welcome back! │', '╰────╯', '▎ Auto mode is now the default.'];
+  const history = fc.array(fc.oneof(fc.constantFrom(...HISTORY), fc.string({ maxLength: 60 }).filter((l) => !l.includes('─') && !l.includes('\n'))), { maxLength: 40 });
+  const held = captures.filter((c) => (c.expected === 'menu' || c.expected === 'not-ready') && read(path.join(PANES, c.file)).trim() !== '');
+
+  it(`never reads a menu or not-ready capture of either line as ready or busy, whatever history is above it (${held.length} captures)`, () => {
+    expect(new Set(held.map(version))).toEqual(new Set(['2.1.332', '2.1.112']));
+    fc.assert(
+      fc.property(fc.constantFrom(...held), history, fc.nat(5), fc.boolean(), (c, above, blankTail, escaped) => {
+        const text = read(path.join(PANES, escaped ? c.ansiFile : c.file));
+        const screen = `${above.join('\n')}\n${text}${'\n'.repeat(blankTail)}`;
+        const state = classifyPane(screen, { paneDead: c.paneDead });
+        expect(['menu', 'not-ready'], `${c.file}: ${state}`).toContain(state);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

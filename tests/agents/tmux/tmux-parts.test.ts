@@ -10,6 +10,7 @@ import { identifyDialog } from '../../../src/agents/tmux/dialogs.js';
 import { boxIsEmpty, prepareMessage } from '../../../src/agents/tmux/injection.js';
 import { readMenu } from '../../../src/agents/tmux/menus.js';
 import { autoAllowed, decisionIndex, isPermissionMenu, menuRequest } from '../../../src/agents/tmux/permission-relay.js';
+import { toolCallsOnScreen } from '../../../src/agents/tmux/screen-tools.js';
 import { paneName } from '../../../src/agents/tmux/tmux-launch.js';
 import { parseTranscriptLine, unwrapPasted } from '../../../src/agents/tmux/transcript-entries.js';
 import { TranscriptTail, projectDirName, sessionOfPid, transcriptPath } from '../../../src/agents/tmux/transcript.js';
@@ -17,6 +18,8 @@ import { tempDir } from '../../support/claude-rig.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/panes');
 const pane = (name: string, size = '200x50') => fs.readFileSync(path.join(FIXTURES, size, `${name}.txt`), 'utf8');
+/** A capture of the older TUI line (2.1.112), kept under its version. */
+const pane112 = (name: string, size = '200x50') => pane(name, `2.1.112/${size}`);
 const ansi = (name: string, size = '200x50') => fs.readFileSync(path.join(FIXTURES, size, `${name}.ansi.txt`), 'utf8');
 const line = (o: object) => JSON.stringify(o);
 
@@ -147,6 +150,84 @@ describe('the permission relay', () => {
     expect(decisionIndex(open, { optionId: 'nope' })).toBeUndefined();
   });
 
+  const prompts = [
+    ['2.1.332 200x50', pane('permission-prompt--manual-mode-bash-touch')],
+    ['2.1.332 80x24', pane('permission-prompt--manual-mode-bash-touch', '80x24')],
+    ['2.1.112 200x50', pane112('permission-prompt--default-mode-bash-touch')],
+    ['2.1.112 80x24', pane112('permission-prompt--default-mode-bash-touch', '80x24')],
+  ] as const;
+
+  it.each(prompts)('relays the question, the tool, its whole input and the options, nothing of the drawing (%s)', (_v, text) => {
+    const long = { id: 't2', name: 'Bash', input: { command: `touch probe.txt && ${'echo a-long-argument '.repeat(12)}`, description: 'Run the requested command' } };
+    const { request } = menuRequest(readMenu(text)!, long, 'acceptEdits');
+    expect(request.toolName).toBe('Bash');
+    expect(request.input).toEqual(long.input);
+    expect(request.description).toBe('Do you want to proceed?');
+    expect(request.options[0]).toEqual({ id: 'allow', label: 'Yes' });
+    expect(request.options.at(-1)).toEqual({ id: 'deny', label: 'No' });
+    const all = JSON.stringify(request);
+    for (const drawn of ['Tip:', '─', '╌', '│', 'Esc to cancel', 'make a file', 'Claude Code']) expect(all).not.toContain(drawn);
+  });
+
+  it.each(prompts)('marks options that change later prompts, and leaves them out when the person asked to be asked (%s)', (_v, text) => {
+    const view = readMenu(text)!;
+    const marked = menuRequest(view, tool, 'acceptEdits').request.options;
+    const sessionWide = marked.filter((o) => o.effect);
+    expect(sessionWide.length).toBeGreaterThanOrEqual(1);
+    expect(sessionWide.map((o) => o.label).join(' ')).toMatch(/always allow access/);
+    for (const o of sessionWide) expect(o.effect).toMatch(/no longer asked|without asking you/);
+    if (text.includes('switch to auto mode')) expect(marked.find((o) => /switch to auto mode/.test(o.label))!.effect).toMatch(/^Switches the session to auto mode/);
+    for (const mode of ['relay', 'manual'] as const) {
+      const open = menuRequest(view, tool, mode);
+      expect(open.request.options.map((o) => o.label)).toEqual(['Yes', 'No']);
+      expect(open.request.options.map((o) => o.id)).toEqual(['allow', 'deny']);
+      // The answer still lands on the right line of the menu on screen.
+      expect(open.screenIndex[decisionIndex(open, { allow: false })!]).toBe(view.options.length - 1);
+    }
+  });
+
+  it('names the tool and what the prompt shows when the transcript has not shown the tool yet', () => {
+    expect(menuRequest(prompt, undefined).request).toMatchObject({ toolName: 'Bash', input: { shown: 'touch probe.txt' }, description: 'Do you want to proceed?' });
+    expect(menuRequest(readMenu(pane112('permission-prompt--default-mode-bash-touch'))!, undefined).request).toMatchObject({ toolName: 'Bash', input: { shown: 'touch probe.txt\nRun the requested command' } });
+  });
+
+  it.each([
+    ['2.1.332', pane('model-picker--slash-model-entered'), 5],
+    ['2.1.112', pane112('model-picker--slash-model-entered'), 4],
+  ] as const)('describes a menu without a question by its own title and options, not the scrollback above it (%s /model)', (_v, text, count) => {
+    const open = menuRequest(readMenu(text)!, undefined, 'relay');
+    expect(open.kind).toBe('menu');
+    expect(open.request.toolName).toBe('menu');
+    expect(open.request.input).toEqual({ title: 'Select model' });
+    expect(open.request.description!.split('\n')[0]).toBe('Select model');
+    expect(open.request.description!.split('\n')).toHaveLength(2);
+    for (const scrollback of ['Auto mode is now', 'Claude Code v', '/model', 'API Usage Billing']) expect(open.request.description).not.toContain(scrollback);
+    expect(open.request.options).toHaveLength(count);
+  });
+
+  it('marks a consent dialog’s mode-changing answers too, and offers only the way out under relay (2.1.112 auto mode)', () => {
+    const view = readMenu(pane112('auto-mode-consent--started-permission-mode-auto'))!;
+    const marked = menuRequest(view, undefined, 'acceptEdits').request.options;
+    expect(marked.map((o) => [o.label, !!o.effect])).toEqual([
+      ['Yes, and make it my default mode', true],
+      ['Yes, enable auto mode', true],
+      ['No, exit', false],
+    ]);
+    expect(menuRequest(view, undefined, 'relay').request.options.map((o) => o.label)).toEqual(['No, exit']);
+  });
+
+  it('describes the other menus of both TUI lines by their own words', () => {
+    const limit = menuRequest(readMenu(pane112('rate-limit-menu--mock-429-subscription'))!, undefined, 'relay').request;
+    expect(limit).toMatchObject({ toolName: 'menu', description: 'What do you want to do?', input: { title: 'What do you want to do?', question: 'What do you want to do?' } });
+    expect(limit.options.map((o) => o.label)).toEqual(['Stop and wait for limit to reset', 'Upgrade your plan']);
+    const rewind = menuRequest(readMenu(pane('rewind-menu--esc-esc-after-a-turn'))!, undefined).request;
+    expect(rewind.description).toMatch(/^Rewind\nRestore the code/);
+    expect(rewind.description).not.toContain('Cooked');
+    const plan = menuRequest(readMenu(pane('plan-exit-menu--plan-mode-exitplanmode-call'))!, undefined, 'acceptEdits').request;
+    expect(plan.description).toContain('1. Read the parser');
+    expect(plan.options.find((o) => /auto mode/.test(o.label))?.effect).toMatch(/auto mode/);
+  });
+
   it('approves on its own only what the allowlist names', () => {
     expect(autoAllowed([], tool)).toBeUndefined();
     expect(autoAllowed(['Read'], tool)).toBeUndefined();
@@ -157,6 +238,24 @@ describe('the permission relay', () => {
     expect(autoAllowed(['Bash(touch *)'], { ...tool, input: { command: 'touch a; rm -rf ~' } })).toBeUndefined();
     expect(autoAllowed(['Bash(touch *)'], { ...tool, input: { command: 'touch $(whoami)' } })).toBeUndefined();
     expect(autoAllowed(['Bash'], undefined)).toBeUndefined();
+  });
+});
+
+describe('tool calls read off the last screen', () => {
+  it.each([
+    ['2.1.332 200x50', pane('tool-running--bash-sleep-8-3s-in')],
+    ['2.1.332 80x24', pane('tool-running--bash-sleep-8-3s-in', '80x24')],
+    ['2.1.112 200x50', pane112('tool-running--bash-sleep-8-3s-in')],
+    ['2.1.112 80x24', pane112('tool-running--bash-sleep-8-3s-in', '80x24')],
+  ] as const)('names the Bash call the turn started (%s)', (_v, text) => {
+    expect(toolCallsOnScreen(text)).toEqual([{ name: 'Bash', input: { command: 'sleep 8' } }]);
+  });
+
+  it('counts only what follows the turn’s own message', () => {
+    const screen = pane('tool-running--bash-sleep-8-3s-in');
+    expect(toolCallsOnScreen(screen, 'id=not-on-this-screen')).toEqual([]);
+    expect(toolCallsOnScreen(screen, 'run it [[bash:sleep 8]]')).toHaveLength(1);
+    expect(toolCallsOnScreen(pane('idle-after-turn--reply-finished-1-5s-ago'))).toEqual([]);
   });
 });
 

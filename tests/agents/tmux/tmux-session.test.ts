@@ -16,13 +16,14 @@ import { claudeConfigDir, transcriptPath } from '../../../src/agents/tmux/transc
 import type { Turn, TurnEvent } from '../../../src/agents/session.js';
 import { cmdlineOf } from '../../../src/ops/proc.js';
 import { startMockApi, type MockApi } from '../../support/mock-anthropic.js';
-import { pidAlive, waitUntil } from '../../support/claude-rig.js';
-import { killServers, privateSocket, removeRigDirs, tmuxLaunch, type TmuxRigOptions } from '../../support/tmux-rig.js';
+import { pidAlive, tempDir, waitUntil } from '../../support/claude-rig.js';
+import { killAtToolStart, killServers, privateSocket, removeRigDirs, tmuxLaunch, type TmuxRigOptions } from '../../support/tmux-rig.js';
 
 const tmuxAvailable = await hasTmux();
 const ESC = '\x1b';
 
-describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', () => {
+// Each test starts the real TUI, sometimes twice: on a loaded machine that takes several times as long as here idle.
+describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240_000 }, () => {
   let mock: MockApi;
   const sockets: string[] = [];
   const sessions: ClaudeTmuxSession[] = [];
@@ -175,6 +176,56 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', () => {
     await waitUntil(() => !pidAlive(pid2), 5000);
   });
 
+  it('killed at its first tool, before the TUI wrote the conversation: the message runs in a new session, and later kills resume that one', async () => {
+    const { s, launch, persisted } = start();
+    const flag = path.join(launch.cwd, 'tool-started');
+    const turn = s.startTurn({ inputs: [{ id: 'e1', text: `work [[bash:touch ${flag}; sleep 20]] tag:e1` }] });
+    const cut = collect(turn);
+    const transcriptFile = () => transcriptPath(claudeConfigDir(launch.env), launch.cwd, s.sessionId()!);
+    await killAtToolStart(() => s.pid(), flag, transcriptFile);
+    const first = s.sessionId()!;
+    await expect(turn.result).rejects.toMatchObject({ code: 'AGENT_CRASHED', context: { unanswered: ['e1'] } });
+    expect(fs.readFileSync(transcriptFile(), 'utf8')).not.toMatch(/"type":"(user|assistant)"/);
+    // The transcript never named the tool; the last screen did, and the turn reports it (a re-run names it).
+    const started = cut.filter((e) => e.type === 'tool-use');
+    expect(started).toHaveLength(1);
+    expect(started[0]).toMatchObject({ name: 'Bash', input: { command: expect.stringContaining(`touch ${flag}`) } });
+
+    // What the lane does next: the same input again. It is typed into a new session, not lost to a failed --resume.
+    const again = s.startTurn({ inputs: [{ id: 'e1', text: 'work tag:e1 again' }] });
+    const events = collect(again);
+    const r = await again.result;
+    expect(r.text).toContain('ok tag:e1');
+    const second = s.sessionId()!;
+    expect(second).not.toBe(first);
+    expect(cmdlineOf(s.pid()!)).toContain(`--session-id ${second}`);
+    const note = events.find((e) => e.type === 'status' && /could not be resumed/.test(e.message));
+    expect(note?.type === 'status' && note.message).toMatch(/holds no conversation/);
+    expect(persisted.at(-1)).toBe(second);
+
+    // A later kill resumes the new session, keeping its history.
+    process.kill(s.pid()!, 'SIGKILL');
+    await waitUntil(() => s.state() === 'dead', 15_000);
+    await s.startTurn({ inputs: [{ id: 'e2', text: 'after tag:e2' }] }).result;
+    expect(cmdlineOf(s.pid()!)).toContain(`--resume ${second}`);
+    expect(s.sessionId()).toBe(second);
+    expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:e1');
+  });
+
+  it('names the real cause when the TUI exits while starting: ~/.claude.json is blamed only when it is missing', async () => {
+    const { s } = start({ launch: { extraArgs: ['--no-such-option'] } });
+    const err = await s.startTurn({ inputs: [{ id: 'x1', text: 'hello' }] }).result.catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'AGENT_SPAWN_FAILED' });
+    expect((err as Error).message).toMatch(/exited while starting \(status 1\)/);
+    expect((err as Error).message).toMatch(/unknown option/);
+    expect((err as Error).message).not.toMatch(/claude\.json/);
+
+    const bare = tempDir('thome-bare');
+    const { s: s2 } = start({ home: bare });
+    const err2 = await s2.startTurn({ inputs: [{ id: 'x2', text: 'hello' }] }).result.catch((e: unknown) => e);
+    expect((err2 as Error).message).toMatch(/\.claude\.json (is missing|lacks "hasCompletedOnboarding": true)/);
+  });
+
   it('does not type a steer into a permission prompt: nothing is written and the reason is given', async () => {
     const { s, capture, launch } = start({ launch: { permissionMode: 'relay' } });
     const marker = path.join(launch.cwd, 'made-by-tool');
@@ -192,8 +243,80 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', () => {
     expect(after).not.toContain('tag:p2');
     expect(mock.requests.some((q) => q.historyText.includes('tag:p2'))).toBe(false);
     const req = events.find((e) => e.type === 'permission')!;
-    expect(req.type === 'permission' && req.request.options.map((o) => o.id)).toEqual(['allow', 'option-2', 'option-3', 'deny']);
+    // relay: the person wants to be asked, so the options that stop the asking are not offered.
+    expect(req.type === 'permission' && req.request.options.map((o) => o.id)).toEqual(['allow', 'deny']);
     expect(s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: true })).toBe(true);
+    await turn.result;
+    expect(fs.existsSync(marker)).toBe(true);
+  });
+
+  it('a steer written as a prompt comes up waits behind it, the notice names it, and when the turn ends first it runs as its own turn (ran-as-turn)', async () => {
+    const { s, capture } = start({ launch: { permissionMode: 'relay' }, tmux: { readyTimeoutMs: 1500 } });
+    const never = path.join(tempDir('never'), 'not-made');
+    // The steer must be written (the pane last seen busy) while the prompt is already drawn: the model's
+    // tool call is held until the test watches the pane, and the steer goes the moment the prompt shows.
+    // The session's own look lags by up to one poll, so now and then it has seen the prompt: try again.
+    for (let attempt = 1; ; attempt++) {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let asked = false;
+      // Once per attempt: after a denied tool the next prompt shares a user message with its tool result.
+      mock.setScript(async (r) => (!r.side && r.lastText.includes(`tag:pw${attempt}`) && !asked ? ((asked = true), await held, { kind: 'tool', name: 'Bash', input: { command: `touch ${never}` } }) : undefined));
+      const turn = s.startTurn({ inputs: [{ id: `pw${attempt}`, text: `work tag:pw${attempt}` }] });
+      const events = collect(turn);
+      await mock.waitFor((r) => !r.side && r.lastText.includes(`tag:pw${attempt}`), 30_000);
+      release();
+      await waitUntil(async () => readMenu(await capture())?.question === 'Do you want to proceed?', 30_000, 5);
+      const p = s.steer({ id: `ps${attempt}`, text: `meanwhile tag:ps${attempt}` });
+      await waitUntil(() => events.some((e) => e.type === 'permission'), 30_000);
+      const req = events.find((e) => e.type === 'permission')!;
+      if (!p.written) {
+        expect(attempt, 'the steer was never written before the session saw the prompt').toBeLessThan(10);
+        s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: false });
+        await turn.result;
+        continue;
+      }
+      // It waits behind the prompt; the person is told, about this message.
+      await waitUntil(() => events.some((e) => e.type === 'status' && e.notify === true), 20_000);
+      const told = events.find((e) => e.type === 'status' && e.notify === true)!;
+      expect(told.type === 'status' && told.message).toMatch(/not typed yet: the agent terminal shows a menu/);
+      expect(told.type === 'status' && told.inputIds).toEqual([`ps${attempt}`]);
+      expect(await capture()).not.toContain(`tag:ps${attempt}`);
+      // The person says No: the turn ends, and the waiting message runs as the next turn of its own.
+      expect(s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: false })).toBe(true);
+      const first = await turn.result;
+      expect(first.inputIds).toEqual([`pw${attempt}`]);
+      const outcome = await p;
+      expect(outcome.outcome).toBe('ran-as-turn');
+      if (outcome.outcome !== 'ran-as-turn') return;
+      expect(outcome.turn).not.toBe(turn);
+      expect(outcome.turn.inputIds()).toEqual([`ps${attempt}`]);
+      const r = await outcome.turn.result;
+      expect(r.text).toContain(`ok tag:ps${attempt}`);
+      expect(mock.mainRequests().filter((q) => q.lastText.includes(`tag:ps${attempt}`))).toHaveLength(1);
+      expect(fs.existsSync(never)).toBe(false);
+      return;
+    }
+  });
+
+  it('outside relay and manual mode a relayed prompt keeps the options that change later prompts, each saying what it does', async () => {
+    const { s } = start({ launch: { permissionMode: 'acceptEdits' } });
+    // Outside the working directory: acceptEdits asks for it.
+    const marker = path.join(tempDir('outside'), 'made-in-accept-edits');
+    const turn = s.startTurn({ inputs: [{ id: 'ae1', text: `[[bash:touch ${marker}]] tag:ae1` }] });
+    const events = collect(turn);
+    await waitUntil(() => events.some((e) => e.type === 'permission'), 30_000);
+    const req = events.find((e) => e.type === 'permission')!;
+    if (req.type !== 'permission') throw new Error('no permission request');
+    expect(req.request.description).toBe('Do you want to proceed?');
+    expect(req.request.input).toEqual({ command: `touch ${marker}`, description: 'Run the requested command' });
+    const plain = req.request.options.filter((o) => !o.effect).map((o) => o.label);
+    expect(plain).toEqual(['Yes', 'No']);
+    const marked = req.request.options.filter((o) => o.effect);
+    expect(marked.length).toBeGreaterThanOrEqual(1);
+    for (const o of marked) expect(o.effect).toMatch(/no longer asked|without asking you/);
+    // A plain Yes still answers only this request.
+    expect(s.answerPermission(req.request.requestId, { allow: true })).toBe(true);
     await turn.result;
     expect(fs.existsSync(marker)).toBe(true);
   });
