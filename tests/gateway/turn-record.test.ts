@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { TurnRecord } from '../../src/gateway/steps/turn-record.js';
 import { toolSummary } from '../../src/gateway/steps/summarize.js';
-import { STEP_LIMITS, type ToolStep } from '../../src/gateway/steps/types.js';
+import { STEP_LIMITS, type PermissionStep, type ToolStep } from '../../src/gateway/steps/types.js';
 
 const noText = () => undefined;
 
@@ -52,6 +52,18 @@ describe('TurnRecord', () => {
     expect(r.answered('r1', { optionId: 'allow', label: 'Allow', by: 'telegram:1' })).toHaveLength(1);
     expect(r.answered('r1', { optionId: 'deny', label: 'Deny', by: 'telegram:2' })).toEqual([]);
     expect(r.view().steps[0]).toMatchObject({ status: 'answered', answer: { by: 'telegram:1' } });
+  });
+
+  it('keeps a permission request whole (so what is approved was shown), marks one too long to carry, and keeps what an option changes', () => {
+    const r = new TurnRecord('web:c', 't5', ['m1']);
+    const command = `echo ${'y'.repeat(20_000)} end`;
+    r.apply({ type: 'permission', request: { requestId: 'r1', toolName: 'Bash', input: { command }, options: [{ id: 'allow', label: 'Yes' }, { id: 'option-2', label: "Yes, and don't ask again", effect: 'later Bash commands run without asking' }] } }, noText);
+    r.apply({ type: 'permission', request: { requestId: 'r2', toolName: 'Write', input: { file_path: '/f', content: 'z'.repeat(STEP_LIMITS.permissionInputField + 1) }, options: [{ id: 'deny', label: 'No' }] } }, noText);
+    const [whole, cut] = r.view().steps as PermissionStep[];
+    expect(whole!.input.command).toBe(command);
+    expect(whole!.inputCut).toBeUndefined();
+    expect(whole!.options[1]).toEqual({ id: 'option-2', label: "Yes, and don't ask again", effect: 'later Bash commands run without asking' });
+    expect(cut!.inputCut).toBe(true);
   });
 
   it('bounds tool inputs and outputs, and says when it cut', () => {

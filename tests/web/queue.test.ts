@@ -114,10 +114,12 @@ describe('messages while the agent works (real browser, real CLI)', () => {
     const { page } = app;
     await page.getByTestId('input').waitFor({ timeout: budget });
     const dir = tempDir('perm');
-    await send(page, `[[bash:touch ${dir}/yes]] tag:pa`);
+    // A command longer than a summary line: the card shows it whole, its tail included.
+    const long = `touch ${dir}/yes; : ${'padding '.repeat(80)}the-tail-of-it`;
+    await send(page, `[[bash:${long}]] tag:pa`);
     const card = page.getByTestId('turn').last().getByTestId('permission');
     await card.waitFor({ timeout: budget });
-    expect(await card.textContent()).toContain(`touch ${dir}/yes`);
+    expect(await card.getByTestId('permission-input').textContent()).toBe(long);
     expect(await page.getByTestId('running').textContent()).toContain('waiting for you: Bash');
     await shot(page, 'permission-phone');
     await card.getByTestId('permission-allow').click();

@@ -65,7 +65,7 @@ export function composePrompt(req: PermissionRequest, o: { buttons: boolean }): 
     lines.push(`✂️ This input is ${inputChars} characters, too long to show whole here, so it cannot be approved from this chat. Deny it, or answer on the web page.`);
   }
   if (offered.length) {
-    lines.push(offered.map((x) => `${x.number}. ${x.label}`).join('\n'));
+    lines.push(offered.map((x) => `${x.number}. ${x.label}${x.effect ? ` (⚠️ ${x.effect})` : ''}`).join('\n'));
     lines.push(o.buttons ? 'Press a button, or reply with the option number.' : `Reply with the option number${offered.some((x) => x.id === 'allow') ? ', /allow' : ''}${offered.some((x) => x.id === 'deny') ? ' or /deny' : ''}.`);
   }
   return { text: lines.join('\n'), cut, inputChars, offered };

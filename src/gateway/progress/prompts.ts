@@ -101,7 +101,7 @@ export class PermissionPrompts {
   private view(p: Prompt): PromptView {
     if (p.settled) return { text: p.composed.text, buttons: [], outcome: outcomeText(p.settled) };
     const buttons: ButtonView[] = p.composed.offered.map((o) => ({
-      label: o.label,
+      label: o.effect ? `⚠️ ${o.label}` : o.label,
       data: `p:${p.ref}:${o.number}`,
       ...(o.id === 'allow' ? { style: 'primary' as const } : o.id === 'deny' ? { style: 'danger' as const } : {}),
     }));

@@ -39,16 +39,26 @@ export function asObject(input: unknown): Record<string, unknown> {
   return input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : { value: input };
 }
 
-/** A copy of the input whose every string is at most STEP_LIMITS.inputField characters (marked when cut). */
-export function boundedInput(input: unknown): Record<string, unknown> {
-  return boundValue(asObject(input), 0) as Record<string, unknown>;
+/** A copy of the input whose every string is at most `limit` characters (marked when cut); `cut` says whether anything was. */
+export function boundedInput(input: unknown, limit: number = STEP_LIMITS.inputField): Record<string, unknown> {
+  return boundInput(input, limit).input;
 }
 
-function boundValue(v: unknown, depth: number): unknown {
-  if (typeof v === 'string') return v.length > STEP_LIMITS.inputField ? `${v.slice(0, STEP_LIMITS.inputField)}… [${v.length - STEP_LIMITS.inputField} more characters]` : v;
-  if (depth > 4 || v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.slice(0, 100).map((x) => boundValue(x, depth + 1));
-  return Object.fromEntries(Object.entries(v).slice(0, 50).map(([k, x]) => [k, boundValue(x, depth + 1)]));
+export function boundInput(input: unknown, limit: number): { input: Record<string, unknown>; cut: boolean } {
+  let cut = false;
+  const bound = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') {
+      if (v.length <= limit) return v;
+      cut = true;
+      return `${v.slice(0, limit)}… [${v.length - limit} more characters]`;
+    }
+    if (depth > 4 || v === null || typeof v !== 'object') return v;
+    const entries = Array.isArray(v) ? v : Object.entries(v);
+    if (entries.length > (Array.isArray(v) ? 100 : 50)) cut = true;
+    if (Array.isArray(v)) return v.slice(0, 100).map((x) => bound(x, depth + 1));
+    return Object.fromEntries(Object.entries(v).slice(0, 50).map(([k, x]) => [k, bound(x, depth + 1)]));
+  };
+  return { input: bound(asObject(input), 0) as Record<string, unknown>, cut };
 }
 
 /** A tool's output cut to STEP_LIMITS.output characters. */

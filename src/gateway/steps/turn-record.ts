@@ -3,7 +3,7 @@
  * added or changed, and the StepLog persists and publishes them.
  */
 import type { TurnEvent } from '../../agents/session.js';
-import { asObject, boundedInput, boundedOutput, toolSummary } from './summarize.js';
+import { asObject, boundInput, boundedInput, boundedOutput, toolSummary } from './summarize.js';
 import { STEP_LIMITS, type NoticeCode, type PermissionStep, type Step, type TurnStatus, type TurnSummary, type TurnView } from './types.js';
 
 type NewStep = Step extends infer S ? (S extends Step ? Omit<S, 'id' | 'turnId' | 'conversationId' | 'index' | 'at'> : never) : never;
@@ -61,9 +61,10 @@ export class TurnRecord {
       }
       case 'permission': {
         const r = e.request;
-        const input = asObject(r.input);
+        const whole = boundInput(asObject(r.input), STEP_LIMITS.permissionInputField);
+        const options = r.options.map((o) => ({ id: o.id, label: o.label, ...(o.effect ? { effect: o.effect } : {}) }));
         const step = this.add(
-          { kind: 'permission', requestId: r.requestId, toolName: r.toolName, summary: toolSummary(r.toolName, input), input: boundedInput(input), ...(r.description ? { description: r.description } : {}), options: r.options.map((o) => ({ id: o.id, label: o.label })), status: 'open' },
+          { kind: 'permission', requestId: r.requestId, toolName: r.toolName, summary: toolSummary(r.toolName, r.input), input: whole.input, ...(whole.cut ? { inputCut: true } : {}), ...(r.description ? { description: r.description } : {}), options, status: 'open' },
           now,
         ) as PermissionStep;
         this.permissions.set(r.requestId, step);

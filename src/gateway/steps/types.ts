@@ -9,6 +9,8 @@
 
 /** Bounds on what a step carries, so a chatty tool cannot bloat the store or a phone. */
 export const STEP_LIMITS = {
+  /** Each string field of a permission request's input: a person approves what they can read whole. */
+  permissionInputField: 100_000,
   /** A tool's output excerpt, in characters (the rest is cut and `outputTruncated` set). */
   output: 4000,
   /** Each string field of a tool's input (an Edit's old/new string, a Write's content). */
@@ -72,6 +74,8 @@ export interface SteerStep extends StepBase {
 export interface PermissionOption {
   id: string;
   label: string;
+  /** Set when choosing it changes more than this request (later prompts are no longer asked): show it beside the label. */
+  effect?: string;
 }
 
 /** The agent asked to use a tool and waits for the person. */
@@ -80,7 +84,10 @@ export interface PermissionStep extends StepBase {
   requestId: string;
   toolName: string;
   summary: string;
+  /** The whole input, unless a field passed STEP_LIMITS.permissionInputField (then `inputCut`). */
   input: Record<string, unknown>;
+  /** Part of the input was too long to carry: it must not be approved from what is shown. */
+  inputCut?: boolean;
   description?: string;
   options: PermissionOption[];
   /** open: waiting; answered: someone chose; withdrawn: the turn ended first (it can no longer be answered). */

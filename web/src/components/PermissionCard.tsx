@@ -6,9 +6,18 @@ import './PermissionCard.css';
 
 const LABEL: Record<string, string> = { allow: 'Approve', deny: 'Deny' };
 
+/** The whole input as a person reads it: a command as it will run, other fields one by one. */
+function inputText(input: Record<string, unknown>): string {
+  const entries = Object.entries(input);
+  if (typeof input.command === 'string') return [input.command, ...entries.filter(([k]) => k !== 'command' && k !== 'description').map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)].join('\n');
+  return entries.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v, null, 2)}`).join('\n');
+}
+
 export function PermissionCard({ step }: { step: PermissionStep }) {
   const [sent, setSent] = useState<string | undefined>();
-  const options = step.options.length ? step.options : [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }];
+  const all = step.options.length ? step.options : [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }];
+  // What cannot be shown whole cannot be approved here: only a refusal is offered.
+  const options = step.inputCut ? all.filter((o) => o.id === 'deny') : all;
   const choose = (id: string) => {
     setSent(id);
     void answerPermission(step.requestId, id).finally(() => setSent(undefined));
@@ -19,12 +28,14 @@ export function PermissionCard({ step }: { step: PermissionStep }) {
         🔐 The agent asks to use <strong>{step.toolName}</strong>
         {step.description ? `: ${step.description}` : ''}
       </div>
-      <pre class="what">{step.summary}</pre>
+      <pre class="what" data-testid="permission-input">{inputText(step.input)}</pre>
+      {step.inputCut && step.status === 'open' && <div class="cut">✂️ Part of this input is too long to show here, so it cannot be approved from this page. Deny it, or answer in the agent's terminal.</div>}
       {step.status === 'open' ? (
         <div class="choices">
           {options.map((o) => (
             <button key={o.id} class={o.id === 'allow' ? 'primary' : o.id === 'deny' ? 'danger' : ''} data-testid={`permission-${o.id}`} disabled={sent !== undefined} onClick={() => choose(o.id)}>
               {LABEL[o.id] ?? o.label}
+              {'effect' in o && o.effect ? <span class="effect">⚠️ {o.effect}</span> : null}
             </button>
           ))}
         </div>
