@@ -41,6 +41,7 @@ describe('HTTP API bad input', () => {
       [JSON.stringify({ text: 'x'.repeat(100 * 1024 + 1) }), /over 100 KB/],
       ['{"text":"hi","admin":true}', /Unknown field\(s\): admin/],
       ['{"text":"hi","clientMessageId":""}', /clientMessageId/],
+      [JSON.stringify({ text: 'before\u0000after' }), /NUL character/],
     ];
     for (const [body, reason] of cases) {
       const r = await post(body);

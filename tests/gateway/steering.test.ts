@@ -78,6 +78,23 @@ describe('steering and queue modes (real CLI)', () => {
     expect(mock.mainRequests().filter((q) => /tag:c[123]\b/.test(q.lastUserText))).toHaveLength(1);
   });
 
+  it('refuses a message with a NUL at the door, with a notice, and the messages collected around it are answered', async () => {
+    const w = gw.watch('nul1');
+    await w.ready;
+    await gw.post('nul1', '/queue collect');
+    const accept = (id: string, text: string) =>
+      gw.gw.core.accept({ channel: 'web', platformMessageId: id, conversationKey: 'nul1', sender: { id: 'owner', name: 'web' }, chatType: 'direct', text, sentAt: Date.now() });
+    const a = await accept('nul-a', 'one tag:n1');
+    const bad = await accept('nul-b', 'two\u0000 tag:n2');
+    const c = await accept('nul-c', 'three tag:n3');
+    expect(bad).toMatchObject({ disposition: 'refused', reason: 'nul-character' });
+    expect((await w.waitReply(bad.messageId, 'notice')).data.text).toMatch(/contains a NUL character/);
+    const r = await w.waitReply(a.messageId, 'reply');
+    expect(r.data.messageIds).toEqual([a.messageId, c.messageId]);
+    expect(r.data.text).toBe('ok tag:n1 tag:n3');
+    expect(gw.gw.core.store.message(bad.messageId)!.state).toBe('refused');
+  });
+
   it('interrupt mode: a new message stops the running turn, then runs', async () => {
     const w = gw.watch('int1');
     await w.ready;

@@ -5,8 +5,8 @@
 //   malformed      write malformed lines and an unknown frame around a normal answer
 //   eof-no-result  start the turn, then exit 0 without a result
 //   midframe       start the turn, write half a frame, then exit 1
-//   echo           answer every message normally (default); as `claude -p -- PROMPT` (no
-//                  --input-format) it answers the one prompt and exits, like a one-shot turn
+//   echo           answer every message normally (default); as a plain `claude -p` (the prompt on
+//                  stdin, no stream-json input) it answers the one prompt and exits, like a one-shot turn
 //   wrap           run the real CLI (FAKE_CLAUDE_REAL) in between, passing everything through, and
 //                  inject a fault into the turn of a user message that carries [[fault:NAME]]:
 //                  malformed, stderr-flood, midframe or eof (see injectFault below). Written as
@@ -98,8 +98,9 @@ function wrap() {
   });
 }
 
-function answerOnce() {
-  const prompt = process.argv.at(-1) ?? '';
+async function answerOnce() {
+  let prompt = '';
+  for await (const chunk of process.stdin) prompt += chunk;
   init();
   out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'echo' }] } });
   out({ type: 'result', subtype: 'success', is_error: false, result: `echo ${prompt.length}`, session_id: sid, num_turns: 1, duration_ms: 5, total_cost_usd: 0.001, usage: { input_tokens: 1, output_tokens: 1 }, terminal_reason: 'completed' });
@@ -107,7 +108,7 @@ function answerOnce() {
 }
 
 if (mode === 'wrap') wrap();
-else if (!process.argv.includes('--input-format')) answerOnce();
+else if (process.argv[process.argv.indexOf('--input-format') + 1] !== 'stream-json') void answerOnce();
 else {
   const rl = readline.createInterface({ input: process.stdin });
   rl.on('line', async (line) => {
