@@ -12,6 +12,9 @@ import type { Disposition, Lane } from './lane.js';
 export const MAX_ATTEMPTS = 2;
 /** When the CLI gives no reset time, try Claude again after this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
+/** The store's reason of a message held by a rate limit; the second says the reset time is a guess. */
+export const RATE_LIMITED = 'rate limited';
+export const RATE_LIMITED_ESTIMATED = 'rate limited (reset time estimated)';
 /** A message the agent's terminal did not take is tried again after this long (or at /retry). */
 const AGENT_HOLD_MS = 60_000;
 
@@ -141,10 +144,11 @@ export class TurnOutcomes {
   }
 
   private rateLimited(rows: MessageRow[], err: RudderError): void {
+    const known = err.context.resetsAt !== undefined;
     const until = err.context.resetsAt ?? Date.now() + DEFAULT_RATE_LIMIT_WAIT_MS;
-    this.ctx.store.defer(rows.map((r) => r.id), until, 'rate limited');
-    this.lane.pause(until);
-    void this.answerFromFallback(rows, until, err.context.resetsAt !== undefined);
+    this.ctx.store.defer(rows.map((r) => r.id), until, known ? RATE_LIMITED : RATE_LIMITED_ESTIMATED);
+    this.lane.pause(until, 'rate-limit', !known);
+    void this.answerFromFallback(rows, this.lane.pausedUntil, !this.lane.pauseEstimated);
   }
 
   /** The agent's terminal did not take the message (or it never showed up there): it stays owed and runs again after a hold. */
@@ -163,9 +167,9 @@ export class TurnOutcomes {
       this.ctx.ack(row, 'queued', 'an earlier message waits for the agent terminal; this runs after it');
       return 'queued';
     }
-    this.ctx.store.defer([row.id], this.lane.pausedUntil, 'rate limited');
+    this.ctx.store.defer([row.id], this.lane.pausedUntil, this.lane.pauseEstimated ? RATE_LIMITED_ESTIMATED : RATE_LIMITED);
     this.ctx.ack(row, 'queued', 'Claude is rate limited; this runs when the limit resets');
-    void this.answerFromFallback([row], this.lane.pausedUntil, true);
+    void this.answerFromFallback([row], this.lane.pausedUntil, !this.lane.pauseEstimated);
     return 'queued';
   }
 

@@ -38,6 +38,8 @@ export class Lane {
   pausedUntil = 0;
   /** Why the lane is held: Claude's rate limit, or a message the agent's terminal did not take. */
   pauseReason: 'rate-limit' | 'agent-terminal' = 'rate-limit';
+  /** The CLI gave no reset time: pausedUntil is a guess, and every notice says so. */
+  pauseEstimated = false;
   private pauseTimer: NodeJS.Timeout | undefined;
   private collectTimer: NodeJS.Timeout | undefined;
   private starting = false;
@@ -267,7 +269,8 @@ export class Lane {
   }
 
   /** Held until `until` (rate limited, or the agent's terminal did not take a message): hold the queue, then run the deferred messages in order. */
-  pause(until: number, why: Lane['pauseReason'] = 'rate-limit'): void {
+  pause(until: number, why: Lane['pauseReason'] = 'rate-limit', estimated = false): void {
+    if (until >= this.pausedUntil) this.pauseEstimated = estimated;
     this.pausedUntil = Math.max(this.pausedUntil, until);
     this.pauseReason = why;
     clearTimeout(this.pauseTimer);

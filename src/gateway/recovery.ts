@@ -10,7 +10,7 @@ import type { Store } from '../store/store.js';
 import type { MessageRow } from '../store/types.js';
 import type { GatewayCore } from './core.js';
 import { route } from './intake.js';
-import { MAX_ATTEMPTS } from './lane-outcomes.js';
+import { MAX_ATTEMPTS, RATE_LIMITED, RATE_LIMITED_ESTIMATED } from './lane-outcomes.js';
 
 
 /** Kills process groups recorded by an earlier run that are still alive and still claude, and anything carrying this gateway's mark. */
@@ -52,7 +52,8 @@ export async function recoverOpenMessages(core: GatewayCore): Promise<{ routed: 
         await route(core, row);
         counts.routed++;
       } else if (row.state === 'deferred') {
-        lane.pause(row.retryAt ?? Date.now());
+        const rateLimited = row.reason?.startsWith(RATE_LIMITED) ?? false;
+        lane.pause(row.retryAt ?? Date.now(), rateLimited ? 'rate-limit' : 'agent-terminal', row.reason === RATE_LIMITED_ESTIMATED);
         counts.deferred++;
       } else if (row.state === 'queued') {
         lane.queue.push({ rows: [row] });

@@ -12,6 +12,6 @@ export function statusText(core: GatewayCore, conversationId: string): string {
     `Queue mode: ${core.effectiveMode(conversationId)}; waiting: ${lane.queueDepth()}`,
     `Steering: ${steering.on ? 'on' : `off (${steering.reason})`}`,
   ];
-  if (lane.pausedUntil > Date.now()) lines.push(`${lane.pauseReason === 'rate-limit' ? 'Rate limited' : 'Waiting for the agent terminal'} until ${new Date(lane.pausedUntil).toISOString()} (/retry to try now)`);
+  if (lane.pausedUntil > Date.now()) lines.push(`${lane.pauseReason === 'rate-limit' ? 'Rate limited' : 'Waiting for the agent terminal'} until ${new Date(lane.pausedUntil).toISOString()}${lane.pauseEstimated ? ' (estimated)' : ''} (/retry to try now)`);
   return lines.join('\n');
 }

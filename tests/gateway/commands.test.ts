@@ -159,6 +159,22 @@ describe('rate limits (real CLI)', () => {
   });
 });
 
+describe('rate limits: an estimated reset time', () => {
+  it('is marked "(estimated)" in every notice, not only the first, and in /status', async () => {
+    mock.setScript((req) => (!req.side && req.lastUserText.includes('tag:rl6') ? { kind: 'error', status: 429, style: 'apikey' } : undefined));
+    const gw = await gateway();
+    const w = gw.watch('rl6');
+    await w.ready;
+    const first = await gw.post('rl6', 'please tag:rl6');
+    expect((await w.waitReply(first.messageId, 'notice')).data.text).toMatch(/rate limited until \d\d:\d\d UTC \(estimated\)/);
+    const second = await gw.post('rl6', 'and this tag:rl6b');
+    expect(second.disposition).toBe('queued');
+    expect((await w.waitReply(second.messageId, 'notice')).data.text).toMatch(/rate limited until \d\d:\d\d UTC \(estimated\)/);
+    const status = await gw.post('rl6', '/status');
+    expect((await w.waitReply(status.messageId)).data.text).toMatch(/Rate limited until \S+ \(estimated\)/);
+  });
+});
+
 describe('permission relay (real CLI)', () => {
   it('relays a tool permission request; approving runs the tool, denying is reported', async () => {
     const gw = await gateway({ agent: agentConfig(mock.url, tempDir('chome'), { permissionMode: 'relay' }) });
