@@ -136,6 +136,7 @@ export class TurnOutcomes {
       this.lane.queue.unshift({ rows: again });
       for (const r of again) store.markQueued(r.id);
       this.lane.log.info({ code: err.code, messages: again.length }, 'running the cut-off turn again on the resumed session');
+      this.ctx.send(conv, 'notice', rerunText(err), again);
     }
     if (failed.length) {
       store.setState(failed.map((r) => r.id), 'failed', `${err.code}: ${err.message}`);
@@ -211,13 +212,20 @@ function replyText(r: TurnResult, rows: MessageRow[]): string {
   return voice.length ? `${voice.map((t) => `🎤 “${t}”`).join('\n')}\n\n${text}` : text;
 }
 
+/** Told when a cut-off turn runs again, like the notice after a restart of Rudder. */
+function rerunText(err: RudderError): string {
+  if (err.code === 'AGENT_SESSION_NOT_FOUND') return '↻ The saved agent session could not be resumed; running your message again in a new session.';
+  return '↻ The agent stopped unexpectedly; running your message again on the resumed session.';
+}
+
 function userText(err: RudderError): string {
   switch (err.code) {
     case 'AGENT_TURN_TIMEOUT':
       return 'The turn took too long and was stopped. The session is kept; send your message again to continue.';
     case 'AGENT_CRASHED':
     case 'AGENT_EOF_WITHOUT_RESULT':
-      return 'The agent stopped in the middle of this turn twice; it was not answered. The session is kept.';
+    case 'AGENT_STDIN_BROKEN':
+      return 'The agent stopped in the middle of this turn twice, so it was not answered. The session is kept; send the message again to retry.';
     default:
       return err.message;
   }

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { pidAlive, tempDir, waitUntil } from '../support/claude-rig.js';
+import { FAKE_CLAUDE, pidAlive, tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startChild, startInProcess } from '../support/gateway-rig.js';
 
 let mock: MockApi;
@@ -111,6 +111,24 @@ describe('crash and restart (real CLI)', () => {
     expect(again.gw.core.store.owedCount()).toBe(0);
   });
 
+  it('an agent that dies on every attempt: one re-run notice, then a failure that does not promise another run', async () => {
+    const gw = await startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: 'midframe' } } });
+    running.push(gw);
+    const w = gw.watch('poison');
+    await w.ready;
+    const m = await gw.post('poison', 'this kills it every time');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && String(d.text).startsWith('⚠️'), 20_000);
+    const notices = w.repliesFor(m.messageId, 'notice').map((e) => String(e.data.text));
+    expect(notices).toEqual([
+      '↻ The agent stopped unexpectedly; running your message again on the resumed session.',
+      '⚠️ The agent stopped in the middle of this turn twice, so it was not answered. The session is kept; send the message again to retry.',
+    ]);
+    const errors = w.of('error', (d) => (d.messageIds as string[]).includes(m.messageId));
+    expect(errors).toHaveLength(2);
+    for (const e of errors) expect(String(e.data.message)).not.toMatch(/will be run again/);
+    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('failed');
+  });
+
   it('a claude process killed mid-turn: the turn runs again on the resumed session', async () => {
     const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
     running.push(gw);
@@ -125,6 +143,10 @@ describe('crash and restart (real CLI)', () => {
     const r = await w.waitReply(b.messageId, 'reply', 20_000);
     expect(r.data.text).toBe('done ok');
     expect(w.of('error', (d) => d.code === 'AGENT_CRASHED')).toHaveLength(1);
+    // The person is told, before the answer, that the message runs again.
+    const notices = w.repliesFor(b.messageId, 'notice');
+    expect(notices.map((e) => e.data.text)).toEqual(['↻ The agent stopped unexpectedly; running your message again on the resumed session.']);
+    expect(w.events.indexOf(notices[0]!)).toBeLessThan(w.events.indexOf(r));
     expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:kc0');
     expect(gw.gw.core.store.message(b.messageId)!.state).toBe('answered');
   });
