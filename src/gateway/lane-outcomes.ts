@@ -114,18 +114,21 @@ export class TurnOutcomes {
     const { store, bus } = this.ctx;
     const conv = this.lane.conversationId;
     const ids = err.context.unanswered ?? turn.inputIds();
-    const rows = this.rowsOf(ids);
     store.turnEnded(turn.id, 'failed', 0, ids, session.sessionId() ?? null, err.code);
     this.lane.log.warn({ turnId: turn.id, code: err.code, inputs: ids.length, err: err.message }, 'turn failed steered=0');
-    if (rows.length === 0) return;
-    bus.emit(conv, 'error', rows[0]!.id, { code: err.code, message: err.message, messageIds: ids });
+    const all = this.rowsOf(ids);
+    if (all.length === 0) return;
+    bus.emit(conv, 'error', all[0]!.id, { code: err.code, message: err.message, messageIds: ids });
     for (const id of ids) this.lane.forget(id);
+    // What a /stop or /clear ended is never held, re-run or reported as failed, whatever the error.
+    const rows = this.lane.withoutStopped(all);
+    if (rows.length === 0) return;
     if (err.code === 'AGENT_RATE_LIMITED') return this.rateLimited(rows, err);
     if (err.code === 'AGENT_NOT_READY' || err.code === 'AGENT_UNDELIVERED') return this.heldBack(rows, err);
     if (err.code === 'AGENT_STOPPED') {
       // Shutdown: the inputs stay open and run again at the next start. /stop and /clear: stopped.
       if (this.ctx.shuttingDown()) return;
-      store.setState(ids, 'stopped', err.message);
+      store.setState(rows.map((r) => r.id), 'stopped', err.message);
       return;
     }
     if (err.code === 'AGENT_SESSION_NOT_FOUND') store.setSessionId(conv, null);
@@ -193,7 +196,7 @@ export class TurnOutcomes {
     const lost = [...this.lane.inFlight.values()];
     if (lost.length === 0) return;
     for (const r of lost) this.lane.forget(r.id);
-    const open = lost.filter((r) => ['running', 'steering'].includes(this.ctx.store.message(r.id)?.state ?? ''));
+    const open = this.lane.withoutStopped(lost.filter((r) => ['running', 'steering'].includes(this.ctx.store.message(r.id)?.state ?? '')));
     if (open.length === 0) return;
     this.lane.log.warn({ messages: open.map((r) => r.id) }, 'inputs handed to the agent were never answered; queued again');
     this.lane.queue.unshift(...open.map((r) => ({ rows: [r] })));

@@ -75,6 +75,8 @@ export class Lane {
   accept(row: MessageRow): Disposition {
     const st = this.ctx.settings(this.conversationId);
     if (this.pausedUntil > Date.now()) return this.outcomes.deferWhilePaused(row);
+    // Sent after a /stop that is still running: it waits for the stop instead of joining the turn it ends.
+    if (this.stopping) return this.enqueue(row, 'a stop is running', st);
     if (st.mode === 'collect') return this.collect(row, st);
     const session = this.session();
     const busy = this.busy();
@@ -263,6 +265,23 @@ export class Lane {
     }
   }
 
+  /**
+   * Rows /stop or /clear already ended (sent before the conversation's cutoff) are marked stopped,
+   * with the ⏹ ack; the rest are returned. Every path that would run or hold a message again asks.
+   */
+  withoutStopped(rows: MessageRow[]): MessageRow[] {
+    const cutoff = this.ctx.store.conversation(this.conversationId)?.cutoffAt ?? 0;
+    const ended = rows.filter((r) => (r.sentAt ?? r.receivedAt) < cutoff);
+    if (ended.length === 0) return rows;
+    this.ctx.store.setState(ended.map((r) => r.id), 'stopped', 'stopped on request');
+    for (const r of ended) {
+      this.forget(r.id);
+      this.ctx.ack(r, 'stopped', 'stopped on request');
+    }
+    this.log.info({ messages: ended.map((r) => r.id) }, 'sent before /stop or /clear: stopped, not run again');
+    return rows.filter((r) => !ended.includes(r));
+  }
+
   forget(id: string): void {
     this.inFlight.delete(id);
     this.merged.delete(id);
@@ -282,7 +301,7 @@ export class Lane {
   resume(why: string): number {
     clearTimeout(this.pauseTimer);
     this.pausedUntil = 0;
-    const deferred = this.ctx.store.deferredMessages(this.conversationId);
+    const deferred = this.withoutStopped(this.ctx.store.deferredMessages(this.conversationId));
     const known = new Set(this.queue.flatMap((i) => i.rows.map((r) => r.id)));
     for (const row of deferred) {
       if (known.has(row.id)) continue;

@@ -47,7 +47,10 @@ export async function recoverOpenMessages(core: GatewayCore): Promise<{ routed: 
   }
   for (const [conversationId, rows] of byConversation) {
     const lane = core.lane(conversationId);
+    // What a /stop or /clear ended before the crash stays ended.
+    const kept = new Set(lane.withoutStopped(rows.filter((r) => r.state !== 'accepted')).map((r) => r.id));
     for (const row of rows) {
+      if (row.state !== 'accepted' && !kept.has(row.id)) continue;
       if (row.state === 'accepted') {
         await route(core, row);
         counts.routed++;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { tempDir, waitUntil } from '../support/claude-rig.js';
+import { FAKE_CLAUDE, tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 
 let mock: MockApi;
@@ -64,6 +64,32 @@ describe('/stop with a message held by a rate limit', () => {
       expect(w.repliesFor(a.messageId, 'reply')).toHaveLength(0);
     } finally {
       mock.setScript(undefined);
+    }
+  });
+});
+
+describe('/stop while a rate limit lands', () => {
+  it('a message sent before /stop whose turn then fails with a 429 ends stopped and never runs again', async () => {
+    // The fake CLI answers [[late-429]] with a rate limit 1 s later and ignores the interrupt meanwhile.
+    const fake = await startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, interruptGraceSeconds: 3, env: { FAKE_CLAUDE_MODE: 'echo', FAKE_DELAY_MS: '1000' } } });
+    try {
+      const w = fake.watch('late');
+      await w.ready;
+      const store = fake.gw.core.store;
+      const a = await fake.post('late', 'please [[late-429]] tag:late-a');
+      await waitUntil(() => store.message(a.messageId)!.state === 'running');
+      const stop = await fake.post('late', '/stop');
+      await w.waitReply(stop.messageId);
+      await fake.post('late', '/retry');
+      // The lane runs in order: a held message released by /retry would run before this one.
+      const sentinel = await fake.post('late', 'after tag:late-z');
+      await w.waitReply(sentinel.messageId, 'reply');
+      expect(store.message(a.messageId)!.state).toBe('stopped');
+      expect(w.of('ack', (d) => d.messageId === a.messageId && d.kind === 'stopped').length).toBeGreaterThan(0);
+      const turns = fake.gw.core.store.db.prepare('SELECT input_ids FROM turns').all() as Array<{ input_ids: string }>;
+      expect(turns.filter((t) => t.input_ids.includes(a.messageId))).toHaveLength(1);
+    } finally {
+      await fake.stop();
     }
   });
 });

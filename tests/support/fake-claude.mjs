@@ -5,7 +5,8 @@
 //   malformed      write malformed lines and an unknown frame around a normal answer
 //   eof-no-result  start the turn, then exit 0 without a result
 //   midframe       start the turn, write half a frame, then exit 1
-//   echo           answer every message normally (default); as a plain `claude -p` (the prompt on
+//   echo           answer every message normally (default); a message with [[late-429]] gets a
+//                  429 result after FAKE_DELAY_MS (1000), interrupts ignored; as a plain `claude -p` (the prompt on
 //                  stdin, no stream-json input) it answers the one prompt and exits, like a one-shot turn
 //   wrap           run the real CLI (FAKE_CLAUDE_REAL) in between, passing everything through, and
 //                  inject a fault into the turn of a user message that carries [[fault:NAME]]:
@@ -141,6 +142,11 @@ else {
     }
     if (mode === 'midframe') {
       process.stdout.write('{"type":"assistant","message":{"role":"assis', () => process.exit(1));
+      return;
+    }
+    if (line.includes('[[late-429]]')) {
+      // A rate limit that lands after an interrupt was asked for (the CLI ignores control requests here).
+      setTimeout(() => out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: 'API Error: Request rejected (429) · fake', session_id: sid, num_turns: 1, duration_ms: 5, terminal_reason: 'api_error', user_message_uuids: [uuid] }), Number(process.env.FAKE_DELAY_MS ?? 1000));
       return;
     }
     out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'echo' }] } });
