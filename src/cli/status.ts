@@ -14,7 +14,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const lines = [
     `Rudder ${s.version}, up ${s.uptimeSeconds}s, ${mb(s.gatewayRssBytes)}`,
-    `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; live sessions ${s.steering.liveSessions}/${s.steering.maxLive}`,
+    `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; agent processes ${s.steering.liveSessions}, ${s.steering.warm} idle; maxLive ${s.steering.maxLive} (${s.steering.maxLiveWhy})`,
     `Channels: ${s.channels.map((c) => `${c.name} ${c.state}${c.detail ? ` (${c.detail})` : ''}`).join(', ') || 'none'}`,
     `Replies owed: ${s.owedReplies}`,
     `Messages: ${Object.entries(s.messages).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,

@@ -8,10 +8,9 @@ import path from 'node:path';
 import { resolveClaudeBinary } from '../agents/claude/binary.js';
 import { buildAgentEnv } from '../agents/claude/env.js';
 import type { ClaudeLaunch } from '../agents/claude/launch.js';
-import { ClaudeOneShotSession } from '../agents/claude/oneshot-session.js';
 import { ClaudeStreamSession } from '../agents/claude/stream-session.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
-import { SessionRegistry } from '../agents/registry.js';
+import { SessionRegistry, warmCap } from '../agents/registry.js';
 import { ClaudeTmuxSession } from '../agents/tmux/tmux-session.js';
 import { paneName, type TmuxLaunch } from '../agents/tmux/tmux-launch.js';
 import type { Channel } from '../channels/channel.js';
@@ -21,6 +20,7 @@ import { loadOrCreateToken } from '../channels/web/token.js';
 import type { LiveConfig } from '../config/load.js';
 import { LocalModel } from '../fallback/local-model.js';
 import type { Logger } from '../ops/logger.js';
+import { memAvailableBytes } from '../ops/proc.js';
 import { AccessControl } from '../security/access.js';
 import { AccessStore } from '../security/access-store.js';
 import { Store } from '../store/store.js';
@@ -60,7 +60,10 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   killOrphans(store, log, markPrefix);
   store.pruneEvents(EVENT_RETENTION_MS);
 
-  const registry = new SessionRegistry({ maxLive: cfg.steering.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
+  const memAvailable = memAvailableBytes();
+  const cap = warmCap(cfg.steering.maxLive, memAvailable);
+  log.info({ maxLive: cap.maxLive, why: cap.why }, 'idle agent processes kept warm');
+  const registry = new SessionRegistry({ maxLive: cap.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
   const defaultCwd = path.resolve(cfg.agent.cwd ?? process.cwd());
   const launchFor = (conversationId: string, sessionId: string | undefined): ClaudeLaunch => {
     const agent = opts.config.current().agent;
@@ -106,12 +109,11 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     };
     return { ...launchFor(conversationId, sessionId), tmux: settings };
   };
-  // The backend is read when a session is created; beyond the cap, turns run one-shot on the stream CLI either way.
+  // The backend is read when a session is created.
   const factory: SessionFactory = opts.sessionFactory?.(launchFor) ?? {
     live: (c, s) => (opts.config.current().agent.backend === 'claude-tmux' ? new ClaudeTmuxSession(tmuxLaunchFor(c, s)) : new ClaudeStreamSession(launchFor(c, s))),
-    oneShot: (c, s) => new ClaudeOneShotSession(launchFor(c, s)),
   };
-  const pool = new AgentPool(registry, factory, log);
+  const pool = new AgentPool(registry, factory);
   const bus = new EventBus(store);
   let localModel: { key: string; model: LocalModel } | undefined;
   const core = new GatewayCore({
@@ -130,6 +132,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       if (localModel?.key !== key) localModel = { key, model: new LocalModel(f) };
       return localModel.model;
     },
+    memAvailable,
   });
   core.delivery = new Delivery(store, bus, (id) => {
     const conv = store.conversation(id);

@@ -133,7 +133,7 @@ export class Lane {
 
   private steerBlocker(session: AgentSession | undefined, row: MessageRow, st: LaneSettings): string | undefined {
     if (!st.steeringOn) return `steering is off (${st.steeringOffReason ?? 'config'})`;
-    if (!session || session.capabilities.steer === 'none') return 'this conversation runs one-shot (live-process cap reached or steering off)';
+    if (!session || session.capabilities.steer === 'none') return 'this backend cannot take a message mid-turn';
     const turn = session.currentTurn();
     if (!turn) return 'no turn is running yet';
     const sender = this.turnSender.get(turn.id);
@@ -207,7 +207,7 @@ export class Lane {
     const st = this.ctx.settings(this.conversationId);
     this.starting = true;
     try {
-      const session = this.ctx.pool.sessionFor(this.conversationId, conv?.sessionId ?? undefined, st.steeringOn);
+      const session = this.ctx.pool.sessionFor(this.conversationId, conv?.sessionId ?? undefined);
       this.watch(session);
       const inputs = rows.map((r) => ({ id: r.id, text: composeAgentText(r), source: sourceOf(r) }));
       if (overflow) inputs[0]!.text = `[${rows.length} messages arrived while the queue was full; they are merged here]\n\n${inputs[0]!.text}`;

@@ -203,7 +203,7 @@ describe('permission relay (real CLI)', () => {
 });
 
 describe('the steering switch (real CLI)', () => {
-  it('is read per message: turning it off queues instead of steering and stops the live processes', async () => {
+  it('is read per message: turning it off queues a message sent mid-turn instead of steering it; the agent process stays', async () => {
     const { logger, records } = recordingLogger();
     const gw = await gateway({}, { logger });
     const w = gw.watch('sw');
@@ -213,14 +213,17 @@ describe('the steering switch (real CLI)', () => {
     const pid = gw.gw.core.registry.get('web:sw')!.pid()!;
     const cfg = JSON.parse(fs.readFileSync(gw.configFile, 'utf8'));
     writeConfig(gw.cwd, { ...cfg, steering: { enabled: false } });
+    await waitUntil(() => gw.gw.core.settings().steering.enabled === false);
     const b = await gw.post('sw', 'work [[bash:sleep 2]]');
-    await waitUntil(() => !pidAlive(pid));
     await w.wait('status', (d) => d.state === 'tool' && d.messageId === b.messageId);
     const c = await gw.post('sw', 'mid-turn tag:sw');
     expect(c.disposition).toBe('queued');
     expect(records.some((r) => r.msg === 'message queued' && /steering is off \(steering.enabled is false\)/.test(String(r.reason)))).toBe(true);
-    expect(gw.gw.core.registry.sessions()).toHaveLength(0);
-    await w.waitReply(c.messageId);
+    expect(records.some((r) => r.msg === 'steering turned off: messages sent mid-turn wait in line from now on')).toBe(true);
+    const r = await w.waitReply(c.messageId);
+    expect(r.data.messageIds).toEqual([c.messageId]);
+    // The same process ran every turn: steering off does not cost a process per turn.
+    expect(gw.gw.core.registry.get('web:sw')!.pid()).toBe(pid);
   });
 
   it('RUDDER_STEERING=off wins over the config', async () => {

@@ -57,6 +57,15 @@ describe('HTTP API bad input', () => {
     expect((await req('/api/conversations/x/permissions/none', { method: 'POST', body: '{"allow":"yes"}' })).status).toBe(400);
   });
 
+  it('reports the warm cap the machine gave and why: one idle process per 2 GB of available memory, 2..8', async () => {
+    const s = (await (await req('/api/status')).json()) as any;
+    const m = /^from (\d+\.\d) GB available memory: one per 2 GB, 2\.\.8$/.exec(s.steering.maxLiveWhy);
+    expect(m, s.steering.maxLiveWhy).not.toBeNull();
+    // The figure is printed rounded to 0.1 GB: the cap is one of the values either side of the rounding.
+    const cap = (gb: number) => Math.min(8, Math.max(2, Math.floor(gb / 2)));
+    expect([cap(Number(m![1]) - 0.05), cap(Number(m![1]) + 0.05)]).toContain(s.steering.maxLive);
+  });
+
   it('deduplicates by clientMessageId', async () => {
     const body = JSON.stringify({ text: '/help', clientMessageId: 'same-1' });
     const a = (await (await req('/api/conversations/dup/messages', { method: 'POST', body })).json()) as any;

@@ -2,9 +2,10 @@
  * End to end through the HTTP API, on the real CLI and the mock Messages API: steering and the
  * queue modes.
  */
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { tempDir } from '../support/claude-rig.js';
+import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 
 let mock: MockApi;
@@ -129,6 +130,42 @@ describe('steering and queue modes (real CLI)', () => {
       expect(states).toEqual(['answered', 'answered', 'answered', 'merged']);
     } finally {
       await small.stop();
+    }
+  });
+});
+
+describe('every turn in a stream-json process, beyond the warm cap (real CLI)', () => {
+  it('with maxLive 1 and three conversations at once: each is steered mid-tool and relays a permission request; one process stays warm', async () => {
+    const g = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome'), { permissionMode: 'relay', allowedTools: ['Bash(sleep *)'] }), steering: { maxLive: 1 } });
+    try {
+      const convs = ['cap-a', 'cap-b', 'cap-c'];
+      const ws = convs.map((c) => g.watch(c));
+      await Promise.all(ws.map((w) => w.ready));
+      const firsts = await Promise.all(convs.map((c, i) => g.post(c, `work [[bash:sleep 3]] tag:cap${i}`)));
+      await Promise.all(ws.map((w) => w.wait('status', (d) => d.state === 'tool', 60_000)));
+      const steers = await Promise.all(convs.map((c, i) => g.post(c, `and this tag:capS${i}`)));
+      expect(steers.map((s) => s.disposition)).toEqual(['steered', 'steered', 'steered']);
+      const replies = await Promise.all(ws.map((w, i) => w.waitReply(steers[i]!.messageId, 'reply', 60_000)));
+      replies.forEach((r, i) => expect(r.data.messageIds).toEqual([firsts[i]!.messageId, steers[i]!.messageId]));
+      // Between turns only one process stays warm; the others exited.
+      const registry = g.gw.core.registry;
+      await waitUntil(() => registry.sessions().filter((s) => s.pid() !== undefined).length === 1, 15_000);
+      expect(registry.idleWarm()).toHaveLength(1);
+
+      // A tool that needs approval is asked about in every conversation, warm or not: none is denied unasked.
+      const markers = convs.map((c) => `${tempDir('cap')}/made-by-${c}`);
+      const asks = await Promise.all(convs.map((c, i) => g.post(c, `[[bash:touch ${markers[i]}]] tag:capP${i}`)));
+      const perms = await Promise.all(ws.map((w) => w.wait('permission', (d) => !d.resolved, 60_000)));
+      for (const [i, p] of perms.entries()) {
+        expect((p.data.input as { command: string }).command).toBe(`touch ${markers[i]}`);
+        expect((await g.api('POST', `/api/conversations/${convs[i]}/permissions/${p.data.requestId}`, { allow: true })).status).toBe(200);
+      }
+      await Promise.all(ws.map((w, i) => w.waitReply(asks[i]!.messageId, 'reply', 60_000)));
+      for (const m of markers) expect(fs.existsSync(m)).toBe(true);
+      const status = (await (await g.api('GET', '/api/status')).json()) as any;
+      expect(status.steering).toMatchObject({ on: true, maxLive: 1, maxLiveWhy: 'steering.maxLive in the config' });
+    } finally {
+      await g.stop();
     }
   });
 });

@@ -155,6 +155,5 @@ export class FakeAgentSession implements AgentSession {
 export function fakeSessionFactory(opts: FakeAgentOptions = {}): () => SessionFactory {
   return () => ({
     live: (conversationId, sessionId) => new FakeAgentSession(conversationId, sessionId, opts),
-    oneShot: (conversationId, sessionId) => new FakeAgentSession(conversationId, sessionId, opts),
   });
 }

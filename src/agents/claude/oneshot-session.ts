@@ -2,8 +2,8 @@
  * The one-shot session: one plain `claude -p --output-format stream-json --verbose --resume <id>`
  * process per turn, the prompt written to its stdin, with the same parser and result type as the
  * persistent session. It cannot take a message mid-turn (steer: 'none') nor relay a permission
- * request; an interrupt stops the process, and the next turn resumes the session. Used when the
- * live-process cap is reached.
+ * request; an interrupt stops the process, and the next turn resumes the session. A library class
+ * (and the benchmark's cold start): the gateway runs every turn in a stream-json process instead.
  */
 import { RudderError, asRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';

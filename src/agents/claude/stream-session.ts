@@ -23,6 +23,9 @@ import { parseLine } from './protocol/parse.js';
 import { StreamTurn, type WireMessage } from './stream-turn.js';
 import { WireLedger } from './wire-ledger.js';
 
+/** How long an idle process may take to exit after its stdin closed before it is killed. */
+const IDLE_EXIT_WAIT_MS = 2_000;
+
 export class ClaudeStreamSession implements AgentSession {
   readonly backend = 'claude-stream' as const;
   readonly capabilities: Capabilities = { steer: 'tool-boundary', interrupt: true, resume: true };
@@ -138,8 +141,9 @@ export class ClaudeStreamSession implements AgentSession {
     this.stopped = true;
     const proc = this.proc;
     if (!proc?.alive()) return;
-    proc.closeStdin();
-    await proc.kill(reason, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    // Idle: end of input lets the CLI exit cleanly. Mid-turn: it would finish the turn first, so kill.
+    const idle = this.lock.run(() => !this.inFlight());
+    await proc.end(reason, idle ? IDLE_EXIT_WAIT_MS : 0, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
   }
 
   // ---- inside the lock ----
