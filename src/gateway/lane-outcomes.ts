@@ -6,7 +6,7 @@
 import type { AgentSession, Turn, TurnEvent, TurnResult } from '../agents/session.js';
 import { isRudderError, RudderError } from '../errors.js';
 import type { MessageRow } from '../store/types.js';
-import type { Disposition, Lane } from './lane.js';
+import { RAN_AS_TURN, type Disposition, type Lane } from './lane.js';
 
 /** A turn cut off by a crash is run again this many times before the person is told it failed. */
 export const MAX_ATTEMPTS = 2;
@@ -96,7 +96,7 @@ export class TurnOutcomes {
       if (r.interrupted) {
         store.setState(r.inputIds, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
       } else {
-        for (const id of r.inputIds) store.setState([id], absorbed.has(id) ? 'steered' : this.lane.merged.has(id) ? 'merged' : 'answered');
+        for (const id of r.inputIds) store.setState([id], absorbed.has(id) ? 'steered' : this.lane.merged.has(id) ? 'merged' : 'answered', this.lane.ranAsTurn.has(id) ? RAN_AS_TURN : null);
         this.ctx.send(conv, 'reply', replyText(r, rows), rows);
       }
       store.setTurn(r.inputIds, turn.id);

@@ -16,6 +16,9 @@ import { TurnOutcomes } from './lane-outcomes.js';
 
 export type Disposition = 'turn' | 'steered' | 'queued' | 'merged';
 
+/** The store's reason for a steer that ran as a turn of its own. */
+export const RAN_AS_TURN = 'ran as the next turn (sent while the agent was writing its reply)';
+
 export interface QueueItem {
   rows: MessageRow[];
   /** collect mode: still inside its quiet window. */
@@ -32,6 +35,8 @@ export class Lane {
   /** Inputs handed to the agent (running or steering), not yet settled. */
   readonly inFlight = new Map<string, MessageRow>();
   readonly merged = new Set<string>();
+  /** Steers the agent took in only after the running turn ended: each answered by a turn of its own. */
+  readonly ranAsTurn = new Set<string>();
   /** The sender of each running turn's first input: steers from someone else wait. */
   readonly turnSender = new Map<string, string>();
   readonly log: Logger;
@@ -150,10 +155,24 @@ export class Lane {
     this.ctx.store.markInTurn([row.id], 'steering', turn?.id ?? 'pending');
     this.ctx.ack(row, 'steered', row.text);
     p.then(
-      (r) => this.log.debug({ messageId: row.id, outcome: r.outcome }, 'steer settled'),
+      (r) => {
+        this.log.debug({ messageId: row.id, outcome: r.outcome }, 'steer settled');
+        if (r.outcome === 'ran-as-turn') this.steerRanAsTurn(row, r.turn);
+      },
       (err) => this.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in'),
     );
     return undefined;
+  }
+
+  /** The model was writing text, so the agent ran the steer as its next turn: the ➡️ is corrected and the store says what happened. */
+  private steerRanAsTurn(row: MessageRow, turn: Turn): void {
+    if (this.ctx.store.message(row.id)?.state !== 'steering') return;
+    this.ranAsTurn.add(row.id);
+    this.ctx.store.tx(() => {
+      this.ctx.store.setState([row.id], 'running', RAN_AS_TURN);
+      this.ctx.store.setTurn([row.id], turn.id);
+    });
+    this.ctx.ack(row, 'queued', 'ran as the next turn');
   }
 
   private enqueue(row: MessageRow, reason: string, st: LaneSettings): Disposition {
@@ -285,6 +304,7 @@ export class Lane {
   forget(id: string): void {
     this.inFlight.delete(id);
     this.merged.delete(id);
+    this.ranAsTurn.delete(id);
   }
 
   /** Held until `until` (rate limited, or the agent's terminal did not take a message): hold the queue, then run the deferred messages in order. */

@@ -46,6 +46,27 @@ describe('steering and queue modes (real CLI)', () => {
     expect(history.messages.map((m: { state: string }) => m.state)).toEqual(['answered', 'steered', 'answered']);
   });
 
+  it('a message written while the model streams plain text runs as the next turn: the ack and the history say so', async () => {
+    const w = gw.watch('rat1');
+    await w.ready;
+    const a = await gw.post('rat1', 'talk [[slow:3000]] tag:rat1');
+    await w.wait('text', (d) => d.messageId === a.messageId);
+    const b = await gw.post('rat1', 'and this tag:rat2');
+    expect(b.disposition).toBe('steered');
+    const rb = await w.waitReply(b.messageId, 'reply');
+    expect(rb.data.messageIds).toEqual([b.messageId]);
+    expect(rb.data.text).toBe('ok tag:rat2');
+    const acks = w.of('ack', (d) => d.messageId === b.messageId);
+    expect(acks.map((e) => e.data.kind)).toEqual(['received', 'steered', 'queued']);
+    expect(acks[2]!.data.note).toBe('ran as the next turn');
+    const history = (await (await gw.api('GET', '/api/conversations/rat1/messages')).json()) as any;
+    const [ma, mb] = history.messages as Array<{ id: string; state: string; reason: string | null; turnId: string | null }>;
+    expect(ma).toMatchObject({ id: a.messageId, state: 'answered' });
+    expect(mb).toMatchObject({ id: b.messageId, state: 'answered', reason: 'ran as the next turn (sent while the agent was writing its reply)' });
+    expect(mb!.turnId).toBeTruthy();
+    expect(mb!.turnId).not.toBe(ma!.turnId);
+  });
+
   it('followup mode: two messages give two replies, in order', async () => {
     const w = gw.watch('follow1');
     await w.ready;

@@ -97,7 +97,7 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     return sendJson(res, 202, result);
   }
   if (sub === 'messages' && parts.length === 4 && method === 'GET') {
-    const messages = core.store.recentMessages(conversationId, 200).map((m) => ({ id: m.id, text: m.text, state: m.state, reason: m.reason, receivedAt: m.receivedAt }));
+    const messages = core.store.recentMessages(conversationId, 200).map((m) => ({ id: m.id, text: m.text, state: m.state, reason: m.reason, turnId: m.turnId, receivedAt: m.receivedAt }));
     const replies = core.store.recentOutbox(conversationId, 200).filter((o) => o.deliveredAt).map((o) => ({ id: o.id, kind: o.kind, text: o.text, messageIds: o.messageIds, fromFallback: o.fromFallback, at: o.deliveredAt }));
     return sendJson(res, 200, { messages, replies, lastEventId: core.store.lastEventSeq(conversationId) });
   }
