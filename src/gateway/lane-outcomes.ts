@@ -63,6 +63,8 @@ export class TurnOutcomes {
         return;
       case 'tool-use':
         this.ctx.bus.emit(conv, 'status', primary, { state: 'tool', tool: e.name, turnId: turn.id, input: summarize(e.input) }, { ephemeral: true });
+        // Kept at once: if the turn is cut off, its re-run tells the agent what it had started.
+        this.ctx.store.turnToolStarted(turn.id, { name: e.name, input: summarize(e.input).replace(/\s+/g, ' ') });
         return;
       case 'steer-absorbed':
         this.ctx.bus.emit(conv, 'status', e.inputId, { state: 'steer-absorbed', turnId: turn.id }, { ephemeral: true });
@@ -114,7 +116,10 @@ export class TurnOutcomes {
     const { store, bus } = this.ctx;
     const conv = this.lane.conversationId;
     const ids = err.context.unanswered ?? turn.inputIds();
-    store.turnEnded(turn.id, 'failed', 0, ids, session.sessionId() ?? null, err.code);
+    store.tx(() => {
+      store.turnEnded(turn.id, 'failed', 0, ids, session.sessionId() ?? null, err.code);
+      store.setTurn(ids, turn.id); // a re-run learns from this turn what the agent had done
+    });
     this.lane.log.warn({ turnId: turn.id, code: err.code, inputs: ids.length, err: err.message }, 'turn failed steered=0');
     const all = this.rowsOf(ids);
     if (all.length === 0) return;
@@ -205,7 +210,9 @@ export class TurnOutcomes {
 }
 
 function summarize(input: unknown): string {
-  const s = typeof input === 'object' && input && 'command' in input ? String((input as { command: unknown }).command) : JSON.stringify(input ?? '');
+  const o = (typeof input === 'object' && input ? input : {}) as Record<string, unknown>;
+  const main = ['command', 'file_path', 'path', 'url', 'pattern'].find((k) => typeof o[k] === 'string');
+  const s = main ? String(o[main]) : JSON.stringify(input ?? '');
   return s.length > 200 ? `${s.slice(0, 200)}…` : s;
 }
 

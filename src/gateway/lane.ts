@@ -13,6 +13,7 @@ import type { MessageRow } from '../store/types.js';
 import { composeAgentText, sourceOf } from './compose.js';
 import type { LaneContext, LaneSettings } from './lane-context.js';
 import { TurnOutcomes } from './lane-outcomes.js';
+import { rerunInput } from './rerun.js';
 
 export type Disposition = 'turn' | 'steered' | 'queued' | 'merged';
 
@@ -228,7 +229,8 @@ export class Lane {
     try {
       const session = this.ctx.pool.sessionFor(this.conversationId, conv?.sessionId ?? undefined);
       this.watch(session);
-      const inputs = rows.map((r) => ({ id: r.id, text: composeAgentText(r), source: sourceOf(r) }));
+      const sessionId = session.sessionId() ?? conv?.sessionId ?? undefined;
+      const inputs = rows.map((r) => ({ id: r.id, text: composeAgentText(r), source: sourceOf(r), ...rerunInput(this.ctx.store, r, sessionId) }));
       if (overflow) inputs[0]!.text = `[${rows.length} messages arrived while the queue was full; they are merged here]\n\n${inputs[0]!.text}`;
       for (const r of rows) this.inFlight.set(r.id, r);
       for (const r of rows.slice(1)) this.merged.add(r.id);

@@ -78,4 +78,9 @@ export const MIGRATIONS: string[] = [
     started_at INTEGER NOT NULL
   );
   `,
+  // The tool calls each turn started (name and a short input), recorded as they start: a turn cut
+  // off by a crash or a restart is run again with them named, so the agent checks before repeating.
+  `
+  ALTER TABLE turns ADD COLUMN tools TEXT;
+  `,
 ];

@@ -1,5 +1,5 @@
 /** Row mapping between the SQLite tables and the types the rest of Rudder uses. */
-import type { ConversationRow, EventRow, MessageExtra, MessageRow, OutboxRow } from './types.js';
+import type { ConversationRow, EventRow, MessageExtra, MessageRow, OutboxRow, ToolCall, TurnRow } from './types.js';
 
 export const json = (v: unknown) => JSON.stringify(v);
 const parse = <T>(s: string | null, fallback: T): T => {
@@ -67,4 +67,18 @@ export function toOutbox(r: any): OutboxRow {
 
 export function toEvent(r: any): EventRow {
   return { seq: r.seq, conversationId: r.conversation_id, type: r.type, messageId: r.message_id, data: parse(r.data, {}), createdAt: r.created_at };
+}
+
+export function toTurn(r: any): TurnRow {
+  return {
+    id: r.id,
+    conversationId: r.conversation_id,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    outcome: r.outcome,
+    inputIds: parse<string[]>(r.input_ids, []),
+    sessionId: r.session_id,
+    error: r.error,
+    tools: parse<ToolCall[]>(r.tools, []),
+  };
 }

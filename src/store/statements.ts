@@ -45,6 +45,8 @@ export function prepareStatements(db: Database.Database): Statements {
     evPrune: p('DELETE FROM events WHERE created_at < ?'),
     turnStart: p('INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)'),
     turnEnd: p('UPDATE turns SET ended_at = ?, outcome = ?, steered = ?, input_ids = ?, session_id = ?, error = ? WHERE id = ?'),
+    turnGet: p('SELECT * FROM turns WHERE id = ?'),
+    turnTool: p(`UPDATE turns SET tools = json_insert(coalesce(tools, '[]'), '$[#]', json(?)) WHERE id = ? AND json_array_length(coalesce(tools, '[]')) < ?`),
     procAdd: p('INSERT OR REPLACE INTO agent_processes (pid, conversation_id, started_at) VALUES (?, ?, ?)'),
     procRemove: p('DELETE FROM agent_processes WHERE pid = ?'),
     procAll: p('SELECT * FROM agent_processes'),

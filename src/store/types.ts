@@ -75,6 +75,27 @@ export interface OutboxRow {
   lastError: string | null;
 }
 
+/** A tool call a turn started, as the agent is told about it when the turn runs again. */
+export interface ToolCall {
+  name: string;
+  /** A one-line summary of its input (the command, the file...). */
+  input: string;
+}
+
+export interface TurnRow {
+  id: string;
+  conversationId: string;
+  startedAt: number;
+  endedAt: number | null;
+  /** answered | interrupted | failed; null while it runs, or when a restart cut it off. */
+  outcome: string | null;
+  inputIds: string[];
+  sessionId: string | null;
+  /** The error code of a failed turn. */
+  error: string | null;
+  tools: ToolCall[];
+}
+
 export type EventType = 'ack' | 'text' | 'reply' | 'permission' | 'error' | 'status';
 
 export interface EventRow {

@@ -4,8 +4,8 @@
  */
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { pidAlive, recordingLogger, tempDir, waitUntil } from '../support/claude-rig.js';
+import { startMockApi, wrappedCopies, type MockApi } from '../support/mock-anthropic.js';
+import { mockAgentEnv, pidAlive, recordingLogger, tempDir, waitUntil } from '../support/claude-rig.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
 import { agentConfig, startInProcess, writeConfig } from '../support/gateway-rig.js';
 
@@ -156,6 +156,54 @@ describe('rate limits (real CLI)', () => {
     const answer = await w.waitReply(m.messageId, 'reply', 15_000);
     expect(answer.data.text).toBe('ok tag:rl2');
     expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
+  });
+});
+
+describe('rate limits: a held message runs again without reaching the model twice', () => {
+  it('at /retry: the re-run sends no second copy, and the reply answers it', async () => {
+    let limited = true;
+    mock.setScript((req) => (!req.side && limited && req.lastText.includes('tag:rl18') ? { kind: 'error', status: 429, style: 'apikey' } : undefined));
+    const gw = await gateway();
+    const w = gw.watch('rl18');
+    await w.ready;
+    const m = await gw.post('rl18', 'please tag:rl18');
+    await w.waitReply(m.messageId, 'notice');
+    limited = false;
+    const before = mock.mainRequests().length;
+    await gw.post('rl18', '/retry');
+    const answer = await w.waitReply(m.messageId, 'reply', 20_000);
+    expect(answer.data.text).toBe('ok tag:rl18');
+    const rerun = mock.mainRequests().slice(before);
+    expect(rerun.length).toBeGreaterThan(0);
+    expect(rerun[0]!.lastUserText).toContain("[Rudder] Your reply to the person's message above");
+    for (const q of mock.mainRequests().filter((r) => r.historyText.includes('tag:rl18'))) expect(wrappedCopies(q, 'tag:rl18')).toBe(1);
+    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
+  });
+
+  it('when the limit resets on its timer, with a message queued meanwhile on top: each reaches the model once', async () => {
+    // The limit resets 6 s after the first 429, whenever that comes.
+    let resetsAt = 0;
+    mock.setScript((req) => {
+      if (req.side || !req.lastText.includes('first tag:rl19')) return undefined;
+      resetsAt ||= Math.floor(Date.now() / 1000) + 6;
+      return Date.now() < resetsAt * 1000 ? { kind: 'error', status: 429, style: 'subscription', resetsAt } : undefined;
+    });
+    const home = tempDir('chome');
+    // A subscription login: its 429s carry the reset time.
+    const gw = await gateway({ agent: agentConfig(mock.url, home, { env: mockAgentEnv(mock.url, home, { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-test' }) }) });
+    const w = gw.watch('rl19');
+    await w.ready;
+    const a = await gw.post('rl19', 'first tag:rl19');
+    await w.waitReply(a.messageId, 'notice');
+    const b = await gw.post('rl19', 'meanwhile tag:rl19b');
+    expect(b.disposition).toBe('queued');
+    const rb = await w.waitReply(b.messageId, 'reply', 30_000);
+    expect(rb.data.text).toBe('ok tag:rl19b');
+    expect((await w.waitReply(a.messageId, 'reply')).data.text).toBe('ok tag:rl19');
+    const last = mock.mainRequests().filter((q) => q.historyText.includes('tag:rl19b')).at(-1)!;
+    expect(wrappedCopies(last, 'first tag:rl19')).toBe(1);
+    expect(wrappedCopies(last, 'meanwhile tag:rl19b')).toBe(1);
+    for (const q of mock.mainRequests().filter((r) => r.historyText.includes('first tag:rl19'))) expect(wrappedCopies(q, 'first tag:rl19')).toBe(1);
   });
 });
 

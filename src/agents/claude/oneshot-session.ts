@@ -7,7 +7,7 @@
  */
 import { RudderError, asRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
-import { wrapExternal } from '../../security/wrap.js';
+import { agentText } from '../common/agent-text.js';
 import { TurnBase } from '../common/turn-base.js';
 import { TurnLock } from '../common/turn-lock.js';
 import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
@@ -118,7 +118,7 @@ export class ClaudeOneShotSession implements AgentSession {
     queueMicrotask(() => {
       for (const l of this.turnListeners) l(turn);
     });
-    const prompt = inputs.map((i) => wrapExternal(i.text, { source: i.source })).join('\n\n');
+    const prompt = agentText(inputs);
     // One-shot processes cannot answer permission prompts: relay mode falls back to the CLI's default (ask = deny).
     const launchOpts = this.launch.permissionMode === 'relay' ? { ...this.launch, permissionMode: 'manual' as const } : this.launch;
     try {

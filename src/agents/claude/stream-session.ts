@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { RudderError, asRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
-import { wrapExternal } from '../../security/wrap.js';
+import { agentText } from '../common/agent-text.js';
 import { TurnLock } from '../common/turn-lock.js';
 import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
 import { streamArgs } from './args.js';
@@ -202,7 +202,7 @@ export class ClaudeStreamSession implements AgentSession {
 
   private writeLocked(proc: AgentProcess, inputs: UserInput[], kind: WireMessage['kind'], during: StreamTurn | undefined): WireMessage {
     const uuid = randomUUID();
-    const text = inputs.map((i) => wrapExternal(i.text, { source: i.source })).join('\n\n');
+    const text = agentText(inputs);
     const msg: WireMessage = { uuid, inputIds: inputs.map((i) => i.id), kind, writtenDuring: during };
     proc.write(encodeFrame(userMessage(text, uuid)));
     this.wire.add(msg);
