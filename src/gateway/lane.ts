@@ -53,8 +53,9 @@ export class Lane {
   private readonly outcomes: TurnOutcomes;
   /** Set while /stop or /clear runs, so interrupted inputs are recorded as stopped. */
   stopping = false;
-  /** A release (/model, steering off) waiting for the running turn to end. */
+  /** A release (/model) waiting for the running turn to end. */
   pendingRelease: string | undefined;
+  private toldCannotSteer = false;
 
   constructor(
     conversationId: string,
@@ -224,11 +225,11 @@ export class Lane {
   start(rows: MessageRow[], overflow = false): void {
     if (rows.length === 0) return this.pump();
     const conv = this.ctx.store.conversation(this.conversationId);
-    const st = this.ctx.settings(this.conversationId);
     this.starting = true;
     try {
       const session = this.ctx.pool.sessionFor(this.conversationId, conv?.sessionId ?? undefined);
       this.watch(session);
+      this.tellOnceIfCannotSteer(session, rows);
       const sessionId = session.sessionId() ?? conv?.sessionId ?? undefined;
       const inputs = rows.map((r) => ({ id: r.id, text: composeAgentText(r), source: sourceOf(r), ...rerunInput(this.ctx.store, r, sessionId) }));
       if (overflow) inputs[0]!.text = `[${rows.length} messages arrived while the queue was full; they are merged here]\n\n${inputs[0]!.text}`;
@@ -248,6 +249,13 @@ export class Lane {
     } finally {
       this.starting = false;
     }
+  }
+
+  /** A backend that cannot do better than a process per message: the person learns once what that costs. */
+  private tellOnceIfCannotSteer(session: AgentSession, rows: MessageRow[]): void {
+    if (session.capabilities.steer !== 'none' || this.toldCannotSteer) return;
+    this.toldCannotSteer = true;
+    this.ctx.send(this.conversationId, 'notice', 'ⓘ This agent backend cannot take a message while it works: what you send during a turn waits for the turn to end, and is then answered in order.', rows.slice(0, 1));
   }
 
   private watch(session: AgentSession): void {

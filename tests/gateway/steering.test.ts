@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
+import { fakeSessionFactory } from '../support/fake-agent.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 
 let mock: MockApi;
@@ -185,6 +186,27 @@ describe('every turn in a stream-json process, beyond the warm cap (real CLI)', 
       for (const m of markers) expect(fs.existsSync(m)).toBe(true);
       const status = (await (await g.api('GET', '/api/status')).json()) as any;
       expect(status.steering).toMatchObject({ on: true, maxLive: 1, maxLiveWhy: 'steering.maxLive in the config' });
+    } finally {
+      await g.stop();
+    }
+  });
+});
+
+describe('a backend that cannot take a message mid-turn', () => {
+  it('tells the person once what that costs; what they send mid-turn waits and is answered in order', async () => {
+    const g = await startInProcess({ agent: { cwd: tempDir('fcwd') } }, { sessionFactory: fakeSessionFactory({ turnMs: 400, steer: 'none' }) });
+    try {
+      const w = g.watch('nosteer');
+      await w.ready;
+      const a = await g.post('nosteer', 'first');
+      const b = await g.post('nosteer', 'second');
+      expect([a.disposition, b.disposition]).toEqual(['turn', 'queued']);
+      await w.waitReply(b.messageId, 'reply');
+      const c = await g.post('nosteer', 'third');
+      await w.waitReply(c.messageId, 'reply');
+      const told = w.of('reply', (d) => d.kind === 'notice' && /cannot take a message while it works/.test(String(d.text)));
+      expect(told).toHaveLength(1);
+      expect(told[0]!.data.messageIds).toEqual([a.messageId]);
     } finally {
       await g.stop();
     }
