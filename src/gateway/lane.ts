@@ -28,6 +28,8 @@ export interface QueueItem {
   pending?: boolean;
   /** Holds messages that arrived while the queue was full. */
   overflow?: boolean;
+  /** Released from a hold (a rate limit): inputs of the same failed turn share the item. */
+  held?: boolean;
 }
 
 export class Lane {
@@ -335,7 +337,10 @@ export class Lane {
     const known = new Set(this.queue.flatMap((i) => i.rows.map((r) => r.id)));
     for (const row of deferred) {
       if (known.has(row.id)) continue;
-      this.queue.push({ rows: [row] });
+      // Inputs one failed turn had taken in together run again together (one note, one answer).
+      const last = this.queue.at(-1);
+      if (row.attempts > 0 && row.turnId && last?.held && last.rows[0]!.turnId === row.turnId) last.rows.push(row);
+      else this.queue.push({ rows: [row], held: true });
       this.ctx.store.markQueued(row.id);
     }
     this.queue.sort((a, b) => (a.rows[0]?.seq ?? 0) - (b.rows[0]?.seq ?? 0));

@@ -25,7 +25,7 @@ export function rerunInput(store: Store, queued: MessageRow, sessionId: string |
   if (turn.error === 'AGENT_RATE_LIMITED') {
     const inSession = !!sessionId && turn.sessionId === sessionId;
     if (!inSession) return {};
-    return { inSession, note: `[Rudder] Your reply to the person's message above (the last one from them) did not get through: the request hit a rate limit. The message is not repeated here. Answer it now.${toolsText(turn.tools)}` };
+    return { inSession, note: `[Rudder] Your reply to the person's latest message(s) above did not get through: the request hit a rate limit. They are not repeated here. Answer them now.${toolsText(turn.tools)}` };
   }
   if (!restart && !CUT_OFF.includes(turn.error ?? '')) return {};
   const why = restart ? 'Rudder (the gateway between you and the person) restarted' : turn.error === 'AGENT_STOPPED' ? 'Rudder was stopped' : 'the agent process stopped unexpectedly';

@@ -175,9 +175,37 @@ describe('rate limits: a held message runs again without reaching the model twic
     expect(answer.data.text).toBe('ok tag:rl18');
     const rerun = mock.mainRequests().slice(before);
     expect(rerun.length).toBeGreaterThan(0);
-    expect(rerun[0]!.lastUserText).toContain("[Rudder] Your reply to the person's message above");
+    expect(rerun[0]!.lastUserText).toContain("[Rudder] Your reply to the person's latest message(s) above did not get through: the request hit a rate limit.");
     for (const q of mock.mainRequests().filter((r) => r.historyText.includes('tag:rl18'))) expect(wrappedCopies(q, 'tag:rl18')).toBe(1);
     expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
+  });
+
+  it('a 429 after a steer was taken in: both run again together, answered once, each reaching the model once', async () => {
+    let limited = true;
+    mock.setScript((req) => (!req.side && limited && req.afterTool && req.lastUserText.includes('tag:rl20b') ? { kind: 'error', status: 429, style: 'apikey' } : undefined));
+    const gw = await gateway();
+    const w = gw.watch('rl20');
+    await w.ready;
+    const a = await gw.post('rl20', 'work [[bash:sleep 3]] tag:rl20a');
+    await w.wait('status', (d) => d.state === 'tool');
+    const b = await gw.post('rl20', 'also tag:rl20b');
+    expect(b.disposition).toBe('steered');
+    await w.waitReply(a.messageId, 'notice');
+    limited = false;
+    const before = mock.mainRequests().length;
+    await gw.post('rl20', '/retry');
+    const answer = await w.wait('reply', (d) => d.kind === 'reply' && (d.messageIds as string[]).includes(a.messageId), 20_000);
+    expect(answer.data.messageIds).toEqual([a.messageId, b.messageId]);
+    const rerun = mock.mainRequests().slice(before);
+    expect(rerun[0]!.lastUserText.split('[Rudder] Your reply').length).toBe(2); // one note for both
+    for (const q of mock.mainRequests().filter((r) => r.historyText.includes('tag:rl20'))) {
+      expect(wrappedCopies(q, 'tag:rl20a')).toBe(1);
+      expect(wrappedCopies(q, 'tag:rl20b')).toBeLessThanOrEqual(1);
+    }
+    expect(wrappedCopies(rerun.at(-1)!, 'tag:rl20b')).toBe(1);
+    const sentinel = await gw.post('rl20', 'after tag:rl20z');
+    await w.waitReply(sentinel.messageId, 'reply');
+    expect(w.of('reply', (d) => d.kind === 'reply' && (d.messageIds as string[]).some((id) => id === a.messageId || id === b.messageId))).toHaveLength(1);
   });
 
   it('when the limit resets on its timer, with a message queued meanwhile on top: each reaches the model once', async () => {

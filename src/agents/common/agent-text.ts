@@ -17,7 +17,9 @@ export function agentText(inputs: UserInput[], opts: AgentTextOptions = {}): str
   return inputs
     .flatMap((input, n) => {
       const wrapped = input.inSession && input.note && !opts.alwaysWrap ? [] : [wrapExternal(input.text, { source: input.source, id: opts.ids?.[n] })];
-      return input.note ? [input.note, ...wrapped] : wrapped;
+      // Merged inputs that failed together share one note.
+      const note = input.note && input.note !== inputs[n - 1]?.note ? [input.note] : [];
+      return [...note, ...wrapped];
     })
     .join('\n\n');
 }
