@@ -6,7 +6,8 @@
 import type { AgentSession, Turn, TurnEvent, TurnResult } from '../agents/session.js';
 import { isRudderError, RudderError } from '../errors.js';
 import type { MessageRow } from '../store/types.js';
-import { RAN_AS_TURN, type Disposition, type Lane } from './lane.js';
+import type { Disposition, Lane } from './lane.js';
+import { RAN_AS_TURN } from './lane-steer.js';
 
 /** A turn cut off by a crash is run again this many times before the person is told it failed. */
 export const MAX_ATTEMPTS = 2;

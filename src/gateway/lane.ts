@@ -13,12 +13,10 @@ import type { MessageRow } from '../store/types.js';
 import { composeAgentText, sourceOf } from './compose.js';
 import type { LaneContext, LaneSettings } from './lane-context.js';
 import { TurnOutcomes } from './lane-outcomes.js';
+import { steerBlocker, steerInto } from './lane-steer.js';
 import { rerunInput } from './rerun.js';
 
 export type Disposition = 'turn' | 'steered' | 'queued' | 'merged';
-
-/** The store's reason for a steer that ran as a turn of its own. */
-export const RAN_AS_TURN = 'ran as the next turn (sent while the agent was writing its reply)';
 
 export interface QueueItem {
   rows: MessageRow[];
@@ -95,7 +93,7 @@ export class Lane {
     }
     let reason = busy ? 'a turn is running' : 'earlier messages are waiting';
     if (busy && this.queue.length === 0 && st.mode === 'steer') {
-      const blocker = this.steerBlocker(session, row, st) ?? this.steer(session!, row);
+      const blocker = steerBlocker(this, session, row, st) ?? steerInto(this, session!, row);
       if (!blocker) return 'steered';
       reason = `not steered: ${blocker}`;
     } else if (busy && st.mode === 'interrupt') {
@@ -138,45 +136,6 @@ export class Lane {
       }
     }
     return false;
-  }
-
-  private steerBlocker(session: AgentSession | undefined, row: MessageRow, st: LaneSettings): string | undefined {
-    if (!st.steeringOn) return `steering is off (${st.steeringOffReason ?? 'config'})`;
-    if (!session || session.capabilities.steer === 'none') return 'this backend cannot take a message mid-turn';
-    const turn = session.currentTurn();
-    if (!turn) return 'no turn is running yet';
-    const sender = this.turnSender.get(turn.id);
-    if (sender !== undefined && sender !== row.senderId) return "the running turn is another sender's";
-    return undefined;
-  }
-
-  /** Hands the message to the running turn; undefined when it was written, else why not. */
-  private steer(session: AgentSession, row: MessageRow): string | undefined {
-    const turn = session.currentTurn();
-    const p = session.steer({ id: row.id, text: composeAgentText(row), source: sourceOf(row) });
-    if (!p.written) return p.reason ?? 'the agent process is not running';
-    this.inFlight.set(row.id, row);
-    this.ctx.store.markInTurn([row.id], 'steering', turn?.id ?? 'pending');
-    this.ctx.ack(row, 'steered', row.text);
-    p.then(
-      (r) => {
-        this.log.debug({ messageId: row.id, outcome: r.outcome }, 'steer settled');
-        if (r.outcome === 'ran-as-turn') this.steerRanAsTurn(row, r.turn);
-      },
-      (err) => this.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in'),
-    );
-    return undefined;
-  }
-
-  /** The model was writing text, so the agent ran the steer as its next turn: the ➡️ is corrected and the store says what happened. */
-  private steerRanAsTurn(row: MessageRow, turn: Turn): void {
-    if (this.ctx.store.message(row.id)?.state !== 'steering') return;
-    this.ranAsTurn.add(row.id);
-    this.ctx.store.tx(() => {
-      this.ctx.store.setState([row.id], 'running', RAN_AS_TURN);
-      this.ctx.store.setTurn([row.id], turn.id);
-    });
-    this.ctx.ack(row, 'queued', 'ran as the next turn');
   }
 
   private enqueue(row: MessageRow, reason: string, st: LaneSettings): Disposition {
