@@ -116,9 +116,14 @@ describe('commands (real CLI)', () => {
 
 describe('rate limits (real CLI)', () => {
   it('answers from the local model, then re-runs the message on Claude after resetsAt', async () => {
-    const resetsAt = Math.floor(Date.now() / 1000) + 3;
+    // The limit resets 3 s after the first 429, however long the start took on a busy machine.
+    let resetsAt = 0;
     let limited = true;
-    mock.setScript((req) => (!req.side && limited && req.lastText.includes('tag:rl1') ? { kind: 'error', status: 429, style: 'subscription', resetsAt } : undefined));
+    mock.setScript((req) => {
+      if (req.side || !limited || !req.lastText.includes('tag:rl1')) return undefined;
+      resetsAt ||= Math.floor(Date.now() / 1000) + 3;
+      return { kind: 'error', status: 429, style: 'subscription', resetsAt };
+    });
     const gw = await gateway({ fallback: { baseURL: openai.baseURL, model: 'local-model' } });
     // Subscription style needs an OAuth token instead of an API key.
     const cfg = JSON.parse(fs.readFileSync(gw.configFile, 'utf8'));
