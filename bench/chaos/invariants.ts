@@ -168,22 +168,16 @@ export function trackedProcesses(dbFile: string): number[] {
   }
 }
 
-/** Turn errors after which the lane sends the text again on purpose (the agent may not have it). */
-const RESENT_AFTER = ['AGENT_CRASHED', 'AGENT_EOF_WITHOUT_RESULT', 'AGENT_STDIN_BROKEN', 'AGENT_SESSION_NOT_FOUND', 'AGENT_STOPPED'];
-
 /** Each input a rate limit held reaches the model once, read from the mock's request log. */
 export function checkModelInputs(dbFile: string, requests: Array<{ side: boolean; body: unknown }>): Violation[] {
   const db = new Database(dbFile, { readonly: true });
   try {
-    const turns = db.prepare('SELECT outcome, error, input_ids FROM turns').all() as Array<{ outcome: string | null; error: string | null; input_ids: string }>;
-    const held = new Set<string>();
-    const resent = new Set<string>();
-    for (const t of turns) {
-      const ids = JSON.parse(t.input_ids) as string[];
-      if (t.error === 'AGENT_RATE_LIMITED') for (const id of ids) held.add(id);
-      // A turn a restart cut off has no outcome; its inputs run again with their text.
-      if (t.outcome === null || RESENT_AFTER.includes(t.error ?? '')) for (const id of ids) resent.add(id);
-    }
+    const turns = db.prepare("SELECT input_ids FROM turns WHERE error = 'AGENT_RATE_LIMITED'").all() as Array<{ input_ids: string }>;
+    const held = new Set(turns.flatMap((t) => JSON.parse(t.input_ids) as string[]));
+    // A message cut off by a crash or a restart runs again with its text on purpose (the agent may
+    // not have it); the person was told so with a ↻ notice.
+    const notices = db.prepare("SELECT message_ids FROM outbox WHERE kind = 'notice' AND text LIKE '↻%'").all() as Array<{ message_ids: string }>;
+    const resent = new Set(notices.flatMap((n) => JSON.parse(n.message_ids) as string[]));
     const tags = new Map<string, string>();
     for (const id of held) {
       if (resent.has(id)) continue;

@@ -29,8 +29,13 @@ export class TurnOutcomes {
   /** Follows one turn of the lane's session from its first event to its outcome. */
   follow(session: AgentSession, turn: Turn): void {
     const conv = this.lane.conversationId;
+    const startedAt = Date.now();
     this.ctx.store.turnStarted(turn.id, conv, turn.inputIds(), session.sessionId() ?? null);
     this.ctx.typing(conv, true);
+    // The agent can take steers written before a /stop into a new turn in the instant before it
+    // reads the interrupt: such a turn is stopped at once, and its inputs end as the stop ended them.
+    const stale = this.staleInputs(startedAt, turn.inputIds());
+    if (stale.size > 0 && stale.size === turn.inputIds().length) void session.interrupt().catch(() => undefined);
     const absorbed = new Set<string>();
     turn.onEvent((e) => {
       if (e.type === 'steer-absorbed') absorbed.add(e.inputId);
@@ -38,7 +43,7 @@ export class TurnOutcomes {
     });
     turn.result
       .then(
-        (r) => this.onResult(turn, r, absorbed),
+        (r) => this.onResult(turn, r, absorbed, startedAt),
         (err: unknown) => this.onError(session, turn, isRudderError(err) ? err : new RudderError('AGENT_TURN_FAILED', String(err))),
       )
       .catch((err) => this.lane.log.error({ err }, 'recording a turn outcome failed'))
@@ -87,25 +92,36 @@ export class TurnOutcomes {
     }
   }
 
+  /** Inputs sent before the /stop cutoff in a turn that started after it. */
+  private staleInputs(turnStartedAt: number, ids: string[]): Set<string> {
+    const cutoff = this.ctx.store.conversation(this.lane.conversationId)?.cutoffAt ?? 0;
+    if (!cutoff || turnStartedAt <= cutoff) return new Set();
+    return new Set(this.rowsOf(ids).filter((r) => this.lane.sentBeforeCutoff(r)).map((r) => r.id));
+  }
+
   private rowsOf(ids: string[]): MessageRow[] {
     return ids.map((id) => this.lane.inFlight.get(id) ?? this.ctx.store.message(id)).filter((r): r is MessageRow => !!r);
   }
 
-  private onResult(turn: Turn, r: TurnResult, absorbed: Set<string>): void {
+  private onResult(turn: Turn, r: TurnResult, absorbed: Set<string>, startedAt: number): void {
     const { store } = this.ctx;
-    const rows = this.rowsOf(r.inputIds);
+    const stale = this.staleInputs(startedAt, r.inputIds);
+    const ids = r.inputIds.filter((id) => !stale.has(id));
+    const rows = this.rowsOf(ids);
     const conv = this.lane.conversationId;
     store.tx(() => {
+      store.setState([...stale], 'stopped', 'stopped on request');
       if (r.interrupted) {
-        store.setState(r.inputIds, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
-      } else {
-        for (const id of r.inputIds) store.setState([id], absorbed.has(id) ? 'steered' : this.lane.merged.has(id) ? 'merged' : 'answered', this.lane.ranAsTurn.has(id) ? RAN_AS_TURN : null);
+        store.setState(ids, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
+      } else if (ids.length) {
+        for (const id of ids) store.setState([id], absorbed.has(id) ? 'steered' : this.lane.merged.has(id) ? 'merged' : 'answered', this.lane.ranAsTurn.has(id) ? RAN_AS_TURN : null);
         this.ctx.send(conv, 'reply', replyText(r, rows), rows);
       }
-      store.setTurn(r.inputIds, turn.id);
-      store.turnEnded(turn.id, r.interrupted ? 'interrupted' : 'answered', r.steered, r.inputIds, r.sessionId ?? null, null);
+      store.setTurn(ids, turn.id);
+      store.turnEnded(turn.id, r.interrupted || ids.length === 0 ? 'interrupted' : 'answered', r.steered, r.inputIds, r.sessionId ?? null, null);
     });
     for (const id of r.inputIds) this.lane.forget(id);
+    for (const row of this.rowsOf([...stale])) this.ctx.ack(row, 'stopped', 'stopped on request');
     if (r.interrupted) for (const row of rows) this.ctx.ack(row, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
     this.lane.log.info(
       { turnId: turn.id, inputs: r.inputIds.length, steered: r.steered, interrupted: r.interrupted, durationMs: r.durationMs, costUsd: r.costUsd },
@@ -117,10 +133,7 @@ export class TurnOutcomes {
     const { store, bus } = this.ctx;
     const conv = this.lane.conversationId;
     const ids = err.context.unanswered ?? turn.inputIds();
-    store.tx(() => {
-      store.turnEnded(turn.id, 'failed', 0, ids, session.sessionId() ?? null, err.code);
-      store.setTurn(ids, turn.id); // a re-run learns from this turn what the agent had done
-    });
+    store.turnEnded(turn.id, 'failed', 0, ids, session.sessionId() ?? null, err.code);
     this.lane.log.warn({ turnId: turn.id, code: err.code, inputs: ids.length, err: err.message }, 'turn failed steered=0');
     const all = this.rowsOf(ids);
     if (all.length === 0) return;
@@ -129,6 +142,7 @@ export class TurnOutcomes {
     // What a /stop or /clear ended is never held, re-run or reported as failed, whatever the error.
     const rows = this.lane.withoutStopped(all);
     if (rows.length === 0) return;
+    store.setTurn(rows.map((r) => r.id), turn.id); // a re-run learns from this turn what the agent had done
     if (err.code === 'AGENT_RATE_LIMITED') return this.rateLimited(rows, err);
     if (err.code === 'AGENT_NOT_READY' || err.code === 'AGENT_UNDELIVERED') return this.heldBack(rows, err);
     if (err.code === 'AGENT_STOPPED') {

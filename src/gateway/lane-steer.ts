@@ -43,7 +43,8 @@ export function steerInto(lane: Lane, session: AgentSession, row: MessageRow): s
 /** The agent ran the steer as its next turn: the ➡️ is corrected and the store says what happened. */
 function ranAsTurn(lane: Lane, row: MessageRow, turn: Turn): void {
   const { store } = lane.ctx;
-  if (store.message(row.id)?.state !== 'steering') return;
+  // A /stop since: the turn is stopped at once and the steer ends as the stop ended it (lane-outcomes).
+  if (store.message(row.id)?.state !== 'steering' || lane.sentBeforeCutoff(row)) return;
   lane.ranAsTurn.add(row.id);
   store.tx(() => {
     store.setState([row.id], 'running', RAN_AS_TURN);

@@ -260,8 +260,7 @@ export class Lane {
    * with the ⏹ ack; the rest are returned. Every path that would run or hold a message again asks.
    */
   withoutStopped(rows: MessageRow[]): MessageRow[] {
-    const cutoff = this.ctx.store.conversation(this.conversationId)?.cutoffAt ?? 0;
-    const ended = rows.filter((r) => (r.sentAt ?? r.receivedAt) < cutoff);
+    const ended = rows.filter((r) => this.sentBeforeCutoff(r));
     if (ended.length === 0) return rows;
     this.ctx.store.setState(ended.map((r) => r.id), 'stopped', 'stopped on request');
     for (const r of ended) {
@@ -270,6 +269,12 @@ export class Lane {
     }
     this.log.info({ messages: ended.map((r) => r.id) }, 'sent before /stop or /clear: stopped, not run again');
     return rows.filter((r) => !ended.includes(r));
+  }
+
+  /** Sent before the last /stop or /clear: that command ended it. */
+  sentBeforeCutoff(row: MessageRow): boolean {
+    const cutoff = this.ctx.store.conversation(this.conversationId)?.cutoffAt ?? 0;
+    return (row.sentAt ?? row.receivedAt) < cutoff;
   }
 
   forget(id: string): void {

@@ -93,3 +93,33 @@ describe('/stop while a rate limit lands', () => {
     }
   });
 });
+
+describe('/stop while the agent drains its queue', () => {
+  it('a steer the agent starts as a new turn just before it reads the interrupt ends stopped: no reply, no turn of its own', async () => {
+    // The fake CLI runs one turn at a time and reads the interrupt 3 s late: the first turn ends in
+    // that gap and the waiting steer starts (and ends) as a turn of its own, as the real CLI can do.
+    const fake = await startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: 'queue', FAKE_INTERRUPT_LAG_MS: '3000' } } });
+    try {
+      const w = fake.watch('drain');
+      await w.ready;
+      const store = fake.gw.core.store;
+      const a = await fake.post('drain', 'first [[delay:2000]] tag:drain-a');
+      await waitUntil(() => store.message(a.messageId)!.state === 'running');
+      const s = await fake.post('drain', 'meanwhile tag:drain-s');
+      expect(s.disposition).toBe('steered');
+      const stop = await fake.post('drain', '/stop');
+      await w.waitReply(stop.messageId);
+      const sentinel = await fake.post('drain', 'after tag:drain-z');
+      await w.waitReply(sentinel.messageId, 'reply');
+      expect(store.message(s.messageId)!.state).toBe('stopped');
+      expect(w.repliesFor(s.messageId, 'reply')).toHaveLength(0);
+      expect(w.of('ack', (d) => d.messageId === s.messageId && d.kind === 'stopped').length).toBeGreaterThan(0);
+      // It names no turn that started after the /stop.
+      const turnId = store.message(s.messageId)!.turnId!;
+      const started = (store.db.prepare('SELECT started_at FROM turns WHERE id = ?').get(turnId) as { started_at: number }).started_at;
+      expect(started).toBeLessThan(store.message(stop.messageId)!.receivedAt);
+    } finally {
+      await fake.stop();
+    }
+  });
+});
