@@ -11,6 +11,7 @@ export function statusText(core: GatewayCore, conversationId: string): string {
     `Model: ${conv?.model ?? core.settings().agent.model ?? 'the CLI default'}`,
     `Queue mode: ${core.effectiveMode(conversationId)}; waiting: ${lane.queueDepth()}`,
     `Steering: ${steering.on ? 'on' : `off (${steering.reason})`}`,
+    `Idle agent processes kept warm: ${core.registry.idleWarm().length} of maxLive ${core.warmCap().maxLive} (${core.warmCap().why})`,
   ];
   if (lane.pausedUntil > Date.now()) lines.push(`${lane.pauseReason === 'rate-limit' ? 'Rate limited' : 'Waiting for the agent terminal'} until ${new Date(lane.pausedUntil).toISOString()}${lane.pauseEstimated ? ' (estimated)' : ''} (/retry to try now)`);
   return lines.join('\n');

@@ -108,6 +108,7 @@ describe('commands (real CLI)', () => {
     const texts = w.of('reply').map((e) => String(e.data.text));
     expect(texts[0]).toContain('/stop');
     expect(texts[1]).toContain('Queue mode: steer');
+    expect(texts[1]).toMatch(/Idle agent processes kept warm: \d+ of maxLive [2-8] \(from [\d.]+ GB available memory: one per 2 GB, 2\.\.8\)/);
     expect(texts[3]).toContain('Unknown queue mode "bogus"');
     expect(texts[4]).toContain('Unknown command /frobnicate');
     expect(mock.requests.length).toBe(before);
