@@ -219,7 +219,9 @@ export class TurnOutcomes {
     const open = this.lane.withoutStopped(lost.filter((r) => ['running', 'steering'].includes(this.ctx.store.message(r.id)?.state ?? '')));
     if (open.length === 0) return;
     this.lane.log.warn({ messages: open.map((r) => r.id) }, 'inputs handed to the agent were never answered; queued again');
+    // Back in line where they arrived: before what came later, after an earlier message run again.
     this.lane.queue.unshift(...open.map((r) => ({ rows: [r] })));
+    this.lane.queue.sort((a, b) => (a.rows[0]?.seq ?? 0) - (b.rows[0]?.seq ?? 0));
     for (const r of open) this.ctx.store.markQueued(r.id);
   }
 }

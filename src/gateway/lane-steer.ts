@@ -35,7 +35,11 @@ export function steerInto(lane: Lane, session: AgentSession, row: MessageRow): s
       lane.log.debug({ messageId: row.id, outcome: r.outcome }, 'steer settled');
       if (r.outcome === 'ran-as-turn') ranAsTurn(lane, row, r.turn);
     },
-    (err) => lane.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in'),
+    (err) => {
+      lane.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in');
+      // It may have been the last thing keeping the session busy: let the lane put it back in line.
+      lane.pump();
+    },
   );
   return undefined;
 }

@@ -11,7 +11,8 @@
 //   queue          one turn at a time, like the CLI's own queue: a message written during a turn
 //                  waits ('queued') and starts the moment that turn ends; a turn lasts [[delay:MS]]
 //                  (50); an interrupt is read FAKE_INTERRUPT_LAG_MS late (0), as when it crosses
-//                  the CLI draining its queue, then cancels what is queued and aborts what runs
+//                  the CLI draining its queue, then cancels what is queued and aborts what runs;
+//                  a turn of [[fail-exit]] fails (session not found), then the process exits
 //   wrap           run the real CLI (FAKE_CLAUDE_REAL) in between, passing everything through, and
 //                  inject a fault into the turn of a user message that carries [[fault:NAME]]:
 //                  malformed, stderr-flood, midframe or eof (see injectFault below). Written as
@@ -126,6 +127,12 @@ function queueMode() {
       uuid: m.uuid,
       timer: setTimeout(() => {
         running = undefined;
+        if (m.text.includes('[[fail-exit]]')) {
+          // The turn fails, then the process exits with what it still had queued.
+          out({ type: 'result', subtype: 'error_during_execution', is_error: true, result: `No conversation found with session ID: ${sid}`, session_id: sid, num_turns: 0, duration_ms: 5, user_message_uuids: [m.uuid] });
+          setTimeout(() => process.exit(1), 100);
+          return;
+        }
         out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'echo' }] } });
         result(m.uuid, 'echo');
         next();
