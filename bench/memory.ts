@@ -1,7 +1,8 @@
 /**
  * Memory. The gateway as `npm start` runs it (node dist/cli/main.js start, in a child process)
  * with 1,000 conversations that each had one turn and are now idle; the agent is the fake CLI
- * (a one-shot answer per turn beyond the live cap), so the figure is the gateway's own. And the
+ * (each turn in a stream-json process that exits after it beyond the warm cap), so the figure is
+ * the gateway's own. And the
  * resident size of a live `claude` process on the real CLI after a few turns.
  */
 import fs from 'node:fs';
@@ -107,8 +108,8 @@ export async function benchMemory(quick: boolean): Promise<SectionBody> {
     ],
     checks: [{ target: `gateway RSS < ${TARGET_MB} MB with 1,000 idle conversations`, measured: `${mb(gw.idle)}${count !== 1000 ? ` (with ${count}: quick run)` : ''}`, pass: idleMb < TARGET_MB }],
     notes: [
-      `The ${count} turns took ${(gw.turnsMs / 1000).toFixed(1)} s through the HTTP API with 8 senders; past the live cap (2) each turn ran as a one-shot process of the fake CLI, so no live process is held for idle conversations, as in production.`,
-      'Live claude processes are capped (steering.maxLive, default 2) and reaped when idle (steering.idleMinutes), so their memory does not grow with the number of conversations.',
+      `The ${count} turns took ${(gw.turnsMs / 1000).toFixed(1)} s through the HTTP API with 8 senders; each ran in a stream-json process of the fake CLI, and past the warm cap its process exited when the turn was over, so no process is held for idle conversations, as in production.`,
+      'Idle claude processes kept warm are capped (steering.maxLive: by default one per 2 GB of available memory, 2..8) and reaped when idle (steering.idleMinutes), so their memory does not grow with the number of conversations.',
     ],
     data: { conversations: count, gateway: gw, claude },
   };

@@ -8,7 +8,7 @@ export const ERRORS = {
   AGENT_SPAWN_FAILED: 'The agent process could not be started. Run `rudder doctor`.',
   AGENT_STDIN_BROKEN: 'Writing to the agent process failed (broken pipe); it has exited.',
   AGENT_EOF_WITHOUT_RESULT: 'The agent process closed its output before the turn produced a result.',
-  AGENT_CRASHED: 'The agent process died in the middle of a turn; the inputs it had not answered will be run again.',
+  AGENT_CRASHED: 'The agent process died in the middle of a turn.',
   AGENT_TURN_TIMEOUT: 'The turn took longer than agent.turnTimeoutSeconds and was stopped.',
   AGENT_RATE_LIMITED: 'Claude is rate limited.',
   AGENT_API_ERROR: 'The Anthropic API returned an error for this turn.',

@@ -6,13 +6,16 @@
  *   - no reply goes to the wrong conversation (ids, and the tags the agent echoed);
  *   - every message that ran has its turn recorded; nothing sent before a /stop or /clear runs in a
  *     turn that started after it;
- *   - the SQLite integrity check passes.
+ *   - the SQLite integrity check passes;
+ *   - (checkModelInputs) a message a rate limit held reaches the model once: no API request holds
+ *     two wrapped copies of it (a crash re-run sends the text again on purpose and is left out).
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { OPEN_STATES } from '../../src/store/types.js';
 import { SLOW_CHANNEL, type SlowDelivery } from './slow-channel.js';
 import type { Accepted } from './rig.js';
+import { wrappedTexts } from '../../tests/support/mock-anthropic.js';
 
 export type ViolationKind = 'lost' | 'duplicated' | 'wrong-conversation' | 'silent' | 'ran-after-stop' | 'untracked-turn' | 'integrity' | 'leaked-process' | 'gateway';
 
@@ -160,6 +163,36 @@ export function trackedProcesses(dbFile: string): number[] {
   const db = new Database(dbFile, { readonly: true });
   try {
     return (db.prepare('SELECT pid FROM agent_processes').all() as Array<{ pid: number }>).map((r) => r.pid);
+  } finally {
+    db.close();
+  }
+}
+
+/** Each input a rate limit held reaches the model once, read from the mock's request log. */
+export function checkModelInputs(dbFile: string, requests: Array<{ side: boolean; body: unknown }>): Violation[] {
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    const turns = db.prepare("SELECT input_ids FROM turns WHERE error = 'AGENT_RATE_LIMITED'").all() as Array<{ input_ids: string }>;
+    const held = new Set(turns.flatMap((t) => JSON.parse(t.input_ids) as string[]));
+    // A message cut off by a crash or a restart runs again with its text on purpose (the agent may
+    // not have it); the person was told so with a ↻ notice.
+    const notices = db.prepare("SELECT message_ids FROM outbox WHERE kind = 'notice' AND text LIKE '↻%'").all() as Array<{ message_ids: string }>;
+    const resent = new Set(notices.flatMap((n) => JSON.parse(n.message_ids) as string[]));
+    const tags = new Map<string, string>();
+    for (const id of held) {
+      if (resent.has(id)) continue;
+      const row = db.prepare('SELECT text, conversation_id FROM messages WHERE id = ?').get(id) as { text: string; conversation_id: string } | undefined;
+      const tag = row && /tag:[\w-]+/.exec(row.text)?.[0];
+      if (tag) tags.set(tag, `${id} ${tag} in ${row.conversation_id}`);
+    }
+    const v: Violation[] = [];
+    const main = requests.filter((r) => !r.side);
+    for (const [tag, where] of tags) {
+      const mark = new RegExp(`${tag}(?![\\w-])`);
+      const worst = Math.max(0, ...main.map((r) => wrappedTexts(r as never).filter((t) => mark.test(t)).length));
+      if (worst > 1) v.push({ kind: 'duplicated', detail: `${where} was held by a rate limit and reached the model ${worst} times in one request` });
+    }
+    return v;
   } finally {
     db.close();
   }

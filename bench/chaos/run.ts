@@ -8,7 +8,7 @@
 import { startMockApi } from '../../tests/support/mock-anthropic.js';
 import { sleep } from '../stats.js';
 import { ACTIONS, FAULTS, type Conv, type RunCtx } from './faults.js';
-import { checkStore, trackedProcesses, type Violation } from './invariants.js';
+import { checkModelInputs, checkStore, trackedProcesses, type Violation } from './invariants.js';
 import { alive, processesOfRun } from './procs.js';
 import { Rng } from './random.js';
 import { ChaosRig } from './rig.js';
@@ -148,7 +148,7 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
 
   try {
     const checked = checkStore(rig.dbFile(), rig.accepted, rig.slowLog);
-    violations.push(...checked.violations);
+    violations.push(...checked.violations, ...checkModelInputs(rig.dbFile(), mock.requests));
     states = checked.states;
   } catch (err) {
     violations.push({ kind: 'integrity', detail: `the store could not be read: ${(err as Error).message}` });

@@ -1,12 +1,26 @@
 /**
- * Live agent sessions: the cap on live processes, the idle reaper and stopAll.
- * No LRU eviction: a conversation beyond the cap runs one-shot (the lane asks canStartLive()).
+ * The conversations' agent sessions: the warm cap, the idle reaper and stopAll.
+ * Every running turn has a process of its own; `maxLive` bounds how many IDLE processes are kept
+ * warm. A session whose turn ends while `maxLive` others already wait idle is stopped (its process
+ * exits; the next turn resumes the session in a new one). A busy session is never stopped for the cap.
  */
-import type { AgentSession } from './session.js';
+import type { AgentSession, Turn } from './session.js';
 import type { Logger } from '../ops/logger.js';
 
+/** The default warm cap: one idle process per 2 GB of available memory, at least 2, at most 8. */
+export const WARM_CAP = { bytesPerProcess: 2e9, min: 2, max: 8 } as const;
+
+/** steering.maxLive when the config sets it, else the figure from the machine's memory; with why, for status. */
+export function warmCap(configured: number | undefined, memAvailable: number | undefined): { maxLive: number; why: string } {
+  if (configured !== undefined) return { maxLive: Math.max(0, Math.floor(configured)), why: 'steering.maxLive in the config' };
+  const range = `${WARM_CAP.min}..${WARM_CAP.max}`;
+  if (memAvailable === undefined) return { maxLive: WARM_CAP.min, why: `available memory unknown: the minimum of ${range}` };
+  const n = Math.min(WARM_CAP.max, Math.max(WARM_CAP.min, Math.floor(memAvailable / WARM_CAP.bytesPerProcess)));
+  return { maxLive: n, why: `from ${(memAvailable / 1e9).toFixed(1)} GB available memory: one per 2 GB, ${range}` };
+}
+
 export interface RegistryOptions {
-  /** Live processes at most; 0 or below turns steering off. Default 2. */
+  /** Idle processes kept warm at most; 0 keeps none. Default 2. */
   maxLive?: number;
   /** Sessions idle longer than this are stopped. Default 20; values below 1 are clamped to 1. */
   idleMinutes?: number;
@@ -16,30 +30,22 @@ export interface RegistryOptions {
 }
 
 export class SessionRegistry {
-  private readonly live = new Map<string, AgentSession>();
-  private maxLive: number;
-  private configured = false;
-  private idleMs: number;
+  private readonly sessionsByConversation = new Map<string, AgentSession>();
+  private maxLive = 2;
+  private idleMs = 20 * 60_000;
   private readonly reapIntervalMs: number;
   private reaper: NodeJS.Timeout | undefined;
   private readonly log: Logger;
 
   constructor(opts: RegistryOptions) {
     this.log = opts.logger;
-    this.maxLive = 2;
-    this.idleMs = 20 * 60_000;
     this.configure(opts);
     this.reapIntervalMs = opts.reapIntervalMs ?? 30_000;
   }
 
-  /** Applies new limits (config reload); logs when steering is turned off by the cap. */
+  /** Applies new limits (config reload). */
   configure(opts: { maxLive?: number; idleMinutes?: number }): void {
-    if (opts.maxLive !== undefined) {
-      const next = Math.floor(opts.maxLive);
-      if (next <= 0 && (this.maxLive > 0 || !this.configured)) this.log.warn({ maxLive: next }, 'steering off: steering.maxLive is 0 or below, every turn runs one-shot');
-      this.maxLive = next;
-      this.configured = true;
-    }
+    if (opts.maxLive !== undefined) this.maxLive = Math.max(0, Math.floor(opts.maxLive));
     if (opts.idleMinutes !== undefined) this.idleMs = Math.max(1, opts.idleMinutes) * 60_000;
   }
 
@@ -47,33 +53,49 @@ export class SessionRegistry {
     return this.maxLive;
   }
 
-  /** Whether a new live (persistent) session may start now. */
-  canStartLive(): boolean {
-    return this.maxLive > 0 && this.live.size < this.maxLive;
-  }
-
   get(conversationId: string): AgentSession | undefined {
-    return this.live.get(conversationId);
+    return this.sessionsByConversation.get(conversationId);
   }
 
   sessions(): AgentSession[] {
-    return [...this.live.values()];
+    return [...this.sessionsByConversation.values()];
   }
 
+  /** Sessions with a process that waits for the next turn. */
+  idleWarm(): AgentSession[] {
+    return this.sessions().filter((s) => isIdleWarm(s));
+  }
+
+  /** Registers a conversation's session; when each of its turns ends, the warm cap is applied. */
   add(session: AgentSession): void {
-    this.live.set(session.conversationId, session);
+    this.sessionsByConversation.set(session.conversationId, session);
+    session.onTurn((turn: Turn) => {
+      // After the turn's owner had its chance to start the next queued turn in the same process.
+      const settled = () => void setImmediate(() => this.applyWarmCap(session));
+      turn.result.then(settled, settled);
+    });
   }
 
   /** Forgets a session (it stopped itself or was stopped by its owner). */
   remove(session: AgentSession): void {
-    if (this.live.get(session.conversationId) === session) this.live.delete(session.conversationId);
+    if (this.sessionsByConversation.get(session.conversationId) === session) this.sessionsByConversation.delete(session.conversationId);
   }
 
   async stop(conversationId: string, reason: string): Promise<void> {
-    const s = this.live.get(conversationId);
+    const s = this.sessionsByConversation.get(conversationId);
     if (!s) return;
-    this.live.delete(conversationId);
+    this.sessionsByConversation.delete(conversationId);
     await s.stop(reason);
+  }
+
+  /** A session whose turn ended stays warm only while fewer than maxLive others wait idle. */
+  applyWarmCap(session: AgentSession): void {
+    if (this.sessionsByConversation.get(session.conversationId) !== session || !isIdleWarm(session)) return;
+    const others = this.idleWarm().filter((s) => s !== session).length;
+    if (others < this.maxLive) return;
+    this.remove(session);
+    this.log.info({ conversationId: session.conversationId, pid: session.pid(), maxLive: this.maxLive }, 'turn over beyond the warm cap: its process exits; the next turn resumes the session');
+    void session.stop(`beyond the warm cap (steering.maxLive ${this.maxLive})`).catch((err: Error) => this.log.warn({ conversationId: session.conversationId, err: err.message }, 'stopping a session beyond the warm cap failed'));
   }
 
   startReaper(): void {
@@ -85,7 +107,7 @@ export class SessionRegistry {
   /** One pass of the reaper; never stops a session with a turn in flight. Exceptions are logged, the loop goes on. */
   async reapOnce(now = Date.now()): Promise<string[]> {
     const stopped: string[] = [];
-    for (const s of [...this.live.values()]) {
+    for (const s of this.sessions()) {
       try {
         const st = s.state();
         if (st === 'dead' || st === 'stopped') {
@@ -106,12 +128,20 @@ export class SessionRegistry {
     return stopped;
   }
 
-  /** Stops every live session; runs on SIGTERM, SIGINT and normal exit. */
+  /** Stops every session; runs on SIGTERM, SIGINT and normal exit. */
   async stopAll(reason: string): Promise<void> {
     if (this.reaper) clearInterval(this.reaper);
     this.reaper = undefined;
-    const all = [...this.live.values()];
-    this.live.clear();
-    await Promise.allSettled(all.map((s) => s.stop(reason)));
+    const all = this.sessions();
+    this.sessionsByConversation.clear();
+    await Promise.allSettled(all.map(async (s) => s.stop(reason)));
+  }
+}
+
+function isIdleWarm(s: AgentSession): boolean {
+  try {
+    return s.state() === 'idle' && !s.currentTurn() && s.pid() !== undefined;
+  } catch {
+    return false; // a session that cannot say counts as not warm; the reaper logs it
   }
 }

@@ -11,6 +11,10 @@ export interface UserInput {
   text: string;
   /** Who sent it, e.g. "web:owner" or "telegram:12345"; shown inside the wrapper. */
   source?: string;
+  /** Rudder's own note about this input (a re-run after a crash or a rate limit), written before it, outside the wrapper. */
+  note?: string;
+  /** The session already holds this text (a turn that failed before answering took it in): only the note is sent. */
+  inSession?: boolean;
 }
 
 /** A turn's input: usually one message, several when the lane merged them (collect mode). */

@@ -32,7 +32,7 @@ export async function status(opts: { json?: boolean }): Promise<number> {
   const lines = [
     `Rudder ${s.version}, up ${s.uptimeSeconds}s, ${mb(s.gatewayRssBytes)}`,
     claudeLine(s),
-    `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; live sessions ${s.steering.liveSessions}/${s.steering.maxLive}`,
+    `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; agent processes ${s.steering.liveSessions}, ${s.steering.warm} idle; maxLive ${s.steering.maxLive} (${s.steering.maxLiveWhy})`,
     `Channels: ${s.channels.map((c) => `${c.name} ${c.state}${c.detail ? ` (${c.detail})` : ''}`).join(', ') || 'none'}`,
     ...s.channels.filter((c) => !c.started).map((c) => `Not started: ${c.name} (${c.error ?? c.state}${c.retryAt ? `; next try ${c.retryAt}` : ''})`),
     `Replies owed: ${s.owedReplies}`,

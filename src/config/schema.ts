@@ -80,7 +80,7 @@ export const projectSchema = z
 
 export const steeringSchema = z
   .object({
-    /** Read per message: turning it off stops the live processes; RUDDER_STEERING=off wins. */
+    /** Read per message: off, a message sent mid-turn waits in line instead of being steered; RUDDER_STEERING=off wins. */
     enabled: z.boolean().default(true),
     /** The queue mode of a conversation with no override. */
     mode: queueModeSchema.default('steer'),
@@ -88,8 +88,8 @@ export const steeringSchema = z
     collectWindowMs: z.number().int().min(0).max(60_000).default(1500),
     /** Queued messages per conversation before newer ones are merged into a summary. */
     queueCap: z.number().int().min(1).max(10_000).default(20),
-    /** Live agent processes at most; 0 or below turns steering off (every turn runs one-shot). */
-    maxLive: z.number().int().default(2),
+    /** Idle agent processes kept warm between turns (0: none); unset, one per 2 GB of available memory, 2..8. */
+    maxLive: z.number().int().min(0).optional(),
     /** Live sessions idle longer than this are stopped (values below 1 count as 1). */
     idleMinutes: z.number().default(20),
   })

@@ -4,7 +4,7 @@
  */
 import type { ClaudeHealth } from '../agents/claude/health.js';
 import type { AgentPool } from '../agents/pool.js';
-import type { SessionRegistry } from '../agents/registry.js';
+import { warmCap, type SessionRegistry } from '../agents/registry.js';
 import type { AgentSession, PermissionRequest } from '../agents/session.js';
 import type { AcceptResult, AckKind, Channel, InboundMessage, InboundPress, InboundSink, PressResult } from '../channels/channel.js';
 import type { LiveConfig } from '../config/load.js';
@@ -61,6 +61,8 @@ export interface CoreParts {
   env: NodeJS.ProcessEnv;
   localModel: () => LocalModel | undefined;
   projects: Projects;
+  /** MemAvailable at start, for the default warm cap. */
+  memAvailable: number | undefined;
 }
 
 export class GatewayCore implements InboundSink {
@@ -140,26 +142,25 @@ export class GatewayCore implements InboundSink {
     return lane;
   }
 
-  /** Whether steering is on, and why not: read per message (config is re-read when its file changes). */
+  /**
+   * Whether messages sent mid-turn are steered into the running turn, and why not: read per message
+   * (config is re-read when its file changes). Off, they wait in line; every turn still runs in a
+   * process that can be stopped and relays permission requests.
+   */
   steering(): { on: boolean; reason?: string } {
     const cfg = this.settings();
     let state: { on: boolean; reason?: string } = { on: true };
     if ((this.parts.env.RUDDER_STEERING ?? '').toLowerCase() === 'off') state = { on: false, reason: 'RUDDER_STEERING=off' };
     else if (!cfg.steering.enabled) state = { on: false, reason: 'steering.enabled is false' };
-    else if (cfg.steering.maxLive <= 0) state = { on: false, reason: 'steering.maxLive is 0' };
-    if (this.steeringWasOn === true && !state.on) this.steeringTurnedOff(state.reason!);
+    if (this.steeringWasOn === true && !state.on) this.log.warn({ reason: state.reason }, 'steering turned off: messages sent mid-turn wait in line from now on');
     this.steeringWasOn = state.on;
-    this.registry.configure({ maxLive: cfg.steering.maxLive, idleMinutes: cfg.steering.idleMinutes });
+    this.registry.configure({ maxLive: this.warmCap().maxLive, idleMinutes: cfg.steering.idleMinutes });
     return state;
   }
 
-  /** Live processes stop: idle ones now, busy ones when their turn ends. */
-  private steeringTurnedOff(reason: string): void {
-    this.log.warn({ reason }, 'steering turned off: stopping the live agent processes; turns run one-shot from now on');
-    for (const s of this.registry.sessions()) {
-      if (s.state() === 'busy') this.lane(s.conversationId).pendingRelease = `steering turned off (${reason})`;
-      else void this.registry.stop(s.conversationId, `steering turned off (${reason})`);
-    }
+  /** How many idle agent processes stay warm, and why that many (the config, or the machine's memory at start). */
+  warmCap(): { maxLive: number; why: string } {
+    return warmCap(this.settings().steering.maxLive, this.parts.memAvailable);
   }
 
   effectiveMode(conversationId: string): QueueMode {

@@ -9,10 +9,9 @@ import { resolveClaudeBinary } from '../agents/claude/binary.js';
 import { buildAgentEnv } from '../agents/claude/env.js';
 import { ClaudeHealth, type ClaudeCheck } from '../agents/claude/health.js';
 import type { ClaudeLaunch } from '../agents/claude/launch.js';
-import { ClaudeOneShotSession } from '../agents/claude/oneshot-session.js';
 import { ClaudeStreamSession } from '../agents/claude/stream-session.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
-import { SessionRegistry } from '../agents/registry.js';
+import { SessionRegistry, warmCap } from '../agents/registry.js';
 import { ClaudeTmuxSession } from '../agents/tmux/tmux-session.js';
 import { paneName, type TmuxLaunch } from '../agents/tmux/tmux-launch.js';
 import type { Channel } from '../channels/channel.js';
@@ -25,6 +24,7 @@ import { LocalModel } from '../fallback/local-model.js';
 import type { Logger } from '../ops/logger.js';
 import { projectAgent } from '../projects/projects.js';
 import { Projects } from '../projects/service.js';
+import { memAvailableBytes } from '../ops/proc.js';
 import { AccessControl } from '../security/access.js';
 import { AccessStore } from '../security/access-store.js';
 import { Store } from '../store/store.js';
@@ -98,7 +98,10 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   killOrphans(store, log, markPrefix);
   store.pruneEvents(EVENT_RETENTION_MS);
 
-  const registry = new SessionRegistry({ maxLive: cfg.steering.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
+  const memAvailable = memAvailableBytes();
+  const cap = warmCap(cfg.steering.maxLive, memAvailable);
+  log.info({ maxLive: cap.maxLive, why: cap.why }, 'idle agent processes kept warm');
+  const registry = new SessionRegistry({ maxLive: cap.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
   const projects = new Projects({ store, config: () => opts.config.current(), env, log });
   const launchFor = (conversationId: string, sessionId: string | undefined): ClaudeLaunch => {
     const agent = opts.config.current().agent;
@@ -149,12 +152,11 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
     };
     return { ...launchFor(conversationId, sessionId), tmux: settings };
   };
-  // The backend is read when a session is created; beyond the cap, turns run one-shot on the stream CLI either way.
+  // The backend is read when a session is created.
   const factory: SessionFactory = opts.sessionFactory?.(launchFor) ?? {
     live: (c, s) => (projectAgent(opts.config.current().agent, projects.peek(c)).backend === 'claude-tmux' ? new ClaudeTmuxSession(tmuxLaunchFor(c, s)) : new ClaudeStreamSession(launchFor(c, s))),
-    oneShot: (c, s) => new ClaudeOneShotSession(launchFor(c, s)),
   };
-  const pool = new AgentPool(registry, factory, log);
+  const pool = new AgentPool(registry, factory);
   const bus = new EventBus(store);
   let localModel: { key: string; model: LocalModel } | undefined;
   const core = new GatewayCore({
@@ -175,6 +177,7 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
       if (localModel?.key !== key) localModel = { key, model: new LocalModel(f) };
       return localModel.model;
     },
+    memAvailable,
   });
   const claude = new ClaudeHealth(() => {
     const agent = opts.config.current().agent;

@@ -17,6 +17,10 @@ import { ackData, type GatewayCore } from './core.js';
 /** Text longer than this is refused, with the reason, instead of being passed on. */
 export const MAX_TEXT_BYTES = 100 * 1024;
 
+/** No process argument or stream to the agent can carry a NUL: a message with one is refused at the door. */
+export const NUL_TEXT_REPLY = 'That message contains a NUL character (\\0), which cannot be passed to the agent; it was not passed on. Remove the character and send it again.';
+const noNul = (s: string) => s.replaceAll('\0', '\uFFFD');
+
 export function conversationIdOf(channel: string, key: string): string {
   return `${channel}:${key}`;
 }
@@ -26,10 +30,11 @@ export async function acceptInbound(core: GatewayCore, msg: InboundMessage): Pro
   const conversationId = conversationIdOf(msg.channel, msg.conversationKey);
   const conv = store.ensureConversation(conversationId, msg.channel, msg.conversationKey);
 
+  // Context the person did not type (a quoted message, a display name) loses its NUL instead of the message.
   const extra = {
-    senderName: msg.sender.name,
+    senderName: msg.sender.name === undefined ? undefined : noNul(msg.sender.name),
     chatType: msg.chatType,
-    ...(msg.quoted ? { quoted: msg.quoted } : {}),
+    ...(msg.quoted ? { quoted: { ...msg.quoted, text: noNul(msg.quoted.text), ...(msg.quoted.author ? { author: noNul(msg.quoted.author) } : {}) } } : {}),
     ...(msg.attachments?.length ? { attachments: msg.attachments } : {}),
   };
   const base = { conversationId, channel: msg.channel, platformMessageId: msg.platformMessageId, senderId: msg.sender.id, text: msg.text, extra, sentAt: msg.sentAt };
@@ -48,6 +53,7 @@ export async function acceptInbound(core: GatewayCore, msg: InboundMessage): Pro
 
   const access = core.access.check(msg);
   if (!access.allowed) return refuse(access.reason, access.reply);
+  if (msg.text.includes('\0')) return refuse('nul-character', NUL_TEXT_REPLY);
   if (Buffer.byteLength(msg.text, 'utf8') > MAX_TEXT_BYTES) {
     return refuse('text-too-long', `That message is longer than ${MAX_TEXT_BYTES / 1024} KB and was not passed on. Send it as a file, or in parts.`);
   }

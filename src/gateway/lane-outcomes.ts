@@ -7,11 +7,15 @@ import type { AgentSession, Turn, TurnEvent, TurnResult } from '../agents/sessio
 import { isRudderError, RudderError } from '../errors.js';
 import type { MessageRow } from '../store/types.js';
 import type { Disposition, Lane } from './lane.js';
+import { RAN_AS_TURN } from './lane-steer.js';
 
 /** A turn cut off by a crash is run again this many times before the person is told it failed. */
 export const MAX_ATTEMPTS = 2;
 /** When the CLI gives no reset time, try Claude again after this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
+/** The store's reason of a message held by a rate limit; the second says the reset time is a guess. */
+export const RATE_LIMITED = 'rate limited';
+export const RATE_LIMITED_ESTIMATED = 'rate limited (reset time estimated)';
 /** A message the agent's terminal did not take is tried again after this long (or at /retry). */
 const AGENT_HOLD_MS = 60_000;
 
@@ -25,9 +29,14 @@ export class TurnOutcomes {
   /** Follows one turn of the lane's session from its first event to its outcome. */
   follow(session: AgentSession, turn: Turn): void {
     const conv = this.lane.conversationId;
+    const startedAt = Date.now();
     this.ctx.store.turnStarted(turn.id, conv, turn.inputIds(), session.sessionId() ?? null);
     this.ctx.steps.turnStarted(conv, turn.id, turn.inputIds());
     this.ctx.typing(conv, true);
+    // The agent can take steers written before a /stop into a new turn in the instant before it
+    // reads the interrupt: such a turn is stopped at once, and its inputs end as the stop ended them.
+    const stale = this.staleInputs(startedAt, turn.inputIds());
+    if (stale.size > 0 && stale.size === turn.inputIds().length) void session.interrupt().catch(() => undefined);
     const absorbed = new Set<string>();
     turn.onEvent((e) => {
       if (e.type === 'steer-absorbed') absorbed.add(e.inputId);
@@ -36,7 +45,7 @@ export class TurnOutcomes {
     });
     turn.result
       .then(
-        (r) => this.onResult(turn, r, absorbed),
+        (r) => this.onResult(turn, r, absorbed, startedAt),
         (err: unknown) => this.onError(session, turn, isRudderError(err) ? err : new RudderError('AGENT_TURN_FAILED', String(err))),
       )
       .catch((err) => this.lane.log.error({ err }, 'recording a turn outcome failed'))
@@ -62,6 +71,8 @@ export class TurnOutcomes {
         return;
       case 'tool-use':
         this.ctx.bus.emit(conv, 'status', primary, { state: 'tool', tool: e.name, turnId: turn.id, input: summarize(e.input) }, { ephemeral: true });
+        // Kept at once: if the turn is cut off, its re-run tells the agent what it had started.
+        this.ctx.store.turnToolStarted(turn.id, { name: e.name, input: summarize(e.input).replace(/\s+/g, ' ') });
         return;
       case 'steer-absorbed':
         this.ctx.bus.emit(conv, 'status', e.inputId, { state: 'steer-absorbed', turnId: turn.id }, { ephemeral: true });
@@ -83,27 +94,38 @@ export class TurnOutcomes {
     }
   }
 
+  /** Inputs sent before the /stop cutoff in a turn that started after it. */
+  private staleInputs(turnStartedAt: number, ids: string[]): Set<string> {
+    const cutoff = this.ctx.store.conversation(this.lane.conversationId)?.cutoffAt ?? 0;
+    if (!cutoff || turnStartedAt <= cutoff) return new Set();
+    return new Set(this.rowsOf(ids).filter((r) => this.lane.sentBeforeCutoff(r)).map((r) => r.id));
+  }
+
   private rowsOf(ids: string[]): MessageRow[] {
     return ids.map((id) => this.lane.inFlight.get(id) ?? this.ctx.store.message(id)).filter((r): r is MessageRow => !!r);
   }
 
-  private onResult(turn: Turn, r: TurnResult, absorbed: Set<string>): void {
+  private onResult(turn: Turn, r: TurnResult, absorbed: Set<string>, startedAt: number): void {
     const { store } = this.ctx;
-    const rows = this.rowsOf(r.inputIds);
+    const stale = this.staleInputs(startedAt, r.inputIds);
+    const ids = r.inputIds.filter((id) => !stale.has(id));
+    const rows = this.rowsOf(ids);
     const conv = this.lane.conversationId;
     store.tx(() => {
+      store.setState([...stale], 'stopped', 'stopped on request');
       if (r.interrupted) {
-        store.setState(r.inputIds, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
-      } else {
-        for (const id of r.inputIds) store.setState([id], absorbed.has(id) ? 'steered' : this.lane.merged.has(id) ? 'merged' : 'answered');
+        store.setState(ids, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
+      } else if (ids.length) {
+        for (const id of ids) store.setState([id], absorbed.has(id) ? 'steered' : this.lane.merged.has(id) ? 'merged' : 'answered', this.lane.ranAsTurn.has(id) ? RAN_AS_TURN : null);
         this.ctx.send(conv, 'reply', replyText(r, rows), rows);
       }
-      store.setTurn(r.inputIds, turn.id);
-      store.turnEnded(turn.id, r.interrupted ? 'interrupted' : 'answered', r.steered, r.inputIds, r.sessionId ?? null, null);
-      this.ctx.steps.turnEnded(turn.id, { status: r.interrupted ? 'stopped' : 'answered', finalText: r.text, inputIds: r.inputIds });
+      store.setTurn(ids, turn.id);
+      store.turnEnded(turn.id, r.interrupted || ids.length === 0 ? 'interrupted' : 'answered', r.steered, r.inputIds, r.sessionId ?? null, null);
+      this.ctx.steps.turnEnded(turn.id, { status: r.interrupted || ids.length === 0 ? 'stopped' : 'answered', finalText: r.text, inputIds: r.inputIds });
     });
     this.ctx.withdrawPermissions(turn.id);
     for (const id of r.inputIds) this.lane.forget(id);
+    for (const row of this.rowsOf([...stale])) this.ctx.ack(row, 'stopped', 'stopped on request');
     if (r.interrupted) for (const row of rows) this.ctx.ack(row, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
     this.lane.log.info(
       { turnId: turn.id, inputs: r.inputIds.length, steered: r.steered, interrupted: r.interrupted, durationMs: r.durationMs, costUsd: r.costUsd },
@@ -115,22 +137,26 @@ export class TurnOutcomes {
     const { store, bus } = this.ctx;
     const conv = this.lane.conversationId;
     const ids = err.context.unanswered ?? turn.inputIds();
-    const rows = this.rowsOf(ids);
     store.tx(() => {
       store.turnEnded(turn.id, 'failed', 0, ids, session.sessionId() ?? null, err.code);
       this.ctx.steps.turnEnded(turn.id, { status: 'failed', error: { code: err.code, message: err.message } });
     });
     this.ctx.withdrawPermissions(turn.id);
     this.lane.log.warn({ turnId: turn.id, code: err.code, inputs: ids.length, err: err.message }, 'turn failed steered=0');
-    if (rows.length === 0) return;
-    bus.emit(conv, 'error', rows[0]!.id, { code: err.code, message: err.message, messageIds: ids });
+    const all = this.rowsOf(ids);
+    if (all.length === 0) return;
+    bus.emit(conv, 'error', all[0]!.id, { code: err.code, message: err.message, messageIds: ids });
     for (const id of ids) this.lane.forget(id);
+    // What a /stop or /clear ended is never held, re-run or reported as failed, whatever the error.
+    const rows = this.lane.withoutStopped(all);
+    if (rows.length === 0) return;
+    store.setTurn(rows.map((r) => r.id), turn.id); // a re-run learns from this turn what the agent had done
     if (err.code === 'AGENT_RATE_LIMITED') return this.rateLimited(rows, err);
     if (err.code === 'AGENT_NOT_READY' || err.code === 'AGENT_UNDELIVERED') return this.heldBack(rows, err);
     if (err.code === 'AGENT_STOPPED') {
       // Shutdown: the inputs stay open and run again at the next start. /stop and /clear: stopped.
       if (this.ctx.shuttingDown()) return;
-      store.setState(ids, 'stopped', err.message);
+      store.setState(rows.map((r) => r.id), 'stopped', err.message);
       return;
     }
     if (err.code === 'AGENT_SESSION_NOT_FOUND') store.setSessionId(conv, null);
@@ -141,6 +167,7 @@ export class TurnOutcomes {
       this.lane.queue.unshift({ rows: again });
       for (const r of again) store.markQueued(r.id);
       this.lane.log.info({ code: err.code, messages: again.length }, 'running the cut-off turn again on the resumed session');
+      this.ctx.send(conv, 'notice', rerunText(err), again);
     }
     if (failed.length) {
       store.setState(failed.map((r) => r.id), 'failed', `${err.code}: ${err.message}`);
@@ -149,10 +176,11 @@ export class TurnOutcomes {
   }
 
   private rateLimited(rows: MessageRow[], err: RudderError): void {
+    const known = err.context.resetsAt !== undefined;
     const until = err.context.resetsAt ?? Date.now() + DEFAULT_RATE_LIMIT_WAIT_MS;
-    this.ctx.store.defer(rows.map((r) => r.id), until, 'rate limited');
-    this.lane.pause(until);
-    void this.answerFromFallback(rows, until, err.context.resetsAt !== undefined);
+    this.ctx.store.defer(rows.map((r) => r.id), until, known ? RATE_LIMITED : RATE_LIMITED_ESTIMATED);
+    this.lane.pause(until, 'rate-limit', !known);
+    void this.answerFromFallback(rows, this.lane.pausedUntil, !this.lane.pauseEstimated);
   }
 
   /** The agent's terminal did not take the message (or it never showed up there): it stays owed and runs again after a hold. */
@@ -171,9 +199,9 @@ export class TurnOutcomes {
       this.ctx.ack(row, 'queued', 'an earlier message waits for the agent terminal; this runs after it');
       return 'queued';
     }
-    this.ctx.store.defer([row.id], this.lane.pausedUntil, 'rate limited');
+    this.ctx.store.defer([row.id], this.lane.pausedUntil, this.lane.pauseEstimated ? RATE_LIMITED_ESTIMATED : RATE_LIMITED);
     this.ctx.ack(row, 'queued', 'Claude is rate limited; this runs when the limit resets');
-    void this.answerFromFallback([row], this.lane.pausedUntil, true);
+    void this.answerFromFallback([row], this.lane.pausedUntil, !this.lane.pauseEstimated);
     return 'queued';
   }
 
@@ -196,16 +224,20 @@ export class TurnOutcomes {
     const lost = [...this.lane.inFlight.values()];
     if (lost.length === 0) return;
     for (const r of lost) this.lane.forget(r.id);
-    const open = lost.filter((r) => ['running', 'steering'].includes(this.ctx.store.message(r.id)?.state ?? ''));
+    const open = this.lane.withoutStopped(lost.filter((r) => ['running', 'steering'].includes(this.ctx.store.message(r.id)?.state ?? '')));
     if (open.length === 0) return;
     this.lane.log.warn({ messages: open.map((r) => r.id) }, 'inputs handed to the agent were never answered; queued again');
+    // Back in line where they arrived: before what came later, after an earlier message run again.
     this.lane.queue.unshift(...open.map((r) => ({ rows: [r] })));
+    this.lane.queue.sort((a, b) => (a.rows[0]?.seq ?? 0) - (b.rows[0]?.seq ?? 0));
     for (const r of open) this.ctx.store.markQueued(r.id);
   }
 }
 
 function summarize(input: unknown): string {
-  const s = typeof input === 'object' && input && 'command' in input ? String((input as { command: unknown }).command) : JSON.stringify(input ?? '');
+  const o = (typeof input === 'object' && input ? input : {}) as Record<string, unknown>;
+  const main = ['command', 'file_path', 'path', 'url', 'pattern'].find((k) => typeof o[k] === 'string');
+  const s = main ? String(o[main]) : JSON.stringify(input ?? '');
   return s.length > 200 ? `${s.slice(0, 200)}…` : s;
 }
 
@@ -215,13 +247,20 @@ function replyText(r: TurnResult, rows: MessageRow[]): string {
   return voice.length ? `${voice.map((t) => `🎤 “${t}”`).join('\n')}\n\n${text}` : text;
 }
 
+/** Told when a cut-off turn runs again, like the notice after a restart of Rudder. */
+function rerunText(err: RudderError): string {
+  if (err.code === 'AGENT_SESSION_NOT_FOUND') return '↻ The saved agent session could not be resumed; running your message again in a new session.';
+  return '↻ The agent stopped unexpectedly; running your message again on the resumed session.';
+}
+
 function userText(err: RudderError): string {
   switch (err.code) {
     case 'AGENT_TURN_TIMEOUT':
       return 'The turn took too long and was stopped. The session is kept; send your message again to continue.';
     case 'AGENT_CRASHED':
     case 'AGENT_EOF_WITHOUT_RESULT':
-      return 'The agent stopped in the middle of this turn twice; it was not answered. The session is kept.';
+    case 'AGENT_STDIN_BROKEN':
+      return 'The agent stopped in the middle of this turn twice, so it was not answered. The session is kept; send the message again to retry.';
     default:
       return err.message;
   }

@@ -14,6 +14,8 @@ import type { MessageRow } from '../store/types.js';
 import { composeAgentText, sourceOf } from './compose.js';
 import type { LaneContext, LaneSettings } from './lane-context.js';
 import { TurnOutcomes } from './lane-outcomes.js';
+import { steerBlocker, steerInto } from './lane-steer.js';
+import { rerunInput } from './rerun.js';
 
 /** Errors that mean no agent can be started for this conversation until something is fixed: retrying would wait for ever. */
 const CANNOT_START = new Set<ErrorCode>(['PROJECT_UNAVAILABLE', 'PROJECT_UNKNOWN', 'NOT_A_GIT_REPO', 'WORKTREE_FAILED', 'GIT_MISSING']);
@@ -28,6 +30,8 @@ export interface QueueItem {
   pending?: boolean;
   /** Holds messages that arrived while the queue was full. */
   overflow?: boolean;
+  /** Released from a hold (a rate limit): inputs of the same failed turn share the item. */
+  held?: boolean;
 }
 
 export class Lane {
@@ -36,12 +40,16 @@ export class Lane {
   /** Inputs handed to the agent (running or steering), not yet settled. */
   readonly inFlight = new Map<string, MessageRow>();
   readonly merged = new Set<string>();
+  /** Steers the agent took in only after the running turn ended: each answered by a turn of its own. */
+  readonly ranAsTurn = new Set<string>();
   /** The sender of each running turn's first input: steers from someone else wait. */
   readonly turnSender = new Map<string, string>();
   readonly log: Logger;
   pausedUntil = 0;
   /** Why the lane is held: Claude's rate limit, or a message the agent's terminal did not take. */
   pauseReason: 'rate-limit' | 'agent-terminal' = 'rate-limit';
+  /** The CLI gave no reset time: pausedUntil is a guess, and every notice says so. */
+  pauseEstimated = false;
   private pauseTimer: NodeJS.Timeout | undefined;
   private collectTimer: NodeJS.Timeout | undefined;
   private starting = false;
@@ -49,8 +57,9 @@ export class Lane {
   private readonly outcomes: TurnOutcomes;
   /** Set while /stop or /clear runs, so interrupted inputs are recorded as stopped. */
   stopping = false;
-  /** A release (/model, steering off) waiting for the running turn to end. */
+  /** A release (/model) waiting for the running turn to end. */
   pendingRelease: string | undefined;
+  private toldCannotSteer = false;
 
   constructor(
     conversationId: string,
@@ -77,6 +86,8 @@ export class Lane {
   accept(row: MessageRow): Disposition {
     const st = this.ctx.settings(this.conversationId);
     if (this.pausedUntil > Date.now()) return this.outcomes.deferWhilePaused(row);
+    // Sent after a /stop that is still running: it waits for the stop instead of joining the turn it ends.
+    if (this.stopping) return this.enqueue(row, 'a stop is running', st);
     if (st.mode === 'collect') return this.collect(row, st);
     const session = this.session();
     const busy = this.busy();
@@ -86,7 +97,7 @@ export class Lane {
     }
     let reason = busy ? 'a turn is running' : 'earlier messages are waiting';
     if (busy && this.queue.length === 0 && st.mode === 'steer') {
-      const blocker = this.steerBlocker(session, row, st) ?? this.steer(session!, row);
+      const blocker = steerBlocker(this, session, row, st) ?? steerInto(this, session!, row);
       if (!blocker) return 'steered';
       reason = `not steered: ${blocker}`;
     } else if (busy && st.mode === 'interrupt') {
@@ -147,31 +158,6 @@ export class Lane {
     return 'absent';
   }
 
-  private steerBlocker(session: AgentSession | undefined, row: MessageRow, st: LaneSettings): string | undefined {
-    if (!st.steeringOn) return `steering is off (${st.steeringOffReason ?? 'config'})`;
-    if (!session || session.capabilities.steer === 'none') return 'this conversation runs one-shot (live-process cap reached or steering off)';
-    const turn = session.currentTurn();
-    if (!turn) return 'no turn is running yet';
-    const sender = this.turnSender.get(turn.id);
-    if (sender !== undefined && sender !== row.senderId) return "the running turn is another sender's";
-    return undefined;
-  }
-
-  /** Hands the message to the running turn; undefined when it was written, else why not. */
-  private steer(session: AgentSession, row: MessageRow): string | undefined {
-    const turn = session.currentTurn();
-    const p = session.steer({ id: row.id, text: composeAgentText(row), source: sourceOf(row) });
-    if (!p.written) return p.reason ?? 'the agent process is not running';
-    this.inFlight.set(row.id, row);
-    this.ctx.store.markInTurn([row.id], 'steering', turn?.id ?? 'pending');
-    this.ctx.ack(row, 'steered', row.text);
-    p.then(
-      (r) => this.log.debug({ messageId: row.id, outcome: r.outcome }, 'steer settled'),
-      (err) => this.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in'),
-    );
-    return undefined;
-  }
-
   private enqueue(row: MessageRow, reason: string, st: LaneSettings): Disposition {
     if (this.queueDepth() >= st.queueCap) {
       let item = this.queue.at(-1);
@@ -220,13 +206,14 @@ export class Lane {
   start(rows: MessageRow[], overflow = false): void {
     if (rows.length === 0) return this.pump();
     const conv = this.ctx.store.conversation(this.conversationId);
-    const st = this.ctx.settings(this.conversationId);
     this.starting = true;
     let failed = false;
     try {
-      const session = this.ctx.pool.sessionFor(this.conversationId, conv?.sessionId ?? undefined, st.steeringOn);
+      const session = this.ctx.pool.sessionFor(this.conversationId, conv?.sessionId ?? undefined);
       this.watch(session);
-      const inputs = rows.map((r) => ({ id: r.id, text: composeAgentText(r), source: sourceOf(r) }));
+      this.tellOnceIfCannotSteer(session, rows);
+      const sessionId = session.sessionId() ?? conv?.sessionId ?? undefined;
+      const inputs = rows.map((r) => ({ id: r.id, text: composeAgentText(r), source: sourceOf(r), ...rerunInput(this.ctx.store, r, sessionId) }));
       if (overflow) inputs[0]!.text = `[${rows.length} messages arrived while the queue was full; they are merged here]\n\n${inputs[0]!.text}`;
       for (const r of rows) this.inFlight.set(r.id, r);
       for (const r of rows.slice(1)) this.merged.add(r.id);
@@ -253,6 +240,13 @@ export class Lane {
       this.starting = false;
     }
     if (failed) this.pump();
+  }
+
+  /** A backend that cannot do better than a process per message: the person learns once what that costs. */
+  private tellOnceIfCannotSteer(session: AgentSession, rows: MessageRow[]): void {
+    if (session.capabilities.steer !== 'none' || this.toldCannotSteer) return;
+    this.toldCannotSteer = true;
+    this.ctx.send(this.conversationId, 'notice', 'ⓘ This agent backend cannot take a message while it works: what you send during a turn waits for the turn to end, and is then answered in order.', rows.slice(0, 1));
   }
 
   private watch(session: AgentSession): void {
@@ -291,13 +285,37 @@ export class Lane {
     }
   }
 
+  /**
+   * Rows /stop or /clear already ended (sent before the conversation's cutoff) are marked stopped,
+   * with the ⏹ ack; the rest are returned. Every path that would run or hold a message again asks.
+   */
+  withoutStopped(rows: MessageRow[]): MessageRow[] {
+    const ended = rows.filter((r) => this.sentBeforeCutoff(r));
+    if (ended.length === 0) return rows;
+    this.ctx.store.setState(ended.map((r) => r.id), 'stopped', 'stopped on request');
+    for (const r of ended) {
+      this.forget(r.id);
+      this.ctx.ack(r, 'stopped', 'stopped on request');
+    }
+    this.log.info({ messages: ended.map((r) => r.id) }, 'sent before /stop or /clear: stopped, not run again');
+    return rows.filter((r) => !ended.includes(r));
+  }
+
+  /** Sent before the last /stop or /clear: that command ended it. */
+  sentBeforeCutoff(row: MessageRow): boolean {
+    const cutoff = this.ctx.store.conversation(this.conversationId)?.cutoffAt ?? 0;
+    return (row.sentAt ?? row.receivedAt) < cutoff;
+  }
+
   forget(id: string): void {
     this.inFlight.delete(id);
     this.merged.delete(id);
+    this.ranAsTurn.delete(id);
   }
 
   /** Held until `until` (rate limited, or the agent's terminal did not take a message): hold the queue, then run the deferred messages in order. */
-  pause(until: number, why: Lane['pauseReason'] = 'rate-limit'): void {
+  pause(until: number, why: Lane['pauseReason'] = 'rate-limit', estimated = false): void {
+    if (until >= this.pausedUntil) this.pauseEstimated = estimated;
     this.pausedUntil = Math.max(this.pausedUntil, until);
     this.pauseReason = why;
     clearTimeout(this.pauseTimer);
@@ -309,11 +327,14 @@ export class Lane {
   resume(why: string): number {
     clearTimeout(this.pauseTimer);
     this.pausedUntil = 0;
-    const deferred = this.ctx.store.deferredMessages(this.conversationId);
+    const deferred = this.withoutStopped(this.ctx.store.deferredMessages(this.conversationId));
     const known = new Set(this.queue.flatMap((i) => i.rows.map((r) => r.id)));
     for (const row of deferred) {
       if (known.has(row.id)) continue;
-      this.queue.push({ rows: [row] });
+      // Inputs one failed turn had taken in together run again together (one note, one answer).
+      const last = this.queue.at(-1);
+      if (row.attempts > 0 && row.turnId && last?.held && last.rows[0]!.turnId === row.turnId) last.rows.push(row);
+      else this.queue.push({ rows: [row], held: true });
       this.ctx.store.markQueued(row.id);
     }
     this.queue.sort((a, b) => (a.rows[0]?.seq ?? 0) - (b.rows[0]?.seq ?? 0));

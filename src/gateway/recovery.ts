@@ -10,7 +10,7 @@ import type { Store } from '../store/store.js';
 import type { MessageRow } from '../store/types.js';
 import type { GatewayCore } from './core.js';
 import { route } from './intake.js';
-import { MAX_ATTEMPTS } from './lane-outcomes.js';
+import { MAX_ATTEMPTS, RATE_LIMITED, RATE_LIMITED_ESTIMATED } from './lane-outcomes.js';
 
 
 /** Kills process groups recorded by an earlier run that are still alive and still claude, and anything carrying this gateway's mark. */
@@ -47,12 +47,16 @@ export async function recoverOpenMessages(core: GatewayCore): Promise<{ routed: 
   }
   for (const [conversationId, rows] of byConversation) {
     const lane = core.lane(conversationId);
+    // What a /stop or /clear ended before the crash stays ended.
+    const kept = new Set(lane.withoutStopped(rows.filter((r) => r.state !== 'accepted')).map((r) => r.id));
     for (const row of rows) {
+      if (row.state !== 'accepted' && !kept.has(row.id)) continue;
       if (row.state === 'accepted') {
         await route(core, row);
         counts.routed++;
       } else if (row.state === 'deferred') {
-        lane.pause(row.retryAt ?? Date.now());
+        const rateLimited = row.reason?.startsWith(RATE_LIMITED) ?? false;
+        lane.pause(row.retryAt ?? Date.now(), rateLimited ? 'rate-limit' : 'agent-terminal', row.reason === RATE_LIMITED_ESTIMATED);
         counts.deferred++;
       } else if (row.state === 'queued') {
         lane.queue.push({ rows: [row] });

@@ -11,6 +11,16 @@ export function rssOf(pid: number): number | undefined {
   }
 }
 
+/** MemAvailable of /proc/meminfo, in bytes: what can be used without swapping. */
+export function memAvailableBytes(): number | undefined {
+  try {
+    const m = /^MemAvailable:\s+(\d+)\s+kB/m.exec(fs.readFileSync('/proc/meminfo', 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The command line of a pid, NUL-separated parts joined by spaces. */
 export function cmdlineOf(pid: number): string | undefined {
   try {

@@ -7,7 +7,8 @@ import { rssOf } from './proc.js';
 export interface StatusReport {
   version: string;
   uptimeSeconds: number;
-  steering: { on: boolean; reason: string | null; mode: string; maxLive: number; liveSessions: number };
+  /** maxLive: idle processes kept warm at most, and why that many; liveSessions: sessions with a process; warm: those idle. */
+  steering: { on: boolean; reason: string | null; mode: string; maxLive: number; maxLiveWhy: string; liveSessions: number; warm: number };
   sessions: Array<{ conversationId: string; backend: string; pid: number | null; state: string; idleSeconds: number; rssBytes: number | null; steered: number; sessionId: string | null; project: string }>;
   queues: Array<{ conversationId: string; depth: number; inFlight: number; pausedUntil: string | null }>;
   owedReplies: number;
@@ -25,6 +26,7 @@ const started = Date.now();
 export function statusReport(core: GatewayCore): StatusReport {
   const steering = core.steering();
   const cfg = core.settings();
+  const cap = core.warmCap();
   const sessions = core.registry.sessions().map((s) => {
     const pid = s.pid();
     return {
@@ -45,7 +47,15 @@ export function statusReport(core: GatewayCore): StatusReport {
   return {
     version: VERSION,
     uptimeSeconds: Math.round((Date.now() - started) / 1000),
-    steering: { on: steering.on, reason: steering.reason ?? null, mode: cfg.steering.mode, maxLive: cfg.steering.maxLive, liveSessions: sessions.length },
+    steering: {
+      on: steering.on,
+      reason: steering.reason ?? null,
+      mode: cfg.steering.mode,
+      maxLive: cap.maxLive,
+      maxLiveWhy: cap.why,
+      liveSessions: sessions.filter((s) => s.pid !== null).length,
+      warm: core.registry.idleWarm().length,
+    },
     sessions,
     queues,
     owedReplies: core.store.owedCount(),

@@ -113,4 +113,9 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX events_ack ON events (message_id) WHERE type = 'ack';
   CREATE INDEX outbox_conversation ON outbox (conversation_id, created_at);
   `,
+  // The tool calls each turn started (name and a short input), recorded as they start: a turn cut
+  // off by a crash or a restart is run again with them named, so the agent checks before repeating.
+  `
+  ALTER TABLE turns ADD COLUMN tools TEXT;
+  `,
 ];

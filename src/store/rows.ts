@@ -1,5 +1,5 @@
 /** Row mapping between the SQLite tables and the types the rest of Rudder uses. */
-import type { ConversationRow, EventRow, MessageExtra, MessageRow, OutboxRow, TurnRow } from './types.js';
+import type { ConversationRow, EventRow, MessageExtra, MessageRow, OutboxRow, ToolCall, TurnRow } from './types.js';
 
 export const json = (v: unknown) => JSON.stringify(v);
 const parse = <T>(s: string | null, fallback: T): T => {
@@ -83,5 +83,6 @@ export function toTurn(r: any): TurnRow {
     inputIds: parse<string[]>(r.input_ids, []),
     sessionId: r.session_id,
     error: r.error,
+    tools: parse<ToolCall[]>(r.tools, []),
   };
 }

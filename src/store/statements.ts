@@ -51,6 +51,8 @@ export function prepareStatements(db: Database.Database): Statements {
     turnEnd: p('UPDATE turns SET ended_at = ?, outcome = ?, steered = ?, input_ids = ?, session_id = ?, error = ? WHERE id = ?'),
     turnsOf: p('SELECT * FROM turns WHERE conversation_id = ? AND started_at < ? ORDER BY started_at DESC, rowid DESC LIMIT ?'),
     stepPut: p('INSERT OR REPLACE INTO steps (turn_id, idx, conversation_id, kind, data, at) VALUES (?, ?, ?, ?, ?, ?)'),
+    turnGet: p('SELECT * FROM turns WHERE id = ?'),
+    turnTool: p(`UPDATE turns SET tools = json_insert(coalesce(tools, '[]'), '$[#]', json(?)) WHERE id = ? AND json_array_length(coalesce(tools, '[]')) < ?`),
     procAdd: p('INSERT OR REPLACE INTO agent_processes (pid, conversation_id, started_at) VALUES (?, ?, ?)'),
     procRemove: p('DELETE FROM agent_processes WHERE pid = ?'),
     procAll: p('SELECT * FROM agent_processes'),

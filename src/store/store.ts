@@ -10,13 +10,16 @@ import { HistoryQueries } from './history.js';
 import { json, toConversation, toEvent, toMessage, toOutbox, toTurn } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { integrityCheck, openDatabase, type Db } from './db.js';
-import type { ConversationRow, EventRow, EventType, MessageExtra, MessageRow, MessageState, OutboxRow, TurnRow } from './types.js';
+import type { ConversationRow, EventRow, EventType, MessageExtra, MessageRow, MessageState, OutboxRow, ToolCall, TurnRow } from './types.js';
 import { OPEN_STATES } from './types.js';
 
 /** Unique across restarts (time and a per-process random tag) without a random draw per id. */
 const PROCESS_TAG = randomBytes(4).toString('hex');
 let idCounter = 0;
 export const newId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${PROCESS_TAG}${(idCounter++).toString(36)}`;
+
+/** Tool calls recorded per turn, at most: enough to tell the agent what a cut-off turn had started. */
+const MAX_TURN_TOOLS = 20;
 
 export interface NewMessage {
   conversationId: string;
@@ -342,6 +345,16 @@ export class Store {
   /** A conversation's turns, newest first, started before `before` (epoch ms) when given. */
   turnsOf(conversationId: string, before: number | undefined, limit: number): TurnRow[] {
     return this.s.turnsOf!.all(conversationId, before ?? Number.MAX_SAFE_INTEGER, limit).map(toTurn);
+  }
+
+  turn(id: string): TurnRow | undefined {
+    const r = this.s.turnGet!.get(id);
+    return r ? toTurn(r) : undefined;
+  }
+
+  /** Appends a tool call the turn started (at most MAX_TURN_TOOLS are kept). */
+  turnToolStarted(id: string, tool: ToolCall): void {
+    this.s.turnTool!.run(json(tool), id, MAX_TURN_TOOLS);
   }
 
   // ---- steps ----

@@ -91,6 +91,13 @@ export interface OutboxRow {
   lastError: string | null;
 }
 
+/** A tool call a turn started, as the agent is told about it when the turn runs again. */
+export interface ToolCall {
+  name: string;
+  /** A one-line summary of its input (the command, the file...). */
+  input: string;
+}
+
 export type EventType = 'ack' | 'text' | 'reply' | 'permission' | 'error' | 'status' | 'step' | 'turn' | 'message';
 
 export interface EventRow {
@@ -114,4 +121,6 @@ export interface TurnRow {
   sessionId: string | null;
   /** The error code of a failed turn. */
   error: string | null;
+  /** The tool calls it started (at most 20), named to the agent when it runs again. */
+  tools: ToolCall[];
 }

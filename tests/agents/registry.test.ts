@@ -1,13 +1,12 @@
 /**
- * The live-process registry and pool on the REAL CLI: the cap, the idle reaper, stopAll.
+ * The session registry and pool on the REAL CLI: the warm cap, the idle reaper, stopAll.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaudeOneShotSession } from '../../src/agents/claude/oneshot-session.js';
 import { ClaudeStreamSession } from '../../src/agents/claude/stream-session.js';
 import { AgentPool } from '../../src/agents/pool.js';
-import { SessionRegistry } from '../../src/agents/registry.js';
+import { SessionRegistry, warmCap } from '../../src/agents/registry.js';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { pidAlive, recordingLogger, rigLaunch, waitUntil } from '../support/claude-rig.js';
+import { pidAlive, recordingLogger, rigLaunch, untilEvent, waitUntil } from '../support/claude-rig.js';
 
 let mock: MockApi;
 beforeAll(async () => {
@@ -20,54 +19,81 @@ afterAll(async () => {
 function makePool(maxLive: number, idleMinutes = 20) {
   const { logger, records } = recordingLogger();
   const registry = new SessionRegistry({ maxLive, idleMinutes, logger });
-  const launch = (conversationId: string, sessionId: string | undefined) => rigLaunch({ mockUrl: mock.url, conversationId, launch: { sessionId } });
-  const pool = new AgentPool(registry, { live: (c, s) => new ClaudeStreamSession(launch(c, s)), oneShot: (c, s) => new ClaudeOneShotSession(launch(c, s)) }, logger);
+  // One HOME and working directory per conversation, as the gateway gives it: a new process resumes there.
+  const homes = new Map<string, ReturnType<typeof rigLaunch>>();
+  const launch = (conversationId: string, sessionId: string | undefined) => {
+    const base = homes.get(conversationId) ?? homes.set(conversationId, rigLaunch({ mockUrl: mock.url, conversationId })).get(conversationId)!;
+    return { ...base, sessionId };
+  };
+  const pool = new AgentPool(registry, { live: (c, s) => new ClaudeStreamSession(launch(c, s)) });
   return { registry, pool, records };
 }
 
+describe('warm cap from the machine', () => {
+  it('is one idle process per 2 GB of available memory, 2..8, unless the config says', () => {
+    expect(warmCap(undefined, 23.4e9)).toEqual({ maxLive: 8, why: 'from 23.4 GB available memory: one per 2 GB, 2..8' });
+    expect(warmCap(undefined, 9.1e9).maxLive).toBe(4);
+    expect(warmCap(undefined, 1e9).maxLive).toBe(2);
+    expect(warmCap(undefined, undefined)).toEqual({ maxLive: 2, why: 'available memory unknown: the minimum of 2..8' });
+    expect(warmCap(0, 23e9)).toEqual({ maxLive: 0, why: 'steering.maxLive in the config' });
+    expect(warmCap(12, 1e9).maxLive).toBe(12);
+  });
+});
+
 describe('session registry (real CLI)', () => {
-  it('honours the cap: the third conversation runs one-shot, and its turn still works', async () => {
-    const { registry, pool, records } = makePool(2);
+  it('runs every turn beyond the warm cap in a process that steers; then keeps only maxLive idle processes', async () => {
+    const { registry, pool, records } = makePool(1);
     try {
-      const a = pool.sessionFor('a', undefined, true);
-      const b = pool.sessionFor('b', undefined, true);
-      const c = pool.sessionFor('c', undefined, true);
-      expect(a.backend).toBe('claude-stream');
-      expect(b.backend).toBe('claude-stream');
-      expect(c.backend).toBe('claude-oneshot');
-      expect(c.capabilities.steer).toBe('none');
-      expect(registry.sessions()).toHaveLength(2);
-      expect(records.some((r) => r.msg === 'live-process cap reached: this conversation runs one-shot')).toBe(true);
-      const results = await Promise.all([a, b, c].map((s, i) => s.startTurn({ inputs: [{ id: `x${i}`, text: `hi tag:x${i}` }] }).result));
-      expect(results.map((r) => r.text)).toEqual(['ok tag:x0', 'ok tag:x1', 'ok tag:x2']);
-      // The one-shot process is gone once its turn is over; the live ones stay.
-      expect(c.pid()).toBeUndefined();
-      expect(pidAlive(a.pid()!)).toBe(true);
-      // The one-shot conversation resumes its own session on its next turn.
-      const again = await pool.sessionFor('c', undefined, true).startTurn({ inputs: [{ id: 'x3', text: 'again tag:x3' }] }).result;
-      expect(again.sessionId).toBe(results[2]!.sessionId);
+      const sessions = ['a', 'b', 'c'].map((c) => pool.sessionFor(c, undefined));
+      for (const s of sessions) expect(s.capabilities.steer).toBe('tool-boundary');
+      const turns = sessions.map((s, i) => s.startTurn({ inputs: [{ id: `x${i}`, text: `work [[bash:sleep 2]] tag:x${i}` }] }));
+      await Promise.all(turns.map((t) => untilEvent(t, 'tool-use')));
+      const pids = sessions.map((s) => s.pid()!);
+      const steers = await Promise.all(sessions.map((s, i) => s.steer({ id: `s${i}`, text: `and this tag:s${i}` })));
+      expect(steers.map((r) => r.outcome)).toEqual(['steered', 'steered', 'steered']);
+      const results = await Promise.all(turns.map((t) => t.result));
+      expect(results.map((r) => r.inputIds)).toEqual([['x0', 's0'], ['x1', 's1'], ['x2', 's2']]);
+      // One process stays warm; the others exit once their turn is over.
+      await waitUntil(() => pids.filter(pidAlive).length === 1, 10_000);
+      expect(registry.idleWarm()).toHaveLength(1);
+      expect(records.filter((r) => r.msg === 'turn over beyond the warm cap: its process exits; the next turn resumes the session')).toHaveLength(2);
+      // A conversation whose process exited resumes its own session in a new one.
+      const cold = ['a', 'b', 'c'].find((c) => registry.get(c) === undefined)!;
+      const i = ['a', 'b', 'c'].indexOf(cold);
+      const again = await pool.sessionFor(cold, results[i]!.sessionId).startTurn({ inputs: [{ id: 'x3', text: 'again tag:x3' }] }).result;
+      expect(again.sessionId).toBe(results[i]!.sessionId);
+      expect(mock.mainRequests().at(-1)!.historyText).toContain(`tag:x${i}`);
     } finally {
       await pool.stopAll('test over');
     }
   });
 
-  it('turns steering off with a cap of 0 and says so', () => {
-    const { registry, pool, records } = makePool(0);
-    expect(registry.canStartLive()).toBe(false);
-    expect(pool.sessionFor('z', undefined, true).backend).toBe('claude-oneshot');
-    expect(records.some((r) => String(r.msg).startsWith('steering off'))).toBe(true);
+  it('keeps no process warm with maxLive 0; each turn still runs in a stream-json process', async () => {
+    const { pool } = makePool(0);
+    try {
+      const s = pool.sessionFor('zero', undefined);
+      const r = await s.startTurn({ inputs: [{ id: 'z1', text: 'hi tag:z1' }] }).result;
+      const pid = s.pid();
+      expect(pid).toBeDefined();
+      await waitUntil(() => !pidAlive(pid!), 10_000);
+      const next = pool.sessionFor('zero', r.sessionId);
+      expect(next).not.toBe(s);
+      expect((await next.startTurn({ inputs: [{ id: 'z2', text: 'again tag:z2' }] }).result).sessionId).toBe(r.sessionId);
+    } finally {
+      await pool.stopAll('test over');
+    }
   });
 
   it('reaps an idle session, skips one in flight, and survives an exception in its loop', async () => {
     const { registry, pool } = makePool(3, 0.01); // clamped to 1 minute
     try {
-      const idle = pool.sessionFor('idle', undefined, true);
-      const busy = pool.sessionFor('busy', undefined, true);
+      const idle = pool.sessionFor('idle', undefined);
+      const busy = pool.sessionFor('busy', undefined);
       await idle.startTurn({ inputs: [{ id: 'i', text: 'hi' }] }).result;
       const idlePid = idle.pid()!;
       const turn = busy.startTurn({ inputs: [{ id: 'b', text: 'work [[bash:sleep 4]]' }] });
       await new Promise<void>((resolve) => turn.onEvent((e) => e.type === 'tool-use' && resolve()));
-      const broken = { conversationId: 'broken', state: () => { throw new Error('boom'); } };
+      const broken = { conversationId: 'broken', state: () => { throw new Error('boom'); }, onTurn: () => () => undefined, stop: async () => undefined };
       registry.add(broken as never);
       // Idle for 61 s on the reaper's clock; the clamp makes the threshold 1 minute, not 0.6 s.
       expect(await registry.reapOnce(Date.now() + 30_000)).toEqual([]);
@@ -85,9 +111,9 @@ describe('session registry (real CLI)', () => {
 
   it('leaves no child alive after stopAll, even with a turn in flight', async () => {
     const { pool } = makePool(2);
-    const a = pool.sessionFor('s1', undefined, true);
-    const b = pool.sessionFor('s2', undefined, true);
-    const c = pool.sessionFor('s3', undefined, true);
+    const a = pool.sessionFor('s1', undefined);
+    const b = pool.sessionFor('s2', undefined);
+    const c = pool.sessionFor('s3', undefined);
     await a.startTurn({ inputs: [{ id: 'q1', text: 'hi' }] }).result;
     const tb = b.startTurn({ inputs: [{ id: 'q2', text: 'long [[bash:echo start; sleep 30]]' }] });
     const tc = c.startTurn({ inputs: [{ id: 'q3', text: 'long [[bash:echo start; sleep 30]]' }] });

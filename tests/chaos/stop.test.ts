@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { tempDir, waitUntil } from '../support/claude-rig.js';
+import { FAKE_CLAUDE, tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 
 let mock: MockApi;
@@ -64,6 +64,87 @@ describe('/stop with a message held by a rate limit', () => {
       expect(w.repliesFor(a.messageId, 'reply')).toHaveLength(0);
     } finally {
       mock.setScript(undefined);
+    }
+  });
+});
+
+describe('/stop while a rate limit lands', () => {
+  it('a message sent before /stop whose turn then fails with a 429 ends stopped and never runs again', async () => {
+    // The fake CLI answers [[late-429]] with a rate limit 1 s later and ignores the interrupt meanwhile.
+    const fake = await startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, interruptGraceSeconds: 3, env: { FAKE_CLAUDE_MODE: 'echo', FAKE_DELAY_MS: '1000' } } });
+    try {
+      const w = fake.watch('late');
+      await w.ready;
+      const store = fake.gw.core.store;
+      const a = await fake.post('late', 'please [[late-429]] tag:late-a');
+      await waitUntil(() => store.message(a.messageId)!.state === 'running');
+      const stop = await fake.post('late', '/stop');
+      await w.waitReply(stop.messageId);
+      await fake.post('late', '/retry');
+      // The lane runs in order: a held message released by /retry would run before this one.
+      const sentinel = await fake.post('late', 'after tag:late-z');
+      await w.waitReply(sentinel.messageId, 'reply');
+      expect(store.message(a.messageId)!.state).toBe('stopped');
+      expect(w.of('ack', (d) => d.messageId === a.messageId && d.kind === 'stopped').length).toBeGreaterThan(0);
+      const turns = fake.gw.core.store.db.prepare('SELECT input_ids FROM turns').all() as Array<{ input_ids: string }>;
+      expect(turns.filter((t) => t.input_ids.includes(a.messageId))).toHaveLength(1);
+    } finally {
+      await fake.stop();
+    }
+  });
+});
+
+describe('/stop while the agent drains its queue', () => {
+  it('a steer the agent starts as a new turn just before it reads the interrupt ends stopped: no reply, no turn of its own', async () => {
+    // The fake CLI runs one turn at a time and reads the interrupt 3 s late: the first turn ends in
+    // that gap and the waiting steer starts (and ends) as a turn of its own, as the real CLI can do.
+    const fake = await startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: 'queue', FAKE_INTERRUPT_LAG_MS: '3000' } } });
+    try {
+      const w = fake.watch('drain');
+      await w.ready;
+      const store = fake.gw.core.store;
+      const a = await fake.post('drain', 'first [[delay:2000]] tag:drain-a');
+      await waitUntil(() => store.message(a.messageId)!.state === 'running');
+      const s = await fake.post('drain', 'meanwhile tag:drain-s');
+      expect(s.disposition).toBe('steered');
+      const stop = await fake.post('drain', '/stop');
+      await w.waitReply(stop.messageId);
+      const sentinel = await fake.post('drain', 'after tag:drain-z');
+      await w.waitReply(sentinel.messageId, 'reply');
+      expect(store.message(s.messageId)!.state).toBe('stopped');
+      expect(w.repliesFor(s.messageId, 'reply')).toHaveLength(0);
+      expect(w.of('ack', (d) => d.messageId === s.messageId && d.kind === 'stopped').length).toBeGreaterThan(0);
+      // It names no turn that started after the /stop.
+      const turnId = store.message(s.messageId)!.turnId!;
+      const started = (store.db.prepare('SELECT started_at FROM turns WHERE id = ?').get(turnId) as { started_at: number }).started_at;
+      expect(started).toBeLessThan(store.message(stop.messageId)!.receivedAt);
+    } finally {
+      await fake.stop();
+    }
+  });
+});
+
+describe('steers left queued in a process that goes away', () => {
+  it('run after the failed turn, in order, instead of leaving the conversation stuck', async () => {
+    const fake = await startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: 'queue' } } });
+    try {
+      const w = fake.watch('gone');
+      await w.ready;
+      const store = fake.gw.core.store;
+      const a = await fake.post('gone', 'first [[delay:1500]] [[fail-exit]] tag:gone-a');
+      await waitUntil(() => store.message(a.messageId)!.state === 'running');
+      const s = await fake.post('gone', 'meanwhile tag:gone-s');
+      expect(s.disposition).toBe('steered');
+      const rs = await w.waitReply(s.messageId, 'reply', 20_000);
+      expect(rs.data.messageIds).toEqual([s.messageId]);
+      // The failed message ran again first (and failed again: the fake fails it every time).
+      await waitUntil(() => store.message(a.messageId)!.state === 'failed');
+      expect(w.repliesFor(a.messageId, 'notice').length).toBeGreaterThan(0);
+      const turns = store.db.prepare('SELECT input_ids FROM turns ORDER BY started_at').all() as Array<{ input_ids: string }>;
+      const order = turns.map((t) => JSON.parse(t.input_ids) as string[]).filter((ids) => ids.includes(a.messageId) || ids.includes(s.messageId));
+      expect(order.at(-1)).toEqual([s.messageId]);
+    } finally {
+      await fake.stop();
     }
   });
 });

@@ -50,7 +50,7 @@ describe('rudder send / status', () => {
   it('status prints the report for humans and as JSON', async () => {
     const human = await rudder(['status']);
     expect(human.status).toBe(0);
-    expect(human.stdout).toMatch(/Steering: on; default mode steer; live sessions 1\/2/);
+    expect(human.stdout).toMatch(/Steering: on; default mode steer; agent processes 1, 1 idle; maxLive [2-8] \(from [\d.]+ GB available memory: one per 2 GB, 2\.\.8\)/);
     expect(human.stdout).toMatch(/web:cli1 {2}claude-stream {2}pid \d+ {2}idle/);
     const json = JSON.parse((await rudder(['status', '--json'])).stdout);
     expect(json.sessions[0]).toMatchObject({ conversationId: 'web:cli1', backend: 'claude-stream', state: 'idle', steered: 0 });

@@ -22,6 +22,7 @@ describe('rudder start with a bad config', () => {
   it.each([
     ['{"agent": {"permissionMod": "relay"}}', /agent\.permissionMod: unknown key/],
     ['{"steering": {"maxLive": "two"}}', /steering\.maxLive: Invalid input: expected number, received string/],
+    ['{"steering": {"maxLive": -1}}', /steering\.maxLive: Too small/],
     ['{"agent": {"permissionMode": "yolo"}}', /agent\.permissionMode: Invalid option/],
     ['{"web": {"port": 70000}}', /web\.port: Too big/],
     ['{"fallback": {"model": "x"}}', /fallback\.baseURL: Invalid input/],

@@ -48,6 +48,7 @@ describe('HTTP API bad input', () => {
       [JSON.stringify({ text: 'x'.repeat(100 * 1024 + 1) }), /over 100 KB/],
       ['{"text":"hi","admin":true}', /Unknown field\(s\): admin/],
       ['{"text":"hi","clientMessageId":""}', /clientMessageId/],
+      [JSON.stringify({ text: 'before\u0000after' }), /NUL character/],
     ];
     for (const [body, reason] of cases) {
       const r = await post(body);
@@ -61,6 +62,15 @@ describe('HTTP API bad input', () => {
     expect((await req('/api/nope')).status).toBe(404);
     expect((await req('/api/conversations/x/permissions/none', { method: 'POST', body: '{"allow":true}' })).status).toBe(404);
     expect((await req('/api/conversations/x/permissions/none', { method: 'POST', body: '{"allow":"yes"}' })).status).toBe(400);
+  });
+
+  it('reports the warm cap the machine gave and why: one idle process per 2 GB of available memory, 2..8', async () => {
+    const s = (await (await req('/api/status')).json()) as any;
+    const m = /^from (\d+\.\d) GB available memory: one per 2 GB, 2\.\.8$/.exec(s.steering.maxLiveWhy);
+    expect(m, s.steering.maxLiveWhy).not.toBeNull();
+    // The figure is printed rounded to 0.1 GB: the cap is one of the values either side of the rounding.
+    const cap = (gb: number) => Math.min(8, Math.max(2, Math.floor(gb / 2)));
+    expect([cap(Number(m![1]) - 0.05), cap(Number(m![1]) + 0.05)]).toContain(s.steering.maxLive);
   });
 
   it('deduplicates by clientMessageId', async () => {

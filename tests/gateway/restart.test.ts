@@ -6,8 +6,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { pidAlive, tempDir, waitUntil } from '../support/claude-rig.js';
+import fs from 'node:fs';
+import { startMockApi, type MockApi, type MockRequest } from '../support/mock-anthropic.js';
+import { FAKE_CLAUDE, pidAlive, tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startChild, startInProcess } from '../support/gateway-rig.js';
 
 let mock: MockApi;
@@ -17,6 +18,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await Promise.all(running.splice(0).map((g) => g.stop()));
+  mock.setScript(undefined);
 });
 afterAll(async () => {
   await mock.close();
@@ -111,6 +113,24 @@ describe('crash and restart (real CLI)', () => {
     expect(again.gw.core.store.owedCount()).toBe(0);
   });
 
+  it('an agent that dies on every attempt: one re-run notice, then a failure that does not promise another run', async () => {
+    const gw = await startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: 'midframe' } } });
+    running.push(gw);
+    const w = gw.watch('poison');
+    await w.ready;
+    const m = await gw.post('poison', 'this kills it every time');
+    await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && String(d.text).startsWith('⚠️'), 20_000);
+    const notices = w.repliesFor(m.messageId, 'notice').map((e) => String(e.data.text));
+    expect(notices).toEqual([
+      '↻ The agent stopped unexpectedly; running your message again on the resumed session.',
+      '⚠️ The agent stopped in the middle of this turn twice, so it was not answered. The session is kept; send the message again to retry.',
+    ]);
+    const errors = w.of('error', (d) => (d.messageIds as string[]).includes(m.messageId));
+    expect(errors).toHaveLength(2);
+    for (const e of errors) expect(String(e.data.message)).not.toMatch(/will be run again/);
+    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('failed');
+  });
+
   it('a claude process killed mid-turn: the turn runs again on the resumed session', async () => {
     const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
     running.push(gw);
@@ -125,7 +145,62 @@ describe('crash and restart (real CLI)', () => {
     const r = await w.waitReply(b.messageId, 'reply', 20_000);
     expect(r.data.text).toBe('done ok');
     expect(w.of('error', (d) => d.code === 'AGENT_CRASHED')).toHaveLength(1);
+    // The person is told, before the answer, that the message runs again.
+    const notices = w.repliesFor(b.messageId, 'notice');
+    expect(notices.map((e) => e.data.text)).toEqual(['↻ The agent stopped unexpectedly; running your message again on the resumed session.']);
+    expect(w.events.indexOf(notices[0]!)).toBeLessThan(w.events.indexOf(r));
     expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:kc0');
     expect(gw.gw.core.store.message(b.messageId)!.state).toBe('answered');
+  });
+});
+
+describe('a cut-off turn run again names the tool calls it had started (real CLI)', () => {
+  const RERUN = '[Rudder] This message is being run again';
+  /** The model, told of the earlier attempt, checks instead of running the command again. */
+  const checkingModel = (req: MockRequest) => (!req.side && req.lastUserText.includes(RERUN) ? { kind: 'text' as const, text: 'checked: the line is there' } : undefined);
+
+  it('after the agent process is killed -9 mid-tool', async () => {
+    mock.setScript(checkingModel);
+    const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
+    running.push(gw);
+    const w = gw.watch('rerun1');
+    await w.ready;
+    const file = `${tempDir('rerun')}/f`;
+    const m = await gw.post('rerun1', `append [[bash:echo one >> ${file}; sleep 30]] tag:rr1`);
+    await waitUntil(() => fs.existsSync(file), 20_000);
+    process.kill(gw.gw.core.registry.get('web:rerun1')!.pid()!, 'SIGKILL');
+    const r = await w.waitReply(m.messageId, 'reply', 30_000);
+    expect(r.data.text).toBe('checked: the line is there');
+    const again = mock.mainRequests().find((q) => q.lastUserText.includes(RERUN) && q.lastUserText.includes('tag:rr1'))!;
+    expect(again.lastUserText).toContain('cut off because the agent process stopped unexpectedly');
+    expect(again.lastUserText).toContain(`1. Bash: echo one >> ${file}; sleep 30`);
+    expect(again.lastUserText).toContain('Check what they did before you run any of them again.');
+    // The note is Rudder's: outside the wrapper, before the message it is about.
+    const note = again.lastUserText.indexOf(RERUN);
+    expect(note).toBeLessThan(again.lastUserText.lastIndexOf('<<<EXTERNAL_USER_MESSAGE'));
+    expect(again.lastUserText.slice(note).split('<<<EXTERNAL_USER_MESSAGE')[0]).not.toContain('tag:rr1');
+  });
+
+  it('after the gateway is killed -9 mid-tool and restarted', async () => {
+    const home = tempDir('rhome');
+    const config = { agent: agentConfig(mock.url, tempDir('chome')) };
+    const first = await startChild(config, { home });
+    const w1 = first.watch('rerun2');
+    await w1.ready;
+    const file = `${tempDir('rerun')}/f`;
+    const m = await first.post('rerun2', `append [[bash:echo one >> ${file}; sleep 30]] tag:rr2`);
+    await waitUntil(() => fs.existsSync(file), 20_000);
+    await first.kill9();
+    mock.setScript(checkingModel);
+    const second = await startChild(config, { home, cwd: first.cwd });
+    running.push(second);
+    const w2 = second.watch('rerun2', 0);
+    await w2.ready;
+    const r = await w2.waitReply(m.messageId, 'reply', 30_000);
+    expect(r.data.text).toBe('checked: the line is there');
+    const again = mock.mainRequests().find((q) => q.lastUserText.includes(RERUN) && q.lastUserText.includes('tag:rr2'))!;
+    expect(again.lastUserText).toContain('cut off because Rudder (the gateway between you and the person) restarted');
+    expect(again.lastUserText).toContain(`1. Bash: echo one >> ${file}; sleep 30`);
+    expect(states(home)[m.messageId]).toBe('answered');
   });
 });

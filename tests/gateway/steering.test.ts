@@ -2,9 +2,11 @@
  * End to end through the HTTP API, on the real CLI and the mock Messages API: steering and the
  * queue modes.
  */
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { tempDir } from '../support/claude-rig.js';
+import { tempDir, waitUntil } from '../support/claude-rig.js';
+import { fakeSessionFactory } from '../support/fake-agent.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 
 let mock: MockApi;
@@ -45,6 +47,27 @@ describe('steering and queue modes (real CLI)', () => {
     expect(history.messages.map((m: { state: string }) => m.state)).toEqual(['answered', 'steered', 'answered']);
   });
 
+  it('a message written while the model streams plain text runs as the next turn: the ack and the history say so', async () => {
+    const w = gw.watch('rat1');
+    await w.ready;
+    const a = await gw.post('rat1', 'talk [[slow:3000]] tag:rat1');
+    await w.wait('text', (d) => d.messageId === a.messageId);
+    const b = await gw.post('rat1', 'and this tag:rat2');
+    expect(b.disposition).toBe('steered');
+    const rb = await w.waitReply(b.messageId, 'reply');
+    expect(rb.data.messageIds).toEqual([b.messageId]);
+    expect(rb.data.text).toBe('ok tag:rat2');
+    const acks = w.of('ack', (d) => d.messageId === b.messageId);
+    expect(acks.map((e) => e.data.kind)).toEqual(['received', 'steered', 'queued']);
+    expect(acks[2]!.data.note).toBe('ran as the next turn');
+    const history = (await (await gw.api('GET', '/api/conversations/rat1/messages')).json()) as any;
+    const [ma, mb] = history.messages as Array<{ id: string; state: string; reason: string | null; turnId: string | null }>;
+    expect(ma).toMatchObject({ id: a.messageId, state: 'answered' });
+    expect(mb).toMatchObject({ id: b.messageId, state: 'answered', reason: 'ran as the next turn (sent while the agent was writing its reply)' });
+    expect(mb!.turnId).toBeTruthy();
+    expect(mb!.turnId).not.toBe(ma!.turnId);
+  });
+
   it('followup mode: two messages give two replies, in order', async () => {
     const w = gw.watch('follow1');
     await w.ready;
@@ -76,6 +99,23 @@ describe('steering and queue modes (real CLI)', () => {
     expect(replies[0]!.data.messageIds).toEqual(ids.map((i) => i.messageId));
     expect(replies[0]!.data.text).toBe('ok tag:c1 tag:c2 tag:c3');
     expect(mock.mainRequests().filter((q) => /tag:c[123]\b/.test(q.lastUserText))).toHaveLength(1);
+  });
+
+  it('refuses a message with a NUL at the door, with a notice, and the messages collected around it are answered', async () => {
+    const w = gw.watch('nul1');
+    await w.ready;
+    await gw.post('nul1', '/queue collect');
+    const accept = (id: string, text: string) =>
+      gw.gw.core.accept({ channel: 'web', platformMessageId: id, conversationKey: 'nul1', sender: { id: 'owner', name: 'web' }, chatType: 'direct', text, sentAt: Date.now() });
+    const a = await accept('nul-a', 'one tag:n1');
+    const bad = await accept('nul-b', 'two\u0000 tag:n2');
+    const c = await accept('nul-c', 'three tag:n3');
+    expect(bad).toMatchObject({ disposition: 'refused', reason: 'nul-character' });
+    expect((await w.waitReply(bad.messageId, 'notice')).data.text).toMatch(/contains a NUL character/);
+    const r = await w.waitReply(a.messageId, 'reply');
+    expect(r.data.messageIds).toEqual([a.messageId, c.messageId]);
+    expect(r.data.text).toBe('ok tag:n1 tag:n3');
+    expect(gw.gw.core.store.message(bad.messageId)!.state).toBe('refused');
   });
 
   it('interrupt mode: a new message stops the running turn, then runs', async () => {
@@ -112,6 +152,63 @@ describe('steering and queue modes (real CLI)', () => {
       expect(states).toEqual(['answered', 'answered', 'answered', 'merged']);
     } finally {
       await small.stop();
+    }
+  });
+});
+
+describe('every turn in a stream-json process, beyond the warm cap (real CLI)', () => {
+  it('with maxLive 1 and three conversations at once: each is steered mid-tool and relays a permission request; one process stays warm', async () => {
+    const g = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome'), { permissionMode: 'relay', allowedTools: ['Bash(sleep *)'] }), steering: { maxLive: 1 } });
+    try {
+      const convs = ['cap-a', 'cap-b', 'cap-c'];
+      const ws = convs.map((c) => g.watch(c));
+      await Promise.all(ws.map((w) => w.ready));
+      const firsts = await Promise.all(convs.map((c, i) => g.post(c, `work [[bash:sleep 3]] tag:cap${i}`)));
+      await Promise.all(ws.map((w) => w.wait('status', (d) => d.state === 'tool', 60_000)));
+      const steers = await Promise.all(convs.map((c, i) => g.post(c, `and this tag:capS${i}`)));
+      expect(steers.map((s) => s.disposition)).toEqual(['steered', 'steered', 'steered']);
+      const replies = await Promise.all(ws.map((w, i) => w.waitReply(steers[i]!.messageId, 'reply', 60_000)));
+      replies.forEach((r, i) => expect(r.data.messageIds).toEqual([firsts[i]!.messageId, steers[i]!.messageId]));
+      // Between turns only one process stays warm; the others exited.
+      const registry = g.gw.core.registry;
+      await waitUntil(() => registry.sessions().filter((s) => s.pid() !== undefined).length === 1, 15_000);
+      expect(registry.idleWarm()).toHaveLength(1);
+
+      // A tool that needs approval is asked about in every conversation, warm or not: none is denied unasked.
+      const markers = convs.map((c) => `${tempDir('cap')}/made-by-${c}`);
+      const asks = await Promise.all(convs.map((c, i) => g.post(c, `[[bash:touch ${markers[i]}]] tag:capP${i}`)));
+      const perms = await Promise.all(ws.map((w) => w.wait('permission', (d) => !d.resolved, 60_000)));
+      for (const [i, p] of perms.entries()) {
+        expect((p.data.input as { command: string }).command).toBe(`touch ${markers[i]}`);
+        expect((await g.api('POST', `/api/conversations/${convs[i]}/permissions/${p.data.requestId}`, { allow: true })).status).toBe(200);
+      }
+      await Promise.all(ws.map((w, i) => w.waitReply(asks[i]!.messageId, 'reply', 60_000)));
+      for (const m of markers) expect(fs.existsSync(m)).toBe(true);
+      const status = (await (await g.api('GET', '/api/status')).json()) as any;
+      expect(status.steering).toMatchObject({ on: true, maxLive: 1, maxLiveWhy: 'steering.maxLive in the config' });
+    } finally {
+      await g.stop();
+    }
+  });
+});
+
+describe('a backend that cannot take a message mid-turn', () => {
+  it('tells the person once what that costs; what they send mid-turn waits and is answered in order', async () => {
+    const g = await startInProcess({ agent: { cwd: tempDir('fcwd') } }, { sessionFactory: fakeSessionFactory({ turnMs: 400, steer: 'none' }) });
+    try {
+      const w = g.watch('nosteer');
+      await w.ready;
+      const a = await g.post('nosteer', 'first');
+      const b = await g.post('nosteer', 'second');
+      expect([a.disposition, b.disposition]).toEqual(['turn', 'queued']);
+      await w.waitReply(b.messageId, 'reply');
+      const c = await g.post('nosteer', 'third');
+      await w.waitReply(c.messageId, 'reply');
+      const told = w.of('reply', (d) => d.kind === 'notice' && /cannot take a message while it works/.test(String(d.text)));
+      expect(told).toHaveLength(1);
+      expect(told[0]!.data.messageIds).toEqual([a.messageId]);
+    } finally {
+      await g.stop();
     }
   });
 });

@@ -150,7 +150,8 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     // The re-run on the resumed session is answered at once.
     mock.setScript((r) => (!r.side && r.lastText.includes('tag:g2') ? { kind: 'text', text: 'answered after the respawn tag:g2' } : undefined));
     process.kill(pid, 'SIGKILL');
-    const r = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId), 60_000);
+    const r = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && d.kind === 'reply', 60_000);
+    expect(w.of('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && d.kind === 'notice').map((e) => e.data.text)).toEqual(['↻ The agent stopped unexpectedly; running your message again on the resumed session.']);
     expect(r.data.text).toContain('answered after the respawn');
     const s2 = gw.session('kill');
     expect(s2.pid()).not.toBe(pid);

@@ -26,6 +26,8 @@ export interface FakeAgentOptions {
   reply?: (texts: string[]) => string;
   /** Called as each input reaches the agent: performance.now() at hand-over. */
   onInput?: (inputId: string, at: number, how: 'turn' | 'steer') => void;
+  /** 'none' plays a backend that cannot take a message mid-turn. */
+  steer?: Capabilities['steer'];
 }
 
 class FakeTurn extends TurnBase {
@@ -35,7 +37,7 @@ class FakeTurn extends TurnBase {
 
 export class FakeAgentSession implements AgentSession {
   readonly backend = 'claude-stream' as const;
-  readonly capabilities: Capabilities = { steer: 'tool-boundary', interrupt: true, resume: true };
+  readonly capabilities: Capabilities;
   private current: FakeTurn | undefined;
   private readonly listeners = new Set<(t: Turn) => void>();
   private stopped = false;
@@ -50,6 +52,7 @@ export class FakeAgentSession implements AgentSession {
     private readonly opts: FakeAgentOptions = {},
   ) {
     this.sid = sessionId ?? `fake-${conversationId}`;
+    this.capabilities = { steer: opts.steer ?? 'tool-boundary', interrupt: true, resume: true };
   }
 
   sessionId(): string {
@@ -189,6 +192,5 @@ export class FakeAgentSession implements AgentSession {
 export function fakeSessionFactory(opts: FakeAgentOptions = {}): () => SessionFactory {
   return () => ({
     live: (conversationId, sessionId) => new FakeAgentSession(conversationId, sessionId, opts),
-    oneShot: (conversationId, sessionId) => new FakeAgentSession(conversationId, sessionId, opts),
   });
 }

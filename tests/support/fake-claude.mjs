@@ -5,8 +5,14 @@
 //   malformed      write malformed lines and an unknown frame around a normal answer
 //   eof-no-result  start the turn, then exit 0 without a result
 //   midframe       start the turn, write half a frame, then exit 1
-//   echo           answer every message normally (default); as `claude -p -- PROMPT` (no
-//                  --input-format) it answers the one prompt and exits, like a one-shot turn
+//   echo           answer every message normally (default); a message with [[late-429]] gets a
+//                  429 result after FAKE_DELAY_MS (1000), interrupts ignored; as a plain `claude -p` (the prompt on
+//                  stdin, no stream-json input) it answers the one prompt and exits, like a one-shot turn
+//   queue          one turn at a time, like the CLI's own queue: a message written during a turn
+//                  waits ('queued') and starts the moment that turn ends; a turn lasts [[delay:MS]]
+//                  (50); an interrupt is read FAKE_INTERRUPT_LAG_MS late (0), as when it crosses
+//                  the CLI draining its queue, then cancels what is queued and aborts what runs;
+//                  a turn of [[fail-exit]] fails (session not found), then the process exits
 //   wrap           run the real CLI (FAKE_CLAUDE_REAL) in between, passing everything through, and
 //                  inject a fault into the turn of a user message that carries [[fault:NAME]]:
 //                  malformed, stderr-flood, midframe or eof (see injectFault below). Written as
@@ -98,16 +104,72 @@ function wrap() {
   });
 }
 
-function answerOnce() {
-  const prompt = process.argv.at(-1) ?? '';
+async function answerOnce() {
+  let prompt = '';
+  for await (const chunk of process.stdin) prompt += chunk;
   init();
   out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'echo' }] } });
   out({ type: 'result', subtype: 'success', is_error: false, result: `echo ${prompt.length}`, session_id: sid, num_turns: 1, duration_ms: 5, total_cost_usd: 0.001, usage: { input_tokens: 1, output_tokens: 1 }, terminal_reason: 'completed' });
   process.stdout.write('', () => process.exit(0));
 }
 
+function queueMode() {
+  const queue = [];
+  let running;
+  const lag = Number(process.env.FAKE_INTERRUPT_LAG_MS ?? 0);
+  const next = () => {
+    if (running || queue.length === 0) return;
+    const m = queue.shift();
+    out({ type: 'command_lifecycle', command_uuid: m.uuid, state: 'started' });
+    init();
+    const delay = Number(/\[\[delay:(\d+)\]\]/.exec(m.text)?.[1] ?? 50);
+    running = {
+      uuid: m.uuid,
+      timer: setTimeout(() => {
+        running = undefined;
+        if (m.text.includes('[[fail-exit]]')) {
+          // The turn fails, then the process exits with what it still had queued.
+          out({ type: 'result', subtype: 'error_during_execution', is_error: true, result: `No conversation found with session ID: ${sid}`, session_id: sid, num_turns: 0, duration_ms: 5, user_message_uuids: [m.uuid] });
+          setTimeout(() => process.exit(1), 100);
+          return;
+        }
+        out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'echo' }] } });
+        result(m.uuid, 'echo');
+        next();
+      }, delay),
+    };
+  };
+  const rl = readline.createInterface({ input: process.stdin });
+  rl.on('line', (line) => {
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (msg.type === 'user') {
+      queue.push({ uuid: msg.uuid, text: JSON.stringify(msg.message.content) });
+      out({ type: 'command_lifecycle', command_uuid: msg.uuid, state: 'queued' });
+      next();
+    } else if (msg.type === 'control_request' && msg.request?.subtype === 'interrupt') {
+      setTimeout(() => {
+        for (const c of msg.request.cancel_queued ? queue.splice(0) : []) out({ type: 'command_lifecycle', command_uuid: c.uuid, state: 'cancelled' });
+        out({ type: 'control_response', response: { subtype: 'success', request_id: msg.request_id, response: { still_queued: [] } } });
+        if (!running) return;
+        clearTimeout(running.timer);
+        const uuid = running.uuid;
+        running = undefined;
+        out({ type: 'result', subtype: 'error_during_execution', is_error: true, result: '', session_id: sid, num_turns: 1, duration_ms: 5, terminal_reason: 'aborted_streaming', user_message_uuids: [uuid] });
+        next();
+      }, lag);
+    }
+  });
+  rl.on('close', () => process.exit(0));
+}
+
 if (mode === 'wrap') wrap();
-else if (!process.argv.includes('--input-format')) answerOnce();
+else if (mode === 'queue') queueMode();
+else if (process.argv[process.argv.indexOf('--input-format') + 1] !== 'stream-json') void answerOnce();
 else {
   const rl = readline.createInterface({ input: process.stdin });
   rl.on('line', async (line) => {
@@ -140,6 +202,11 @@ else {
     }
     if (mode === 'midframe') {
       process.stdout.write('{"type":"assistant","message":{"role":"assis', () => process.exit(1));
+      return;
+    }
+    if (line.includes('[[late-429]]')) {
+      // A rate limit that lands after an interrupt was asked for (the CLI ignores control requests here).
+      setTimeout(() => out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: 'API Error: Request rejected (429) · fake', session_id: sid, num_turns: 1, duration_ms: 5, terminal_reason: 'api_error', user_message_uuids: [uuid] }), Number(process.env.FAKE_DELAY_MS ?? 1000));
       return;
     }
     out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'echo' }] } });

@@ -92,6 +92,17 @@ export function describeRequest(body: any): Pick<MockRequest, 'side' | 'lastUser
   };
 }
 
+/** The inner text of every wrapped user message in the request (its whole history), oldest first. */
+export function wrappedTexts(req: Pick<MockRequest, 'body'>): string[] {
+  const texts = (Array.isArray(req.body?.messages) ? req.body.messages : []).map(messageText).join('\n');
+  return [...texts.matchAll(/<<<EXTERNAL_USER_MESSAGE id=(\w+)[^>]*>>>\n([\s\S]*?)\n<<<END_EXTERNAL_USER_MESSAGE id=\1>>>/g)].map((m) => m[2]!);
+}
+
+/** How many wrapped user messages in the request contain the needle: 1 when an input reached the model once. */
+export function wrappedCopies(req: MockRequest, needle: string): number {
+  return wrappedTexts(req).filter((t) => t.includes(needle)).length;
+}
+
 export function directiveReply(req: MockRequest): MockReply {
   if (req.side) return { kind: 'text', text: 'Mock title' };
   const t = req.lastText;

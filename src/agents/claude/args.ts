@@ -53,7 +53,10 @@ export function streamArgs(opts: LaunchOptions, sessionId: string | undefined): 
   ];
 }
 
-/** One process per turn; the prompt is the last argument, after `--`. */
-export function oneShotArgs(opts: LaunchOptions, sessionId: string | undefined, prompt: string): string[] {
-  return ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', ...commonArgs(opts, sessionId), '--', prompt];
+/**
+ * One process per turn. The prompt is written to stdin, never put in argv: argv is visible in `ps`,
+ * cannot carry a NUL and fails with E2BIG for one string over 128 KiB.
+ */
+export function oneShotArgs(opts: LaunchOptions, sessionId: string | undefined): string[] {
+  return ['-p', '--input-format', 'text', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', ...commonArgs(opts, sessionId)];
 }

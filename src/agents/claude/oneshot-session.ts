@@ -1,12 +1,13 @@
 /**
- * The one-shot session: one `claude -p --output-format stream-json --verbose --resume <id> -- <text>`
- * process per turn, with the same parser and result type as the persistent session. Used when the
- * live-process cap is reached. It cannot take a message mid-turn (steer: 'none'); an interrupt
- * stops the process, and the next turn resumes the session.
+ * The one-shot session: one plain `claude -p --output-format stream-json --verbose --resume <id>`
+ * process per turn, the prompt written to its stdin, with the same parser and result type as the
+ * persistent session. It cannot take a message mid-turn (steer: 'none') nor relay a permission
+ * request; an interrupt stops the process, and the next turn resumes the session. A library class
+ * (and the benchmark's cold start): the gateway runs every turn in a stream-json process instead.
  */
 import { RudderError, asRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
-import { wrapExternal } from '../../security/wrap.js';
+import { agentText } from '../common/agent-text.js';
 import { TurnBase } from '../common/turn-base.js';
 import { TurnLock } from '../common/turn-lock.js';
 import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
@@ -117,12 +118,13 @@ export class ClaudeOneShotSession implements AgentSession {
     queueMicrotask(() => {
       for (const l of this.turnListeners) l(turn);
     });
-    const prompt = inputs.map((i) => wrapExternal(i.text, { source: i.source })).join('\n\n');
+    const prompt = agentText(inputs);
     // One-shot processes cannot answer permission prompts: relay mode falls back to the CLI's default (ask = deny).
     const launchOpts = this.launch.permissionMode === 'relay' ? { ...this.launch, permissionMode: 'manual' as const } : this.launch;
     try {
-      const proc = AgentProcess.spawn({ bin: this.launch.bin, args: oneShotArgs(launchOpts, this.sid, prompt), cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker, markPrefix: this.launch.markPrefix });
+      const proc = AgentProcess.spawn({ bin: this.launch.bin, args: oneShotArgs(launchOpts, this.sid), cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker, markPrefix: this.launch.markPrefix });
       turn.proc = proc;
+      proc.write(prompt);
       proc.closeStdin();
       proc.onLine((line) => this.onLine(turn, proc, line));
       void proc.exited.then((info) => this.lock.run(() => this.onExitLocked(turn, proc, info)));

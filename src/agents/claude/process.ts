@@ -138,6 +138,20 @@ export class AgentProcess {
     return this.stderrPartial ? [...this.stderrRing, this.stderrPartial] : [...this.stderrRing];
   }
 
+  /**
+   * Records why, closes stdin (an idle CLI then exits by itself, its transcript written), waits up
+   * to waitMs for that, then kill(). The first reason wins.
+   */
+  async end(reason: string, waitMs: number, graceMs = 3000): Promise<ExitInfo> {
+    if (this.exitInfo) return this.exitInfo;
+    this.killReason ??= reason;
+    this.closeStdin();
+    let timer: NodeJS.Timeout | undefined;
+    const exitedInTime = await Promise.race([this.exited.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), waitMs)))]);
+    clearTimeout(timer);
+    return exitedInTime ? this.exitInfo! : this.kill(reason, graceMs);
+  }
+
   /** Records why, then SIGTERM to the group, then SIGKILL after graceMs. The first reason wins. */
   async kill(reason: string, graceMs = 3000): Promise<ExitInfo> {
     if (this.exitInfo) return this.exitInfo;

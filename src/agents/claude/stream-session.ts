@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { RudderError, asRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
-import { wrapExternal } from '../../security/wrap.js';
+import { agentText } from '../common/agent-text.js';
 import { TurnLock } from '../common/turn-lock.js';
 import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
 import { streamArgs } from './args.js';
@@ -22,6 +22,9 @@ import { encodeFrame, interruptRequest, userMessage, type OutputFrame, type Resu
 import { parseLine } from './protocol/parse.js';
 import { StreamTurn, type WireMessage } from './stream-turn.js';
 import { WireLedger } from './wire-ledger.js';
+
+/** How long an idle process may take to exit after its stdin closed before it is killed. */
+const IDLE_EXIT_WAIT_MS = 2_000;
 
 export class ClaudeStreamSession implements AgentSession {
   readonly backend = 'claude-stream' as const;
@@ -138,8 +141,9 @@ export class ClaudeStreamSession implements AgentSession {
     this.stopped = true;
     const proc = this.proc;
     if (!proc?.alive()) return;
-    proc.closeStdin();
-    await proc.kill(reason, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    // Idle: end of input lets the CLI exit cleanly. Mid-turn: it would finish the turn first, so kill.
+    const idle = this.lock.run(() => !this.inFlight());
+    await proc.end(reason, idle ? IDLE_EXIT_WAIT_MS : 0, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
   }
 
   // ---- inside the lock ----
@@ -198,7 +202,7 @@ export class ClaudeStreamSession implements AgentSession {
 
   private writeLocked(proc: AgentProcess, inputs: UserInput[], kind: WireMessage['kind'], during: StreamTurn | undefined): WireMessage {
     const uuid = randomUUID();
-    const text = inputs.map((i) => wrapExternal(i.text, { source: i.source })).join('\n\n');
+    const text = agentText(inputs);
     const msg: WireMessage = { uuid, inputIds: inputs.map((i) => i.id), kind, writtenDuring: during };
     proc.write(encodeFrame(userMessage(text, uuid)));
     this.wire.add(msg);

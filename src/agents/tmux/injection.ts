@@ -7,8 +7,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { newWrapperId, wrapExternal } from '../../security/wrap.js';
+import { newWrapperId } from '../../security/wrap.js';
+import { agentText } from '../common/agent-text.js';
 import type { UserInput } from '../session.js';
+import { stripControlSequences } from './control-sequences.js';
 import { readInputLine } from './pane-input.js';
 import { findLayout } from './pane-layout.js';
 import { isBlank, tailLines } from './pane-lines.js';
@@ -34,7 +36,8 @@ export interface PrepareOptions {
 
 export function prepareMessage(inputs: UserInput[], opts: PrepareOptions): PreparedMessage {
   const ids = inputs.map(() => newWrapperId());
-  const full = inputs.map((i, n) => wrapExternal(i.text, { source: i.source, id: ids[n] })).join('\n\n');
+  // Always wrapped: a message counts as delivered when its marker shows up in the transcript.
+  const full = stripControlSequences(agentText(inputs, { ids, alwaysWrap: true }));
   const marker = `id=${ids[0]}`;
   const bytes = Buffer.byteLength(full, 'utf8');
   if (bytes <= opts.thresholdBytes) return { typed: full, full, marker, file: undefined };

@@ -104,6 +104,7 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
     only(body, ['text', 'clientMessageId']);
     if (typeof body.text !== 'string') throw new HttpError(400, 'BAD_REQUEST', 'The field "text" is required and must be a string.');
     if (!body.text.trim()) throw new HttpError(400, 'BAD_REQUEST', 'The field "text" is empty.');
+    if (body.text.includes('\0')) throw new HttpError(400, 'BAD_REQUEST', 'The text contains a NUL character (\\u0000), which cannot be passed to the agent. Remove it and send the text again.');
     if (Buffer.byteLength(body.text, 'utf8') > MAX_TEXT_BYTES) throw new HttpError(400, 'BAD_REQUEST', `The text is over ${MAX_TEXT_BYTES / 1024} KB; send it as a file or in parts.`);
     const cm = body.clientMessageId;
     if (cm !== undefined && (typeof cm !== 'string' || cm.length === 0 || cm.length > 200)) throw new HttpError(400, 'BAD_REQUEST', 'clientMessageId must be a string of 1-200 characters.');

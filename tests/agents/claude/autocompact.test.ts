@@ -26,7 +26,7 @@ describe('--autocompact', () => {
   it('is passed on every launch: auto by default, or the configured size', () => {
     const auto = parseConfig({}).agent.autocompact;
     expect(auto).toBe('auto');
-    for (const args of [streamArgs({ permissionMode: 'relay', autocompact: auto }, undefined), oneShotArgs({ permissionMode: 'relay', autocompact: 200_000 }, 's', 'hi'), tuiArgs({ permissionMode: 'relay', autocompact: auto }, {})]) {
+    for (const args of [streamArgs({ permissionMode: 'relay', autocompact: auto }, undefined), oneShotArgs({ permissionMode: 'relay', autocompact: 200_000 }, 's'), tuiArgs({ permissionMode: 'relay', autocompact: auto }, {})]) {
       const i = args.indexOf('--autocompact');
       expect(i).toBeGreaterThan(-1);
       expect(['auto', '200000']).toContain(args[i + 1]);

@@ -109,9 +109,9 @@ describe('CLI arguments', () => {
     expect(streamArgs({ permissionMode: 'plan' }, undefined)).not.toContain('--resume');
   });
 
-  it('puts the one-shot prompt after --, so text starting with a dash is not a flag', () => {
-    const args = oneShotArgs({ permissionMode: 'manual' }, 'sid', '--help me');
-    expect(args.slice(-2)).toEqual(['--', '--help me']);
-    expect(args).not.toContain('--input-format');
+  it('keeps the one-shot prompt out of argv (it goes to stdin)', () => {
+    const args = oneShotArgs({ permissionMode: 'manual' }, 'sid');
+    expect(args.slice(0, 3)).toEqual(['-p', '--input-format', 'text']);
+    expect(args).not.toContain('--');
   });
 });
