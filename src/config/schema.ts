@@ -116,6 +116,8 @@ export const storeSchema = z
   .object({
     /** normal: a commit survives a crash of Rudder; full: also a power cut (one fsync per commit). */
     synchronous: z.enum(['normal', 'full']).default('normal'),
+    /** The writes of one event-loop turn share one commit; acknowledgements and replies wait for it. */
+    groupCommit: z.boolean().default(false),
   })
   .strict();
 

@@ -60,7 +60,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   const cfg = opts.config.current();
   // A project inside this data dir is refused before anything starts.
   checkProjects(cfg, opts.dataDir);
-  const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, synchronous: cfg.store.synchronous, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
+  const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, synchronous: cfg.store.synchronous, groupCommit: cfg.store.groupCommit, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
   const accessStore = new AccessStore(store.db);
   accessStore.init();
   // The mark prefix names this data dir, so a restart finds exactly this gateway's leftovers.
