@@ -91,6 +91,8 @@ export const steeringSchema = z
     maxLive: z.number().int().default(2),
     /** Live sessions idle longer than this are stopped (values below 1 count as 1). */
     idleMinutes: z.number().default(20),
+    /** Keep one agent process started ahead for the next new conversation (one more process, idle). */
+    spareProcess: z.boolean().default(false),
   })
   .strict();
 

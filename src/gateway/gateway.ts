@@ -10,6 +10,7 @@ import { buildAgentEnv } from '../agents/claude/env.js';
 import { ClaudeHealth, type ClaudeCheck } from '../agents/claude/health.js';
 import type { ClaudeLaunch } from '../agents/claude/launch.js';
 import { ClaudeOneShotSession } from '../agents/claude/oneshot-session.js';
+import { SpareProcess } from '../agents/claude/spare.js';
 import { ClaudeStreamSession } from '../agents/claude/stream-session.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry } from '../agents/registry.js';
@@ -70,8 +71,11 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
 
   const registry = new SessionRegistry({ maxLive: cfg.steering.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
   const projects = new Projects({ store, config: () => opts.config.current(), env, log });
+  const spare = new SpareProcess(log);
   const launchFor = (conversationId: string, sessionId: string | undefined): ClaudeLaunch => {
     const agent = opts.config.current().agent;
+    const spareOn = opts.config.current().steering.spareProcess;
+    if (!spareOn && spare.ready()) void spare.stop('steering.spareProcess turned off');
     // The conversation's project: its directory (or its own worktree there) and its agent settings.
     const target = projects.prepare(conversationId);
     const settings = projectAgent(agent, target.project);
@@ -102,6 +106,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       onSessionId: (id) => store.setProjectSession(conversationId, target.project.name, id),
       tracker: { started: (pid, label) => store.processStarted(pid, label), exited: (pid) => store.processExited(pid) },
       markPrefix,
+      spare: spareOn ? spare : undefined,
     };
   };
   const tmuxLaunchFor = (conversationId: string, sessionId: string | undefined): TmuxLaunch => {
@@ -184,7 +189,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       log.error({ channel: ch.name, err: (err as Error).message }, 'channel failed to start; the other channels keep running');
       if (ch === web) {
         // Without its own page the gateway does not run: undo what recovery started.
-        await pool.stopAll('the web channel could not start');
+        await Promise.all([pool.stopAll('the web channel could not start'), spare.stop('the web channel could not start', true)]);
         await Promise.allSettled(channels.map((c) => c.stop()));
         await store.close();
         throw err;
@@ -202,7 +207,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       core.markShuttingDown();
       const end = Date.now() + drainMs;
       while (Date.now() < end && [...core.lanes.values()].some((l) => l.busy())) await new Promise((r) => setTimeout(r, 50));
-      await pool.stopAll(`gateway stopping (${reason})`);
+      await Promise.all([pool.stopAll(`gateway stopping (${reason})`), spare.stop(`gateway stopping (${reason})`, true)]);
       await core.delivery.idle(2000);
       core.delivery.stop();
       for (const l of core.lanes.values()) l.dispose();
