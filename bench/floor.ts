@@ -128,6 +128,8 @@ export async function benchFloor(ctx: BenchContext): Promise<SectionBody> {
     await w.ready;
     return w;
   };
+  let sideRequests = 0;
+  let mainRequests = 0;
   const samples = { rudderWarm: [] as Phases[], sdkWarm: [] as Phases[], rudderCold: [] as Phases[], sdkCold: [] as Phases[] };
 
   const rudderTurn = async (w: TimedEvents, conv: string, tag: string): Promise<Phases> => {
@@ -191,6 +193,8 @@ export async function benchFloor(ctx: BenchContext): Promise<SectionBody> {
     }
     process.stdout.write(`  cold: Rudder p50 ${ms(summarize(samples.rudderCold.map((p) => p.total)).p50)}, SDK p50 ${ms(summarize(samples.sdkCold.map((p) => p.total)).p50)}\n`);
   } finally {
+    sideRequests = mock.requests.filter((r) => r.side).length;
+    mainRequests = mock.requests.length - sideRequests;
     for (const x of watches) x.close();
     await sdk.close();
     await gw.stop();
@@ -228,6 +232,7 @@ export async function benchFloor(ctx: BenchContext): Promise<SectionBody> {
     ],
     checks: [check("a warm turn's first text", samples.rudderWarm, samples.sdkWarm, false), check("a cold conversation's first text", samples.rudderCold, samples.sdkCold, true)],
     notes: [
+      `The mock saw ${mainRequests} requests of the agents' turns and ${sideRequests} side requests (requests without tools, e.g. title generation; they get the same latency profile). With CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, as in every test and benchmark, the CLI makes few or none.`,
       'The HTTP client and its event stream run in the benchmark process, as the gateway does; a browser on the same machine would be another process.',
       'Rudder is measured as the web page uses it: the client POSTs and reads the event stream over HTTP; its server side is timed where the request arrives and where the SSE frame is written (bench/floor/wire-tap.ts), so the HTTP hops are told apart.',
       "The SDK client starts its CLI with its own flags (`--output-format stream-json --verbose --input-format stream-json --permission-mode=bypassPermissions --include-partial-messages`) and an initialize request; Rudder adds `--replay-user-messages`, `--autocompact auto` and a uuid on each message, which attribution needs.",

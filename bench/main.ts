@@ -16,6 +16,7 @@ import { benchWaits } from './waits/index.js';
 import { benchWarmCold } from './warm-cold.js';
 import { measure, writeReport, type Section, type SectionBody } from './report.js';
 import { machine } from './stats.js';
+import { untapAll } from './floor/wire-tap.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -39,7 +40,7 @@ const startedAt = new Date();
 const m = machine(CLAUDE_BIN);
 process.stdout.write(`Rudder benchmarks on ${m.cores} cores (${m.cpuModel}), Node ${m.node}, Claude Code ${m.claudeVersion}${quick ? ', quick' : ''}\nModel latency: ${describeLatency(ctx.latency)}\n`);
 const sections: Section[] = [];
-for (const s of SECTIONS) if (!only || only.has(s.id)) sections.push(await measure(s.id, s.title, () => s.run(ctx)));
+for (const s of SECTIONS) if (!only || only.has(s.id)) sections.push(await measure(s.id, s.title, () => s.run(ctx).finally(untapAll)));
 const files = writeReport(HERE, m, startedAt, sections, argv, ctx);
 process.stdout.write(`\nWrote ${path.relative(process.cwd(), files.md)} and ${path.relative(process.cwd(), files.json)} (${((Date.now() - startedAt.getTime()) / 60_000).toFixed(1)} min)\n`);
 process.exit(0);

@@ -39,7 +39,15 @@ export async function measure(id: string, title: string, run: () => Promise<Sect
   const before = load();
   const t0 = Date.now();
   process.stdout.write(`\n== ${title} (load ${before.join(' ')})\n`);
-  const body = await run();
+  let body: SectionBody;
+  try {
+    body = await run();
+  } catch (err) {
+    // One broken section must not cost the others: the report says what failed, and the run goes on.
+    const message = (err as Error).stack ?? String(err);
+    process.stdout.write(`  the benchmark failed: ${message}\n`);
+    body = { tables: [], checks: [{ target: `${title}: the benchmark ran`, measured: 'it failed', pass: false, why: `It stopped with: ${(err as Error).message}` }], notes: [], data: { error: message } };
+  }
   const section: Section = { id, title, load: { before, after: load() }, durationMs: Date.now() - t0, ...body };
   for (const c of section.checks) process.stdout.write(`  ${c.pass ? 'PASS' : 'FALL SHORT'}  ${c.target}: ${c.measured}\n`);
   process.stdout.write(`  (${(section.durationMs / 1000).toFixed(0)} s, load ${section.load.after.join(' ')} at the end)\n`);

@@ -70,11 +70,21 @@ export class WireTaps {
 export const TEXT_DELTA = /"type":"text_delta"/;
 
 let installed: WireTaps | undefined;
+const untaps: Array<() => void> = [];
+
+/** Removes every tap (after a section: the next one measures untouched code). */
+export function untapAll(): void {
+  for (const u of untaps.splice(0)) u();
+  installed = undefined;
+  httpTap = undefined;
+}
 
 /** Taps every agent process the in-process gateway spawns from now on, labelled by conversation. */
 export function tapRudder(): WireTaps {
   if (installed) return installed;
   const taps = new WireTaps();
+  const original = AgentProcess.spawn;
+  untaps.push(() => void (AgentProcess.spawn = original));
   const spawn = AgentProcess.spawn.bind(AgentProcess);
   AgentProcess.spawn = (spec) => {
     const at = now();
@@ -110,6 +120,7 @@ export function tapHttp(): HttpTap {
     frame: (port, url, text, after) => tap.frames.find((f) => f.port === port && f.at >= after && url.test(f.url) && text.test(f.text))?.at,
   };
   const emit = http.Server.prototype.emit;
+  untaps.push(() => void (http.Server.prototype.emit = emit));
   http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
     if (event === 'request') {
       const at = now();

@@ -5,6 +5,7 @@
  * the store's cost are measured again with store.groupCommit, side by side.
  */
 import { spawn } from 'node:child_process';
+import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OPEN_STATES } from '../../src/store/types.js';
@@ -66,11 +67,26 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
   const n = (x: number) => Math.max(50, Math.round(x * scale));
 
   // Latency: 100 conversations, each sending again 50-150 ms after its reply (about 1,000 msg/s in all).
+  // The profile of the tail: the event loop's own stalls and the collector's pauses while it ran.
+  const gcPauses: number[] = [];
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  const gcObserver = new PerformanceObserver((list) => void gcPauses.push(...list.getEntries().map((e) => e.duration)));
   const latency = await withGateway(async (g) => {
     await closedLoop(g, 10, n(500), { tag: 'warm' });
-    return closedLoop(g, 100, n(6000), { tag: 'lat', thinkMs: () => 50 + Math.random() * 100 });
+    gcObserver.observe({ entryTypes: ['gc'] });
+    loop.enable();
+    const wallCpu = { wall: performance.now(), cpu: process.cpuUsage() };
+    const r = await closedLoop(g, 100, n(6000), { tag: 'lat', thinkMs: () => 50 + Math.random() * 100 });
+    const used = process.cpuUsage(wallCpu.cpu);
+    loop.disable();
+    gcObserver.disconnect();
+    return { ...r, cpuShare: (used.user + used.system) / 1000 / (performance.now() - wallCpu.wall) };
   });
   const lat = summarize(latency.acceptToInput);
+  const slow = latency.acceptToInput.filter((v) => v > TARGET_P99_MS).length;
+  const gc = summarize(gcPauses);
+  const loopP99 = loop.percentile(99) / 1e6;
+  const loopMax = loop.max / 1e6;
 
   const levels = [
     { conversations: 1, total: n(3000) },
@@ -118,6 +134,10 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
   }, true);
 
   const tpMin = Math.min(...throughput.filter((t) => t.conversations >= 100).map((t) => t.perSecond));
+  // What one core would give at the CPU each message took: the capacity a busy machine hides.
+  const worst = throughput.filter((t) => t.conversations >= 100).sort((a, b) => a.perSecond - b.perSecond)[0]!;
+  const cpuShare = (worst.cpuUsPerMessage * worst.perSecond) / 1e6;
+  const capacityNote = `The process had ${(cpuShare * 100).toFixed(0)}% of a core in that run; at the CPU a message took (${worst.cpuUsPerMessage.toFixed(0)} µs, all threads) a whole core would give about ${(1e6 / worst.cpuUsPerMessage).toFixed(0)} msg/s.`;
   const groupMin = Math.min(...grouped.filter((t) => t.conversations >= 100).map((t) => t.perSecond));
   const single = throughput.find((t) => t.conversations === 1)!;
   const topMethods = Object.entries(flow.byMethod)
@@ -173,7 +193,7 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
         why:
           lat.p99 < TARGET_P99_MS
             ? undefined
-            : "The tail is SQLite's automatic WAL checkpoint: every ~1,000 WAL pages (about every 150 messages here) the commit that crosses the mark copies the WAL into the database and fsyncs, on the event loop, for several ms. The median path is well under 1 ms. Checkpointing from a worker thread with its own connection (wal_autocheckpoint=0 on the gateway's) takes it off the message path.",
+            : `${slow} of ${lat.n} messages took over ${TARGET_P99_MS} ms. The profile of the run: the event loop itself stalled up to ${ms(loopMax)} (its delay p99 ${ms(loopP99)}), the collector paused ${gc.n} times (max ${ms(gc.max)}, ${ms(gcPauses.reduce((a, b) => a + b, 0))} in all), and the process got ${(latency.cpuShare * 100).toFixed(0)}% of a core over the run. ${loopMax > TARGET_P99_MS ? (gc.max >= loopMax * 0.8 ? 'The longest stalls are collector pauses: the tail is garbage collection, not the message path.' : 'Stalls longer than any collector pause are time the process did not run (the load of the machine, above) or a long task on the loop; the median path is well under 1 ms.') : 'The loop did not stall that long, so the tail is in the message path itself.'} WAL checkpoints run on a worker thread (store/checkpointer.ts), off the message path.`,
       },
       {
         target: `≥ ${TARGET_PER_SECOND} msg/s sustained, durable, on ${(await import('node:os')).cpus().length} cores`,
@@ -182,7 +202,7 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
         why:
           tpMin >= TARGET_PER_SECOND
             ? undefined
-            : `The gateway runs on one event loop, and SQLite is most of its time: ${(flow.commits / flow.messages).toFixed(0)} commits and ${(flow.calls / flow.messages).toFixed(0)} store calls per message, ${((flow.ms / flow.messages) * 1000).toFixed(0)} µs in all (table above), against a budget of 500 µs a message for 2,000 msg/s. Each commit writes every page it touched (table and index leaves, 4 KB each) to the WAL, so the cost is per commit, not per byte. Fewer commits per message (inbox row, its ack event and the turn start in one transaction), a cached conversation row (read ${((flow.byMethod.conversation?.calls ?? 0) / flow.messages).toFixed(0)} times a message) and group commit would close the gap. Group commit is measured above: ${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits a message instead of ${(flow.commits / flow.messages).toFixed(1)} and ${groupMin.toFixed(0)} msg/s${groupMin >= TARGET_PER_SECOND ? ', over the target' : ''}; it stays off by default for the durability it gives up (table above).`,
+            : `${capacityNote} The gateway runs on one event loop, and SQLite is most of its time: ${(flow.commits / flow.messages).toFixed(0)} commits and ${(flow.calls / flow.messages).toFixed(0)} store calls per message, ${((flow.ms / flow.messages) * 1000).toFixed(0)} µs in all (table above), against a budget of 500 µs a message for 2,000 msg/s. Each commit writes every page it touched (table and index leaves, 4 KB each) to the WAL, so the cost is per commit, not per byte. Fewer commits per message (inbox row, its ack event and the turn start in one transaction), a cached conversation row (read ${((flow.byMethod.conversation?.calls ?? 0) / flow.messages).toFixed(0)} times a message) and group commit would close the gap. Group commit is measured above: ${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits a message instead of ${(flow.commits / flow.messages).toFixed(1)} and ${groupMin.toFixed(0)} msg/s${groupMin >= TARGET_PER_SECOND ? ', over the target' : ''}; it stays off by default for the durability it gives up (table above).`,
       },
     ],
     notes: [
