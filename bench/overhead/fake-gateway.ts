@@ -23,10 +23,10 @@ export interface FakeGateway {
   stop(): Promise<void>;
 }
 
-export async function startFakeGateway(opts: { turnMs?: number; maxLive?: number } = {}): Promise<FakeGateway> {
+export async function startFakeGateway(opts: { turnMs?: number; maxLive?: number; groupCommit?: boolean } = {}): Promise<FakeGateway> {
   const home = tempDir('bench-home');
   const cwd = tempDir('bench-cwd');
-  const config = { web: { port: 0 }, shutdownDrainSeconds: 0, agent: { cwd }, steering: { maxLive: opts.maxLive ?? 2 } };
+  const config = { web: { port: 0 }, shutdownDrainSeconds: 0, agent: { cwd }, steering: { maxLive: opts.maxLive ?? 2 }, store: { groupCommit: opts.groupCommit ?? false } };
   const live = new LiveConfig(writeConfig(cwd, config), parseConfig(config));
   const inputs = new Map<string, number>();
   const logger = createLogger({ dataDir: home, level: 'info', pretty: false });

@@ -92,6 +92,8 @@ export const steeringSchema = z
     maxLive: z.number().int().min(0).optional(),
     /** Live sessions idle longer than this are stopped (values below 1 count as 1). */
     idleMinutes: z.number().default(20),
+    /** Keep one agent process started ahead for the next new conversation (one more process, idle). */
+    spareProcess: z.boolean().default(false),
   })
   .strict();
 
@@ -130,6 +132,8 @@ export const storeSchema = z
   .object({
     /** normal: a commit survives a crash of Rudder; full: also a power cut (one fsync per commit). */
     synchronous: z.enum(['normal', 'full']).default('normal'),
+    /** The writes of one event-loop turn share one commit; acknowledgements and replies wait for it. */
+    groupCommit: z.boolean().default(false),
   })
   .strict();
 

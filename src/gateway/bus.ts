@@ -32,10 +32,12 @@ export class EventBus {
     return e;
   }
 
-  /** Publishes an event already written to the store (e.g. a delivered reply). */
+  /** Publishes an event already written to the store (e.g. a delivered reply); with store.groupCommit, once committed. */
   publish(e: BusEvent | EventRow): void {
-    for (const l of this.listeners.get(e.conversationId) ?? []) safe(l, e);
-    for (const l of this.all) safe(l, e);
+    this.store.afterCommit(() => {
+      for (const l of this.listeners.get(e.conversationId) ?? []) safe(l, e);
+      for (const l of this.all) safe(l, e);
+    });
   }
 
   subscribe(conversationId: string, l: Listener): () => void {

@@ -116,8 +116,11 @@ export class GatewayCore implements InboundSink {
     };
   }
 
-  accept(msg: InboundMessage): Promise<AcceptResult> {
-    return acceptInbound(this, msg);
+  /** Resolves once the message is committed: the channel acknowledges it to the platform then. */
+  async accept(msg: InboundMessage): Promise<AcceptResult> {
+    const result = await acceptInbound(this, msg);
+    await this.store.committed();
+    return result;
   }
 
   admits(msg: InboundMessage): boolean {
@@ -202,8 +205,12 @@ export class GatewayCore implements InboundSink {
     const target = this.channelFor(row.conversationId);
     if (!target?.channel) return;
     const text = kind === 'steered' ? row.text : note;
-    target.channel.ack({ conversationKey: target.key, platformMessageId: row.platformMessageId }, kind, text).catch((err: unknown) => {
-      this.log.warn({ conversationId: row.conversationId, kind, err: (err as Error).message }, 'acknowledgement not shown');
+    const channel = target.channel;
+    // With store.groupCommit the reaction waits for the commit that holds the message.
+    this.store.afterCommit(() => {
+      channel.ack({ conversationKey: target.key, platformMessageId: row.platformMessageId }, kind, text).catch((err: unknown) => {
+        this.log.warn({ conversationId: row.conversationId, kind, err: (err as Error).message }, 'acknowledgement not shown');
+      });
     });
   }
 

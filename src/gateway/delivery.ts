@@ -77,6 +77,8 @@ export class Delivery {
   private async deliver(row: OutboxRow, channel: Channel, key: string): Promise<boolean> {
     const replyTo = row.replyTo ?? undefined;
     try {
+      // A reply goes out only once the turn's outcome that owes it is committed (store.groupCommit).
+      await this.store.committed();
       await channel.send({ outboxId: row.id, text: row.text, replyTo, fromFallback: row.fromFallback }, { conversationKey: key, platformMessageId: replyTo });
     } catch (err) {
       const retryAfter = isRudderError(err, 'CHANNEL_RATE_LIMITED') ? Number(err.context.retryAfterMs ?? 1000) : Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(row.attempts, 12));

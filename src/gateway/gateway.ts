@@ -9,6 +9,7 @@ import { resolveClaudeBinary } from '../agents/claude/binary.js';
 import { buildAgentEnv } from '../agents/claude/env.js';
 import { ClaudeHealth, type ClaudeCheck } from '../agents/claude/health.js';
 import type { ClaudeLaunch } from '../agents/claude/launch.js';
+import { SpareProcess } from '../agents/claude/spare.js';
 import { ClaudeStreamSession } from '../agents/claude/stream-session.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry, warmCap } from '../agents/registry.js';
@@ -90,7 +91,7 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   registerConfigSecrets(cfg);
   // A project inside this data dir is refused before anything starts.
   checkProjects(cfg, opts.dataDir);
-  const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, synchronous: cfg.store.synchronous, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
+  const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, synchronous: cfg.store.synchronous, groupCommit: cfg.store.groupCommit, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
   const accessStore = new AccessStore(store.db);
   accessStore.init();
   // The mark prefix names this data dir, so a restart finds exactly this gateway's leftovers.
@@ -103,8 +104,11 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   log.info({ maxLive: cap.maxLive, why: cap.why }, 'idle agent processes kept warm');
   const registry = new SessionRegistry({ maxLive: cap.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
   const projects = new Projects({ store, config: () => opts.config.current(), env, log });
+  const spare = new SpareProcess(log);
   const launchFor = (conversationId: string, sessionId: string | undefined): ClaudeLaunch => {
     const agent = opts.config.current().agent;
+    const spareOn = opts.config.current().steering.spareProcess;
+    if (!spareOn && spare.ready()) void spare.stop('steering.spareProcess turned off');
     // The conversation's project: its directory (or its own worktree there) and its agent settings.
     const target = projects.prepare(conversationId);
     const settings = projectAgent(agent, target.project);
@@ -135,6 +139,7 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
       onSessionId: (id) => store.setProjectSession(conversationId, target.project.name, id),
       tracker: { started: (pid, label) => store.processStarted(pid, label), exited: (pid) => store.processExited(pid) },
       markPrefix,
+      spare: spareOn ? spare : undefined,
     };
   };
   const tmuxLaunchFor = (conversationId: string, sessionId: string | undefined): TmuxLaunch => {
@@ -232,7 +237,7 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
     } catch (err) {
       // Without its own page the gateway does not run: undo what recovery started.
       log.error({ channel: web.name, err: (err as Error).message }, 'the web channel failed to start');
-      await pool.stopAll('the web channel could not start');
+      await Promise.all([pool.stopAll('the web channel could not start'), spare.stop('the web channel could not start', true)]);
       await Promise.allSettled([...core.channels.values()].map((c) => c.stop()));
       await store.close();
       throw err;
@@ -254,7 +259,7 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
       starter.stop();
       const end = Date.now() + drainMs;
       while (Date.now() < end && [...core.lanes.values()].some((l) => l.busy())) await new Promise((r) => setTimeout(r, 50));
-      await pool.stopAll(`gateway stopping (${reason})`);
+      await Promise.all([pool.stopAll(`gateway stopping (${reason})`), spare.stop(`gateway stopping (${reason})`, true)]);
       await core.delivery.idle(2000);
       core.delivery.stop();
       core.progress?.stop();

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Checkpointer } from './checkpointer.js';
 import { ConversationProjects } from './conversation-projects.js';
 import { HistoryQueries } from './history.js';
+import { GroupCommit } from './group-commit.js';
 import { json, toConversation, toEvent, toMessage, toOutbox, toTurn } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { integrityCheck, openDatabase, type Db } from './db.js';
@@ -57,6 +58,8 @@ export interface StoreOptions {
   onError?: (message: string) => void;
   /** store.synchronous: see openDatabase. */
   synchronous?: 'normal' | 'full';
+  /** store.groupCommit: the writes of one event-loop turn share one commit (see group-commit.ts). */
+  groupCommit?: boolean;
 }
 
 export class Store {
@@ -69,6 +72,7 @@ export class Store {
   private readonly checkpointer: Checkpointer | undefined;
   /** Paged reads of a conversation's history (the web app). */
   readonly history: HistoryQueries;
+  private readonly group: GroupCommit | undefined;
 
   constructor(file: string, opts: StoreOptions = {}) {
     this.db = openDatabase(file, { synchronous: opts.synchronous });
@@ -79,14 +83,36 @@ export class Store {
     this.s = prepareStatements(this.db);
     this.projects = new ConversationProjects(this.db);
     this.history = new HistoryQueries(this.db);
+    if (opts.groupCommit) {
+      const group = (this.group = new GroupCommit(this.db));
+      // Every write of the store joins the loop turn's group (reads need not).
+      for (const st of Object.values(this.s)) {
+        if (st.reader) continue;
+        const run = st.run.bind(st);
+        st.run = ((...args: unknown[]) => (group.join(), run(...args))) as typeof st.run;
+      }
+    }
   }
 
   tx<T>(fn: () => T): T {
+    this.group?.join();
     return this.db.transaction(fn)();
+  }
+
+  /** Resolves once every write made so far is committed: at once, without store.groupCommit. */
+  committed(): Promise<void> {
+    return this.group?.committed() ?? Promise.resolve();
+  }
+
+  /** Runs fn once every write made so far is committed: at once, without store.groupCommit. */
+  afterCommit(fn: () => void): void {
+    if (this.group) this.group.afterCommit(fn);
+    else fn();
   }
 
   async close(): Promise<void> {
     if (!this.db.open) return;
+    this.group?.flush();
     this.db.close();
     await this.checkpointer?.stop();
   }

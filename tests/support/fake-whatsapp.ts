@@ -25,7 +25,7 @@ export interface FakeWhatsApp {
   /** Frames Baileys sent to the endpoint (the noise handshake's client hello). */
   frames: number;
   sent: SentByBot[];
-  presence: Array<{ type: string; jid: string }>;
+  presence: Array<{ type: string; jid: string; at: number }>;
   /** Make sendMessage throw for contents matching this predicate. */
   failWhen(pred: ((content: any) => boolean) | undefined): void;
   /** The socket the channel built, once it did. */
@@ -51,7 +51,7 @@ export async function startFakeWhatsApp(): Promise<FakeWhatsApp> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const sent: SentByBot[] = [];
-  const presence: Array<{ type: string; jid: string }> = [];
+  const presence: Array<{ type: string; jid: string; at: number }> = [];
   let failing: ((content: any) => boolean) | undefined;
   let built: WASocket | undefined;
   let n = 0;
@@ -76,7 +76,7 @@ export async function startFakeWhatsApp(): Promise<FakeWhatsApp> {
         return { key: { remoteJid: jid, id: `SENT${sent.length}`, fromMe: true } };
       }) as WASocket['sendMessage'];
       sock.sendPresenceUpdate = (async (type: string, jid: string) => {
-        presence.push({ type, jid });
+        presence.push({ type, jid, at: Date.now() });
       }) as WASocket['sendPresenceUpdate'];
       built = sock;
       return sock;

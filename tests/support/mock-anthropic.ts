@@ -13,6 +13,11 @@
  * message merged into the same user turn does not fire again.
  * The default text reply is `ok` followed by every `tag:X` token seen in the last user message,
  * so a test can tell which inputs a reply answers.
+ *
+ * A latency profile (`latency`, off by default) makes the mock answer like a real model: the
+ * first token `firstTokenMs` after the request, then `tokensPerSecond`, a token being 4 characters
+ * of text or of a tool call's JSON input (see replyTiming). It applies to every reply that has
+ * content, streamed or plain, side requests (title generation) included; an error answers at once.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -34,6 +39,41 @@ export interface MockRequest {
   afterTool: boolean;
   /** All user-role text in the request, oldest first. */
   historyText: string;
+  /** When the reply's first content (or a plain reply) was sent, and when the reply ended (epoch ms). */
+  firstTokenAt?: number;
+  endedAt?: number;
+}
+
+/** How fast the mock "model" answers: time to the first token, then output tokens per second. */
+export interface LatencyProfile {
+  firstTokenMs: number;
+  tokensPerSecond: number;
+}
+
+/** About what a real model does per call: the benchmark's default. */
+export const MODEL_LATENCY: LatencyProfile = { firstTokenMs: 1500, tokensPerSecond: 60 };
+
+/** Characters per token of the mock's simple rule. */
+export const CHARS_PER_TOKEN = 4;
+
+/** Tokens of a text under the mock's rule: one per 4 characters, rounded up. */
+export function tokensOf(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+/**
+ * When the token at `index` (0-based) of a reply is sent, in ms after the request: the first at
+ * firstTokenMs, each further one 1000/tokensPerSecond later.
+ */
+export function tokenAtMs(profile: LatencyProfile, index: number): number {
+  return profile.firstTokenMs + (index * 1000) / profile.tokensPerSecond;
+}
+
+/** The reply's content as the tokens it is charged: its text, then a tool call's name and JSON input. */
+export function replyTokens(reply: MockReply): number {
+  if (reply.kind === 'text') return tokensOf(reply.text);
+  if (reply.kind === 'tool') return tokensOf(reply.text ?? '') + tokensOf(reply.name + JSON.stringify(reply.input));
+  return 0;
 }
 
 export type MockReply =
@@ -46,6 +86,8 @@ export type Script = (req: MockRequest) => MockReply | undefined | Promise<MockR
 
 export interface MockApi {
   url: string;
+  /** Changes the latency profile for requests from now on (undefined: answer at once). */
+  setLatency(profile: LatencyProfile | undefined): void;
   requests: MockRequest[];
   /** Requests with tools, i.e. the agent's own turns. */
   mainRequests(): MockRequest[];
@@ -131,43 +173,96 @@ function sse(res: http.ServerResponse, event: string, data: object): boolean {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function streamReply(res: http.ServerResponse, model: string, reply: MockReply & { kind: 'text' | 'tool' }): Promise<void> {
+/** Tokens per content delta under a latency profile, after a first delta of one token: one every ~67 ms at 60 tok/s. */
+const TOKENS_PER_DELTA = 4;
+
+/** A text in pieces: the first of one token, then TOKENS_PER_DELTA tokens each. */
+function pieces(text: string): string[] {
+  const out = [text.slice(0, CHARS_PER_TOKEN)];
+  for (let i = CHARS_PER_TOKEN; i < text.length; i += TOKENS_PER_DELTA * CHARS_PER_TOKEN) out.push(text.slice(i, i + TOKENS_PER_DELTA * CHARS_PER_TOKEN));
+  return out;
+}
+
+async function streamReply(res: http.ServerResponse, model: string, reply: MockReply & { kind: 'text' | 'tool' }, record: MockRequest, latency: LatencyProfile | undefined): Promise<void> {
+  const t0 = record.at;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': nextId('req') });
+  // A piece goes out when its last token is due (t0 + tokenAtMs); every delay is counted from
+  // the request, so timer lateness does not add up over a long reply.
+  let sentTokens = 0;
+  const pace = async (tokens: number) => {
+    if (!latency || tokens <= 0) return;
+    const due = t0 + tokenAtMs(latency, sentTokens + tokens - 1) - Date.now();
+    sentTokens += tokens;
+    if (due > 0) await sleep(due);
+  };
   // inputTokens lets a test report a long context (the CLI's auto-compaction reads it).
   const usage = { input_tokens: reply.inputTokens ?? 12, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  sse(res, 'message_start', {
-    type: 'message_start',
-    message: { id: nextId('msg'), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage },
-  });
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    record.firstTokenAt = Date.now();
+    sse(res, 'message_start', {
+      type: 'message_start',
+      message: { id: nextId('msg'), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage },
+    });
+  };
+  if (!latency) start();
+  const delta = (index: number, d: object) => sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: d });
   let index = 0;
-  const text = reply.kind === 'text' ? reply.text : reply.text;
+  const text = reply.text;
   if (text) {
+    const scripted = reply.kind === 'text' && reply.totalMs;
+    const parts = scripted || !latency ? undefined : pieces(text);
+    if (parts) await pace(tokensOf(parts[0]!));
+    start();
+    if (res.destroyed) return;
     sse(res, 'content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-    const chunks = reply.kind === 'text' ? Math.max(1, reply.chunks ?? 1) : 1;
-    const size = Math.ceil(text.length / chunks);
-    const delay = reply.kind === 'text' && reply.totalMs ? reply.totalMs / chunks : 0;
-    for (let i = 0; i < text.length; i += size) {
-      if (!sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: text.slice(i, i + size) } })) return;
-      if (delay) await sleep(delay);
+    if (parts) {
+      for (let i = 0; i < parts.length; i++) {
+        if (i > 0) await pace(tokensOf(parts[i]!));
+        if (!delta(index, { type: 'text_delta', text: parts[i] })) return;
+      }
+    } else {
+      // [[slow:MS]] and scripted chunks keep their own pacing (after the first token, with a profile).
+      if (scripted && latency) await pace(1);
+      const chunks = reply.kind === 'text' ? Math.max(1, reply.chunks ?? 1) : 1;
+      const size = Math.ceil(text.length / chunks);
+      const delay = scripted ? reply.totalMs! / chunks : 0;
+      for (let i = 0; i < text.length; i += size) {
+        if (!delta(index, { type: 'text_delta', text: text.slice(i, i + size) })) return;
+        if (delay) await sleep(delay);
+      }
     }
     sse(res, 'content_block_stop', { type: 'content_block_stop', index });
     index++;
   }
   if (reply.kind === 'tool') {
+    // The tool's name is charged as the block's first tokens, its JSON input streams in pieces.
+    await pace(tokensOf(reply.name));
+    start();
+    if (res.destroyed) return;
     sse(res, 'content_block_start', {
       type: 'content_block_start',
       index,
       content_block: { type: 'tool_use', id: nextId('toolu'), name: reply.name, input: {} },
     });
-    sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.input) } });
+    const input = JSON.stringify(reply.input);
+    const parts = latency ? pieces(input) : [input];
+    for (const piece of parts) {
+      await pace(tokensOf(piece));
+      if (!delta(index, { type: 'input_json_delta', partial_json: piece })) return;
+    }
     sse(res, 'content_block_stop', { type: 'content_block_stop', index });
   }
+  start();
   sse(res, 'message_delta', {
     type: 'message_delta',
     delta: { stop_reason: reply.kind === 'tool' ? 'tool_use' : 'end_turn', stop_sequence: null },
     usage: { output_tokens: 7 },
   });
   sse(res, 'message_stop', { type: 'message_stop' });
+  record.endedAt = Date.now();
   res.end();
 }
 
@@ -207,8 +302,9 @@ function errorReply(res: http.ServerResponse, reply: MockReply & { kind: 'error'
   res.end(JSON.stringify({ type: 'error', error: { type, message } }));
 }
 
-export async function startMockApi(opts: { script?: Script } = {}): Promise<MockApi> {
+export async function startMockApi(opts: { script?: Script; latency?: LatencyProfile } = {}): Promise<MockApi> {
   let script = opts.script;
+  let latency = opts.latency;
   const requests: MockRequest[] = [];
   const waiters = new Set<{ pred: (r: MockRequest) => boolean; resolve: (r: MockRequest) => void }>();
   const sockets = new Set<import('node:net').Socket>();
@@ -246,8 +342,14 @@ export async function startMockApi(opts: { script?: Script } = {}): Promise<Mock
         const reply = (script && (await script(record))) ?? directiveReply(record);
         if (reply.kind === 'hang') return;
         if (reply.kind === 'error') return errorReply(res, reply);
-        if (!body.stream) return plainReply(res, model, reply.kind === 'text' ? reply.text : reply.text ?? 'ok');
-        await streamReply(res, model, reply);
+        const profile = latency;
+        if (!body.stream) {
+          // A plain reply comes whole, when its last token would have.
+          if (profile) await sleep(Math.max(0, record.at + tokenAtMs(profile, Math.max(0, replyTokens(reply) - 1)) - Date.now()));
+          record.firstTokenAt = record.endedAt = Date.now();
+          return plainReply(res, model, reply.kind === 'text' ? reply.text : reply.text ?? 'ok');
+        }
+        await streamReply(res, model, reply, record, profile);
       } catch (err) {
         if (!res.headersSent) res.writeHead(500).end(String(err));
       }
@@ -260,6 +362,7 @@ export async function startMockApi(opts: { script?: Script } = {}): Promise<Mock
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    setLatency: (p) => void (latency = p),
     mainRequests: () => requests.filter((r) => !r.side),
     setScript: (s) => void (script = s),
     waitFor(pred, timeoutMs = 30_000) {

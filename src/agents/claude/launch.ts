@@ -2,6 +2,7 @@
 import type { Logger } from '../../ops/logger.js';
 import type { LaunchOptions } from './args.js';
 import type { ProcessTracker } from './process.js';
+import type { SpareProcess } from './spare.js';
 
 export interface ClaudeLaunch extends LaunchOptions {
   conversationId: string;
@@ -23,6 +24,8 @@ export interface ClaudeLaunch extends LaunchOptions {
   tracker?: ProcessTracker;
   /** Environment-mark prefix of this gateway's agents (see agents/common/orphans.ts). */
   markPrefix?: string;
+  /** A process started ahead for a new session (steering.spareProcess); only the stream session uses it. */
+  spare?: SpareProcess;
 }
 
 export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;

@@ -189,7 +189,9 @@ export class ClaudeStreamSession implements AgentSession {
   private ensureProcessLocked(): AgentProcess {
     if (this.proc?.alive()) return this.proc;
     const args = streamArgs(this.launch, this.sid);
-    const proc = AgentProcess.spawn({ bin: this.launch.bin, args, cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker, markPrefix: this.launch.markPrefix });
+    const spec = { bin: this.launch.bin, args, cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker, markPrefix: this.launch.markPrefix };
+    // A new session may start on the spare process started ahead for it (steering.spareProcess).
+    const proc = this.launch.spare?.take(spec) ?? AgentProcess.spawn(spec);
     this.proc = proc;
     this.crashed = false;
     this.costBase = 0;
