@@ -121,6 +121,7 @@ describe('owner-only, in a Telegram group (real grammY, real CLI)', () => {
     await waitUntil(() => processesOfRun(claudeHome).some((p) => /sleep 30/.test(p.cmdline)), 30_000);
     tg.pushUpdate(groupText(OWNER, 'stop!!', { mention: true }));
     await waitUntil(() => row('tag:long2')?.state === 'stopped', 10_000);
-    await waitUntil(() => sentToGroup().some((t) => t.startsWith('⏹ Stopped the running turn.')), 10_000);
+    // The notice names the turn it stopped.
+    await waitUntil(() => sentToGroup().some((t) => t.startsWith('⏹ Stopped the running turn (“again') && t.includes('sleep 30')), 10_000);
   });
 });

@@ -98,7 +98,7 @@ describe('progress on Discord (discord.js, fake gateway)', () => {
     const pressed = dc.press(owner, live.id, stop, GUILD);
     const r2 = await dc.waitFor((c) => c.path.startsWith(`/interactions/${pressed}/`));
     expect(r2.body.data.content).toBe('⏹ Stopping the turn.');
-    await waitUntil(() => [...dc.messages.values()].some((m) => m.content.startsWith('⏹ Stopped the running turn.')), 10_000);
+    await waitUntil(() => [...dc.messages.values()].some((m) => m.content.startsWith('⏹ Stopped the running turn (“long')), 10_000);
     await waitUntil(() => dc.messages.get(live.id)!.content.startsWith('⏹ stopped after 1 step'), 10_000);
     expect([...dc.messages.values()].some((m) => m.content === 'answer to tag:d2')).toBe(false);
   });
