@@ -216,7 +216,8 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
     const { s } = start({ launch: { extraArgs: ['--no-such-option'] } });
     const err = await s.startTurn({ inputs: [{ id: 'x1', text: 'hello' }] }).result.catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'AGENT_SPAWN_FAILED' });
-    expect((err as Error).message).toMatch(/exited while starting \(status 1\)/);
+    // The status, when tmux has it: tmux 3.3a loses it when it reads the pty's end before the exit (a loaded machine).
+    expect((err as Error).message).toMatch(/exited while starting \(status (1|\?)\)/);
     expect((err as Error).message).toMatch(/unknown option/);
     expect((err as Error).message).not.toMatch(/claude\.json/);
 

@@ -117,8 +117,9 @@ describe('Tmux on a private socket', () => {
 
   it('reports a dead pane and its exit status (remain-on-exit)', async () => {
     const name = sessionName('dead');
-    // A program that exits the instant it starts can lose its status to tmux on a loaded machine: it lives a moment.
-    await tmux.newSession({ name, cwd: os.tmpdir(), width: 80, height: 24, env: baseEnv, argv: ['sh', '-c', 'sleep 0.3; exit 3'] });
+    // tmux 3.3a loses the status for good when it reads the pty's end before the child's exit (a
+    // loaded machine): a background sleep holds the pty open, so the exit is always seen first.
+    await tmux.newSession({ name, cwd: os.tmpdir(), width: 80, height: 24, env: baseEnv, argv: ['sh', '-c', '(sleep 3 &); sleep 0.3; exit 3'] });
     // tmux can mark the pane dead (its pty closed) a moment before it has reaped the exit status.
     const settled = (i: Awaited<ReturnType<Tmux['paneInfo']>>) => i.dead && (i.deadStatus !== undefined || i.deadSignal !== undefined);
     let info = await tmux.paneInfo(name);
