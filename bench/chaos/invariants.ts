@@ -160,6 +160,8 @@ export function checkStore(dbFile: string, accepted: Accepted[], slowLog: string
 
 /** Agent processes the store still lists as running after a clean stop. */
 export function trackedProcesses(dbFile: string): number[] {
+  // A run that broke before the gateway made its store has none (the break itself is reported).
+  if (!fs.existsSync(dbFile)) return [];
   const db = new Database(dbFile, { readonly: true });
   try {
     return (db.prepare('SELECT pid FROM agent_processes').all() as Array<{ pid: number }>).map((r) => r.pid);

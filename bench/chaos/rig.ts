@@ -77,6 +77,9 @@ export class ChaosRig {
     });
   }
 
+  /** The longest start-up so far, ms. */
+  private startMs = 0;
+
   /** Starts (or restarts) the gateway child and waits until it takes messages. */
   async start(): Promise<void> {
     const child = spawn(process.execPath, ['--import', TSX, CHILD, this.configFile], {
@@ -94,7 +97,10 @@ export class ChaosRig {
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
-    await waitUntil(() => /^ready /m.test(out) || child.exitCode !== null, 30_000);
+    // A budget from this run's measured start-up (a loaded machine starts slowly everywhere), never under a minute.
+    const t0 = Date.now();
+    await waitUntil(() => /^ready /m.test(out) || child.exitCode !== null, Math.max(60_000, 10 * this.startMs));
+    this.startMs = Math.max(this.startMs, Date.now() - t0);
     const m = /^ready (http:\/\/[^/]+)\/#token=(\S+) (\S+)$/m.exec(out);
     if (!m) throw new Error(`the gateway did not start:\n${out}`);
     this.ep = { base: m[1]!, token: m[2]! };
