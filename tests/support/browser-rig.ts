@@ -6,7 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type LaunchOptions, type Page } from 'playwright-core';
-import { ROOT } from './gateway-rig.js';
+import { afterAll, beforeAll } from 'vitest';
+import { tempDir } from './claude-rig.js';
+import { agentConfig, ROOT, startInProcess } from './gateway-rig.js';
+import { startMockApi, type MockApi } from './mock-anthropic.js';
 
 export const CHROMIUM = process.env.RUDDER_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts/web');
@@ -53,4 +56,30 @@ export async function shot(page: Page, name: string): Promise<string> {
   const file = path.join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: file });
   return file;
+}
+
+export interface WebGateway {
+  mock: MockApi;
+  gw: Awaited<ReturnType<typeof startInProcess>>;
+  browser: Browser;
+  /** Waits scale with how long this machine took to start all three (a busy machine is slow everywhere). */
+  budget: number;
+}
+
+/** One real gateway (real CLI, mock Messages API) and one browser for a test file, stopped after it. */
+export function useWebGateway(): WebGateway {
+  const rig = { budget: 20_000 } as WebGateway;
+  beforeAll(async () => {
+    const t0 = Date.now();
+    rig.mock = await startMockApi();
+    rig.gw = await startInProcess({ agent: agentConfig(rig.mock.url, tempDir('chome')) });
+    rig.browser = await launch();
+    rig.budget = Math.min(60_000, Math.max(20_000, (Date.now() - t0) * 10));
+  });
+  afterAll(async () => {
+    await rig.browser?.close();
+    await rig.gw?.stop();
+    await rig.mock?.close();
+  });
+  return rig;
 }

@@ -3,69 +3,49 @@
  * Messages API): the manifest and icons, the service worker's shell that says it cannot reach the
  * gateway when offline, and a reconnect after the network drops that shows what was missed, once.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { tempDir } from '../support/claude-rig.js';
-import { agentConfig, startInProcess } from '../support/gateway-rig.js';
-import { launch, openApp, shot } from '../support/browser-rig.js';
+import { describe, expect, it } from 'vitest';
+import { launch, openApp, shot, useWebGateway } from '../support/browser-rig.js';
 import { startDropProxy, type DropProxy } from '../support/drop-proxy.js';
 
-let mock: MockApi;
-let gw: Awaited<ReturnType<typeof startInProcess>>;
-let browser: Browser;
-let budget = 20_000;
-
-beforeAll(async () => {
-  const t0 = Date.now();
-  mock = await startMockApi();
-  gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
-  browser = await launch();
-  budget = Math.min(60_000, Math.max(20_000, (Date.now() - t0) * 10));
-});
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-  await mock?.close();
-});
+const rig = useWebGateway();
 
 describe('installable app and connection (real browser, real CLI)', () => {
   it('links a web app manifest whose icons are served, and runs a service worker for the shell', async () => {
-    const app = await openApp(browser, gw.ep, { size: 'phone' });
+    const app = await openApp(rig.browser, rig.gw.ep, { size: 'phone' });
     const { page } = app;
-    await page.getByTestId('input').waitFor({ timeout: budget });
+    await page.getByTestId('input').waitFor({ timeout: rig.budget });
     expect(await page.locator('link[rel="manifest"]').getAttribute('href')).toBe('/manifest.webmanifest');
-    const res = await fetch(`${gw.ep.base}/manifest.webmanifest`);
+    const res = await fetch(`${rig.gw.ep.base}/manifest.webmanifest`);
     expect(res.headers.get('content-type')).toBe('application/manifest+json; charset=utf-8');
     const manifest = (await res.json()) as { name: string; start_url: string; display: string; icons: Array<{ src: string; sizes: string; type: string }> };
     expect(manifest).toMatchObject({ name: 'Rudder', start_url: '/', display: 'standalone' });
     expect(manifest.icons.map((i) => i.sizes)).toEqual(expect.arrayContaining(['192x192', '512x512']));
     for (const icon of manifest.icons) {
-      const r = await fetch(gw.ep.base + icon.src);
+      const r = await fetch(rig.gw.ep.base + icon.src);
       expect([icon.src, r.status, r.headers.get('content-type')]).toEqual([icon.src, 200, icon.type]);
     }
     const scope = await page.evaluate<string>('navigator.serviceWorker.ready.then((r) => r.scope)');
-    expect(scope).toBe(`${gw.ep.base}/`);
+    expect(scope).toBe(`${rig.gw.ep.base}/`);
     expect(app.problems).toEqual([]);
     await app.close();
   });
 
   it('offline, the installed shell still opens and says it cannot reach the gateway', async () => {
-    const app = await openApp(browser, gw.ep, { size: 'phone' });
+    const app = await openApp(rig.browser, rig.gw.ep, { size: 'phone' });
     const { page, context } = app;
-    await page.getByTestId('input').waitFor({ timeout: budget });
+    await page.getByTestId('input').waitFor({ timeout: rig.budget });
     await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
     // The worker has cached the shell; from now on no request reaches the gateway.
     await context.setOffline(true);
     await page.reload();
     const banner = page.getByTestId('connection');
-    await banner.waitFor({ timeout: budget });
+    await banner.waitFor({ timeout: rig.budget });
     expect(await banner.textContent()).toContain('Cannot reach the gateway');
     expect(await page.getByTestId('input').isVisible()).toBe(true);
     await shot(page, 'offline-phone');
     // Back online, it connects again by itself.
     await context.setOffline(false);
-    await banner.waitFor({ state: 'detached', timeout: budget });
+    await banner.waitFor({ state: 'detached', timeout: rig.budget });
     await app.close();
   });
 
@@ -73,41 +53,41 @@ describe('installable app and connection (real browser, real CLI)', () => {
     const proxy: DropProxy = await startDropProxy();
     const viaProxy = await launch({ args: [`--proxy-server=${proxy.url}`, '--proxy-bypass-list=<-loopback>'] });
     try {
-      const app = await openApp(viaProxy, gw.ep, { conversation: 'drop' });
+      const app = await openApp(viaProxy, rig.gw.ep, { conversation: 'drop' });
       const { page } = app;
-      await page.getByTestId('input').waitFor({ timeout: budget });
+      await page.getByTestId('input').waitFor({ timeout: rig.budget });
       await page.getByTestId('input').fill('before the drop tag:d1');
       await page.getByTestId('send').click();
-      await page.getByTestId('reply').filter({ hasText: 'ok tag:d1' }).waitFor({ timeout: budget });
+      await page.getByTestId('reply').filter({ hasText: 'ok tag:d1' }).waitFor({ timeout: rig.budget });
       expect(proxy.lastEventIds).toHaveLength(1);
-      const seenBefore = gw.gw.core.store.lastEventSeq('web:drop');
+      const seenBefore = rig.gw.gw.core.store.lastEventSeq('web:drop');
 
       proxy.drop();
       const banner = page.getByTestId('connection');
-      await banner.waitFor({ timeout: budget });
+      await banner.waitFor({ timeout: rig.budget });
       expect(await banner.textContent()).toMatch(/Connection lost|Cannot reach the gateway/);
       await shot(page, 'reconnecting-desktop');
       // Meanwhile another device talks to the agent: its message, the tool call and the reply are missed here.
-      const w = gw.watch('drop');
+      const w = rig.gw.watch('drop');
       await w.ready;
-      const m = await gw.post('drop', 'while you were away [[bash:echo missed]] tag:d2');
-      await w.waitReply(m.messageId, 'reply', budget);
+      const m = await rig.gw.post('drop', 'while you were away [[bash:echo missed]] tag:d2');
+      await w.waitReply(m.messageId, 'reply', rig.budget);
 
       proxy.resume();
       // The next retry comes within the client's longest back-off (10 s).
-      await banner.waitFor({ state: 'detached', timeout: budget + 10_000 });
+      await banner.waitFor({ state: 'detached', timeout: rig.budget + 10_000 });
       // The stream came back from where it was: the events it missed are replayed, not fetched anew.
       const resumedFrom = Number(proxy.lastEventIds.at(-1));
       expect(resumedFrom).toBeGreaterThan(0);
       expect(resumedFrom).toBeLessThanOrEqual(seenBefore);
       const missedTurn = page.getByTestId('turn').filter({ has: page.getByTestId('tool-step').filter({ hasText: 'echo missed' }) });
       const missed = missedTurn.getByTestId('reply');
-      await missed.waitFor({ timeout: budget });
-      await page.getByTestId('user-message').filter({ hasText: 'while you were away' }).waitFor({ timeout: budget });
+      await missed.waitFor({ timeout: rig.budget });
+      await page.getByTestId('user-message').filter({ hasText: 'while you were away' }).waitFor({ timeout: rig.budget });
       expect(await page.getByTestId('tool-step').filter({ hasText: 'echo missed' }).count()).toBe(1);
       // A sentinel after the replay: everything before it has been drawn, and drawn once.
-      const s = await gw.post('drop', 'sentinel tag:d3');
-      await page.getByTestId('reply').filter({ hasText: 'ok tag:d3' }).waitFor({ timeout: budget });
+      const s = await rig.gw.post('drop', 'sentinel tag:d3');
+      await page.getByTestId('reply').filter({ hasText: 'ok tag:d3' }).waitFor({ timeout: rig.budget });
       expect(await missedTurn.count()).toBe(1);
       expect(await missed.count()).toBe(1);
       expect((await missed.textContent())?.trim()).toBe('done ok');

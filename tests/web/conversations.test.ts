@@ -2,39 +2,21 @@
  * The conversation list in a real browser on a real gateway (real CLI, mock Messages API): a title
  * from the first message, rename and archive, the unread mark, and a long history in pages.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
-import { launch, openApp, shot } from '../support/browser-rig.js';
+import { openApp, shot, useWebGateway } from '../support/browser-rig.js';
 
-let mock: MockApi;
-let gw: Awaited<ReturnType<typeof startInProcess>>;
-let browser: Browser;
-let budget = 20_000;
-
-beforeAll(async () => {
-  const t0 = Date.now();
-  mock = await startMockApi();
-  gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
-  browser = await launch();
-  budget = Math.min(60_000, Math.max(20_000, (Date.now() - t0) * 10));
-});
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-  await mock?.close();
-});
+const rig = useWebGateway();
 
 describe('conversations (real browser, real CLI)', () => {
   it('titles a conversation by its first message, renames and archives it, and marks another one unread', async () => {
-    const app = await openApp(browser, gw.ep, { size: 'phone', conversation: 'first' });
+    const app = await openApp(rig.browser, rig.gw.ep, { size: 'phone', conversation: 'first' });
     const { page } = app;
     await page.getByTestId('input').fill('Plan the release notes\nfor version 2');
     await page.getByTestId('send').click();
-    await page.getByTestId('reply').waitFor({ timeout: budget });
-    await expect.poll(() => page.getByTestId('conversation-title').textContent(), { timeout: budget }).toBe('Plan the release notes');
+    await page.getByTestId('reply').waitFor({ timeout: rig.budget });
+    await expect.poll(() => page.getByTestId('conversation-title').textContent(), { timeout: rig.budget }).toBe('Plan the release notes');
 
     await page.getByTestId('conversation-menu').click();
     await page.getByTestId('rename').click();
@@ -43,26 +25,26 @@ describe('conversations (real browser, real CLI)', () => {
     await expect.poll(() => page.getByTestId('conversation-title').textContent()).toBe('Release notes v2');
 
     // Another conversation gets a reply while this one is open: it shows unread in the list.
-    const w = gw.watch('second');
+    const w = rig.gw.watch('second');
     await w.ready;
-    const m = await gw.post('second', 'a question from another device tag:u1');
-    await w.waitReply(m.messageId, 'reply', budget);
+    const m = await rig.gw.post('second', 'a question from another device tag:u1');
+    await w.waitReply(m.messageId, 'reply', rig.budget);
     await page.getByTestId('drawer-toggle').click();
     const second = page.locator('[data-testid="conversation"][data-id="second"]');
-    await second.getByTestId('unread').waitFor({ timeout: budget });
+    await second.getByTestId('unread').waitFor({ timeout: rig.budget });
     expect(await page.locator('[data-testid="conversation"][data-id="first"]').textContent()).toContain('Release notes v2');
     await shot(page, 'list-unread-phone');
     await second.locator('button').click();
-    await page.getByTestId('reply').filter({ hasText: 'ok tag:u1' }).waitFor({ timeout: budget });
-    await expect.poll(async () => ((await (await gw.api('GET', '/api/conversations/second')).json()) as { unread: boolean }).unread, { timeout: budget }).toBe(false);
+    await page.getByTestId('reply').filter({ hasText: 'ok tag:u1' }).waitFor({ timeout: rig.budget });
+    await expect.poll(async () => ((await (await rig.gw.api('GET', '/api/conversations/second')).json()) as { unread: boolean }).unread, { timeout: rig.budget }).toBe(false);
 
     // Archive it: it leaves the list and is listed apart.
     await page.getByTestId('conversation-menu').click();
     await page.getByTestId('archive').click();
     await page.getByTestId('drawer-toggle').click();
-    await page.locator('[data-testid="conversations"] [data-id="second"]').waitFor({ state: 'detached', timeout: budget });
+    await page.locator('[data-testid="conversations"] [data-id="second"]').waitFor({ state: 'detached', timeout: rig.budget });
     await page.getByTestId('show-archived').click();
-    await page.locator('[data-testid="archived-conversations"] [data-id="second"]').waitFor({ timeout: budget });
+    await page.locator('[data-testid="archived-conversations"] [data-id="second"]').waitFor({ timeout: rig.budget });
     expect(app.problems).toEqual([]);
     await app.close();
   });
@@ -70,13 +52,13 @@ describe('conversations (real browser, real CLI)', () => {
   it('offers a project picker only when there is a choice, and a conversation made with it works in that project', async () => {
     // Without a projects config there is one project (the working directory): no picker, no labels.
     const answers: number[] = [];
-    const plain = await openApp(browser, gw.ep, { conversation: 'noproj', setup: async (c) => void c.on('response', (r) => r.url().endsWith('/api/projects') && answers.push(r.status())) });
-    await plain.page.getByTestId('input').waitFor({ timeout: budget });
+    const plain = await openApp(rig.browser, rig.gw.ep, { conversation: 'noproj', setup: async (c) => void c.on('response', (r) => r.url().endsWith('/api/projects') && answers.push(r.status())) });
+    await plain.page.getByTestId('input').waitFor({ timeout: rig.budget });
     // The page has its answer before the picker is looked for.
-    await expect.poll(() => answers, { timeout: budget }).toEqual([200]);
-    expect((await (await gw.api('GET', '/api/projects')).json()) as { projects: unknown[] }).toMatchObject({ projects: [{ name: 'default' }] });
+    await expect.poll(() => answers, { timeout: rig.budget }).toEqual([200]);
+    expect((await (await rig.gw.api('GET', '/api/projects')).json()) as { projects: unknown[] }).toMatchObject({ projects: [{ name: 'default' }] });
     // Desktop: the list is beside the conversation.
-    await plain.page.getByTestId('new-conversation').waitFor({ timeout: budget });
+    await plain.page.getByTestId('new-conversation').waitFor({ timeout: rig.budget });
     expect(await plain.page.getByTestId('project-picker').count()).toBe(0);
     expect(await plain.page.locator('[data-testid="conversation"] .project').count()).toBe(0);
     await plain.close();
@@ -84,21 +66,21 @@ describe('conversations (real browser, real CLI)', () => {
     // A gateway with two projects: the picker starts on the default, and the new conversation runs there.
     const site = tempDir('site');
     const api = tempDir('api');
-    const gw2 = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')), projects: { site: { path: site }, api: { path: api } }, defaultProject: 'api' });
+    const gw2 = await startInProcess({ agent: agentConfig(rig.mock.url, tempDir('chome')), projects: { site: { path: site }, api: { path: api } }, defaultProject: 'api' });
     try {
-      const app = await openApp(browser, gw2.ep, { size: 'phone' });
+      const app = await openApp(rig.browser, gw2.ep, { size: 'phone' });
       const { page } = app;
-      await page.getByTestId('input').waitFor({ timeout: budget });
+      await page.getByTestId('input').waitFor({ timeout: rig.budget });
       await page.getByTestId('drawer-toggle').click();
       const picker = page.getByTestId('project-picker');
-      await picker.waitFor({ timeout: budget });
+      await picker.waitFor({ timeout: rig.budget });
       expect(await picker.inputValue()).toBe('api');
       await picker.selectOption('site');
       await page.getByTestId('new-conversation').click();
       await page.getByTestId('input').fill('where am I [[bash:pwd]]');
       await page.getByTestId('send').click();
-      await page.locator('[data-testid="tool-step"]').filter({ hasText: 'pwd' }).waitFor({ timeout: budget });
-      await expect.poll(async () => (await page.locator('[data-testid="tool-step"]').last().textContent()) ?? '', { timeout: budget }).toContain(site);
+      await page.locator('[data-testid="tool-step"]').filter({ hasText: 'pwd' }).waitFor({ timeout: rig.budget });
+      await expect.poll(async () => (await page.locator('[data-testid="tool-step"]').last().textContent()) ?? '', { timeout: rig.budget }).toContain(site);
       await page.getByTestId('drawer-toggle').click();
       expect(await page.locator('[data-testid="conversation"].active .project').textContent()).toBe('site');
       expect(app.problems).toEqual([]);
@@ -109,24 +91,24 @@ describe('conversations (real browser, real CLI)', () => {
   });
 
   it('loads a long history in pages as you scroll up', async () => {
-    const w = gw.watch('long');
+    const w = rig.gw.watch('long');
     await w.ready;
     // One real turn, then commands (answered by the gateway alone, quickly).
-    const first = await gw.post('long', 'note 0 tag:n0');
-    await w.waitReply(first.messageId, 'reply', budget);
+    const first = await rig.gw.post('long', 'note 0 tag:n0');
+    await w.waitReply(first.messageId, 'reply', rig.budget);
     let last = first;
-    for (let i = 1; i < 130; i++) last = await gw.post('long', '/help');
-    await w.waitReply(last.messageId, 'notice', budget);
-    const app = await openApp(browser, gw.ep, { conversation: 'long' });
+    for (let i = 1; i < 130; i++) last = await rig.gw.post('long', '/help');
+    await w.waitReply(last.messageId, 'notice', rig.budget);
+    const app = await openApp(rig.browser, rig.gw.ep, { conversation: 'long' });
     const { page } = app;
-    await page.getByTestId('notice').first().waitFor({ timeout: budget });
+    await page.getByTestId('notice').first().waitFor({ timeout: rig.budget });
     const bubbles = page.locator('[data-testid="user-message"]');
     expect(await bubbles.count()).toBe(100);
     expect(await bubbles.last().textContent()).toContain('/help');
     expect(await page.getByTestId('load-earlier').count()).toBe(1);
     // Scrolling to the top loads the rest, and the view stays where it was.
     await page.getByTestId('log').evaluate((el) => (el.scrollTop = 0));
-    await expect.poll(() => bubbles.count(), { timeout: budget }).toBe(130);
+    await expect.poll(() => bubbles.count(), { timeout: rig.budget }).toBe(130);
     expect(await bubbles.first().textContent()).toContain('note 0 tag:n0');
     await page.getByTestId('load-earlier').waitFor({ state: 'detached' });
     expect(await page.getByTestId('log').evaluate((el) => el.scrollTop)).toBeGreaterThan(0);

@@ -4,43 +4,23 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../support/claude-rig.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
-import { agentConfig, startInProcess } from '../support/gateway-rig.js';
-import { launch, openApp } from '../support/browser-rig.js';
+import { describe, expect, it } from 'vitest';
+import { openApp, useWebGateway } from '../support/browser-rig.js';
 
-let mock: MockApi;
-let gw: Awaited<ReturnType<typeof startInProcess>>;
-let browser: Browser;
-let budget = 20_000;
-
-beforeAll(async () => {
-  const t0 = Date.now();
-  mock = await startMockApi();
-  gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
-  browser = await launch();
-  budget = Math.min(60_000, Math.max(20_000, (Date.now() - t0) * 10));
-});
-afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-  await mock?.close();
-});
+const rig = useWebGateway();
 
 describe('framing and CSP (real browser)', () => {
   it('serves the app with a strict policy, and it loads and answers without a violation', async () => {
-    const res = await fetch(`${gw.ep.base}/`);
+    const res = await fetch(`${rig.gw.ep.base}/`);
     const csp = String(res.headers.get('content-security-policy'));
     expect(csp).toContain("script-src 'self';");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toMatch(/unsafe-inline|nonce-/);
-    const app = await openApp(browser, gw.ep);
-    await app.page.getByTestId('input').waitFor({ timeout: budget });
+    const app = await openApp(rig.browser, rig.gw.ep);
+    await app.page.getByTestId('input').waitFor({ timeout: rig.budget });
     await app.page.getByTestId('input').fill('hello tag:csp');
     await app.page.getByTestId('send').click();
-    await app.page.getByTestId('reply').filter({ hasText: 'ok tag:csp' }).waitFor({ timeout: budget });
+    await app.page.getByTestId('reply').filter({ hasText: 'ok tag:csp' }).waitFor({ timeout: rig.budget });
     expect(app.problems).toEqual([]);
     await app.close();
   });
@@ -49,14 +29,14 @@ describe('framing and CSP (real browser)', () => {
     // Another local page, on another port, frames the logged-in app.
     const attacker = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<!doctype html><iframe id="f" src="${gw.ep.base}/" width="800" height="600"></iframe>`);
+      res.end(`<!doctype html><iframe id="f" src="${rig.gw.ep.base}/" width="800" height="600"></iframe>`);
     });
     await new Promise<void>((r) => attacker.listen(0, '127.0.0.1', r));
-    const app = await openApp(browser, gw.ep);
+    const app = await openApp(rig.browser, rig.gw.ep);
     try {
       // The app has stored the token where a frame of the same origin would find it.
-      await app.page.getByTestId('input').waitFor({ timeout: budget });
-      const blocked = app.page.waitForEvent('console', { predicate: (m) => /frame-ancestors/.test(m.text()), timeout: budget });
+      await app.page.getByTestId('input').waitFor({ timeout: rig.budget });
+      const blocked = app.page.waitForEvent('console', { predicate: (m) => /frame-ancestors/.test(m.text()), timeout: rig.budget });
       await app.page.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
       await blocked;
       const frame = app.page.frames().find((f) => f !== app.page.mainFrame())!;
