@@ -46,7 +46,8 @@ describe('npx rudder from the clone', () => {
   it('runs the built CLI: --version prints the package version', async () => {
     expect(pkg.bin.rudder).toBe('dist/cli/main.js');
     const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const c = spawn('npx', ['rudder', '--version'], { cwd: ROOT, env: cleanEnv({ npm_config_update_notifier: 'false', npm_config_offline: 'true' }) });
+      // Without scripts: npx may install the clone into its cache, and its prepare step would rebuild dist/ under the other tests' feet.
+      const c = spawn('npx', ['rudder', '--version'], { cwd: ROOT, env: cleanEnv({ npm_config_update_notifier: 'false', npm_config_offline: 'true', npm_config_ignore_scripts: 'true' }) });
       let stdout = '';
       let stderr = '';
       c.stdout.on('data', (d) => (stdout += d));
