@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledClaude } from '../../src/agents/claude/binary.js';
@@ -43,20 +44,31 @@ export function satisfies(version: string, range: string): boolean {
 const lowest = (range: string) => range.split('||').map((alt) => /(\d+\.\d+\.\d+)/.exec(alt)![1]!);
 
 describe('npx rudder from the clone', () => {
-  it('runs the built CLI: --version prints the package version', async () => {
+  it('runs the built CLI: --version prints the package version, and leaves dist/ as it was', async () => {
     expect(pkg.bin.rudder).toBe('dist/cli/main.js');
-    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      // Without scripts: npx may install the clone into its cache, and its prepare step would rebuild dist/ under the other tests' feet.
-      const c = spawn('npx', ['rudder', '--version'], { cwd: ROOT, env: cleanEnv({ npm_config_update_notifier: 'false', npm_config_offline: 'true', npm_config_ignore_scripts: 'true' }) });
-      let stdout = '';
-      let stderr = '';
-      c.stdout.on('data', (d) => (stdout += d));
-      c.stderr.on('data', (d) => (stderr += d));
-      c.on('close', (status) => resolve({ status, stdout, stderr }));
-    });
-    expect(r.stderr).toBe('');
-    expect(r.stdout.trim()).toBe(pkg.version);
-    expect(r.status).toBe(0);
+    const bin = path.join(ROOT, pkg.bin.rudder);
+    expect(fs.statSync(bin).mode & 0o111).not.toBe(0); // the build makes it executable, so a stale npx cache still runs it
+    const before = fs.statSync(bin).mtimeMs;
+    // A cache of its own: npx installs the clone afresh, as on a new machine, whatever this machine's cache holds.
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-npx-'));
+    try {
+      const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        // Without scripts: the install's prepare step would rebuild dist/ under the other tests' feet.
+        const env = cleanEnv({ npm_config_cache: cache, npm_config_update_notifier: 'false', npm_config_offline: 'true', npm_config_ignore_scripts: 'true' });
+        const c = spawn('npx', ['rudder', '--version'], { cwd: ROOT, env });
+        let stdout = '';
+        let stderr = '';
+        c.stdout.on('data', (d) => (stdout += d));
+        c.stderr.on('data', (d) => (stderr += d));
+        c.on('close', (status) => resolve({ status, stdout, stderr }));
+      });
+      expect(r.stderr).toBe('');
+      expect(r.stdout.trim()).toBe(pkg.version);
+      expect(r.status).toBe(0);
+      expect(fs.statSync(bin).mtimeMs).toBe(before);
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
   }, 60_000);
 });
 
