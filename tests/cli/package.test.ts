@@ -46,7 +46,7 @@ const lowest = (range: string) => range.split('||').map((alt) => /(\d+\.\d+\.\d+
 describe('npx rudder from the clone', () => {
   it('runs the built CLI: --version prints the package version, and leaves dist/ as it was', async () => {
     expect(pkg.bin.rudder).toBe('dist/cli/main.js');
-    const bin = path.join(ROOT, pkg.bin.rudder);
+    const bin = path.join(ROOT, pkg.bin.rudder!);
     expect(fs.statSync(bin).mode & 0o111).not.toBe(0); // the build makes it executable, so a stale npx cache still runs it
     const before = fs.statSync(bin).mtimeMs;
     // A cache of its own: npx installs the clone afresh, as on a new machine, whatever this machine's cache holds.
