@@ -37,6 +37,7 @@ export function steerInto(lane: Lane, session: AgentSession, row: MessageRow): s
     },
     (err) => {
       lane.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in');
+      lane.ctx.store.untaken(row.id);
       // It may have been the last thing keeping the session busy: let the lane put it back in line.
       lane.pump();
     },

@@ -26,6 +26,7 @@ export function prepareStatements(db: Database.Database): Statements {
     msgState: p('UPDATE messages SET state = ?, reason = ?, updated_at = ? WHERE id = ?'),
     msgQueued: p("UPDATE messages SET state = 'queued', was_queued = 1, updated_at = ? WHERE id = ?"),
     msgRunning: p('UPDATE messages SET state = ?, turn_id = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?'),
+    msgUntaken: p('UPDATE messages SET attempts = MAX(attempts - 1, 0), updated_at = ? WHERE id = ?'),
     msgDefer: p("UPDATE messages SET state = 'deferred', retry_at = ?, reason = ?, updated_at = ? WHERE id = ?"),
     msgText: p('UPDATE messages SET text = ?, updated_at = ? WHERE id = ?'),
     msgExtra: p('UPDATE messages SET extra = ?, updated_at = ? WHERE id = ?'),

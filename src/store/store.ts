@@ -250,6 +250,11 @@ export class Store {
     for (const id of ids) this.s.msgRunning!.run(state, turnId, now, id);
   }
 
+  /** A steer the agent never took in was no attempt: it does not count towards the re-run limit. */
+  untaken(id: string): void {
+    this.s.msgUntaken!.run(Date.now(), id);
+  }
+
   /** Records which turn answered each input (a steer written between turns learns it only then). */
   setTurn(ids: string[], turnId: string): void {
     const now = Date.now();

@@ -123,28 +123,3 @@ describe('/stop while the agent drains its queue', () => {
     }
   });
 });
-
-describe('steers left queued in a process that goes away', () => {
-  it('run after the failed turn, in order, instead of leaving the conversation stuck', async () => {
-    const fake = await startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: 'queue' } } });
-    try {
-      const w = fake.watch('gone');
-      await w.ready;
-      const store = fake.gw.core.store;
-      const a = await fake.post('gone', 'first [[delay:1500]] [[fail-exit]] tag:gone-a');
-      await waitUntil(() => store.message(a.messageId)!.state === 'running');
-      const s = await fake.post('gone', 'meanwhile tag:gone-s');
-      expect(s.disposition).toBe('steered');
-      const rs = await w.waitReply(s.messageId, 'reply', 20_000);
-      expect(rs.data.messageIds).toEqual([s.messageId]);
-      // The failed message ran again first (and failed again: the fake fails it every time).
-      await waitUntil(() => store.message(a.messageId)!.state === 'failed');
-      expect(w.repliesFor(a.messageId, 'notice').length).toBeGreaterThan(0);
-      const turns = store.db.prepare('SELECT input_ids FROM turns ORDER BY started_at').all() as Array<{ input_ids: string }>;
-      const order = turns.map((t) => JSON.parse(t.input_ids) as string[]).filter((ids) => ids.includes(a.messageId) || ids.includes(s.messageId));
-      expect(order.at(-1)).toEqual([s.messageId]);
-    } finally {
-      await fake.stop();
-    }
-  });
-});

@@ -130,7 +130,7 @@ function queueMode() {
         if (m.text.includes('[[fail-exit]]')) {
           // The turn fails, then the process exits with what it still had queued.
           out({ type: 'result', subtype: 'error_during_execution', is_error: true, result: `No conversation found with session ID: ${sid}`, session_id: sid, num_turns: 0, duration_ms: 5, user_message_uuids: [m.uuid] });
-          setTimeout(() => process.exit(1), 100);
+          setTimeout(() => process.exit(1), Number(process.env.FAKE_EXIT_DELAY_MS ?? 100));
           return;
         }
         out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'echo' }] } });

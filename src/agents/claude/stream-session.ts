@@ -35,6 +35,8 @@ export class ClaudeStreamSession implements AgentSession {
   private readonly log: Logger;
   private readonly lock = new TurnLock();
   private proc: AgentProcess | undefined;
+  /** Processes let go of that are still exiting; stop() waits for them too. */
+  private readonly retiring = new Set<AgentProcess>();
   private current: StreamTurn | undefined;
   /** Messages written and not yet answered, withdrawn or lost, and which turn took each in. */
   private readonly wire: WireLedger;
@@ -139,11 +141,15 @@ export class ClaudeStreamSession implements AgentSession {
 
   async stop(reason: string): Promise<void> {
     this.stopped = true;
+    const grace = this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    const leaving = [...this.retiring].map((p) => p.kill(reason, grace));
     const proc = this.proc;
-    if (!proc?.alive()) return;
-    // Idle: end of input lets the CLI exit cleanly. Mid-turn: it would finish the turn first, so kill.
-    const idle = this.lock.run(() => !this.inFlight());
-    await proc.end(reason, idle ? IDLE_EXIT_WAIT_MS : 0, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    if (proc?.alive()) {
+      // Idle: end of input lets the CLI exit cleanly. Mid-turn: it would finish the turn first, so kill.
+      const idle = this.lock.run(() => !this.inFlight());
+      leaving.push(proc.end(reason, idle ? IDLE_EXIT_WAIT_MS : 0, grace));
+    }
+    await Promise.all(leaving);
   }
 
   // ---- inside the lock ----
@@ -291,9 +297,23 @@ export class ClaudeStreamSession implements AgentSession {
     } else if ('ok' in outcome) {
       turn.succeed(outcome.ok);
     } else {
-      if (outcome.error.code === 'AGENT_SESSION_NOT_FOUND') this.sid = undefined;
+      if (outcome.error.code === 'AGENT_SESSION_NOT_FOUND') this.retireLocked(proc, outcome.error.message);
       turn.fail(outcome.error);
     }
+  }
+
+  /**
+   * The CLI exits after a session it could not resume: nothing more may start in that process. What
+   * it still held goes back to the caller untaken, and the next turn gets a new process and session.
+   */
+  private retireLocked(proc: AgentProcess, why: string): void {
+    this.sid = undefined;
+    this.proc = undefined;
+    this.wire.dropAll(undefined, 'AGENT_SESSION_NOT_FOUND', `${why} It was not taken in; it runs again in the new session.`);
+    this.permissions.dropFor(undefined);
+    this.log.info({ pid: proc.pid }, 'agent process retired: its session could not be resumed');
+    this.retiring.add(proc);
+    void proc.end('its session could not be resumed', IDLE_EXIT_WAIT_MS, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS).finally(() => this.retiring.delete(proc));
   }
 
   private finishTurnLocked(turn: StreamTurn): void {
