@@ -48,5 +48,6 @@ export function streamDraft(card: Card, host: DraftHost): void {
     )
     .finally(() => {
       card.draft.inFlight = false;
+      card.draft.lastAt = Date.now(); // the interval counts from the answer, as for edits
     });
 }

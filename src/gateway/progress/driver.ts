@@ -5,7 +5,7 @@
  * postCard/editCard/draftText. Everything here is best effort: the final reply travels through
  * the outbox on its own, and no card call waits for it or delays it.
  *
- * Cadence, per card: edits are at least `editEverySeconds` apart; while one is in flight or a
+ * Cadence, per card: edits are at least `editEverySeconds` apart (from the previous call's answer); while one is in flight or a
  * platform's retry-after runs, changes are coalesced into the next edit (never queued up), which
  * renders the turn as it is then. A 429 holds every card of that chat until its retry-after passed.
  */
@@ -163,6 +163,7 @@ export class ProgressDriver {
     card.channel.postCard!(card.to, view).then(
       (handle) => {
         card.handle = handle;
+        card.lastCallAt = Date.now();
         card.shown = JSON.stringify(view);
         card.state = 'live';
         this.settle(card);
@@ -239,6 +240,8 @@ export class ProgressDriver {
       },
     ).finally(() => {
       card.inFlight = false;
+      // From the answer, so the platform never sees two calls closer than the interval, whatever the network's delays.
+      card.lastCallAt = Date.now();
       this.settle(card);
     });
   }
