@@ -37,11 +37,7 @@ export function steerInto(lane: Lane, session: AgentSession, row: MessageRow): s
     },
     (err) => {
       lane.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in');
-      try {
-        lane.ctx.store.untaken(row.id);
-      } catch (e) {
-        lane.log.warn({ messageId: row.id, err: (e as Error).message }, 'could not record the steer as untaken (store closed?)');
-      }
+      lane.ctx.store.untaken(row.id);
       // It may have been the last thing keeping the session busy: let the lane put it back in line.
       lane.pump();
     },

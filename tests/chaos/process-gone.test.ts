@@ -21,7 +21,20 @@ afterAll(async () => {
 const start = (exitDelayMs: number) =>
   startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: 'queue', FAKE_EXIT_DELAY_MS: String(exitDelayMs) } } });
 
-type Store = Awaited<ReturnType<typeof start>>['gw']['core']['store'];
+type Fake = Awaited<ReturnType<typeof start>>;
+type Store = Fake['gw']['core']['store'];
+
+/** A first message whose turn fails as a session that cannot be resumed, and a steer written into it meanwhile. */
+async function steerIntoFailingTurn(fake: Fake, conv: string, steer: string) {
+  const w = fake.watch(conv);
+  await w.ready;
+  const store = fake.gw.core.store;
+  const a = await fake.post(conv, `first [[delay:1500]] [[fail-exit]] tag:${conv}-a`);
+  await waitUntil(() => store.message(a.messageId)!.state === 'running');
+  const s = await fake.post(conv, `${steer} tag:${conv}-s`);
+  expect(s.disposition).toBe('steered');
+  return { w, store, a, s };
+}
 /** The input ids of each turn that holds one of ids, oldest first. */
 const turnsOf = (store: Store, ...ids: string[]) =>
   (store.db.prepare('SELECT input_ids FROM turns ORDER BY started_at').all() as Array<{ input_ids: string }>).map((t) => JSON.parse(t.input_ids) as string[]).filter((inputs) => ids.some((id) => inputs.includes(id)));
@@ -33,13 +46,7 @@ describe.each([
   it('run after the failed turn, in order, in a new process, instead of leaving the conversation stuck', async () => {
     const fake = await start(exitDelayMs);
     try {
-      const w = fake.watch('gone');
-      await w.ready;
-      const store = fake.gw.core.store;
-      const a = await fake.post('gone', 'first [[delay:1500]] [[fail-exit]] tag:gone-a');
-      await waitUntil(() => store.message(a.messageId)!.state === 'running');
-      const s = await fake.post('gone', 'meanwhile tag:gone-s');
-      expect(s.disposition).toBe('steered');
+      const { w, store, a, s } = await steerIntoFailingTurn(fake, 'gone', 'meanwhile');
       // Well within a lingering process's 30 s: the steer does not wait for that process to go.
       const rs = await w.waitReply(s.messageId, 'reply', 20_000);
       expect(rs.data.messageIds).toEqual([s.messageId]);
@@ -59,13 +66,7 @@ describe('a steer the agent never took in', () => {
   it('is no attempt: when it then fails on its own it still runs twice before it is reported failed', async () => {
     const fake = await start(0);
     try {
-      const w = fake.watch('untaken');
-      await w.ready;
-      const store = fake.gw.core.store;
-      const a = await fake.post('untaken', 'first [[delay:1500]] [[fail-exit]] tag:untaken-a');
-      await waitUntil(() => store.message(a.messageId)!.state === 'running');
-      const s = await fake.post('untaken', 'meanwhile [[fail-exit]] tag:untaken-s');
-      expect(s.disposition).toBe('steered');
+      const { w, store, s } = await steerIntoFailingTurn(fake, 'untaken', 'meanwhile [[fail-exit]]');
       await waitUntil(() => store.message(s.messageId)!.state === 'failed', 20_000);
       expect(turnsOf(store, s.messageId)).toEqual([[s.messageId], [s.messageId]]);
       expect(store.message(s.messageId)!.attempts).toBe(2);

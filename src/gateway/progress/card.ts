@@ -21,7 +21,7 @@ export interface Card {
   view: TurnView;
   state: CardState;
   handle?: string;
-  /** When the last post or edit of this card was issued, then when it was answered: the interval counts from the answer. */
+  /** When the last post or edit of this card was answered: the interval counts from there. */
   lastCallAt: number;
   inFlight: boolean;
   /** Something changed that the card does not show yet. */

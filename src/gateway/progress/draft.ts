@@ -30,7 +30,6 @@ export function streamDraft(card: Card, host: DraftHost): void {
   }
   if (!card.streaming.trim() || card.view.status !== 'running') return;
   card.draft.inFlight = true;
-  card.draft.lastAt = Date.now();
   const off = (err?: unknown) => {
     card.draft.on = false;
     host.log.debug({ conversationId: card.conversationId, err: err instanceof Error ? err.message : undefined }, 'reply draft not shown; the card shows the text instead');

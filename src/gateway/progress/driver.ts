@@ -5,9 +5,9 @@
  * postCard/editCard/draftText. Everything here is best effort: the final reply travels through
  * the outbox on its own, and no card call waits for it or delays it.
  *
- * Cadence, per card: edits are at least `editEverySeconds` apart (from the previous call's answer); while one is in flight or a
- * platform's retry-after runs, changes are coalesced into the next edit (never queued up), which
- * renders the turn as it is then. A 429 holds every card of that chat until its retry-after passed.
+ * Cadence, per card: edits are at least `editEverySeconds` apart, counted from the previous call's
+ * answer; while one is in flight or a platform's retry-after runs, changes are coalesced into the
+ * next edit (never queued up), which renders the turn as it is then. A 429 holds every card of that chat until its retry-after passed.
  */
 import type { CardView, Channel } from '../../channels/channel.js';
 import type { Config } from '../../config/schema.js';
@@ -157,9 +157,7 @@ export class ProgressDriver {
       return;
     }
     card.state = 'posting';
-    const now = Date.now();
-    const view = this.render(card, now);
-    card.lastCallAt = now;
+    const view = this.render(card, Date.now());
     card.channel.postCard!(card.to, view).then(
       (handle) => {
         card.handle = handle;
@@ -204,14 +202,12 @@ export class ProgressDriver {
     clearTimeout(card.timer);
     card.timer = undefined;
     card.dirty = false;
-    const now = Date.now();
-    const view = this.render(card, now);
+    const view = this.render(card, Date.now());
     const text = JSON.stringify(view);
     if (text === card.shown) return this.settle(card);
     // A card that cannot be edited says nothing more at the end: the final reply follows.
     if (card.state === 'status' && view.final) return this.done(card);
     card.inFlight = true;
-    card.lastCallAt = now;
     const kind = card.state === 'status' ? 'status' : 'edit';
     const call = kind === 'status' ? card.channel.postCard!(card.to, view).then(() => undefined) : card.channel.editCard ? card.channel.editCard(card.to, card.handle!, view) : Promise.reject(notEditable(card.channel.name));
     call.then(
