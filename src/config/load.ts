@@ -136,7 +136,8 @@ export interface ConfigEvents {
  */
 export class LiveConfig {
   private cached: Config;
-  private mtimeMs = 0;
+  /** mtime, size and inode of the file last read: a save that keeps one of them still moves another. */
+  private stamp = '';
   private lastCheck = 0;
   private lastError: string | undefined;
   /** Pending keys already reported, with the value reported. */
@@ -150,7 +151,7 @@ export class LiveConfig {
     private readonly checkEveryMs = 250,
   ) {
     this.cached = initial;
-    if (file) this.mtimeMs = statMtime(file);
+    if (file) this.stamp = statStamp(file);
   }
 
   current(): Config {
@@ -158,9 +159,9 @@ export class LiveConfig {
     const now = Date.now();
     if (now - this.lastCheck < this.checkEveryMs) return this.cached;
     this.lastCheck = now;
-    const m = statMtime(this.file);
-    if (m === this.mtimeMs) return this.cached;
-    this.mtimeMs = m;
+    const m = statStamp(this.file);
+    if (m === this.stamp) return this.cached;
+    this.stamp = m;
     let next: Config;
     try {
       next = loadTrustedConfig(this.file).config;
@@ -192,10 +193,11 @@ function valueAt(config: Config, key: string): string {
   return JSON.stringify(v) ?? 'undefined';
 }
 
-function statMtime(file: string): number {
+function statStamp(file: string): string {
   try {
-    return fs.statSync(file).mtimeMs;
+    const s = fs.statSync(file);
+    return `${s.mtimeMs}:${s.size}:${s.ino}`;
   } catch {
-    return -1;
+    return 'missing';
   }
 }

@@ -45,9 +45,11 @@ describe('hot keys', () => {
     const pending: string[][] = [];
     const rejected: string[] = [];
     const live = new LiveConfig(file, parseConfig({}), { pending: (k) => pending.push(k), rejected: (e) => rejected.push(e.message) }, 0);
+    // Each edit gets its own mtime, a second after the last: the file is re-read only when it moves.
+    let edits = 0;
     const edit = (c: Record<string, unknown>) => {
       writeConfig(dir, c);
-      const t = new Date(Date.now() + pending.length * 1000 + rejected.length * 1000 + Math.random() * 1000);
+      const t = new Date(Date.now() + ++edits * 1000);
       fs.utimesSync(file, t, t);
       return live.current();
     };
