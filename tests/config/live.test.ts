@@ -68,6 +68,20 @@ describe('hot keys', () => {
     fs.chmodSync(file, 0o644);
     expect(edit({ steering: { enabled: false } }).steering.enabled).toBe(false);
   });
+
+  it('sees a save that kept the file\'s mtime (a tool that restores it, a coarse clock)', () => {
+    const dir = tempDir('live-stamp');
+    const file = writeConfig(dir, { steering: { enabled: true } });
+    const kept = new Date(Date.now() - 60_000);
+    fs.utimesSync(file, kept, kept);
+    const keptMs = fs.statSync(file).mtimeMs;
+    const live = new LiveConfig(file, parseConfig({}), {}, 0);
+    expect(live.current().steering.enabled).toBe(true);
+    writeConfig(dir, { steering: { enabled: false, queueCap: 7 } });
+    fs.utimesSync(file, kept, kept);
+    expect(fs.statSync(file).mtimeMs).toBe(keptMs);
+    expect(live.current().steering.enabled).toBe(false);
+  });
 });
 
 describe('rudder start and its config file', () => {
