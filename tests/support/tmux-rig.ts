@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../src/ops/logger.js';
-import { silentLogger } from '../../src/ops/logger.js';
+import { createLogger, silentLogger } from '../../src/ops/logger.js';
 import { TMUX_DEFAULTS, type TmuxLaunch, type TmuxSettings } from '../../src/agents/tmux/tmux-launch.js';
 import { ClaudeTmuxSession } from '../../src/agents/tmux/tmux-session.js';
 import { Tmux } from '../../src/agents/tmux/tmux.js';
@@ -54,7 +54,8 @@ export function tmuxLaunch(opts: TmuxRigOptions): TmuxLaunch & { home: string } 
     home,
     bin: CLAUDE_BIN,
     env: { ...rigEnv(opts.mockUrl, home), TERM: 'tmux-256color' },
-    logger: opts.logger ?? silentLogger(),
+    // RIG_LOG_DIR=<dir>: the backend's log (debug level) goes to <dir>/rudder.log, to see why a run failed.
+    logger: opts.logger ?? (process.env.RIG_LOG_DIR ? createLogger({ dataDir: process.env.RIG_LOG_DIR, level: 'debug', pretty: false }) : silentLogger()),
     permissionMode: 'bypassPermissions',
     interruptGraceMs: 5000,
     ...opts.launch,

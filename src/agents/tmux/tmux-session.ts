@@ -257,9 +257,7 @@ export class ClaudeTmuxSession implements AgentSession {
     const turn = this.tracker.current;
     this.menus.observe(look, turn);
     // No end marker (an unknown way to end a turn): the pane idle and the transcript quiet for a while, nothing queued.
-    const now = Date.now();
-    const quiet = turn?.arrived && this.readySince !== undefined && now - this.readySince > TIMING.quietEndMs && now - turn.lastEntryAt > TIMING.quietEndMs;
-    if (turn && quiet && !this.menus.waiting() && this.tracker.waiting().length === 0) {
+    if (turn?.quiet(this.readySince, Date.now(), TIMING.quietEndMs) && !this.menus.waiting() && this.tracker.waiting().length === 0) {
       this.log.info({ turnId: turn.id }, 'turn ended without an end marker: the pane is idle and the transcript quiet');
       this.lock.run(() => this.tracker.finish(turn, turn.interruptRequested ? { kind: 'interrupted', reason: 'interrupted' } : { kind: 'done', reason: 'pane_idle' }));
     }

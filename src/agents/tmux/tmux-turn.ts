@@ -19,6 +19,8 @@ export class TmuxTurn extends TurnBase {
   readonly startedAt = Date.now();
   /** The turn's own input showed up in the transcript (session-started turns arrive at once). */
   arrived = false;
+  /** When it did: a quiet pane before then says nothing about this turn. */
+  arrivedAt: number | undefined;
   interruptRequested = false;
   timedOut = false;
   /** The person chose "No" at a permission prompt: the TUI stops the turn there. */
@@ -35,6 +37,23 @@ export class TmuxTurn extends TurnBase {
   private readonly toolUses = new Map<string, PendingToolUse>();
   private pending: PendingToolUse | undefined;
   private apiError: { error: string; text: string } | undefined;
+
+  /** Its input is in the transcript; the quiet-end clock starts now, not when the turn was begun. */
+  arrive(): this {
+    this.arrived = true;
+    this.arrivedAt = this.lastEntryAt = Date.now();
+    return this;
+  }
+
+  /**
+   * Lacking an end marker, the turn is over when the pane has looked idle and the transcript been
+   * silent for quietMs, both counted from its arrival at the earliest: a message typed after a
+   * respawn or a long wait must not inherit an idle that began before it.
+   */
+  quiet(readySince: number | undefined, now: number, quietMs: number): boolean {
+    if (this.arrivedAt === undefined || readySince === undefined) return false;
+    return now - Math.max(readySince, this.arrivedAt) > quietMs && now - this.lastEntryAt > quietMs;
+  }
 
   toolUseCount(): number {
     return this.toolUses.size;

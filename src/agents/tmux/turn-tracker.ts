@@ -149,7 +149,7 @@ export class TurnTracker {
     const turn = this.current;
     if (d && d.turn && d.turn === turn) {
       d.arrived = true;
-      turn.arrived = true;
+      turn.arrive();
       return;
     }
     // A new prompt means the TUI finished the open turn (a queued message runs right after it).
@@ -162,13 +162,13 @@ export class TurnTracker {
     }
     if (!d) {
       // Typed in the terminal itself: a turn with no inputs of ours, so the lane waits for it.
-      this.begin([]).arrived = true;
+      this.begin([]).arrive();
       return;
     }
     d.arrived = true;
     d.queued = false;
     const next = this.begin(d.inputIds, d);
-    next.arrived = true;
+    next.arrive();
     d.settle?.resolve({ outcome: 'ran-as-turn', turn: next });
     d.settle = undefined;
   }

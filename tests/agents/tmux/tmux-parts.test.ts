@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { tuiArgs } from '../../../src/agents/tmux/args.js';
 import { identifyDialog } from '../../../src/agents/tmux/dialogs.js';
 import { boxIsEmpty, prepareMessage } from '../../../src/agents/tmux/injection.js';
@@ -12,6 +12,7 @@ import { readMenu } from '../../../src/agents/tmux/menus.js';
 import { autoAllowed, decisionIndex, isPermissionMenu, menuRequest } from '../../../src/agents/tmux/permission-relay.js';
 import { toolCallsOnScreen } from '../../../src/agents/tmux/screen-tools.js';
 import { paneName } from '../../../src/agents/tmux/tmux-launch.js';
+import { TmuxTurn } from '../../../src/agents/tmux/tmux-turn.js';
 import { parseTranscriptLine, unwrapPasted } from '../../../src/agents/tmux/transcript-entries.js';
 import { TranscriptTail, projectDirName, sessionOfPid, transcriptPath } from '../../../src/agents/tmux/transcript.js';
 import { tempDir } from '../../support/claude-rig.js';
@@ -299,5 +300,34 @@ describe('typing', () => {
   it('names panes per conversation, exact-target safe', () => {
     expect(paneName('web:owner')).toMatch(/^rudder-web-owner-[0-9a-f]{8}$/);
     expect(paneName('web:a.b')).not.toBe(paneName('web:a:b'));
+  });
+});
+
+describe('a turn without an end marker', () => {
+  const QUIET = 3000;
+  const text = (t: string) => parseTranscriptLine(line({ type: 'assistant', uuid: 'a1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: t }] } }))!;
+
+  it('is quiet only after the pane idled and the transcript was silent for the whole time since its input arrived', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const readySince = Date.now(); // the pane went idle after the turn before
+      const turn = new TmuxTurn(['q2']);
+      // Typed after a respawn that took 9 s: neither the old idle nor the time spent waiting counts.
+      vi.setSystemTime(Date.now() + 9000);
+      expect(turn.quiet(readySince, Date.now(), QUIET)).toBe(false);
+      turn.arrive();
+      expect(turn.quiet(readySince, Date.now() + 10, QUIET)).toBe(false);
+      expect(turn.quiet(readySince, Date.now() + QUIET - 1, QUIET)).toBe(false);
+      expect(turn.quiet(readySince, Date.now() + QUIET + 1, QUIET)).toBe(true);
+      // A pane that went idle after the arrival counts from then; an entry restarts the silence.
+      expect(turn.quiet(Date.now() + 2000, Date.now() + QUIET + 1, QUIET)).toBe(false);
+      vi.setSystemTime(Date.now() + 2000);
+      turn.take(text('working on it'));
+      expect(turn.quiet(readySince, Date.now() + QUIET - 1, QUIET)).toBe(false);
+      expect(turn.quiet(undefined, Date.now() + QUIET + 1, QUIET)).toBe(false);
+      expect(turn.quiet(readySince, Date.now() + QUIET + 1, QUIET)).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
