@@ -25,6 +25,13 @@ export function privateSocket(tag: string): string {
   return `rudder-test-${tag}-${process.pid}-${socketCounter++}`;
 }
 
+let sharedLog: Logger | undefined;
+/** RIG_LOG_DIR=<dir>: every session's backend log (debug level) goes to <dir>/rudder.log, to see why a run failed. */
+function rigLogger(): Logger {
+  if (!process.env.RIG_LOG_DIR) return silentLogger();
+  return (sharedLog ??= createLogger({ dataDir: process.env.RIG_LOG_DIR, level: 'debug', pretty: false }));
+}
+
 /** A HOME where the TUI skips onboarding (offline it would exit); every other first-run dialog stays. */
 export function onboardedHome(): string {
   const home = tempDir('thome');
@@ -54,8 +61,7 @@ export function tmuxLaunch(opts: TmuxRigOptions): TmuxLaunch & { home: string } 
     home,
     bin: CLAUDE_BIN,
     env: { ...rigEnv(opts.mockUrl, home), TERM: 'tmux-256color' },
-    // RIG_LOG_DIR=<dir>: the backend's log (debug level) goes to <dir>/rudder.log, to see why a run failed.
-    logger: opts.logger ?? (process.env.RIG_LOG_DIR ? createLogger({ dataDir: process.env.RIG_LOG_DIR, level: 'debug', pretty: false }) : silentLogger()),
+    logger: opts.logger ?? rigLogger(),
     permissionMode: 'bypassPermissions',
     interruptGraceMs: 5000,
     ...opts.launch,

@@ -131,8 +131,12 @@ export class ClaudeStreamSession implements AgentSession {
     const inTime = await Promise.race([settled, new Promise<false>((r) => setTimeout(() => r(false), grace).unref())]);
     if (!inTime && proc.alive()) {
       this.log.warn({ pid: proc.pid, graceMs: grace }, 'interrupt: no result in time, killing the process; the next turn resumes the session');
-      await proc.kill(`interrupt: no result within ${grace} ms`, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      await proc.kill(`interrupt: no result within ${grace} ms`, this.killGraceMs());
     }
+  }
+
+  private killGraceMs(): number {
+    return this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   }
 
   answerPermission(requestId: string, decision: PermissionDecision): boolean {
@@ -141,7 +145,7 @@ export class ClaudeStreamSession implements AgentSession {
 
   async stop(reason: string): Promise<void> {
     this.stopped = true;
-    const grace = this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    const grace = this.killGraceMs();
     const leaving = [...this.retiring].map((p) => p.kill(reason, grace));
     const proc = this.proc;
     if (proc?.alive()) {
@@ -313,7 +317,7 @@ export class ClaudeStreamSession implements AgentSession {
     this.permissions.dropFor(undefined);
     this.log.info({ pid: proc.pid }, 'agent process retired: its session could not be resumed');
     this.retiring.add(proc);
-    void proc.end('its session could not be resumed', IDLE_EXIT_WAIT_MS, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS).finally(() => this.retiring.delete(proc));
+    void proc.end('its session could not be resumed', IDLE_EXIT_WAIT_MS, this.killGraceMs()).finally(() => this.retiring.delete(proc));
   }
 
   private finishTurnLocked(turn: StreamTurn): void {

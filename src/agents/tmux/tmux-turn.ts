@@ -17,9 +17,7 @@ export type TurnEnd =
 
 export class TmuxTurn extends TurnBase {
   readonly startedAt = Date.now();
-  /** The turn's own input showed up in the transcript (session-started turns arrive at once). */
-  arrived = false;
-  /** When it did: a quiet pane before then says nothing about this turn. */
+  /** When the turn's own input showed up in the transcript: a quiet pane before then says nothing about it. */
   arrivedAt: number | undefined;
   interruptRequested = false;
   timedOut = false;
@@ -40,7 +38,6 @@ export class TmuxTurn extends TurnBase {
 
   /** Its input is in the transcript; the quiet-end clock starts now, not when the turn was begun. */
   arrive(): this {
-    this.arrived = true;
     this.arrivedAt = this.lastEntryAt = Date.now();
     return this;
   }
@@ -53,6 +50,10 @@ export class TmuxTurn extends TurnBase {
   quiet(readySince: number | undefined, now: number, quietMs: number): boolean {
     if (this.arrivedAt === undefined || readySince === undefined) return false;
     return now - Math.max(readySince, this.arrivedAt) > quietMs && now - this.lastEntryAt > quietMs;
+  }
+
+  get arrived(): boolean {
+    return this.arrivedAt !== undefined;
   }
 
   toolUseCount(): number {

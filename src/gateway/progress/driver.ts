@@ -7,7 +7,8 @@
  *
  * Cadence, per card: edits are at least `editEverySeconds` apart, counted from the previous call's
  * answer; while one is in flight or a platform's retry-after runs, changes are coalesced into the
- * next edit (never queued up), which renders the turn as it is then. A 429 holds every card of that chat until its retry-after passed.
+ * next edit (never queued up), which renders the turn as it is then. A 429 holds every card of
+ * that chat until its retry-after passed.
  */
 import type { CardView, Channel } from '../../channels/channel.js';
 import type { Config } from '../../config/schema.js';
