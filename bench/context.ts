@@ -1,7 +1,7 @@
 /** What every benchmark section is given: how long to run, and how fast the mock "model" is. */
 import { tempDir } from '../tests/support/claude-rig.js';
 import { agentConfig } from '../tests/support/gateway-rig.js';
-import { MODEL_LATENCY, type LatencyProfile } from '../tests/support/mock-anthropic.js';
+import { type LatencyProfile, MODEL_LATENCY } from '../tests/support/mock-anthropic.js';
 
 export interface BenchContext {
   quick: boolean;
@@ -16,13 +16,15 @@ export function latencyFromArgs(argv: string[]): LatencyProfile | undefined {
   const v = argv[i + 1] ?? '';
   if (v === 'off') return undefined;
   const m = /^(\d+),(\d+(?:\.\d+)?)$/.exec(v);
-  if (!m || Number(m[2]) <= 0) throw new Error(`--latency takes "FIRST_TOKEN_MS,TOKENS_PER_SECOND" (e.g. 1500,60) or "off", not "${v}"`);
+  if (!m || Number(m[2]) <= 0)
+    throw new Error(`--latency takes "FIRST_TOKEN_MS,TOKENS_PER_SECOND" (e.g. 1500,60) or "off", not "${v}"`);
   return { firstTokenMs: Number(m[1]), tokensPerSecond: Number(m[2]) };
 }
 
 export function describeLatency(p: LatencyProfile | undefined): string {
   return p
-    ? `first token ${p.firstTokenMs} ms after each request, then ${p.tokensPerSecond} tokens/s (a token is 4 characters of text or of a tool call's JSON input; side requests too)`
+    ? `first token ${p.firstTokenMs} ms after each request, then ${p.tokensPerSecond} tokens/s (a token is 4 ` +
+        `characters of text or of a tool call's JSON input; side requests too)`
     : 'none: the mock answers at once';
 }
 

@@ -7,18 +7,18 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLAUDE_BIN } from '../tests/support/claude-rig.js';
-import { describeLatency, latencyFromArgs, type BenchContext } from './context.js';
+import { type BenchContext, describeLatency, latencyFromArgs } from './context.js';
+import { untapAll } from './floor/wire-tap.js';
 import { benchFloor } from './floor.js';
 import { benchMemory } from './memory.js';
 import { benchOverhead } from './overhead/index.js';
 import { benchProgress } from './progress/index.js';
+import { measure, type Section, type SectionBody, writeReport } from './report.js';
+import { machine } from './stats.js';
 import { benchSteering } from './steering.js';
 import { benchWaits } from './waits/index.js';
 import { benchWarmCold } from './warm-cold.js';
 import { benchWeb } from './web.js';
-import { measure, writeReport, type Section, type SectionBody } from './report.js';
-import { machine } from './stats.js';
-import { untapAll } from './floor/wire-tap.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -29,22 +29,42 @@ const only = argv.includes('--only') && onlyArg ? new Set(onlyArg.split(',')) : 
 const ctx: BenchContext = { quick, latency: latencyFromArgs(argv) };
 
 const SECTIONS: Array<{ id: string; title: string; run: (ctx: BenchContext) => Promise<SectionBody> }> = [
-  { id: 'steering', title: 'Corrections that arrive in time: steer, followup and the floor (real CLI, mock model with latency)', run: benchSteering },
+  {
+    id: 'steering',
+    title: 'Corrections that arrive in time: steer, followup and the floor (real CLI, mock model with latency)',
+    run: benchSteering,
+  },
   { id: 'floor', title: 'The floor: Rudder against the Agent SDK on the same CLI and mock', run: benchFloor },
-  { id: 'waits', title: 'What a person waits for: the web page and each chat channel, and a new conversation', run: benchWaits },
+  {
+    id: 'waits',
+    title: 'What a person waits for: the web page and each chat channel, and a new conversation',
+    run: benchWaits,
+  },
   { id: 'warm-cold', title: 'Warm vs cold follow-up turns (real CLI)', run: benchWarmCold },
   { id: 'overhead', title: 'Gateway overhead (in-process fake agent)', run: benchOverhead },
   { id: 'memory', title: 'Memory', run: benchMemory },
-  { id: 'progress', title: 'Turn progress in the chats (fake platforms, in-process fake agent)', run: (c) => benchProgress(c.quick) },
+  {
+    id: 'progress',
+    title: 'Turn progress in the chats (fake platforms, in-process fake agent)',
+    run: (c) => benchProgress(c.quick),
+  },
   { id: 'web', title: 'Web app (chromium)', run: (c) => benchWeb(c.quick) },
 ];
-for (const id of only ?? []) if (!SECTIONS.some((s) => s.id === id)) throw new Error(`--only: no benchmark "${id}" (there are: ${SECTIONS.map((s) => s.id).join(', ')})`);
+for (const id of only ?? [])
+  if (!SECTIONS.some((s) => s.id === id))
+    throw new Error(`--only: no benchmark "${id}" (there are: ${SECTIONS.map((s) => s.id).join(', ')})`);
 
 const startedAt = new Date();
 const m = machine(CLAUDE_BIN);
-process.stdout.write(`Rudder benchmarks on ${m.cores} cores (${m.cpuModel}), Node ${m.node}, Claude Code ${m.claudeVersion}${quick ? ', quick' : ''}\nModel latency: ${describeLatency(ctx.latency)}\n`);
+process.stdout.write(
+  `Rudder benchmarks on ${m.cores} cores (${m.cpuModel}), Node ${m.node}, Claude ` +
+    `Code ${m.claudeVersion}${quick ? ', quick' : ''}\nModel latency: ${describeLatency(ctx.latency)}\n`,
+);
 const sections: Section[] = [];
-for (const s of SECTIONS) if (!only || only.has(s.id)) sections.push(await measure(s.id, s.title, () => s.run(ctx).finally(untapAll)));
+for (const s of SECTIONS)
+  if (!only || only.has(s.id)) sections.push(await measure(s.id, s.title, () => s.run(ctx).finally(untapAll)));
 const files = writeReport(HERE, m, startedAt, sections, argv, ctx);
-process.stdout.write(`\nWrote ${path.relative(process.cwd(), files.md)} and ${path.relative(process.cwd(), files.json)} (${((Date.now() - startedAt.getTime()) / 60_000).toFixed(1)} min)\n`);
+process.stdout.write(
+  `\nWrote ${path.relative(process.cwd(), files.md)} and ${path.relative(process.cwd(), files.json)} (${((Date.now() - startedAt.getTime()) / 60_000).toFixed(1)} min)\n`,
+);
 process.exit(0);

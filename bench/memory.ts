@@ -13,13 +13,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AgentProcess } from '../src/agents/claude/process.js';
 import { streamArgs } from '../src/agents/claude/args.js';
+import { AgentProcess } from '../src/agents/claude/process.js';
 import { ClaudeStreamSession } from '../src/agents/claude/stream-session.js';
 import { call } from '../src/cli/client.js';
 import { parseConfig } from '../src/config/load.js';
-import { rssOf } from '../src/ops/proc.js';
 import { silentLogger } from '../src/ops/logger.js';
+import { rssOf } from '../src/ops/proc.js';
 import { rigLaunch, waitUntil } from '../tests/support/claude-rig.js';
 import { startChild } from '../tests/support/gateway-rig.js';
 import { startMockApi } from '../tests/support/mock-anthropic.js';
@@ -62,7 +62,11 @@ function descendants(pid: number): number[] {
   const walk = (p: number) => {
     let kids: number[] = [];
     try {
-      kids = fs.readdirSync(`/proc/${p}/task`).flatMap((t) => fs.readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+      kids = fs
+        .readdirSync(`/proc/${p}/task`)
+        .flatMap((t) =>
+          fs.readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+        );
     } catch {
       return;
     }
@@ -95,15 +99,21 @@ async function gatewayWithIdleConversations(counts: number[]) {
         }
       };
       await Promise.all(Array.from({ length: 16 }, worker));
-      await waitUntil(async () => {
-        const s = await call<{ messages: Record<string, number>; owedReplies: number }>(gw.ep, 'GET', '/api/status');
-        return (s.messages.answered ?? 0) >= count && s.owedReplies === 0;
-      }, 1_200_000, 500);
+      await waitUntil(
+        async () => {
+          const s = await call<{ messages: Record<string, number>; owedReplies: number }>(gw.ep, 'GET', '/api/status');
+          return (s.messages.answered ?? 0) >= count && s.owedReplies === 0;
+        },
+        1_200_000,
+        500,
+      );
       const turnsMs = Date.now() - t0;
       // Idle: give the collector a moment, as a gateway between bursts would have.
       await sleep(3000);
       points.push({ conversations: count, rss: rssOf(pid), turnsMs });
-      process.stdout.write(`  ${count} idle conversations: ${mb(rssOf(pid))} (${(turnsMs / 1000).toFixed(0)} s of turns so far)\n`);
+      process.stdout.write(
+        `  ${count} idle conversations: ${mb(rssOf(pid))} (${(turnsMs / 1000).toFixed(0)} s of turns so far)\n`,
+      );
     }
     return { baseline, points, peak: statusKb(pid, 'VmHWM') };
   } finally {
@@ -120,7 +130,14 @@ async function warmProcesses(ctx: BenchContext, max: number) {
   try {
     // A spare: started, never spoken to, as steering.spareProcess keeps it.
     const l = rigLaunch({ mockUrl: mock.url, conversationId: 'spare' });
-    const proc = AgentProcess.spawn({ bin: l.bin, args: streamArgs(l, undefined), cwd: l.cwd, env: l.env, logger: silentLogger(), label: 'spare' });
+    const proc = AgentProcess.spawn({
+      bin: l.bin,
+      args: streamArgs(l, undefined),
+      cwd: l.cwd,
+      env: l.env,
+      logger: silentLogger(),
+      label: 'spare',
+    });
     await sleep(5000);
     spare = { rss: sum(tree(proc.pid), rssOf), pss: sum(tree(proc.pid), pssOf) };
     await proc.kill('measured');
@@ -142,7 +159,9 @@ async function warmProcesses(ctx: BenchContext, max: number) {
   return { rows, spare, available0 };
 }
 
-/** What steering.maxLive is when the config leaves it out: a fixed default, or one per 2 GB of available memory (2..8). */
+/**
+ * What steering.maxLive is when the config leaves it out: a fixed default, or one per 2 GB of available memory (2..8).
+ */
 function defaultMaxLive(available: number): { n: number; rule: string } {
   const configured = (parseConfig({}).steering as { maxLive?: number }).maxLive;
   if (typeof configured === 'number') return { n: configured, rule: `${configured}` };
@@ -163,9 +182,17 @@ export async function benchMemory(ctx: BenchContext): Promise<SectionBody> {
   const d = defaultMaxLive(warm.available0);
   const estimate = (n: number) => warm.rows[0]!.pss + marginal * (n - 1);
   const checks: Check[] = [
-    { target: `gateway RSS < ${TARGET_MB} MB with 1,000 idle conversations`, measured: `${mb(thousand)}${at(1000) ? '' : ` (with ${first.conversations}: quick run)`}; with ${last.conversations.toLocaleString('en')}: ${mb(last.rss)}`, pass: (thousand ?? Infinity) / 1024 / 1024 < TARGET_MB },
     {
-      target: `the steering.maxLive default (${d.rule}; ${d.n} here): its warm processes fit in a quarter of the memory available`,
+      target: `gateway RSS < ${TARGET_MB} MB with 1,000 idle conversations`,
+      measured:
+        `${mb(thousand)}${at(1000) ? '' : ` (with ${first.conversations}: quick run)`}; ` +
+        `with ${last.conversations.toLocaleString('en')}: ${mb(last.rss)}`,
+      pass: (thousand ?? Infinity) / 1024 / 1024 < TARGET_MB,
+    },
+    {
+      target:
+        `the steering.maxLive default (${d.rule}; ${d.n} here): its warm processes fit in a quarter of ` +
+        `the memory available`,
       measured: `${d.n} warm processes take ${mb(warm.rows.find((r) => r.n === d.n)?.pss ?? estimate(d.n))} PSS; ${mb(warm.available0)} was available; each further one adds ${mb(marginal)}`,
       pass: (warm.rows.find((r) => r.n === d.n)?.pss ?? estimate(d.n)) < warm.available0 / 4,
     },
@@ -177,25 +204,44 @@ export async function benchMemory(ctx: BenchContext): Promise<SectionBody> {
         head: ['what', 'resident memory'],
         rows: [
           ['just started (no conversation yet)', mb(gw.baseline)],
-          ...gw.points.map((p) => [`${p.conversations.toLocaleString('en')} idle conversations, each after one turn`, mb(p.rss)]),
+          ...gw.points.map((p) => [
+            `${p.conversations.toLocaleString('en')} idle conversations, each after one turn`,
+            mb(p.rss),
+          ]),
           ['peak (VmHWM) while those turns ran', mb(gw.peak)],
-          [`per idle conversation, from ${first.conversations.toLocaleString('en')} to ${last.conversations.toLocaleString('en')}`, `${(perConv / 1024).toFixed(1)} KB`],
+          [
+            `per idle conversation, from ${first.conversations.toLocaleString('en')} to ${last.conversations.toLocaleString('en')}`,
+            `${(perConv / 1024).toFixed(1)} KB`,
+          ],
         ],
       },
       {
         caption: `N warm claude processes (2.1.332, each after two turns), with their children:`,
         head: ['N', 'RSS, all', 'PSS, all', 'PSS per process', 'MemAvailable fell by'],
         rows: [
-          ['a spare (started, waiting for its first message)', mb(warm.spare.rss), mb(warm.spare.pss), mb(warm.spare.pss), ''],
+          [
+            'a spare (started, waiting for its first message)',
+            mb(warm.spare.rss),
+            mb(warm.spare.pss),
+            mb(warm.spare.pss),
+            '',
+          ],
           ...warm.rows.map((r) => [String(r.n), mb(r.rss), mb(r.pss), mb(r.perProcessPss), mb(r.availableDrop)]),
         ],
       },
     ],
     checks,
     notes: [
-      `The ${last.conversations.toLocaleString('en')} turns took ${(last.turnsMs / 1000).toFixed(0)} s through the HTTP API with 16 senders; each ran in a stream-json process of the stand-in, and past the warm cap that process exited after the turn, so no process is held for an idle conversation, as in production.`,
-      `Each further warm process adds about ${mb(marginal)} PSS; RSS counts the CLI binary's shared pages in every process, so PSS (or the fall of MemAvailable) is what N processes really cost. MemAvailable moves with everything else on the machine too.`,
-      'Idle claude processes kept warm are capped (steering.maxLive: by default one per 2 GB of available memory, 2..8) and reaped when idle (steering.idleMinutes), so their memory does not grow with the number of conversations.',
+      `The ${last.conversations.toLocaleString('en')} turns took ${(last.turnsMs / 1000).toFixed(0)} s ` +
+        `through the HTTP API with 16 senders; each ran in a stream-json process of the stand-in, and past ` +
+        `the warm cap that process exited after the turn, so no process is held for an idle conversation, as ` +
+        `in production.`,
+      `Each further warm process adds about ${mb(marginal)} PSS; RSS counts the CLI binary's shared pages in ` +
+        `every process, so PSS (or the fall of MemAvailable) is what N processes really cost. MemAvailable ` +
+        `moves with everything else on the machine too.`,
+      'Idle claude processes kept warm are capped (steering.maxLive: by default one per 2 GB of available ' +
+        'memory, 2..8) and reaped when idle (steering.idleMinutes), so their memory does not grow with the ' +
+        'number of conversations.',
     ],
     data: { gateway: gw, warm },
   };

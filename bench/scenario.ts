@@ -8,8 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { MockReply, MockRequest } from '../tests/support/mock-anthropic.js';
 import { tempDir } from '../tests/support/claude-rig.js';
+import type { MockReply, MockRequest } from '../tests/support/mock-anthropic.js';
 import { sleep } from './stats.js';
 
 export const STEP_SECONDS = 2;
@@ -44,10 +44,22 @@ export class Scenario {
     const steps = Number(/steps=(\d+)/.exec(first)?.[1] ?? 0);
     const later = messages.slice(start).filter((m) => m?.role === 'user');
     if (later.some((m) => text(m).includes(`[c:${tag}]`))) return { kind: 'text', text: 'corrected' };
-    const done = later.reduce((n, m) => n + (Array.isArray(m?.content) ? m.content.filter((b: any) => b?.type === 'tool_result').length : 0), 0);
+    const done = later.reduce(
+      (n, m) => n + (Array.isArray(m?.content) ? m.content.filter((b: any) => b?.type === 'tool_result').length : 0),
+      0,
+    );
     if (done >= steps) return { kind: 'text', text: `done ${tag}` };
     const file = this.file(tag, done + 1);
-    return { kind: 'tool', name: 'Bash', input: { command: `echo start:$(date +%s%3N) > ${file}; sleep ${STEP_SECONDS}; echo end:$(date +%s%3N) >> ${file}; echo step ${done + 1} done`, description: `step ${done + 1}` } };
+    return {
+      kind: 'tool',
+      name: 'Bash',
+      input: {
+        command:
+          `echo start:$(date +%s%3N) > ${file}; sleep ${STEP_SECONDS}; echo end:$(date +%s%3N) ` +
+          `>> ${file}; echo step ${done + 1} done`,
+        description: `step ${done + 1}`,
+      },
+    };
   };
 
   private file(tag: string, step: number): string {

@@ -10,10 +10,10 @@ import type { ClaudeLaunch } from '../src/agents/claude/launch.js';
 import { ClaudeStreamSession } from '../src/agents/claude/stream-session.js';
 import type { AgentSession } from '../src/agents/session.js';
 import { rigLaunch } from '../tests/support/claude-rig.js';
-import { startMockApi, type LatencyProfile, type MockApi } from '../tests/support/mock-anthropic.js';
+import { type LatencyProfile, type MockApi, startMockApi } from '../tests/support/mock-anthropic.js';
 import type { BenchContext } from './context.js';
-import { phases, phaseTable, type Phases } from './floor.js';
 import { now, tapRudder } from './floor/wire-tap.js';
+import { type Phases, phases, phaseTable } from './floor.js';
 import type { Check, SectionBody, Table } from './report.js';
 import { ms, summarize } from './stats.js';
 
@@ -24,7 +24,13 @@ interface Sample extends Phases {
   result: number;
 }
 
-async function timedTurn(session: AgentSession, mock: MockApi, label: string, tag: string, turn: number): Promise<Sample> {
+async function timedTurn(
+  session: AgentSession,
+  mock: MockApi,
+  label: string,
+  tag: string,
+  turn: number,
+): Promise<Sample> {
   const taps = tapRudder();
   const sentWall = Date.now();
   const t0 = now();
@@ -81,31 +87,50 @@ export async function benchWarmCold(ctx: BenchContext): Promise<SectionBody> {
   const startUp = (s: Sample[]) => summarize(s.map((x) => x.toRequest).filter(Number.isFinite)).p50;
   const checks: Check[] = [
     {
-      target: 'warm turns reach their first text at least 3× sooner than cold turns (the CLI alone: the mock answering at once)',
-      measured: `${ratio(cliAlone).toFixed(1)}× (warm p50 ${ms(f(cliAlone.warm).p50)}, cold p50 ${ms(f(cliAlone.cold).p50)})`,
+      target:
+        'warm turns reach their first text at least 3× sooner than cold turns (the CLI alone: the mock ' +
+        'answering at once)',
+      measured:
+        `${ratio(cliAlone).toFixed(1)}× (warm p50 ${ms(f(cliAlone.warm).p50)}, cold ` +
+        `p50 ${ms(f(cliAlone.cold).p50)})`,
       pass: ratio(cliAlone) >= 3,
     },
   ];
   if (ctx.latency) {
     checks.push({
-      target: 'the same with the model\'s latency',
-      measured: `${ratio(withModel).toFixed(1)}× (warm p50 ${ms(f(withModel.warm).p50)}, cold p50 ${ms(f(withModel.cold).p50)}): a warm process saves ${ms(saving)} a turn`,
+      target: "the same with the model's latency",
+      measured:
+        `${ratio(withModel).toFixed(1)}× (warm p50 ${ms(f(withModel.warm).p50)}, cold ` +
+        `p50 ${ms(f(withModel.cold).p50)}): a warm process saves ${ms(saving)} a turn`,
       pass: ratio(withModel) >= 3,
-      why: `By phase (table below): the cold turn's extra time is the CLI's start-up and session load before it sends its request (stdin → request: p50 ${ms(startUp(withModel.cold))} cold, ${ms(startUp(withModel.warm))} warm); the model's ${ctx.latency.firstTokenMs} ms to its first token is in both, so with a real model's latency no process can make a turn 3× faster. The saving per turn is what counts, and it stays.`,
+      why:
+        `By phase (table below): the cold turn's extra time is the CLI's start-up and session load before ` +
+        `it sends its request (stdin → request: ` +
+        `p50 ${ms(startUp(withModel.cold))} cold, ${ms(startUp(withModel.warm))} warm); the ` +
+        `model's ${ctx.latency.firstTokenMs} ms to its first token is in both, so with a real model's ` +
+        `latency no process can make a turn 3× faster. The saving per turn is what counts, and it stays.`,
     });
   }
   const tables: Table[] = [
     {
       caption: `Turns 2 to ${turns} (first text p50 / p95, result p50 / p95):`,
       head: ['', 'first text p50', 'p95', 'result p50', 'p95'],
-      rows: [...(ctx.latency ? rows('with the model\'s latency', withModel) : []), ...rows('the CLI alone', cliAlone)],
+      rows: [...(ctx.latency ? rows("with the model's latency", withModel) : []), ...rows('the CLI alone', cliAlone)],
     },
-    phaseTable('With the model\'s latency, by phase:', { name: 'warm', samples: withModel.warm }, { name: 'cold', samples: withModel.cold }),
+    phaseTable(
+      "With the model's latency, by phase:",
+      { name: 'warm', samples: withModel.warm },
+      { name: 'cold', samples: withModel.cold },
+    ),
   ];
   return {
     tables,
     checks,
-    notes: ['Cold is a new stream-json process per turn that resumes the session, as for a conversation without a kept process; the host is the session class itself (no gateway), so the host phases here are the session\'s own.'],
+    notes: [
+      'Cold is a new stream-json process per turn that resumes the session, as for a conversation without a ' +
+        'kept process; the host is the session class itself (no gateway), so the host phases here are the ' +
+        "session's own.",
+    ],
     data: { turns, withModel, cliAlone },
   };
 }

@@ -1,5 +1,5 @@
 /** A web client for the benchmarks: a conversation's event stream with the time each event arrived. */
-import { readEvents, type Endpoint, type SseEvent } from '../src/cli/client.js';
+import { type Endpoint, readEvents, type SseEvent } from '../src/cli/client.js';
 import { now } from './floor/wire-tap.js';
 
 export interface TimedEvent extends SseEvent {
@@ -15,21 +15,37 @@ export class TimedEvents {
   constructor(ep: Endpoint, conv: string) {
     let connected!: () => void;
     this.ready = new Promise((r) => (connected = r));
-    void readEvents(ep, `/api/conversations/${encodeURIComponent(conv)}/events`, (e) => {
-      const t: TimedEvent = { ...e, at: now() };
-      this.events.push(t);
-      if (e.event === 'status' && e.data.state === 'connected') connected();
-      for (const l of this.listeners) l(t);
-    }, this.abort.signal).catch(() => undefined);
+    void readEvents(
+      ep,
+      `/api/conversations/${encodeURIComponent(conv)}/events`,
+      (e) => {
+        const t: TimedEvent = { ...e, at: now() };
+        this.events.push(t);
+        if (e.event === 'status' && e.data.state === 'connected') connected();
+        for (const l of this.listeners) l(t);
+      },
+      this.abort.signal,
+    ).catch(() => undefined);
   }
 
   /** The first event of a type for a message (its messageId), waiting for it. */
-  next(type: string, messageId: string, timeoutMs = 120_000, pred: (d: Record<string, unknown>) => boolean = () => true): Promise<TimedEvent> {
-    const match = (e: TimedEvent) => e.event === type && (e.data.messageId === messageId || ((e.data.messageIds as string[] | undefined) ?? []).includes(messageId)) && pred(e.data);
+  next(
+    type: string,
+    messageId: string,
+    timeoutMs = 120_000,
+    pred: (d: Record<string, unknown>) => boolean = () => true,
+  ): Promise<TimedEvent> {
+    const match = (e: TimedEvent) =>
+      e.event === type &&
+      (e.data.messageId === messageId || ((e.data.messageIds as string[] | undefined) ?? []).includes(messageId)) &&
+      pred(e.data);
     const hit = this.events.find(match);
     if (hit) return Promise.resolve(hit);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => (this.listeners.delete(l), reject(new Error(`no ${type} event for ${messageId} in time`))), timeoutMs);
+      const timer = setTimeout(
+        () => (this.listeners.delete(l), reject(new Error(`no ${type} event for ${messageId} in time`))),
+        timeoutMs,
+      );
       const l = (e: TimedEvent) => {
         if (!match(e)) return;
         clearTimeout(timer);

@@ -7,20 +7,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { BusEvent } from '../src/gateway/bus.js';
 import { APP_DIR } from '../src/channels/web/static.js';
-import { tempDir } from '../tests/support/claude-rig.js';
+import type { BusEvent } from '../src/gateway/bus.js';
 import { launch, openApp } from '../tests/support/browser-rig.js';
+import { tempDir } from '../tests/support/claude-rig.js';
+import { fakeSessionFactory } from '../tests/support/fake-agent.js';
 import { agentConfig, startInProcess } from '../tests/support/gateway-rig.js';
 import { startMockApi } from '../tests/support/mock-anthropic.js';
-import { fakeSessionFactory } from '../tests/support/fake-agent.js';
 import type { SectionBody } from './report.js';
 import { ms, summarize } from './stats.js';
 
 const SIZE_TARGET_KB = 150;
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 
-/** The files the first load fetches (index.html and what it links, the worker, the manifest) versus chunks loaded later. */
+/**
+ * The files the first load fetches (index.html and what it links, the worker, the manifest) versus chunks loaded later.
+ */
 function appSize(): { initial: Array<[string, number, number]>; lazy: Array<[string, number, number]>; icons: number } {
   const html = fs.readFileSync(path.join(APP_DIR, 'index.html'), 'utf8');
   const linked = new Set([...html.matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)].map((m) => m[1]!));
@@ -29,7 +31,9 @@ function appSize(): { initial: Array<[string, number, number]>; lazy: Array<[str
     return [rel, body.length, gzipSync(body, { level: 9 }).length];
   };
   const assets = fs.readdirSync(path.join(APP_DIR, 'assets')).map((f) => `assets/${f}`);
-  const icons = fs.readdirSync(path.join(APP_DIR, 'icons')).reduce((n, f) => n + fs.statSync(path.join(APP_DIR, 'icons', f)).size, 0);
+  const icons = fs
+    .readdirSync(path.join(APP_DIR, 'icons'))
+    .reduce((n, f) => n + fs.statSync(path.join(APP_DIR, 'icons', f)).size, 0);
   return {
     initial: ['index.html', 'sw.js', 'manifest.webmanifest', ...assets.filter((a) => linked.has(a))].map(row),
     lazy: assets.filter((a) => !linked.has(a)).map(row),
@@ -90,9 +94,19 @@ async function deltaToDom(quick: boolean): Promise<{ latencies: number[]; turns:
   }
 }
 
-async function longHistory(quick: boolean): Promise<{ count: number; firstPageMs: number; allMs: number; pages: number }> {
+async function longHistory(
+  quick: boolean,
+): Promise<{ count: number; firstPageMs: number; allMs: number; pages: number }> {
   const count = quick ? 500 : 2000;
-  const gw = await startInProcess({ agent: { cwd: tempDir('bench-cwd') } }, { sessionFactory: fakeSessionFactory({ turnMs: 0, reply: (texts) => `**answer** to ${texts.length} message(s): \`${texts[0]?.slice(-12)}\`` }) });
+  const gw = await startInProcess(
+    { agent: { cwd: tempDir('bench-cwd') } },
+    {
+      sessionFactory: fakeSessionFactory({
+        turnMs: 0,
+        reply: (texts) => `**answer** to ${texts.length} message(s): \`${texts[0]?.slice(-12)}\``,
+      }),
+    },
+  );
   const browser = await launch();
   try {
     const w = gw.watch('long');
@@ -115,7 +129,8 @@ async function longHistory(quick: boolean): Promise<{ count: number; firstPageMs
       await page.getByTestId('log').evaluate((el) => (el.scrollTop = 0));
       const deadline = Date.now() + 60_000;
       while ((await bubbles.count()) <= before) {
-        if (Date.now() > deadline) throw new Error(`older history did not load (${before} of ${count} messages on screen)`);
+        if (Date.now() > deadline)
+          throw new Error(`older history did not load (${before} of ${count} messages on screen)`);
         await new Promise((r) => setTimeout(r, 20));
       }
       pages++;
@@ -148,7 +163,9 @@ export async function benchWeb(quick: boolean): Promise<SectionBody> {
         ],
       },
       {
-        caption: `A text delta from the CLI (the gateway publishing it) to the page's DOM, ${lat.n} deltas over ${turns} streamed replies:`,
+        caption:
+          `A text delta from the CLI (the gateway publishing it) to the page's DOM, ${lat.n} deltas ` +
+          `over ${turns} streamed replies:`,
         head: ['p50', 'p95', 'p99', 'min', 'max'],
         rows: [[ms(lat.p50), ms(lat.p95), ms(lat.p99), ms(lat.min), ms(lat.max)]],
       },
@@ -162,13 +179,28 @@ export async function benchWeb(quick: boolean): Promise<SectionBody> {
       },
     ],
     checks: [
-      { target: `web app under ${SIZE_TARGET_KB} KB gzip on first load (highlighter apart)`, measured: kb(initialGzip), pass: initialGzip <= SIZE_TARGET_KB * 1024 },
-      { target: 'text delta from the CLI to the DOM (reported)', measured: `p50 ${ms(lat.p50)}, p99 ${ms(lat.p99)}`, pass: true },
-      { target: `render a ${history.count}-message history (reported)`, measured: `${ms(history.firstPageMs)} to the newest page, ${ms(history.allMs)} to all of it`, pass: true },
+      {
+        target: `web app under ${SIZE_TARGET_KB} KB gzip on first load (highlighter apart)`,
+        measured: kb(initialGzip),
+        pass: initialGzip <= SIZE_TARGET_KB * 1024,
+      },
+      {
+        target: 'text delta from the CLI to the DOM (reported)',
+        measured: `p50 ${ms(lat.p50)}, p99 ${ms(lat.p99)}`,
+        pass: true,
+      },
+      {
+        target: `render a ${history.count}-message history (reported)`,
+        measured: `${ms(history.firstPageMs)} to the newest page, ${ms(history.allMs)} to all of it`,
+        pass: true,
+      },
     ],
     notes: [
-      'The delta figure starts when the gateway publishes the text event it parsed from the CLI\'s stdout and ends when a MutationObserver in the page sees the token in the streaming block; both clocks are performance.timeOrigin + now() on one machine.',
-      'The history is seeded through the HTTP API with the in-process fake agent (one turn and reply per message); the page fetches it 100 messages at a time, each page with its turns and replies.',
+      "The delta figure starts when the gateway publishes the text event it parsed from the CLI's stdout and " +
+        'ends when a MutationObserver in the page sees the token in the streaming block; both clocks are ' +
+        'performance.timeOrigin + now() on one machine.',
+      'The history is seeded through the HTTP API with the in-process fake agent (one turn and reply per ' +
+        'message); the page fetches it 100 messages at a time, each page with its turns and replies.',
     ],
     data: { size, latencies: lat, history },
   };

@@ -4,7 +4,9 @@
  */
 export const ERRORS = {
   // agent: Claude Code processes and sessions
-  CLAUDE_BINARY_MISSING: 'The claude binary was not found. Install @anthropic-ai/claude-code, put claude on PATH, or set RUDDER_CLAUDE_BIN / agent.claudeBin.',
+  CLAUDE_BINARY_MISSING:
+    'The claude binary was not found. Install @anthropic-ai/claude-code, put claude on PATH, or set ' +
+    'RUDDER_CLAUDE_BIN / agent.claudeBin.',
   AGENT_SPAWN_FAILED: 'The agent process could not be started. Run `rudder doctor`.',
   AGENT_STDIN_BROKEN: 'Writing to the agent process failed (broken pipe); it has exited.',
   AGENT_EOF_WITHOUT_RESULT: 'The agent process closed its output before the turn produced a result.',
@@ -89,7 +91,9 @@ export function isRudderError(err: unknown, code?: ErrorCode): err is RudderErro
   return err instanceof RudderError && (code === undefined || err.code === code);
 }
 
-/** Wraps anything thrown into a RudderError with the given code; an existing one keeps its code and gains the context. */
+/**
+ * Wraps anything thrown into a RudderError with the given code; an existing one keeps its code and gains the context.
+ */
 export function asRudderError(err: unknown, code: ErrorCode, context: ErrorContext = {}): RudderError {
   if (err instanceof RudderError) {
     for (const [k, v] of Object.entries(context)) if (err.context[k] === undefined) err.context[k] = v;

@@ -7,9 +7,9 @@
  */
 import type { MockReply } from '../../tests/support/mock-anthropic.js';
 import { sleep } from '../stats.js';
-import type { Rng } from './random.js';
 import type { Violation } from './invariants.js';
-import { alive, descendantsOf, procInfo, processesOfRun } from './procs.js';
+import { alive, descendantsOf, processesOfRun, procInfo } from './procs.js';
+import type { Rng } from './random.js';
 import type { Accepted, ChaosRig } from './rig.js';
 
 export interface Conv {
@@ -42,29 +42,46 @@ function faultDirective(name: string, poison = false): string {
 }
 
 /** Sends a tagged message; the tag (conversation and number) lets the checker place every reply. */
-export async function send(ctx: RunCtx, conv: Conv, body: string): Promise<{ tag: string; accepted: Accepted | undefined }> {
+export async function send(
+  ctx: RunCtx,
+  conv: Conv,
+  body: string,
+): Promise<{ tag: string; accepted: Accepted | undefined }> {
   const tag = `${conv.key}-m${conv.sent++}`;
   const text = `${body} tag:${tag}`;
-  const accepted = conv.kind === 'web' ? await ctx.rig.post(conv.key, text) : await ctx.rig.slowPost(conv.key, text, `slow-${process.pid}-${platformSeq++}`);
-  ctx.log(`${conv.id} <- ${JSON.stringify(text)}: ${accepted ? `${accepted.disposition} ${accepted.messageId}` : 'not accepted (gateway down)'}`);
+  const accepted =
+    conv.kind === 'web'
+      ? await ctx.rig.post(conv.key, text)
+      : await ctx.rig.slowPost(conv.key, text, `slow-${process.pid}-${platformSeq++}`);
+  ctx.log(
+    `${conv.id} <- ${JSON.stringify(text)}: ${accepted ? `${accepted.disposition} ${accepted.messageId}` : 'not accepted (gateway down)'}`,
+  );
   return { tag, accepted };
 }
 
 export async function command(ctx: RunCtx, conv: Conv, text: string): Promise<Accepted | undefined> {
-  const accepted = conv.kind === 'web' ? await ctx.rig.post(conv.key, text) : await ctx.rig.slowPost(conv.key, text, `slow-${process.pid}-${platformSeq++}`);
+  const accepted =
+    conv.kind === 'web'
+      ? await ctx.rig.post(conv.key, text)
+      : await ctx.rig.slowPost(conv.key, text, `slow-${process.pid}-${platformSeq++}`);
   ctx.log(`${conv.id} <- ${text}: ${accepted ? accepted.disposition : 'not accepted (gateway down)'}`);
   return accepted;
 }
 
 /** Waits until the agent sent the API request for a tagged message (its turn is running). */
 function turnRunning(ctx: RunCtx, tag: string, timeoutMs = 20_000) {
-  return ctx.rig.mock.waitFor((r) => !r.side && r.lastUserText.includes(`tag:${tag}`), timeoutMs).catch(() => undefined);
+  return ctx.rig.mock
+    .waitFor((r) => !r.side && r.lastUserText.includes(`tag:${tag}`), timeoutMs)
+    .catch(() => undefined);
 }
 
 /** A conversation with no turn running, when there is one (faults aimed at a turn start one). */
 async function idleConv(ctx: RunCtx, filter: (c: Conv) => boolean = () => true): Promise<Conv> {
   const s = await ctx.rig.status();
-  const busy = new Set([...(s?.sessions.filter((x) => x.state === 'busy').map((x) => x.conversationId) ?? []), ...(s?.queues.map((q) => q.conversationId) ?? [])]);
+  const busy = new Set([
+    ...(s?.sessions.filter((x) => x.state === 'busy').map((x) => x.conversationId) ?? []),
+    ...(s?.queues.map((q) => q.conversationId) ?? []),
+  ]);
   const pool = ctx.convs.filter((c) => filter(c) && !busy.has(c.id));
   return ctx.rnd.pick(pool.length ? pool : ctx.convs.filter(filter));
 }
@@ -102,11 +119,17 @@ export const ACTIONS: Record<string, Action> = {
     // The real CLI under the pass-through; the pass-through then dies the same way.
     const claude = ctx.rig.realCli(wrapper) ?? wrapper;
     const tools = descendantsOf(claude);
-    if (!killPid(ctx, claude, `claude of ${conv.id} mid-turn, its tool processes: ${tools.join(' ') || 'none'}`)) return undefined;
+    if (!killPid(ctx, claude, `claude of ${conv.id} mid-turn, its tool processes: ${tools.join(' ') || 'none'}`))
+      return undefined;
     // What the dead CLI was running must not run on: the re-run starts the tool again.
     await sleep(2000);
     for (const pid of tools.filter(alive)) {
-      ctx.violations.push({ kind: 'leaked-process', detail: `tool process ${pid} (${procInfo(pid)?.cmdline.slice(0, 80)}) of the claude killed in ${conv.id} still runs 2 s later` });
+      ctx.violations.push({
+        kind: 'leaked-process',
+        detail:
+          `tool process ${pid} (${procInfo(pid)?.cmdline.slice(0, 80)}) of the claude killed ` +
+          `in ${conv.id} still runs 2 s later`,
+      });
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
@@ -130,7 +153,12 @@ export const ACTIONS: Record<string, Action> = {
     ctx.log('gateway restarted');
     await sleep(2000);
     for (const p of orphans.filter((o) => alive(o.pid))) {
-      ctx.violations.push({ kind: 'leaked-process', detail: `pid ${p.pid} left by the killed gateway is still running 2 s after the restart: ${p.cmdline.slice(0, 160)}` });
+      ctx.violations.push({
+        kind: 'leaked-process',
+        detail:
+          `pid ${p.pid} left by the killed gateway is still running 2 s after the ` +
+          `restart: ${p.cmdline.slice(0, 160)}`,
+      });
     }
     return 'kill -9 gateway mid-turn, restart';
   },
@@ -140,9 +168,14 @@ export const ACTIONS: Record<string, Action> = {
     const resetsAt = Math.floor(Date.now() / 1000) + ctx.rnd.int(2, 5);
     ctx.burst = {
       remaining: ctx.rnd.int(1, 3),
-      reply: () => (subscription ? { kind: 'error', status: 429, style: 'subscription', resetsAt } : { kind: 'error', status: 429, style: 'apikey' }),
+      reply: () =>
+        subscription
+          ? { kind: 'error', status: 429, style: 'subscription', resetsAt }
+          : { kind: 'error', status: 429, style: 'apikey' },
     };
-    ctx.log(`429 burst of ${ctx.burst.remaining} (${subscription ? `subscription, resets at ${resetsAt}` : 'no reset time'})`);
+    ctx.log(
+      `429 burst of ${ctx.burst.remaining} (${subscription ? `subscription, resets at ${resetsAt}` : 'no reset time'})`,
+    );
     await send(ctx, ctx.rnd.pick(ctx.convs), ctx.rnd.next() < 0.5 ? 'hello' : '[[bash:sleep 1]] work');
     return `429 burst (${subscription ? 'with reset time' : 'no reset time'})`;
   },
@@ -182,7 +215,9 @@ export const ACTIONS: Record<string, Action> = {
     const fault = ctx.rnd.pick(['midframe', 'eof']);
     const poison = ctx.rnd.next() < 0.3;
     await send(ctx, await idleConv(ctx), `${faultDirective(fault, poison)} check`);
-    return `${fault === 'midframe' ? 'exit in the middle of a frame' : 'EOF without a result'}${poison ? ' (every attempt)' : ' (once)'}`;
+    return `${
+      fault === 'midframe' ? 'exit in the middle of a frame' : 'EOF without a ' + 'result'
+    }${poison ? ' (every attempt)' : ' (once)'}`;
   },
 
   async 'burst-clear'(ctx) {
@@ -224,4 +259,16 @@ export const ACTIONS: Record<string, Action> = {
 };
 
 /** Every fault kind; a run plays each once, in a seeded order, between ordinary messages. */
-export const FAULTS = ['kill-claude', 'kill-gateway', 'rate-limit', 'server-error', 'steer-broken-pipe', 'malformed', 'stderr-flood', 'cut-output', 'burst-clear', 'stop', 'slow-channel'];
+export const FAULTS = [
+  'kill-claude',
+  'kill-gateway',
+  'rate-limit',
+  'server-error',
+  'steer-broken-pipe',
+  'malformed',
+  'stderr-flood',
+  'cut-output',
+  'burst-clear',
+  'stop',
+  'slow-channel',
+];

@@ -14,10 +14,20 @@ const loaded = loadConfig(process.argv[2]);
 const log = createLogger({ dataDir: home, level: 'debug', pretty: false });
 // Access control trusts only "web" and the channels named in the config, and the config schema
 // names only the real chat platforms: the slow channel's access entry is added to the loaded config.
-const access: ChannelAccessConfig = { owners: [SLOW_OWNER], allow: [], pairing: false, groups: { enabled: false, requireMention: true, allow: [] } };
+const access: ChannelAccessConfig = {
+  owners: [SLOW_OWNER],
+  allow: [],
+  pairing: false,
+  groups: { enabled: false, requireMention: true, allow: [] },
+};
 (loaded.config.channels as Record<string, unknown>)[SLOW_CHANNEL] = access;
 const slow = new SlowChannel({ logFile: process.env.CHAOS_SLOW_LOG!, minMs: 200, maxMs: 1500 });
-const gw = await startGateway({ dataDir: home, config: new LiveConfig(loaded.file, loaded.config), logger: log, extraChannels: [slow] });
+const gw = await startGateway({
+  dataDir: home,
+  config: new LiveConfig(loaded.file, loaded.config),
+  logger: log,
+  extraChannels: [slow],
+});
 process.stdout.write(`ready ${gw.web!.url()} ${slow.url()}\n`);
 
 let exiting = false;

@@ -3,7 +3,7 @@
  * S+1, ...), each playing every fault kind once. Prints each run, then
  * `chaos: N runs, N faults, N lost, N duplicated`; exits 1 on any violation.
  */
-import { runChaos, type RunReport } from './run.js';
+import { type RunReport, runChaos } from './run.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {
@@ -22,7 +22,10 @@ for (let i = 0; i < runs; i++) {
   process.stdout.write(`run ${i + 1}/${runs} (seed ${s})\n`);
   const r = await runChaos({ seed: s, faults: Number.isFinite(faults) ? faults : undefined, verbose, keep });
   reports.push(r);
-  process.stdout.write(`  ${(r.durationMs / 1000).toFixed(0)} s, ${r.messages} messages ${JSON.stringify(r.states)}, faults: ${r.faults.join('; ')}\n`);
+  process.stdout.write(
+    `  ${(r.durationMs / 1000).toFixed(0)} s, ${r.messages} messages ${JSON.stringify(r.states)}, ` +
+      `faults: ${r.faults.join('; ')}\n`,
+  );
   if (r.violations.length) {
     process.stdout.write(`  ${r.violations.length} VIOLATION(S) (store and logs kept in ${r.home}):\n`);
     for (const v of r.violations) process.stdout.write(`    [${v.kind}] ${v.detail}\n`);
@@ -32,5 +35,7 @@ for (let i = 0; i < runs; i++) {
 const all = reports.flatMap((r) => r.violations);
 const count = (k: string) => all.filter((v) => v.kind === k).length;
 const others = all.filter((v) => v.kind !== 'lost' && v.kind !== 'duplicated');
-process.stdout.write(`chaos: ${runs} runs, ${reports.reduce((n, r) => n + r.faults.length, 0)} faults, ${count('lost')} lost, ${count('duplicated')} duplicated${others.length ? `, ${others.length} other violation(s)` : ''}\n`);
+process.stdout.write(
+  `chaos: ${runs} runs, ${reports.reduce((n, r) => n + r.faults.length, 0)} faults, ${count('lost')} lost, ${count('duplicated')} duplicated${others.length ? `, ${others.length} other violation(s)` : ''}\n`,
+);
 process.exit(all.length ? 1 : 0);

@@ -33,7 +33,9 @@ export function alive(pid: number): boolean {
 /** The direct children of a pid. */
 export function childrenOf(pid: number): number[] {
   try {
-    return fs.readdirSync(`/proc/${pid}/task`).flatMap((t) => (read(`/proc/${pid}/task/${t}/children`) ?? '').trim().split(/\s+/).filter(Boolean).map(Number));
+    return fs
+      .readdirSync(`/proc/${pid}/task`)
+      .flatMap((t) => (read(`/proc/${pid}/task/${t}/children`) ?? '').trim().split(/\s+/).filter(Boolean).map(Number));
   } catch {
     return [];
   }

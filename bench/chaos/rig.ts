@@ -4,21 +4,24 @@
  * slow channel's inbound endpoint. The agent binary is the fake CLI in `wrap` mode: the real CLI
  * behind a pass-through that injects malformed frames, stderr floods and cut-off output on demand.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { call, type Endpoint } from '../../src/cli/client.js';
 import { CLAUDE_BIN, FAKE_CLAUDE, mockAgentEnv, tempDir, waitUntil } from '../../tests/support/claude-rig.js';
-import type { MockApi } from '../../tests/support/mock-anthropic.js';
 import { writeConfig } from '../../tests/support/gateway-rig.js';
+import type { MockApi } from '../../tests/support/mock-anthropic.js';
 import { childrenOf } from './procs.js';
 import { SLOW_CHANNEL } from './slow-channel.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const TSX = createRequire(import.meta.url).resolve('tsx');
-/** CHAOS_GATEWAY_CHILD runs another entry (e.g. one that patches a fix in, to try it under chaos); like gateway-child.ts, it must admit the slow channel's owner. */
+/**
+ * CHAOS_GATEWAY_CHILD runs another entry (e.g. one that patches a fix in, to try it under chaos); like
+ * gateway-child.ts, it must admit the slow channel's owner.
+ */
 const CHILD = process.env.CHAOS_GATEWAY_CHILD ?? path.join(HERE, 'gateway-child.ts');
 
 export interface Status {
@@ -115,7 +118,9 @@ export class ChaosRig {
     const child = this.child;
     if (!child || !this.running()) return;
     child.kill('SIGKILL');
-    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r)));
+    await new Promise((r) =>
+      child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r),
+    );
   }
 
   /** SIGTERM and wait; false when it had to be killed. */
@@ -123,7 +128,10 @@ export class ChaosRig {
     const child = this.child;
     if (!child || !this.running()) return true;
     child.kill('SIGTERM');
-    const exited = await Promise.race([new Promise((r) => child.once('exit', () => r(true))), new Promise((r) => setTimeout(() => r(false), timeoutMs))]);
+    const exited = await Promise.race([
+      new Promise((r) => child.once('exit', () => r(true))),
+      new Promise((r) => setTimeout(() => r(false), timeoutMs)),
+    ]);
     if (!exited) await this.kill9();
     return !!exited;
   }
@@ -132,7 +140,12 @@ export class ChaosRig {
   async post(key: string, text: string): Promise<Accepted | undefined> {
     if (!this.ep || !this.running()) return undefined;
     try {
-      const r = await call<{ messageId: string; disposition: string }>(this.ep, 'POST', `/api/conversations/${key}/messages`, { text });
+      const r = await call<{ messageId: string; disposition: string }>(
+        this.ep,
+        'POST',
+        `/api/conversations/${key}/messages`,
+        { text },
+      );
       return this.note({ messageId: r.messageId, conversation: `web:${key}`, text, disposition: r.disposition });
     } catch {
       return undefined;
@@ -146,7 +159,12 @@ export class ChaosRig {
       const res = await fetch(`${this.slowUrl}/inbound`, { method: 'POST', body: JSON.stringify({ key, id, text }) });
       if (!res.ok) return undefined;
       const r = (await res.json()) as { messageId: string; disposition: string };
-      return this.note({ messageId: r.messageId, conversation: `${SLOW_CHANNEL}:${key}`, text, disposition: r.disposition });
+      return this.note({
+        messageId: r.messageId,
+        conversation: `${SLOW_CHANNEL}:${key}`,
+        text,
+        disposition: r.disposition,
+      });
     } catch {
       return undefined;
     }
@@ -199,6 +217,7 @@ export class ChaosRig {
 
   /** Removes the run's temp dirs (kept when a run found a violation). */
   cleanup(): void {
-    for (const d of [this.home, this.agentHome, this.cwd, this.faultDir]) fs.rmSync(d, { recursive: true, force: true });
+    for (const d of [this.home, this.agentHome, this.cwd, this.faultDir])
+      fs.rmSync(d, { recursive: true, force: true });
   }
 }

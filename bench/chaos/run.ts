@@ -5,15 +5,16 @@
  * then: let everything settle (releasing rate-limit holds with /retry), stop the gateway, and check
  * the invariants.
  */
+
+import { OPEN_STATES } from '../../src/store/types.js';
 import { startMockApi } from '../../tests/support/mock-anthropic.js';
 import { sleep } from '../stats.js';
-import { ACTIONS, FAULTS, type Conv, type RunCtx } from './faults.js';
+import { ACTIONS, type Conv, FAULTS, type RunCtx } from './faults.js';
 import { checkModelInputs, checkStore, trackedProcesses, type Violation } from './invariants.js';
 import { alive, processesOfRun } from './procs.js';
 import { Rng } from './random.js';
 import { ChaosRig } from './rig.js';
 import { SLOW_CHANNEL } from './slow-channel.js';
-import { OPEN_STATES } from '../../src/store/types.js';
 
 export interface RunOptions {
   seed: number;
@@ -63,7 +64,10 @@ async function settle(ctx: RunCtx): Promise<string | undefined> {
       lastRetry = Date.now();
       for (const id of paused) {
         const conv = ctx.convs.find((c) => c.id === id);
-        if (conv) await (conv.kind === 'web' ? rig.post(conv.key, '/retry') : rig.slowPost(conv.key, '/retry', `retry-${Date.now()}-${id}`));
+        if (conv)
+          await (conv.kind === 'web'
+            ? rig.post(conv.key, '/retry')
+            : rig.slowPost(conv.key, '/retry', `retry-${Date.now()}-${id}`));
       }
     }
     calm = open === 0 && s.owedReplies === 0 && busy === 0 && s.queues.length === 0 ? calm + 1 : 0;
@@ -99,7 +103,8 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
   });
 
   const unknown = (opts.kinds ?? []).filter((k) => !FAULTS.includes(k));
-  if (unknown.length) throw new Error(`unknown fault kind(s) ${unknown.join(', ')}: the kinds are ${FAULTS.join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown fault kind(s) ${unknown.join(', ')}: the kinds are ${FAULTS.join(', ')}`);
   const order = [...(opts.kinds ?? FAULTS)].sort(() => rnd.next() - 0.5).slice(0, opts.faults);
   const injected: string[] = [];
   const injectedKinds: string[] = [];
@@ -123,7 +128,8 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
     const unsettled = await settle(ctx);
     if (unsettled) violations.push({ kind: 'lost', detail: unsettled });
     log('stopping the gateway');
-    if (!(await rig.stop())) violations.push({ kind: 'gateway', detail: 'the gateway did not stop within 30 s of SIGTERM' });
+    if (!(await rig.stop()))
+      violations.push({ kind: 'gateway', detail: 'the gateway did not stop within 30 s of SIGTERM' });
   } catch (err) {
     violations.push({ kind: 'gateway', detail: `the run broke: ${(err as Error).stack ?? err}` });
     await rig.stop();
@@ -135,16 +141,27 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
   await sleep(500);
   const left = processesOfRun(rig.agentHome);
   for (const p of left) {
-    violations.push({ kind: 'leaked-process', detail: `pid ${p.pid} (parent ${p.ppid}) outlived the gateway: ${p.cmdline.slice(0, 160)}` });
+    violations.push({
+      kind: 'leaked-process',
+      detail: `pid ${p.pid} (parent ${p.ppid}) outlived the gateway: ${p.cmdline.slice(0, 160)}`,
+    });
     try {
       process.kill(p.pid, 'SIGKILL');
     } catch {
       // Gone meanwhile.
     }
   }
-  for (const pid of rig.seenPids) if (alive(pid) && !left.some((p) => p.pid === pid)) violations.push({ kind: 'leaked-process', detail: `agent pid ${pid} seen during the run is still alive` });
-  for (const pid of trackedProcesses(rig.dbFile())) if (alive(pid)) violations.push({ kind: 'leaked-process', detail: `agent_processes still lists live pid ${pid}` });
-  for (const out of rig.output) if (/uncaught exception/i.test(out)) violations.push({ kind: 'gateway', detail: `the gateway crashed: ${out.slice(out.search(/uncaught exception/i), 600)}` });
+  for (const pid of rig.seenPids)
+    if (alive(pid) && !left.some((p) => p.pid === pid))
+      violations.push({ kind: 'leaked-process', detail: `agent pid ${pid} seen during the run is still alive` });
+  for (const pid of trackedProcesses(rig.dbFile()))
+    if (alive(pid)) violations.push({ kind: 'leaked-process', detail: `agent_processes still lists live pid ${pid}` });
+  for (const out of rig.output)
+    if (/uncaught exception/i.test(out))
+      violations.push({
+        kind: 'gateway',
+        detail: `the gateway crashed: ${out.slice(out.search(/uncaught exception/i), 600)}`,
+      });
 
   try {
     const checked = checkStore(rig.dbFile(), rig.accepted, rig.slowLog);
@@ -154,5 +171,15 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
     violations.push({ kind: 'integrity', detail: `the store could not be read: ${(err as Error).message}` });
   }
   if (violations.length === 0 && !opts.keep) rig.cleanup();
-  return { seed: opts.seed, faults: injected, kinds: injectedKinds, messages: Object.values(states).reduce((a, b) => a + b, 0), violations, states, durationMs: Date.now() - started, timeline, home: rig.home };
+  return {
+    seed: opts.seed,
+    faults: injected,
+    kinds: injectedKinds,
+    messages: Object.values(states).reduce((a, b) => a + b, 0),
+    violations,
+    states,
+    durationMs: Date.now() - started,
+    timeline,
+    home: rig.home,
+  };
 }

@@ -7,7 +7,14 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AckKind, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../../src/channels/channel.js';
+import type {
+  AckKind,
+  Channel,
+  ChannelStatus,
+  InboundSink,
+  MessageRef,
+  OutboundReply,
+} from '../../src/channels/channel.js';
 
 /** The slow channel's name, and so the prefix of its conversation ids ("slow:s1"). */
 export const SLOW_CHANNEL = 'slow';
@@ -42,7 +49,15 @@ export class SlowChannel implements Channel {
       req.on('end', () => {
         const m = JSON.parse(body) as { key: string; id: string; text: string };
         sink
-          .accept({ channel: this.name, platformMessageId: m.id, conversationKey: m.key, sender: { id: SLOW_OWNER, name: SLOW_OWNER }, chatType: 'direct', text: m.text, sentAt: Date.now() })
+          .accept({
+            channel: this.name,
+            platformMessageId: m.id,
+            conversationKey: m.key,
+            sender: { id: SLOW_OWNER, name: SLOW_OWNER },
+            chatType: 'direct',
+            text: m.text,
+            sentAt: Date.now(),
+          })
           .then(
             (r) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(r)),
             (err: Error) => res.writeHead(500).end(err.message),
@@ -66,7 +81,12 @@ export class SlowChannel implements Channel {
   async send(reply: OutboundReply, to: MessageRef): Promise<void> {
     await new Promise((r) => setTimeout(r, this.opts.minMs + Math.random() * (this.opts.maxMs - this.opts.minMs)));
     if (this.state !== 'connected') throw new Error('the slow channel is stopped');
-    const line: SlowDelivery = { outboxId: reply.outboxId, conversationKey: to.conversationKey, text: reply.text, at: Date.now() };
+    const line: SlowDelivery = {
+      outboxId: reply.outboxId,
+      conversationKey: to.conversationKey,
+      text: reply.text,
+      at: Date.now(),
+    };
     fs.appendFileSync(this.opts.logFile, JSON.stringify(line) + '\n');
   }
 

@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/ops/logger.js';
 import { WRAPPER_SYSTEM_PROMPT } from '../../src/security/wrap.js';
 import { rigLaunch } from '../../tests/support/claude-rig.js';
 import { startMockApi } from '../../tests/support/mock-anthropic.js';
-import { summarize, type Summary } from '../stats.js';
+import { type Summary, summarize } from '../stats.js';
 
 interface Variant {
   name: string;
@@ -33,16 +33,38 @@ export function variants(): Variant[] {
   const sdkEnv = { CLAUDE_CODE_ENTRYPOINT: 'sdk-ts', CLAUDE_CODE_SDK_READS_SESSION_STATE: '1' };
   return [
     { name: "Rudder's launch", args: rudder, uuid: true },
-    { name: "the SDK's launch", args: ['--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--permission-mode=bypassPermissions', '--allow-dangerously-skip-permissions', '--include-partial-messages'], env: sdkEnv, uuid: false, initialize: true },
+    {
+      name: "the SDK's launch",
+      args: [
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--input-format',
+        'stream-json',
+        '--permission-mode=bypassPermissions',
+        '--allow-dangerously-skip-permissions',
+        '--include-partial-messages',
+      ],
+      env: sdkEnv,
+      uuid: false,
+      initialize: true,
+    },
     { name: "Rudder's, without -p", args: without(rudder, '-p'), uuid: true },
     { name: "Rudder's, without --replay-user-messages", args: without(rudder, '--replay-user-messages'), uuid: true },
-    { name: "Rudder's, without --append-system-prompt", args: without(rudder, '--append-system-prompt', true), uuid: true },
+    {
+      name: "Rudder's, without --append-system-prompt",
+      args: without(rudder, '--append-system-prompt', true),
+      uuid: true,
+    },
     { name: "Rudder's, messages without a uuid", args: rudder, uuid: false },
     { name: "Rudder's, with the SDK's environment", args: rudder, env: sdkEnv, uuid: true },
   ];
 }
 
-export async function cliByFlags(rounds: number, turns: number): Promise<Array<{ name: string; args: string[]; summary: Summary }>> {
+export async function cliByFlags(
+  rounds: number,
+  turns: number,
+): Promise<Array<{ name: string; args: string[]; summary: Summary }>> {
   const mock = await startMockApi();
   const all = variants();
   const samples = new Map<string, number[]>(all.map((v) => [v.name, []]));
@@ -50,15 +72,34 @@ export async function cliByFlags(rounds: number, turns: number): Promise<Array<{
     for (let r = 0; r < rounds; r++) {
       for (const v of all) {
         const l = rigLaunch({ mockUrl: mock.url, env: v.env });
-        const p = AgentProcess.spawn({ bin: l.bin, args: v.args, cwd: l.cwd, env: l.env, logger: silentLogger(), label: 'cli-flags' });
+        const p = AgentProcess.spawn({
+          bin: l.bin,
+          args: v.args,
+          cwd: l.cwd,
+          env: l.env,
+          logger: silentLogger(),
+          label: 'cli-flags',
+        });
         let results = 0;
         p.onLine((line) => void (line.includes('"type":"result"') && results++));
-        if (v.initialize) p.write(JSON.stringify({ type: 'control_request', request_id: randomUUID(), request: { subtype: 'initialize', appendSystemPrompt: WRAPPER_SYSTEM_PROMPT } }) + '\n');
+        if (v.initialize)
+          p.write(
+            JSON.stringify({
+              type: 'control_request',
+              request_id: randomUUID(),
+              request: { subtype: 'initialize', appendSystemPrompt: WRAPPER_SYSTEM_PROMPT },
+            }) + '\n',
+          );
         try {
           // The first turn warms the process (its start-up is not what is measured here).
           for (let i = 0; i <= turns; i++) {
             const tag = `flags${r}-${all.indexOf(v)}-${i}`;
-            const msg: Record<string, unknown> = { type: 'user', message: { role: 'user', content: `hello tag:${tag}` }, parent_tool_use_id: null, session_id: '' };
+            const msg: Record<string, unknown> = {
+              type: 'user',
+              message: { role: 'user', content: `hello tag:${tag}` },
+              parent_tool_use_id: null,
+              session_id: '',
+            };
             if (v.uuid) msg.uuid = randomUUID();
             const before = results;
             const t0 = Date.now();

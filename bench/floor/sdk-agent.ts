@@ -6,7 +6,7 @@
  * prompt; every message the SDK yields is kept with the time it arrived.
  */
 import { spawn } from 'node:child_process';
-import { query, type Query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import { type Query, query, type SDKMessage, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import { buildAgentEnv } from '../../src/agents/claude/env.js';
 import { WRAPPER_SYSTEM_PROMPT } from '../../src/security/wrap.js';
 import { CLAUDE_BIN, mockAgentEnv, tempDir } from '../../tests/support/claude-rig.js';
@@ -66,7 +66,12 @@ export class SdkAgent {
         systemPrompt: { type: 'preset', preset: 'claude_code', append: WRAPPER_SYSTEM_PROMPT },
         spawnClaudeCodeProcess: (o) => {
           const at = now();
-          const child = spawn(o.command, o.args, { cwd: o.cwd, env: o.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'ignore'], signal: o.signal });
+          const child = spawn(o.command, o.args, {
+            cwd: o.cwd,
+            env: o.env as NodeJS.ProcessEnv,
+            stdio: ['pipe', 'pipe', 'ignore'],
+            signal: o.signal,
+          });
           opts.taps.attach(opts.label, child, at);
           return child as never;
         },
@@ -94,7 +99,10 @@ export class SdkAgent {
     const hit = this.messages.find((m) => m.at >= after && pred(m.msg));
     if (hit) return Promise.resolve(hit);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => (this.listeners.delete(l), reject(new Error('SDK: no such message in time'))), timeoutMs);
+      const timer = setTimeout(
+        () => (this.listeners.delete(l), reject(new Error('SDK: no such message in time'))),
+        timeoutMs,
+      );
       const l = (m: SdkMessageAt) => {
         if (m.at < after || !pred(m.msg)) return;
         clearTimeout(timer);
@@ -113,5 +121,8 @@ export class SdkAgent {
 }
 
 /** A streamed text delta of the assistant. */
-export const isTextDelta = (m: SDKMessage) => m.type === 'stream_event' && (m.event as { type?: string; delta?: { type?: string } }).type === 'content_block_delta' && (m.event as { delta: { type?: string } }).delta.type === 'text_delta';
+export const isTextDelta = (m: SDKMessage) =>
+  m.type === 'stream_event' &&
+  (m.event as { type?: string; delta?: { type?: string } }).type === 'content_block_delta' &&
+  (m.event as { delta: { type?: string } }).delta.type === 'text_delta';
 export const isResult = (m: SDKMessage) => m.type === 'result';

@@ -117,7 +117,8 @@ export function tapHttp(): HttpTap {
     requests: [],
     frames: [],
     request: (port, url, after) => tap.requests.find((r) => r.port === port && r.at >= after && url.test(r.url))?.at,
-    frame: (port, url, text, after) => tap.frames.find((f) => f.port === port && f.at >= after && url.test(f.url) && text.test(f.text))?.at,
+    frame: (port, url, text, after) =>
+      tap.frames.find((f) => f.port === port && f.at >= after && url.test(f.url) && text.test(f.text))?.at,
   };
   const emit = http.Server.prototype.emit;
   untaps.push(() => void (http.Server.prototype.emit = emit));

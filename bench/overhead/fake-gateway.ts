@@ -4,12 +4,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { LiveConfig, parseConfig } from '../../src/config/load.js';
 import type { InboundMessage } from '../../src/channels/channel.js';
-import { startGateway, type RunningGateway } from '../../src/gateway/gateway.js';
+import { LiveConfig, parseConfig } from '../../src/config/load.js';
+import { type RunningGateway, startGateway } from '../../src/gateway/gateway.js';
 import { createLogger } from '../../src/ops/logger.js';
-import { fakeSessionFactory } from '../../tests/support/fake-agent.js';
 import { tempDir } from '../../tests/support/claude-rig.js';
+import { fakeSessionFactory } from '../../tests/support/fake-agent.js';
 import { writeConfig } from '../../tests/support/gateway-rig.js';
 
 export interface FakeGateway {
@@ -23,10 +23,18 @@ export interface FakeGateway {
   stop(): Promise<void>;
 }
 
-export async function startFakeGateway(opts: { turnMs?: number; maxLive?: number; groupCommit?: boolean } = {}): Promise<FakeGateway> {
+export async function startFakeGateway(
+  opts: { turnMs?: number; maxLive?: number; groupCommit?: boolean } = {},
+): Promise<FakeGateway> {
   const home = tempDir('bench-home');
   const cwd = tempDir('bench-cwd');
-  const config = { web: { port: 0 }, shutdownDrainSeconds: 0, agent: { cwd }, steering: { maxLive: opts.maxLive ?? 2 }, store: { groupCommit: opts.groupCommit ?? false } };
+  const config = {
+    web: { port: 0 },
+    shutdownDrainSeconds: 0,
+    agent: { cwd },
+    steering: { maxLive: opts.maxLive ?? 2 },
+    store: { groupCommit: opts.groupCommit ?? false },
+  };
   const live = new LiveConfig(writeConfig(cwd, config), parseConfig(config));
   const inputs = new Map<string, number>();
   const logger = createLogger({ dataDir: home, level: 'info', pretty: false });

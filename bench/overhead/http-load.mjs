@@ -17,11 +17,24 @@ function post(key, text) {
   const body = JSON.stringify({ text });
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: `/api/conversations/${key}/messages`, method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `/api/conversations/${key}/messages`,
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
       (res) => {
         let data = '';
         res.on('data', (c) => (data += c));
-        res.on('end', () => (res.statusCode === 202 ? resolve(JSON.parse(data)) : reject(new Error(`${res.statusCode} ${data}`))));
+        res.on('end', () =>
+          res.statusCode === 202 ? resolve(JSON.parse(data)) : reject(new Error(`${res.statusCode} ${data}`)),
+        );
       },
     );
     req.on('error', reject);

@@ -5,14 +5,14 @@
  * the store's cost are measured again with store.groupCommit, side by side.
  */
 import { spawn } from 'node:child_process';
-import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 import path from 'node:path';
+import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { OPEN_STATES } from '../../src/store/types.js';
 import type { BenchContext } from '../context.js';
 import type { SectionBody } from '../report.js';
-import { ms, sleep, summarize, type Summary } from '../stats.js';
-import { startFakeGateway, type FakeGateway } from './fake-gateway.js';
+import { ms, type Summary, sleep, summarize } from '../stats.js';
+import { type FakeGateway, startFakeGateway } from './fake-gateway.js';
 import { closedLoop, type LoadResult } from './load.js';
 import { inboxCommitCost, instrumentStore } from './sqlite.js';
 
@@ -37,11 +37,20 @@ function openCount(g: FakeGateway): number {
 async function httpLoad(g: FakeGateway, conversations: number, total: number) {
   const { port } = g.gw.web!.address();
   const token = (await import('node:fs')).readFileSync(path.join(g.home, 'web-token'), 'utf8').trim();
-  const child = spawn(process.execPath, [path.join(HERE, 'http-load.mjs'), `http://127.0.0.1:${port}`, token, String(conversations), String(total)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [path.join(HERE, 'http-load.mjs'), `http://127.0.0.1:${port}`, token, String(conversations), String(total)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await new Promise((r) => child.once('exit', r));
-  const r = JSON.parse(out) as { sent: number; elapsedMs: number; latencies: number[]; dispositions: Record<string, number> };
+  const r = JSON.parse(out) as {
+    sent: number;
+    elapsedMs: number;
+    latencies: number[];
+    dispositions: Record<string, number>;
+  };
   // The accepted messages are answered in the background; the figure counts until the last is.
   const settleStart = performance.now();
   while (openCount(g) > 0 || g.gw.core.store.owedCount() > 0) await sleep(5);
@@ -93,7 +102,12 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
     { conversations: 100, total: n(20000) },
     { conversations: 1000, total: n(20000) },
   ];
-  type Level = Omit<LoadResult, 'acceptToInput'> & { conversations: number; total: number; acceptToInput: Summary; commitsPerMessage?: number };
+  type Level = Omit<LoadResult, 'acceptToInput'> & {
+    conversations: number;
+    total: number;
+    acceptToInput: Summary;
+    commitsPerMessage?: number;
+  };
   const throughput: Level[] = [];
   const grouped: Level[] = [];
   for (const level of levels) {
@@ -106,7 +120,9 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
         return { ...out, commitsPerMessage: commits ? commits() / out.messages : undefined };
       }, group);
       (group ? grouped : throughput).push({ ...level, ...r, acceptToInput: summarize(r.acceptToInput) });
-      process.stdout.write(`  ${level.conversations} conversation(s)${group ? ', group commit' : ''}: ${r.perSecond.toFixed(0)} msg/s\n`);
+      process.stdout.write(
+        `  ${level.conversations} conversation(s)${group ? ', group commit' : ''}: ${r.perSecond.toFixed(0)} msg/s\n`,
+      );
     }
   }
 
@@ -137,51 +153,113 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
   // What one core would give at the CPU each message took: the capacity a busy machine hides.
   const worst = throughput.filter((t) => t.conversations >= 100).sort((a, b) => a.perSecond - b.perSecond)[0]!;
   const cpuShare = (worst.cpuUsPerMessage * worst.perSecond) / 1e6;
-  const capacityNote = `The process had ${(cpuShare * 100).toFixed(0)}% of a core in that run; at the CPU a message took (${worst.cpuUsPerMessage.toFixed(0)} µs, all threads) a whole core would give about ${(1e6 / worst.cpuUsPerMessage).toFixed(0)} msg/s.`;
+  const capacityNote =
+    `The process had ${(cpuShare * 100).toFixed(0)}% of a core in that run; at the CPU a ` +
+    `message took (${worst.cpuUsPerMessage.toFixed(0)} µs, all threads) a whole core would give ` +
+    `about ${(1e6 / worst.cpuUsPerMessage).toFixed(0)} msg/s.`;
   const groupMin = Math.min(...grouped.filter((t) => t.conversations >= 100).map((t) => t.perSecond));
   const single = throughput.find((t) => t.conversations === 1)!;
   const topMethods = Object.entries(flow.byMethod)
     .sort((a, b) => b[1].ms - a[1].ms)
     .slice(0, 6)
-    .map(([name, m]) => `${name} ${(m.calls / flow.messages).toFixed(2)}×/msg ${((m.ms / flow.messages) * 1000).toFixed(0)} µs`);
+    .map(
+      ([name, m]) =>
+        `${name} ${(m.calls / flow.messages).toFixed(2)}×/msg ${((m.ms / flow.messages) * 1000).toFixed(0)} µs`,
+    );
 
   return {
     tables: [
       {
-        caption: 'Accept to the agent input (core.accept() until the fake agent is handed the text), 100 conversations at about 1,000 msg/s:',
+        caption:
+          'Accept to the agent input (core.accept() until the fake agent is handed the text), 100 ' +
+          'conversations at about 1,000 msg/s:',
         head: ['messages', 'p50', 'p95', 'p99', 'max'],
         rows: [[String(lat.n), ms(lat.p50), ms(lat.p95), ms(lat.p99), ms(lat.max)]],
       },
       {
-        caption: 'Sustained throughput, each conversation sending its next message once the reply to the last was delivered (inbox commit, turn, outbox commit, delivery):',
+        caption:
+          'Sustained throughput, each conversation sending its next message once the reply to the last was ' +
+          'delivered (inbox commit, turn, outbox commit, delivery):',
         head: ['conversations', 'messages', 'msg/s', 'accept→input p50', 'p99', 'dispositions'],
         rows: [
-          ...throughput.map((t) => [String(t.conversations), String(t.messages), t.perSecond.toFixed(0), ms(t.acceptToInput.p50), ms(t.acceptToInput.p99), JSON.stringify(t.dispositions)]),
-          ['100 over HTTP', String(http.sent), http.perSecond.toFixed(0), `POST ${ms(httpLat.p50)}`, `POST ${ms(httpLat.p99)}`, JSON.stringify(http.dispositions)],
+          ...throughput.map((t) => [
+            String(t.conversations),
+            String(t.messages),
+            t.perSecond.toFixed(0),
+            ms(t.acceptToInput.p50),
+            ms(t.acceptToInput.p99),
+            JSON.stringify(t.dispositions),
+          ]),
+          [
+            '100 over HTTP',
+            String(http.sent),
+            http.perSecond.toFixed(0),
+            `POST ${ms(httpLat.p50)}`,
+            `POST ${ms(httpLat.p99)}`,
+            JSON.stringify(http.dispositions),
+          ],
         ],
       },
       {
         caption: 'SQLite per message:',
         head: ['what', 'cost'],
         rows: [
-          ['inbox commit alone (insertMessage, synchronous=NORMAL, WAL: survives a crash or kill -9)', `${normalUs.toFixed(1)} µs`],
-          ['inbox commit alone at synchronous=FULL (fsync per commit: also survives a power cut)', `${fullUs.toFixed(1)} µs`],
-          ['every store call of one message in the real flow', `${((flow.ms / flow.messages) * 1000).toFixed(0)} µs in ${(flow.calls / flow.messages).toFixed(1)} calls, ${(flow.commits / flow.messages).toFixed(1)} commits`],
+          [
+            'inbox commit alone (insertMessage, synchronous=NORMAL, WAL: survives a crash or kill -9)',
+            `${normalUs.toFixed(1)} µs`,
+          ],
+          [
+            'inbox commit alone at synchronous=FULL (fsync per commit: also survives a power cut)',
+            `${fullUs.toFixed(1)} µs`,
+          ],
+          [
+            'every store call of one message in the real flow',
+            `${((flow.ms / flow.messages) * 1000).toFixed(0)} µs ` +
+              `in ${(flow.calls / flow.messages).toFixed(1)} calls, ${(flow.commits / flow.messages).toFixed(1)} commits`,
+          ],
           ['largest store calls per message', topMethods.join('; ')],
-          ['the same flow with store.groupCommit', `${((groupedFlow.ms / groupedFlow.messages) * 1000).toFixed(0)} µs in ${(groupedFlow.calls / groupedFlow.messages).toFixed(1)} calls, ${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits (100 conversations)`],
+          [
+            'the same flow with store.groupCommit',
+            `${((groupedFlow.ms / groupedFlow.messages) * 1000).toFixed(0)} µs ` +
+              `in ${(groupedFlow.calls / groupedFlow.messages).toFixed(1)} calls, ${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits (100 conversations)`,
+          ],
         ],
       },
       {
-        caption: 'The same throughput with store.groupCommit: true (the writes of one event-loop turn share one commit; acknowledgements and replies wait for it):',
+        caption:
+          'The same throughput with store.groupCommit: true (the writes of one event-loop turn share one ' +
+          'commit; acknowledgements and replies wait for it):',
         head: ['conversations', 'messages', 'msg/s', 'vs. default', 'commits/msg', 'accept→input p50', 'p99'],
-        rows: grouped.map((t, i) => [String(t.conversations), String(t.messages), t.perSecond.toFixed(0), `${(t.perSecond / throughput[i]!.perSecond).toFixed(2)}×`, (t.commitsPerMessage ?? NaN).toFixed(2), ms(t.acceptToInput.p50), ms(t.acceptToInput.p99)]),
+        rows: grouped.map((t, i) => [
+          String(t.conversations),
+          String(t.messages),
+          t.perSecond.toFixed(0),
+          `${(t.perSecond / throughput[i]!.perSecond).toFixed(2)}×`,
+          (t.commitsPerMessage ?? NaN).toFixed(2),
+          ms(t.acceptToInput.p50),
+          ms(t.acceptToInput.p99),
+        ]),
       },
       {
         caption: 'What each store setting gives (store.synchronous: normal in both):',
         head: ['store.groupCommit', 'an acknowledged message', 'a kill -9 of Rudder loses', 'cost'],
         rows: [
-          ['false (default)', 'is committed before it is acknowledged', 'nothing acknowledged', `${(flow.commits / flow.messages).toFixed(1)} commits a message`],
-          ['true', 'is committed before it is acknowledged: the 202, the platform\'s confirmation, reactions and events wait for the commit at the end of the event-loop turn', 'nothing acknowledged; the writes of the last loop turn, which nobody was told of: their platforms deliver those messages again, and the agent may already have been handed one (it sees it twice); a reply delivered in the last loop turn may be delivered again', `${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits a message at 100 conversations; each acknowledgement waits for the end of its loop turn`],
+          [
+            'false (default)',
+            'is committed before it is acknowledged',
+            'nothing acknowledged',
+            `${(flow.commits / flow.messages).toFixed(1)} commits a message`,
+          ],
+          [
+            'true',
+            "is committed before it is acknowledged: the 202, the platform's confirmation, reactions and " +
+              'events wait for the commit at the end of the event-loop turn',
+            'nothing acknowledged; the writes of the last loop turn, which nobody was told of: their ' +
+              'platforms deliver those messages again, and the agent may already have been handed one (it ' +
+              'sees it twice); a reply delivered in the last loop turn may be delivered again',
+            `${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits a message at 100 ` +
+              `conversations; each acknowledgement waits for the end of its loop turn`,
+          ],
         ],
       },
     ],
@@ -193,25 +271,62 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
         why:
           lat.p99 < TARGET_P99_MS
             ? undefined
-            : `${slow} of ${lat.n} messages took over ${TARGET_P99_MS} ms. The profile of the run: the event loop itself stalled up to ${ms(loopMax)} (its delay p99 ${ms(loopP99)}), the collector paused ${gc.n} times (max ${ms(gc.max)}, ${ms(gcPauses.reduce((a, b) => a + b, 0))} in all), and the process got ${(latency.cpuShare * 100).toFixed(0)}% of a core over the run. ${loopMax > TARGET_P99_MS ? (gc.max >= loopMax * 0.8 ? 'The longest stalls are collector pauses: the tail is garbage collection, not the message path.' : 'Stalls longer than any collector pause are time the process did not run (the load of the machine, above) or a long task on the loop; the median path is well under 1 ms.') : 'The loop did not stall that long, so the tail is in the message path itself.'} WAL checkpoints run on a worker thread (store/checkpointer.ts), off the message path.`,
+            : `${slow} of ${lat.n} messages took over ${TARGET_P99_MS} ms. The profile of the run: the event ` +
+              `loop itself stalled up to ${ms(loopMax)} (its delay p99 ${ms(loopP99)}), the collector ` +
+              `paused ${gc.n} times (max ${ms(gc.max)}, ${ms(gcPauses.reduce((a, b) => a + b, 0))} in all), ` +
+              `and the process got ${(latency.cpuShare * 100).toFixed(0)}% of a core over the ` +
+              `run. ${
+                loopMax > TARGET_P99_MS
+                  ? gc.max >= loopMax * 0.8
+                    ? 'The longest stalls are collector ' +
+                      'pauses: the tail is garbage collection, not the message path.'
+                    : 'Stalls longer than any ' +
+                      'collector pause are time the process did not run (the load of the machine, above) or a long ' +
+                      'task on the loop; the median path is well under 1 ms.'
+                  : 'The loop did not stall that long, ' + 'so the tail is in the message path itself.'
+              } WAL checkpoints run on a worker thread ` +
+              `(store/checkpointer.ts), off the message path.`,
       },
       {
         target: `≥ ${TARGET_PER_SECOND} msg/s sustained, durable, on ${(await import('node:os')).cpus().length} cores`,
-        measured: `${tpMin.toFixed(0)} msg/s at 100 and 1,000 conversations (lowest); ${single.perSecond.toFixed(0)} msg/s in one conversation; ${http.perSecond.toFixed(0)} msg/s over HTTP; with store.groupCommit ${groupMin.toFixed(0)} msg/s (lowest of 100 and 1,000)`,
+        measured:
+          `${tpMin.toFixed(0)} msg/s at 100 and 1,000 conversations ` +
+          `(lowest); ${single.perSecond.toFixed(0)} msg/s in one ` +
+          `conversation; ${http.perSecond.toFixed(0)} msg/s over HTTP; with ` +
+          `store.groupCommit ${groupMin.toFixed(0)} msg/s (lowest of 100 and 1,000)`,
         pass: tpMin >= TARGET_PER_SECOND,
         why:
           tpMin >= TARGET_PER_SECOND
             ? undefined
-            : `${capacityNote} The gateway runs on one event loop, and SQLite is most of its time: ${(flow.commits / flow.messages).toFixed(0)} commits and ${(flow.calls / flow.messages).toFixed(0)} store calls per message, ${((flow.ms / flow.messages) * 1000).toFixed(0)} µs in all (table above), against a budget of 500 µs a message for 2,000 msg/s. Each commit writes every page it touched (table and index leaves, 4 KB each) to the WAL, so the cost is per commit, not per byte. Fewer commits per message (inbox row, its ack event and the turn start in one transaction), a cached conversation row (read ${((flow.byMethod.conversation?.calls ?? 0) / flow.messages).toFixed(0)} times a message) and group commit would close the gap. Group commit is measured above: ${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits a message instead of ${(flow.commits / flow.messages).toFixed(1)} and ${groupMin.toFixed(0)} msg/s${groupMin >= TARGET_PER_SECOND ? ', over the target' : ''}; it stays off by default for the durability it gives up (table above).`,
+            : `${capacityNote} The gateway runs on one event loop, and SQLite is most of its ` +
+              `time: ${(flow.commits / flow.messages).toFixed(0)} commits ` +
+              `and ${(flow.calls / flow.messages).toFixed(0)} store calls per ` +
+              `message, ${((flow.ms / flow.messages) * 1000).toFixed(0)} µs in all (table above), against a ` +
+              `budget of 500 µs a message for 2,000 msg/s. Each commit writes every page it touched (table ` +
+              `and index leaves, 4 KB each) to the WAL, so the cost is per commit, not per byte. Fewer ` +
+              `commits per message (inbox row, its ack event and the turn start in one transaction), a ` +
+              `cached conversation row (read ${((flow.byMethod.conversation?.calls ?? 0) / flow.messages).toFixed(0)} times a message) and group commit would close the gap. Group commit is measured above: ${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits a message instead of ${(flow.commits / flow.messages).toFixed(1)} and ${groupMin.toFixed(0)} msg/s${groupMin >= TARGET_PER_SECOND ? ', over the target' : ''}; it stays off by default for the durability it gives up (table above).`,
       },
     ],
     notes: [
-      'The fake agent answers on the next macrotask, so every figure is the gateway: intake, lane, store, outbox and delivery. Logging is on at info level to a file, as in production.',
-      'One conversation runs one turn at a time by design (strict order), so its figure is one full round trip per message; many conversations run in parallel on the one event loop.',
-      'The HTTP figure is driven by a separate process posting for 100 conversations, each posting again as soon as its POST answered, and counts until every message was answered; messages that arrive while their conversation runs a turn are steered into it.',
-      'Durable means committed to SQLite in WAL mode with synchronous=NORMAL before the channel is acknowledged: a crash or kill -9 of Rudder loses nothing; a power cut can lose the last commits.',
-      `CPU time of the benchmark process per message (all threads): ${throughput.map((t) => `${t.conversations} conv. ${t.cpuUsPerMessage.toFixed(0)} µs`).join(', ')}; on a machine busy with other work the msg/s figures fall while these hold.`,
+      'The fake agent answers on the next macrotask, so every figure is the gateway: intake, lane, store, ' +
+        'outbox and delivery. Logging is on at info level to a file, as in production.',
+      'One conversation runs one turn at a time by design (strict order), so its figure is one full round ' +
+        'trip per message; many conversations run in parallel on the one event loop.',
+      'The HTTP figure is driven by a separate process posting for 100 conversations, each posting again as ' +
+        'soon as its POST answered, and counts until every message was answered; messages that arrive while ' +
+        'their conversation runs a turn are steered into it.',
+      'Durable means committed to SQLite in WAL mode with synchronous=NORMAL before the channel is ' +
+        'acknowledged: a crash or kill -9 of Rudder loses nothing; a power cut can lose the last commits.',
+      `CPU time of the benchmark process per message (all ` +
+        `threads): ${throughput.map((t) => `${t.conversations} conv. ${t.cpuUsPerMessage.toFixed(0)} µs`).join(', ')}; on a machine busy with other work the msg/s figures fall while these hold.`,
     ],
-    data: { latency: lat, throughput, grouped, http: { ...http, latencies: httpLat }, sqlite: { inboxCommitUsNormal: normalUs, inboxCommitUsFull: fullUs, flow, groupedFlow } },
+    data: {
+      latency: lat,
+      throughput,
+      grouped,
+      http: { ...http, latencies: httpLat },
+      sqlite: { inboxCommitUsNormal: normalUs, inboxCommitUsFull: fullUs, flow, groupedFlow },
+    },
   };
 }

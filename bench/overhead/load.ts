@@ -1,7 +1,7 @@
 /** Load shapes driven through core.accept(): closed loops per conversation, paced or flat out. */
 import { performance } from 'node:perf_hooks';
 import { sleep } from '../stats.js';
-import { webMessage, type FakeGateway } from './fake-gateway.js';
+import { type FakeGateway, webMessage } from './fake-gateway.js';
 
 export interface LoadResult {
   messages: number;
@@ -18,7 +18,12 @@ export interface LoadResult {
  * `conversations` senders, each with one message in flight: send, wait for its reply, wait
  * `thinkMs` (0: none), send the next. Stops after `total` messages.
  */
-export async function closedLoop(g: FakeGateway, conversations: number, total: number, opts: { thinkMs?: () => number; tag?: string } = {}): Promise<LoadResult> {
+export async function closedLoop(
+  g: FakeGateway,
+  conversations: number,
+  total: number,
+  opts: { thinkMs?: () => number; tag?: string } = {},
+): Promise<LoadResult> {
   const core = g.gw.core;
   const acceptToInput: number[] = [];
   const dispositions: Record<string, number> = {};
@@ -43,5 +48,12 @@ export async function closedLoop(g: FakeGateway, conversations: number, total: n
   await Promise.all(Array.from({ length: conversations }, (_, c) => worker(c)));
   const used = process.cpuUsage(cpu);
   const elapsedMs = performance.now() - start;
-  return { messages: total, elapsedMs, perSecond: (total / elapsedMs) * 1000, acceptToInput, dispositions, cpuUsPerMessage: (used.user + used.system) / total };
+  return {
+    messages: total,
+    elapsedMs,
+    perSecond: (total / elapsedMs) * 1000,
+    acceptToInput,
+    dispositions,
+    cpuUsPerMessage: (used.user + used.system) / total,
+  };
 }

@@ -10,9 +10,28 @@ import { Store } from '../../src/store/store.js';
 import { tempDir } from '../../tests/support/claude-rig.js';
 
 const WRITES = new Set([
-  'tx', 'ensureConversation', 'setSessionId', 'setModel', 'setQueueMode', 'setCutoff', 'insertMessage', 'setState', 'markQueued', 'markInTurn',
-  'defer', 'updateText', 'setExtra', 'addOutbox', 'markDelivered', 'markAttempt', 'appendEvent', 'pruneEvents', 'turnStarted', 'turnEnded',
-  'processStarted', 'processExited',
+  'tx',
+  'ensureConversation',
+  'setSessionId',
+  'setModel',
+  'setQueueMode',
+  'setCutoff',
+  'insertMessage',
+  'setState',
+  'markQueued',
+  'markInTurn',
+  'defer',
+  'updateText',
+  'setExtra',
+  'addOutbox',
+  'markDelivered',
+  'markAttempt',
+  'appendEvent',
+  'pruneEvents',
+  'turnStarted',
+  'turnEnded',
+  'processStarted',
+  'processExited',
 ]);
 
 /** Microseconds per inbox commit, over n messages in a fresh store. */
@@ -23,7 +42,16 @@ export function inboxCommitCost(n: number, synchronous: 'NORMAL' | 'FULL'): numb
   store.ensureConversation('web:c', 'web', 'c');
   const start = performance.now();
   for (let i = 0; i < n; i++) {
-    store.insertMessage({ conversationId: 'web:c', channel: 'web', platformMessageId: `p${i}`, senderId: 'owner', text: `message ${i}`, extra: { senderName: 'web', chatType: 'direct' }, sentAt: Date.now(), state: 'accepted' });
+    store.insertMessage({
+      conversationId: 'web:c',
+      channel: 'web',
+      platformMessageId: `p${i}`,
+      senderId: 'owner',
+      text: `message ${i}`,
+      extra: { senderName: 'web', chatType: 'direct' },
+      sentAt: Date.now(),
+      state: 'accepted',
+    });
   }
   const us = ((performance.now() - start) / n) * 1000;
   store.close();

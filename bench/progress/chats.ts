@@ -49,21 +49,42 @@ export async function startChats(): Promise<Chats> {
   const dc = await startFakeDiscord({ guilds: [{ id: DC_GUILD, channels: [{ id: DC_CHAN, name: 'general' }] }] });
   const sl = await startFakeSlack();
   const wa = await startFakeWhatsApp();
-  const waChannel = new WhatsAppChannel({ config: whatsappSchema.parse({ printQr: false, webSocketUrl: wa.webSocketUrl, owners: ['4915551112222'] }), dataDir: tempDir('bench-wa'), logger: silentLogger(), socketFactory: (c) => wa.factory(c) });
+  const waChannel = new WhatsAppChannel({
+    config: whatsappSchema.parse({ printQr: false, webSocketUrl: wa.webSocketUrl, owners: ['4915551112222'] }),
+    dataDir: tempDir('bench-wa'),
+    logger: silentLogger(),
+    socketFactory: (c) => wa.factory(c),
+  });
   let n = 1;
 
   const chats: Chat[] = [
     {
       name: 'telegram',
       conversationId: `telegram:${OWNER_TG}`,
-      say: (text) => void tg.pushUpdate({ message: { message_id: n++, date: Math.floor(Date.now() / 1000), chat: { id: OWNER_TG, type: 'private', first_name: 'P' }, from: { id: OWNER_TG, is_bot: false, first_name: 'P' }, text } }),
+      say: (text) =>
+        void tg.pushUpdate({
+          message: {
+            message_id: n++,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: OWNER_TG, type: 'private', first_name: 'P' },
+            from: { id: OWNER_TG, is_bot: false, first_name: 'P' },
+            text,
+          },
+        }),
       calls: () => {
         // The fake keeps the bot's messages in the order they were sent, as the sendMessage calls came.
         const sent = tg.callsOf('sendMessage');
         const kept = [...tg.messages.values()];
-        const posts = sent.map((c, i) => ({ c, id: kept[i]?.message_id })).filter((x) => String(x.c.body.text).startsWith('⏳'));
+        const posts = sent
+          .map((c, i) => ({ c, id: kept[i]?.message_id }))
+          .filter((x) => String(x.c.body.text).startsWith('⏳'));
         const edits = tg.callsOf('editMessageText');
-        return { cards: posts.map((p) => ({ postedAt: p.c.at, edits: edits.filter((e) => Number(e.body.message_id) === p.id).map((e) => e.at) })) };
+        return {
+          cards: posts.map((p) => ({
+            postedAt: p.c.at,
+            edits: edits.filter((e) => Number(e.body.message_id) === p.id).map((e) => e.at),
+          })),
+        };
       },
       replies: (text) => tg.callsOf('sendMessage').filter((c) => c.body.text === text).length,
     },
@@ -71,38 +92,91 @@ export async function startChats(): Promise<Chats> {
       name: 'discord',
       conversationId: `discord:${DC_CHAN}`,
       say: (text) =>
-        dc.dispatch('MESSAGE_CREATE', { id: String(9000 + n++), channel_id: DC_CHAN, guild_id: DC_GUILD, author: DC_OWNER, content: `<@${dc.bot.id}> ${text}`, mentions: [{ ...dc.bot }], tts: false, mention_everyone: false, mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0, timestamp: new Date().toISOString(), edited_timestamp: null, flags: 0 }),
+        dc.dispatch('MESSAGE_CREATE', {
+          id: String(9000 + n++),
+          channel_id: DC_CHAN,
+          guild_id: DC_GUILD,
+          author: DC_OWNER,
+          content: `<@${dc.bot.id}> ${text}`,
+          mentions: [{ ...dc.bot }],
+          tts: false,
+          mention_everyone: false,
+          mention_roles: [],
+          attachments: [],
+          embeds: [],
+          pinned: false,
+          type: 0,
+          timestamp: new Date().toISOString(),
+          edited_timestamp: null,
+          flags: 0,
+        }),
       calls: () => {
         const sent = dc.calls.filter((c) => c.method === 'POST' && /^\/channels\/\d+\/messages$/.test(c.path));
         const kept = [...dc.messages.values()];
         const posts = sent.map((c, i) => ({ c, id: kept[i]?.id })).filter((x) => x.c.body?.flags === 4096);
         const edits = dc.calls.filter((c) => c.method === 'PATCH');
-        return { cards: posts.map((p) => ({ postedAt: p.c.at, edits: edits.filter((e) => e.path.endsWith(`/messages/${p.id}`)).map((e) => e.at) })) };
+        return {
+          cards: posts.map((p) => ({
+            postedAt: p.c.at,
+            edits: edits.filter((e) => e.path.endsWith(`/messages/${p.id}`)).map((e) => e.at),
+          })),
+        };
       },
       replies: (text) => [...dc.messages.values()].filter((m) => m.content === text).length,
     },
     {
       name: 'slack',
       conversationId: 'slack:D0ANN',
-      say: (text) => void sl.sendEvent({ type: 'message', channel: 'D0ANN', channel_type: 'im', user: SL_OWNER, text, ts: `${1_700_000_000 + n++}.000100` }),
+      say: (text) =>
+        void sl.sendEvent({
+          type: 'message',
+          channel: 'D0ANN',
+          channel_type: 'im',
+          user: SL_OWNER,
+          text,
+          ts: `${1_700_000_000 + n++}.000100`,
+        }),
       calls: () => {
         const sent = sl.callsOf('chat.postMessage');
         const kept = [...sl.messages.values()];
-        const posts = sent.map((c, i) => ({ c, ts: kept[i]?.ts })).filter((x) => String(x.c.args.text).startsWith('⏳'));
+        const posts = sent
+          .map((c, i) => ({ c, ts: kept[i]?.ts }))
+          .filter((x) => String(x.c.args.text).startsWith('⏳'));
         const edits = sl.callsOf('chat.update');
-        return { cards: posts.map((p) => ({ postedAt: p.c.at, edits: edits.filter((e) => e.args.ts === p.ts).map((e) => e.at) })) };
+        return {
+          cards: posts.map((p) => ({
+            postedAt: p.c.at,
+            edits: edits.filter((e) => e.args.ts === p.ts).map((e) => e.at),
+          })),
+        };
       },
       replies: (text) => sl.callsOf('chat.postMessage').filter((c) => c.args.text === text).length,
     },
     {
       name: 'whatsapp',
       conversationId: `whatsapp:${WA_ANN}`,
-      say: (text) => wa.socket().ev.emit('messages.upsert', { type: 'notify', messages: [{ key: { remoteJid: WA_ANN, id: `B${n++}`, fromMe: false }, pushName: 'Ann', messageTimestamp: Math.floor(Date.now() / 1000), message: { conversation: text } }] }),
+      say: (text) =>
+        wa.socket().ev.emit('messages.upsert', {
+          type: 'notify',
+          messages: [
+            {
+              key: { remoteJid: WA_ANN, id: `B${n++}`, fromMe: false },
+              pushName: 'Ann',
+              messageTimestamp: Math.floor(Date.now() / 1000),
+              message: { conversation: text },
+            },
+          ],
+        }),
       calls: () => {
         // The fake socket gives the n-th message it sent the id SENT<n>.
         const sent = wa.sent.map((s, i) => ({ ...s, id: `SENT${i + 1}` }));
         const posts = sent.filter((s) => !s.content.edit && String(s.content.text ?? '').startsWith('⏳'));
-        return { cards: posts.map((p) => ({ postedAt: p.at, edits: sent.filter((e) => e.content.edit?.id === p.id).map((e) => e.at) })) };
+        return {
+          cards: posts.map((p) => ({
+            postedAt: p.at,
+            edits: sent.filter((e) => e.content.edit?.id === p.id).map((e) => e.at),
+          })),
+        };
       },
       replies: (text) => wa.sent.filter((s) => s.content.text === text).length,
     },

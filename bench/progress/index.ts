@@ -10,13 +10,13 @@
 import { LiveConfig, parseConfig } from '../../src/config/load.js';
 import { startGateway } from '../../src/gateway/gateway.js';
 import { createLogger } from '../../src/ops/logger.js';
+import { tempDir, waitUntil } from '../../tests/support/claude-rig.js';
 import type { ScriptStep } from '../../tests/support/fake-agent.js';
 import { fakeSessionFactory } from '../../tests/support/fake-agent.js';
-import { tempDir, waitUntil } from '../../tests/support/claude-rig.js';
 import { writeConfig } from '../../tests/support/gateway-rig.js';
 import type { SectionBody } from '../report.js';
 import { ms, summarize } from '../stats.js';
-import { startChats, type Chat } from './chats.js';
+import { type Chat, startChats } from './chats.js';
 
 const EDIT_EVERY_S = 3;
 
@@ -26,8 +26,14 @@ function script(texts: string[]): ScriptStep[] {
   const steps: ScriptStep[] = [];
   for (let i = 0; m && i < Number(m[1]); i++) {
     if (i % 10 === 0) steps.push({ waitMs: 100, event: { type: 'text', text: `Batch ${i / 10 + 1}: on with it.` } });
-    steps.push({ waitMs: 200, event: { type: 'tool-use', id: `tu${i}`, name: 'Bash', input: { command: `step ${i + 1}` } } });
-    steps.push({ waitMs: Number(m[2]), event: { type: 'tool-result', toolUseId: `tu${i}`, isError: false, excerpt: 'ok' } });
+    steps.push({
+      waitMs: 200,
+      event: { type: 'tool-use', id: `tu${i}`, name: 'Bash', input: { command: `step ${i + 1}` } },
+    });
+    steps.push({
+      waitMs: Number(m[2]),
+      event: { type: 'tool-result', toolUseId: `tu${i}`, isError: false, excerpt: 'ok' },
+    });
   }
   return steps;
 }
@@ -46,19 +52,30 @@ export async function benchProgress(quick: boolean): Promise<SectionBody> {
   const home = tempDir('bench-progress');
   const cwd = tempDir('bench-progress-cwd');
   const chats = await startChats();
-  const config = { web: { port: 0 }, shutdownDrainSeconds: 0, agent: { cwd }, progress: { editEverySeconds: EDIT_EVERY_S }, channels: chats.config };
+  const config = {
+    web: { port: 0 },
+    shutdownDrainSeconds: 0,
+    agent: { cwd },
+    progress: { editEverySeconds: EDIT_EVERY_S },
+    channels: chats.config,
+  };
   const gw = await startGateway({
     dataDir: home,
     config: new LiveConfig(writeConfig(cwd, config), parseConfig(config)),
     logger: createLogger({ dataDir: home, level: 'info', pretty: false }),
-    sessionFactory: fakeSessionFactory({ script, turnMs: 50, reply: (texts) => `done ${texts.at(-1)!.match(/tag:\w+/)?.[0] ?? ''}`.trim() }),
+    sessionFactory: fakeSessionFactory({
+      script,
+      turnMs: 50,
+      reply: (texts) => `done ${texts.at(-1)!.match(/tag:\w+/)?.[0] ?? ''}`.trim(),
+    }),
     extraChannels: chats.extra,
   });
   try {
     const all = await chats.ready();
     const toolStarts = new Map<string, number[]>();
     gw.core.bus.subscribeAll((e) => {
-      if (e.type === 'status' && e.data.state === 'tool') toolStarts.set(e.conversationId, [...(toolStarts.get(e.conversationId) ?? []), Date.now()]);
+      if (e.type === 'status' && e.data.state === 'tool')
+        toolStarts.set(e.conversationId, [...(toolStarts.get(e.conversationId) ?? []), Date.now()]);
     });
 
     // 1. First visible progress: K short turns per channel, the channels side by side.
@@ -72,7 +89,8 @@ export async function benchProgress(quick: boolean): Promise<SectionBody> {
           await waitUntil(() => c.replies(`done tag:l${k}`) > 0, 30_000);
           const card = c.calls().cards[before.cards];
           const started = toolStarts.get(c.conversationId)?.[before.tools];
-          if (card && started !== undefined) latency.set(c.name, [...(latency.get(c.name) ?? []), card.postedAt - started]);
+          if (card && started !== undefined)
+            latency.set(c.name, [...(latency.get(c.name) ?? []), card.postedAt - started]);
         }),
       );
     }
@@ -94,7 +112,14 @@ export async function benchProgress(quick: boolean): Promise<SectionBody> {
       const times = [card.postedAt, ...card.edits];
       const gaps = times.slice(1).map((t, i) => t - times[i]!);
       const minutes = (times.at(-1)! - times[0]!) / 60_000;
-      return { channel: c.name, edits: card.edits.length, perMinute: card.edits.length / minutes, peakPerMinute: peak(times, 60_000), minGapMs: Math.min(...gaps), cards: c.calls().cards.length - firstLong.get(c.name)! };
+      return {
+        channel: c.name,
+        edits: card.edits.length,
+        perMinute: card.edits.length / minutes,
+        peakPerMinute: peak(times, 60_000),
+        minGapMs: Math.min(...gaps),
+        cards: c.calls().cards.length - firstLong.get(c.name)!,
+      };
     });
 
     const rows = all.map((c) => {
@@ -105,21 +130,52 @@ export async function benchProgress(quick: boolean): Promise<SectionBody> {
     const worstPeak = Math.max(...long.map((l) => l.peakPerMinute));
     return {
       tables: [
-        { caption: `From the first tool's start to the first progress card at the platform's fake, ${K} turns per channel (the card is posted at the first tool, not after minTurnSeconds):`, head: ['channel', 'turns', 'p50', 'max'], rows },
         {
-          caption: `One turn of ${tools} tool calls over ${ms(tookMs)} on each channel at once, editEverySeconds ${EDIT_EVERY_S} (bound: ${bound} edits a minute):`,
+          caption:
+            `From the first tool's start to the first progress card at the platform's ` +
+            `fake, ${K} turns per channel (the card is posted at the first tool, not after minTurnSeconds):`,
+          head: ['channel', 'turns', 'p50', 'max'],
+          rows,
+        },
+        {
+          caption:
+            `One turn of ${tools} tool calls over ${ms(tookMs)} on each channel at once, ` +
+            `editEverySeconds ${EDIT_EVERY_S} (bound: ${bound} edits a minute):`,
           head: ['channel', 'cards', 'edits', 'edits/min (mean)', 'edits in the busiest minute', 'closest two calls'],
-          rows: long.map((l) => [l.channel, String(l.cards), String(l.edits), l.perMinute.toFixed(1), String(l.peakPerMinute), ms(l.minGapMs)]),
+          rows: long.map((l) => [
+            l.channel,
+            String(l.cards),
+            String(l.edits),
+            l.perMinute.toFixed(1),
+            String(l.peakPerMinute),
+            ms(l.minGapMs),
+          ]),
         },
       ],
       checks: [
-        { target: 'first progress visible within 1 s of the first tool', measured: `worst ${ms(worstLatency)} across channels`, pass: worstLatency < 1000 },
-        { target: `card edits at most ${bound} a minute (editEverySeconds ${EDIT_EVERY_S})`, measured: `busiest minute ${worstPeak} edits; closest two calls ${ms(Math.min(...long.map((l) => l.minGapMs)))}`, pass: worstPeak <= bound + 1 },
+        {
+          target: 'first progress visible within 1 s of the first tool',
+          measured: `worst ${ms(worstLatency)} across channels`,
+          pass: worstLatency < 1000,
+        },
+        {
+          target: `card edits at most ${bound} a minute (editEverySeconds ${EDIT_EVERY_S})`,
+          measured:
+            `busiest minute ${worstPeak} edits; closest two ` + `calls ${ms(Math.min(...long.map((l) => l.minGapMs)))}`,
+          pass: worstPeak <= bound + 1,
+        },
       ],
       notes: [
-        'Run with the scripted in-process agent (tests/support/fake-agent.ts): each tool call is a tool-use event, a wait, and a tool-result event, with a line of text before every tenth; no CLI, no model.',
-        'Each channel runs its real library (grammY, discord.js, @slack/bolt, Baileys) against the fake of its platform in tests/support; times are stamped by the fakes when a request arrives, so a request the client library held back a little arrives closer to the next one than the driver sent them (the driver issues calls of one card at least editEverySeconds apart). WhatsApp sends are recorded on the real socket (no wire protocol), so its times are the adapter’s own.',
-        quick ? 'Quick run: the long turn is one minute with 10 tool calls instead of ten minutes with 100.' : 'The long turn runs in real time: ten minutes.',
+        'Run with the scripted in-process agent (tests/support/fake-agent.ts): each tool call is a tool-use ' +
+          'event, a wait, and a tool-result event, with a line of text before every tenth; no CLI, no model.',
+        'Each channel runs its real library (grammY, discord.js, @slack/bolt, Baileys) against the fake of ' +
+          'its platform in tests/support; times are stamped by the fakes when a request arrives, so a ' +
+          'request the client library held back a little arrives closer to the next one than the driver sent ' +
+          'them (the driver issues calls of one card at least editEverySeconds apart). WhatsApp sends are ' +
+          'recorded on the real socket (no wire protocol), so its times are the adapter’s own.',
+        quick
+          ? 'Quick run: the long turn is one minute with 10 tool calls instead of ten minutes with 100.'
+          : 'The long turn runs in real time: ten minutes.',
       ],
       data: { latency: Object.fromEntries(latency), long, tookMs },
     };

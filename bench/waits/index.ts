@@ -12,15 +12,15 @@
 import { silentLogger } from '../../src/ops/logger.js';
 import { tempDir } from '../../tests/support/claude-rig.js';
 import { startInProcess } from '../../tests/support/gateway-rig.js';
-import { startMockApi, type MockReply, type MockRequest } from '../../tests/support/mock-anthropic.js';
-import { benchAgent, type BenchContext } from '../context.js';
-import { phases, phaseTable, type Phases } from '../floor.js';
+import { type MockReply, type MockRequest, startMockApi } from '../../tests/support/mock-anthropic.js';
+import { type BenchContext, benchAgent } from '../context.js';
 import { now, tapHttp, tapRudder } from '../floor/wire-tap.js';
+import { type Phases, phases, phaseTable } from '../floor.js';
 import type { Check, SectionBody, Table } from '../report.js';
 import { ms, sleep, summarize } from '../stats.js';
 import { TimedEvents } from '../web-client.js';
 import { startChatFakes } from './chat-surfaces.js';
-import { webSurface, type Surface } from './surfaces.js';
+import { type Surface, webSurface } from './surfaces.js';
 
 /** `wait-run:TAG`: one Bash step, then the answer `done TAG`. */
 function script(req: MockRequest): MockReply | undefined {
@@ -31,8 +31,12 @@ function script(req: MockRequest): MockReply | undefined {
   users.forEach((m, i) => text(m).includes('wait-run:') && (start = i));
   if (start < 0) return undefined;
   const tag = /wait-run:([\w-]+)/.exec(text(users[start]))![1]!;
-  const afterTool = users.slice(start).some((m) => Array.isArray(m?.content) && m.content.some((b: any) => b?.type === 'tool_result'));
-  return afterTool ? { kind: 'text', text: `done ${tag}` } : { kind: 'tool', name: 'Bash', input: { command: `echo looking into ${tag}`, description: 'look' } };
+  const afterTool = users
+    .slice(start)
+    .some((m) => Array.isArray(m?.content) && m.content.some((b: any) => b?.type === 'tool_result'));
+  return afterTool
+    ? { kind: 'text', text: `done ${tag}` }
+    : { kind: 'tool', name: 'Bash', input: { command: `echo looking into ${tag}`, description: 'look' } };
 }
 
 /** The gap between cold samples: the spare is started 3 s after it was taken, and needs its own start-up. */
@@ -77,7 +81,12 @@ export async function benchWaits(ctx: BenchContext): Promise<SectionBody> {
     await gw.stop();
     await fakes.close();
   }
-  process.stdout.write(`  surfaces: ${[...figures.values()].filter((f) => f.kind === 'ack').map((f) => `${f.surface} ack p50 ${ms(summarize(f.values).p50)}`).join(', ')}\n`);
+  process.stdout.write(
+    `  surfaces: ${[...figures.values()]
+      .filter((f) => f.kind === 'ack')
+      .map((f) => `${f.surface} ack p50 ${ms(summarize(f.values).p50)}`)
+      .join(', ')}\n`,
+  );
 
   // A new conversation's first reply, without and with a spare process, alternating.
   const taps = tapRudder();
@@ -97,7 +106,11 @@ export async function benchWaits(ctx: BenchContext): Promise<SectionBody> {
       const reply = await w.next('reply', messageId);
       w.close();
       // Any process: a spare was tapped under its own label before this conversation took it.
-      const p = phases(taps, mock, undefined, `tag:cold${name}${i}`, sent, sentWall, text.at, { tap: httpTap, port: g.gw.web!.address().port, conv });
+      const p = phases(taps, mock, undefined, `tag:cold${name}${i}`, sent, sentWall, text.at, {
+        tap: httpTap,
+        port: g.gw.web!.address().port,
+        conv,
+      });
       cold[name].push({ ...p, reply: reply.at - sent });
       await g.gw.core.pool.release(`web:${conv}`, 'benchmark sample over');
     };
@@ -118,7 +131,9 @@ export async function benchWaits(ctx: BenchContext): Promise<SectionBody> {
   const spareTaken = cold.on.filter((p) => !Number.isFinite(p.toSpawn)).length;
   const byKind = (kind: string) => [...figures.values()].filter((f) => f.kind === kind);
   const table: Table = {
-    caption: `A warm conversation, ${rounds} messages per surface (one tool call, then the answer): from sending the message to what the person sees there (p50 / p95):`,
+    caption:
+      `A warm conversation, ${rounds} messages per surface (one tool call, then the answer): from ` +
+      `sending the message to what the person sees there (p50 / p95):`,
     head: ['surface', 'what is visible', 'kind', 'p50', 'p95', 'max'],
     rows: [...figures.values()].map((f) => {
       const s = summarize(f.values);
@@ -130,26 +145,51 @@ export async function benchWaits(ctx: BenchContext): Promise<SectionBody> {
   const ackWorst = Math.max(...byKind('ack').map((f) => summarize(f.values).p95));
   const checks: Check[] = [
     {
-      target: 'steering.spareProcess: a spare pre-started process cuts a new conversation\'s first reply',
-      measured: `first text p50 ${ms(coldSum('on', 'total').p50)} with it, ${ms(coldSum('off', 'total').p50)} without (${saved >= 0 ? '−' : '+'}${ms(Math.abs(saved))}); ${spareTaken} of ${cold.on.length} new conversations took a spare (the first, which started the first spare, is left out)`,
+      target: "steering.spareProcess: a spare pre-started process cuts a new conversation's first reply",
+      measured:
+        `first text p50 ${ms(coldSum('on', 'total').p50)} with ` +
+        `it, ${ms(coldSum('off', 'total').p50)} without ` +
+        `(${saved >= 0 ? '−' : '+'}${ms(Math.abs(saved))}); ${spareTaken} of ${cold.on.length} new ` +
+        `conversations took a spare (the first, which started the first spare, is left out)`,
       pass: saved > 0,
-      why: `The saving is the CLI's start-up before it reads its first message (the "stdin → the mock's request" phase below: ${ms(summarize(cold.off.map((p) => p.toRequest).filter(Number.isFinite)).p50)} on a fresh process, ${ms(summarize(cold.on.map((p) => p.toRequest).filter(Number.isFinite)).p50)} on a spare). The flag is off by default: the spare is one more idle claude process (see the memory section for its size), and it serves only a new session with the default settings of its project.`,
+      why:
+        `The saving is the CLI's start-up before it reads its first message (the "stdin → the mock's ` +
+        `request" phase below: ${ms(summarize(cold.off.map((p) => p.toRequest).filter(Number.isFinite)).p50)} on a fresh process, ${ms(summarize(cold.on.map((p) => p.toRequest).filter(Number.isFinite)).p50)} on a spare). The flag is off by default: the spare is one more idle claude process (see the memory section for its size), and it serves only a new session with the default settings of its project.`,
     },
   ];
   return {
     tables: [
       table,
       {
-        caption: `A new conversation's first reply on the web (its process started for it), ${coldRuns} samples each, alternating between a gateway without and one with steering.spareProcess (${COLD_GAP_MS / 1000} s apart, so the spare has started):`,
+        caption:
+          `A new conversation's first reply on the web (its process started for ` +
+          `it), ${coldRuns} samples each, alternating between a gateway without and one with ` +
+          `steering.spareProcess (${COLD_GAP_MS / 1000} s apart, so the spare has started):`,
         head: ['', 'first text p50', 'p95', 'reply p50', 'p95'],
-        rows: (['off', 'on'] as const).map((n) => [n === 'off' ? 'spareProcess: false (default)' : 'spareProcess: true', ms(coldSum(n, 'total').p50), ms(coldSum(n, 'total').p95), ms(coldSum(n, 'reply').p50), ms(coldSum(n, 'reply').p95)]),
+        rows: (['off', 'on'] as const).map((n) => [
+          n === 'off' ? 'spareProcess: false (default)' : 'spareProcess: true',
+          ms(coldSum(n, 'total').p50),
+          ms(coldSum(n, 'total').p95),
+          ms(coldSum(n, 'reply').p50),
+          ms(coldSum(n, 'reply').p95),
+        ]),
       },
-      phaseTable('The same by phase:', { name: 'without a spare', samples: cold.off }, { name: 'with a spare', samples: cold.on }),
+      phaseTable(
+        'The same by phase:',
+        { name: 'without a spare', samples: cold.off },
+        { name: 'with a spare', samples: cold.on },
+      ),
     ],
     checks,
     notes: [
-      'What "visible" means here. Web: the event arrives at a client of the event stream (ack = the `ack` event, kind received; progress = the `turn` event when the turn starts, then the first `step` or streamed `text` event; text = the first streamed `text` delta). Chat channels: the call reaches the fake platform API (ack = the 👀 reaction, or Slack\'s eyes; progress = the typing indicator, which Slack does not offer bots; text = the first message with the answer, which chat channels send whole, not streamed). The platform\'s own delivery to the phone comes on top.',
-      `The slowest acknowledgement at p95 was ${ms(ackWorst)}: the acknowledgement is committed with the message and sent before the turn starts, so it does not wait for the model.`,
+      'What "visible" means here. Web: the event arrives at a client of the event stream (ack = the `ack` ' +
+        'event, kind received; progress = the `turn` event when the turn starts, then the first `step` or ' +
+        'streamed `text` event; text = the first streamed `text` delta). Chat channels: the call reaches the ' +
+        "fake platform API (ack = the 👀 reaction, or Slack's eyes; progress = the typing indicator, which " +
+        'Slack does not offer bots; text = the first message with the answer, which chat channels send ' +
+        "whole, not streamed). The platform's own delivery to the phone comes on top.",
+      `The slowest acknowledgement at p95 was ${ms(ackWorst)}: the acknowledgement is committed with the ` +
+        `message and sent before the turn starts, so it does not wait for the model.`,
       'A progress card (chat channels) is one more probe in bench/waits/chat-surfaces.ts once it exists.',
     ],
     data: { rounds, coldRuns, figures: [...figures.values()], cold, spareTaken },

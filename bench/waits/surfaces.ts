@@ -35,7 +35,11 @@ export interface Surface {
 }
 
 /** Polls a list of timestamped calls until one matches (the fakes record every call as it arrives). */
-export async function firstCall<C extends { at: number }>(calls: () => C[], pred: (c: C) => boolean, timeoutMs: number): Promise<number> {
+export async function firstCall<C extends { at: number }>(
+  calls: () => C[],
+  pred: (c: C) => boolean,
+  timeoutMs: number,
+): Promise<number> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const hit = calls().find(pred);
@@ -49,13 +53,24 @@ export async function firstCall<C extends { at: number }>(calls: () => C[], pred
 export async function webSurface(ep: Endpoint, conv: string): Promise<Surface> {
   const events = new TimedEvents(ep, conv);
   await events.ready;
-  const on = (type: string, pred?: (d: Record<string, unknown>) => boolean) => async (sent: Sent, _tag: string, timeoutMs: number) => (await events.next(type, sent.ref, timeoutMs, pred)).at;
-  const firstOf = (...probes: Array<(s: Sent, t: string, ms: number) => Promise<number>>) => (s: Sent, t: string, ms: number) => Promise.any(probes.map((p) => p(s, t, ms)));
+  const on =
+    (type: string, pred?: (d: Record<string, unknown>) => boolean) =>
+    async (sent: Sent, _tag: string, timeoutMs: number) =>
+      (await events.next(type, sent.ref, timeoutMs, pred)).at;
+  const firstOf =
+    (...probes: Array<(s: Sent, t: string, ms: number) => Promise<number>>) =>
+    (s: Sent, t: string, ms: number) =>
+      Promise.any(probes.map((p) => p(s, t, ms)));
   return {
     name: 'web',
     async send(text) {
       const at = now();
-      const r = await call<{ messageId: string }>(ep, 'POST', `/api/conversations/${encodeURIComponent(conv)}/messages`, { text });
+      const r = await call<{ messageId: string }>(
+        ep,
+        'POST',
+        `/api/conversations/${encodeURIComponent(conv)}/messages`,
+        { text },
+      );
       return { at, ref: r.messageId };
     },
     probes: [

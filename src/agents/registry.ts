@@ -4,17 +4,23 @@
  * warm. A session whose turn ends while `maxLive` others already wait idle is stopped (its process
  * exits; the next turn resumes the session in a new one). A busy session is never stopped for the cap.
  */
-import type { AgentSession, Turn } from './session.js';
+
 import type { Logger } from '../ops/logger.js';
+import type { AgentSession, Turn } from './session.js';
 
 /** The default warm cap: one idle process per 2 GB of available memory, at least 2, at most 8. */
 export const WARM_CAP = { bytesPerProcess: 2e9, min: 2, max: 8 } as const;
 
 /** steering.maxLive when the config sets it, else the figure from the machine's memory; with why, for status. */
-export function warmCap(configured: number | undefined, memAvailable: number | undefined): { maxLive: number; why: string } {
-  if (configured !== undefined) return { maxLive: Math.max(0, Math.floor(configured)), why: 'steering.maxLive in the config' };
+export function warmCap(
+  configured: number | undefined,
+  memAvailable: number | undefined,
+): { maxLive: number; why: string } {
+  if (configured !== undefined)
+    return { maxLive: Math.max(0, Math.floor(configured)), why: 'steering.maxLive in the config' };
   const range = `${WARM_CAP.min}..${WARM_CAP.max}`;
-  if (memAvailable === undefined) return { maxLive: WARM_CAP.min, why: `available memory unknown: the minimum of ${range}` };
+  if (memAvailable === undefined)
+    return { maxLive: WARM_CAP.min, why: `available memory unknown: the minimum of ${range}` };
   const n = Math.min(WARM_CAP.max, Math.max(WARM_CAP.min, Math.floor(memAvailable / WARM_CAP.bytesPerProcess)));
   return { maxLive: n, why: `from ${(memAvailable / 1e9).toFixed(1)} GB available memory: one per 2 GB, ${range}` };
 }
@@ -78,7 +84,8 @@ export class SessionRegistry {
 
   /** Forgets a session (it stopped itself or was stopped by its owner). */
   remove(session: AgentSession): void {
-    if (this.sessionsByConversation.get(session.conversationId) === session) this.sessionsByConversation.delete(session.conversationId);
+    if (this.sessionsByConversation.get(session.conversationId) === session)
+      this.sessionsByConversation.delete(session.conversationId);
   }
 
   async stop(conversationId: string, reason: string): Promise<void> {
@@ -94,8 +101,18 @@ export class SessionRegistry {
     const others = this.idleWarm().filter((s) => s !== session).length;
     if (others < this.maxLive) return;
     this.remove(session);
-    this.log.info({ conversationId: session.conversationId, pid: session.pid(), maxLive: this.maxLive }, 'turn over beyond the warm cap: its process exits; the next turn resumes the session');
-    void session.stop(`beyond the warm cap (steering.maxLive ${this.maxLive})`).catch((err: Error) => this.log.warn({ conversationId: session.conversationId, err: err.message }, 'stopping a session beyond the warm cap failed'));
+    this.log.info(
+      { conversationId: session.conversationId, pid: session.pid(), maxLive: this.maxLive },
+      'turn over beyond the warm cap: its process exits; the next turn resumes the session',
+    );
+    void session
+      .stop(`beyond the warm cap (steering.maxLive ${this.maxLive})`)
+      .catch((err: Error) =>
+        this.log.warn(
+          { conversationId: session.conversationId, err: err.message },
+          'stopping a session beyond the warm cap failed',
+        ),
+      );
   }
 
   startReaper(): void {
@@ -118,7 +135,10 @@ export class SessionRegistry {
         const idle = now - s.lastActiveAt();
         if (idle < this.idleMs) continue;
         this.remove(s);
-        this.log.info({ conversationId: s.conversationId, pid: s.pid(), idleSeconds: Math.round(idle / 1000) }, 'reaper: stopping idle session');
+        this.log.info(
+          { conversationId: s.conversationId, pid: s.pid(), idleSeconds: Math.round(idle / 1000) },
+          'reaper: stopping idle session',
+        );
         await s.stop(`idle for ${Math.round(idle / 60_000)} min`);
         stopped.push(s.conversationId);
       } catch (err) {

@@ -11,7 +11,10 @@ export interface UserInput {
   text: string;
   /** Who sent it, e.g. "web:owner" or "telegram:12345"; shown inside the wrapper. */
   source?: string;
-  /** Rudder's own note about this input (a re-run after a crash or a rate limit), written before it, outside the wrapper. */
+  /**
+   * Rudder's own note about this input (a re-run after a crash or a rate limit), written before it, outside the
+   * wrapper.
+   */
   note?: string;
   /** The session already holds this text (a turn that failed before answering took it in): only the note is sent. */
   inSession?: boolean;
@@ -58,7 +61,9 @@ export interface TurnResult {
 export interface PermissionOption {
   id: string;
   label: string;
-  /** Set when choosing it changes more than this request (later prompts are no longer asked): show it beside the label. */
+  /**
+   * Set when choosing it changes more than this request (later prompts are no longer asked): show it beside the label.
+   */
   effect?: string;
 }
 
@@ -162,6 +167,9 @@ export interface AgentSession {
    * running turn. Without it, /clear releases the session and the next turn starts a new one.
    */
   clearContext?(): Promise<void>;
-  /** Optional: switches the model with the agent's own command (the TUI's /model), after the running turn; undefined goes back to the configured one. */
+  /**
+   * Optional: switches the model with the agent's own command (the TUI's /model), after the running turn; undefined
+   * goes back to the configured one.
+   */
   setModel?(model: string | undefined): Promise<void>;
 }

@@ -26,7 +26,9 @@ export interface InboundMessage {
   platformMessageId: string;
   /** Chat (and thread/topic) key inside the channel; a thread or topic is its own conversation. */
   conversationKey: string;
-  /** For a thread that is a channel of its own (Discord): the channel it belongs to, which a group allowlist may name. */
+  /**
+   * For a thread that is a channel of its own (Discord): the channel it belongs to, which a group allowlist may name.
+   */
   parentKey?: string;
   sender: { id: string; name?: string };
   chatType: ChatType;
@@ -164,7 +166,10 @@ export interface Channel {
   /** Streams the text being written as a draft (Telegram private chats); false where drafts do not work. */
   draftText?(to: MessageRef, draftId: number, text: string): Promise<boolean>;
 
-  /** Shows a permission request with a button per option (the whole request, split as needed); resolves with a handle for settlePermission. */
+  /**
+   * Shows a permission request with a button per option (the whole request, split as needed); resolves with a handle
+   * for settlePermission.
+   */
   askPermission?(to: MessageRef, prompt: PromptView): Promise<string>;
   /** Edits the request's message to show who answered what (prompt.outcome), without buttons. */
   settlePermission?(to: MessageRef, handle: string, prompt: PromptView): Promise<void>;

@@ -2,8 +2,9 @@
  * The table of chat channels: name -> factory. Factories import their platform library on demand,
  * so a disabled channel costs nothing at startup (discord.js and Baileys are large).
  */
-import type { Logger } from '../ops/logger.js';
+
 import type { ChannelsConfig } from '../config/channels-schema.js';
+import type { Logger } from '../ops/logger.js';
 import type { Channel } from './channel.js';
 
 export interface ChannelContext<C> {
@@ -24,7 +25,10 @@ export const channelFactories: { [K in ChatChannelName]-?: ChannelFactory<NonNul
 };
 
 /** Builds every channel whose section is present and enabled, in the table's order. */
-export async function createChannels(channels: ChannelsConfig | undefined, base: { dataDir: string; logger: Logger }): Promise<Channel[]> {
+export async function createChannels(
+  channels: ChannelsConfig | undefined,
+  base: { dataDir: string; logger: Logger },
+): Promise<Channel[]> {
   const out: Channel[] = [];
   for (const name of Object.keys(channelFactories) as ChatChannelName[]) {
     const config = channels?.[name];

@@ -5,8 +5,8 @@
  * gets, so a voice note is never dropped silently.
  */
 import { execFile } from 'node:child_process';
-import { RudderError, isRudderError } from '../errors.js';
 import type { SttConfig } from '../config/channels-schema.js';
+import { isRudderError, RudderError } from '../errors.js';
 
 export const VOICE_NOT_SET_UP =
   'Voice notes are not set up: set stt.command in the config (for example a whisper.cpp binary)';
@@ -35,7 +35,11 @@ export function sttArgs(args: readonly string[], file: string): string[] {
  */
 export async function transcribe(file: string, stt: SttConfig | undefined, signal?: AbortSignal): Promise<string> {
   if (!stt?.command) {
-    throw new RudderError('STT_NOT_CONFIGURED', VOICE_NOT_SET_UP, { setting: 'stt.command', reason: 'stt-not-configured', userText: VOICE_NOT_SET_UP });
+    throw new RudderError('STT_NOT_CONFIGURED', VOICE_NOT_SET_UP, {
+      setting: 'stt.command',
+      reason: 'stt-not-configured',
+      userText: VOICE_NOT_SET_UP,
+    });
   }
   const args = sttArgs(stt.args, file);
   const stdout = await new Promise<string>((resolve, reject) => {
@@ -61,7 +65,14 @@ export async function transcribe(file: string, stt: SttConfig | undefined, signa
               : e.killed || e.signal
                 ? `it did not finish within ${stt.timeoutSeconds} s`
                 : `it exited with code ${String(e.code)}${errOut ? `: ${lastLine(errOut)}` : ''}`;
-        reject(new RudderError('STT_FAILED', `Speech-to-text failed: ${why}.`, { setting: 'stt.command', reason: 'stt-failed' }, err));
+        reject(
+          new RudderError(
+            'STT_FAILED',
+            `Speech-to-text failed: ${why}.`,
+            { setting: 'stt.command', reason: 'stt-failed' },
+            err,
+          ),
+        );
       },
     );
   });

@@ -1,4 +1,7 @@
-/** `rudder backup <file>`: a consistent copy of the store (rudder.db with what its WAL holds), safe while the gateway runs. */
+/**
+ * `rudder backup <file>`: a consistent copy of the store (rudder.db with what its WAL holds), safe while the gateway
+ * runs.
+ */
 import path from 'node:path';
 import type { Command } from 'commander';
 import { dataDir } from '../config/load.js';
@@ -6,7 +9,7 @@ import { dataDir } from '../config/load.js';
 export function register(program: Command): void {
   program
     .command('backup')
-    .description('copy the store to <file> with SQLite\'s online backup API; safe while the gateway runs')
+    .description("copy the store to <file> with SQLite's online backup API; safe while the gateway runs")
     .argument('<file>', 'where the copy goes (mode 0600); its directory must exist')
     .option('--force', 'replace <file> if it exists')
     .addHelpText(
@@ -27,8 +30,12 @@ export async function backup(file: string, opts: { force?: boolean }): Promise<n
   const source = path.join(dataDir(), 'rudder.db');
   try {
     const r = await backupStore(source, file, { overwrite: opts.force });
-    const latest = r.latest ? `; the newest message ${r.latest.id} was received ${new Date(r.latest.receivedAt).toISOString()}` : '';
-    process.stdout.write(`Backed up ${source} to ${r.file} (${Math.ceil(r.bytes / 1024)} KB, ${r.messages} messages${latest}).\n`);
+    const latest = r.latest
+      ? `; the newest message ${r.latest.id} was received ${new Date(r.latest.receivedAt).toISOString()}`
+      : '';
+    process.stdout.write(
+      `Backed up ${source} to ${r.file} (${Math.ceil(r.bytes / 1024)} KB, ${r.messages} messages${latest}).\n`,
+    );
     return 0;
   } catch (err) {
     if (!(err instanceof BackupError)) throw err;

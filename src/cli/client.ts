@@ -35,7 +35,10 @@ export function webAddress(file: string | undefined, warn: (message: string) => 
   try {
     value = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    warn(`${file} cannot be read as JSON (${(err as Error).message}); using the default address. Set RUDDER_URL to choose one.`);
+    warn(
+      `${file} cannot be read as JSON (${(err as Error).message}); using the default address. Set RUDDER_URL ` +
+        `to choose one.`,
+    );
     return defaults;
   }
   const full = configSchema.safeParse(value);
@@ -54,11 +57,18 @@ export function webAddress(file: string | undefined, warn: (message: string) => 
 const warnOnStderr = (m: string) => void process.stderr.write(`rudder: ${m}\n`);
 
 /** RUDDER_URL / RUDDER_TOKEN, else the config's web address and the token file in the data dir. */
-export function endpoint(env: NodeJS.ProcessEnv = process.env, warn: (message: string) => void = warnOnStderr): Endpoint {
+export function endpoint(
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = warnOnStderr,
+): Endpoint {
   let base = env.RUDDER_URL;
   if (!base) {
     const web = webAddress(findConfigFile(process.cwd(), env), warn);
-    if (!web.enabled) throw new Error('The web channel is off in the config (web.enabled: false); rudder send and status talk to it. Turn it on, or set RUDDER_URL.');
+    if (!web.enabled)
+      throw new Error(
+        'The web channel is off in the config (web.enabled: false); rudder send and status talk to it. Turn ' +
+          'it on, or set RUDDER_URL.',
+      );
     // A gateway listening on every address is reached on loopback.
     const host = web.host === '0.0.0.0' ? '127.0.0.1' : web.host === '::' ? '::1' : web.host;
     base = `http://${host.includes(':') ? `[${host}]` : host}:${web.port}`;
@@ -69,7 +79,10 @@ export function endpoint(env: NodeJS.ProcessEnv = process.env, warn: (message: s
     try {
       token = fs.readFileSync(file, 'utf8').trim();
     } catch {
-      throw new Error(`No token: ${file} is missing. Start the gateway once (npm start), or set RUDDER_TOKEN (and RUDDER_HOME if the data dir is elsewhere).`);
+      throw new Error(
+        `No token: ${file} is missing. Start the gateway once (npm start), or set RUDDER_TOKEN (and ` +
+          `RUDDER_HOME if the data dir is elsewhere).`,
+      );
     }
   }
   return { base: base.replace(/\/$/, ''), token };
@@ -77,7 +90,10 @@ export function endpoint(env: NodeJS.ProcessEnv = process.env, warn: (message: s
 
 function unreachable(ep: Endpoint, err: unknown): Error {
   const e = err as Error & { cause?: { code?: string; message?: string } };
-  return new Error(`Rudder is not reachable at ${ep.base} (${e.cause?.code ?? e.cause?.message ?? e.message}). Is it running? Start it with npm start, or set RUDDER_URL.`);
+  return new Error(
+    `Rudder is not reachable at ${ep.base} (${e.cause?.code ?? e.cause?.message ?? e.message}). Is it ` +
+      `running? Start it with npm start, or set RUDDER_URL.`,
+  );
 }
 
 async function errorOf(res: Response): Promise<ApiError> {
@@ -88,7 +104,11 @@ async function errorOf(res: Response): Promise<ApiError> {
 export async function call<T>(ep: Endpoint, method: string, p: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(ep.base + p, { method, headers: { authorization: `Bearer ${ep.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(ep.base + p, {
+      method,
+      headers: { authorization: `Bearer ${ep.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   } catch (err) {
     throw unreachable(ep, err);
   }
@@ -106,10 +126,18 @@ export interface SseEvent {
  * Reads an SSE stream, calling onEvent for each event until the signal aborts or the stream
  * ends. An error answer (e.g. 400 for a bad conversation id) rejects at once with an ApiError.
  */
-export async function readEvents(ep: Endpoint, p: string, onEvent: (e: SseEvent) => void, signal: AbortSignal): Promise<void> {
+export async function readEvents(
+  ep: Endpoint,
+  p: string,
+  onEvent: (e: SseEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
   let res: Response;
   try {
-    res = await fetch(ep.base + p, { headers: { authorization: `Bearer ${ep.token}`, accept: 'text/event-stream' }, signal });
+    res = await fetch(ep.base + p, {
+      headers: { authorization: `Bearer ${ep.token}`, accept: 'text/event-stream' },
+      signal,
+    });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw unreachable(ep, err);

@@ -60,12 +60,22 @@ async function claudeChecks(config: Config | undefined, checks: Check[]): Promis
   // A real probe: the CLI must accept the persistent stream-json mode and exit cleanly on empty input.
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-doctor-'));
   try {
-    const probe = exec(c.path!, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], { env: { ...env, HOME: home }, timeout: 30_000 });
+    const probe = exec(
+      c.path!,
+      ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'],
+      { env: { ...env, HOME: home }, timeout: 30_000 },
+    );
     probe.child.stdin?.end(); // no input: a CLI that accepts the mode exits 0 at once
     await probe;
     checks.push({ name: 'claude stream-json', ok: true, required: true, detail: 'accepts --input-format stream-json' });
   } catch (err) {
-    checks.push({ name: 'claude stream-json', ok: false, required: true, detail: (err as { stderr?: string }).stderr?.trim().split('\n')[0] || (err as Error).message.split('\n')[0]!, fix: 'Use Claude Code 2.1.x or newer (the pinned version is 2.1.332).' });
+    checks.push({
+      name: 'claude stream-json',
+      ok: false,
+      required: true,
+      detail: (err as { stderr?: string }).stderr?.trim().split('\n')[0] || (err as Error).message.split('\n')[0]!,
+      fix: 'Use Claude Code 2.1.x or newer (the pinned version is 2.1.332).',
+    });
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }
@@ -73,7 +83,9 @@ async function claudeChecks(config: Config | undefined, checks: Check[]): Promis
   const sources = [
     env.ANTHROPIC_API_KEY ? 'ANTHROPIC_API_KEY' : '',
     env.CLAUDE_CODE_OAUTH_TOKEN ? 'CLAUDE_CODE_OAUTH_TOKEN' : '',
-    fs.existsSync(path.join(agentHome, '.claude', '.credentials.json')) ? 'a CLI login (~/.claude/.credentials.json)' : '',
+    fs.existsSync(path.join(agentHome, '.claude', '.credentials.json'))
+      ? 'a CLI login (~/.claude/.credentials.json)'
+      : '',
     /"oauthAccount"/.test(readOr(path.join(agentHome, '.claude.json'))) ? 'a CLI login (~/.claude.json)' : '',
   ].filter(Boolean);
   checks.push({
@@ -81,28 +93,57 @@ async function claudeChecks(config: Config | undefined, checks: Check[]): Promis
     ok: sources.length > 0,
     required: true,
     detail: sources.length ? sources.join(', ') : 'no API key, OAuth token or CLI login found',
-    fix: 'Run `claude` once and log in, or set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`) in the environment Rudder runs in, or in agent.env.',
+    fix:
+      'Run `claude` once and log in, or set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN from `claude ' +
+      'setup-token`) in the environment Rudder runs in, or in agent.env.',
   });
   if (config?.agent.permissionMode === 'bypassPermissions' && process.getuid?.() === 0 && env.IS_SANDBOX !== '1') {
-    checks.push({ name: 'bypass as root', ok: false, required: true, detail: 'the CLI refuses bypass mode as root', fix: 'Set agent.env.IS_SANDBOX to "1" (only in a sandbox), or use another permission mode.' });
+    checks.push({
+      name: 'bypass as root',
+      ok: false,
+      required: true,
+      detail: 'the CLI refuses bypass mode as root',
+      fix: 'Set agent.env.IS_SANDBOX to "1" (only in a sandbox), or use another permission mode.',
+    });
   }
 }
 
 /** The TUI exits at start (offline: status 1) until its first-run screens were done once in this HOME. */
 function tuiFirstRun(home: string): Check {
   const file = path.join(home, '.claude.json');
-  const fix = `Run \`claude\` once in a terminal as the user Rudder runs as (HOME=${home}) and finish its first-run screens; the claude-tmux backend cannot answer them.`;
+  const fix =
+    `Run \`claude\` once in a terminal as the user Rudder runs as (HOME=${home}) and finish its ` +
+    `first-run screens; the claude-tmux backend cannot answer them.`;
   const text = readOr(file);
-  if (!text) return { name: 'claude first run', ok: false, required: true, detail: `${file} is missing: the TUI has never run in this HOME`, fix };
+  if (!text)
+    return {
+      name: 'claude first run',
+      ok: false,
+      required: true,
+      detail: `${file} is missing: the TUI has never run in this HOME`,
+      fix,
+    };
   let onboarded = false;
   try {
     onboarded = (JSON.parse(text) as { hasCompletedOnboarding?: unknown }).hasCompletedOnboarding === true;
   } catch {
-    return { name: 'claude first run', ok: false, required: true, detail: `${file} is not valid JSON`, fix: `Move ${file} aside, then: ${fix}` };
+    return {
+      name: 'claude first run',
+      ok: false,
+      required: true,
+      detail: `${file} is not valid JSON`,
+      fix: `Move ${file} aside, then: ${fix}`,
+    };
   }
   return onboarded
     ? { name: 'claude first run', ok: true, required: true, detail: `${file} has hasCompletedOnboarding` }
-    : { name: 'claude first run', ok: false, required: true, detail: `${file} lacks hasCompletedOnboarding: true (the first-run screens were not finished)`, fix };
+    : {
+        name: 'claude first run',
+        ok: false,
+        required: true,
+        detail: `${file} lacks hasCompletedOnboarding: true (the first-run screens were not finished)`,
+        fix,
+      };
 }
 
 /** Channels the gateway running on this data dir has not started (none when no gateway runs). */
@@ -113,7 +154,15 @@ async function runningChannelChecks(): Promise<Check[]> {
   } catch {
     return [];
   }
-  return s.channels.filter((c) => !c.started).map((c) => ({ name: `running channel ${c.name}`, ok: false, required: false, detail: `not started: ${c.error ?? c.state}`, fix: `See rudder.log; the gateway keeps trying (check channels.${c.name} and that its platform can be reached).` }));
+  return s.channels
+    .filter((c) => !c.started)
+    .map((c) => ({
+      name: `running channel ${c.name}`,
+      ok: false,
+      required: false,
+      detail: `not started: ${c.error ?? c.state}`,
+      fix: `See rudder.log; the gateway keeps trying (check channels.${c.name} and that its platform can be reached).`,
+    }));
 }
 
 function readOr(file: string): string {
@@ -138,10 +187,26 @@ async function storeChecks(checks: Check[]): Promise<void> {
     const parent = existingAncestor(dir);
     try {
       fs.accessSync(parent, fs.constants.W_OK);
-      checks.push({ name: 'data dir', ok: true, required: true, detail: `${dir} does not exist yet; rudder start creates it (${parent} is writable)` });
-      checks.push({ name: 'store', ok: true, required: true, detail: `no store yet; rudder start creates ${path.join(dir, 'rudder.db')}` });
+      checks.push({
+        name: 'data dir',
+        ok: true,
+        required: true,
+        detail: `${dir} does not exist yet; rudder start creates it (${parent} is writable)`,
+      });
+      checks.push({
+        name: 'store',
+        ok: true,
+        required: true,
+        detail: `no store yet; rudder start creates ${path.join(dir, 'rudder.db')}`,
+      });
     } catch {
-      checks.push({ name: 'data dir', ok: false, required: true, detail: `${dir} does not exist and ${parent} is not writable`, fix: fixDir });
+      checks.push({
+        name: 'data dir',
+        ok: false,
+        required: true,
+        detail: `${dir} does not exist and ${parent} is not writable`,
+        fix: fixDir,
+      });
     }
     return;
   }
@@ -150,7 +215,13 @@ async function storeChecks(checks: Check[]): Promise<void> {
     inspectDataDir(dir);
     checks.push({ name: 'data dir', ok: true, required: true, detail: `${dir} is yours, private and writable` });
   } catch (err) {
-    checks.push({ name: 'data dir', ok: false, required: true, detail: (err as Error).message, fix: 'Set RUDDER_HOME to a private directory of your own (0700, owned by you).' });
+    checks.push({
+      name: 'data dir',
+      ok: false,
+      required: true,
+      detail: (err as Error).message,
+      fix: 'Set RUDDER_HOME to a private directory of your own (0700, owned by you).',
+    });
     return;
   }
   const file = path.join(dir, 'rudder.db');
@@ -158,13 +229,24 @@ async function storeChecks(checks: Check[]): Promise<void> {
     checks.push({ name: 'store', ok: true, required: true, detail: `no store yet; rudder start creates ${file}` });
     return;
   }
-  const fix = 'Stop Rudder and move rudder.db (with rudder.db-wal and rudder.db-shm) aside; a new store is created at the next start. rudder backup copies a store that still opens.';
+  const fix =
+    'Stop Rudder and move rudder.db (with rudder.db-wal and rudder.db-shm) aside; a new store is created at ' +
+    'the next start. rudder backup copies a store that still opens.';
   try {
-    const [{ default: Database }, { integrityCheck }] = await Promise.all([import('better-sqlite3'), import('../store/db.js')]);
+    const [{ default: Database }, { integrityCheck }] = await Promise.all([
+      import('better-sqlite3'),
+      import('../store/db.js'),
+    ]);
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
       const integrity = integrityCheck(db);
-      checks.push({ name: 'store', ok: integrity === 'ok', required: true, detail: `SQLite integrity: ${integrity}`, fix });
+      checks.push({
+        name: 'store',
+        ok: integrity === 'ok',
+        required: true,
+        detail: `SQLite integrity: ${integrity}`,
+        fix,
+      });
     } finally {
       db.close();
     }
@@ -181,7 +263,13 @@ export async function doctor(): Promise<Check[]> {
     config = loadConfig(file).config;
     checks.push({ name: 'config', ok: true, required: true, detail: file ?? 'no config file: running on defaults' });
   } catch (err) {
-    checks.push({ name: 'config', ok: false, required: true, detail: (err as Error).message, fix: 'Fix the keys named above; the README documents each one.' });
+    checks.push({
+      name: 'config',
+      ok: false,
+      required: true,
+      detail: (err as Error).message,
+      fix: 'Fix the keys named above; the README documents each one.',
+    });
   }
   await storeChecks(checks);
   checks.push(...(await runningChannelChecks()));
@@ -191,22 +279,56 @@ export async function doctor(): Promise<Check[]> {
       const { stdout } = await exec('tmux', ['-V']);
       checks.push({ name: 'tmux', ok: true, required: true, detail: stdout.trim() });
     } catch {
-      checks.push({ name: 'tmux', ok: false, required: true, detail: 'tmux is not installed', fix: 'apt-get install -y tmux (or use agent.backend "claude-stream").' });
+      checks.push({
+        name: 'tmux',
+        ok: false,
+        required: true,
+        detail: 'tmux is not installed',
+        fix: 'apt-get install -y tmux (or use agent.backend "claude-stream").',
+      });
     }
-    checks.push(tuiFirstRun(buildAgentEnv({ passVars: config.agent.passEnv, extra: config.agent.env }).HOME ?? os.homedir()));
+    checks.push(
+      tuiFirstRun(buildAgentEnv({ passVars: config.agent.passEnv, extra: config.agent.env }).HOME ?? os.homedir()),
+    );
   }
   if (config?.fallback) {
     const { LocalModel } = await import('../fallback/local-model.js');
     const p = await new LocalModel(config.fallback).probe();
-    checks.push({ name: 'fallback model', ok: p.ok, required: false, detail: p.detail, fix: `Start the local model server (e.g. ollama serve; ollama pull ${config.fallback.model}) or fix fallback.baseURL.` });
+    checks.push({
+      name: 'fallback model',
+      ok: p.ok,
+      required: false,
+      detail: p.detail,
+      fix:
+        `Start the local model server (e.g. ollama serve; ollama pull ${config.fallback.model}) or fix ` +
+        `fallback.baseURL.`,
+    });
   } else {
-    checks.push({ name: 'fallback model', ok: true, required: false, detail: 'not configured (rate-limited turns wait for the reset)' });
+    checks.push({
+      name: 'fallback model',
+      ok: true,
+      required: false,
+      detail: 'not configured (rate-limited turns wait for the reset)',
+    });
   }
   if (config) {
-    const [{ createChannels }, { silentLogger }] = await Promise.all([import('../channels/registry.js'), import('../ops/logger.js')]);
-    for (const ch of await createChannels(config.channels, { dataDir: dataDir(), logger: silentLogger() }).catch(() => [])) {
-      const p = ch.probe ? await ch.probe().catch((err: Error) => ({ ok: false, detail: err.message })) : { ok: true, detail: 'no probe' };
-      checks.push({ name: `channel ${ch.name}`, ok: p.ok, required: false, detail: p.detail, fix: `Check the token in channels.${ch.name}.` });
+    const [{ createChannels }, { silentLogger }] = await Promise.all([
+      import('../channels/registry.js'),
+      import('../ops/logger.js'),
+    ]);
+    for (const ch of await createChannels(config.channels, { dataDir: dataDir(), logger: silentLogger() }).catch(
+      () => [],
+    )) {
+      const p = ch.probe
+        ? await ch.probe().catch((err: Error) => ({ ok: false, detail: err.message }))
+        : { ok: true, detail: 'no probe' };
+      checks.push({
+        name: `channel ${ch.name}`,
+        ok: p.ok,
+        required: false,
+        detail: p.detail,
+        fix: `Check the token in channels.${ch.name}.`,
+      });
     }
   }
   return checks;
@@ -219,6 +341,8 @@ export async function run(): Promise<number> {
     if (!c.ok && c.fix) process.stdout.write(`    fix: ${c.fix}\n`);
   }
   const failed = checks.filter((c) => !c.ok && c.required);
-  process.stdout.write(failed.length ? `\n${failed.length} required check(s) failed.\n` : '\nAll required checks passed.\n');
+  process.stdout.write(
+    failed.length ? `\n${failed.length} required check(s) failed.\n` : '\nAll required checks passed.\n',
+  );
   return failed.length ? 1 : 0;
 }

@@ -23,7 +23,11 @@ function program(): Command {
     .helpCommand('help [command]', 'show help for a command')
     .exitOverride()
     .showHelpAfterError('(rudder --help lists the commands; rudder <command> --help shows one)')
-    .addHelpText('after', '\nThe gateway reads rudder.config.json in the working directory, else $RUDDER_HOME/config.json (README: Configuration).');
+    .addHelpText(
+      'after',
+      '\nThe gateway reads rudder.config.json in the working directory, else $RUDDER_HOME/config.json ' +
+        '(README: Configuration).',
+    );
   for (const cmd of [start, send, status, doctor, backup, paneState, pairing]) cmd.register(p);
   return p;
 }

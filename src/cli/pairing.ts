@@ -7,7 +7,11 @@ export function register(program: Command): void {
   const pairing = program
     .command('pairing')
     .description('admit chat senders who were given a pairing code')
-    .addHelpText('after', '\nAn unknown sender in a direct chat gets a code (valid 1 hour); approving it admits that sender on that channel.');
+    .addHelpText(
+      'after',
+      '\nAn unknown sender in a direct chat gets a code (valid 1 hour); approving it admits that sender on ' +
+        'that channel.',
+    );
   pairing
     .command('list')
     .description('pending pairing requests')
@@ -16,7 +20,11 @@ export function register(program: Command): void {
       process.exitCode = await withAccess(async (access, m) => {
         const pending = m.listPairing(access, channel);
         if (!pending.length) process.stdout.write('No pairing requests are waiting.\n');
-        for (const p of pending) process.stdout.write(`${p.channel}  ${m.formatCode(p.code)}  ${p.senderName ?? ''} (${p.senderId})  expires ${new Date(p.expiresAt).toISOString()}\n`);
+        for (const p of pending)
+          process.stdout.write(
+            `${p.channel}  ${m.formatCode(p.code)}  ${p.senderName ?? ''} (${p.senderId})  ` +
+              `expires ${new Date(p.expiresAt).toISOString()}\n`,
+          );
         return 0;
       });
     });
@@ -32,17 +40,25 @@ export function register(program: Command): void {
           process.stdout.write(`Approved ${r.senderName ?? r.senderId} on ${channel}.\n`);
           return 0;
         }
-        process.stderr.write(r.reason === 'expired' ? 'That code has expired; ask the sender to write again for a new one.\n' : `No pending code ${code} on ${channel}. See rudder pairing list.\n`);
+        process.stderr.write(
+          r.reason === 'expired'
+            ? 'That code has expired; ask the sender to write again for a new one.\n'
+            : `No pending code ${code} on ${channel}. See rudder pairing list.\n`,
+        );
         return 1;
       });
     });
 }
 
 type AccessModule = typeof import('../security/access.js');
-type AccessStoreT = InstanceType<(typeof import('../security/access-store.js'))['AccessStore']>;
+type AccessStoreT = InstanceType<typeof import('../security/access-store.js')['AccessStore']>;
 
 async function withAccess(fn: (access: AccessStoreT, m: AccessModule) => Promise<number>): Promise<number> {
-  const [m, { AccessStore }, { Store }] = await Promise.all([import('../security/access.js'), import('../security/access-store.js'), import('../store/store.js')]);
+  const [m, { AccessStore }, { Store }] = await Promise.all([
+    import('../security/access.js'),
+    import('../security/access-store.js'),
+    import('../store/store.js'),
+  ]);
   const store = new Store(path.join(dataDir(), 'rudder.db'));
   try {
     const access = new AccessStore(store.db);

@@ -8,7 +8,7 @@ export function register(program: Command): void {
     .description('classify a Claude Code TUI capture (stdin by default): ready, busy, menu or not-ready')
     .option('-f, --file <file>', 'read the capture from this file instead of stdin')
     .option('--json', 'print {"state", "reasons"} as JSON')
-    .addHelpText('after', '\nExample:\n  tmux -L rudder capture-pane -p -t \'=rudder-web-…\' | rudder pane-state --json')
+    .addHelpText('after', "\nExample:\n  tmux -L rudder capture-pane -p -t '=rudder-web-…' | rudder pane-state --json")
     .action(async (opts: { file?: string; json?: boolean }) => {
       process.exitCode = await paneState(opts);
     });

@@ -3,7 +3,7 @@
  * It ends at the first of: a reply or notice that answers the message (exit 0); an `error` event
  * for it, a refusal, or a stop (exit 1); the end of the event stream (exit 1); the timeout (exit 3).
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { call, endpoint, readEvents, type SseEvent } from './client.js';
 
 export interface SendOptions {
@@ -16,7 +16,10 @@ export function register(program: Command): void {
     .command('send')
     .description('send a message to a conversation through the web API and print the reply stream')
     .argument('<conversation>', 'the web conversation id: 1-64 letters, digits, ".", "_" or "-"')
-    .argument('<text...>', 'the message (several words are joined with spaces; put -- before text that starts with "-")')
+    .argument(
+      '<text...>',
+      'the message (several words are joined with spaces; put -- before text that starts with "-")',
+    )
     .option('--json', 'print the raw events as JSON lines on stdout')
     .option('--timeout <seconds>', 'how long to wait for the reply', seconds, 600)
     .addHelpText(
@@ -83,13 +86,18 @@ export async function send(conversation: string, text: string, opts: SendOptions
       out(String(e.data.delta));
       streamed = true;
     }
-    if (e.event === 'permission' && mine(e) && !e.data.resolved && !opts.json) err(`🔐 permission requested for ${e.data.toolName} (request ${e.data.requestId}); answer it on the web page\n`);
+    if (e.event === 'permission' && mine(e) && !e.data.resolved && !opts.json)
+      err(`🔐 permission requested for ${e.data.toolName} (request ${e.data.requestId}); answer it on the web page\n`);
     if (e.event === 'reply' && mine(e) && (e.data.kind === 'reply' || e.data.kind === 'notice')) {
       if (!opts.json) out(streamed ? '\n' : `${e.data.text}\n`);
       end(0);
     }
     if (e.event === 'error' && mine(e)) {
-      if (!opts.json) err(`error ${e.data.code}: ${e.data.message}\nThe message stays in the store; the web page and rudder status show what happens next.\n`);
+      if (!opts.json)
+        err(
+          `error ${e.data.code}: ${e.data.message}\nThe message stays in the store; the web page and rudder ` +
+            `status show what happens next.\n`,
+        );
       end(1);
     }
   };
@@ -99,10 +107,15 @@ export async function send(conversation: string, text: string, opts: SendOptions
     end(3);
   }, opts.timeout * 1000);
   try {
-    const reading = readEvents(ep, `/api/conversations/${conv}/events`, (e) => {
-      if (e.event === 'status' && e.data.state === 'connected') connected();
-      handle(e);
-    }, abort.signal).then(
+    const reading = readEvents(
+      ep,
+      `/api/conversations/${conv}/events`,
+      (e) => {
+        if (e.event === 'status' && e.data.state === 'connected') connected();
+        handle(e);
+      },
+      abort.signal,
+    ).then(
       () => {
         if (code === undefined) err('the gateway closed the event stream (did it stop?); the reply stays owed.\n');
         end(1);
@@ -117,7 +130,12 @@ export async function send(conversation: string, text: string, opts: SendOptions
     await Promise.race([ready, reading]);
     if (failure) throw failure;
     if (code !== undefined) return code;
-    const r = await call<{ messageId: string; disposition: string; reason?: string }>(ep, 'POST', `/api/conversations/${conv}/messages`, { text });
+    const r = await call<{ messageId: string; disposition: string; reason?: string }>(
+      ep,
+      'POST',
+      `/api/conversations/${conv}/messages`,
+      { text },
+    );
     messageId = r.messageId;
     if (opts.json) out(`${JSON.stringify({ event: 'accepted', ...r })}\n`);
     else err(`sent ${r.messageId}: ${r.disposition}${r.reason ? ` (${r.reason})` : ''}\n`);

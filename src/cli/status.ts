@@ -8,9 +8,15 @@ const mb = (b: number | null) => (b === null ? '-' : `${Math.round(b / 1024 / 10
 export function register(program: Command): void {
   program
     .command('status')
-    .description('what the running gateway is doing: the claude binary, sessions, queues, owed replies, channels, steering')
+    .description(
+      'what the running gateway is doing: the claude binary, sessions, queues, owed replies, channels, steering',
+    )
     .option('--json', 'print the report as JSON (the body of GET /api/status)')
-    .addHelpText('after', '\nThe gateway is found through RUDDER_URL and RUDDER_TOKEN, else the config\'s web address and the token in the data dir.')
+    .addHelpText(
+      'after',
+      "\nThe gateway is found through RUDDER_URL and RUDDER_TOKEN, else the config's web address and the " +
+        'token in the data dir.',
+    )
     .action(async (opts: { json?: boolean }) => {
       process.exitCode = await status(opts);
     });
@@ -32,19 +38,36 @@ export async function status(opts: { json?: boolean }): Promise<number> {
   const lines = [
     `Rudder ${s.version}, up ${s.uptimeSeconds}s, ${mb(s.gatewayRssBytes)}`,
     claudeLine(s),
-    `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; agent processes ${s.steering.liveSessions}, ${s.steering.warm} idle; maxLive ${s.steering.maxLive} (${s.steering.maxLiveWhy})`,
+    `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; ` +
+      `agent processes ${s.steering.liveSessions}, ${s.steering.warm} idle; ` +
+      `maxLive ${s.steering.maxLive} (${s.steering.maxLiveWhy})`,
     `Channels: ${s.channels.map((c) => `${c.name} ${c.state}${c.detail ? ` (${c.detail})` : ''}`).join(', ') || 'none'}`,
-    ...s.channels.filter((c) => !c.started).map((c) => `Not started: ${c.name} (${c.error ?? c.state}${c.retryAt ? `; next try ${c.retryAt}` : ''})`),
+    ...s.channels
+      .filter((c) => !c.started)
+      .map((c) => `Not started: ${c.name} (${c.error ?? c.state}${c.retryAt ? `; next try ${c.retryAt}` : ''})`),
     `Replies owed: ${s.owedReplies}`,
-    `Messages: ${Object.entries(s.messages).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
+    `Messages: ${
+      Object.entries(s.messages)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }`,
   ];
   if (s.sessions.length) {
     lines.push('Live sessions:');
-    for (const x of s.sessions) lines.push(`  ${x.conversationId}  ${x.backend}  pid ${x.pid ?? '-'}  ${x.state}  idle ${x.idleSeconds}s  ${mb(x.rssBytes)}  steered ${x.steered}`);
+    for (const x of s.sessions)
+      lines.push(
+        `  ${x.conversationId}  ${x.backend}  pid ${x.pid ?? '-'}  ${x.state}  idle ${x.idleSeconds}s ` +
+          ` ${mb(x.rssBytes)}  steered ${x.steered}`,
+      );
   }
   if (s.queues.length) {
     lines.push('Queues:');
-    for (const q of s.queues) lines.push(`  ${q.conversationId}  waiting ${q.depth}  in flight ${q.inFlight}${q.pausedUntil ? `  rate limited until ${q.pausedUntil}` : ''}`);
+    for (const q of s.queues)
+      lines.push(
+        `  ${q.conversationId}  waiting ${q.depth}  in flight ${q.inFlight}${
+          q.pausedUntil ? `  rate limited ` + `until ${q.pausedUntil}` : ''
+        }`,
+      );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;

@@ -18,7 +18,10 @@ const progressFields = {
   minTurnSeconds: z.number().min(0).max(3600),
   /** Edits of one card are at least this far apart (the platform's own rate limits are honoured as well). */
   editEverySeconds: z.number().min(0.2).max(600),
-  /** Text the agent writes between tools: in the card only, also as messages of their own, or not shown before the final reply. */
+  /**
+   * Text the agent writes between tools: in the card only, also as messages of their own, or not shown before the final
+   * reply.
+   */
   text: z.enum(['card', 'messages', 'final-only']),
 };
 
@@ -89,7 +92,10 @@ export const telegramSchema = z
         port: z.number().int().min(1).max(65535).default(8443),
         path: z.string().startsWith('/').default('/telegram'),
         /** Sent by Telegram in X-Telegram-Bot-Api-Secret-Token; requests without it are refused. */
-        secretToken: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/).optional(),
+        secretToken: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,256}$/)
+          .optional(),
       })
       .strict()
       .optional(),

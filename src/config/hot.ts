@@ -42,7 +42,8 @@ export function mergeHot(running: Config, file: Config): HotMerge {
   const channels = config.channels as Record<string, { queueMode?: unknown } | undefined>;
   const fileChannels = file.channels as Record<string, { queueMode?: unknown } | undefined>;
   // A channel's queueMode is hot only for a channel that runs; a new channel needs a restart.
-  const hot = (key: string) => isHot(key) && (!key.startsWith('channels.') || channels[key.split('.')[1]!] !== undefined);
+  const hot = (key: string) =>
+    isHot(key) && (!key.startsWith('channels.') || channels[key.split('.')[1]!] !== undefined);
   const a = leaves(running, '', new Map());
   const b = leaves(file, '', new Map());
   const applied: string[] = [];

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { RudderError } from '../errors.js';
 import { mergeHot } from './hot.js';
 import { projectProblems } from './projects.js';
-import { configSchema, type Config } from './schema.js';
+import { type Config, configSchema } from './schema.js';
 
 export const CONFIG_FILE = 'rudder.config.json';
 
@@ -30,15 +30,23 @@ export function findConfigFile(cwd = process.cwd(), env: NodeJS.ProcessEnv = pro
 function keyPath(p: ReadonlyArray<PropertyKey>): string {
   if (!p.length) return '(top level)';
   return p
-    .map((k, i) => (typeof k === 'number' ? `[${k}]` : /^[A-Za-z_][\w-]*$/.test(String(k)) ? `${i ? '.' : ''}${String(k)}` : `[${JSON.stringify(String(k))}]`))
+    .map((k, i) =>
+      typeof k === 'number'
+        ? `[${k}]`
+        : /^[A-Za-z_][\w-]*$/.test(String(k))
+          ? `${i ? '.' : ''}${String(k)}`
+          : `[${JSON.stringify(String(k))}]`,
+    )
     .join('');
 }
 
 /** One line per problem: "agent.permissionMode: Invalid option: expected one of ...". */
 export function describeIssues(issues: z.core.$ZodIssue[]): string[] {
   return issues.flatMap((i) => {
-    if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${keyPath([...i.path, k])}: unknown key (remove it or check its spelling)`);
-    if (i.code === 'invalid_key') return [`${keyPath(i.path)}: invalid key (${i.issues.map((x) => x.message).join('; ')})`];
+    if (i.code === 'unrecognized_keys')
+      return i.keys.map((k) => `${keyPath([...i.path, k])}: unknown key (remove it or check its spelling)`);
+    if (i.code === 'invalid_key')
+      return [`${keyPath(i.path)}: invalid key (${i.issues.map((x) => x.message).join('; ')})`];
     return [`${keyPath(i.path)}: ${i.message}`];
   });
 }
@@ -51,7 +59,10 @@ export function parseConfig(value: unknown, source = 'config', opts: { dataDir?:
   const r = configSchema.safeParse(value ?? {});
   if (!r.success) {
     const lines = describeIssues(r.error.issues);
-    throw new RudderError('CONFIG_INVALID', `${source}:\n  ${lines.join('\n  ')}`, { source, keys: r.error.issues.map((i) => keyPath(i.path)) });
+    throw new RudderError('CONFIG_INVALID', `${source}:\n  ${lines.join('\n  ')}`, {
+      source,
+      keys: r.error.issues.map((i) => keyPath(i.path)),
+    });
   }
   checkProjects(r.data, opts.dataDir ?? dataDir(), source);
   return r.data;
@@ -62,7 +73,10 @@ export function checkProjects(config: Config, dataDirPath: string, source = 'con
   const problems = projectProblems(config, dataDirPath);
   if (!problems.length) return;
   const lines = problems.map((p) => `${keyPath(p.path)}: ${p.message}`);
-  throw new RudderError('CONFIG_INVALID', `${source}:\n  ${lines.join('\n  ')}`, { source, keys: problems.map((p) => keyPath(p.path)) });
+  throw new RudderError('CONFIG_INVALID', `${source}:\n  ${lines.join('\n  ')}`, {
+    source,
+    keys: problems.map((p) => keyPath(p.path)),
+  });
 }
 
 export interface LoadedConfig {
@@ -83,7 +97,12 @@ export function loadConfig(file: string | undefined = findConfigFile()): LoadedC
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new RudderError('CONFIG_INVALID', `${file}: not valid JSON (${(err as Error).message})`, { source: file }, err);
+    throw new RudderError(
+      'CONFIG_INVALID',
+      `${file}: not valid JSON (${(err as Error).message})`,
+      { source: file },
+      err,
+    );
   }
   return { config: parseConfig(value, file), file };
 }
@@ -105,13 +124,29 @@ export function checkConfigFile(file: string): void {
   }
   const octal = (m: number) => `0${(m & 0o777).toString(8)}`;
   if (st.uid !== uid && st.uid !== 0) {
-    throw new RudderError('CONFIG_UNSAFE', `${file} belongs to uid ${st.uid}, not to you (uid ${uid}). Check it, then chown it to yourself, or start Rudder elsewhere.`, { source: file });
+    throw new RudderError(
+      'CONFIG_UNSAFE',
+      `${file} belongs to uid ${st.uid}, not to you (uid ${uid}). Check it, then chown it to yourself, or ` +
+        `start Rudder elsewhere.`,
+      { source: file },
+    );
   }
   if (st.mode & 0o022) {
-    throw new RudderError('CONFIG_UNSAFE', `${file} can be written by other users (mode ${octal(st.mode)}). Check it, run chmod go-w on it, and start again.`, { source: file });
+    throw new RudderError(
+      'CONFIG_UNSAFE',
+      `${file} can be written by other users (mode ${octal(st.mode)}). Check it, run chmod go-w on it, and ` +
+        `start again.`,
+      { source: file },
+    );
   }
   if (dir.mode & 0o022 && !(dir.mode & 0o1000)) {
-    throw new RudderError('CONFIG_UNSAFE', `${path.dirname(file)} can be written by other users (mode ${octal(dir.mode)}), so ${path.basename(file)} could be replaced. Run chmod go-w on the directory, or keep the config in $RUDDER_HOME/config.json.`, { source: file });
+    throw new RudderError(
+      'CONFIG_UNSAFE',
+      `${path.dirname(file)} can be written by other users (mode ${octal(dir.mode)}), ` +
+        `so ${path.basename(file)} could be replaced. Run chmod go-w on the directory, or keep the config in ` +
+        `$RUDDER_HOME/config.json.`,
+      { source: file },
+    );
   }
 }
 

@@ -56,7 +56,12 @@ export function projectProblems(cfg: Config, dataDir: string): ConfigProblem[] {
       continue;
     }
     if (isInside(dir, dataDir)) {
-      problems.push({ path: [...at, 'path'], message: `${dir} is inside Rudder's data dir ${dataDir}, which holds the store and the web token; an agent must not work there. Choose a directory outside it` });
+      problems.push({
+        path: [...at, 'path'],
+        message:
+          `${dir} is inside Rudder's data dir ${dataDir}, which holds the store and the web token; an ` +
+          `agent must not work there. Choose a directory outside it`,
+      });
       continue;
     }
     if (!p.worktrees) continue;
@@ -68,21 +73,39 @@ export function projectProblems(cfg: Config, dataDir: string): ConfigProblem[] {
       continue;
     }
     if (!top) {
-      problems.push({ path: [...at, 'worktrees'], message: `${dir} is not a git repository, so conversations cannot get worktrees there (run git init and commit once, or set worktrees to false)` });
+      problems.push({
+        path: [...at, 'worktrees'],
+        message:
+          `${dir} is not a git repository, so conversations cannot get worktrees there (run git init ` +
+          `and commit once, or set worktrees to false)`,
+      });
       continue;
     }
     if (typeof p.worktrees === 'object') {
       const wdir = expandPath(p.worktrees.dir);
-      if (isInside(wdir, dataDir)) problems.push({ path: [...at, 'worktrees', 'dir'], message: `${wdir} is inside Rudder's data dir ${dataDir}; choose a directory outside it` });
-      else if (isInside(wdir, top)) problems.push({ path: [...at, 'worktrees', 'dir'], message: `${wdir} is inside the repository ${top}, where every agent would see the other worktrees; choose a directory outside it` });
+      if (isInside(wdir, dataDir))
+        problems.push({
+          path: [...at, 'worktrees', 'dir'],
+          message: `${wdir} is inside Rudder's data dir ${dataDir}; choose a directory outside it`,
+        });
+      else if (isInside(wdir, top))
+        problems.push({
+          path: [...at, 'worktrees', 'dir'],
+          message:
+            `${wdir} is inside the repository ${top}, where every agent would see the other ` +
+            `worktrees; choose a directory outside it`,
+        });
     }
   }
   if (cfg.defaultProject !== undefined && !names.includes(cfg.defaultProject)) {
     problems.push({ path: ['defaultProject'], message: `no project "${cfg.defaultProject}" (${known})` });
   }
   for (const [channel, section] of Object.entries(cfg.channels)) {
-    for (const [key, name] of Object.entries((section as { projects?: Record<string, string> } | undefined)?.projects ?? {})) {
-      if (!names.includes(name)) problems.push({ path: ['channels', channel, 'projects', key], message: `no project "${name}" (${known})` });
+    for (const [key, name] of Object.entries(
+      (section as { projects?: Record<string, string> } | undefined)?.projects ?? {},
+    )) {
+      if (!names.includes(name))
+        problems.push({ path: ['channels', channel, 'projects', key], message: `no project "${name}" (${known})` });
     }
   }
   return problems;

@@ -17,12 +17,20 @@ const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environ
 export const tmuxSchema = z
   .object({
     /** The tmux server Rudder's panes live on (`tmux -L <socket>`), apart from the user's own. */
-    socket: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be 1-100 of A-Z a-z 0-9 _ -').default('rudder'),
+    socket: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be 1-100 of A-Z a-z 0-9 _ -')
+      .default('rudder'),
     /** Pane size; a wide pane keeps lines from wrapping, which keeps the pane readable. */
     width: z.number().int().min(80).max(1000).default(200),
     height: z.number().int().min(24).max(500).default(50),
     /** Messages longer than this (UTF-8 bytes) are saved to a file and a reference to it is typed. */
-    pasteFileThresholdBytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(32 * 1024),
+    pasteFileThresholdBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(16 * 1024 * 1024)
+      .default(32 * 1024),
     /** How long a message waits for the pane to take input (or a menu to be answered) before the person is told. */
     readyTimeoutSeconds: z.number().positive().max(3600).default(30),
     /** Extra Enter presses when a typed message does not show up in the transcript. */
@@ -52,7 +60,9 @@ export const agentSchema = z
     /** Inherited variables the agent gets beyond the base set (agents/claude/env.ts); nothing else passes. */
     passEnv: z.array(envName).default(['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN']),
     /** `--autocompact`: 'auto' (the model's context window) or a size in tokens (the CLI takes 100000 at least). */
-    autocompact: z.union([z.literal('auto'), z.number().int().min(100_000, 'must be "auto" or at least 100000 tokens')]).default('auto'),
+    autocompact: z
+      .union([z.literal('auto'), z.number().int().min(100_000, 'must be "auto" or at least 100000 tokens')])
+      .default('auto'),
     turnTimeoutSeconds: z.number().positive().default(1800),
     interruptGraceSeconds: z.number().positive().max(120).default(5),
     tmux: tmuxSchema.prefault({}),
@@ -60,7 +70,12 @@ export const agentSchema = z
   .strict();
 
 /** A project name: used in /project, the web app and worktree branch names. */
-export const projectNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+export const projectNameSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+  );
 
 /** A working directory with its own agent settings; each key given here replaces the one in `agent`. */
 export const projectSchema = z
@@ -80,7 +95,9 @@ export const projectSchema = z
 
 export const steeringSchema = z
   .object({
-    /** Read per message: off, a message sent mid-turn waits in line instead of being steered; RUDDER_STEERING=off wins. */
+    /**
+     * Read per message: off, a message sent mid-turn waits in line instead of being steered; RUDDER_STEERING=off wins.
+     */
     enabled: z.boolean().default(true),
     /** The queue mode of a conversation with no override. */
     mode: queueModeSchema.default('steer'),
@@ -115,7 +132,16 @@ export const webSchema = z
     /** Serve on a non-loopback address (plain HTTP, reachable from the network): must be said out loud. */
     exposed: z.boolean().default(false),
     /** Host names a reverse proxy forwards under ("name" for any port, "name:port"); others get 421. */
-    allowedHosts: z.array(z.string().refine((h) => splitHostPort(h) !== undefined, 'must be a host name or address, optionally with :port (no scheme, no path)')).default([]),
+    allowedHosts: z
+      .array(
+        z
+          .string()
+          .refine(
+            (h) => splitHostPort(h) !== undefined,
+            'must be a host name or address, optionally with :port (no scheme, no path)',
+          ),
+      )
+      .default([]),
   })
   .strict()
   .superRefine((w, ctx) => {
@@ -123,7 +149,10 @@ export const webSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['exposed'],
-        message: `web.host ${w.host} is not a loopback address: the page and API would be served over plain HTTP to the network. Set web.exposed to true to mean it (the README says how to reach the page from a phone safely), or use 127.0.0.1`,
+        message:
+          `web.host ${w.host} is not a loopback address: the page and API would be served over plain ` +
+          `HTTP to the network. Set web.exposed to true to mean it (the README says how to reach the page ` +
+          `from a phone safely), or use 127.0.0.1`,
       });
     }
   });
@@ -152,10 +181,16 @@ export const configSchema = z
     /** How chats show a running turn (each channel may override keys in its own `progress`). */
     progress: progressSchema.prefault({}),
     stt: sttSchema.optional(),
-    log: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).strict().prefault({}),
+    log: z
+      .object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') })
+      .strict()
+      .prefault({}),
     /** On SIGTERM/SIGINT, in-flight turns get this long to finish before agents are stopped. */
     shutdownDrainSeconds: z.number().min(0).max(600).default(10),
-    /** At start, how long to wait for the chat channels before running without those not connected yet (they keep trying). */
+    /**
+     * At start, how long to wait for the chat channels before running without those not connected yet (they keep
+     * trying).
+     */
     channelStartTimeoutSeconds: z.number().min(0).max(600).default(10),
   })
   .strict();

@@ -16,7 +16,12 @@ export class LocalModel {
   private readonly client: OpenAI;
 
   constructor(private readonly config: FallbackConfig) {
-    this.client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, timeout: config.timeoutSeconds * 1000, maxRetries: 0 });
+    this.client = new OpenAI({
+      baseURL: config.baseURL,
+      apiKey: config.apiKey,
+      timeout: config.timeoutSeconds * 1000,
+      maxRetries: 0,
+    });
   }
 
   async answer(inputs: FallbackInput[]): Promise<string> {
@@ -24,7 +29,12 @@ export class LocalModel {
       const res = await this.client.chat.completions.create({
         model: this.config.model,
         messages: [
-          { role: 'system', content: `You stand in for a coding agent that is rate limited; answer briefly and say what you cannot do without it. ${WRAPPER_SYSTEM_PROMPT}` },
+          {
+            role: 'system',
+            content:
+              `You stand in for a coding agent that is rate limited; answer briefly and say what you ` +
+              `cannot do without it. ${WRAPPER_SYSTEM_PROMPT}`,
+          },
           ...inputs.map((i) => ({ role: 'user' as const, content: wrapExternal(i.text, { source: i.source }) })),
         ],
       });
@@ -32,7 +42,12 @@ export class LocalModel {
       if (!text) throw new Error('the model returned no text');
       return text;
     } catch (err) {
-      throw new RudderError('FALLBACK_UNAVAILABLE', `${this.config.baseURL} (${this.config.model}): ${(err as Error).message}`, {}, err);
+      throw new RudderError(
+        'FALLBACK_UNAVAILABLE',
+        `${this.config.baseURL} (${this.config.model}): ${(err as Error).message}`,
+        {},
+        err,
+      );
     }
   }
 
@@ -42,7 +57,12 @@ export class LocalModel {
       const models = await this.client.models.list();
       const ids = models.data.map((m) => m.id);
       const has = ids.includes(this.config.model);
-      return { ok: has, detail: has ? `${this.config.model} is served` : `${this.config.model} is not among the served models (${ids.slice(0, 5).join(', ') || 'none'})` };
+      return {
+        ok: has,
+        detail: has
+          ? `${this.config.model} is served`
+          : `${this.config.model} is not among the served models (${ids.slice(0, 5).join(', ') || 'none'})`,
+      };
     } catch (err) {
       return { ok: false, detail: `${this.config.baseURL} did not answer: ${(err as Error).message}` };
     }

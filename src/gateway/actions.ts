@@ -26,8 +26,10 @@ const NOT_WAITING: Partial<Record<MessageState, string>> = {
 
 function waiting(core: GatewayCore, conversationId: string, messageId: string): WaitingChange {
   const row = core.store.message(messageId);
-  if (!row || row.conversationId !== conversationId) return { ok: false, status: 404, reason: 'No message with that id in this conversation.' };
-  if (row.state !== 'queued' && row.state !== 'deferred') return { ok: false, status: 409, reason: NOT_WAITING[row.state] ?? `It is ${row.state}.` };
+  if (!row || row.conversationId !== conversationId)
+    return { ok: false, status: 404, reason: 'No message with that id in this conversation.' };
+  if (row.state !== 'queued' && row.state !== 'deferred')
+    return { ok: false, status: 409, reason: NOT_WAITING[row.state] ?? `It is ${row.state}.` };
   return { ok: true, row };
 }
 
@@ -36,7 +38,8 @@ export function withdrawMessage(core: GatewayCore, conversationId: string, messa
   const check = waiting(core, conversationId, messageId);
   if (!check.ok) return check;
   const lane = core.lane(conversationId);
-  if (lane.withdrawQueued(messageId) === 'pending') return { ok: false, status: 409, reason: 'It is being transcribed; it can be withdrawn once it waits in line.' };
+  if (lane.withdrawQueued(messageId) === 'pending')
+    return { ok: false, status: 409, reason: 'It is being transcribed; it can be withdrawn once it waits in line.' };
   // A deferred message is not in the lane's queue: its state alone keeps it from running again.
   core.store.setState([messageId], 'withdrawn', 'withdrawn by the person');
   core.bus.emit(conversationId, 'message', messageId, { state: 'withdrawn' });
@@ -61,12 +64,21 @@ export function editMessage(core: GatewayCore, conversationId: string, messageId
  * Stops the running turn and everything waiting, like /stop, without a message of its own: the
  * notice answers the stopped turn's messages (or what it dropped), so it shows beside them.
  */
-export async function stopConversation(core: GatewayCore, conversationId: string, by: string): Promise<{ stopped: boolean; notice: string }> {
+export async function stopConversation(
+  core: GatewayCore,
+  conversationId: string,
+  by: string,
+): Promise<{ stopped: boolean; notice: string }> {
   const turn = core.steps.running(conversationId);
   const ctx = core.commandContext(conversationId, Date.now(), by);
   const outcome = await runCommand({ name: 'stop', args: '' }, ctx);
   for (const r of outcome.stopped ?? []) core.ack(r, 'stopped');
   const inputs = (turn?.inputIds ?? []).map((id) => core.store.message(id)).filter((r): r is MessageRow => !!r);
-  core.send(conversationId, 'notice', outcome.reply, inputs.length ? inputs.slice(0, 1) : (outcome.stopped ?? []).slice(0, 1));
+  core.send(
+    conversationId,
+    'notice',
+    outcome.reply,
+    inputs.length ? inputs.slice(0, 1) : (outcome.stopped ?? []).slice(0, 1),
+  );
   return { stopped: !!turn, notice: outcome.reply };
 }

@@ -25,14 +25,24 @@ export class EventBus {
   constructor(private readonly store: Store) {}
 
   /** Persists then publishes; streaming text (and anything marked ephemeral) is published only. */
-  emit(conversationId: string, type: EventType, messageId: string | null, data: Record<string, unknown>, opts: { ephemeral?: boolean } = {}): BusEvent {
+  emit(
+    conversationId: string,
+    type: EventType,
+    messageId: string | null,
+    data: Record<string, unknown>,
+    opts: { ephemeral?: boolean } = {},
+  ): BusEvent {
     const ephemeral = opts.ephemeral || type === 'text';
-    const e: BusEvent = ephemeral ? { conversationId, type, messageId, data, createdAt: Date.now() } : this.store.appendEvent(conversationId, type, messageId, data);
+    const e: BusEvent = ephemeral
+      ? { conversationId, type, messageId, data, createdAt: Date.now() }
+      : this.store.appendEvent(conversationId, type, messageId, data);
     this.publish(e);
     return e;
   }
 
-  /** Publishes an event already written to the store (e.g. a delivered reply); with store.groupCommit, once committed. */
+  /**
+   * Publishes an event already written to the store (e.g. a delivered reply); with store.groupCommit, once committed.
+   */
   publish(e: BusEvent | EventRow): void {
     this.store.afterCommit(() => {
       for (const l of this.listeners.get(e.conversationId) ?? []) safe(l, e);

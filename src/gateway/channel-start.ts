@@ -67,7 +67,10 @@ export class ChannelStarter {
     for (const ch of waiting) {
       const s = this.states.get(ch.name)!;
       if (s.error === undefined) s.error = `not connected after ${Math.round(timeoutMs / 1000)} s; still trying`;
-      this.log.warn({ channel: ch.name, err: s.error }, 'channel not started yet; the other channels run, and it keeps trying in the background');
+      this.log.warn(
+        { channel: ch.name, err: s.error },
+        'channel not started yet; the other channels run, and it keeps trying in the background',
+      );
     }
     return waiting;
   }
@@ -90,12 +93,18 @@ export class ChannelStarter {
         if (this.stopped) return;
         s.error = err instanceof Error ? err.message : String(err);
         if (!worthRetrying(err)) {
-          this.log.error({ channel: ch.name, err: s.error }, 'channel failed to start; the other channels keep running. Fix its settings and restart');
+          this.log.error(
+            { channel: ch.name, err: s.error },
+            'channel failed to start; the other channels keep running. Fix its settings and restart',
+          );
           return;
         }
         const wait = Math.min(FIRST_RETRY_MS * 2 ** (s.attempts - 1), MAX_RETRY_MS);
         s.retryAt = Date.now() + wait;
-        this.log.error({ channel: ch.name, err: s.error, retryInSeconds: wait / 1000 }, 'channel failed to start; the other channels keep running, and it is tried again');
+        this.log.error(
+          { channel: ch.name, err: s.error, retryInSeconds: wait / 1000 },
+          'channel failed to start; the other channels keep running, and it is tried again',
+        );
         const t = setTimeout(() => {
           this.timers.delete(t);
           if (!this.stopped) void this.attempt(ch);

@@ -5,10 +5,10 @@
  * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], /help.
  * parseInput() is the one place that decides what a message is.
  */
-import { queueModeSchema, type QueueMode } from '../config/schema.js';
+import { type QueueMode, queueModeSchema } from '../config/schema.js';
 import type { ProjectCommands } from '../projects/commands.js';
-import type { MessageRow } from '../store/types.js';
 import { sanitiseText } from '../security/sanitise.js';
+import type { MessageRow } from '../store/types.js';
 import type { Lane } from './lane.js';
 
 export interface ParsedCommand {
@@ -61,7 +61,7 @@ export const HELP = [
   '/project [name] — list the projects, or move this conversation to one',
   '/sessions — the Claude Code sessions of this project, also those started in a terminal',
   '/resume <n|id> [--force] — continue one of them here from the next message',
-  '/worktree [remove [--force]] — this conversation\'s git worktree: its status, or remove it',
+  "/worktree [remove [--force]] — this conversation's git worktree: its status, or remove it",
   '/help — this list',
 ].join('\n');
 
@@ -95,7 +95,9 @@ export async function runCommand(cmd: ParsedCommand, ctx: CommandContext): Promi
       const running = ctx.describeRunning?.();
       const { interrupted, dropped } = await ctx.lane.stop('stopped by /stop', ctx.sentAt);
       ctx.lane.pump();
-      const parts = [interrupted ? `⏹ Stopped the running turn${running ? ` (${running})` : ''}.` : '⏹ Nothing was running.'];
+      const parts = [
+        interrupted ? `⏹ Stopped the running turn${running ? ` (${running})` : ''}.` : '⏹ Nothing was running.',
+      ];
       if (dropped.length) parts.push(`${dropped.length} waiting message(s) will not run.`);
       parts.push('The session is kept.');
       return { reply: parts.join(' '), stopped: dropped };
@@ -108,20 +110,29 @@ export async function runCommand(cmd: ParsedCommand, ctx: CommandContext): Promi
       return { reply: '🆕 Started a fresh session. The agent will not remember this conversation.', stopped: dropped };
     }
     case 'model': {
-      if (!cmd.args) return { reply: 'Usage: /model <name>, for example /model sonnet. /model default goes back to the configured model.' };
+      if (!cmd.args)
+        return {
+          reply: 'Usage: /model <name>, for example /model sonnet. /model default goes back to the configured model.',
+        };
       const model = cmd.args === 'default' ? null : cmd.args.split(/\s+/)[0]!;
       ctx.setModel(model);
       await ctx.releaseSession(`model changed to ${model ?? 'the default'}`);
       return { reply: `Model set to ${model ?? 'the configured default'}; it applies from the next turn.` };
     }
     case 'queue': {
-      if (!cmd.args) return { reply: `Queue mode: ${ctx.effectiveMode()}. Modes: steer, followup, collect, interrupt. /queue default goes back to the configured one.` };
+      if (!cmd.args)
+        return {
+          reply:
+            `Queue mode: ${ctx.effectiveMode()}. Modes: steer, followup, collect, interrupt. /queue ` +
+            `default goes back to the configured one.`,
+        };
       if (cmd.args === 'default') {
         ctx.setQueueMode(null);
         return { reply: `Queue mode back to the default: ${ctx.effectiveMode()}.` };
       }
       const mode = queueModeSchema.safeParse(cmd.args.toLowerCase());
-      if (!mode.success) return { reply: `Unknown queue mode "${cmd.args}". Use steer, followup, collect or interrupt.` };
+      if (!mode.success)
+        return { reply: `Unknown queue mode "${cmd.args}". Use steer, followup, collect or interrupt.` };
       ctx.setQueueMode(mode.data);
       return { reply: `Queue mode set to ${mode.data}.` };
     }

@@ -1,4 +1,7 @@
-/** The text an agent receives for one inbound message: the message, with its quote, attachments and transcript as context. */
+/**
+ * The text an agent receives for one inbound message: the message, with its quote, attachments and transcript as
+ * context.
+ */
 import type { MessageRow } from '../store/types.js';
 
 export function composeAgentText(row: MessageRow): string {
@@ -8,7 +11,10 @@ export function composeAgentText(row: MessageRow): string {
   if (row.extra.transcript !== undefined) parts.push(`[Voice note, transcribed]: ${row.extra.transcript}`);
   if (row.text) parts.push(row.text);
   const files = row.extra.attachments ?? [];
-  if (files.length) parts.push(`[Attached files]\n${files.map((a) => `- ${a.path} (${a.kind}${a.mime ? `, ${a.mime}` : ''})`).join('\n')}`);
+  if (files.length)
+    parts.push(
+      `[Attached files]\n${files.map((a) => `- ${a.path} (${a.kind}${a.mime ? `, ${a.mime}` : ''})`).join('\n')}`,
+    );
   return parts.join('\n\n');
 }
 

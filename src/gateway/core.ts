@@ -4,9 +4,17 @@
  */
 import type { ClaudeHealth } from '../agents/claude/health.js';
 import type { AgentPool } from '../agents/pool.js';
-import { warmCap, type SessionRegistry } from '../agents/registry.js';
+import { type SessionRegistry, warmCap } from '../agents/registry.js';
 import type { AgentSession, PermissionRequest } from '../agents/session.js';
-import type { AcceptResult, AckKind, Channel, InboundMessage, InboundPress, InboundSink, PressResult } from '../channels/channel.js';
+import type {
+  AcceptResult,
+  AckKind,
+  Channel,
+  InboundMessage,
+  InboundPress,
+  InboundSink,
+  PressResult,
+} from '../channels/channel.js';
 import type { LiveConfig } from '../config/load.js';
 import type { Config, QueueMode } from '../config/schema.js';
 import { RudderError } from '../errors.js';
@@ -19,11 +27,9 @@ import type { AccessControl } from '../security/access.js';
 import type { Store } from '../store/store.js';
 import type { MessageRow } from '../store/types.js';
 import type { EventBus } from './bus.js';
-import { describeTurn } from './steps/describe.js';
-import type { StepLog } from './steps/step-log.js';
+import type { ChannelStartState } from './channel-start.js';
 import type { CommandContext } from './commands.js';
 import { composeAgentText, sourceOf } from './compose.js';
-import type { ChannelStartState } from './channel-start.js';
 import type { Delivery } from './delivery.js';
 import { acceptInbound } from './intake.js';
 import { Lane } from './lane.js';
@@ -32,6 +38,8 @@ import type { ProgressDriver } from './progress/driver.js';
 import { handlePress } from './progress/press.js';
 import type { PermissionPrompts } from './progress/prompts.js';
 import { statusText } from './status-text.js';
+import { describeTurn } from './steps/describe.js';
+import type { StepLog } from './steps/step-log.js';
 
 const ACK_EMOJI: Record<AckKind, string> = { received: '👀', steered: '➡️', queued: '⏳', stopped: '⏹' };
 
@@ -110,7 +118,8 @@ export class GatewayCore implements InboundSink {
       send: (id, kind, text, rows, opts) => this.send(id, kind, text, rows, opts),
       typing: (id, on) => this.typing(id, on),
       fallback: (rows) => this.fallback(rows),
-      permissionOpened: (id, session, request, messageId, turnId) => this.permissionOpened(id, session, request, messageId, turnId),
+      permissionOpened: (id, session, request, messageId, turnId) =>
+        this.permissionOpened(id, session, request, messageId, turnId),
       withdrawPermissions: (turnId) => this.withdrawPermissions(turnId),
       shuttingDown: () => this.shutting,
     };
@@ -153,9 +162,11 @@ export class GatewayCore implements InboundSink {
   steering(): { on: boolean; reason?: string } {
     const cfg = this.settings();
     let state: { on: boolean; reason?: string } = { on: true };
-    if ((this.parts.env.RUDDER_STEERING ?? '').toLowerCase() === 'off') state = { on: false, reason: 'RUDDER_STEERING=off' };
+    if ((this.parts.env.RUDDER_STEERING ?? '').toLowerCase() === 'off')
+      state = { on: false, reason: 'RUDDER_STEERING=off' };
     else if (!cfg.steering.enabled) state = { on: false, reason: 'steering.enabled is false' };
-    if (this.steeringWasOn === true && !state.on) this.log.warn({ reason: state.reason }, 'steering turned off: messages sent mid-turn wait in line from now on');
+    if (this.steeringWasOn === true && !state.on)
+      this.log.warn({ reason: state.reason }, 'steering turned off: messages sent mid-turn wait in line from now on');
     this.steeringWasOn = state.on;
     this.registry.configure({ maxLive: this.warmCap().maxLive, idleMinutes: cfg.steering.idleMinutes });
     return state;
@@ -168,7 +179,9 @@ export class GatewayCore implements InboundSink {
 
   effectiveMode(conversationId: string): QueueMode {
     const conv = this.store.conversation(conversationId);
-    const channelMode = conv ? (this.settings().channels as Record<string, { queueMode?: QueueMode } | undefined>)[conv.channel]?.queueMode : undefined;
+    const channelMode = conv
+      ? (this.settings().channels as Record<string, { queueMode?: QueueMode } | undefined>)[conv.channel]?.queueMode
+      : undefined;
     return (conv?.queueMode as QueueMode | null) ?? channelMode ?? this.settings().steering.mode;
   }
 
@@ -208,14 +221,25 @@ export class GatewayCore implements InboundSink {
     const channel = target.channel;
     // With store.groupCommit the reaction waits for the commit that holds the message.
     this.store.afterCommit(() => {
-      channel.ack({ conversationKey: target.key, platformMessageId: row.platformMessageId }, kind, text).catch((err: unknown) => {
-        this.log.warn({ conversationId: row.conversationId, kind, err: (err as Error).message }, 'acknowledgement not shown');
-      });
+      channel
+        .ack({ conversationKey: target.key, platformMessageId: row.platformMessageId }, kind, text)
+        .catch((err: unknown) => {
+          this.log.warn(
+            { conversationId: row.conversationId, kind, err: (err as Error).message },
+            'acknowledgement not shown',
+          );
+        });
     });
   }
 
   /** Commits a reply or notice to the outbox and starts its delivery. */
-  send(conversationId: string, kind: 'reply' | 'notice', text: string, rows: MessageRow[], opts: { fromFallback?: boolean } = {}): void {
+  send(
+    conversationId: string,
+    kind: 'reply' | 'notice',
+    text: string,
+    rows: MessageRow[],
+    opts: { fromFallback?: boolean } = {},
+  ): void {
     this.store.addOutbox({
       conversationId,
       kind,
@@ -234,15 +258,36 @@ export class GatewayCore implements InboundSink {
 
   private async fallback(rows: MessageRow[]): Promise<string> {
     const model = this.parts.localModel();
-    if (!model) throw new RudderError('FALLBACK_UNAVAILABLE', 'No local model is configured (set fallback.baseURL and fallback.model).');
+    if (!model)
+      throw new RudderError(
+        'FALLBACK_UNAVAILABLE',
+        'No local model is configured (set fallback.baseURL and fallback.model).',
+      );
     return model.answer(rows.map((r) => ({ text: composeAgentText(r), source: sourceOf(r) })));
   }
 
-  private permissionOpened(conversationId: string, session: AgentSession, request: PermissionRequest, messageId: string | null, turnId: string): void {
+  private permissionOpened(
+    conversationId: string,
+    session: AgentSession,
+    request: PermissionRequest,
+    messageId: string | null,
+    turnId: string,
+  ): void {
     this.permissions.set(request.requestId, { conversationId, session, request, messageId, turnId });
-    this.bus.emit(conversationId, 'permission', messageId, { requestId: request.requestId, toolName: request.toolName, input: request.input, description: request.description, options: request.options });
+    this.bus.emit(conversationId, 'permission', messageId, {
+      requestId: request.requestId,
+      toolName: request.toolName,
+      input: request.input,
+      description: request.description,
+      options: request.options,
+    });
     // Chats get the whole request: buttons where the channel has them, else the numbered notice.
-    this.prompts.open(conversationId, request, messageId, messageId ? (this.store.message(messageId)?.platformMessageId ?? undefined) : undefined);
+    this.prompts.open(
+      conversationId,
+      request,
+      messageId,
+      messageId ? (this.store.message(messageId)?.platformMessageId ?? undefined) : undefined,
+    );
   }
 
   pendingPermission(conversationId: string): OpenPermission | undefined {
@@ -253,13 +298,25 @@ export class GatewayCore implements InboundSink {
    * Answers a permission request; false when it is unknown, already answered, withdrawn, or the
    * answer could not reach the agent. Only an answer that reached the agent is announced.
    */
-  answerPermission(conversationId: string, requestId: string, allow: boolean, optionId?: string, by = 'unknown'): boolean {
+  answerPermission(
+    conversationId: string,
+    requestId: string,
+    allow: boolean,
+    optionId?: string,
+    by = 'unknown',
+  ): boolean {
     const open = this.permissions.get(requestId);
     if (!open || open.conversationId !== conversationId) return false;
     this.permissions.delete(requestId);
-    const ok = open.session.answerPermission(requestId, optionId ? { optionId } : allow ? { allow: true } : { allow: false, message: 'The person denied this.' });
+    const ok = open.session.answerPermission(
+      requestId,
+      optionId ? { optionId } : allow ? { allow: true } : { allow: false, message: 'The person denied this.' },
+    );
     if (!ok) {
-      this.log.warn({ conversationId, requestId }, 'a permission answer could not reach the agent (its turn or process ended)');
+      this.log.warn(
+        { conversationId, requestId },
+        'a permission answer could not reach the agent (its turn or process ended)',
+      );
       return false;
     }
     const chosen = optionId ?? (allow ? 'allow' : 'deny');
@@ -311,7 +368,10 @@ export class GatewayCore implements InboundSink {
           try {
             return await live.clearContext();
           } catch (err) {
-            this.log.warn({ conversationId, err: (err as Error).message }, "the agent's own /clear failed: releasing the session instead");
+            this.log.warn(
+              { conversationId, err: (err as Error).message },
+              "the agent's own /clear failed: releasing the session instead",
+            );
           }
         }
         await this.pool.release(conversationId, 'session cleared by /clear');
@@ -321,9 +381,14 @@ export class GatewayCore implements InboundSink {
         const live = this.pool.peek(conversationId);
         // /model: a backend with its own /model (the TUI) switches in place, after the running turn.
         if (live?.setModel && live.state() !== 'stopped') {
-          const model = this.store.conversation(conversationId)?.model ?? projectAgent(this.settings().agent, this.projects.peek(conversationId)).model;
+          const model =
+            this.store.conversation(conversationId)?.model ??
+            projectAgent(this.settings().agent, this.projects.peek(conversationId)).model;
           void live.setModel(model ?? undefined).catch((err: Error) => {
-            this.log.warn({ conversationId, err: err.message }, "the agent's own /model failed: releasing the session instead");
+            this.log.warn(
+              { conversationId, err: err.message },
+              "the agent's own /model failed: releasing the session instead",
+            );
             void releaseWhenIdle(reason);
           });
           return;
@@ -338,11 +403,20 @@ export class GatewayCore implements InboundSink {
       answerPermission: (choice) => {
         const open = this.pendingPermission(conversationId);
         if (!open) return undefined;
-        const option = typeof choice === 'number' ? open.request.options[choice - 1] : open.request.options.find((o) => o.id === choice);
+        const option =
+          typeof choice === 'number'
+            ? open.request.options[choice - 1]
+            : open.request.options.find((o) => o.id === choice);
         if (!option) return `Choose one of: ${open.request.options.map((o, i) => `${i + 1}. ${o.label}`).join(', ')}`;
         const refused = this.prompts.refusal(open.request.requestId, option.id);
         if (refused) return refused;
-        const ok = this.answerPermission(conversationId, open.request.requestId, option.id === 'allow', option.id === 'allow' || option.id === 'deny' ? undefined : option.id, by);
+        const ok = this.answerPermission(
+          conversationId,
+          open.request.requestId,
+          option.id === 'allow',
+          option.id === 'allow' || option.id === 'deny' ? undefined : option.id,
+          by,
+        );
         return ok ? `Answered: ${option.label}.` : 'That request is no longer waiting.';
       },
     };

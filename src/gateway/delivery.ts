@@ -67,7 +67,10 @@ export class Delivery {
       const target = this.channelOf(conversationId);
       if (!target?.channel) {
         this.store.markAttempt(row.id, 'channel not running', Date.now() + MAX_BACKOFF_MS);
-        this.log.warn({ conversationId, outboxId: row.id }, 'reply owed to a channel that is not running; kept in the outbox');
+        this.log.warn(
+          { conversationId, outboxId: row.id },
+          'reply owed to a channel that is not running; kept in the outbox',
+        );
         return this.retryLater(conversationId, MAX_BACKOFF_MS);
       }
       if (!(await this.deliver(row, target.channel, target.key))) return;
@@ -79,17 +82,37 @@ export class Delivery {
     try {
       // A reply goes out only once the turn's outcome that owes it is committed (store.groupCommit).
       await this.store.committed();
-      await channel.send({ outboxId: row.id, text: row.text, replyTo, fromFallback: row.fromFallback }, { conversationKey: key, platformMessageId: replyTo });
+      await channel.send(
+        { outboxId: row.id, text: row.text, replyTo, fromFallback: row.fromFallback },
+        { conversationKey: key, platformMessageId: replyTo },
+      );
     } catch (err) {
-      const retryAfter = isRudderError(err, 'CHANNEL_RATE_LIMITED') ? Number(err.context.retryAfterMs ?? 1000) : Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(row.attempts, 12));
+      const retryAfter = isRudderError(err, 'CHANNEL_RATE_LIMITED')
+        ? Number(err.context.retryAfterMs ?? 1000)
+        : Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(row.attempts, 12));
       this.store.markAttempt(row.id, (err as Error).message, Date.now() + retryAfter);
-      this.log.warn({ conversationId: row.conversationId, outboxId: row.id, attempt: row.attempts + 1, retryInMs: retryAfter, err: (err as Error).message }, 'reply not delivered yet; kept owed');
+      this.log.warn(
+        {
+          conversationId: row.conversationId,
+          outboxId: row.id,
+          attempt: row.attempts + 1,
+          retryInMs: retryAfter,
+          err: (err as Error).message,
+        },
+        'reply not delivered yet; kept owed',
+      );
       this.retryLater(row.conversationId, retryAfter);
       return false;
     }
     const event = this.store.markDelivered(row, {
       type: 'reply',
-      data: { text: row.text, kind: row.kind, messageIds: row.messageIds, outboxId: row.id, fromFallback: row.fromFallback },
+      data: {
+        text: row.text,
+        kind: row.kind,
+        messageIds: row.messageIds,
+        outboxId: row.id,
+        fromFallback: row.fromFallback,
+      },
     });
     if (event) this.bus.publish(event);
     return true;

@@ -7,14 +7,14 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { resolveClaudeBinary } from '../agents/claude/binary.js';
 import { buildAgentEnv } from '../agents/claude/env.js';
-import { ClaudeHealth, type ClaudeCheck } from '../agents/claude/health.js';
+import { type ClaudeCheck, ClaudeHealth } from '../agents/claude/health.js';
 import type { ClaudeLaunch } from '../agents/claude/launch.js';
 import { SpareProcess } from '../agents/claude/spare.js';
 import { ClaudeStreamSession } from '../agents/claude/stream-session.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry, warmCap } from '../agents/registry.js';
-import { ClaudeTmuxSession } from '../agents/tmux/tmux-session.js';
 import { paneName, type TmuxLaunch } from '../agents/tmux/tmux-launch.js';
+import { ClaudeTmuxSession } from '../agents/tmux/tmux-session.js';
 import type { Channel } from '../channels/channel.js';
 import { createChannels } from '../channels/registry.js';
 import { WebChannel } from '../channels/web/channel.js';
@@ -22,17 +22,17 @@ import { loadOrCreateToken } from '../channels/web/token.js';
 import { checkProjects, type LiveConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { LocalModel } from '../fallback/local-model.js';
+import { acquireLock, type DataDirLock } from '../ops/lock.js';
 import type { Logger } from '../ops/logger.js';
+import { memAvailableBytes } from '../ops/proc.js';
+import { registerSecret } from '../ops/redact.js';
 import { projectAgent } from '../projects/projects.js';
 import { Projects } from '../projects/service.js';
-import { memAvailableBytes } from '../ops/proc.js';
 import { AccessControl } from '../security/access.js';
 import { AccessStore } from '../security/access-store.js';
 import { Store } from '../store/store.js';
-import { acquireLock, type DataDirLock } from '../ops/lock.js';
-import { registerSecret } from '../ops/redact.js';
-import { ChannelStarter } from './channel-start.js';
 import { EventBus } from './bus.js';
+import { ChannelStarter } from './channel-start.js';
 import { GatewayCore } from './core.js';
 import { Delivery } from './delivery.js';
 import { ProgressDriver } from './progress/driver.js';
@@ -52,7 +52,9 @@ export interface GatewayOptions {
   /** Aborts the wait for chat channels at startup (a signal arrived). */
   signal?: AbortSignal;
   /** Replaces the Claude session factory (benchmarks measure the gateway with an in-process fake agent). */
-  sessionFactory?: (launchFor: (conversationId: string, sessionId: string | undefined) => ClaudeLaunch) => SessionFactory;
+  sessionFactory?: (
+    launchFor: (conversationId: string, sessionId: string | undefined) => ClaudeLaunch,
+  ) => SessionFactory;
 }
 
 export interface RunningGateway {
@@ -68,7 +70,15 @@ const EVENT_RETENTION_MS = 7 * 24 * 3600_000;
 /** Tokens and keys from the config never reach the log, whatever a library puts in an error. */
 function registerConfigSecrets(cfg: Config): void {
   const ch = cfg.channels;
-  for (const v of [ch.telegram?.token, ch.telegram?.webhook?.secretToken, ch.discord?.token, ch.slack?.botToken, ch.slack?.appToken, cfg.fallback?.apiKey]) registerSecret(v?.trim());
+  for (const v of [
+    ch.telegram?.token,
+    ch.telegram?.webhook?.secretToken,
+    ch.discord?.token,
+    ch.slack?.botToken,
+    ch.slack?.appToken,
+    cfg.fallback?.apiKey,
+  ])
+    registerSecret(v?.trim());
   for (const [k, v] of Object.entries(cfg.agent.env)) if (/KEY|TOKEN|SECRET|PASSWORD/i.test(k)) registerSecret(v);
 }
 
@@ -91,7 +101,13 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   registerConfigSecrets(cfg);
   // A project inside this data dir is refused before anything starts.
   checkProjects(cfg, opts.dataDir);
-  const store = new Store(path.join(opts.dataDir, 'rudder.db'), { backgroundCheckpoints: true, synchronous: cfg.store.synchronous, groupCommit: cfg.store.groupCommit, onError: (message) => log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile') });
+  const store = new Store(path.join(opts.dataDir, 'rudder.db'), {
+    backgroundCheckpoints: true,
+    synchronous: cfg.store.synchronous,
+    groupCommit: cfg.store.groupCommit,
+    onError: (message) =>
+      log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile'),
+  });
   const accessStore = new AccessStore(store.db);
   accessStore.init();
   // The mark prefix names this data dir, so a restart finds exactly this gateway's leftovers.
@@ -159,7 +175,10 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   };
   // The backend is read when a session is created.
   const factory: SessionFactory = opts.sessionFactory?.(launchFor) ?? {
-    live: (c, s) => (projectAgent(opts.config.current().agent, projects.peek(c)).backend === 'claude-tmux' ? new ClaudeTmuxSession(tmuxLaunchFor(c, s)) : new ClaudeStreamSession(launchFor(c, s))),
+    live: (c, s) =>
+      projectAgent(opts.config.current().agent, projects.peek(c)).backend === 'claude-tmux'
+        ? new ClaudeTmuxSession(tmuxLaunchFor(c, s))
+        : new ClaudeStreamSession(launchFor(c, s)),
   };
   const pool = new AgentPool(registry, factory);
   const bus = new EventBus(store);
@@ -186,19 +205,36 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   });
   const claude = new ClaudeHealth(() => {
     const agent = opts.config.current().agent;
-    return { configured: agent.claudeBin, env, agentEnv: buildAgentEnv({ inherited: env, passVars: agent.passEnv, extra: agent.env }) };
+    return {
+      configured: agent.claudeBin,
+      env,
+      agentEnv: buildAgentEnv({ inherited: env, passVars: agent.passEnv, extra: agent.env }),
+    };
   });
   core.claudeHealth = claude;
   const claudeChecked = claude.refresh();
-  core.delivery = new Delivery(store, bus, (id) => {
-    const conv = store.conversation(id);
-    return conv ? { channel: core.channels.get(conv.channel), key: conv.key } : undefined;
-  }, log);
+  core.delivery = new Delivery(
+    store,
+    bus,
+    (id) => {
+      const conv = store.conversation(id);
+      return conv ? { channel: core.channels.get(conv.channel), key: conv.key } : undefined;
+    },
+    log,
+  );
   core.prompts = new PermissionPrompts({
     log,
     target: (id) => core.chatOf(id),
-    sendNotice: (id, text, messageId) => core.send(id, 'notice', text, messageId ? [store.message(messageId)].filter((r) => r !== undefined) : []),
-    answer: (id, requestId, optionId, by) => core.answerPermission(id, requestId, optionId === 'allow', optionId === 'allow' || optionId === 'deny' ? undefined : optionId, by),
+    sendNotice: (id, text, messageId) =>
+      core.send(id, 'notice', text, messageId ? [store.message(messageId)].filter((r) => r !== undefined) : []),
+    answer: (id, requestId, optionId, by) =>
+      core.answerPermission(
+        id,
+        requestId,
+        optionId === 'allow',
+        optionId === 'allow' || optionId === 'deny' ? undefined : optionId,
+        by,
+      ),
   });
   core.progress = new ProgressDriver({
     steps: core.steps,
@@ -207,7 +243,13 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
     settings: () => opts.config.current(),
     target: (id) => core.chatOf(id),
     queued: (id) => core.lanes.get(id)?.queueDepth() ?? 0,
-    sendText: (id, text, inputIds) => core.send(id, 'notice', text, inputIds.map((m) => store.message(m)).filter((r) => r !== undefined)),
+    sendText: (id, text, inputIds) =>
+      core.send(
+        id,
+        'notice',
+        text,
+        inputIds.map((m) => store.message(m)).filter((r) => r !== undefined),
+      ),
   });
 
   let web: WebChannel | undefined;
@@ -215,7 +257,13 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   if (cfg.web.enabled) {
     const token = loadOrCreateToken(opts.dataDir);
     registerSecret(token);
-    web = new WebChannel({ host: cfg.web.host, port: cfg.web.port, allowedHosts: cfg.web.allowedHosts, token, logger: log });
+    web = new WebChannel({
+      host: cfg.web.host,
+      port: cfg.web.port,
+      allowedHosts: cfg.web.allowedHosts,
+      token,
+      logger: log,
+    });
     web.bind(core);
   }
   try {
@@ -237,7 +285,10 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
     } catch (err) {
       // Without its own page the gateway does not run: undo what recovery started.
       log.error({ channel: web.name, err: (err as Error).message }, 'the web channel failed to start');
-      await Promise.all([pool.stopAll('the web channel could not start'), spare.stop('the web channel could not start', true)]);
+      await Promise.all([
+        pool.stopAll('the web channel could not start'),
+        spare.stop('the web channel could not start', true),
+      ]);
       await Promise.allSettled([...core.channels.values()].map((c) => c.stop()));
       await store.close();
       throw err;
@@ -258,8 +309,12 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
       core.markShuttingDown();
       starter.stop();
       const end = Date.now() + drainMs;
-      while (Date.now() < end && [...core.lanes.values()].some((l) => l.busy())) await new Promise((r) => setTimeout(r, 50));
-      await Promise.all([pool.stopAll(`gateway stopping (${reason})`), spare.stop(`gateway stopping (${reason})`, true)]);
+      while (Date.now() < end && [...core.lanes.values()].some((l) => l.busy()))
+        await new Promise((r) => setTimeout(r, 50));
+      await Promise.all([
+        pool.stopAll(`gateway stopping (${reason})`),
+        spare.stop(`gateway stopping (${reason})`, true),
+      ]);
       await core.delivery.idle(2000);
       core.delivery.stop();
       core.progress?.stop();

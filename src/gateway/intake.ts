@@ -5,20 +5,22 @@
  * a command or a permission answer runs only for an owner; everything else goes to its lane.
  */
 import type { AcceptResult, InboundMessage } from '../channels/channel.js';
+import { discardAttachments } from '../channels/common/attachments.js';
 import { isVoiceNotSetUp, transcribe } from '../channels/voice.js';
 import { isRudderError } from '../errors.js';
 import type { MessageRow } from '../store/types.js';
-import type { Disposition } from './lane.js';
-import { discardAttachments } from '../channels/common/attachments.js';
-import { parseInput, runCommand, type ParsedCommand, type ParsedInput } from './commands.js';
+import { type ParsedCommand, type ParsedInput, parseInput, runCommand } from './commands.js';
 import { sourceOf } from './compose.js';
 import { ackData, type GatewayCore } from './core.js';
+import type { Disposition } from './lane.js';
 
 /** Text longer than this is refused, with the reason, instead of being passed on. */
 export const MAX_TEXT_BYTES = 100 * 1024;
 
 /** No process argument or stream to the agent can carry a NUL: a message with one is refused at the door. */
-export const NUL_TEXT_REPLY = 'That message contains a NUL character (\\0), which cannot be passed to the agent; it was not passed on. Remove the character and send it again.';
+export const NUL_TEXT_REPLY =
+  'That message contains a NUL character (\\0), which cannot be passed to the agent; it was not passed on. ' +
+  'Remove the character and send it again.';
 const noNul = (s: string) => s.replaceAll('\0', '\uFFFD');
 
 export function conversationIdOf(channel: string, key: string): string {
@@ -34,10 +36,26 @@ export async function acceptInbound(core: GatewayCore, msg: InboundMessage): Pro
   const extra = {
     senderName: msg.sender.name === undefined ? undefined : noNul(msg.sender.name),
     chatType: msg.chatType,
-    ...(msg.quoted ? { quoted: { ...msg.quoted, text: noNul(msg.quoted.text), ...(msg.quoted.author ? { author: noNul(msg.quoted.author) } : {}) } } : {}),
+    ...(msg.quoted
+      ? {
+          quoted: {
+            ...msg.quoted,
+            text: noNul(msg.quoted.text),
+            ...(msg.quoted.author ? { author: noNul(msg.quoted.author) } : {}),
+          },
+        }
+      : {}),
     ...(msg.attachments?.length ? { attachments: msg.attachments } : {}),
   };
-  const base = { conversationId, channel: msg.channel, platformMessageId: msg.platformMessageId, senderId: msg.sender.id, text: msg.text, extra, sentAt: msg.sentAt };
+  const base = {
+    conversationId,
+    channel: msg.channel,
+    platformMessageId: msg.platformMessageId,
+    senderId: msg.sender.id,
+    text: msg.text,
+    extra,
+    sentAt: msg.sentAt,
+  };
   const refuse = async (reason: string, reply?: string): Promise<AcceptResult> => {
     // A refused message keeps no files, gone before its refusal is recorded. A redelivery of an
     // admitted message shares that message's files: they stay.
@@ -55,13 +73,19 @@ export async function acceptInbound(core: GatewayCore, msg: InboundMessage): Pro
   if (!access.allowed) return refuse(access.reason, access.reply);
   if (msg.text.includes('\0')) return refuse('nul-character', NUL_TEXT_REPLY);
   if (Buffer.byteLength(msg.text, 'utf8') > MAX_TEXT_BYTES) {
-    return refuse('text-too-long', `That message is longer than ${MAX_TEXT_BYTES / 1024} KB and was not passed on. Send it as a file, or in parts.`);
+    return refuse(
+      'text-too-long',
+      `That message is longer than ${MAX_TEXT_BYTES / 1024} KB and was not passed on. Send it as a file, or in parts.`,
+    );
   }
 
   if (msg.editOf) {
     const original = store.messageByPlatformId(msg.channel, msg.editOf);
     // Only its author's edit into plain text replaces a waiting message; anything else is a new message.
-    const replaceable = original?.state === 'queued' && original.senderId === msg.sender.id && parseInput(msg.text, false).kind === 'text';
+    const replaceable =
+      original?.state === 'queued' &&
+      original.senderId === msg.sender.id &&
+      parseInput(msg.text, false).kind === 'text';
     if (replaceable && core.lane(conversationId).replaceQueued(original.id, msg.text)) {
       store.updateText(original.id, msg.text);
       return { messageId: original.id, disposition: 'queued', reason: 'edit applied to the waiting message' };
@@ -102,7 +126,11 @@ function voiceOf(row: MessageRow) {
 }
 
 /** Routes a committed message: commands run here (for owners only); everything else goes to its lane. */
-export async function route(core: GatewayCore, row: MessageRow, decided: Decision = decide(core, row)): Promise<AcceptResult> {
+export async function route(
+  core: GatewayCore,
+  row: MessageRow,
+  decided: Decision = decide(core, row),
+): Promise<AcceptResult> {
   const lane = core.lane(row.conversationId);
   if (decided.kind === 'not-owner') {
     // Refused, never passed to the agent as text either; a caption's files go with it.
@@ -110,16 +138,20 @@ export async function route(core: GatewayCore, row: MessageRow, decided: Decisio
     await discardAttachments(attachments);
     if (attachments) core.store.setExtra(row.id, kept);
     core.store.setState([row.id], 'refused', 'command-owner-only');
-    core.log.info({ conversationId: row.conversationId, messageId: row.id, command: decided.command.name }, 'command from a non-owner refused');
+    core.log.info(
+      { conversationId: row.conversationId, messageId: row.id, command: decided.command.name },
+      'command from a non-owner refused',
+    );
     core.send(row.conversationId, 'notice', 'Only the owner can use commands here.', [row]);
     return { messageId: row.id, disposition: 'refused', reason: 'command-owner-only' };
   }
   if (decided.kind !== 'text') {
     core.store.setState([row.id], 'command');
     const ctx = core.commandContext(row.conversationId, row.sentAt ?? row.receivedAt, sourceOf(row));
-    const outcome = decided.kind === 'command'
-      ? await runCommand(decided.command, ctx)
-      : { reply: ctx.answerPermission(decided.option) ?? 'No permission request is waiting.', stopped: [] };
+    const outcome =
+      decided.kind === 'command'
+        ? await runCommand(decided.command, ctx)
+        : { reply: ctx.answerPermission(decided.option) ?? 'No permission request is waiting.', stopped: [] };
     for (const r of outcome.stopped ?? []) core.ack(r, 'stopped');
     const name = decided.kind === 'command' ? decided.command.name : '';
     if (name === 'stop' || name === 'clear' || name === 'new') core.ack(row, 'stopped');
@@ -137,8 +169,14 @@ export async function route(core: GatewayCore, row: MessageRow, decided: Decisio
         lane.release(item, { ...row, extra });
       },
       (err) => {
-        const text = isVoiceNotSetUp(err) ? String((err as { context: { userText: string } }).context.userText) : `The voice note could not be transcribed: ${isRudderError(err) ? err.message : String(err)}`;
-        core.store.setState([row.id], 'failed', isVoiceNotSetUp(err) ? 'speech-to-text is not configured' : 'transcription failed');
+        const text = isVoiceNotSetUp(err)
+          ? String((err as { context: { userText: string } }).context.userText)
+          : `The voice note could not be transcribed: ${isRudderError(err) ? err.message : String(err)}`;
+        core.store.setState(
+          [row.id],
+          'failed',
+          isVoiceNotSetUp(err) ? 'speech-to-text is not configured' : 'transcription failed',
+        );
         core.send(row.conversationId, 'notice', text, [row]);
         lane.removeItem(item);
       },

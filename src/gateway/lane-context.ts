@@ -29,11 +29,23 @@ export interface LaneContext {
   settings(conversationId: string): LaneSettings;
   ack(row: MessageRow, kind: AckKind, note?: string): void;
   /** Queues a reply (kind 'reply') or a notice in the outbox and starts its delivery. */
-  send(conversationId: string, kind: 'reply' | 'notice', text: string, rows: MessageRow[], opts?: { fromFallback?: boolean }): void;
+  send(
+    conversationId: string,
+    kind: 'reply' | 'notice',
+    text: string,
+    rows: MessageRow[],
+    opts?: { fromFallback?: boolean },
+  ): void;
   typing(conversationId: string, on: boolean): void;
   /** Answers from the local model; throws when none is configured or it fails. */
   fallback(rows: MessageRow[]): Promise<string>;
-  permissionOpened(conversationId: string, session: AgentSession, request: PermissionRequest, messageId: string | null, turnId: string): void;
+  permissionOpened(
+    conversationId: string,
+    session: AgentSession,
+    request: PermissionRequest,
+    messageId: string | null,
+    turnId: string,
+  ): void;
   /** The turn ended: its permission requests can no longer be answered (surfaces withdraw their buttons). */
   withdrawPermissions(turnId: string): void;
   /** True once the gateway is shutting down: interrupted turns stay open for the next start. */

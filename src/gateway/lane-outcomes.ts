@@ -46,7 +46,8 @@ export class TurnOutcomes {
     turn.result
       .then(
         (r) => this.onResult(turn, r, absorbed, startedAt),
-        (err: unknown) => this.onError(session, turn, isRudderError(err) ? err : new RudderError('AGENT_TURN_FAILED', String(err))),
+        (err: unknown) =>
+          this.onError(session, turn, isRudderError(err) ? err : new RudderError('AGENT_TURN_FAILED', String(err))),
       )
       .catch((err) => this.lane.log.error({ err }, 'recording a turn outcome failed'))
       .finally(() => {
@@ -70,7 +71,13 @@ export class TurnOutcomes {
         this.ctx.bus.emit(conv, 'text', primary, { delta: e.text, turnId: turn.id });
         return;
       case 'tool-use':
-        this.ctx.bus.emit(conv, 'status', primary, { state: 'tool', tool: e.name, turnId: turn.id, input: summarize(e.input) }, { ephemeral: true });
+        this.ctx.bus.emit(
+          conv,
+          'status',
+          primary,
+          { state: 'tool', tool: e.name, turnId: turn.id, input: summarize(e.input) },
+          { ephemeral: true },
+        );
         // Kept at once: if the turn is cut off, its re-run tells the agent what it had started.
         this.ctx.store.turnToolStarted(turn.id, { name: e.name, input: summarize(e.input).replace(/\s+/g, ' ') });
         return;
@@ -81,13 +88,35 @@ export class TurnOutcomes {
         this.ctx.permissionOpened(conv, session, e.request, primary, turn.id);
         return;
       case 'status':
-        this.ctx.bus.emit(conv, 'status', primary, { state: 'agent', message: e.message, turnId: turn.id }, { ephemeral: true });
+        this.ctx.bus.emit(
+          conv,
+          'status',
+          primary,
+          { state: 'agent', message: e.message, turnId: turn.id },
+          { ephemeral: true },
+        );
         // The person is told in the chat: a message waits for the terminal, a menu answer failed.
         // Attributed to the message it names (a steer still waiting), the turn's, or what the lane handed the agent.
-        if (e.notify) this.ctx.send(conv, 'notice', e.message, e.inputIds?.length ? this.rowsOf(e.inputIds) : turn.inputIds().length ? this.rowsOf(turn.inputIds().slice(0, 1)) : [...this.lane.inFlight.values()].slice(0, 1));
+        if (e.notify)
+          this.ctx.send(
+            conv,
+            'notice',
+            e.message,
+            e.inputIds?.length
+              ? this.rowsOf(e.inputIds)
+              : turn.inputIds().length
+                ? this.rowsOf(turn.inputIds().slice(0, 1))
+                : [...this.lane.inFlight.values()].slice(0, 1),
+          );
         return;
       case 'started':
-        this.ctx.bus.emit(conv, 'status', primary, { state: 'turn-started', turnId: turn.id, inputIds: e.inputIds }, { ephemeral: true });
+        this.ctx.bus.emit(
+          conv,
+          'status',
+          primary,
+          { state: 'turn-started', turnId: turn.id, inputIds: e.inputIds },
+          { ephemeral: true },
+        );
         return;
       default:
         return;
@@ -98,11 +127,17 @@ export class TurnOutcomes {
   private staleInputs(turnStartedAt: number, ids: string[]): Set<string> {
     const cutoff = this.ctx.store.conversation(this.lane.conversationId)?.cutoffAt ?? 0;
     if (!cutoff || turnStartedAt <= cutoff) return new Set();
-    return new Set(this.rowsOf(ids).filter((r) => this.lane.sentBeforeCutoff(r)).map((r) => r.id));
+    return new Set(
+      this.rowsOf(ids)
+        .filter((r) => this.lane.sentBeforeCutoff(r))
+        .map((r) => r.id),
+    );
   }
 
   private rowsOf(ids: string[]): MessageRow[] {
-    return ids.map((id) => this.lane.inFlight.get(id) ?? this.ctx.store.message(id)).filter((r): r is MessageRow => !!r);
+    return ids
+      .map((id) => this.lane.inFlight.get(id) ?? this.ctx.store.message(id))
+      .filter((r): r is MessageRow => !!r);
   }
 
   private onResult(turn: Turn, r: TurnResult, absorbed: Set<string>, startedAt: number): void {
@@ -116,19 +151,43 @@ export class TurnOutcomes {
       if (r.interrupted) {
         store.setState(ids, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
       } else if (ids.length) {
-        for (const id of ids) store.setState([id], absorbed.has(id) ? 'steered' : this.lane.merged.has(id) ? 'merged' : 'answered', this.lane.ranAsTurn.has(id) ? RAN_AS_TURN : null);
+        for (const id of ids)
+          store.setState(
+            [id],
+            absorbed.has(id) ? 'steered' : this.lane.merged.has(id) ? 'merged' : 'answered',
+            this.lane.ranAsTurn.has(id) ? RAN_AS_TURN : null,
+          );
         this.ctx.send(conv, 'reply', replyText(r, rows), rows);
       }
       store.setTurn(ids, turn.id);
-      store.turnEnded(turn.id, r.interrupted || ids.length === 0 ? 'interrupted' : 'answered', r.steered, r.inputIds, r.sessionId ?? null, null);
-      this.ctx.steps.turnEnded(turn.id, { status: r.interrupted || ids.length === 0 ? 'stopped' : 'answered', finalText: r.text, inputIds: r.inputIds });
+      store.turnEnded(
+        turn.id,
+        r.interrupted || ids.length === 0 ? 'interrupted' : 'answered',
+        r.steered,
+        r.inputIds,
+        r.sessionId ?? null,
+        null,
+      );
+      this.ctx.steps.turnEnded(turn.id, {
+        status: r.interrupted || ids.length === 0 ? 'stopped' : 'answered',
+        finalText: r.text,
+        inputIds: r.inputIds,
+      });
     });
     this.ctx.withdrawPermissions(turn.id);
     for (const id of r.inputIds) this.lane.forget(id);
     for (const row of this.rowsOf([...stale])) this.ctx.ack(row, 'stopped', 'stopped on request');
-    if (r.interrupted) for (const row of rows) this.ctx.ack(row, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
+    if (r.interrupted)
+      for (const row of rows) this.ctx.ack(row, 'stopped', this.lane.stopping ? 'stopped on request' : 'interrupted');
     this.lane.log.info(
-      { turnId: turn.id, inputs: r.inputIds.length, steered: r.steered, interrupted: r.interrupted, durationMs: r.durationMs, costUsd: r.costUsd },
+      {
+        turnId: turn.id,
+        inputs: r.inputIds.length,
+        steered: r.steered,
+        interrupted: r.interrupted,
+        durationMs: r.durationMs,
+        costUsd: r.costUsd,
+      },
       `turn done steered=${r.steered}`,
     );
   }
@@ -142,7 +201,10 @@ export class TurnOutcomes {
       this.ctx.steps.turnEnded(turn.id, { status: 'failed', error: { code: err.code, message: err.message } });
     });
     this.ctx.withdrawPermissions(turn.id);
-    this.lane.log.warn({ turnId: turn.id, code: err.code, inputs: ids.length, err: err.message }, 'turn failed steered=0');
+    this.lane.log.warn(
+      { turnId: turn.id, code: err.code, inputs: ids.length, err: err.message },
+      'turn failed steered=0',
+    );
     const all = this.rowsOf(ids);
     if (all.length === 0) return;
     bus.emit(conv, 'error', all[0]!.id, { code: err.code, message: err.message, messageIds: ids });
@@ -150,27 +212,46 @@ export class TurnOutcomes {
     // What a /stop or /clear ended is never held, re-run or reported as failed, whatever the error.
     const rows = this.lane.withoutStopped(all);
     if (rows.length === 0) return;
-    store.setTurn(rows.map((r) => r.id), turn.id); // a re-run learns from this turn what the agent had done
+    store.setTurn(
+      rows.map((r) => r.id),
+      turn.id,
+    ); // a re-run learns from this turn what the agent had done
     if (err.code === 'AGENT_RATE_LIMITED') return this.rateLimited(rows, err);
     if (err.code === 'AGENT_NOT_READY' || err.code === 'AGENT_UNDELIVERED') return this.heldBack(rows, err);
     if (err.code === 'AGENT_STOPPED') {
       // Shutdown: the inputs stay open and run again at the next start. /stop and /clear: stopped.
       if (this.ctx.shuttingDown()) return;
-      store.setState(rows.map((r) => r.id), 'stopped', err.message);
+      store.setState(
+        rows.map((r) => r.id),
+        'stopped',
+        err.message,
+      );
       return;
     }
     if (err.code === 'AGENT_SESSION_NOT_FOUND') store.setSessionId(conv, null);
-    const rerun = ['AGENT_CRASHED', 'AGENT_EOF_WITHOUT_RESULT', 'AGENT_STDIN_BROKEN', 'AGENT_SESSION_NOT_FOUND'].includes(err.code);
+    const rerun = [
+      'AGENT_CRASHED',
+      'AGENT_EOF_WITHOUT_RESULT',
+      'AGENT_STDIN_BROKEN',
+      'AGENT_SESSION_NOT_FOUND',
+    ].includes(err.code);
     const again = rerun ? rows.filter((r) => (store.message(r.id)?.attempts ?? MAX_ATTEMPTS) < MAX_ATTEMPTS) : [];
     const failed = rows.filter((r) => !again.includes(r));
     if (again.length) {
       this.lane.queue.unshift({ rows: again });
       for (const r of again) store.markQueued(r.id);
-      this.lane.log.info({ code: err.code, messages: again.length }, 'running the cut-off turn again on the resumed session');
+      this.lane.log.info(
+        { code: err.code, messages: again.length },
+        'running the cut-off turn again on the resumed session',
+      );
       this.ctx.send(conv, 'notice', rerunText(err), again);
     }
     if (failed.length) {
-      store.setState(failed.map((r) => r.id), 'failed', `${err.code}: ${err.message}`);
+      store.setState(
+        failed.map((r) => r.id),
+        'failed',
+        `${err.code}: ${err.message}`,
+      );
       this.ctx.send(conv, 'notice', `⚠️ ${userText(err)}`, failed);
     }
   }
@@ -178,18 +259,34 @@ export class TurnOutcomes {
   private rateLimited(rows: MessageRow[], err: RudderError): void {
     const known = err.context.resetsAt !== undefined;
     const until = err.context.resetsAt ?? Date.now() + DEFAULT_RATE_LIMIT_WAIT_MS;
-    this.ctx.store.defer(rows.map((r) => r.id), until, known ? RATE_LIMITED : RATE_LIMITED_ESTIMATED);
+    this.ctx.store.defer(
+      rows.map((r) => r.id),
+      until,
+      known ? RATE_LIMITED : RATE_LIMITED_ESTIMATED,
+    );
     this.lane.pause(until, 'rate-limit', !known);
     void this.answerFromFallback(rows, this.lane.pausedUntil, !this.lane.pauseEstimated);
   }
 
-  /** The agent's terminal did not take the message (or it never showed up there): it stays owed and runs again after a hold. */
+  /**
+   * The agent's terminal did not take the message (or it never showed up there): it stays owed and runs again after a
+   * hold.
+   */
   private heldBack(rows: MessageRow[], err: RudderError): void {
     const until = Date.now() + AGENT_HOLD_MS;
-    this.ctx.store.defer(rows.map((r) => r.id), until, err.code);
+    this.ctx.store.defer(
+      rows.map((r) => r.id),
+      until,
+      err.code,
+    );
     this.lane.pause(until, 'agent-terminal');
     const when = `${new Date(until).toISOString().slice(11, 19)} UTC`;
-    this.ctx.send(this.lane.conversationId, 'notice', `⏳ ${err.message} Your message is kept and tried again at ${when}; send /retry to try sooner.`, rows);
+    this.ctx.send(
+      this.lane.conversationId,
+      'notice',
+      `⏳ ${err.message} Your message is kept and tried again at ${when}; send /retry to try sooner.`,
+      rows,
+    );
   }
 
   /** A message arriving while Claude is rate limited waits in line, answered by the fallback meanwhile. */
@@ -199,7 +296,11 @@ export class TurnOutcomes {
       this.ctx.ack(row, 'queued', 'an earlier message waits for the agent terminal; this runs after it');
       return 'queued';
     }
-    this.ctx.store.defer([row.id], this.lane.pausedUntil, this.lane.pauseEstimated ? RATE_LIMITED_ESTIMATED : RATE_LIMITED);
+    this.ctx.store.defer(
+      [row.id],
+      this.lane.pausedUntil,
+      this.lane.pauseEstimated ? RATE_LIMITED_ESTIMATED : RATE_LIMITED,
+    );
     this.ctx.ack(row, 'queued', 'Claude is rate limited; this runs when the limit resets');
     void this.answerFromFallback([row], this.lane.pausedUntil, !this.lane.pauseEstimated);
     return 'queued';
@@ -210,10 +311,22 @@ export class TurnOutcomes {
     const when = `${new Date(until).toISOString().slice(11, 16)} UTC${known ? '' : ' (estimated)'}`;
     try {
       const text = await this.ctx.fallback(rows);
-      this.ctx.send(conv, 'reply', `[local model, Claude is rate limited until ${when}; this message runs on Claude again then]\n\n${text}`, rows, { fromFallback: true });
+      this.ctx.send(
+        conv,
+        'reply',
+        `[local model, Claude is rate limited until ${when}; this message runs on Claude again then]\n\n${text}`,
+        rows,
+        { fromFallback: true },
+      );
     } catch (err) {
       const why = isRudderError(err) ? err.message : String(err);
-      this.ctx.send(conv, 'notice', `⏳ Claude is rate limited until ${when}. Your message is kept and runs on Claude then; send /retry to try sooner. (No local model answered: ${why})`, rows);
+      this.ctx.send(
+        conv,
+        'notice',
+        `⏳ Claude is rate limited until ${when}. Your message is kept and runs on Claude then; send /retry ` +
+          `to try sooner. (No local model answered: ${why})`,
+        rows,
+      );
     }
   }
 
@@ -224,9 +337,14 @@ export class TurnOutcomes {
     const lost = [...this.lane.inFlight.values()];
     if (lost.length === 0) return;
     for (const r of lost) this.lane.forget(r.id);
-    const open = this.lane.withoutStopped(lost.filter((r) => ['running', 'steering'].includes(this.ctx.store.message(r.id)?.state ?? '')));
+    const open = this.lane.withoutStopped(
+      lost.filter((r) => ['running', 'steering'].includes(this.ctx.store.message(r.id)?.state ?? '')),
+    );
     if (open.length === 0) return;
-    this.lane.log.warn({ messages: open.map((r) => r.id) }, 'inputs handed to the agent were never answered; queued again');
+    this.lane.log.warn(
+      { messages: open.map((r) => r.id) },
+      'inputs handed to the agent were never answered; queued again',
+    );
     // Back in line where they arrived: before what came later, after an earlier message run again.
     this.lane.queue.unshift(...open.map((r) => ({ rows: [r] })));
     this.lane.queue.sort((a, b) => (a.rows[0]?.seq ?? 0) - (b.rows[0]?.seq ?? 0));
@@ -249,7 +367,8 @@ function replyText(r: TurnResult, rows: MessageRow[]): string {
 
 /** Told when a cut-off turn runs again, like the notice after a restart of Rudder. */
 function rerunText(err: RudderError): string {
-  if (err.code === 'AGENT_SESSION_NOT_FOUND') return '↻ The saved agent session could not be resumed; running your message again in a new session.';
+  if (err.code === 'AGENT_SESSION_NOT_FOUND')
+    return '↻ The saved agent session could not be resumed; running your message again in a new session.';
   return '↻ The agent stopped unexpectedly; running your message again on the resumed session.';
 }
 
@@ -260,7 +379,10 @@ function userText(err: RudderError): string {
     case 'AGENT_CRASHED':
     case 'AGENT_EOF_WITHOUT_RESULT':
     case 'AGENT_STDIN_BROKEN':
-      return 'The agent stopped in the middle of this turn twice, so it was not answered. The session is kept; send the message again to retry.';
+      return (
+        'The agent stopped in the middle of this turn twice, so it was not answered. The session is ' +
+        'kept; send the message again to retry.'
+      );
     default:
       return err.message;
   }

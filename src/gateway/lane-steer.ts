@@ -5,14 +5,19 @@
 import type { AgentSession, Turn } from '../agents/session.js';
 import type { MessageRow } from '../store/types.js';
 import { composeAgentText, sourceOf } from './compose.js';
-import type { LaneSettings } from './lane-context.js';
 import type { Lane } from './lane.js';
+import type { LaneSettings } from './lane-context.js';
 
 /** The store's reason for a steer that ran as a turn of its own. */
 export const RAN_AS_TURN = 'ran as the next turn (sent while the agent was writing its reply)';
 
 /** Why the message cannot be steered into the running turn now; undefined when it can. */
-export function steerBlocker(lane: Lane, session: AgentSession | undefined, row: MessageRow, st: LaneSettings): string | undefined {
+export function steerBlocker(
+  lane: Lane,
+  session: AgentSession | undefined,
+  row: MessageRow,
+  st: LaneSettings,
+): string | undefined {
   if (!st.steeringOn) return `steering is off (${st.steeringOffReason ?? 'config'})`;
   if (!session || session.capabilities.steer === 'none') return 'this backend cannot take a message mid-turn';
   const turn = session.currentTurn();

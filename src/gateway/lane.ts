@@ -8,7 +8,7 @@
  * Steering is only tried with an empty queue: steering past a queued message would overtake it.
  */
 import type { AgentSession, Turn } from '../agents/session.js';
-import { isRudderError, type ErrorCode } from '../errors.js';
+import { type ErrorCode, isRudderError } from '../errors.js';
 import type { Logger } from '../ops/logger.js';
 import type { MessageRow } from '../store/types.js';
 import { composeAgentText, sourceOf } from './compose.js';
@@ -17,8 +17,17 @@ import { TurnOutcomes } from './lane-outcomes.js';
 import { steerBlocker, steerInto } from './lane-steer.js';
 import { rerunInput } from './rerun.js';
 
-/** Errors that mean no agent can be started for this conversation until something is fixed: retrying would wait for ever. */
-const CANNOT_START = new Set<ErrorCode>(['PROJECT_UNAVAILABLE', 'PROJECT_UNKNOWN', 'NOT_A_GIT_REPO', 'WORKTREE_FAILED', 'GIT_MISSING']);
+/**
+ * Errors that mean no agent can be started for this conversation until something is fixed: retrying would wait for
+ * ever.
+ */
+const CANNOT_START = new Set<ErrorCode>([
+  'PROJECT_UNAVAILABLE',
+  'PROJECT_UNKNOWN',
+  'NOT_A_GIT_REPO',
+  'WORKTREE_FAILED',
+  'GIT_MISSING',
+]);
 
 export type Disposition = 'turn' | 'steered' | 'queued' | 'merged';
 
@@ -164,8 +173,16 @@ export class Lane {
       if (!item?.overflow) this.queue.push((item = { rows: [], overflow: true }));
       item.rows.push(row);
       this.ctx.store.markQueued(row.id);
-      this.log.info({ messageId: row.id, queueCap: st.queueCap }, 'queue full: message merged into the overflow summary');
-      this.ctx.ack(row, 'queued', `the queue is full (${st.queueCap}); this will be merged with ${item.rows.length - 1} other message(s) into one turn`);
+      this.log.info(
+        { messageId: row.id, queueCap: st.queueCap },
+        'queue full: message merged into the overflow summary',
+      );
+      this.ctx.ack(
+        row,
+        'queued',
+        `the queue is full (${st.queueCap}); this will be merged with ${item.rows.length - 1} other ` +
+          `message(s) into one turn`,
+      );
       return 'merged';
     }
     this.queue.push({ rows: [row] });
@@ -181,7 +198,11 @@ export class Lane {
     if (!merging) this.queue.push((item = { rows: [], collecting: true }));
     item!.rows.push(row);
     this.ctx.store.markQueued(row.id);
-    this.ctx.ack(row, 'queued', merging ? 'merged with the messages just before it' : `collecting messages for ${st.collectWindowMs} ms`);
+    this.ctx.ack(
+      row,
+      'queued',
+      merging ? 'merged with the messages just before it' : `collecting messages for ${st.collectWindowMs} ms`,
+    );
     clearTimeout(this.collectTimer);
     const open = item!;
     this.collectTimer = setTimeout(() => {
@@ -213,23 +234,46 @@ export class Lane {
       this.watch(session);
       this.tellOnceIfCannotSteer(session, rows);
       const sessionId = session.sessionId() ?? conv?.sessionId ?? undefined;
-      const inputs = rows.map((r) => ({ id: r.id, text: composeAgentText(r), source: sourceOf(r), ...rerunInput(this.ctx.store, r, sessionId) }));
-      if (overflow) inputs[0]!.text = `[${rows.length} messages arrived while the queue was full; they are merged here]\n\n${inputs[0]!.text}`;
+      const inputs = rows.map((r) => ({
+        id: r.id,
+        text: composeAgentText(r),
+        source: sourceOf(r),
+        ...rerunInput(this.ctx.store, r, sessionId),
+      }));
+      if (overflow)
+        inputs[0]!.text =
+          `[${rows.length} messages arrived while the queue was full; they are merged ` + `here]\n\n${inputs[0]!.text}`;
       for (const r of rows) this.inFlight.set(r.id, r);
       for (const r of rows.slice(1)) this.merged.add(r.id);
       const turn = session.startTurn({ inputs });
       this.turnSender.set(turn.id, rows[0]!.senderId);
       this.ctx.store.tx(() => {
-        this.ctx.store.markInTurn(rows.map((r) => r.id), 'running', turn.id);
-        this.ctx.store.turnStarted(turn.id, this.conversationId, rows.map((r) => r.id), session.sessionId() ?? null);
+        this.ctx.store.markInTurn(
+          rows.map((r) => r.id),
+          'running',
+          turn.id,
+        );
+        this.ctx.store.turnStarted(
+          turn.id,
+          this.conversationId,
+          rows.map((r) => r.id),
+          session.sessionId() ?? null,
+        );
       });
     } catch (err) {
       for (const r of rows) this.forget(r.id);
       if (isRudderError(err) && CANNOT_START.has(err.code)) {
         // No agent can start here (e.g. its project's directory or worktree): say why instead of waiting for ever.
-        this.ctx.store.setState(rows.map((r) => r.id), 'failed', `${err.code}: ${err.message}`);
+        this.ctx.store.setState(
+          rows.map((r) => r.id),
+          'failed',
+          `${err.code}: ${err.message}`,
+        );
         this.ctx.send(this.conversationId, 'notice', `⚠️ ${err.message}`, rows);
-        this.log.warn({ code: err.code, err: err.message, messages: rows.length }, 'no agent could be started for this turn');
+        this.log.warn(
+          { code: err.code, err: err.message, messages: rows.length },
+          'no agent could be started for this turn',
+        );
         failed = true;
       } else {
         // AGENT_BUSY: the agent started a turn of its own (a queued steer); run these right after it.
@@ -246,7 +290,13 @@ export class Lane {
   private tellOnceIfCannotSteer(session: AgentSession, rows: MessageRow[]): void {
     if (session.capabilities.steer !== 'none' || this.toldCannotSteer) return;
     this.toldCannotSteer = true;
-    this.ctx.send(this.conversationId, 'notice', 'ⓘ This agent backend cannot take a message while it works: what you send during a turn waits for the turn to end, and is then answered in order.', rows.slice(0, 1));
+    this.ctx.send(
+      this.conversationId,
+      'notice',
+      'ⓘ This agent backend cannot take a message while it works: what you send during a turn waits for the ' +
+        'turn to end, and is then answered in order.',
+      rows.slice(0, 1),
+    );
   }
 
   private watch(session: AgentSession): void {
@@ -268,7 +318,11 @@ export class Lane {
     const held = this.ctx.store.deferredMessages(this.conversationId);
     const queued = this.queue.splice(0).flatMap((i) => i.rows);
     const dropped = [...held.filter((h) => !queued.some((q) => q.id === h.id)), ...queued];
-    this.ctx.store.setState(dropped.map((r) => r.id), 'stopped', reason);
+    this.ctx.store.setState(
+      dropped.map((r) => r.id),
+      'stopped',
+      reason,
+    );
     const session = this.session();
     const interrupted = !!session?.currentTurn();
     this.stopping = true;
@@ -276,8 +330,14 @@ export class Lane {
       await session?.interrupt({ cancelQueued: true });
       // Give the interrupted turn's outcome handler its turn before sweeping what is left.
       await new Promise((r) => setImmediate(r));
-      const leftovers = [...this.inFlight.values()].filter((r) => !this.session()?.currentTurn()?.inputIds().includes(r.id));
-      this.ctx.store.setState(leftovers.map((r) => r.id), 'stopped', reason);
+      const leftovers = [...this.inFlight.values()].filter(
+        (r) => !this.session()?.currentTurn()?.inputIds().includes(r.id),
+      );
+      this.ctx.store.setState(
+        leftovers.map((r) => r.id),
+        'stopped',
+        reason,
+      );
       for (const r of leftovers) this.forget(r.id);
       return { interrupted, dropped: [...dropped, ...leftovers] };
     } finally {
@@ -292,7 +352,11 @@ export class Lane {
   withoutStopped(rows: MessageRow[]): MessageRow[] {
     const ended = rows.filter((r) => this.sentBeforeCutoff(r));
     if (ended.length === 0) return rows;
-    this.ctx.store.setState(ended.map((r) => r.id), 'stopped', 'stopped on request');
+    this.ctx.store.setState(
+      ended.map((r) => r.id),
+      'stopped',
+      'stopped on request',
+    );
     for (const r of ended) {
       this.forget(r.id);
       this.ctx.ack(r, 'stopped', 'stopped on request');
@@ -313,13 +377,19 @@ export class Lane {
     this.ranAsTurn.delete(id);
   }
 
-  /** Held until `until` (rate limited, or the agent's terminal did not take a message): hold the queue, then run the deferred messages in order. */
+  /**
+   * Held until `until` (rate limited, or the agent's terminal did not take a message): hold the queue, then run the
+   * deferred messages in order.
+   */
   pause(until: number, why: Lane['pauseReason'] = 'rate-limit', estimated = false): void {
     if (until >= this.pausedUntil) this.pauseEstimated = estimated;
     this.pausedUntil = Math.max(this.pausedUntil, until);
     this.pauseReason = why;
     clearTimeout(this.pauseTimer);
-    this.pauseTimer = setTimeout(() => this.resume(why === 'rate-limit' ? 'the rate limit reset' : 'the agent terminal hold ended'), Math.max(0, this.pausedUntil - Date.now()));
+    this.pauseTimer = setTimeout(
+      () => this.resume(why === 'rate-limit' ? 'the rate limit reset' : 'the agent terminal hold ended'),
+      Math.max(0, this.pausedUntil - Date.now()),
+    );
     this.pauseTimer.unref();
   }
 

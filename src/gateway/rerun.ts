@@ -14,7 +14,11 @@ import type { MessageRow, ToolCall } from '../store/types.js';
 /** Error codes of a turn that was cut off before it finished (the agent process went away). */
 const CUT_OFF = ['AGENT_CRASHED', 'AGENT_EOF_WITHOUT_RESULT', 'AGENT_STDIN_BROKEN', 'AGENT_STOPPED'];
 
-export function rerunInput(store: Store, queued: MessageRow, sessionId: string | undefined): Pick<UserInput, 'note' | 'inSession'> {
+export function rerunInput(
+  store: Store,
+  queued: MessageRow,
+  sessionId: string | undefined,
+): Pick<UserInput, 'note' | 'inSession'> {
   const row = store.message(queued.id) ?? queued;
   if (row.attempts === 0 || !row.turnId) return {};
   const turn = store.turn(row.turnId);
@@ -25,15 +29,31 @@ export function rerunInput(store: Store, queued: MessageRow, sessionId: string |
   if (turn.error === 'AGENT_RATE_LIMITED') {
     const inSession = !!sessionId && turn.sessionId === sessionId;
     if (!inSession) return {};
-    return { inSession, note: `[Rudder] Your reply to the person's latest message(s) above did not get through: the request hit a rate limit. They are not repeated here. Answer them now.${toolsText(turn.tools)}` };
+    return {
+      inSession,
+      note:
+        `[Rudder] Your reply to the person's latest message(s) above did not get through: the request ` +
+        `hit a rate limit. They are not repeated here. Answer them now.${toolsText(turn.tools)}`,
+    };
   }
   if (!restart && !CUT_OFF.includes(turn.error ?? '')) return {};
-  const why = restart ? 'Rudder (the gateway between you and the person) restarted' : turn.error === 'AGENT_STOPPED' ? 'Rudder was stopped' : 'the agent process stopped unexpectedly';
-  return { note: `[Rudder] This message is being run again: your previous attempt at it was cut off because ${why} before you finished.${toolsText(turn.tools) || ' It had not started any tool call.'}` };
+  const why = restart
+    ? 'Rudder (the gateway between you and the person) restarted'
+    : turn.error === 'AGENT_STOPPED'
+      ? 'Rudder was stopped'
+      : 'the agent process stopped unexpectedly';
+  return {
+    note:
+      `[Rudder] This message is being run again: your previous attempt at it was cut off ` +
+      `because ${why} before you finished.${toolsText(turn.tools) || ' It had not started any tool call.'}`,
+  };
 }
 
 function toolsText(tools: ToolCall[]): string {
   if (tools.length === 0) return '';
   const list = tools.map((t, i) => `${i + 1}. ${t.name}: ${neutralise(t.input)}`).join('\n');
-  return ` It had already started these tool calls, which may have run in full, in part or not at all:\n${list}\nCheck what they did before you run any of them again.`;
+  return (
+    ` It had already started these tool calls, which may have run in full, in part or not at ` +
+    `all:\n${list}\nCheck what they did before you run any of them again.`
+  );
 }

@@ -8,14 +8,20 @@
  *   5. the log (0600, redacted), the gateway (orphans swept under the lock), the startup line.
  */
 import path from 'node:path';
-import { LiveConfig, dataDir as resolveDataDir, findConfigFile, loadTrustedConfig, type LoadedConfig } from '../config/load.js';
+import type { ClaudeCheck } from '../agents/claude/health.js';
+import { isLoopbackHost } from '../channels/web/hosts.js';
+import {
+  findConfigFile,
+  LiveConfig,
+  type LoadedConfig,
+  loadTrustedConfig,
+  dataDir as resolveDataDir,
+} from '../config/load.js';
 import { isRudderError } from '../errors.js';
 import { prepareDataDir, usePrivateUmask } from '../ops/data-dir.js';
 import { acquireLock, type DataDirLock } from '../ops/lock.js';
-import { createLogger, logLevel, type Logger } from '../ops/logger.js';
-import type { ClaudeCheck } from '../agents/claude/health.js';
-import { startGateway, type RunningGateway } from './gateway.js';
-import { isLoopbackHost } from '../channels/web/hosts.js';
+import { createLogger, type Logger, logLevel } from '../ops/logger.js';
+import { type RunningGateway, startGateway } from './gateway.js';
 
 const say = (line: string) => process.stderr.write(`rudder: ${line}\n`);
 
@@ -77,13 +83,19 @@ function warnings(loaded: LoadedConfig): string[] {
     const rel = path.relative(cwd, loaded.file);
     if (!rel.startsWith('..') && !path.isAbsolute(rel)) {
       out.push(
-        `${loaded.file} is inside the agent's working directory (${cwd}), so the agent can edit it. Edits to steering, log.level and queue modes apply at once; every other key waits for a restart, so read the file before restarting. To keep it out of reach, move it to $RUDDER_HOME/config.json or set agent.cwd elsewhere.`,
+        `${loaded.file} is inside the agent's working directory (${cwd}), so the agent can edit it. Edits to ` +
+          `steering, log.level and queue modes apply at once; every other key waits for a restart, so read ` +
+          `the file before restarting. To keep it out of reach, move it to $RUDDER_HOME/config.json or set ` +
+          `agent.cwd elsewhere.`,
       );
     }
   }
   if (cfg.web.enabled && cfg.web.exposed && !isLoopbackHost(cfg.web.host)) {
     out.push(
-      `web.exposed: the page and API are served on ${cfg.web.host}:${cfg.web.port} over plain HTTP. Anyone who can reach that port can try the token, and the token and every message cross the network unencrypted. Reach it through an HTTPS reverse proxy or a private network (WireGuard, Tailscale) and list that name in web.allowedHosts; see the README.`,
+      `web.exposed: the page and API are served on ${cfg.web.host}:${cfg.web.port} over plain HTTP. Anyone ` +
+        `who can reach that port can try the token, and the token and every message cross the network ` +
+        `unencrypted. Reach it through an HTTPS reverse proxy or a private network (WireGuard, Tailscale) ` +
+        `and list that name in web.allowedHosts; see the README.`,
     );
   }
   return out;
@@ -130,7 +142,11 @@ export async function runGateway(): Promise<number> {
       if (keys.includes('log.level') && !process.env.RUDDER_LOG_LEVEL) log.level = next.log.level;
       log.info({ file: loaded.file, keys }, 'config reloaded');
     },
-    pending: (keys) => log.warn({ file: loaded.file, keys }, 'config changed: restart to apply (only steering, log.level and queue modes apply while running)'),
+    pending: (keys) =>
+      log.warn(
+        { file: loaded.file, keys },
+        'config changed: restart to apply (only steering, log.level and queue modes apply while running)',
+      ),
     rejected: (error) => log.error({ err: error.message }, 'config change ignored; keeping the last good config'),
   });
   let gw: RunningGateway;
@@ -148,7 +164,8 @@ export async function runGateway(): Promise<number> {
   log.info({ dataDir: dir, config: loaded.file ?? '(defaults)', url: gw.web?.baseUrl() }, 'rudder started');
   // The token goes to the terminal only, never to the log.
   const url = gw.web?.url();
-  if (!life.requested) process.stdout.write(url ? `Rudder is running. Open ${url}\n` : 'Rudder is running (the web channel is off).\n');
+  if (!life.requested)
+    process.stdout.write(url ? `Rudder is running. Open ${url}\n` : 'Rudder is running (the web channel is off).\n');
   // The page runs without claude, so the person can read this there too (rudder status, /status).
   void gw.claude.then((c) => warnAboutClaude(c, log));
   life.running(gw, log);

@@ -45,10 +45,20 @@ function checkOwnedAndPrivate(dir: string, p: string, st: fs.Stats, what: string
   const uid = myUid();
   if (uid === undefined) return; // no uids on this platform
   if (st.uid !== uid && st.uid !== 0) {
-    throw unsafe(dir, `${what} ${p} belongs to uid ${st.uid}, not to you (uid ${uid}): whoever owns it could have planted its web-token or config.`, 'Use a data dir of your own (set RUDDER_HOME), or chown it to yourself after checking its contents.');
+    throw unsafe(
+      dir,
+      `${what} ${p} belongs to uid ${st.uid}, not to you (uid ${uid}): whoever owns it could have planted ` +
+        `its web-token or config.`,
+      'Use a data dir of your own (set RUDDER_HOME), or chown it to yourself after checking its contents.',
+    );
   }
   if (st.mode & 0o022) {
-    throw unsafe(dir, `${what} ${p} can be written by other users (mode ${octal(st.mode)}): anyone could have planted its web-token or config.`, `Check its contents, run chmod go-w ${JSON.stringify(p)} (Rudder makes it 0700), and start again.`);
+    throw unsafe(
+      dir,
+      `${what} ${p} can be written by other users (mode ${octal(st.mode)}): anyone could have planted its ` +
+        `web-token or config.`,
+      `Check its contents, run chmod go-w ${JSON.stringify(p)} (Rudder makes it 0700), and start again.`,
+    );
   }
 }
 
@@ -61,15 +71,24 @@ export function prepareDataDir(dir: string): void {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   } catch (err) {
-    throw unsafe(dir, `The data dir ${dir} could not be created (${(err as Error).message}).`, 'Set RUDDER_HOME to a directory you can write.');
+    throw unsafe(
+      dir,
+      `The data dir ${dir} could not be created (${(err as Error).message}).`,
+      'Set RUDDER_HOME to a directory you can write.',
+    );
   }
   const st = fs.statSync(dir);
-  if (!st.isDirectory()) throw unsafe(dir, `The data dir ${dir} is not a directory.`, 'Set RUDDER_HOME to a directory.');
+  if (!st.isDirectory())
+    throw unsafe(dir, `The data dir ${dir} is not a directory.`, 'Set RUDDER_HOME to a directory.');
   checkOwnedAndPrivate(dir, dir, st, 'The data dir');
   try {
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (err) {
-    throw unsafe(dir, `The data dir ${dir} is not writable (${(err as Error).message}).`, 'Set RUDDER_HOME to a directory you can write.');
+    throw unsafe(
+      dir,
+      `The data dir ${dir} is not writable (${(err as Error).message}).`,
+      'Set RUDDER_HOME to a directory you can write.',
+    );
   }
   tighten(dir, dir, st);
 }
@@ -85,7 +104,8 @@ export function inspectDataDir(dir: string): void {
     }
   };
   const st = fs.statSync(dir);
-  if (!st.isDirectory()) throw unsafe(dir, `The data dir ${dir} is not a directory.`, 'Set RUDDER_HOME to a directory.');
+  if (!st.isDirectory())
+    throw unsafe(dir, `The data dir ${dir} is not a directory.`, 'Set RUDDER_HOME to a directory.');
   walk(dir, st);
 }
 

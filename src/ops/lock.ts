@@ -55,7 +55,11 @@ function holderAlive(file: string, c: LockContent): boolean {
 }
 
 function alreadyRunning(file: string, pid: number): RudderError {
-  return new RudderError('ALREADY_RUNNING', `Rudder is already running on this data dir (pid ${pid}). Stop it first, or set RUDDER_HOME to another data dir.`, { pid, lockFile: file });
+  return new RudderError(
+    'ALREADY_RUNNING',
+    `Rudder is already running on this data dir (pid ${pid}). Stop it first, or set RUDDER_HOME to another data dir.`,
+    { pid, lockFile: file },
+  );
 }
 
 /** Takes the data dir's lock, or throws ALREADY_RUNNING naming the pid that holds it. */

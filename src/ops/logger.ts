@@ -4,7 +4,7 @@
  * in it. The level is the root logger's alone (children follow it), so it can change live.
  */
 import path from 'node:path';
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 import pinoPretty from 'pino-pretty';
 import { redact } from './redact.js';
 
@@ -44,12 +44,23 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const streams: pino.StreamEntry[] = [];
   // Streams take everything; the logger's own level filters, so changing it takes effect at once.
   if (opts.dataDir) {
-    const file = pino.destination({ dest: path.join(opts.dataDir, 'rudder.log'), sync: false, mkdir: true, mode: 0o600 });
+    const file = pino.destination({
+      dest: path.join(opts.dataDir, 'rudder.log'),
+      sync: false,
+      mkdir: true,
+      mode: 0o600,
+    });
     streams.push({ level: 'trace', stream: redacting(file) as pino.DestinationStream });
   }
   if (pretty) {
     // pino-pretty as a stream in this process: no worker thread, so nothing outlives the gateway.
-    const stream = pinoPretty({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname', destination: 2, sync: true });
+    const stream = pinoPretty({
+      colorize: true,
+      translateTime: 'HH:MM:ss',
+      ignore: 'pid,hostname',
+      destination: 2,
+      sync: true,
+    });
     streams.push({ level: 'trace', stream: redacting(stream) as pino.DestinationStream });
   } else if (!opts.dataDir) {
     streams.push({ level: 'trace', stream: redacting(pino.destination(2)) as pino.DestinationStream });

@@ -40,7 +40,10 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** When a process started, in clock ticks since boot (/proc/<pid>/stat field 22): with the pid, it names one process, even after the pid is reused. */
+/**
+ * When a process started, in clock ticks since boot (/proc/<pid>/stat field 22): with the pid, it names one process,
+ * even after the pid is reused.
+ */
 export function startTimeOf(pid: number): string | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

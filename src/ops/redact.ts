@@ -14,7 +14,13 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function registerSecret(value: string | undefined): void {
   if (!value || value.length < 8 || secrets.has(value)) return;
   secrets.add(value);
-  secretPattern = new RegExp([...secrets].sort((a, b) => b.length - a.length).map(escape).join('|'), 'g');
+  secretPattern = new RegExp(
+    [...secrets]
+      .sort((a, b) => b.length - a.length)
+      .map(escape)
+      .join('|'),
+    'g',
+  );
 }
 
 /** `token` in a query or fragment (also JSON-escaped or percent-encoded), and `Bearer <credential>`. */

@@ -7,9 +7,30 @@ import { rssOf } from './proc.js';
 export interface StatusReport {
   version: string;
   uptimeSeconds: number;
-  /** maxLive: idle processes kept warm at most, and why that many; liveSessions: sessions with a process; warm: those idle. */
-  steering: { on: boolean; reason: string | null; mode: string; maxLive: number; maxLiveWhy: string; liveSessions: number; warm: number };
-  sessions: Array<{ conversationId: string; backend: string; pid: number | null; state: string; idleSeconds: number; rssBytes: number | null; steered: number; sessionId: string | null; project: string }>;
+  /**
+   * maxLive: idle processes kept warm at most, and why that many; liveSessions: sessions with a process; warm: those
+   * idle.
+   */
+  steering: {
+    on: boolean;
+    reason: string | null;
+    mode: string;
+    maxLive: number;
+    maxLiveWhy: string;
+    liveSessions: number;
+    warm: number;
+  };
+  sessions: Array<{
+    conversationId: string;
+    backend: string;
+    pid: number | null;
+    state: string;
+    idleSeconds: number;
+    rssBytes: number | null;
+    steered: number;
+    sessionId: string | null;
+    project: string;
+  }>;
   queues: Array<{ conversationId: string; depth: number; inFlight: number; pausedUntil: string | null }>;
   owedReplies: number;
   messages: Record<string, number>;
@@ -35,7 +56,7 @@ export function statusReport(core: GatewayCore): StatusReport {
       pid: pid ?? null,
       state: s.state(),
       idleSeconds: s.state() === 'busy' ? 0 : Math.round((Date.now() - s.lastActiveAt()) / 1000),
-      rssBytes: pid ? rssOf(pid) ?? null : null,
+      rssBytes: pid ? (rssOf(pid) ?? null) : null,
       steered: s.steeredCount(),
       sessionId: s.sessionId() ?? null,
       project: core.projects.peek(s.conversationId).name,
@@ -43,7 +64,12 @@ export function statusReport(core: GatewayCore): StatusReport {
   });
   const queues = [...core.lanes.values()]
     .filter((l) => l.queueDepth() > 0 || l.inFlight.size > 0 || l.pausedUntil > Date.now())
-    .map((l) => ({ conversationId: l.conversationId, depth: l.queueDepth(), inFlight: l.inFlight.size, pausedUntil: l.pausedUntil > Date.now() ? new Date(l.pausedUntil).toISOString() : null }));
+    .map((l) => ({
+      conversationId: l.conversationId,
+      depth: l.queueDepth(),
+      inFlight: l.inFlight.size,
+      pausedUntil: l.pausedUntil > Date.now() ? new Date(l.pausedUntil).toISOString() : null,
+    }));
   return {
     version: VERSION,
     uptimeSeconds: Math.round((Date.now() - started) / 1000),
@@ -63,9 +89,15 @@ export function statusReport(core: GatewayCore): StatusReport {
     channels: [...core.channels.values()].map((c) => {
       const start = core.channelStarts?.state(c.name);
       const status = c.status();
-      // The web channel starts before the others or not at all; a channel the starter never saw was started by the caller.
+      // The web channel starts before the others or not at all; a channel the starter never saw was started by the
+      // caller.
       if (!start) return { ...status, started: status.state !== 'stopped' };
-      return { ...status, started: start.started, ...(start.error ? { error: start.error } : {}), ...(start.retryAt ? { retryAt: new Date(start.retryAt).toISOString() } : {}) };
+      return {
+        ...status,
+        started: start.started,
+        ...(start.error ? { error: start.error } : {}),
+        ...(start.retryAt ? { retryAt: new Date(start.retryAt).toISOString() } : {}),
+      };
     }),
     agent: { backend: cfg.agent.backend, claude: core.claudeHealth?.current() ?? null },
     gatewayRssBytes: process.memoryUsage.rss(),

@@ -9,8 +9,8 @@ import { isRudderError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { Project } from './projects.js';
 import type { Projects } from './service.js';
-import { listSessions, openSessions, transcriptsDir, type CliSession, type OpenBy } from './sessions.js';
-import { branchFor, removeWorktree, worktreeStatus, type WorktreeStatus } from './worktree.js';
+import { type CliSession, listSessions, type OpenBy, openSessions, transcriptsDir } from './sessions.js';
+import { branchFor, removeWorktree, type WorktreeStatus, worktreeStatus } from './worktree.js';
 
 export interface ProjectCommandDeps {
   conversationId: string;
@@ -48,7 +48,10 @@ export class ProjectCommands {
 
   private busyReply(again: string): string | undefined {
     if (!this.d.busy()) return undefined;
-    return `A turn is running in project ${this.current().name}. Wait for it to end or /stop it, then send ${again} again.`;
+    return (
+      `A turn is running in project ${this.current().name}. Wait for it to end or /stop it, then ` +
+      `send ${again} again.`
+    );
   }
 
   /** The directories whose sessions belong to this conversation's project: the project's own and its worktree. */
@@ -62,35 +65,64 @@ export class ProjectCommands {
     const mine = this.current();
     if (!name) {
       const set = this.d.projects.set();
-      const lines = set.projects.map((p) => `${p.name === mine.name ? '→' : '  '} ${p.name} — ${p.path}${p.worktrees ? ' (a worktree per conversation)' : ''}${p.name === set.defaultName ? ' (default)' : ''}`);
-      return [`Projects (→ this conversation's):`, ...lines, 'Send /project <name> to move this conversation.'].join('\n');
+      const lines = set.projects.map(
+        (p) =>
+          `${p.name === mine.name ? '→' : '  '} ${p.name} — ${p.path}${
+            p.worktrees ? ' (a worktree per ' + 'conversation)' : ''
+          }${p.name === set.defaultName ? ' (default)' : ''}`,
+      );
+      return [`Projects (→ this conversation's):`, ...lines, 'Send /project <name> to move this conversation.'].join(
+        '\n',
+      );
     }
     const target = this.d.projects.find(name);
-    if (!target) return `There is no project "${name}". Projects: ${this.d.projects.set().projects.map((p) => p.name).join(', ')}.`;
-    if (target.name === mine.name && this.d.store.conversation(this.d.conversationId)?.project === mine.name) return `This conversation already works in ${mine.name} (${mine.path}).`;
+    if (!target)
+      return `There is no project "${name}". Projects: ${this.d.projects
+        .set()
+        .projects.map((p) => p.name)
+        .join(', ')}.`;
+    if (target.name === mine.name && this.d.store.conversation(this.d.conversationId)?.project === mine.name)
+      return `This conversation already works in ${mine.name} (${mine.path}).`;
     const busy = this.busyReply(`/project ${name}`);
     if (busy) return busy;
-    // Bound first, then released: a message arriving meanwhile finds the old session stopped and starts in the new place.
+    // Bound first, then released: a message arriving meanwhile finds the old session stopped and starts in the new
+    // place.
     const { resumes } = this.d.projects.bind(this.d.conversationId, target.name);
     await this.d.release(`moved to project ${target.name}`);
     const wt = this.d.projects.worktreeOf(this.d.conversationId, target.name);
-    const where = target.worktrees ? (wt?.worktree ? ` Its worktree: ${wt.worktree} (branch ${wt.branch}).` : ` Its first turn there makes its own worktree on branch ${branchFor(this.d.conversationId)}.`) : '';
-    return `This conversation now works in ${target.name} (${target.path}). The next turn ${resumes ? `resumes the session it had there (${resumes})` : 'starts a new session there'}.${where}`;
+    const where = target.worktrees
+      ? wt?.worktree
+        ? ` Its worktree: ${wt.worktree} (branch ${wt.branch}).`
+        : ` Its first turn there makes its own worktree on branch ${branchFor(this.d.conversationId)}.`
+      : '';
+    return (
+      `This conversation now works in ${target.name} (${target.path}). The next ` +
+      `turn ${resumes ? `resumes the session it had there (${resumes})` : 'starts a new session there'}.${where}`
+    );
   }
 
   async sessions(): Promise<string> {
     const p = this.current();
     const list = listSessions(this.d.projects.configDir(), this.sessionDirs(p), SESSIONS_SHOWN);
-    this.d.projects.listings.set(this.d.conversationId, list.map((s) => s.id));
+    this.d.projects.listings.set(
+      this.d.conversationId,
+      list.map((s) => s.id),
+    );
     if (!list.length) return `No Claude Code sessions in ${p.name} (${p.path}) yet.`;
     const mineId = this.d.store.conversation(this.d.conversationId)?.sessionId;
     const lines = list.map((s, i) => this.describe(s, i + 1, mineId));
-    return [`Claude Code sessions in ${p.name} (${p.path}), most recent first:`, ...lines, 'Send /resume <number> to continue one here.'].join('\n');
+    return [
+      `Claude Code sessions in ${p.name} (${p.path}), most recent first:`,
+      ...lines,
+      'Send /resume <number> to continue one here.',
+    ].join('\n');
   }
 
   private describe(s: CliSession, n: number, mineId: string | null | undefined): string {
     const first = s.firstPrompt ? `“${clip(s.firstPrompt, 60)}”` : '(no prompt)';
-    const last = s.lastMessage ? ` — last (${s.lastMessage.role === 'user' ? 'you' : 'agent'}): “${clip(s.lastMessage.text, 60)}”` : '';
+    const last = s.lastMessage
+      ? ` — last (${s.lastMessage.role === 'user' ? 'you' : 'agent'}): “${clip(s.lastMessage.text, 60)}”`
+      : '';
     const flags = [s.id === mineId ? 'this conversation' : '', s.openBy ? this.openText(s.openBy) : ''].filter(Boolean);
     return `${n}. ${ago(s.updatedAt)} · ${first}${last} · ${s.id}${flags.length ? ` [${flags.join('; ')}]` : ''}`;
   }
@@ -112,7 +144,8 @@ export class ProjectCommands {
     const listing = this.d.projects.listings.get(this.d.conversationId);
     let id: string | undefined;
     if (/^\d{1,3}$/.test(ref)) {
-      const ids = listing ?? listSessions(this.d.projects.configDir(), this.sessionDirs(p), SESSIONS_SHOWN).map((s) => s.id);
+      const ids =
+        listing ?? listSessions(this.d.projects.configDir(), this.sessionDirs(p), SESSIONS_SHOWN).map((s) => s.id);
       id = ids[Number(ref) - 1];
       if (!id) return `There is no session ${ref} in the list. Send /sessions to see them.`;
     } else if (SESSION_ID.test(ref)) {
@@ -121,7 +154,9 @@ export class ProjectCommands {
       return `"${clip(ref, 40)}" is neither a number from /sessions nor a session id.`;
     }
     const configDir = this.d.projects.configDir();
-    const known = this.sessionDirs(p).some((dir) => fs.existsSync(path.join(transcriptsDir(configDir, dir), `${id}.jsonl`)));
+    const known = this.sessionDirs(p).some((dir) =>
+      fs.existsSync(path.join(transcriptsDir(configDir, dir), `${id}.jsonl`)),
+    );
     if (!known) return `There is no session ${id} in project ${p.name}. Send /sessions to see them.`;
     const conv = this.d.store.conversation(this.d.conversationId);
     if (conv?.sessionId === id && conv.project === p.name) return `This conversation is already on session ${id}.`;
@@ -129,21 +164,35 @@ export class ProjectCommands {
     if (busy) return busy;
     const open = openSessions(configDir).get(id);
     if (open && open.pid !== this.d.ownPid() && !force) {
-      return `Session ${id} is ${this.openText(open)}. Two programs writing one session corrupt it: close it there first, or send /resume ${ref} --force if that process is not writing any more.`;
+      return (
+        `Session ${id} is ${this.openText(open)}. Two programs writing one session corrupt it: close it ` +
+        `there first, or send /resume ${ref} --force if that process is not writing any more.`
+      );
     }
     this.d.projects.of(this.d.conversationId); // records the project if this is the first use
     this.d.store.setSessionId(this.d.conversationId, id);
     await this.d.release(`resuming session ${id}`);
-    return `This conversation continues session ${id} in ${p.name} from the next message.${open && force ? ` (It is still ${this.openText(open)}.)` : ''}`;
+    return (
+      `This conversation continues session ${id} in ${p.name} from the next ` +
+      `message.${open && force ? ` (It is still ${this.openText(open)}.)` : ''}`
+    );
   }
 
   async worktree(args: string): Promise<string> {
     const words = args.split(/\s+/).filter(Boolean);
     const p = this.current();
-    if (!p.worktrees) return `Project ${p.name} has no worktrees: its conversations work in ${p.path} itself. Set projects.${p.name}.worktrees to true to give each its own.`;
+    if (!p.worktrees)
+      return (
+        `Project ${p.name} has no worktrees: its conversations work in ${p.path} itself. Set ` +
+        `projects.${p.name}.worktrees to true to give each its own.`
+      );
     const known = this.d.projects.worktreeOf(this.d.conversationId, p.name);
     if (words[0] === undefined || words[0] === 'status') {
-      if (!known?.worktree) return `No worktree yet: the next turn makes one on branch ${known?.branch ?? branchFor(this.d.conversationId)}.`;
+      if (!known?.worktree)
+        return (
+          `No worktree yet: the next turn makes one on ` +
+          `branch ${known?.branch ?? branchFor(this.d.conversationId)}.`
+        );
       return (await this.statusLines()).join('\n');
     }
     if (words[0] !== 'remove') return 'Usage: /worktree (its status), /worktree remove [--force].';
@@ -158,7 +207,10 @@ export class ProjectCommands {
       status = undefined; // already gone: removing only forgets it
     }
     if (status?.changes.length && !force) {
-      return `The worktree ${known.worktree} has uncommitted changes: ${changeList(status.changes)}. Commit them, or send /worktree remove --force to throw them away.`;
+      return (
+        `The worktree ${known.worktree} has uncommitted changes: ${changeList(status.changes)}. Commit ` +
+        `them, or send /worktree remove --force to throw them away.`
+      );
     }
     await this.d.release('worktree removed');
     try {
@@ -167,7 +219,10 @@ export class ProjectCommands {
       return `The worktree was not removed: ${isRudderError(err) ? err.message : String(err)}`;
     }
     this.d.store.projects.saveWorktree(this.d.conversationId, p.name, null, known.branch);
-    return `Removed the worktree ${known.worktree}. The branch ${known.branch} is kept (git branch -D ${known.branch} deletes it); the next turn checks it out in a new worktree.`;
+    return (
+      `Removed the worktree ${known.worktree}. The branch ${known.branch} is kept (git branch ` +
+      `-D ${known.branch} deletes it); the next turn checks it out in a new worktree.`
+    );
   }
 
   /** For /status: the project, and the worktree's branch, ahead/behind and changed files. */
@@ -176,10 +231,18 @@ export class ProjectCommands {
     const lines = [`Project: ${p.name} (${p.path})`];
     if (!p.worktrees) return lines;
     const known = this.d.projects.worktreeOf(this.d.conversationId, p.name);
-    if (!known?.worktree) return [...lines, `Worktree: none yet (the next turn makes one on branch ${known?.branch ?? branchFor(this.d.conversationId)})`];
+    if (!known?.worktree)
+      return [
+        ...lines,
+        `Worktree: none yet (the next turn makes one on branch ${known?.branch ?? branchFor(this.d.conversationId)})`,
+      ];
     try {
       const s = await worktreeStatus(p, known.worktree);
-      lines.push(`Worktree: ${s.path}`, `Branch: ${s.branch}, ${s.ahead} ahead and ${s.behind} behind ${s.base}`, s.changes.length ? `Changed files (${s.changes.length}): ${changeList(s.changes)}` : 'Changed files: none');
+      lines.push(
+        `Worktree: ${s.path}`,
+        `Branch: ${s.branch}, ${s.ahead} ahead and ${s.behind} behind ${s.base}`,
+        s.changes.length ? `Changed files (${s.changes.length}): ${changeList(s.changes)}` : 'Changed files: none',
+      );
     } catch (err) {
       lines.push(`Worktree: ${known.worktree} (${isRudderError(err) ? err.message : String(err)})`);
     }

@@ -18,7 +18,9 @@ export interface GitResult {
 /** Rudder's own environment, minus what would make git act on another repository. */
 function gitEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^GIT_(DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|NAMESPACE|CEILING_DIRECTORIES)$/.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^GIT_(DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|NAMESPACE|CEILING_DIRECTORIES)$/.test(k))
+      env[k] = v;
   // Never wait for a password or an editor: nothing here talks to a remote or asks.
   env.GIT_TERMINAL_PROMPT = '0';
   env.GIT_EDITOR = 'true';
@@ -38,11 +40,17 @@ function missing(err: unknown): boolean {
 export function git(args: string[], cwd: string): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     checkCwd(cwd);
-    execFile('git', args, { cwd, env: gitEnv(), timeout: TIMEOUT_MS, maxBuffer: MAX_BUFFER, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err && missing(err)) return reject(new RudderError('GIT_MISSING', undefined, {}, err));
-      if (err && typeof (err as { code?: unknown }).code !== 'number') return reject(new RudderError('WORKTREE_FAILED', `git ${args[0]}: ${err.message}`, { cwd }, err));
-      resolve({ ok: !err, stdout, stderr });
-    });
+    execFile(
+      'git',
+      args,
+      { cwd, env: gitEnv(), timeout: TIMEOUT_MS, maxBuffer: MAX_BUFFER, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        if (err && missing(err)) return reject(new RudderError('GIT_MISSING', undefined, {}, err));
+        if (err && typeof (err as { code?: unknown }).code !== 'number')
+          return reject(new RudderError('WORKTREE_FAILED', `git ${args[0]}: ${err.message}`, { cwd }, err));
+        resolve({ ok: !err, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -50,12 +58,20 @@ export function git(args: string[], cwd: string): Promise<GitResult> {
 export function gitSync(args: string[], cwd: string): GitResult {
   checkCwd(cwd);
   try {
-    const stdout = execFileSync('git', args, { cwd, env: gitEnv(), timeout: TIMEOUT_MS, maxBuffer: MAX_BUFFER, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout = execFileSync('git', args, {
+      cwd,
+      env: gitEnv(),
+      timeout: TIMEOUT_MS,
+      maxBuffer: MAX_BUFFER,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return { ok: true, stdout, stderr: '' };
   } catch (err) {
     if (missing(err)) throw new RudderError('GIT_MISSING', undefined, {}, err);
     const e = err as { status?: number | null; stdout?: string; stderr?: string; message: string };
-    if (typeof e.status !== 'number') throw new RudderError('WORKTREE_FAILED', `git ${args[0]}: ${e.message}`, { cwd }, err);
+    if (typeof e.status !== 'number')
+      throw new RudderError('WORKTREE_FAILED', `git ${args[0]}: ${e.message}`, { cwd }, err);
     return { ok: false, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
   }
 }

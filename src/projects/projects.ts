@@ -34,20 +34,28 @@ export interface ProjectSet {
 export function projectSet(cfg: Config, startDir = process.cwd()): ProjectSet {
   if (!cfg.projects || Object.keys(cfg.projects).length === 0) {
     const cwd = path.resolve(startDir, cfg.agent.cwd ?? '.');
-    return { projects: [{ name: IMPLICIT_PROJECT, path: cwd, implicit: true, worktrees: false }], defaultName: IMPLICIT_PROJECT };
+    return {
+      projects: [{ name: IMPLICIT_PROJECT, path: cwd, implicit: true, worktrees: false }],
+      defaultName: IMPLICIT_PROJECT,
+    };
   }
-  const projects = Object.entries(cfg.projects).map(([name, p]): Project => ({
-    name,
-    path: expandPath(p.path, startDir),
-    implicit: false,
-    worktrees: p.worktrees === false ? false : { dir: typeof p.worktrees === 'object' ? expandPath(p.worktrees.dir, startDir) : undefined },
-    model: p.model,
-    permissionMode: p.permissionMode,
-    backend: p.backend,
-    allowedTools: p.allowedTools,
-    disallowedTools: p.disallowedTools,
-    appendSystemPrompt: p.appendSystemPrompt,
-  }));
+  const projects = Object.entries(cfg.projects).map(
+    ([name, p]): Project => ({
+      name,
+      path: expandPath(p.path, startDir),
+      implicit: false,
+      worktrees:
+        p.worktrees === false
+          ? false
+          : { dir: typeof p.worktrees === 'object' ? expandPath(p.worktrees.dir, startDir) : undefined },
+      model: p.model,
+      permissionMode: p.permissionMode,
+      backend: p.backend,
+      allowedTools: p.allowedTools,
+      disallowedTools: p.disallowedTools,
+      appendSystemPrompt: p.appendSystemPrompt,
+    }),
+  );
   return { projects, defaultName: cfg.defaultProject ?? projects[0]!.name };
 }
 
@@ -65,7 +73,8 @@ export function projectNames(set: ProjectSet): string {
  * then the chat it is in (the key before the first ":").
  */
 export function channelProject(cfg: Config, channel: string, key: string): string | undefined {
-  const bindings = (cfg.channels as Record<string, { projects?: Record<string, string> } | undefined>)[channel]?.projects;
+  const bindings = (cfg.channels as Record<string, { projects?: Record<string, string> } | undefined>)[channel]
+    ?.projects;
   if (!bindings) return undefined;
   return bindings[key] ?? bindings[key.split(':')[0]!];
 }

@@ -11,7 +11,7 @@ import type { Config } from '../config/schema.js';
 import { RudderError } from '../errors.js';
 import type { Logger } from '../ops/logger.js';
 import type { Store } from '../store/store.js';
-import { channelProject, findProject, projectNames, projectSet, type Project, type ProjectSet } from './projects.js';
+import { channelProject, findProject, type Project, type ProjectSet, projectNames, projectSet } from './projects.js';
 import { ensureWorktree, type Worktree } from './worktree.js';
 
 export interface LaunchTarget {
@@ -49,7 +49,10 @@ export class Projects {
   require(name: string): Project {
     const set = this.set();
     const p = findProject(set, name);
-    if (!p) throw new RudderError('PROJECT_UNKNOWN', `There is no project "${name}". Projects: ${projectNames(set)}.`, { project: name });
+    if (!p)
+      throw new RudderError('PROJECT_UNKNOWN', `There is no project "${name}". Projects: ${projectNames(set)}.`, {
+        project: name,
+      });
     return p;
   }
 
@@ -77,8 +80,15 @@ export class Projects {
     if (chosen || !conv) return { project: chosen ?? this.peek(conversationId), rebound: false };
     const project = this.peek(conversationId);
     if (conv.project) {
-      log.warn({ conversationId, was: conv.project, now: project.name }, 'the conversation\'s project is no longer configured: it moves to another one');
-      store.setProject(conversationId, project.name, store.projects.get(conversationId, project.name)?.sessionId ?? null);
+      log.warn(
+        { conversationId, was: conv.project, now: project.name },
+        "the conversation's project is no longer configured: it moves to another one",
+      );
+      store.setProject(
+        conversationId,
+        project.name,
+        store.projects.get(conversationId, project.name)?.sessionId ?? null,
+      );
       return { project, rebound: true };
     }
     // First use: a session it already has (from before projects) stays with it.
@@ -102,14 +112,22 @@ export class Projects {
     const { project, rebound } = this.of(conversationId);
     if (!fs.existsSync(project.path)) {
       const key = project.implicit ? 'agent.cwd' : `projects.${project.name}.path`;
-      throw new RudderError('PROJECT_UNAVAILABLE', `${project.path} (project ${project.name}) does not exist any more. Fix ${key}, or move this conversation with /project.`, { conversationId, project: project.name });
+      throw new RudderError(
+        'PROJECT_UNAVAILABLE',
+        `${project.path} (project ${project.name}) does not exist any more. Fix ${key}, or move this ` +
+          `conversation with /project.`,
+        { conversationId, project: project.name },
+      );
     }
     if (!project.worktrees) return { project, cwd: project.path, rebound };
     const known = this.o.store.projects.get(conversationId, project.name);
     const worktree = ensureWorktree(project, conversationId, known);
     if (known?.worktree !== worktree.path || known.branch !== worktree.branch) {
       this.o.store.projects.saveWorktree(conversationId, project.name, worktree.path, worktree.branch);
-      this.o.log.info({ conversationId, project: project.name, worktree: worktree.path, branch: worktree.branch }, 'worktree ready');
+      this.o.log.info(
+        { conversationId, project: project.name, worktree: worktree.path, branch: worktree.branch },
+        'worktree ready',
+      );
     }
     return { project, cwd: worktree.cwd, worktree, rebound };
   }

@@ -53,7 +53,6 @@ export function transcriptsDir(configDir: string, cwd: string): string {
   return path.join(configDir, 'projects', cliProjectDirName(realOrSelf(cwd)));
 }
 
-
 /**
  * Sessions a running CLI has open, by session id. A file left by a killed process names a pid
  * that is gone, or one reused by another process (its start time differs): neither counts.
@@ -77,7 +76,11 @@ export function openSessions(configDir: string): Map<string, OpenBy> {
     if (typeof d.pid !== 'number' || typeof d.sessionId !== 'string' || !alive(d.pid)) continue;
     const started = startTimeOf(d.pid);
     if (typeof d.procStart === 'string' && started !== undefined && started !== d.procStart) continue;
-    open.set(d.sessionId, { pid: d.pid, cwd: typeof d.cwd === 'string' ? d.cwd : undefined, entrypoint: typeof d.entrypoint === 'string' ? d.entrypoint : undefined });
+    open.set(d.sessionId, {
+      pid: d.pid,
+      cwd: typeof d.cwd === 'string' ? d.cwd : undefined,
+      entrypoint: typeof d.entrypoint === 'string' ? d.entrypoint : undefined,
+    });
   }
   return open;
 }
@@ -93,11 +96,25 @@ function unwrap(text: string): string {
 
 /** The text a person or the model wrote in an entry, or undefined for tool traffic, meta entries and commands. */
 function entryText(e: any): { role: 'user' | 'assistant'; text: string } | undefined {
-  if ((e?.type !== 'user' && e?.type !== 'assistant') || e.isMeta || e.isCompactSummary || e.isSidechain) return undefined;
+  if ((e?.type !== 'user' && e?.type !== 'assistant') || e.isMeta || e.isCompactSummary || e.isSidechain)
+    return undefined;
   const c = e.message?.content;
-  const text = typeof c === 'string' ? c : Array.isArray(c) && !c.some((b: any) => b?.type === 'tool_result') ? c.filter((b: any) => b?.type === 'text').map((b: any) => String(b.text)).join('\n') : '';
+  const text =
+    typeof c === 'string'
+      ? c
+      : Array.isArray(c) && !c.some((b: any) => b?.type === 'tool_result')
+        ? c
+            .filter((b: any) => b?.type === 'text')
+            .map((b: any) => String(b.text))
+            .join('\n')
+        : '';
   const clean = unwrap(text);
-  if (!clean || /^<(command-name|local-command-stdout|command-message)>/.test(clean) || clean.startsWith('[Request interrupted')) return undefined;
+  if (
+    !clean ||
+    /^<(command-name|local-command-stdout|command-message)>/.test(clean) ||
+    clean.startsWith('[Request interrupted')
+  )
+    return undefined;
   return { role: e.type, text: clean };
 }
 
@@ -137,7 +154,10 @@ export function describeTranscript(file: string): Omit<CliSession, 'openBy'> | u
   const tailStart = Math.max(0, stat.size - TAIL_BYTES);
   const tail = tailStart === 0 ? head : parseLines(readSlice(file, tailStart, stat.size - tailStart));
   const first = head.map(entryText).find((t) => t?.role === 'user');
-  const last = [...tail].reverse().map(entryText).find((t) => t !== undefined);
+  const last = [...tail]
+    .reverse()
+    .map(entryText)
+    .find((t) => t !== undefined);
   const stamp = head.map((e) => Date.parse(e?.timestamp)).find((t) => !Number.isNaN(t));
   return {
     id: path.basename(file, '.jsonl'),

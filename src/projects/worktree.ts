@@ -14,7 +14,9 @@ export interface Worktree {
   /** The worktree's top directory. */
   path: string;
   branch: string;
-  /** Where the agent works: the project's place inside the worktree (a project may be a subdirectory of its repository). */
+  /**
+   * Where the agent works: the project's place inside the worktree (a project may be a subdirectory of its repository).
+   */
   cwd: string;
 }
 
@@ -22,7 +24,11 @@ const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(
 
 /** A git-safe name of a conversation; a hash is added when characters had to be replaced, so two ids never meet. */
 function safeSegment(s: string): string {
-  let out = s.replace(/[^A-Za-z0-9._-]/g, '-').replace(/\.{2,}/g, '-').replace(/^[.-]+/, '').replace(/(\.lock|\.)+$/, '');
+  let out = s
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .replace(/\.{2,}/g, '-')
+    .replace(/^[.-]+/, '')
+    .replace(/(\.lock|\.)+$/, '');
   if (!out) out = 'c';
   return out === s ? out : `${out}-${short(s)}`;
 }
@@ -33,7 +39,10 @@ export function branchFor(conversationId: string): string {
   return ['rudder', safeSegment(channel!), ...(rest.length ? [safeSegment(rest.join(':'))] : [])].join('/');
 }
 
-/** The directory a project's conversation worktrees go in: `worktrees.dir`, else `<repository>.rudder-worktrees` beside it. */
+/**
+ * The directory a project's conversation worktrees go in: `worktrees.dir`, else `<repository>.rudder-worktrees` beside
+ * it.
+ */
 export function worktreesDir(project: Project, top: string): string {
   const dir = project.worktrees ? project.worktrees.dir : undefined;
   return dir ?? path.join(path.dirname(top), `${path.basename(top)}.rudder-worktrees`);
@@ -41,7 +50,13 @@ export function worktreesDir(project: Project, top: string): string {
 
 function repoOf(project: Project): { top: string; prefix: string } {
   const top = repoTopSync(project.path);
-  if (!top) throw new RudderError('NOT_A_GIT_REPO', `${project.path} (project ${project.name}) is not one. Run git init there and commit once, or set projects.${project.name}.worktrees to false.`, { project: project.name });
+  if (!top)
+    throw new RudderError(
+      'NOT_A_GIT_REPO',
+      `${project.path} (project ${project.name}) is not one. Run git init there and commit once, or set ` +
+        `projects.${project.name}.worktrees to false.`,
+      { project: project.name },
+    );
   const prefix = gitSync(['rev-parse', '--show-prefix'], project.path).stdout.trim();
   return { top, prefix };
 }
@@ -49,7 +64,12 @@ function repoOf(project: Project): { top: string; prefix: string } {
 /** Worktree paths git knows for this repository (real paths). */
 function registered(top: string): Set<string> {
   const r = gitSync(['worktree', 'list', '--porcelain'], top);
-  return new Set(r.stdout.split('\n').filter((l) => l.startsWith('worktree ')).map((l) => safeReal(l.slice(9))));
+  return new Set(
+    r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('worktree '))
+      .map((l) => safeReal(l.slice(9))),
+  );
 }
 
 function safeReal(p: string): string {
@@ -64,24 +84,40 @@ function safeReal(p: string): string {
  * The conversation's worktree, made when it has none: synchronous, because an agent launch is
  * built synchronously; it runs once per conversation and project (a `git worktree add`).
  */
-export function ensureWorktree(project: Project, conversationId: string, known?: { worktree: string | null; branch: string | null }): Worktree {
+export function ensureWorktree(
+  project: Project,
+  conversationId: string,
+  known?: { worktree: string | null; branch: string | null },
+): Worktree {
   const { top, prefix } = repoOf(project);
   const branch = known?.branch ?? branchFor(conversationId);
   const wt = known?.worktree ?? path.join(worktreesDir(project, top), safeSegment(conversationId));
   const cwd = path.resolve(wt, prefix);
   if (fs.existsSync(wt) && registered(top).has(safeReal(wt))) return { path: wt, branch, cwd };
   if (fs.existsSync(wt) && fs.readdirSync(wt).length > 0) {
-    throw new RudderError('WORKTREE_FAILED', `${wt} exists and is not a worktree of ${top}. Move it away, then send your message again.`, { conversationId, project: project.name });
+    throw new RudderError(
+      'WORKTREE_FAILED',
+      `${wt} exists and is not a worktree of ${top}. Move it away, then send your message again.`,
+      { conversationId, project: project.name },
+    );
   }
   gitSync(['worktree', 'prune'], top);
   if (!gitSync(['rev-parse', '--verify', '--quiet', 'HEAD'], top).ok) {
-    throw new RudderError('WORKTREE_FAILED', `${top} has no commits yet, so there is nothing to branch from. Commit once, then send your message again.`, { conversationId, project: project.name });
+    throw new RudderError(
+      'WORKTREE_FAILED',
+      `${top} has no commits yet, so there is nothing to branch from. Commit once, then send your message again.`,
+      { conversationId, project: project.name },
+    );
   }
   fs.mkdirSync(path.dirname(wt), { recursive: true });
   const exists = gitSync(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top).ok;
   // A branch left by a removed worktree keeps the agent's commits: check it out again.
   const r = gitSync(exists ? ['worktree', 'add', wt, branch] : ['worktree', 'add', '-b', branch, wt, 'HEAD'], top);
-  if (!r.ok) throw new RudderError('WORKTREE_FAILED', `git worktree add ${wt}: ${gitComplaint(r)}`, { conversationId, project: project.name });
+  if (!r.ok)
+    throw new RudderError('WORKTREE_FAILED', `git worktree add ${wt}: ${gitComplaint(r)}`, {
+      conversationId,
+      project: project.name,
+    });
   return { path: wt, branch, cwd };
 }
 
@@ -98,11 +134,16 @@ export interface WorktreeStatus {
 }
 
 export async function worktreeStatus(project: Project, wt: string): Promise<WorktreeStatus> {
-  if (!fs.existsSync(wt)) throw new RudderError('WORKTREE_FAILED', `${wt} does not exist any more; the next turn makes it again.`, { project: project.name });
+  if (!fs.existsSync(wt))
+    throw new RudderError('WORKTREE_FAILED', `${wt} does not exist any more; the next turn makes it again.`, {
+      project: project.name,
+    });
   const [branch, base, counts, status] = await Promise.all([
     git(['rev-parse', '--abbrev-ref', 'HEAD'], wt),
     git(['rev-parse', '--abbrev-ref', 'HEAD'], project.path),
-    git(['rev-parse', 'HEAD'], project.path).then((h) => (h.ok ? git(['rev-list', '--left-right', '--count', `${h.stdout.trim()}...HEAD`], wt) : h)),
+    git(['rev-parse', 'HEAD'], project.path).then((h) =>
+      h.ok ? git(['rev-list', '--left-right', '--count', `${h.stdout.trim()}...HEAD`], wt) : h,
+    ),
     git(['status', '--porcelain'], wt),
   ]);
   const [behind, ahead] = counts.ok ? counts.stdout.trim().split(/\s+/).map(Number) : [0, 0];
@@ -129,6 +170,9 @@ export async function removeWorktree(project: Project, wt: string, force: boolea
   const changes = status.stdout.split('\n').filter(Boolean);
   if (changes.length && !force) return { removed: false, changes };
   const r = await git(['worktree', 'remove', ...(force ? ['--force'] : []), wt], top);
-  if (!r.ok) throw new RudderError('WORKTREE_FAILED', `git worktree remove ${wt}: ${gitComplaint(r)}`, { project: project.name });
+  if (!r.ok)
+    throw new RudderError('WORKTREE_FAILED', `git worktree remove ${wt}: ${gitComplaint(r)}`, {
+      project: project.name,
+    });
   return { removed: true };
 }

@@ -65,7 +65,8 @@ function prepare(db: Database) {
     isApproved: db.prepare('SELECT 1 FROM access_approved WHERE channel = ? AND sender_id = ?'),
     approve: db.prepare(
       `INSERT INTO access_approved (channel, sender_id, sender_name, approved_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (channel, sender_id) DO UPDATE SET sender_name = excluded.sender_name, approved_at = excluded.approved_at`,
+       ON CONFLICT (channel, sender_id) DO UPDATE SET sender_name = excluded.sender_name, approved_at = ` +
+        `excluded.approved_at`,
     ),
     approvedAll: db.prepare('SELECT * FROM access_approved ORDER BY channel, approved_at'),
     approvedIn: db.prepare('SELECT * FROM access_approved WHERE channel = ? ORDER BY approved_at'),
@@ -73,7 +74,8 @@ function prepare(db: Database) {
     findCode: db.prepare('SELECT * FROM access_pairing WHERE channel = ? AND code = ?'),
     deleteSender: db.prepare('DELETE FROM access_pairing WHERE channel = ? AND sender_id = ?'),
     insertRequest: db.prepare(
-      `INSERT INTO access_pairing (channel, code, sender_id, sender_name, conversation_key, created_at, expires_at, notified_at)
+      `INSERT INTO access_pairing (channel, code, sender_id, sender_name, conversation_key, created_at, ` +
+        `expires_at, notified_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     deleteExpiredIn: db.prepare('DELETE FROM access_pairing WHERE channel = ? AND expires_at <= ?'),
@@ -130,7 +132,12 @@ export class AccessStore {
 
   listApproved(channel?: string): ApprovedSender[] {
     const rows = (channel === undefined ? this.s.approvedAll.all() : this.s.approvedIn.all(channel)) as ApprovedRow[];
-    return rows.map((r) => ({ channel: r.channel, senderId: r.sender_id, senderName: r.sender_name ?? undefined, approvedAt: r.approved_at }));
+    return rows.map((r) => ({
+      channel: r.channel,
+      senderId: r.sender_id,
+      senderName: r.sender_name ?? undefined,
+      approvedAt: r.approved_at,
+    }));
   }
 
   /** The sender's pending request, expired or not. */
@@ -154,7 +161,16 @@ export class AccessStore {
       s.deleteExpiredIn.run(req.channel, req.createdAt);
       if ((s.countOthers.get(req.channel, req.senderId) as { n: number }).n >= MAX_PENDING_PER_CHANNEL) return false;
       s.deleteSender.run(req.channel, req.senderId);
-      s.insertRequest.run(req.channel, req.code, req.senderId, req.senderName ?? null, req.conversationKey, req.createdAt, req.expiresAt, req.notifiedAt);
+      s.insertRequest.run(
+        req.channel,
+        req.code,
+        req.senderId,
+        req.senderName ?? null,
+        req.conversationKey,
+        req.createdAt,
+        req.expiresAt,
+        req.notifiedAt,
+      );
       return true;
     });
   }
@@ -172,7 +188,9 @@ export class AccessStore {
   }
 
   listPending(now: number, channel?: string): PairingRequest[] {
-    const rows = (channel === undefined ? this.s.pendingAll.all(now) : this.s.pendingIn.all(now, channel)) as PairingRow[];
+    const rows = (
+      channel === undefined ? this.s.pendingAll.all(now) : this.s.pendingIn.all(now, channel)
+    ) as PairingRow[];
     return rows.map(toRequest);
   }
 

@@ -140,13 +140,16 @@ export class AccessControl {
       if (!cfg.groups.enabled) return { allowed: false, reason: 'groups-disabled' };
       if (cfg.groups.requireMention && !msg.addressed) return { allowed: false, reason: 'group-not-addressed' };
       // A group is named by its chat id, its full key (a topic), or its parent (a thread's channel).
-      const names = [msg.conversationKey.split(':')[0]!, msg.conversationKey, msg.parentKey].filter((k): k is string => !!k);
+      const names = [msg.conversationKey.split(':')[0]!, msg.conversationKey, msg.parentKey].filter(
+        (k): k is string => !!k,
+      );
       if (cfg.groups.allow.length > 0 && !names.some((k) => cfg.groups.allow.includes(k))) {
         return { allowed: false, reason: 'group-not-allowed' };
       }
     }
 
-    const admitted = owner || cfg.allow.some((a) => normaliseId(a) === sender) || this.store.isApproved(msg.channel, msg.sender.id);
+    const admitted =
+      owner || cfg.allow.some((a) => normaliseId(a) === sender) || this.store.isApproved(msg.channel, msg.sender.id);
     return admitted ? { allowed: true, owner } : 'stranger';
   }
 
@@ -156,19 +159,32 @@ export class AccessControl {
     const now = this.now();
     if (msg.chatType === 'group') {
       // Throttled like DM reminders, so nobody can make the bot flood a group.
-      if (!this.groupNoticeDue(`${msg.channel}\n${normaliseId(msg.sender.id)}`, now)) return { allowed: false, reason: 'not-allowed' };
-      return { allowed: false, reason: 'not-allowed', reply: 'You are not on this gateway’s access list. Message me directly to get a pairing code.' };
+      if (!this.groupNoticeDue(`${msg.channel}\n${normaliseId(msg.sender.id)}`, now))
+        return { allowed: false, reason: 'not-allowed' };
+      return {
+        allowed: false,
+        reason: 'not-allowed',
+        reply: 'You are not on this gateway’s access list. Message me directly to get a pairing code.',
+      };
     }
     const existing = this.store.pendingFor(msg.channel, msg.sender.id);
     if (existing && existing.expiresAt > now) {
       if (now - existing.notifiedAt < PAIRING_REMIND_MS) return { allowed: false, reason: 'pairing-pending' };
       this.store.markNotified(msg.channel, existing.code, now);
-      return { allowed: false, reason: 'pairing-pending', reply: pairingReply(msg.channel, existing.code, existing.expiresAt - now) };
+      return {
+        allowed: false,
+        reason: 'pairing-pending',
+        reply: pairingReply(msg.channel, existing.code, existing.expiresAt - now),
+      };
     }
     // Throttled per sender, so a flood of strangers costs one reply each at most.
     const key = `${msg.channel}\n${normaliseId(msg.sender.id)}`;
-    const busy = (reply: string): AccessDecision => (this.busyNotices.take(key, now) ? { allowed: false, reason: 'pairing-busy', reply } : { allowed: false, reason: 'pairing-busy' });
-    if (!this.codesPerSender.can(key, now)) return busy('You have asked for pairing codes too often; try again tomorrow.');
+    const busy = (reply: string): AccessDecision =>
+      this.busyNotices.take(key, now)
+        ? { allowed: false, reason: 'pairing-busy', reply }
+        : { allowed: false, reason: 'pairing-busy' };
+    if (!this.codesPerSender.can(key, now))
+      return busy('You have asked for pairing codes too often; try again tomorrow.');
     const req: PairingRequest = {
       channel: msg.channel,
       code: this.freshCode(msg.channel),
@@ -179,7 +195,8 @@ export class AccessControl {
       expiresAt: now + this.ttl,
       notifiedAt: now,
     };
-    if (!this.store.putRequest(req)) return busy('Too many pairing requests are waiting for the owner of this gateway; try again in an hour.');
+    if (!this.store.putRequest(req))
+      return busy('Too many pairing requests are waiting for the owner of this gateway; try again in an hour.');
     this.codesPerSender.take(key, now);
     return { allowed: false, reason: 'pairing-pending', reply: pairingReply(msg.channel, req.code, this.ttl) };
   }
@@ -211,7 +228,12 @@ export type ApproveResult =
   | { ok: false; reason: 'not-found' | 'expired' };
 
 /** Admits the sender who was given `code` on `channel`; codes work once and expire. */
-export function approvePairing(store: AccessStore, channel: string, code: string, now: number = Date.now()): ApproveResult {
+export function approvePairing(
+  store: AccessStore,
+  channel: string,
+  code: string,
+  now: number = Date.now(),
+): ApproveResult {
   const wanted = normaliseCode(code);
   return store.transaction(() => {
     const req = store.findCode(channel, wanted);
@@ -219,7 +241,13 @@ export function approvePairing(store: AccessStore, channel: string, code: string
     store.deleteCode(channel, req.code);
     if (req.expiresAt <= now) return { ok: false, reason: 'expired' } as const;
     store.approve(channel, req.senderId, req.senderName, now);
-    return { ok: true, channel, senderId: req.senderId, senderName: req.senderName, conversationKey: req.conversationKey } as const;
+    return {
+      ok: true,
+      channel,
+      senderId: req.senderId,
+      senderName: req.senderName,
+      conversationKey: req.conversationKey,
+    } as const;
   });
 }
 

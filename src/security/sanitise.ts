@@ -56,7 +56,8 @@ export function removeInvisible(text: string): string {
       }
     }
     let keep = false;
-    if (cp === ZWNJ || cp === ZWJ) keep = (LETTER.test(base) && LETTER.test(next)) || (cp === ZWJ && PICTOGRAPH.test(base) && PICTOGRAPH.test(next));
+    if (cp === ZWNJ || cp === ZWJ)
+      keep = (LETTER.test(base) && LETTER.test(next)) || (cp === ZWJ && PICTOGRAPH.test(base) && PICTOGRAPH.test(next));
     else if (VARIATION_SELECTOR.test(ch)) keep = VS_BASE.test(base);
     if (keep) {
       out += ch;

@@ -21,22 +21,32 @@ export class BackupError extends Error {
   override readonly name = 'BackupError';
 }
 
-export async function backupStore(source: string, target: string, opts: { overwrite?: boolean } = {}): Promise<BackupResult> {
+export async function backupStore(
+  source: string,
+  target: string,
+  opts: { overwrite?: boolean } = {},
+): Promise<BackupResult> {
   const dest = path.resolve(target);
-  if (!fs.existsSync(source)) throw new BackupError(`There is no store at ${source}: nothing to back up. Is RUDDER_HOME set to the data dir Rudder runs with?`);
+  if (!fs.existsSync(source))
+    throw new BackupError(
+      `There is no store at ${source}: nothing to back up. Is RUDDER_HOME set to the data dir Rudder runs with?`,
+    );
   if (path.resolve(source) === dest) throw new BackupError('The backup file cannot be the store itself.');
-  if (fs.existsSync(dest) && !opts.overwrite) throw new BackupError(`${dest} already exists. Choose another file, or pass --force to replace it.`);
+  if (fs.existsSync(dest) && !opts.overwrite)
+    throw new BackupError(`${dest} already exists. Choose another file, or pass --force to replace it.`);
   if (!fs.existsSync(path.dirname(dest))) throw new BackupError(`The directory ${path.dirname(dest)} does not exist.`);
   const partial = `${dest}.partial-${process.pid}`;
   // Created empty with mode 0600 first: SQLite writes into it and keeps the mode (and gives its journals the same).
   fs.closeSync(fs.openSync(partial, 'w', 0o600));
   fs.chmodSync(partial, 0o600);
   try {
-    // Read-write only so that, with the gateway stopped, closing removes the -wal and -shm it opened; nothing is written.
+    // Read-write only so that, with the gateway stopped, closing removes the -wal and -shm it opened; nothing is
+    // written.
     const src = new Database(source, { fileMustExist: true });
     try {
       src.pragma('busy_timeout = 5000');
-      // All pages in one step, inside one read transaction: a consistent snapshot, never restarted by the gateway's writes.
+      // All pages in one step, inside one read transaction: a consistent snapshot, never restarted by the gateway's
+      // writes.
       await src.backup(partial, { progress: () => 0x7fffffff });
     } finally {
       src.close();
@@ -46,9 +56,14 @@ export async function backupStore(source: string, target: string, opts: { overwr
     try {
       copy.pragma('journal_mode = DELETE');
       const integrity = integrityCheck(copy);
-      if (integrity !== 'ok') throw new BackupError(`The copy failed its integrity check (${integrity}); the store itself may be damaged: run rudder doctor.`);
+      if (integrity !== 'ok')
+        throw new BackupError(
+          `The copy failed its integrity check (${integrity}); the store itself may be damaged: run rudder doctor.`,
+        );
       const messages = (copy.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number }).n;
-      const last = copy.prepare('SELECT id, received_at AS receivedAt FROM messages ORDER BY seq DESC LIMIT 1').get() as { id: string; receivedAt: number } | undefined;
+      const last = copy.prepare('SELECT id, received_at AS receivedAt FROM messages ORDER BY seq DESC LIMIT 1').get() as
+        | { id: string; receivedAt: number }
+        | undefined;
       result = { messages, latest: last ?? null };
     } finally {
       copy.close();

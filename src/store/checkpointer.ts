@@ -3,16 +3,19 @@
  * also copies the WAL into the database and fsyncs, on the gateway's own thread; here a worker
  * thread with its own connection runs a PASSIVE checkpoint every half second instead.
  */
-import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
 
-const WORKER = `
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+const WORKER =
+  `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
 const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (err) { parentPort.postMessage({ error: String(err && err.message || err) }); }
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (err) { parentPort.postMessage({ error: String(err && ` +
+  `err.message || err) }); }
 }, workerData.everyMs);
 parentPort.on('message', (m) => {
   if (m !== 'stop') return;
@@ -39,7 +42,10 @@ export class Checkpointer {
     await new Promise<void>((resolve) => {
       const done = () => resolve();
       this.worker.once('exit', done);
-      this.worker.once('message', (m: { stopped?: boolean }) => m.stopped && void this.worker.terminate().then(done, done));
+      this.worker.once(
+        'message',
+        (m: { stopped?: boolean }) => m.stopped && void this.worker.terminate().then(done, done),
+      );
       this.worker.ref(); // keep the process alive until the last checkpoint is written
       this.worker.postMessage('stop');
       setTimeout(() => void this.worker.terminate().then(done, done), 3000).unref();

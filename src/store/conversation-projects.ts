@@ -31,10 +31,17 @@ export class ConversationProjects {
       get: p('SELECT * FROM conversation_projects WHERE conversation_id = ? AND project = ?'),
       ofConversation: p('SELECT * FROM conversation_projects WHERE conversation_id = ? ORDER BY updated_at DESC'),
       bySession: p('SELECT * FROM conversation_projects WHERE session_id = ?'),
-      saveSession: p(`INSERT INTO conversation_projects (conversation_id, project, session_id, updated_at) VALUES (?, ?, ?, ?)
-                      ON CONFLICT (conversation_id, project) DO UPDATE SET session_id = excluded.session_id, updated_at = excluded.updated_at`),
-      saveWorktree: p(`INSERT INTO conversation_projects (conversation_id, project, worktree, branch, updated_at) VALUES (?, ?, ?, ?, ?)
-                       ON CONFLICT (conversation_id, project) DO UPDATE SET worktree = excluded.worktree, branch = excluded.branch, updated_at = excluded.updated_at`),
+      saveSession: p(
+        `INSERT INTO conversation_projects (conversation_id, project, session_id, updated_at) VALUES (?, ?, ?, ?)
+                      ON CONFLICT (conversation_id, project) DO UPDATE SET session_id = excluded.session_id, ` +
+          `updated_at = excluded.updated_at`,
+      ),
+      saveWorktree: p(
+        `INSERT INTO conversation_projects (conversation_id, project, worktree, branch, updated_at) VALUES ` +
+          `(?, ?, ?, ?, ?)
+                       ON CONFLICT (conversation_id, project) DO UPDATE SET worktree = excluded.worktree, ` +
+          `branch = excluded.branch, updated_at = excluded.updated_at`,
+      ),
     };
   }
 

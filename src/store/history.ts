@@ -17,12 +17,26 @@ export class HistoryQueries {
   private readonly receivedAtOf;
 
   constructor(private readonly db: Db) {
-    this.lastEvent = db.prepare('SELECT seq, created_at FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1');
-    this.lastReply = db.prepare("SELECT seq FROM events WHERE conversation_id = ? AND type = 'reply' ORDER BY seq DESC LIMIT 1");
-    this.firstText = db.prepare("SELECT text FROM messages WHERE conversation_id = ? AND state NOT IN ('command', 'refused') ORDER BY seq LIMIT 1");
-    this.messagePage = db.prepare('SELECT * FROM messages WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?');
-    this.repliesBetween = db.prepare('SELECT * FROM outbox WHERE conversation_id = ? AND created_at >= ? AND created_at < ? AND delivered_at IS NOT NULL ORDER BY seq');
-    this.turnsInWindow = db.prepare('SELECT * FROM turns WHERE conversation_id = ? AND started_at >= ? AND started_at < ? ORDER BY started_at, rowid');
+    this.lastEvent = db.prepare(
+      'SELECT seq, created_at FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1',
+    );
+    this.lastReply = db.prepare(
+      "SELECT seq FROM events WHERE conversation_id = ? AND type = 'reply' ORDER BY seq DESC LIMIT 1",
+    );
+    this.firstText = db.prepare(
+      "SELECT text FROM messages WHERE conversation_id = ? AND state NOT IN ('command', 'refused') ORDER BY " +
+        'seq LIMIT 1',
+    );
+    this.messagePage = db.prepare(
+      'SELECT * FROM messages WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+    );
+    this.repliesBetween = db.prepare(
+      'SELECT * FROM outbox WHERE conversation_id = ? AND created_at >= ? AND created_at < ? AND ' +
+        'delivered_at IS NOT NULL ORDER BY seq',
+    );
+    this.turnsInWindow = db.prepare(
+      'SELECT * FROM turns WHERE conversation_id = ? AND started_at >= ? AND started_at < ? ORDER BY started_at, rowid',
+    );
     this.receivedAtOf = db.prepare('SELECT received_at FROM messages WHERE conversation_id = ? AND seq = ?');
   }
 
@@ -30,12 +44,19 @@ export class HistoryQueries {
     const last = this.lastEvent.get(conversationId) as { seq: number; created_at: number } | undefined;
     const reply = this.lastReply.get(conversationId) as { seq: number } | undefined;
     const first = this.firstText.get(conversationId) as { text: string } | undefined;
-    return { lastEventSeq: last?.seq ?? 0, lastActivityAt: last?.created_at ?? null, lastReplySeq: reply?.seq ?? 0, firstText: first?.text ?? null };
+    return {
+      lastEventSeq: last?.seq ?? 0,
+      lastActivityAt: last?.created_at ?? null,
+      lastReplySeq: reply?.seq ?? 0,
+      firstText: first?.text ?? null,
+    };
   }
 
   /** Up to `limit` messages before seq `before` (all when absent), oldest first, and whether older ones exist. */
   messages(conversationId: string, before: number | undefined, limit: number): { rows: MessageRow[]; more: boolean } {
-    const rows = (this.messagePage.all(conversationId, before ?? Number.MAX_SAFE_INTEGER, limit + 1) as unknown[]).map(toMessage);
+    const rows = (this.messagePage.all(conversationId, before ?? Number.MAX_SAFE_INTEGER, limit + 1) as unknown[]).map(
+      toMessage,
+    );
     const more = rows.length > limit;
     return { rows: rows.slice(0, limit).reverse(), more };
   }
@@ -60,7 +81,12 @@ export class HistoryQueries {
     const out = new Map<string, Array<Record<string, unknown>>>();
     for (let i = 0; i < messageIds.length; i += 500) {
       const ids = messageIds.slice(i, i + 500);
-      const rows = this.db.prepare(`SELECT message_id, data FROM events WHERE type = 'ack' AND message_id IN (${ids.map(() => '?').join(',')}) ORDER BY seq`).all(...ids) as Array<{ message_id: string; data: string }>;
+      const rows = this.db
+        .prepare(
+          `SELECT message_id, data FROM events WHERE type = 'ack' AND message_id IN ` +
+            `(${ids.map(() => '?').join(',')}) ORDER BY seq`,
+        )
+        .all(...ids) as Array<{ message_id: string; data: string }>;
       for (const r of rows) {
         const list = out.get(r.message_id) ?? [];
         try {

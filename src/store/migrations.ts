@@ -33,7 +33,8 @@ export const MIGRATIONS: string[] = [
     updated_at INTEGER NOT NULL,
     UNIQUE (channel, platform_message_id)
   );
-  CREATE INDEX messages_open ON messages (state) WHERE state IN ('accepted', 'queued', 'running', 'steering', 'deferred');
+  CREATE INDEX messages_open ON messages (state) WHERE state IN ('accepted', 'queued', 'running', ` +
+    `'steering', 'deferred');
   CREATE INDEX messages_conversation ON messages (conversation_id, seq);
   CREATE TABLE outbox (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -69,7 +69,14 @@ export function toOutbox(r: any): OutboxRow {
 }
 
 export function toEvent(r: any): EventRow {
-  return { seq: r.seq, conversationId: r.conversation_id, type: r.type, messageId: r.message_id, data: parse(r.data, {}), createdAt: r.created_at };
+  return {
+    seq: r.seq,
+    conversationId: r.conversation_id,
+    type: r.type,
+    messageId: r.message_id,
+    data: parse(r.data, {}),
+    createdAt: r.created_at,
+  };
 }
 
 export function toTurn(r: any): TurnRow {

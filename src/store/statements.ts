@@ -8,7 +8,9 @@ export function prepareStatements(db: Database.Database): Statements {
   const p = (sql: string) => db.prepare(sql);
   return {
     convGet: p('SELECT * FROM conversations WHERE id = ?'),
-    convInsert: p('INSERT OR IGNORE INTO conversations (id, channel, key, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    convInsert: p(
+      'INSERT OR IGNORE INTO conversations (id, channel, key, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     convList: p('SELECT * FROM conversations WHERE channel = ? ORDER BY updated_at DESC LIMIT ?'),
     convListAll: p('SELECT * FROM conversations ORDER BY updated_at DESC LIMIT ?'),
     convSession: p('UPDATE conversations SET session_id = ?, updated_at = ? WHERE id = ?'),
@@ -19,8 +21,12 @@ export function prepareStatements(db: Database.Database): Statements {
     convTitle: p('UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?'),
     convArchived: p('UPDATE conversations SET archived_at = ?, updated_at = ? WHERE id = ?'),
     convRead: p('UPDATE conversations SET last_read_seq = MAX(last_read_seq, ?) WHERE id = ?'),
-    msgInsert: p(`INSERT OR IGNORE INTO messages (id, conversation_id, channel, platform_message_id, sender_id, text, extra, sent_at, received_at, state, reason, updated_at)
-                  VALUES (@id, @conversationId, @channel, @platformMessageId, @senderId, @text, @extra, @sentAt, @receivedAt, @state, @reason, @receivedAt)`),
+    msgInsert: p(
+      `INSERT OR IGNORE INTO messages (id, conversation_id, channel, platform_message_id, sender_id, text, ` +
+        `extra, sent_at, received_at, state, reason, updated_at)
+                  VALUES (@id, @conversationId, @channel, @platformMessageId, @senderId, @text, @extra, ` +
+        `@sentAt, @receivedAt, @state, @reason, @receivedAt)`,
+    ),
     msgByPlatform: p('SELECT * FROM messages WHERE channel = ? AND platform_message_id = ?'),
     msgGet: p('SELECT * FROM messages WHERE id = ?'),
     msgState: p('UPDATE messages SET state = ?, reason = ?, updated_at = ? WHERE id = ?'),
@@ -44,16 +50,30 @@ export function prepareStatements(db: Database.Database): Statements {
     outAttempt: p('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?'),
     outByConv: p('SELECT * FROM outbox WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
     outOwedCount: p('SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL'),
-    evInsert: p('INSERT OR IGNORE INTO events (conversation_id, type, message_id, outbox_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    evInsert: p(
+      'INSERT OR IGNORE INTO events (conversation_id, type, message_id, outbox_id, data, created_at) VALUES ' +
+        '(?, ?, ?, ?, ?, ?)',
+    ),
     evSince: p('SELECT * FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
     evLast: p('SELECT seq FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1'),
     evPrune: p('DELETE FROM events WHERE created_at < ?'),
-    turnStart: p('INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)'),
-    turnEnd: p('UPDATE turns SET ended_at = ?, outcome = ?, steered = ?, input_ids = ?, session_id = ?, error = ? WHERE id = ?'),
-    turnsOf: p('SELECT * FROM turns WHERE conversation_id = ? AND started_at < ? ORDER BY started_at DESC, rowid DESC LIMIT ?'),
-    stepPut: p('INSERT OR REPLACE INTO steps (turn_id, idx, conversation_id, kind, data, at) VALUES (?, ?, ?, ?, ?, ?)'),
+    turnStart: p(
+      'INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)',
+    ),
+    turnEnd: p(
+      'UPDATE turns SET ended_at = ?, outcome = ?, steered = ?, input_ids = ?, session_id = ?, error = ? WHERE id = ?',
+    ),
+    turnsOf: p(
+      'SELECT * FROM turns WHERE conversation_id = ? AND started_at < ? ORDER BY started_at DESC, rowid DESC LIMIT ?',
+    ),
+    stepPut: p(
+      'INSERT OR REPLACE INTO steps (turn_id, idx, conversation_id, kind, data, at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     turnGet: p('SELECT * FROM turns WHERE id = ?'),
-    turnTool: p(`UPDATE turns SET tools = json_insert(coalesce(tools, '[]'), '$[#]', json(?)) WHERE id = ? AND json_array_length(coalesce(tools, '[]')) < ?`),
+    turnTool: p(
+      `UPDATE turns SET tools = json_insert(coalesce(tools, '[]'), '$[#]', json(?)) WHERE id = ? AND ` +
+        `json_array_length(coalesce(tools, '[]')) < ?`,
+    ),
     procAdd: p('INSERT OR REPLACE INTO agent_processes (pid, conversation_id, started_at) VALUES (?, ?, ?)'),
     procRemove: p('DELETE FROM agent_processes WHERE pid = ?'),
     procAll: p('SELECT * FROM agent_processes'),

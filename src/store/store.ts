@@ -6,18 +6,29 @@
 import { randomBytes } from 'node:crypto';
 import { Checkpointer } from './checkpointer.js';
 import { ConversationProjects } from './conversation-projects.js';
-import { HistoryQueries } from './history.js';
+import { type Db, integrityCheck, openDatabase } from './db.js';
 import { GroupCommit } from './group-commit.js';
+import { HistoryQueries } from './history.js';
 import { json, toConversation, toEvent, toMessage, toOutbox, toTurn } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
-import { integrityCheck, openDatabase, type Db } from './db.js';
-import type { ConversationRow, EventRow, EventType, MessageExtra, MessageRow, MessageState, OutboxRow, ToolCall, TurnRow } from './types.js';
+import type {
+  ConversationRow,
+  EventRow,
+  EventType,
+  MessageExtra,
+  MessageRow,
+  MessageState,
+  OutboxRow,
+  ToolCall,
+  TurnRow,
+} from './types.js';
 import { OPEN_STATES } from './types.js';
 
 /** Unique across restarts (time and a per-process random tag) without a random draw per id. */
 const PROCESS_TAG = randomBytes(4).toString('hex');
 let idCounter = 0;
-export const newId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${PROCESS_TAG}${(idCounter++).toString(36)}`;
+export const newId = (prefix: string) =>
+  `${prefix}_${Date.now().toString(36)}${PROCESS_TAG}${(idCounter++).toString(36)}`;
 
 /** Tool calls recorded per turn, at most: enough to tell the agent what a cut-off turn had started. */
 const MAX_TURN_TOOLS = 20;
@@ -339,11 +350,22 @@ export class Store {
 
   // ---- events ----
 
-  appendEvent(conversationId: string, type: EventType, messageId: string | null, data: Record<string, unknown>): EventRow {
+  appendEvent(
+    conversationId: string,
+    type: EventType,
+    messageId: string | null,
+    data: Record<string, unknown>,
+  ): EventRow {
     return this.appendEventLocked(conversationId, type, messageId, data, null)!;
   }
 
-  private appendEventLocked(conversationId: string, type: EventType, messageId: string | null, data: Record<string, unknown>, outboxId: string | null): EventRow | undefined {
+  private appendEventLocked(
+    conversationId: string,
+    type: EventType,
+    messageId: string | null,
+    data: Record<string, unknown>,
+    outboxId: string | null,
+  ): EventRow | undefined {
     const now = Date.now();
     const info = this.s.evInsert!.run(conversationId, type, messageId, outboxId, json(data), now);
     if (!info.changes) return undefined;
@@ -369,7 +391,14 @@ export class Store {
     this.s.turnStart!.run(id, conversationId, Date.now(), json(inputIds), sessionId);
   }
 
-  turnEnded(id: string, outcome: string, steered: number, inputIds: string[], sessionId: string | null, error: string | null): void {
+  turnEnded(
+    id: string,
+    outcome: string,
+    steered: number,
+    inputIds: string[],
+    sessionId: string | null,
+    error: string | null,
+  ): void {
     this.s.turnEnd!.run(Date.now(), outcome, steered, json(inputIds), sessionId, error, id);
   }
 
@@ -399,7 +428,11 @@ export class Store {
   stepsOf<S extends StoredStep>(turnIds: string[]): Map<string, S[]> {
     const out = new Map<string, S[]>();
     if (!turnIds.length) return out;
-    const rows = this.db.prepare(`SELECT turn_id, data FROM steps WHERE turn_id IN (${turnIds.map(() => '?').join(',')}) ORDER BY turn_id, idx`).all(...turnIds) as Array<{ turn_id: string; data: string }>;
+    const rows = this.db
+      .prepare(
+        `SELECT turn_id, data FROM steps WHERE turn_id IN (${turnIds.map(() => '?').join(',')}) ORDER BY turn_id, idx`,
+      )
+      .all(...turnIds) as Array<{ turn_id: string; data: string }>;
     for (const r of rows) {
       const list = out.get(r.turn_id) ?? [];
       list.push(JSON.parse(r.data) as S);
@@ -420,6 +453,8 @@ export class Store {
   }
 
   processes(): Array<{ pid: number; conversationId: string; startedAt: number }> {
-    return this.s.procAll!.all().map((r: any) => ({ pid: r.pid, conversationId: r.conversation_id, startedAt: r.started_at }));
+    return this.s
+      .procAll!.all()
+      .map((r: any) => ({ pid: r.pid, conversationId: r.conversation_id, startedAt: r.started_at }));
   }
 }

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeStreamSession } from '../../src/agents/claude/stream-session.js';
 import { AgentPool } from '../../src/agents/pool.js';
 import { SessionRegistry, warmCap } from '../../src/agents/registry.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { pidAlive, recordingLogger, rigLaunch, untilEvent, waitUntil } from '../support/claude-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 beforeAll(async () => {
@@ -22,7 +22,9 @@ function makePool(maxLive: number, idleMinutes = 20) {
   // One HOME and working directory per conversation, as the gateway gives it: a new process resumes there.
   const homes = new Map<string, ReturnType<typeof rigLaunch>>();
   const launch = (conversationId: string, sessionId: string | undefined) => {
-    const base = homes.get(conversationId) ?? homes.set(conversationId, rigLaunch({ mockUrl: mock.url, conversationId })).get(conversationId)!;
+    const base =
+      homes.get(conversationId) ??
+      homes.set(conversationId, rigLaunch({ mockUrl: mock.url, conversationId })).get(conversationId)!;
     return { ...base, sessionId };
   };
   const pool = new AgentPool(registry, { live: (c, s) => new ClaudeStreamSession(launch(c, s)) });
@@ -31,7 +33,10 @@ function makePool(maxLive: number, idleMinutes = 20) {
 
 describe('warm cap from the machine', () => {
   it('is one idle process per 2 GB of available memory, 2..8, unless the config says', () => {
-    expect(warmCap(undefined, 23.4e9)).toEqual({ maxLive: 8, why: 'from 23.4 GB available memory: one per 2 GB, 2..8' });
+    expect(warmCap(undefined, 23.4e9)).toEqual({
+      maxLive: 8,
+      why: 'from 23.4 GB available memory: one per 2 GB, 2..8',
+    });
     expect(warmCap(undefined, 9.1e9).maxLive).toBe(4);
     expect(warmCap(undefined, 1e9).maxLive).toBe(2);
     expect(warmCap(undefined, undefined)).toEqual({ maxLive: 2, why: 'available memory unknown: the minimum of 2..8' });
@@ -41,32 +46,47 @@ describe('warm cap from the machine', () => {
 });
 
 describe('session registry (real CLI)', () => {
-  it('runs every turn beyond the warm cap in a process that steers; then keeps only maxLive idle processes', async () => {
-    const { registry, pool, records } = makePool(1);
-    try {
-      const sessions = ['a', 'b', 'c'].map((c) => pool.sessionFor(c, undefined));
-      for (const s of sessions) expect(s.capabilities.steer).toBe('tool-boundary');
-      const turns = sessions.map((s, i) => s.startTurn({ inputs: [{ id: `x${i}`, text: `work [[bash:sleep 2]] tag:x${i}` }] }));
-      await Promise.all(turns.map((t) => untilEvent(t, 'tool-use')));
-      const pids = sessions.map((s) => s.pid()!);
-      const steers = await Promise.all(sessions.map((s, i) => s.steer({ id: `s${i}`, text: `and this tag:s${i}` })));
-      expect(steers.map((r) => r.outcome)).toEqual(['steered', 'steered', 'steered']);
-      const results = await Promise.all(turns.map((t) => t.result));
-      expect(results.map((r) => r.inputIds)).toEqual([['x0', 's0'], ['x1', 's1'], ['x2', 's2']]);
-      // One process stays warm; the others exit once their turn is over.
-      await waitUntil(() => pids.filter(pidAlive).length === 1, 10_000);
-      expect(registry.idleWarm()).toHaveLength(1);
-      expect(records.filter((r) => r.msg === 'turn over beyond the warm cap: its process exits; the next turn resumes the session')).toHaveLength(2);
-      // A conversation whose process exited resumes its own session in a new one.
-      const cold = ['a', 'b', 'c'].find((c) => registry.get(c) === undefined)!;
-      const i = ['a', 'b', 'c'].indexOf(cold);
-      const again = await pool.sessionFor(cold, results[i]!.sessionId).startTurn({ inputs: [{ id: 'x3', text: 'again tag:x3' }] }).result;
-      expect(again.sessionId).toBe(results[i]!.sessionId);
-      expect(mock.mainRequests().at(-1)!.historyText).toContain(`tag:x${i}`);
-    } finally {
-      await pool.stopAll('test over');
-    }
-  });
+  it(
+    'runs every turn beyond the warm cap in a process that steers; then keeps only maxLive idle ' + 'processes',
+    async () => {
+      const { registry, pool, records } = makePool(1);
+      try {
+        const sessions = ['a', 'b', 'c'].map((c) => pool.sessionFor(c, undefined));
+        for (const s of sessions) expect(s.capabilities.steer).toBe('tool-boundary');
+        const turns = sessions.map((s, i) =>
+          s.startTurn({ inputs: [{ id: `x${i}`, text: `work [[bash:sleep 2]] tag:x${i}` }] }),
+        );
+        await Promise.all(turns.map((t) => untilEvent(t, 'tool-use')));
+        const pids = sessions.map((s) => s.pid()!);
+        const steers = await Promise.all(sessions.map((s, i) => s.steer({ id: `s${i}`, text: `and this tag:s${i}` })));
+        expect(steers.map((r) => r.outcome)).toEqual(['steered', 'steered', 'steered']);
+        const results = await Promise.all(turns.map((t) => t.result));
+        expect(results.map((r) => r.inputIds)).toEqual([
+          ['x0', 's0'],
+          ['x1', 's1'],
+          ['x2', 's2'],
+        ]);
+        // One process stays warm; the others exit once their turn is over.
+        await waitUntil(() => pids.filter(pidAlive).length === 1, 10_000);
+        expect(registry.idleWarm()).toHaveLength(1);
+        expect(
+          records.filter(
+            (r) => r.msg === 'turn over beyond the warm cap: its process exits; the next turn resumes the session',
+          ),
+        ).toHaveLength(2);
+        // A conversation whose process exited resumes its own session in a new one.
+        const cold = ['a', 'b', 'c'].find((c) => registry.get(c) === undefined)!;
+        const i = ['a', 'b', 'c'].indexOf(cold);
+        const again = await pool
+          .sessionFor(cold, results[i]!.sessionId)
+          .startTurn({ inputs: [{ id: 'x3', text: 'again tag:x3' }] }).result;
+        expect(again.sessionId).toBe(results[i]!.sessionId);
+        expect(mock.mainRequests().at(-1)!.historyText).toContain(`tag:x${i}`);
+      } finally {
+        await pool.stopAll('test over');
+      }
+    },
+  );
 
   it('keeps no process warm with maxLive 0; each turn still runs in a stream-json process', async () => {
     const { pool } = makePool(0);
@@ -78,7 +98,9 @@ describe('session registry (real CLI)', () => {
       await waitUntil(() => !pidAlive(pid!), 10_000);
       const next = pool.sessionFor('zero', r.sessionId);
       expect(next).not.toBe(s);
-      expect((await next.startTurn({ inputs: [{ id: 'z2', text: 'again tag:z2' }] }).result).sessionId).toBe(r.sessionId);
+      expect((await next.startTurn({ inputs: [{ id: 'z2', text: 'again tag:z2' }] }).result).sessionId).toBe(
+        r.sessionId,
+      );
     } finally {
       await pool.stopAll('test over');
     }
@@ -93,7 +115,14 @@ describe('session registry (real CLI)', () => {
       const idlePid = idle.pid()!;
       const turn = busy.startTurn({ inputs: [{ id: 'b', text: 'work [[bash:sleep 4]]' }] });
       await new Promise<void>((resolve) => turn.onEvent((e) => e.type === 'tool-use' && resolve()));
-      const broken = { conversationId: 'broken', state: () => { throw new Error('boom'); }, onTurn: () => () => undefined, stop: async () => undefined };
+      const broken = {
+        conversationId: 'broken',
+        state: () => {
+          throw new Error('boom');
+        },
+        onTurn: () => () => undefined,
+        stop: async () => undefined,
+      };
       registry.add(broken as never);
       // Idle for 61 s on the reaper's clock; the clamp makes the threshold 1 minute, not 0.6 s.
       expect(await registry.reapOnce(Date.now() + 30_000)).toEqual([]);
@@ -117,7 +146,9 @@ describe('session registry (real CLI)', () => {
     await a.startTurn({ inputs: [{ id: 'q1', text: 'hi' }] }).result;
     const tb = b.startTurn({ inputs: [{ id: 'q2', text: 'long [[bash:echo start; sleep 30]]' }] });
     const tc = c.startTurn({ inputs: [{ id: 'q3', text: 'long [[bash:echo start; sleep 30]]' }] });
-    await Promise.all([tb, tc].map((t) => new Promise<void>((resolve) => t.onEvent((e) => e.type === 'tool-use' && resolve()))));
+    await Promise.all(
+      [tb, tc].map((t) => new Promise<void>((resolve) => t.onEvent((e) => e.type === 'tool-use' && resolve()))),
+    );
     const pids = [a.pid()!, b.pid()!, c.pid()!];
     expect(pids.every(pidAlive)).toBe(true);
     await pool.stopAll('gateway stopping');

@@ -1,21 +1,30 @@
 import { describe, expect, it, vi } from 'vitest';
-import { withRetry, redact, type Verdict } from '../../src/channels/common/retry.js';
-import { KeyedSerial } from '../../src/channels/common/ordered.js';
-import { PartProgress } from '../../src/channels/common/deliver.js';
 import { ackText, clip } from '../../src/channels/common/ack-text.js';
 import { attachmentPath, safeSegment } from '../../src/channels/common/attachments.js';
+import { PartProgress } from '../../src/channels/common/deliver.js';
+import { KeyedSerial } from '../../src/channels/common/ordered.js';
+import { redact, type Verdict, withRetry } from '../../src/channels/common/retry.js';
 import { TypingKeeper } from '../../src/channels/common/typing.js';
 import { isRudderError } from '../../src/errors.js';
 
-const opts = (verdict: Verdict) => ({ channel: 'test', what: 'call', classify: () => verdict, describe: (e: unknown) => String((e as Error).message), backoffMs: 1 });
+const opts = (verdict: Verdict) => ({
+  channel: 'test',
+  what: 'call',
+  classify: () => verdict,
+  describe: (e: unknown) => String((e as Error).message),
+  backoffMs: 1,
+});
 
 describe('withRetry', () => {
   it('throws CHANNEL_RATE_LIMITED with retryAfterMs when the platform wait is longer than allowed', async () => {
     let calls = 0;
-    const err = await withRetry(async () => {
-      calls++;
-      throw new Error('429');
-    }, { ...opts({ kind: 'rate-limited', retryAfterMs: 120_000 }), maxWaitMs: 60_000 }).catch((e: unknown) => e);
+    const err = await withRetry(
+      async () => {
+        calls++;
+        throw new Error('429');
+      },
+      { ...opts({ kind: 'rate-limited', retryAfterMs: 120_000 }), maxWaitMs: 60_000 },
+    ).catch((e: unknown) => e);
     expect(calls).toBe(1);
     expect(isRudderError(err, 'CHANNEL_RATE_LIMITED')).toBe(true);
     expect((err as { context: { retryAfterMs: number } }).context.retryAfterMs).toBe(120_000);
@@ -23,40 +32,54 @@ describe('withRetry', () => {
 
   it('gives up on rate limits after the bounded number of attempts', async () => {
     let calls = 0;
-    const err = await withRetry(async () => {
-      calls++;
-      throw new Error('429');
-    }, { ...opts({ kind: 'rate-limited', retryAfterMs: 5 }), attempts: 3 }).catch((e: unknown) => e);
+    const err = await withRetry(
+      async () => {
+        calls++;
+        throw new Error('429');
+      },
+      { ...opts({ kind: 'rate-limited', retryAfterMs: 5 }), attempts: 3 },
+    ).catch((e: unknown) => e);
     expect(calls).toBe(3);
     expect(isRudderError(err, 'CHANNEL_RATE_LIMITED')).toBe(true);
   });
 
   it('does not retry a permanent refusal, and marks transient exhaustion as not permanent', async () => {
     let calls = 0;
-    const permanent = await withRetry(async () => {
-      calls++;
-      throw new Error('403 forbidden');
-    }, opts({ kind: 'permanent' })).catch((e: unknown) => e);
+    const permanent = await withRetry(
+      async () => {
+        calls++;
+        throw new Error('403 forbidden');
+      },
+      opts({ kind: 'permanent' }),
+    ).catch((e: unknown) => e);
     expect(calls).toBe(1);
     expect(isRudderError(permanent, 'CHANNEL_SEND_FAILED') && permanent.context.permanent).toBe(true);
-    const transient = await withRetry(async () => {
-      throw new Error('ECONNRESET');
-    }, { ...opts({ kind: 'transient' }), attempts: 2 }).catch((e: unknown) => e);
+    const transient = await withRetry(
+      async () => {
+        throw new Error('ECONNRESET');
+      },
+      { ...opts({ kind: 'transient' }), attempts: 2 },
+    ).catch((e: unknown) => e);
     expect(isRudderError(transient, 'CHANNEL_SEND_FAILED') && transient.context.permanent).toBe(false);
   });
 
   it('returns the result once a retry succeeds', async () => {
     let calls = 0;
-    const r = await withRetry(async () => {
-      if (++calls < 3) throw new Error('flaky');
-      return 'ok';
-    }, opts({ kind: 'transient' }));
+    const r = await withRetry(
+      async () => {
+        if (++calls < 3) throw new Error('flaky');
+        return 'ok';
+      },
+      opts({ kind: 'transient' }),
+    );
     expect(r).toBe('ok');
     expect(calls).toBe(3);
   });
 
   it('redacts secrets', () => {
-    expect(redact('GET https://api/bot123:SECRETTOKEN/x failed', ['123:SECRETTOKEN'])).toBe('GET https://api/bot***/x failed');
+    expect(redact('GET https://api/bot123:SECRETTOKEN/x failed', ['123:SECRETTOKEN'])).toBe(
+      'GET https://api/bot***/x failed',
+    );
   });
 });
 
@@ -111,7 +134,13 @@ describe('acknowledgement texts and attachment paths', () => {
   });
 
   it('keeps attachment paths inside the data dir whatever the platform names are', () => {
-    const p = attachmentPath({ dataDir: '/data', channel: 'telegram', conversationKey: '../../etc', messageId: '1:2', name: '../../passwd' });
+    const p = attachmentPath({
+      dataDir: '/data',
+      channel: 'telegram',
+      conversationKey: '../../etc',
+      messageId: '1:2',
+      name: '../../passwd',
+    });
     expect(p.startsWith('/data/attachments/telegram/')).toBe(true);
     expect(p).not.toContain('..');
     expect(safeSegment('')).toBe('file');

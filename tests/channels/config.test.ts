@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { channelsSchema, sttSchema } from '../../src/config/channels-schema.js';
 import { channelFactories, createChannels, hasQrPairing } from '../../src/channels/registry.js';
+import { channelsSchema, sttSchema } from '../../src/config/channels-schema.js';
 import { silentLogger } from '../../src/ops/logger.js';
 
 describe('channels config', () => {
   it('fills defaults and turns numeric ids into strings', () => {
     const c = channelsSchema.parse({ telegram: { token: '1:abc', owners: [12345] } });
     expect(c.telegram).toMatchObject({
-      enabled: true, owners: ['12345'], allow: [], pairing: true, apiRoot: 'https://api.telegram.org', mode: 'polling',
+      enabled: true,
+      owners: ['12345'],
+      allow: [],
+      pairing: true,
+      apiRoot: 'https://api.telegram.org',
+      mode: 'polling',
       groups: { enabled: true, requireMention: true, allow: [] },
     });
     expect(c.discord).toBeUndefined();
@@ -25,7 +30,11 @@ describe('channels config', () => {
   });
 
   it('parses speech-to-text with a {file} placeholder by default', () => {
-    expect(sttSchema.parse({ command: 'whisper-cli' })).toEqual({ command: 'whisper-cli', args: ['{file}'], timeoutSeconds: 120 });
+    expect(sttSchema.parse({ command: 'whisper-cli' })).toEqual({
+      command: 'whisper-cli',
+      args: ['{file}'],
+      timeoutSeconds: 120,
+    });
   });
 });
 

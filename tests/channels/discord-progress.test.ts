@@ -11,13 +11,18 @@ import { DiscordChannel } from '../../src/channels/discord/channel.js';
 import { discordSchema } from '../../src/config/channels-schema.js';
 import { isRudderError } from '../../src/errors.js';
 import { silentLogger } from '../../src/ops/logger.js';
-import { startFakeDiscord, type FakeDiscord } from '../support/fake-discord.js';
+import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.js';
 import { recordingSink } from './sink.js';
 
 const GUILD = '500000000000000001';
 const GENERAL = '600000000000000001';
 const ann = { id: '420000000000000001', username: 'ann', global_name: 'Ann' };
-const card = (header: string, final = false) => ({ header, lines: final ? [] : ['▶️ **Bash** `sleep 2` · 1s'], buttons: final ? [] : [{ label: '⏹ Stop', data: 's:abc', style: 'danger' as const }], final });
+const card = (header: string, final = false) => ({
+  header,
+  lines: final ? [] : ['▶️ **Bash** `sleep 2` · 1s'],
+  buttons: final ? [] : [{ label: '⏹ Stop', data: 's:abc', style: 'danger' as const }],
+  final,
+});
 
 describe('discord progress card and permission buttons', () => {
   let fake: FakeDiscord;
@@ -36,7 +41,11 @@ describe('discord progress card and permission buttons', () => {
   });
 
   const start = async (sink = recordingSink()) => {
-    channel = new DiscordChannel({ config: discordSchema.parse({ token: fake.token, restApi: fake.restApi, owners: [ann.id] }), dataDir, logger: silentLogger() });
+    channel = new DiscordChannel({
+      config: discordSchema.parse({ token: fake.token, restApi: fake.restApi, owners: [ann.id] }),
+      dataDir,
+      logger: silentLogger(),
+    });
     await channel.start(sink);
     await fake.ready();
     return sink;
@@ -61,7 +70,18 @@ describe('discord progress card and permission buttons', () => {
     const id = await channel!.postCard(to, card('⏳ Working · 1 step · 3s'));
     fake.script((call) =>
       call.method === 'PATCH'
-        ? { status: 429, headers: { 'retry-after': '2', 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '2.000', 'x-ratelimit-bucket': 'e1', 'x-ratelimit-scope': 'user' }, body: { message: 'You are being rate limited.', retry_after: 2, global: false } }
+        ? {
+            status: 429,
+            headers: {
+              'retry-after': '2',
+              'x-ratelimit-limit': '5',
+              'x-ratelimit-remaining': '0',
+              'x-ratelimit-reset-after': '2.000',
+              'x-ratelimit-bucket': 'e1',
+              'x-ratelimit-scope': 'user',
+            },
+            body: { message: 'You are being rate limited.', retry_after: 2, global: false },
+          }
         : undefined,
     );
     const err = await channel!.editCard(to, id, card('⏳ Working · 2 steps · 4s')).catch((e: unknown) => e);
@@ -70,28 +90,60 @@ describe('discord progress card and permission buttons', () => {
     expect(fake.callsTo('PATCH', /messages\/\d+$/)).toHaveLength(1);
   });
 
-  it('splits a long request across messages with the buttons on the last; a press is answered to the presser alone; the answer replaces the buttons', async () => {
-    const sink = await start();
-    sink.answerPress((p) => ({ ok: true, text: `pressed ${p.data}` }));
-    const to = { conversationKey: GENERAL };
-    const body = 'x'.repeat(3000);
-    const prompt = { text: `🔐 **The agent asks to use Bash**\n**command**\n\`\`\`\n${body}\n\`\`\``, buttons: [{ label: 'Allow', data: 'p:r1:1', style: 'primary' as const }, { label: 'Deny', data: 'p:r1:2', style: 'danger' as const }] };
-    const id = await channel!.askPermission(to, prompt);
-    const posted = [...fake.messages.values()];
-    expect(posted.length).toBeGreaterThanOrEqual(2);
-    expect(posted.at(-1)!.id).toBe(id);
-    expect(posted.slice(0, -1).every((m) => m.components.length === 0)).toBe(true);
-    expect(posted.map((m) => m.content).join('').replace(/[`\n]/g, '')).toContain(body);
-    expect(posted.at(-1)!.components[0].components.map((b: { label: string; style: number }) => [b.label, b.style])).toEqual([['Allow', 3], ['Deny', 4]]);
+  it(
+    'splits a long request across messages with the buttons on the last; a press is answered to the presser ' +
+      'alone; the answer replaces the buttons',
+    async () => {
+      const sink = await start();
+      sink.answerPress((p) => ({ ok: true, text: `pressed ${p.data}` }));
+      const to = { conversationKey: GENERAL };
+      const body = 'x'.repeat(3000);
+      const prompt = {
+        text: `🔐 **The agent asks to use Bash**\n**command**\n\`\`\`\n${body}\n\`\`\``,
+        buttons: [
+          { label: 'Allow', data: 'p:r1:1', style: 'primary' as const },
+          { label: 'Deny', data: 'p:r1:2', style: 'danger' as const },
+        ],
+      };
+      const id = await channel!.askPermission(to, prompt);
+      const posted = [...fake.messages.values()];
+      expect(posted.length).toBeGreaterThanOrEqual(2);
+      expect(posted.at(-1)!.id).toBe(id);
+      expect(posted.slice(0, -1).every((m) => m.components.length === 0)).toBe(true);
+      expect(
+        posted
+          .map((m) => m.content)
+          .join('')
+          .replace(/[`\n]/g, ''),
+      ).toContain(body);
+      expect(
+        posted.at(-1)!.components[0].components.map((b: { label: string; style: number }) => [b.label, b.style]),
+      ).toEqual([
+        ['Allow', 3],
+        ['Deny', 4],
+      ]);
 
-    const interaction = fake.press(ann, id, 'p:r1:1', GUILD);
-    const [press] = await sink.waitForPresses(1);
-    expect(press).toEqual({ channel: 'discord', conversationKey: GENERAL, sender: { id: ann.id, name: 'Ann' }, chatType: 'group', data: 'p:r1:1' });
-    const callback = await fake.waitFor((c) => c.method === 'POST' && c.path.startsWith(`/interactions/${interaction}/`));
-    expect(callback.body).toMatchObject({ type: 4, data: { content: 'pressed p:r1:1', flags: 64 } });
+      const interaction = fake.press(ann, id, 'p:r1:1', GUILD);
+      const [press] = await sink.waitForPresses(1);
+      expect(press).toEqual({
+        channel: 'discord',
+        conversationKey: GENERAL,
+        sender: { id: ann.id, name: 'Ann' },
+        chatType: 'group',
+        data: 'p:r1:1',
+      });
+      const callback = await fake.waitFor(
+        (c) => c.method === 'POST' && c.path.startsWith(`/interactions/${interaction}/`),
+      );
+      expect(callback.body).toMatchObject({ type: 4, data: { content: 'pressed p:r1:1', flags: 64 } });
 
-    await channel!.settlePermission(to, id, { ...prompt, buttons: [], outcome: '✅ **Allow**, answered by discord:ann' });
-    expect(fake.messages.get(id)!.components).toEqual([]);
-    expect(fake.messages.get(id)!.content).toContain('✅ **Allow**, answered by discord:ann');
-  });
+      await channel!.settlePermission(to, id, {
+        ...prompt,
+        buttons: [],
+        outcome: '✅ **Allow**, answered by discord:ann',
+      });
+      expect(fake.messages.get(id)!.components).toEqual([]);
+      expect(fake.messages.get(id)!.content).toContain('✅ **Allow**, answered by discord:ann');
+    },
+  );
 });

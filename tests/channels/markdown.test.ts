@@ -1,14 +1,18 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { tagsBalanced, telegramVisibleLength, toTelegramHtml } from '../../src/channels/common/markdown/telegram.js';
+import { describe, expect, it } from 'vitest';
 import { toSlackMrkdwn } from '../../src/channels/common/markdown/slack.js';
+import { tagsBalanced, telegramVisibleLength, toTelegramHtml } from '../../src/channels/common/markdown/telegram.js';
 import { toWhatsApp } from '../../src/channels/common/markdown/whatsapp.js';
 
 describe('Markdown for Telegram (HTML)', () => {
   it('formats emphasis, code, links, headings and quotes, escaping everything else', () => {
-    const html = toTelegramHtml('# Title\n**bold** and *it* and `a<b>` & [docs](https://x.test/a_b)\n> quoted\n\n```ts\nif (a < b && c) {}\n```');
+    const html = toTelegramHtml(
+      '# Title\n**bold** and *it* and `a<b>` & [docs](https://x.test/a_b)\n> quoted\n\n```ts\nif (a < b && c) {}\n```',
+    );
     expect(html).toBe(
-      '<b>Title</b>\n<b>bold</b> and <i>it</i> and <code>a&lt;b&gt;</code> &amp; <a href="https://x.test/a_b">docs</a>\n<blockquote>quoted</blockquote>\n\n<pre><code class="language-ts">if (a &lt; b &amp;&amp; c) {}</code></pre>',
+      '<b>Title</b>\n<b>bold</b> and <i>it</i> and <code>a&lt;b&gt;</code> &amp; <a ' +
+        'href="https://x.test/a_b">docs</a>\n<blockquote>quoted</blockquote>\n\n<pre><code ' +
+        'class="language-ts">if (a &lt; b &amp;&amp; c) {}</code></pre>',
     );
   });
 
@@ -18,12 +22,39 @@ describe('Markdown for Telegram (HTML)', () => {
 
   it('property: any input gives HTML that Telegram can parse, with only our tags', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', ' ', '*', '_', '~', '`', '<', '>', '&', '[', ']', '(', ')', '\n', '#', 'h', 't', 'p', ':', '/') }), (s) => {
-        const html = toTelegramHtml(s);
-        expect(tagsBalanced(html)).toBe(true);
-        for (const m of html.matchAll(/<\/?([a-z]+)/g)) expect(['b', 'i', 's', 'code', 'pre', 'a', 'blockquote']).toContain(m[1]);
-        expect(telegramVisibleLength(html)).toBeLessThanOrEqual(s.length + 8);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom(
+            'a',
+            ' ',
+            '*',
+            '_',
+            '~',
+            '`',
+            '<',
+            '>',
+            '&',
+            '[',
+            ']',
+            '(',
+            ')',
+            '\n',
+            '#',
+            'h',
+            't',
+            'p',
+            ':',
+            '/',
+          ),
+        }),
+        (s) => {
+          const html = toTelegramHtml(s);
+          expect(tagsBalanced(html)).toBe(true);
+          for (const m of html.matchAll(/<\/?([a-z]+)/g))
+            expect(['b', 'i', 's', 'code', 'pre', 'a', 'blockquote']).toContain(m[1]);
+          expect(telegramVisibleLength(html)).toBeLessThanOrEqual(s.length + 8);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -25,7 +25,10 @@ export function recordingSink(log?: string[]): RecordingSink {
   const waiters: Array<() => void> = [];
   const waitFor = <T>(what: string, items: T[], n: number, timeoutMs: number): Promise<T[]> =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`waited too long for ${n} ${what} (have ${items.length})`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`waited too long for ${n} ${what} (have ${items.length})`)),
+        timeoutMs,
+      );
       const check = () => {
         if (items.length >= n) {
           clearTimeout(timer);

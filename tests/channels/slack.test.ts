@@ -6,9 +6,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SlackChannel } from '../../src/channels/slack/channel.js';
 import { slackSchema } from '../../src/config/channels-schema.js';
-import { silentLogger } from '../../src/ops/logger.js';
 import { isRudderError } from '../../src/errors.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { silentLogger } from '../../src/ops/logger.js';
+import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { recordingSink } from './sink.js';
 
 const ANN = 'U0ANN';
@@ -31,7 +31,13 @@ describe('slack channel on @slack/bolt Socket Mode against a fake Slack', () => 
   });
 
   const start = async (sink = recordingSink(), over: Record<string, unknown> = {}) => {
-    const config = slackSchema.parse({ botToken: fake.botToken, appToken: fake.appToken, apiUrl: fake.apiUrl, owners: [ANN], ...over });
+    const config = slackSchema.parse({
+      botToken: fake.botToken,
+      appToken: fake.appToken,
+      apiUrl: fake.apiUrl,
+      owners: [ANN],
+      ...over,
+    });
     channel = new SlackChannel({ config, dataDir, logger: silentLogger() });
     await channel.start(sink);
     await fake.connected();
@@ -40,20 +46,107 @@ describe('slack channel on @slack/bolt Socket Mode against a fake Slack', () => 
 
   it('normalises a mention, a thread reply with its root as the quote, a file, an audio clip and an edit', async () => {
     const sink = await start();
-    fake.threads.set('C0GEN:1700000100.000100', [{ type: 'message', user: fake.botUserId, text: 'Build failed on main', ts: '1700000100.000100' }]);
+    fake.threads.set('C0GEN:1700000100.000100', [
+      { type: 'message', user: fake.botUserId, text: 'Build failed on main', ts: '1700000100.000100' },
+    ]);
     const fileUrl = fake.addFile('log.txt', 'LOG-CONTENT');
     const clipUrl = fake.addFile('clip.webm', 'WEBM-AUDIO');
     const env = [
-      fake.sendEvent({ type: 'message', channel: 'C0GEN', channel_type: 'channel', user: ANN, text: `<@${fake.botUserId}> why is *main* red? &lt;3`, ts: '1700000200.000100' }),
-      fake.sendEvent({ type: 'message', channel: 'C0GEN', channel_type: 'channel', user: ANN, text: 'retry it please', ts: '1700000201.000100', thread_ts: '1700000100.000100', parent_user_id: fake.botUserId }),
-      fake.sendEvent({ type: 'message', subtype: 'file_share', channel: 'D0ANN', channel_type: 'im', user: ANN, text: 'here is the log', ts: '1700000202.000100', files: [{ id: 'F1', name: 'log.txt', mimetype: 'text/plain', filetype: 'text', size: 11, url_private_download: fileUrl }] }),
-      fake.sendEvent({ type: 'message', subtype: 'file_share', channel: 'D0ANN', channel_type: 'im', user: ANN, text: '', ts: '1700000203.000100', files: [{ id: 'F2', name: 'clip.webm', mimetype: 'audio/webm', subtype: 'slack_audio', size: 10, url_private_download: clipUrl }] }),
-      fake.sendEvent({ type: 'message', subtype: 'message_changed', channel: 'D0ANN', channel_type: 'im', ts: '1700000204.000100', message: { type: 'message', user: ANN, text: 'here is the full log', ts: '1700000202.000100', edited: { user: ANN, ts: '1700000204.000000' } }, previous_message: { type: 'message', user: ANN, text: 'here is the log', ts: '1700000202.000100' } }),
-      fake.sendEvent({ type: 'message', channel: 'C0GEN', channel_type: 'channel', user: ANN, text: 'lunch anyone?', ts: '1700000205.000100' }),
+      fake.sendEvent({
+        type: 'message',
+        channel: 'C0GEN',
+        channel_type: 'channel',
+        user: ANN,
+        text: `<@${fake.botUserId}> why is *main* red? &lt;3`,
+        ts: '1700000200.000100',
+      }),
+      fake.sendEvent({
+        type: 'message',
+        channel: 'C0GEN',
+        channel_type: 'channel',
+        user: ANN,
+        text: 'retry it please',
+        ts: '1700000201.000100',
+        thread_ts: '1700000100.000100',
+        parent_user_id: fake.botUserId,
+      }),
+      fake.sendEvent({
+        type: 'message',
+        subtype: 'file_share',
+        channel: 'D0ANN',
+        channel_type: 'im',
+        user: ANN,
+        text: 'here is the log',
+        ts: '1700000202.000100',
+        files: [
+          {
+            id: 'F1',
+            name: 'log.txt',
+            mimetype: 'text/plain',
+            filetype: 'text',
+            size: 11,
+            url_private_download: fileUrl,
+          },
+        ],
+      }),
+      fake.sendEvent({
+        type: 'message',
+        subtype: 'file_share',
+        channel: 'D0ANN',
+        channel_type: 'im',
+        user: ANN,
+        text: '',
+        ts: '1700000203.000100',
+        files: [
+          {
+            id: 'F2',
+            name: 'clip.webm',
+            mimetype: 'audio/webm',
+            subtype: 'slack_audio',
+            size: 10,
+            url_private_download: clipUrl,
+          },
+        ],
+      }),
+      fake.sendEvent({
+        type: 'message',
+        subtype: 'message_changed',
+        channel: 'D0ANN',
+        channel_type: 'im',
+        ts: '1700000204.000100',
+        message: {
+          type: 'message',
+          user: ANN,
+          text: 'here is the full log',
+          ts: '1700000202.000100',
+          edited: { user: ANN, ts: '1700000204.000000' },
+        },
+        previous_message: { type: 'message', user: ANN, text: 'here is the log', ts: '1700000202.000100' },
+      }),
+      fake.sendEvent({
+        type: 'message',
+        channel: 'C0GEN',
+        channel_type: 'channel',
+        user: ANN,
+        text: 'lunch anyone?',
+        ts: '1700000205.000100',
+      }),
     ];
     const [mention, thread, file, clip, edit, chatter] = await sink.waitForCount(6);
-    expect(mention).toMatchObject({ channel: 'slack', platformMessageId: 'C0GEN:1700000200.000100', conversationKey: 'C0GEN', chatType: 'group', addressed: true, text: 'why is *main* red? <3', sender: { id: ANN } });
-    expect(thread).toMatchObject({ conversationKey: 'C0GEN:1700000100.000100', addressed: true, quoted: { text: 'Build failed on main' } });
+    expect(mention).toMatchObject({
+      channel: 'slack',
+      platformMessageId: 'C0GEN:1700000200.000100',
+      conversationKey: 'C0GEN',
+      chatType: 'group',
+      addressed: true,
+      text: 'why is *main* red? <3',
+      sender: { id: ANN },
+    });
+    expect(thread).toMatchObject({
+      conversationKey: 'C0GEN:1700000100.000100',
+      addressed: true,
+      quoted: { text: 'Build failed on main' },
+    });
     expect(file).toMatchObject({ conversationKey: 'D0ANN', chatType: 'direct', text: 'here is the log' });
     expect(fs.readFileSync(file!.attachments![0]!.path, 'utf8')).toBe('LOG-CONTENT');
     expect(file!.attachments![0]).toMatchObject({ kind: 'document', name: 'log.txt', mime: 'text/plain' });
@@ -68,11 +161,37 @@ describe('slack channel on @slack/bolt Socket Mode against a fake Slack', () => 
     const sink = recordingSink();
     sink.refuse((m) => m.sender.id === 'U0BOB');
     await start(sink);
-    fake.threads.set('C0GEN:1700000100.000100', [{ type: 'message', user: fake.botUserId, text: 'Build failed on main', ts: '1700000100.000100' }]);
+    fake.threads.set('C0GEN:1700000100.000100', [
+      { type: 'message', user: fake.botUserId, text: 'Build failed on main', ts: '1700000100.000100' },
+    ]);
     const fileUrl = fake.addFile('secret.txt', 'SECRET');
-    const file = { id: 'F7', name: 'secret.txt', mimetype: 'text/plain', filetype: 'text', size: 6, url_private_download: fileUrl };
-    fake.sendEvent({ type: 'message', subtype: 'file_share', channel: 'D0BOB', channel_type: 'im', user: 'U0BOB', text: 'take this', ts: '1700000500.000100', files: [file] });
-    fake.sendEvent({ type: 'message', channel: 'C0GEN', channel_type: 'channel', user: 'U0BOB', text: `<@${fake.botUserId}> retry`, ts: '1700000501.000100', thread_ts: '1700000100.000100' });
+    const file = {
+      id: 'F7',
+      name: 'secret.txt',
+      mimetype: 'text/plain',
+      filetype: 'text',
+      size: 6,
+      url_private_download: fileUrl,
+    };
+    fake.sendEvent({
+      type: 'message',
+      subtype: 'file_share',
+      channel: 'D0BOB',
+      channel_type: 'im',
+      user: 'U0BOB',
+      text: 'take this',
+      ts: '1700000500.000100',
+      files: [file],
+    });
+    fake.sendEvent({
+      type: 'message',
+      channel: 'C0GEN',
+      channel_type: 'channel',
+      user: 'U0BOB',
+      text: `<@${fake.botUserId}> retry`,
+      ts: '1700000501.000100',
+      thread_ts: '1700000100.000100',
+    });
     const [dm, reply] = await sink.waitForCount(2);
     expect(dm!.attachments).toBeUndefined();
     expect(reply!.quoted).toBeUndefined();
@@ -80,7 +199,7 @@ describe('slack channel on @slack/bolt Socket Mode against a fake Slack', () => 
     expect(fs.existsSync(path.join(dataDir, 'attachments'))).toBe(false);
   });
 
-  it('sends the bot token only to Slack\'s file host or the apiUrl host: a file elsewhere becomes a note', async () => {
+  it("sends the bot token only to Slack's file host or the apiUrl host: a file elsewhere becomes a note", async () => {
     const sink = await start();
     const hits: string[] = [];
     const elsewhere = http.createServer((req, res) => {
@@ -89,19 +208,37 @@ describe('slack channel on @slack/bolt Socket Mode against a fake Slack', () => 
     });
     await new Promise<void>((r) => elsewhere.listen(0, '127.0.0.1', r));
     const url = `http://localhost:${(elsewhere.address() as AddressInfo).port}/files/evil.txt`;
-    fake.sendEvent({ type: 'message', subtype: 'file_share', channel: 'D0ANN', channel_type: 'im', user: ANN, text: 'see file', ts: '1700000400.000100', files: [{ id: 'F9', name: 'evil.txt', mimetype: 'text/plain', size: 6, url_private_download: url }] });
+    fake.sendEvent({
+      type: 'message',
+      subtype: 'file_share',
+      channel: 'D0ANN',
+      channel_type: 'im',
+      user: ANN,
+      text: 'see file',
+      ts: '1700000400.000100',
+      files: [{ id: 'F9', name: 'evil.txt', mimetype: 'text/plain', size: 6, url_private_download: url }],
+    });
     const [msg] = await sink.waitForCount(1);
     await new Promise<void>((r) => elsewhere.close(() => r()));
     expect(hits).toEqual([]);
     expect(msg!.attachments).toBeUndefined();
-    expect(msg!.text).toMatch(/^see file\n\[attachment "evil.txt" could not be saved: .*not fetched with the bot token\]$/);
+    expect(msg!.text).toMatch(
+      /^see file\n\[attachment "evil.txt" could not be saved: .*not fetched with the bot token\]$/,
+    );
   });
 
   it('withholds the Socket Mode ack until the message is committed, so a failed commit is redelivered', async () => {
     const sink = recordingSink();
     sink.failNext(1);
     await start(sink);
-    const event = { type: 'message', channel: 'D0ANN', channel_type: 'im', user: ANN, text: 'do not lose me', ts: '1700000300.000100' };
+    const event = {
+      type: 'message',
+      channel: 'D0ANN',
+      channel_type: 'im',
+      user: ANN,
+      text: 'do not lose me',
+      ts: '1700000300.000100',
+    };
     const first = fake.sendEvent(event);
     const second = fake.sendEvent(event);
     await fake.waitForAck(second);
@@ -112,7 +249,10 @@ describe('slack channel on @slack/bolt Socket Mode against a fake Slack', () => 
   it('splits at 4000 characters as mrkdwn, reopening a code block, inside the thread', async () => {
     await start();
     const code = Array.from({ length: 200 }, (_, i) => `echo "step ${i}" && make target-${i}`).join('\n');
-    await channel!.send({ outboxId: 'o1', text: `**Plan** for <main>:\n\`\`\`sh\n${code}\n\`\`\`` }, { conversationKey: 'C0GEN:1700000100.000100' });
+    await channel!.send(
+      { outboxId: 'o1', text: `**Plan** for <main>:\n\`\`\`sh\n${code}\n\`\`\`` },
+      { conversationKey: 'C0GEN:1700000100.000100' },
+    );
     const posts = fake.callsOf('chat.postMessage');
     expect(posts.length).toBeGreaterThan(1);
     for (const p of posts) {
@@ -137,7 +277,9 @@ describe('slack channel on @slack/bolt Socket Mode against a fake Slack', () => 
       }
       return undefined;
     });
-    const text = ['PART-1 ' + 'a'.repeat(3900), 'PART-2 ' + 'b'.repeat(3900), 'PART-3 ' + 'c'.repeat(3900)].join('\n\n');
+    const text = ['PART-1 ' + 'a'.repeat(3900), 'PART-2 ' + 'b'.repeat(3900), 'PART-3 ' + 'c'.repeat(3900)].join(
+      '\n\n',
+    );
     await channel!.send({ outboxId: 'o2', text }, { conversationKey: 'D0ANN' });
     const posts = fake.callsOf('chat.postMessage');
     expect(posts.map((p) => String(p.args.text).slice(0, 6))).toEqual(['PART-1', 'PART-2', 'PART-2', 'PART-3']);
@@ -148,20 +290,36 @@ describe('slack channel on @slack/bolt Socket Mode against a fake Slack', () => 
     await start();
     const to = { conversationKey: 'C0GEN', platformMessageId: 'C0GEN:1700000200.000100' };
     await channel!.ack(to, 'steered', 'and bump the version');
-    expect(fake.callsOf('reactions.add')[0]!.args).toMatchObject({ channel: 'C0GEN', timestamp: '1700000200.000100', name: 'arrow_right' });
+    expect(fake.callsOf('reactions.add')[0]!.args).toMatchObject({
+      channel: 'C0GEN',
+      timestamp: '1700000200.000100',
+      name: 'arrow_right',
+    });
     expect(fake.callsOf('chat.postMessage')).toHaveLength(0);
-    fake.script((call) => (call.method === 'reactions.add' ? { body: { ok: false, error: 'missing_scope', needed: 'reactions:write' } } : undefined));
+    fake.script((call) =>
+      call.method === 'reactions.add'
+        ? { body: { ok: false, error: 'missing_scope', needed: 'reactions:write' } }
+        : undefined,
+    );
     await channel!.ack(to, 'steered', 'and bump the version');
     expect(fake.callsOf('chat.postMessage')[0]!.args.text).toBe('➡️ got it: and bump the version');
   });
 
   it('fails start with CHANNEL_CONFIG naming the key: missing app token, rejected bot token', async () => {
-    const missing = new SlackChannel({ config: slackSchema.parse({ botToken: fake.botToken, apiUrl: fake.apiUrl }), dataDir, logger: silentLogger() });
+    const missing = new SlackChannel({
+      config: slackSchema.parse({ botToken: fake.botToken, apiUrl: fake.apiUrl }),
+      dataDir,
+      logger: silentLogger(),
+    });
     const e1 = await missing.start(recordingSink()).catch((e: unknown) => e);
     expect(isRudderError(e1, 'CHANNEL_CONFIG')).toBe(true);
     expect((e1 as Error).message).toContain('channels.slack.appToken');
 
-    const wrong = new SlackChannel({ config: slackSchema.parse({ botToken: 'xoxb-wrong-wrong-wrong', appToken: fake.appToken, apiUrl: fake.apiUrl }), dataDir, logger: silentLogger() });
+    const wrong = new SlackChannel({
+      config: slackSchema.parse({ botToken: 'xoxb-wrong-wrong-wrong', appToken: fake.appToken, apiUrl: fake.apiUrl }),
+      dataDir,
+      logger: silentLogger(),
+    });
     const e2 = await wrong.start(recordingSink()).catch((e: unknown) => e);
     expect(isRudderError(e2, 'CHANNEL_CONFIG')).toBe(true);
     expect((e2 as Error).message).toContain('channels.slack.botToken was rejected');

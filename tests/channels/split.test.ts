@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { fitParts, splitMarkdown } from '../../src/channels/common/split.js';
 
 const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})/;
@@ -27,14 +27,19 @@ const otherFence = fc
   .tuple(
     fc.constantFrom('~~~', '````', '~~~~'),
     fc.constantFrom('', 'ts', 'md'),
-    fc.array(fc.oneof({ arbitrary: anyLine, weight: 5 }, { arbitrary: fc.constantFrom('```', '```js', '~~'), weight: 1 }), { minLength: 1, maxLength: 30 }),
+    fc.array(
+      fc.oneof({ arbitrary: anyLine, weight: 5 }, { arbitrary: fc.constantFrom('```', '```js', '~~'), weight: 1 }),
+      { minLength: 1, maxLength: 30 },
+    ),
   )
   .map(([fence, lang, ls]) => fence + lang + '\n' + ls.join('\n') + '\n' + fence);
 const wideParagraph = fc.array(anyLine, { minLength: 1, maxLength: 6 }).map((ls) => ls.join('\n'));
 const wideCode = fc
   .tuple(fc.constantFrom('', 'ts'), fc.array(anyLine, { minLength: 1, maxLength: 20 }))
   .map(([lang, ls]) => '```' + lang + '\n' + ls.join('\n') + '\n```');
-const wideDoc = fc.array(fc.oneof(wideParagraph, wideCode, otherFence, codeBlock), { minLength: 1, maxLength: 10 }).map((bs) => bs.join('\n\n'));
+const wideDoc = fc
+  .array(fc.oneof(wideParagraph, wideCode, otherFence, codeBlock), { minLength: 1, maxLength: 10 })
+  .map((bs) => bs.join('\n\n'));
 
 /** True when every fence a part opens is closed by a line of the same character, at least as long. */
 function fencesClose(part: string): boolean {
@@ -97,19 +102,23 @@ describe('splitMarkdown', () => {
     );
   });
 
-  it('property: with lines past the limit and ~~~ / ```` fences, parts fit, fences close, and no text is lost or reordered', () => {
-    fc.assert(
-      fc.property(wideDoc, fc.integer({ min: 100, max: 600 }), (text, limit) => {
-        const parts = splitMarkdown(text, limit);
-        for (const p of parts) {
-          expect(p.length).toBeLessThanOrEqual(limit);
-          expect(fencesClose(p)).toBe(true);
-        }
-        expect(letters(parts)).toEqual(letters([text]));
-      }),
-      { numRuns: 300 },
-    );
-  });
+  it(
+    'property: with lines past the limit and ~~~ / ```` fences, parts fit, fences close, and no text is ' +
+      'lost or reordered',
+    () => {
+      fc.assert(
+        fc.property(wideDoc, fc.integer({ min: 100, max: 600 }), (text, limit) => {
+          const parts = splitMarkdown(text, limit);
+          for (const p of parts) {
+            expect(p.length).toBeLessThanOrEqual(limit);
+            expect(fencesClose(p)).toBe(true);
+          }
+          expect(letters(parts)).toEqual(letters([text]));
+        }),
+        { numRuns: 300 },
+      );
+    },
+  );
 });
 
 describe('fitParts', () => {

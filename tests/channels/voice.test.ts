@@ -40,19 +40,27 @@ describe('voice notes', () => {
     const env = process.env.FAKE_STT_MODE;
     try {
       process.env.FAKE_STT_MODE = 'fail';
-      const failed = await transcribe(audio(), sttSchema.parse({ command: process.execPath, args: [FAKE_STT, '{file}'] })).catch((e: unknown) => e);
+      const failed = await transcribe(
+        audio(),
+        sttSchema.parse({ command: process.execPath, args: [FAKE_STT, '{file}'] }),
+      ).catch((e: unknown) => e);
       expect(isRudderError(failed, 'STT_FAILED')).toBe(true);
       expect((failed as Error).message).toContain('model not found');
       expect(isVoiceNotSetUp(failed)).toBe(false);
 
       process.env.FAKE_STT_MODE = 'hang';
-      const hung = await transcribe(audio(), sttSchema.parse({ command: process.execPath, args: [FAKE_STT, '{file}'], timeoutSeconds: 0.5 })).catch((e: unknown) => e);
+      const hung = await transcribe(
+        audio(),
+        sttSchema.parse({ command: process.execPath, args: [FAKE_STT, '{file}'], timeoutSeconds: 0.5 }),
+      ).catch((e: unknown) => e);
       expect((hung as Error).message).toContain('did not finish');
     } finally {
       if (env === undefined) delete process.env.FAKE_STT_MODE;
       else process.env.FAKE_STT_MODE = env;
     }
-    const missing = await transcribe(audio(), sttSchema.parse({ command: '/nonexistent/whisper-cli' })).catch((e: unknown) => e);
+    const missing = await transcribe(audio(), sttSchema.parse({ command: '/nonexistent/whisper-cli' })).catch(
+      (e: unknown) => e,
+    );
     expect((missing as Error).message).toContain('was not found');
   });
 });

@@ -12,12 +12,17 @@ import { WhatsAppChannel } from '../../src/channels/whatsapp/channel.js';
 import { whatsappSchema } from '../../src/config/channels-schema.js';
 import { isRudderError } from '../../src/errors.js';
 import { silentLogger } from '../../src/ops/logger.js';
-import { startFakeWhatsApp, type FakeWhatsApp } from '../support/fake-whatsapp.js';
+import { type FakeWhatsApp, startFakeWhatsApp } from '../support/fake-whatsapp.js';
 import { recordingSink } from './sink.js';
 
 const ME = { id: '4915550000001:3@s.whatsapp.net', lid: '987654321:3@lid', name: 'Rudder' };
 const ANN = '4915551112222@s.whatsapp.net';
-const card = (header: string, final = false) => ({ header, lines: final ? [] : ['▶️ **Bash** `sleep 2` · 1s'], buttons: final ? [] : [{ label: '⏹ Stop', data: 's:abc' }], final });
+const card = (header: string, final = false) => ({
+  header,
+  lines: final ? [] : ['▶️ **Bash** `sleep 2` · 1s'],
+  buttons: final ? [] : [{ label: '⏹ Stop', data: 's:abc' }],
+  final,
+});
 
 describe('whatsapp progress card', () => {
   let fake: FakeWhatsApp;
@@ -36,7 +41,13 @@ describe('whatsapp progress card', () => {
   });
 
   const start = async (editWindowMs?: number) => {
-    channel = new WhatsAppChannel({ config: whatsappSchema.parse({ printQr: false, webSocketUrl: fake.webSocketUrl }), dataDir, logger: silentLogger(), socketFactory: (c) => fake.factory(c), editWindowMs });
+    channel = new WhatsAppChannel({
+      config: whatsappSchema.parse({ printQr: false, webSocketUrl: fake.webSocketUrl }),
+      dataDir,
+      logger: silentLogger(),
+      socketFactory: (c) => fake.factory(c),
+      editWindowMs,
+    });
     await channel.start(recordingSink());
     const sock = fake.socket();
     await new Promise((r) => setImmediate(r));
@@ -48,9 +59,15 @@ describe('whatsapp progress card', () => {
     await start();
     const to = { conversationKey: ANN };
     const handle = await channel!.postCard(to, card('⏳ Working · 1 step · 3s'));
-    expect(fake.sent[0]).toMatchObject({ jid: ANN, content: { text: '⏳ Working · 1 step · 3s\n▶️ *Bash* `sleep 2` · 1s\n_Send /stop to stop._' } });
+    expect(fake.sent[0]).toMatchObject({
+      jid: ANN,
+      content: { text: '⏳ Working · 1 step · 3s\n▶️ *Bash* `sleep 2` · 1s\n_Send /stop to stop._' },
+    });
     await channel!.editCard(to, handle, card('✓ 1 step · 5s', true));
-    expect(fake.sent[1]).toMatchObject({ jid: ANN, content: { text: '✓ 1 step · 5s', edit: { remoteJid: ANN, id: 'SENT1', fromMe: true } } });
+    expect(fake.sent[1]).toMatchObject({
+      jid: ANN,
+      content: { text: '✓ 1 step · 5s', edit: { remoteJid: ANN, id: 'SENT1', fromMe: true } },
+    });
     expect(fake.sent).toHaveLength(2);
   });
 

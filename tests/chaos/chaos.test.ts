@@ -20,15 +20,24 @@ describe('chaos (real CLI, seeded)', () => {
   it.each([
     [11, 0],
     [12, 1],
-  ])('seed %i: nothing lost, nothing duplicated, nothing leaked', async (seed, half) => {
-    const kinds = HALVES[half]!;
-    const r = await runChaos({ seed, kinds, filler: 1 });
-    finished++;
-    for (const k of r.kinds) played.add(k);
-    expect([...r.kinds].sort(), `faults skipped for want of a moment:\n${r.timeline.join('\n')}`).toEqual([...kinds].sort());
-    expect(r.faults).toHaveLength(kinds.length);
-    // Every sender of the run is an owner, the slow channel's included: nothing may be refused.
-    expect(r.states.refused ?? 0).toBe(0);
-    expect(r.violations.map((v) => `[${v.kind}] ${v.detail}`), r.timeline.join('\n')).toEqual([]);
-  }, 180_000);
+  ])(
+    'seed %i: nothing lost, nothing duplicated, nothing leaked',
+    async (seed, half) => {
+      const kinds = HALVES[half]!;
+      const r = await runChaos({ seed, kinds, filler: 1 });
+      finished++;
+      for (const k of r.kinds) played.add(k);
+      expect([...r.kinds].sort(), `faults skipped for want of a moment:\n${r.timeline.join('\n')}`).toEqual(
+        [...kinds].sort(),
+      );
+      expect(r.faults).toHaveLength(kinds.length);
+      // Every sender of the run is an owner, the slow channel's included: nothing may be refused.
+      expect(r.states.refused ?? 0).toBe(0);
+      expect(
+        r.violations.map((v) => `[${v.kind}] ${v.detail}`),
+        r.timeline.join('\n'),
+      ).toEqual([]);
+    },
+    180_000,
+  );
 });

@@ -5,9 +5,9 @@
  * Fake CLI (queue mode: one turn at a time, as the real CLI's queue), through the HTTP API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { FAKE_CLAUDE, tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 beforeAll(async () => {
@@ -19,7 +19,13 @@ afterAll(async () => {
 
 /** A gateway on the fake CLI whose failing process exits exitDelayMs after its failed result. */
 const start = (exitDelayMs: number) =>
-  startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: 'queue', FAKE_EXIT_DELAY_MS: String(exitDelayMs) } } });
+  startInProcess({
+    agent: {
+      ...agentConfig(mock.url, tempDir('chome')),
+      claudeBin: FAKE_CLAUDE,
+      env: { FAKE_CLAUDE_MODE: 'queue', FAKE_EXIT_DELAY_MS: String(exitDelayMs) },
+    },
+  });
 
 type Fake = Awaited<ReturnType<typeof start>>;
 type Store = Fake['gw']['core']['store'];
@@ -37,7 +43,9 @@ async function steerIntoFailingTurn(fake: Fake, conv: string, steer: string) {
 }
 /** The input ids of each turn that holds one of ids, oldest first. */
 const turnsOf = (store: Store, ...ids: string[]) =>
-  (store.db.prepare('SELECT input_ids FROM turns ORDER BY started_at').all() as Array<{ input_ids: string }>).map((t) => JSON.parse(t.input_ids) as string[]).filter((inputs) => ids.some((id) => inputs.includes(id)));
+  (store.db.prepare('SELECT input_ids FROM turns ORDER BY started_at').all() as Array<{ input_ids: string }>)
+    .map((t) => JSON.parse(t.input_ids) as string[])
+    .filter((inputs) => ids.some((id) => inputs.includes(id)));
 
 describe.each([
   ['exits at once', 0],

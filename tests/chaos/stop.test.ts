@@ -5,9 +5,9 @@
  * Messages API, through the HTTP API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { FAKE_CLAUDE, tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
@@ -39,14 +39,18 @@ describe.each(['/stop', '/clear'])('%s with a steer waiting for the tool boundar
     const sentinel = await gw.post(conv, `after tag:${conv}-z`);
     await w.waitReply(sentinel.messageId, 'reply');
     expect([store.message(b.messageId)!.state, store.message(c.messageId)!.state]).toEqual(['stopped', 'stopped']);
-    expect(mock.mainRequests().filter((q) => /tag:steered-\w+-[bc]/.test(q.lastUserText) && q.lastUserText.includes(conv))).toHaveLength(0);
+    expect(
+      mock.mainRequests().filter((q) => /tag:steered-\w+-[bc]/.test(q.lastUserText) && q.lastUserText.includes(conv)),
+    ).toHaveLength(0);
     expect([...w.repliesFor(b.messageId, 'reply'), ...w.repliesFor(c.messageId, 'reply')]).toHaveLength(0);
   });
 });
 
 describe('/stop with a message held by a rate limit', () => {
   it('stops the held message; it does not run when the hold is released', async () => {
-    mock.setScript((req) => (!req.side && req.lastText.includes('tag:held-a') ? { kind: 'error', status: 429, style: 'apikey' } : undefined));
+    mock.setScript((req) =>
+      !req.side && req.lastText.includes('tag:held-a') ? { kind: 'error', status: 429, style: 'apikey' } : undefined,
+    );
     try {
       const w = gw.watch('held');
       await w.ready;
@@ -71,7 +75,14 @@ describe('/stop with a message held by a rate limit', () => {
 describe('/stop while a rate limit lands', () => {
   it('a message sent before /stop whose turn then fails with a 429 ends stopped and never runs again', async () => {
     // The fake CLI answers [[late-429]] with a rate limit 1 s later and ignores the interrupt meanwhile.
-    const fake = await startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, interruptGraceSeconds: 3, env: { FAKE_CLAUDE_MODE: 'echo', FAKE_DELAY_MS: '1000' } } });
+    const fake = await startInProcess({
+      agent: {
+        ...agentConfig(mock.url, tempDir('chome')),
+        claudeBin: FAKE_CLAUDE,
+        interruptGraceSeconds: 3,
+        env: { FAKE_CLAUDE_MODE: 'echo', FAKE_DELAY_MS: '1000' },
+      },
+    });
     try {
       const w = fake.watch('late');
       await w.ready;
@@ -95,31 +106,43 @@ describe('/stop while a rate limit lands', () => {
 });
 
 describe('/stop while the agent drains its queue', () => {
-  it('a steer the agent starts as a new turn just before it reads the interrupt ends stopped: no reply, no turn of its own', async () => {
-    // The fake CLI runs one turn at a time and reads the interrupt 3 s late: the first turn ends in
-    // that gap and the waiting steer starts (and ends) as a turn of its own, as the real CLI can do.
-    const fake = await startInProcess({ agent: { ...agentConfig(mock.url, tempDir('chome')), claudeBin: FAKE_CLAUDE, env: { FAKE_CLAUDE_MODE: 'queue', FAKE_INTERRUPT_LAG_MS: '3000' } } });
-    try {
-      const w = fake.watch('drain');
-      await w.ready;
-      const store = fake.gw.core.store;
-      const a = await fake.post('drain', 'first [[delay:2000]] tag:drain-a');
-      await waitUntil(() => store.message(a.messageId)!.state === 'running');
-      const s = await fake.post('drain', 'meanwhile tag:drain-s');
-      expect(s.disposition).toBe('steered');
-      const stop = await fake.post('drain', '/stop');
-      await w.waitReply(stop.messageId);
-      const sentinel = await fake.post('drain', 'after tag:drain-z');
-      await w.waitReply(sentinel.messageId, 'reply');
-      expect(store.message(s.messageId)!.state).toBe('stopped');
-      expect(w.repliesFor(s.messageId, 'reply')).toHaveLength(0);
-      expect(w.of('ack', (d) => d.messageId === s.messageId && d.kind === 'stopped').length).toBeGreaterThan(0);
-      // It names no turn that started after the /stop.
-      const turnId = store.message(s.messageId)!.turnId!;
-      const started = (store.db.prepare('SELECT started_at FROM turns WHERE id = ?').get(turnId) as { started_at: number }).started_at;
-      expect(started).toBeLessThan(store.message(stop.messageId)!.receivedAt);
-    } finally {
-      await fake.stop();
-    }
-  });
+  it(
+    'a steer the agent starts as a new turn just before it reads the interrupt ends stopped: no reply, no ' +
+      'turn of its own',
+    async () => {
+      // The fake CLI runs one turn at a time and reads the interrupt 3 s late: the first turn ends in
+      // that gap and the waiting steer starts (and ends) as a turn of its own, as the real CLI can do.
+      const fake = await startInProcess({
+        agent: {
+          ...agentConfig(mock.url, tempDir('chome')),
+          claudeBin: FAKE_CLAUDE,
+          env: { FAKE_CLAUDE_MODE: 'queue', FAKE_INTERRUPT_LAG_MS: '3000' },
+        },
+      });
+      try {
+        const w = fake.watch('drain');
+        await w.ready;
+        const store = fake.gw.core.store;
+        const a = await fake.post('drain', 'first [[delay:2000]] tag:drain-a');
+        await waitUntil(() => store.message(a.messageId)!.state === 'running');
+        const s = await fake.post('drain', 'meanwhile tag:drain-s');
+        expect(s.disposition).toBe('steered');
+        const stop = await fake.post('drain', '/stop');
+        await w.waitReply(stop.messageId);
+        const sentinel = await fake.post('drain', 'after tag:drain-z');
+        await w.waitReply(sentinel.messageId, 'reply');
+        expect(store.message(s.messageId)!.state).toBe('stopped');
+        expect(w.repliesFor(s.messageId, 'reply')).toHaveLength(0);
+        expect(w.of('ack', (d) => d.messageId === s.messageId && d.kind === 'stopped').length).toBeGreaterThan(0);
+        // It names no turn that started after the /stop.
+        const turnId = store.message(s.messageId)!.turnId!;
+        const started = (
+          store.db.prepare('SELECT started_at FROM turns WHERE id = ?').get(turnId) as { started_at: number }
+        ).started_at;
+        expect(started).toBeLessThan(store.message(stop.messageId)!.receivedAt);
+      } finally {
+        await fake.stop();
+      }
+    },
+  );
 });

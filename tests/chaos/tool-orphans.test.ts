@@ -5,10 +5,10 @@
  * Nothing an agent started may outlive it. Real CLI and mock Messages API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClaudeStreamSession } from '../../src/agents/claude/stream-session.js';
 import { processesOfRun } from '../../bench/chaos/procs.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { ClaudeStreamSession } from '../../src/agents/claude/stream-session.js';
 import { rigLaunch, waitUntil } from '../support/claude-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 beforeAll(async () => {

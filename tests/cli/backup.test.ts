@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startChild } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 import { cleanEnv, runCli } from './run-cli.js';
 
 let mock: MockApi;
@@ -20,37 +20,50 @@ afterAll(async () => {
   await mock?.close();
 });
 
-const backup = (args: string[], home = gw.home) => runCli(['backup', ...args], { cwd: gw.cwd, env: cleanEnv({ RUDDER_HOME: home }) });
+const backup = (args: string[], home = gw.home) =>
+  runCli(['backup', ...args], { cwd: gw.cwd, env: cleanEnv({ RUDDER_HOME: home }) });
 
 describe('rudder backup', () => {
-  it('copies the store of a running gateway: 0600, intact, with the latest committed message and its reply', async () => {
-    const w = gw.watch('bk');
-    await w.ready;
-    const first = await gw.post('bk', 'first tag:bk1');
-    await w.waitReply(first.messageId);
-    const last = await gw.post('bk', 'latest tag:bk2');
-    await w.waitReply(last.messageId);
-    const file = path.join(tempDir('bkout'), 'rudder-backup.db');
-    const r = await backup([file]);
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^Backed up .*rudder\\.db to ${file} \\(\\d+ KB, 2 messages; the newest message ${last.messageId} was received `));
-    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-    // One self-contained file: no WAL or journal beside it.
-    expect(fs.readdirSync(path.dirname(file))).toEqual(['rudder-backup.db']);
-    const db = new Database(file, { readonly: true });
-    try {
-      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-      expect(db.prepare('SELECT state FROM messages WHERE id = ?').get(last.messageId)).toEqual({ state: 'answered' });
-      const reply = db.prepare("SELECT text FROM outbox WHERE message_ids LIKE ? AND kind = 'reply'").get(`%${last.messageId}%`) as { text: string } | undefined;
-      expect(reply?.text).toBe('ok tag:bk2');
-    } finally {
-      db.close();
-    }
-    // The gateway kept running through it.
-    const after = await gw.post('bk', 'after tag:bk3');
-    expect((await w.waitReply(after.messageId)).data.text).toBe('ok tag:bk3');
-  });
+  it(
+    'copies the store of a running gateway: 0600, intact, with the latest committed message and its ' + 'reply',
+    async () => {
+      const w = gw.watch('bk');
+      await w.ready;
+      const first = await gw.post('bk', 'first tag:bk1');
+      await w.waitReply(first.messageId);
+      const last = await gw.post('bk', 'latest tag:bk2');
+      await w.waitReply(last.messageId);
+      const file = path.join(tempDir('bkout'), 'rudder-backup.db');
+      const r = await backup([file]);
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `^Backed up .*rudder\\.db to ${file} \\(\\d+ KB, 2 messages; the newest ` +
+            `message ${last.messageId} was received `,
+        ),
+      );
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      // One self-contained file: no WAL or journal beside it.
+      expect(fs.readdirSync(path.dirname(file))).toEqual(['rudder-backup.db']);
+      const db = new Database(file, { readonly: true });
+      try {
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+        expect(db.prepare('SELECT state FROM messages WHERE id = ?').get(last.messageId)).toEqual({
+          state: 'answered',
+        });
+        const reply = db
+          .prepare("SELECT text FROM outbox WHERE message_ids LIKE ? AND kind = 'reply'")
+          .get(`%${last.messageId}%`) as { text: string } | undefined;
+        expect(reply?.text).toBe('ok tag:bk2');
+      } finally {
+        db.close();
+      }
+      // The gateway kept running through it.
+      const after = await gw.post('bk', 'after tag:bk3');
+      expect((await w.waitReply(after.messageId)).data.text).toBe('ok tag:bk3');
+    },
+  );
 
   it('does not replace a file unless --force, and says where no store is', async () => {
     const file = path.join(tempDir('bkout'), 'exists.db');

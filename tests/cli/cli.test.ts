@@ -3,9 +3,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { pidAlive, tempDir, waitUntil } from '../support/claude-rig.js';
-import { CLI, agentConfig, startChild } from '../support/gateway-rig.js';
+import { agentConfig, CLI, startChild } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 let gw: Awaited<ReturnType<typeof startChild>>;
@@ -20,7 +20,10 @@ afterAll(async () => {
 });
 
 /** Runs the CLI without blocking this process: the mock Messages API lives here. */
-function run(args: string[], opts: { cwd: string; env: Record<string, string | undefined> }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  opts: { cwd: string; env: Record<string, string | undefined> },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const c = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: opts.env });
     let stdout = '';
@@ -30,7 +33,8 @@ function run(args: string[], opts: { cwd: string; env: Record<string, string | u
     c.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 }
-const rudder = (args: string[], env: Record<string, string> = {}) => run(args, { cwd: gw.cwd, env: { ...process.env, RUDDER_HOME: gw.home, RUDDER_URL: gw.ep.base, ...env } });
+const rudder = (args: string[], env: Record<string, string> = {}) =>
+  run(args, { cwd: gw.cwd, env: { ...process.env, RUDDER_HOME: gw.home, RUDDER_URL: gw.ep.base, ...env } });
 
 describe('rudder send / status', () => {
   it('send prints the reply stream and exits 0', async () => {
@@ -50,10 +54,17 @@ describe('rudder send / status', () => {
   it('status prints the report for humans and as JSON', async () => {
     const human = await rudder(['status']);
     expect(human.status).toBe(0);
-    expect(human.stdout).toMatch(/Steering: on; default mode steer; agent processes 1, 1 idle; maxLive [2-8] \(from [\d.]+ GB available memory: one per 2 GB, 2\.\.8\)/);
+    expect(human.stdout).toMatch(
+      /Steering: on; default mode steer; agent processes 1, 1 idle; maxLive [2-8] \(from [\d.]+ GB available memory: one per 2 GB, 2\.\.8\)/,
+    );
     expect(human.stdout).toMatch(/web:cli1 {2}claude-stream {2}pid \d+ {2}idle/);
     const json = JSON.parse((await rudder(['status', '--json'])).stdout);
-    expect(json.sessions[0]).toMatchObject({ conversationId: 'web:cli1', backend: 'claude-stream', state: 'idle', steered: 0 });
+    expect(json.sessions[0]).toMatchObject({
+      conversationId: 'web:cli1',
+      backend: 'claude-stream',
+      state: 'idle',
+      steered: 0,
+    });
     expect(json.sessions[0].rssBytes).toBeGreaterThan(0);
     expect(json.owedReplies).toBe(0);
   });
@@ -78,9 +89,19 @@ describe('rudder doctor', () => {
 
   it('fails with a fix when the binary is missing or tmux is required but absent', () => {
     const cwd = tempDir('doc');
-    fs.writeFileSync(path.join(cwd, 'rudder.config.json'), JSON.stringify({ agent: { claudeBin: '/nonexistent/claude', backend: 'claude-tmux', env: { HOME: tempDir('fresh-home') } } }));
+    fs.writeFileSync(
+      path.join(cwd, 'rudder.config.json'),
+      JSON.stringify({
+        agent: { claudeBin: '/nonexistent/claude', backend: 'claude-tmux', env: { HOME: tempDir('fresh-home') } },
+      }),
+    );
     // An empty PATH directory: no tmux to find (node is run by its absolute path).
-    const r = spawnSync(process.execPath, [CLI, 'doctor'], { cwd, env: { ...process.env, RUDDER_HOME: tempDir('dh'), PATH: tempDir('empty-path') }, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [CLI, 'doctor'], {
+      cwd,
+      env: { ...process.env, RUDDER_HOME: tempDir('dh'), PATH: tempDir('empty-path') },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/✘ claude binary: .*agent\.claudeBin is set to \/nonexistent\/claude/);
     expect(r.stdout).toMatch(/fix: npm install/);
@@ -99,7 +120,14 @@ describe('shutdown', () => {
     await w.ready;
     const m = await child.post('drain', 'finish this [[bash:sleep 2]] tag:d');
     await w.wait('status', (d) => d.state === 'tool');
-    const status = JSON.parse((await run(['status', '--json'], { cwd: child.cwd, env: { ...process.env, RUDDER_HOME: child.home, RUDDER_URL: child.ep.base } })).stdout);
+    const status = JSON.parse(
+      (
+        await run(['status', '--json'], {
+          cwd: child.cwd,
+          env: { ...process.env, RUDDER_HOME: child.home, RUDDER_URL: child.ep.base },
+        })
+      ).stdout,
+    );
     const pid = status.sessions[0].pid as number;
     child.child.kill('SIGTERM');
     await new Promise((r) => child.child.once('exit', r));
@@ -110,7 +138,9 @@ describe('shutdown', () => {
     expect(db.prepare('SELECT state FROM messages WHERE id = ?').get(m.messageId)).toEqual({ state: 'answered' });
     expect(db.prepare('SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL').get()).toEqual({ n: 0 });
     db.close();
-    expect(fs.readFileSync(path.join(child.home, 'rudder.log'), 'utf8')).toContain('stopping: draining in-flight turns');
+    expect(fs.readFileSync(path.join(child.home, 'rudder.log'), 'utf8')).toContain(
+      'stopping: draining in-flight turns',
+    );
   });
 
   it('SIGINT stops the gateway and its agents', async () => {
@@ -119,7 +149,16 @@ describe('shutdown', () => {
     await w.ready;
     const m = await child.post('int', 'hi');
     await w.waitReply(m.messageId);
-    const pids = (JSON.parse((await run(['status', '--json'], { cwd: child.cwd, env: { ...process.env, RUDDER_HOME: child.home, RUDDER_URL: child.ep.base } })).stdout).sessions as Array<{ pid: number }>).map((s) => s.pid);
+    const pids = (
+      JSON.parse(
+        (
+          await run(['status', '--json'], {
+            cwd: child.cwd,
+            env: { ...process.env, RUDDER_HOME: child.home, RUDDER_URL: child.ep.base },
+          })
+        ).stdout,
+      ).sessions as Array<{ pid: number }>
+    ).map((s) => s.pid);
     child.child.kill('SIGINT');
     await new Promise((r) => child.child.once('exit', r));
     await waitUntil(() => pids.every((p) => !pidAlive(p)), 5000);

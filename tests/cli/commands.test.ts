@@ -2,14 +2,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../support/gateway-rig.js';
 import { tempDir } from '../support/claude-rig.js';
+import { ROOT } from '../support/gateway-rig.js';
 import { cleanEnv, runCli } from './run-cli.js';
 
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const COMMANDS = ['start', 'send', 'status', 'doctor', 'backup', 'pane-state', 'pairing'];
 // Commands run in an empty directory with an empty data dir, so nothing they might do by mistake touches a real one.
-const sandbox = () => ({ cwd: tempDir('cli-cwd'), env: cleanEnv({ RUDDER_HOME: path.join(tempDir('cli-home'), 'data') }) });
+const sandbox = () => ({
+  cwd: tempDir('cli-cwd'),
+  env: cleanEnv({ RUDDER_HOME: path.join(tempDir('cli-home'), 'data') }),
+});
 
 describe('rudder --version and help', () => {
   it('--version prints the package version', async () => {
@@ -54,7 +57,10 @@ describe('usage errors', () => {
       [['frob'], /unknown command 'frob'/],
       [['status', '--jsn'], /unknown option '--jsn'/],
       [['send', 'work'], /missing required argument 'text'/],
-      [['send', 'work', 'hi', '--timeout', 'soon'], /--timeout <seconds>' argument 'soon' is invalid\. a number of seconds above 0/],
+      [
+        ['send', 'work', 'hi', '--timeout', 'soon'],
+        /--timeout <seconds>' argument 'soon' is invalid\. a number of seconds above 0/,
+      ],
       [['start', 'now'], /too many arguments/],
       [['pane-state', '--file'], /option '-f, --file <file>' argument missing/],
     ];

@@ -20,7 +20,9 @@ describe('rudder doctor', () => {
     const home = tempDir('dochome');
     const r = await runCli(['doctor'], { cwd: configIn(tempDir('doccwd')), env: cleanEnv({ HOME: home, ...KEY }) });
     expect(fs.readdirSync(home)).toEqual([]);
-    expect(r.stdout).toContain(`✔ data dir: ${path.join(home, '.rudder')} does not exist yet; rudder start creates it (${home} is writable)`);
+    expect(r.stdout).toContain(
+      `✔ data dir: ${path.join(home, '.rudder')} does not exist yet; rudder start creates it (${home} is writable)`,
+    );
     expect(r.stdout).toContain('✔ store: no store yet');
     expect(r.stdout).toContain('All required checks passed.');
     expect(r.status).toBe(0);
@@ -33,7 +35,10 @@ describe('rudder doctor', () => {
     db.exec('CREATE TABLE t (x)');
     db.close();
     const before = fs.readFileSync(path.join(dir, 'rudder.db'));
-    const r = await runCli(['doctor'], { cwd: configIn(tempDir('doccwd')), env: cleanEnv({ HOME: tempDir('dochome'), RUDDER_HOME: dir, ...KEY }) });
+    const r = await runCli(['doctor'], {
+      cwd: configIn(tempDir('doccwd')),
+      env: cleanEnv({ HOME: tempDir('dochome'), RUDDER_HOME: dir, ...KEY }),
+    });
     expect(r.stdout).toContain('✔ store: SQLite integrity: ok');
     // Not migrated, not put in WAL mode: the same bytes.
     expect(fs.readFileSync(path.join(dir, 'rudder.db')).equals(before)).toBe(true);
@@ -45,8 +50,12 @@ describe('rudder doctor', () => {
     const cwd = configIn(tempDir('tuicwd'), { backend: 'claude-tmux' });
     const env = cleanEnv({ HOME: home, RUDDER_HOME: tempDir('tuidata'), ...KEY });
     const before = await runCli(['doctor'], { cwd, env });
-    expect(before.stdout).toContain(`✘ claude first run: ${path.join(home, '.claude.json')} is missing: the TUI has never run in this HOME`);
-    expect(before.stdout).toMatch(/fix: Run `claude` once in a terminal as the user Rudder runs as \(HOME=.*\) and finish its first-run screens/);
+    expect(before.stdout).toContain(
+      `✘ claude first run: ${path.join(home, '.claude.json')} is missing: the TUI has never run in this HOME`,
+    );
+    expect(before.stdout).toMatch(
+      /fix: Run `claude` once in a terminal as the user Rudder runs as \(HOME=.*\) and finish its first-run screens/,
+    );
     expect(before.stdout).not.toContain('All required checks passed');
     expect(before.status).toBe(1);
 
@@ -66,7 +75,10 @@ describe('rudder doctor', () => {
   it('names the agent HOME from agent.env when it is set there', async () => {
     const agentHome = tempDir('agenthome');
     const cwd = configIn(tempDir('tuicwd'), { backend: 'claude-tmux' }, agentHome);
-    const r = await runCli(['doctor'], { cwd, env: cleanEnv({ HOME: tempDir('userhome'), RUDDER_HOME: tempDir('tuidata'), ...KEY }) });
+    const r = await runCli(['doctor'], {
+      cwd,
+      env: cleanEnv({ HOME: tempDir('userhome'), RUDDER_HOME: tempDir('tuidata'), ...KEY }),
+    });
     expect(r.stdout).toContain(`✘ claude first run: ${path.join(agentHome, '.claude.json')} is missing`);
   });
 });

@@ -11,13 +11,20 @@ import { bundledClaude } from '../../src/agents/claude/binary.js';
 import { ROOT } from '../support/gateway-rig.js';
 import { cleanEnv } from './run-cli.js';
 
-const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string>; engines: { node: string } };
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  bin: Record<string, string>;
+  engines: { node: string };
+};
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
 // ---- a small reader of npm's `engines.node` ranges, for the forms the lockfile holds ----
 type V = [number, number, number];
 const parse = (s: string): { v: V; parts: number } => {
-  const bits = s.replace(/^v/, '').split('.').filter((b) => b !== '' && !/^[x*]$/i.test(b));
+  const bits = s
+    .replace(/^v/, '')
+    .split('.')
+    .filter((b) => b !== '' && !/^[x*]$/i.test(b));
   return { v: [Number(bits[0] ?? 0), Number(bits[1] ?? 0), Number(bits[2] ?? 0)], parts: bits.length };
 };
 const cmp = (a: V, b: V) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
@@ -26,7 +33,8 @@ function comparator(c: string, v: V): boolean {
   const op = m[1] ?? '=';
   if (m[2] === '*' || m[2] === '') return true;
   const { v: b, parts } = parse(m[2]!);
-  const upper = (level: number): V => (level === 0 ? [b[0] + 1, 0, 0] : level === 1 ? [b[0], b[1] + 1, 0] : [b[0], b[1], b[2] + 1]);
+  const upper = (level: number): V =>
+    level === 0 ? [b[0] + 1, 0, 0] : level === 1 ? [b[0], b[1] + 1, 0] : [b[0], b[1], b[2] + 1];
   if (op === '>=') return cmp(v, b) >= 0;
   if (op === '>') return cmp(v, b) > 0;
   if (op === '<') return cmp(v, b) < 0;
@@ -37,7 +45,13 @@ function comparator(c: string, v: V): boolean {
 }
 export function satisfies(version: string, range: string): boolean {
   const v = parse(version).v;
-  return range.split('||').some((alt) => alt.trim().replace(/(>=|<=|>|<|\^|~)\s+/g, '$1').split(/\s+/).every((c) => comparator(c, v)));
+  return range.split('||').some((alt) =>
+    alt
+      .trim()
+      .replace(/(>=|<=|>|<|\^|~)\s+/g, '$1')
+      .split(/\s+/)
+      .every((c) => comparator(c, v)),
+  );
 }
 
 /** The lowest version of each alternative of a range such as "^20.19.0 || ^22.13.0". */
@@ -54,7 +68,12 @@ describe('npx rudder from the clone', () => {
     try {
       const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
         // Without scripts: the install's prepare step would rebuild dist/ under the other tests' feet.
-        const env = cleanEnv({ npm_config_cache: cache, npm_config_update_notifier: 'false', npm_config_offline: 'true', npm_config_ignore_scripts: 'true' });
+        const env = cleanEnv({
+          npm_config_cache: cache,
+          npm_config_update_notifier: 'false',
+          npm_config_offline: 'true',
+          npm_config_ignore_scripts: 'true',
+        });
         const c = spawn('npx', ['rudder', '--version'], { cwd: ROOT, env });
         let stdout = '';
         let stderr = '';
@@ -82,28 +101,40 @@ describe('engines and the README', () => {
     expect(satisfies('20.19.0', '>=22.0.0')).toBe(false);
   });
 
-  it('engines.node holds this Node, and every installed package runs on the lowest version of each of its ranges', () => {
-    expect(satisfies(process.versions.node, pkg.engines.node)).toBe(true);
-    const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string } }> };
-    const native = '@anthropic-ai/claude-code';
-    const wrong: string[] = [];
-    for (const [where, p] of Object.entries(lock.packages)) {
-      if (!where || !p.engines?.node || where.endsWith(`node_modules/${native}`)) continue;
-      if (!fs.existsSync(path.join(ROOT, where, 'package.json'))) continue; // another platform's optional package
-      for (const v of lowest(pkg.engines.node)) if (!satisfies(v, p.engines.node)) wrong.push(`${where} wants ${p.engines.node}, not ${v}`);
-    }
-    expect(wrong).toEqual([]);
-  });
+  it(
+    'engines.node holds this Node, and every installed package runs on the lowest version of each of its ' + 'ranges',
+    () => {
+      expect(satisfies(process.versions.node, pkg.engines.node)).toBe(true);
+      const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+        packages: Record<string, { engines?: { node?: string } }>;
+      };
+      const native = '@anthropic-ai/claude-code';
+      const wrong: string[] = [];
+      for (const [where, p] of Object.entries(lock.packages)) {
+        if (!where || !p.engines?.node || where.endsWith(`node_modules/${native}`)) continue;
+        if (!fs.existsSync(path.join(ROOT, where, 'package.json'))) continue; // another platform's optional package
+        for (const v of lowest(pkg.engines.node))
+          if (!satisfies(v, p.engines.node)) wrong.push(`${where} wants ${p.engines.node}, not ${v}`);
+      }
+      expect(wrong).toEqual([]);
+    },
+  );
 
-  it('the pinned claude-code package wants Node 22 in its engines, but what it installs is a native binary (it does not run on Node)', () => {
-    const cc = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/@anthropic-ai/claude-code/package.json'), 'utf8')) as { engines: { node: string } };
-    expect(satisfies(process.versions.node, cc.engines.node)).toBe(false); // the EBADENGINE warning npm prints
-    const head = Buffer.alloc(4);
-    const fd = fs.openSync(bundledClaude()!, 'r');
-    fs.readSync(fd, head, 0, 4, 0);
-    fs.closeSync(fd);
-    expect(head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46])) || head.readUInt32LE(0) === 0xfeedfacf).toBe(true); // ELF or Mach-O
-  });
+  it(
+    'the pinned claude-code package wants Node 22 in its engines, but what it installs is a native binary ' +
+      '(it does not run on Node)',
+    () => {
+      const cc = JSON.parse(
+        fs.readFileSync(path.join(ROOT, 'node_modules/@anthropic-ai/claude-code/package.json'), 'utf8'),
+      ) as { engines: { node: string } };
+      expect(satisfies(process.versions.node, cc.engines.node)).toBe(false); // the EBADENGINE warning npm prints
+      const head = Buffer.alloc(4);
+      const fd = fs.openSync(bundledClaude()!, 'r');
+      fs.readSync(fd, head, 0, 4, 0);
+      fs.closeSync(fd);
+      expect(head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46])) || head.readUInt32LE(0) === 0xfeedfacf).toBe(true); // ELF or Mach-O
+    },
+  );
 
   it('the README states the same Node versions, the warning, and where the API key goes', () => {
     expect(README).toContain(`Node.js \`${pkg.engines.node}\``);

@@ -6,20 +6,27 @@ import { describe, expect, it } from 'vitest';
 import { CLI, ROOT } from '../support/gateway-rig.js';
 
 const FIXTURES = path.join(ROOT, 'tests/fixtures/panes');
-const manifest = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as { captures: Array<{ file: string; expected: string }> };
+const manifest = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as {
+  captures: Array<{ file: string; expected: string }>;
+};
 const pick = (verdict: string) => manifest.captures.find((c) => c.expected === verdict)!;
 
 describe('rudder pane-state', () => {
   it.each(['ready', 'busy', 'menu', 'not-ready'])('prints %s for a capture labelled so (--file)', (verdict) => {
     const c = pick(verdict);
-    const r = spawnSync(process.execPath, [CLI, 'pane-state', '--file', path.join(FIXTURES, c.file)], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [CLI, 'pane-state', '--file', path.join(FIXTURES, c.file)], {
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`${verdict}\n`);
   });
 
   it('reads stdin by default and prints reasons with --json', () => {
     const c = pick('menu');
-    const r = spawnSync(process.execPath, [CLI, 'pane-state', '--json'], { input: fs.readFileSync(path.join(FIXTURES, c.file)), encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [CLI, 'pane-state', '--json'], {
+      input: fs.readFileSync(path.join(FIXTURES, c.file)),
+      encoding: 'utf8',
+    });
     const out = JSON.parse(r.stdout);
     expect(out.state).toBe('menu');
     expect(Array.isArray(out.reasons) && out.reasons.length > 0).toBe(true);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/claude-rig.js';
-import { ROOT, agentConfig, startInProcess } from '../support/gateway-rig.js';
+import { agentConfig, ROOT, startInProcess } from '../support/gateway-rig.js';
 import { runCli } from './run-cli.js';
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -15,19 +15,26 @@ const section = (title: string) => {
 describe('README', () => {
   it('the command table lists every command of rudder --help, and no other', async () => {
     const help = (await runCli(['--help'])).stdout;
-    const commands = [...help.slice(help.indexOf('Commands:')).matchAll(/^ {2}([a-z-]+)/gm)].map((m) => m[1]).filter((c) => c !== 'help');
+    const commands = [...help.slice(help.indexOf('Commands:')).matchAll(/^ {2}([a-z-]+)/gm)]
+      .map((m) => m[1])
+      .filter((c) => c !== 'help');
     const documented = [...section('The `rudder` command').matchAll(/^\| `rudder ([a-z-]+)/gm)].map((m) => m[1]);
     expect(new Set(documented)).toEqual(new Set(commands));
   });
 
   it('documents optionId on the permissions endpoint, which the API takes', async () => {
-    const row = section('HTTP API').split('\n').find((l) => l.includes('/permissions/:requestId'))!;
+    const row = section('HTTP API')
+      .split('\n')
+      .find((l) => l.includes('/permissions/:requestId'))!;
     expect(row).toContain('"optionId"');
     expect(row).toContain('`options`');
     const gw = await startInProcess({ agent: agentConfig('http://127.0.0.1:9', tempDir('chome')) });
     try {
       // Accepted as a field (an unknown field is a 400): this request id is simply not waiting.
-      const res = await gw.api('POST', '/api/conversations/p1/permissions/nope', { allow: false, optionId: 'option-2' });
+      const res = await gw.api('POST', '/api/conversations/p1/permissions/nope', {
+        allow: false,
+        optionId: 'option-2',
+      });
       expect(res.status).toBe(404);
       const bad = await gw.api('POST', '/api/conversations/p1/permissions/nope', { allow: false, option: 'option-2' });
       expect(bad.status).toBe(400);

@@ -1,4 +1,7 @@
-/** Runs the built `rudder` command (dist/cli/main.js) as a child, without blocking this process (the mock API lives here). */
+/**
+ * Runs the built `rudder` command (dist/cli/main.js) as a child, without blocking this process (the mock API lives
+ * here).
+ */
 import { spawn } from 'node:child_process';
 import { CLI } from '../support/gateway-rig.js';
 
@@ -9,7 +12,10 @@ export interface CliResult {
   ms: number;
 }
 
-export function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const started = Date.now();
     const c = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: opts.env ?? process.env });

@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startChild } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 import { cleanEnv, runCli } from './run-cli.js';
 
 let mock: MockApi;
@@ -26,11 +26,21 @@ const portOf = (base: string) => Number(new URL(base).port);
 
 describe('rudder send: when it ends', () => {
   it('a bad conversation id: prints the 400 and exits 1 at once', async () => {
-    const r = await runCli(['send', 'bad id!', 'hi'], { cwd: gw.cwd, env: cleanEnv({ RUDDER_HOME: gw.home, RUDDER_URL: gw.ep.base }) });
+    const r = await runCli(['send', 'bad id!', 'hi'], {
+      cwd: gw.cwd,
+      env: cleanEnv({ RUDDER_HOME: gw.home, RUDDER_URL: gw.ep.base }),
+    });
     expect(r.stderr).toMatch(/400 BAD_REQUEST: A conversation id is 1-64 letters/);
     expect(r.status).toBe(1);
     // Nothing was posted: no message row came of it.
-    const status = JSON.parse((await runCli(['status', '--json'], { cwd: gw.cwd, env: cleanEnv({ RUDDER_HOME: gw.home, RUDDER_URL: gw.ep.base }) })).stdout);
+    const status = JSON.parse(
+      (
+        await runCli(['status', '--json'], {
+          cwd: gw.cwd,
+          env: cleanEnv({ RUDDER_HOME: gw.home, RUDDER_URL: gw.ep.base }),
+        })
+      ).stdout,
+    );
     expect(Object.values(status.messages as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(0);
   });
 });
@@ -38,7 +48,10 @@ describe('rudder send: when it ends', () => {
 describe('rudder send and status with a config file that is not valid', () => {
   it('use its web address and the token in the data dir, and say so on stderr', async () => {
     const cwd = tempDir('badcfg');
-    fs.writeFileSync(path.join(cwd, 'rudder.config.json'), JSON.stringify({ web: { port: portOf(gw.ep.base) }, agent: { bakend: 'claude-stream' } }));
+    fs.writeFileSync(
+      path.join(cwd, 'rudder.config.json'),
+      JSON.stringify({ web: { port: portOf(gw.ep.base) }, agent: { bakend: 'claude-stream' } }),
+    );
     const env = cleanEnv({ RUDDER_HOME: gw.home });
     const s = await runCli(['status'], { cwd, env });
     expect(s.stderr).toMatch(/rudder\.config\.json is not valid \(agent: .*\); using its web address/);
@@ -50,46 +63,65 @@ describe('rudder send and status with a config file that is not valid', () => {
     expect(r.status).toBe(0);
   });
 
-  it('fall back to RUDDER_URL and RUDDER_TOKEN, or to the default address, when the file is not even JSON', async () => {
-    const cwd = tempDir('notjson');
-    fs.writeFileSync(path.join(cwd, 'rudder.config.json'), '{ "web": { "port": 1,');
-    const viaEnv = await runCli(['status', '--json'], { cwd, env: cleanEnv({ RUDDER_HOME: tempDir('nohome'), RUDDER_URL: gw.ep.base, RUDDER_TOKEN: gw.ep.token }) });
-    expect(viaEnv.status).toBe(0);
-    expect(JSON.parse(viaEnv.stdout).steering).toBeDefined();
-    const fallback = await runCli(['status'], { cwd, env: cleanEnv({ RUDDER_HOME: gw.home }) });
-    expect(fallback.stderr).toMatch(/cannot be read as JSON .*; using the default address\. Set RUDDER_URL/);
-    expect(fallback.stderr).toMatch(/127\.0\.0\.1:8787/);
-  });
+  it(
+    'fall back to RUDDER_URL and RUDDER_TOKEN, or to the default address, when the file is not even ' + 'JSON',
+    async () => {
+      const cwd = tempDir('notjson');
+      fs.writeFileSync(path.join(cwd, 'rudder.config.json'), '{ "web": { "port": 1,');
+      const viaEnv = await runCli(['status', '--json'], {
+        cwd,
+        env: cleanEnv({ RUDDER_HOME: tempDir('nohome'), RUDDER_URL: gw.ep.base, RUDDER_TOKEN: gw.ep.token }),
+      });
+      expect(viaEnv.status).toBe(0);
+      expect(JSON.parse(viaEnv.stdout).steering).toBeDefined();
+      const fallback = await runCli(['status'], { cwd, env: cleanEnv({ RUDDER_HOME: gw.home }) });
+      expect(fallback.stderr).toMatch(/cannot be read as JSON .*; using the default address\. Set RUDDER_URL/);
+      expect(fallback.stderr).toMatch(/127\.0\.0\.1:8787/);
+    },
+  );
 });
 
 describe('a missing or broken claude binary', () => {
-  it('a broken one: start warns with the fix and keeps the page up, status shows it, send exits 1 on the error event', async () => {
-    const bin = path.join(tempDir('broken'), 'claude');
-    fs.writeFileSync(bin, '#!/bin/sh\necho "claude: cannot execute binary file" >&2\nexit 126\n', { mode: 0o755 });
-    const child = await startChild({ agent: agentConfig(mock.url, tempDir('chome'), { claudeBin: bin }) });
-    try {
-      await waitUntil(() => child.output().includes('Agents cannot start until this is fixed'), 20_000);
-      expect(child.output()).toMatch(new RegExp(`warning: ${bin} \\(from config\\) does not run: .claude --version. failed \\(claude: cannot execute binary file\\)\\..*\\(fix: Reinstall Claude Code`));
-      expect(child.output()).toContain('Rudder is running. Open http');
-      const env = cleanEnv({ RUDDER_HOME: child.home, RUDDER_URL: child.ep.base });
-      const s = await runCli(['status'], { cwd: child.cwd, env });
-      expect(s.stdout).toMatch(/^Claude: ✘ .*does not run.*\(fix: Reinstall Claude Code/m);
-      const json = JSON.parse((await runCli(['status', '--json'], { cwd: child.cwd, env })).stdout);
-      expect(json.agent.claude).toMatchObject({ ok: false, path: bin, source: 'config' });
-      const r = await runCli(['send', 'b1', 'hello'], { cwd: child.cwd, env });
-      expect(r.stderr).toMatch(/sent m_\w+: turn/);
-      expect(r.stderr).toMatch(/^error AGENT_\w+: /m);
-      expect(r.status).toBe(1);
-    } finally {
-      await child.stop();
-    }
-  });
+  it(
+    'a broken one: start warns with the fix and keeps the page up, status shows it, send exits 1 on the ' +
+      'error event',
+    async () => {
+      const bin = path.join(tempDir('broken'), 'claude');
+      fs.writeFileSync(bin, '#!/bin/sh\necho "claude: cannot execute binary file" >&2\nexit 126\n', { mode: 0o755 });
+      const child = await startChild({ agent: agentConfig(mock.url, tempDir('chome'), { claudeBin: bin }) });
+      try {
+        await waitUntil(() => child.output().includes('Agents cannot start until this is fixed'), 20_000);
+        expect(child.output()).toMatch(
+          new RegExp(
+            `warning: ${bin} \\(from config\\) does not run: .claude --version. failed \\(claude: cannot ` +
+              `execute binary file\\)\\..*\\(fix: Reinstall Claude Code`,
+          ),
+        );
+        expect(child.output()).toContain('Rudder is running. Open http');
+        const env = cleanEnv({ RUDDER_HOME: child.home, RUDDER_URL: child.ep.base });
+        const s = await runCli(['status'], { cwd: child.cwd, env });
+        expect(s.stdout).toMatch(/^Claude: ✘ .*does not run.*\(fix: Reinstall Claude Code/m);
+        const json = JSON.parse((await runCli(['status', '--json'], { cwd: child.cwd, env })).stdout);
+        expect(json.agent.claude).toMatchObject({ ok: false, path: bin, source: 'config' });
+        const r = await runCli(['send', 'b1', 'hello'], { cwd: child.cwd, env });
+        expect(r.stderr).toMatch(/sent m_\w+: turn/);
+        expect(r.stderr).toMatch(/^error AGENT_\w+: /m);
+        expect(r.status).toBe(1);
+      } finally {
+        await child.stop();
+      }
+    },
+  );
 
   it('a missing one: the warning names the setting and the fix; send exits 1', async () => {
-    const child = await startChild({ agent: agentConfig(mock.url, tempDir('chome'), { claudeBin: '/nonexistent/claude' }) });
+    const child = await startChild({
+      agent: agentConfig(mock.url, tempDir('chome'), { claudeBin: '/nonexistent/claude' }),
+    });
     try {
       await waitUntil(() => child.output().includes('Agents cannot start until this is fixed'), 20_000);
-      expect(child.output()).toMatch(/warning: agent\.claudeBin is set to \/nonexistent\/claude, which is not an executable file\..*\(fix: npm install/);
+      expect(child.output()).toMatch(
+        /warning: agent\.claudeBin is set to \/nonexistent\/claude, which is not an executable file\..*\(fix: npm install/,
+      );
       const env = cleanEnv({ RUDDER_HOME: child.home, RUDDER_URL: child.ep.base });
       const r = await runCli(['send', 'm1', 'hello'], { cwd: child.cwd, env });
       expect(r.stderr).toMatch(/^error CLAUDE_BINARY_MISSING: .*\/nonexistent\/claude/m);
@@ -103,7 +135,10 @@ describe('a missing or broken claude binary', () => {
     // The only warning is that the test's config sits in the agent's working directory.
     expect(gw.output()).not.toContain('Agents cannot start until this is fixed');
     expect(gw.output()).not.toMatch(/warning: (?!\S+rudder\.config\.json is inside the agent's working directory)/);
-    const s = await runCli(['status'], { cwd: gw.cwd, env: cleanEnv({ RUDDER_HOME: gw.home, RUDDER_URL: gw.ep.base }) });
+    const s = await runCli(['status'], {
+      cwd: gw.cwd,
+      env: cleanEnv({ RUDDER_HOME: gw.home, RUDDER_URL: gw.ep.base }),
+    });
     expect(s.stdout).toMatch(/^Claude: 2\.1\.332 \(Claude Code\) at .*claude.* \(from \w+\); backend claude-stream$/m);
   });
 });

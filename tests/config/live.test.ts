@@ -10,19 +10,26 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeHot } from '../../src/config/hot.js';
 import { LiveConfig, parseConfig } from '../../src/config/load.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { CLAUDE_BIN, tempDir, waitUntil } from '../support/claude-rig.js';
-import { CLI, agentConfig, startChild, writeConfig } from '../support/gateway-rig.js';
+import { agentConfig, CLI, startChild, writeConfig } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 describe('hot keys', () => {
-  it('takes steering, log.level and a running channel\'s queueMode; reports every other changed key', () => {
+  it("takes steering, log.level and a running channel's queueMode; reports every other changed key", () => {
     const running = parseConfig({ channels: { telegram: { token: 't', owners: [1] } } });
     const file = parseConfig({
       steering: { enabled: false, mode: 'collect' },
       log: { level: 'debug' },
-      agent: { claudeBin: '/tmp/evil', permissionMode: 'bypassPermissions', env: { NODE_OPTIONS: '--require /tmp/x.js' } },
+      agent: {
+        claudeBin: '/tmp/evil',
+        permissionMode: 'bypassPermissions',
+        env: { NODE_OPTIONS: '--require /tmp/x.js' },
+      },
       stt: { command: '/tmp/evil', args: [] },
-      channels: { telegram: { token: 't', owners: [1, 2], queueMode: 'followup' }, discord: { token: 'd', queueMode: 'steer' } },
+      channels: {
+        telegram: { token: 't', owners: [1, 2], queueMode: 'followup' },
+        discord: { token: 'd', queueMode: 'steer' },
+      },
       web: { port: 1 },
     });
     const m = mergeHot(running, file);
@@ -35,7 +42,18 @@ describe('hot keys', () => {
     expect(m.config.channels.discord).toBeUndefined();
     expect(m.config.web).toEqual(running.web);
     expect(m.applied.sort()).toEqual(['channels.telegram.queueMode', 'log.level', 'steering.enabled', 'steering.mode']);
-    expect(m.pending).toEqual(expect.arrayContaining(['agent.claudeBin', 'agent.permissionMode', 'agent.env.NODE_OPTIONS', 'stt.command', 'channels.telegram.owners', 'channels.discord.queueMode', 'channels.discord.token', 'web.port']));
+    expect(m.pending).toEqual(
+      expect.arrayContaining([
+        'agent.claudeBin',
+        'agent.permissionMode',
+        'agent.env.NODE_OPTIONS',
+        'stt.command',
+        'channels.telegram.owners',
+        'channels.discord.queueMode',
+        'channels.discord.token',
+        'web.port',
+      ]),
+    );
     expect(m.pending).not.toContain('steering.mode');
   });
 
@@ -44,7 +62,12 @@ describe('hot keys', () => {
     const file = writeConfig(dir, {});
     const pending: string[][] = [];
     const rejected: string[] = [];
-    const live = new LiveConfig(file, parseConfig({}), { pending: (k) => pending.push(k), rejected: (e) => rejected.push(e.message) }, 0);
+    const live = new LiveConfig(
+      file,
+      parseConfig({}),
+      { pending: (k) => pending.push(k), rejected: (e) => rejected.push(e.message) },
+      0,
+    );
     // Each edit gets its own mtime, a second after the last: the file is re-read only when it moves.
     let edits = 0;
     const edit = (c: Record<string, unknown>) => {
@@ -69,7 +92,7 @@ describe('hot keys', () => {
     expect(edit({ steering: { enabled: false } }).steering.enabled).toBe(false);
   });
 
-  it('sees a save that kept the file\'s mtime (a tool that restores it, a coarse clock)', () => {
+  it("sees a save that kept the file's mtime (a tool that restores it, a coarse clock)", () => {
     const dir = tempDir('live-stamp');
     const file = writeConfig(dir, { steering: { enabled: true } });
     const kept = new Date(Date.now() - 60_000);
@@ -93,7 +116,7 @@ describe('rudder start and its config file', () => {
     await mock?.close();
   });
 
-  it('ignores edits that widen the agent\'s reach until a restart, and applies steering and log.level', async () => {
+  it("ignores edits that widen the agent's reach until a restart, and applies steering and log.level", async () => {
     const cwd = tempDir('livecwd');
     const marker = path.join(tempDir('mark'), 'planted-bin-ran');
     const planted = path.join(tempDir('bin'), 'claude');
@@ -114,7 +137,10 @@ describe('rudder start and its config file', () => {
       fs.writeFileSync(gw.configFile, JSON.stringify(cfg));
 
       // Steering is hot: the status says it is off now (and makes the gateway read the file).
-      await waitUntil(async () => ((await (await gw.api('GET', '/api/status')).json()) as any).steering.on === false, 10_000);
+      await waitUntil(
+        async () => ((await (await gw.api('GET', '/api/status')).json()) as any).steering.on === false,
+        10_000,
+      );
       const w = gw.watch('after-edit');
       await w.ready;
       const m = await gw.post('after-edit', 'hello tag:live');
@@ -122,13 +148,25 @@ describe('rudder start and its config file', () => {
       expect(fs.existsSync(marker)).toBe(false);
       // Saved again with steering back on: read again (steering follows), the same pending keys not reported again.
       fs.writeFileSync(gw.configFile, JSON.stringify({ ...cfg, steering: { enabled: true } }));
-      await waitUntil(async () => ((await (await gw.api('GET', '/api/status')).json()) as any).steering.on === true, 10_000);
-      await waitUntil(() => (fs.readFileSync(logFile, 'utf8').match(/"msg":"config reloaded"/g) ?? []).length === 2, 10_000);
+      await waitUntil(
+        async () => ((await (await gw.api('GET', '/api/status')).json()) as any).steering.on === true,
+        10_000,
+      );
+      await waitUntil(
+        () => (fs.readFileSync(logFile, 'utf8').match(/"msg":"config reloaded"/g) ?? []).length === 2,
+        10_000,
+      );
 
-      const lines = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+      const lines = fs
+        .readFileSync(logFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, any>);
       const restart = lines.filter((l) => /restart to apply/.test(l.msg));
       expect(restart).toHaveLength(1);
-      expect(restart[0]!.keys).toEqual(expect.arrayContaining(['agent.claudeBin', 'agent.permissionMode', 'agent.env.PLANTED', 'stt.command']));
+      expect(restart[0]!.keys).toEqual(
+        expect.arrayContaining(['agent.claudeBin', 'agent.permissionMode', 'agent.env.PLANTED', 'stt.command']),
+      );
       expect(restart[0]!.keys).not.toContain('steering.enabled');
       // log.level is hot: debug lines appear from the first reload on, none before it.
       const reload = lines.findIndex((l) => l.msg === 'config reloaded');
@@ -144,12 +182,21 @@ describe('rudder start and its config file', () => {
     const file = writeConfig(cwd, { web: { port: 0 } });
     prepare(file, cwd);
     const home = tempDir('cfgsafehome');
-    const r = spawnSync(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: home }, encoding: 'utf8', timeout: 15_000 });
+    const r = spawnSync(process.execPath, [CLI, 'start'], {
+      cwd,
+      env: { ...process.env, RUDDER_HOME: home },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
     return { ...r, home };
   }
 
   it.each<[string, (file: string, dir: string) => void, RegExp]>([
-    ['others can write it', (f) => fs.chmodSync(f, 0o666), /rudder\.config\.json can be written by other users \(mode 0666\)/],
+    [
+      'others can write it',
+      (f) => fs.chmodSync(f, 0o666),
+      /rudder\.config\.json can be written by other users \(mode 0666\)/,
+    ],
     ['its group can write it', (f) => fs.chmodSync(f, 0o664), /can be written by other users \(mode 0664\)/],
     ['another user owns it', (f) => fs.chownSync(f, 4242, 4242), /belongs to uid 4242/],
     ['others can replace it', (_f, d) => fs.chmodSync(d, 0o777), /could be replaced/],

@@ -21,7 +21,11 @@ const BATCH = 25;
 beforeAll(async () => {
   // The agent points nowhere, and messages that get through wait in a long collect window: the
   // fuzz measures the HTTP edge, not thousands of agent spawns.
-  gw = await startInProcess({ agent: { claudeBin: '/bin/false', env: { HOME: tempDir('chome') } }, steering: { mode: 'collect', collectWindowMs: 60_000 }, web: { port: 0, allowedHosts: ['proxy.example'] } });
+  gw = await startInProcess({
+    agent: { claudeBin: '/bin/false', env: { HOME: tempDir('chome') } },
+    steering: { mode: 'collect', collectWindowMs: 60_000 },
+    web: { port: 0, allowedHosts: ['proxy.example'] },
+  });
   port = Number(new URL(gw.ep.base).port);
 });
 afterAll(async () => {
@@ -44,12 +48,27 @@ type Case = {
 
 const MALFORMED = ['%', '%Z', '%ZZ', '%E0%A4', '%C0%AF', '%ED%A0%80', '%F4%90%80%80', 'a%', '%%', '%2'];
 const segment = fc.oneof(
-  fc.constantFrom('api', 'conversations', 'events', 'messages', 'permissions', 'status', 'channels', 'healthz', '..', '.', 'c-1', 'fuzz'),
+  fc.constantFrom(
+    'api',
+    'conversations',
+    'events',
+    'messages',
+    'permissions',
+    'status',
+    'channels',
+    'healthz',
+    '..',
+    '.',
+    'c-1',
+    'fuzz',
+  ),
   fc.string({ unit: 'binary-ascii', maxLength: 12 }).map(encodeURIComponent),
   fc.string({ unit: 'grapheme', maxLength: 6 }).map(encodeURIComponent),
 );
 const routes = fc.oneof(
-  fc.tuple(fc.constantFrom('f1', 'f2', 'x.y', ''), fc.constantFrom('messages', 'events', 'permissions')).map(([id, sub]) => ['api', 'conversations', id, sub].filter(Boolean)),
+  fc
+    .tuple(fc.constantFrom('f1', 'f2', 'x.y', ''), fc.constantFrom('messages', 'events', 'permissions'))
+    .map(([id, sub]) => ['api', 'conversations', id, sub].filter(Boolean)),
   fc.constantFrom(['api', 'status'], ['api', 'conversations'], ['api', 'channels'], ['healthz'], []),
   fc.array(segment, { maxLength: 5 }),
 );
@@ -65,36 +84,115 @@ const path = fc.oneof(
   },
 );
 const contentType = fc.oneof(
-  fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON').map((value) => ({ json: true, value })),
-  fc.oneof(fc.constant(undefined), fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/jsonp'), fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,40}$/).filter((v) => !/^\s*application\/json\s*(;|$)/i.test(v))).map((value) => ({ json: false, value })),
+  fc
+    .constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON')
+    .map((value) => ({ json: true, value })),
+  fc
+    .oneof(
+      fc.constant(undefined),
+      fc.constantFrom(
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=utf-16',
+        'application/jsonp',
+      ),
+      fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,40}$/).filter((v) => !/^\s*application\/json\s*(;|$)/i.test(v)),
+    )
+    .map((value) => ({ json: false, value })),
 );
-const body = fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ text: v })), fc.constantFrom('{"text":"/help"}', '{"allow":true}', '{"title":"t"}', ''));
-const query = fc.oneof(fc.constant(''), fc.constantFrom('?lastEventId=0', '?lastEventId=-1', '?lastEventId=%ZZ', '?a=%', '?token=', '?x=1&y'), fc.string({ unit: 'binary-ascii', maxLength: 10 }).map((s) => `?q=${encodeURIComponent(s)}`));
+const body = fc.oneof(
+  fc.string(),
+  fc.json(),
+  fc.jsonValue().map((v) => JSON.stringify({ text: v })),
+  fc.constantFrom('{"text":"/help"}', '{"allow":true}', '{"title":"t"}', ''),
+);
+const query = fc.oneof(
+  fc.constant(''),
+  fc.constantFrom('?lastEventId=0', '?lastEventId=-1', '?lastEventId=%ZZ', '?a=%', '?token=', '?x=1&y'),
+  fc.string({ unit: 'binary-ascii', maxLength: 10 }).map((s) => `?q=${encodeURIComponent(s)}`),
+);
 
 /** Requests against the gateway on `port` (the names it answers to depend on it). */
 function requests(port: number): fc.Arbitrary<Case> {
   const host = fc.oneof(
-    fc.constantFrom<HostKind>('ours').chain((kind) => fc.constantFrom(`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, 'proxy.example', 'proxy.example:443').map((value) => ({ kind, value }))),
+    fc
+      .constantFrom<HostKind>('ours')
+      .chain((kind) =>
+        fc
+          .constantFrom(`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, 'proxy.example', 'proxy.example:443')
+          .map((value) => ({ kind, value })),
+      ),
     fc.constantFrom<HostKind>('foreign').chain((kind) =>
-      fc.oneof(
-        fc.constantFrom('attacker.example', `attacker.example:${port}`, `127.0.0.1:${port + 1}`, '127.0.0.1', `10.0.0.1:${port}`, `localhost.:${port}`, '', `[::2]:${port}`),
-        fc.stringMatching(/^[a-z0-9-]{1,20}\.(test|example)(:\d{1,5})?$/).filter((h) => !/^proxy\.example(:|$)/.test(h)),
-      ).map((value) => ({ kind, value })),
+      fc
+        .oneof(
+          fc.constantFrom(
+            'attacker.example',
+            `attacker.example:${port}`,
+            `127.0.0.1:${port + 1}`,
+            '127.0.0.1',
+            `10.0.0.1:${port}`,
+            `localhost.:${port}`,
+            '',
+            `[::2]:${port}`,
+          ),
+          fc
+            .stringMatching(/^[a-z0-9-]{1,20}\.(test|example)(:\d{1,5})?$/)
+            .filter((h) => !/^proxy\.example(:|$)/.test(h)),
+        )
+        .map((value) => ({ kind, value })),
     ),
   );
-  const ourOrigins = () => [`http://127.0.0.1:${port}`, `http://localhost:${port}`, 'https://proxy.example', 'http://proxy.example'];
+  const ourOrigins = () => [
+    `http://127.0.0.1:${port}`,
+    `http://localhost:${port}`,
+    'https://proxy.example',
+    'http://proxy.example',
+  ];
   const origin = fc.oneof(
     fc.constant({ kind: 'none' as const }),
-    fc.constantFrom(`http://127.0.0.1:${port}`, `http://localhost:${port}`, 'https://proxy.example').map((value) => ({ kind: 'ours' as const, value })),
-    fc.oneof(fc.constantFrom('null', 'http://attacker.example', `http://attacker.example:${port}`, 'file://', `https://127.0.0.1:${port}`, 'garbage'), fc.webUrl().filter((u) => !ourOrigins().includes(new URL(u).origin))).map((value) => ({ kind: 'foreign' as const, value })),
+    fc
+      .constantFrom(`http://127.0.0.1:${port}`, `http://localhost:${port}`, 'https://proxy.example')
+      .map((value) => ({ kind: 'ours' as const, value })),
+    fc
+      .oneof(
+        fc.constantFrom(
+          'null',
+          'http://attacker.example',
+          `http://attacker.example:${port}`,
+          'file://',
+          `https://127.0.0.1:${port}`,
+          'garbage',
+        ),
+        fc.webUrl().filter((u) => !ourOrigins().includes(new URL(u).origin)),
+      )
+      .map((value) => ({ kind: 'foreign' as const, value })),
   );
   return fc
-    .record({ method: fc.constantFrom('GET', 'GET', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'), path, query, host, origin, auth: fc.constantFrom('none', 'header', 'header', 'header', 'wrong', 'query'), contentType, body })
-    .map(({ path: p, ...rest }) => ({ ...rest, segments: p.segments, malformed: p.malformed, body: rest.method === 'POST' || rest.method === 'PUT' ? rest.body : undefined }) as Case);
+    .record({
+      method: fc.constantFrom('GET', 'GET', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'),
+      path,
+      query,
+      host,
+      origin,
+      auth: fc.constantFrom('none', 'header', 'header', 'header', 'wrong', 'query'),
+      contentType,
+      body,
+    })
+    .map(
+      ({ path: p, ...rest }) =>
+        ({
+          ...rest,
+          segments: p.segments,
+          malformed: p.malformed,
+          body: rest.method === 'POST' || rest.method === 'PUT' ? rest.body : undefined,
+        }) as Case,
+    );
 }
 
 function send(c: Case): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
-  const query = c.auth === 'query' ? `?token=${encodeURIComponent(gw.ep.token)}${c.query.replace(/^\?/, '&')}` : c.query;
+  const query =
+    c.auth === 'query' ? `?token=${encodeURIComponent(gw.ep.token)}${c.query.replace(/^\?/, '&')}` : c.query;
   const target = `/${c.segments.join('/')}${query}`;
   const headers: Record<string, string> = { host: c.host.value };
   if (c.auth === 'header') headers.authorization = `Bearer ${gw.ep.token}`;
@@ -103,7 +201,15 @@ function send(c: Case): Promise<{ status: number; headers: http.IncomingHttpHead
   if (c.contentType.value !== undefined) headers['content-type'] = c.contentType.value;
   if (c.body !== undefined) headers['content-length'] = String(Buffer.byteLength(c.body));
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: c.method, path: target, headers, setHost: false, agent });
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method: c.method,
+      path: target,
+      headers,
+      setHost: false,
+      agent,
+    });
     req.on('error', reject);
     req.on('response', (res) => {
       const out = { status: res.statusCode ?? 0, headers: res.headers };
@@ -159,7 +265,8 @@ describe('HTTP API, fuzzed', () => {
       { numRuns: 5000 / BATCH },
     );
     // Every guard was reached, and so was the API behind them.
-    for (const status of [400, 401, 403, 404, 415, 421]) expect(seen.get(status) ?? 0, `status ${status}`).toBeGreaterThan(20);
+    for (const status of [400, 401, 403, 404, 415, 421])
+      expect(seen.get(status) ?? 0, `status ${status}`).toBeGreaterThan(20);
     expect([...seen.keys()].some((s) => s >= 200 && s < 300)).toBe(true);
     expect([...seen.values()].reduce((a, b) => a + b, 0)).toBe(5000);
     expect((await fetch(`${gw.ep.base}/healthz`)).status).toBe(200);
@@ -168,18 +275,28 @@ describe('HTTP API, fuzzed', () => {
   it('answers raw request lines Node cannot parse with a 400 or a closed socket', async () => {
     const line = fc.stringMatching(/^[\x00-\x7f]{0,80}$/);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('GET', 'POST', 'G ET', ''), line, fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/9', ''), async (method, target, version) => {
-        const answer = await new Promise<string>((resolve) => {
-          const s = net.connect(port, '127.0.0.1', () => s.write(`${method} ${target} ${version}\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${gw.ep.token}\r\nConnection: close\r\n\r\n`));
-          let got = '';
-          s.on('data', (d) => (got += d));
-          s.on('close', () => resolve(got));
-          s.on('error', () => resolve(got));
-          s.setTimeout(5000, () => s.destroy());
-        });
-        const status = /^HTTP\/1\.[01] (\d{3})/.exec(answer)?.[1];
-        if (status !== undefined) expect(Number(status)).toBeLessThan(500);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'POST', 'G ET', ''),
+        line,
+        fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/9', ''),
+        async (method, target, version) => {
+          const answer = await new Promise<string>((resolve) => {
+            const s = net.connect(port, '127.0.0.1', () =>
+              s.write(
+                `${method} ${target} ${version}\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ` +
+                  `Bearer ${gw.ep.token}\r\nConnection: close\r\n\r\n`,
+              ),
+            );
+            let got = '';
+            s.on('data', (d) => (got += d));
+            s.on('close', () => resolve(got));
+            s.on('error', () => resolve(got));
+            s.setTimeout(5000, () => s.destroy());
+          });
+          const status = /^HTTP\/1\.[01] (\d{3})/.exec(answer)?.[1];
+          if (status !== undefined) expect(Number(status)).toBeLessThan(500);
+        },
+      ),
       { numRuns: 300 },
     );
     expect((await fetch(`${gw.ep.base}/healthz`)).status).toBe(200);

@@ -19,8 +19,22 @@ function cut(bytes: Uint8Array, at: number[]): Uint8Array[] {
 }
 
 const frame = fc.oneof(
-  fc.record({ type: fc.constant('assistant'), message: fc.record({ role: fc.constant('assistant'), content: fc.array(fc.record({ type: fc.constant('text'), text: fc.string({ unit: 'grapheme' }) }), { maxLength: 3 }) }) }),
-  fc.record({ type: fc.constant('result'), subtype: fc.string(), is_error: fc.boolean(), result: fc.string({ unit: 'grapheme' }), session_id: fc.uuid() }),
+  fc.record({
+    type: fc.constant('assistant'),
+    message: fc.record({
+      role: fc.constant('assistant'),
+      content: fc.array(fc.record({ type: fc.constant('text'), text: fc.string({ unit: 'grapheme' }) }), {
+        maxLength: 3,
+      }),
+    }),
+  }),
+  fc.record({
+    type: fc.constant('result'),
+    subtype: fc.string(),
+    is_error: fc.boolean(),
+    result: fc.string({ unit: 'grapheme' }),
+    session_id: fc.uuid(),
+  }),
   fc.record({ type: fc.constant('mystery'), payload: fc.jsonValue() }),
 );
 

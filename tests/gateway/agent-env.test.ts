@@ -4,9 +4,9 @@
  * its environment hands the agent none of them, except a variable named in agent.passEnv.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 beforeAll(async () => {
@@ -17,25 +17,50 @@ afterAll(async () => {
 });
 
 describe('the agent environment (real CLI, its Bash tool)', () => {
-  it('does not see GITHUB_TOKEN or OPENAI_API_KEY from the gateway; sees what passEnv names and what agent.env sets', async () => {
-    const gw = await startInProcess(
-      { agent: agentConfig(mock.url, tempDir('chome'), { passEnv: ['ANTHROPIC_API_KEY', 'RUDDER_TEST_PASSED', 'MY_TOOL_TOKEN'] }) },
-      { env: { GITHUB_TOKEN: 'ghp_gateway_secret_1', OPENAI_API_KEY: 'sk-openai-gateway-secret', AWS_SECRET_ACCESS_KEY: 'aws-gateway-secret', MY_TOOL_TOKEN: 'tool-token-passed', RUDDER_TEST_PASSED: 'never' } },
-    );
-    try {
-      const w = gw.watch('env');
-      await w.ready;
-      const m = await gw.post('env', '[[bash:env; echo ENV-DONE]] tag:env');
-      await w.waitReply(m.messageId);
-      const result = mock.mainRequests().find((r) => r.afterTool && r.lastUserText.includes('ENV-DONE'))!.lastUserText;
-      expect(result).toContain('MY_TOOL_TOKEN=tool-token-passed');
-      expect(result).toContain('ANTHROPIC_BASE_URL=' + mock.url);
-      expect(result).toMatch(/^PATH=/m);
-      for (const secret of ['ghp_gateway_secret_1', 'sk-openai-gateway-secret', 'aws-gateway-secret', 'GITHUB_TOKEN', 'OPENAI_API_KEY', 'RUDDER_TEST_PASSED']) {
-        expect(result, secret).not.toContain(secret);
+  it(
+    'does not see GITHUB_TOKEN or OPENAI_API_KEY from the gateway; sees what passEnv names and what ' +
+      'agent.env sets',
+    async () => {
+      const gw = await startInProcess(
+        {
+          agent: agentConfig(mock.url, tempDir('chome'), {
+            passEnv: ['ANTHROPIC_API_KEY', 'RUDDER_TEST_PASSED', 'MY_TOOL_TOKEN'],
+          }),
+        },
+        {
+          env: {
+            GITHUB_TOKEN: 'ghp_gateway_secret_1',
+            OPENAI_API_KEY: 'sk-openai-gateway-secret',
+            AWS_SECRET_ACCESS_KEY: 'aws-gateway-secret',
+            MY_TOOL_TOKEN: 'tool-token-passed',
+            RUDDER_TEST_PASSED: 'never',
+          },
+        },
+      );
+      try {
+        const w = gw.watch('env');
+        await w.ready;
+        const m = await gw.post('env', '[[bash:env; echo ENV-DONE]] tag:env');
+        await w.waitReply(m.messageId);
+        const result = mock
+          .mainRequests()
+          .find((r) => r.afterTool && r.lastUserText.includes('ENV-DONE'))!.lastUserText;
+        expect(result).toContain('MY_TOOL_TOKEN=tool-token-passed');
+        expect(result).toContain('ANTHROPIC_BASE_URL=' + mock.url);
+        expect(result).toMatch(/^PATH=/m);
+        for (const secret of [
+          'ghp_gateway_secret_1',
+          'sk-openai-gateway-secret',
+          'aws-gateway-secret',
+          'GITHUB_TOKEN',
+          'OPENAI_API_KEY',
+          'RUDDER_TEST_PASSED',
+        ]) {
+          expect(result, secret).not.toContain(secret);
+        }
+      } finally {
+        await gw.stop();
       }
-    } finally {
-      await gw.stop();
-    }
-  });
+    },
+  );
 });

@@ -7,12 +7,12 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/store.js';
 import type { StatusReport } from '../../src/ops/status.js';
-import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { Store } from '../../src/store/store.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
-import { CLI, agentConfig, startChild, writeConfig } from '../support/gateway-rig.js';
+import { type FakeTelegram, startFakeTelegram } from '../support/fake-telegram.js';
+import { agentConfig, CLI, startChild, writeConfig } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 const OWNER = 111;
 let mock: MockApi;
@@ -50,11 +50,30 @@ describe('a channel that cannot start', () => {
     const home = tempDir('rhome');
     const store = new Store(path.join(home, 'rudder.db'));
     store.ensureConversation('web:owed', 'web', 'owed');
-    const { row } = store.insertMessage({ conversationId: 'web:owed', channel: 'web', platformMessageId: 'p1', senderId: 'owner', text: 'question', state: 'answered' });
-    const owed = store.addOutbox({ conversationId: 'web:owed', kind: 'reply', messageIds: [row.id], text: 'the owed answer' });
+    const { row } = store.insertMessage({
+      conversationId: 'web:owed',
+      channel: 'web',
+      platformMessageId: 'p1',
+      senderId: 'owner',
+      text: 'question',
+      state: 'answered',
+    });
+    const owed = store.addOutbox({
+      conversationId: 'web:owed',
+      kind: 'reply',
+      messageIds: [row.id],
+      text: 'the owed answer',
+    });
     await store.close();
 
-    const gw = await startChild({ agent: agentConfig(mock.url, tempDir('chome')), channels: { telegram: telegram() }, channelStartTimeoutSeconds: 1 }, { home });
+    const gw = await startChild(
+      {
+        agent: agentConfig(mock.url, tempDir('chome')),
+        channels: { telegram: telegram() },
+        channelStartTimeoutSeconds: 1,
+      },
+      { home },
+    );
     try {
       const owedWatch = gw.watch('owed', 0);
       await owedWatch.wait('reply', (d) => d.outboxId === owed.id);
@@ -76,9 +95,26 @@ describe('a channel that cannot start', () => {
 
       // Back up: grammY's own retry gets through, and the channel works.
       tg.script('getMe', undefined);
-      await waitUntil(async () => ((await (await gw.api('GET', '/api/status')).json()) as StatusReport).channels.find((c) => c.name === 'telegram')!.started, 30_000);
-      tg.pushUpdate({ message: { message_id: 1, date: Math.floor(Date.now() / 1000), chat: { id: OWNER, type: 'private', first_name: 'O' }, from: { id: OWNER, is_bot: false, first_name: 'O' }, text: 'hi tag:tgback' } });
-      await waitUntil(() => tg.callsOf('sendMessage').some((c) => String(c.body.text).includes('ok tag:tgback')), 30_000);
+      await waitUntil(
+        async () =>
+          ((await (await gw.api('GET', '/api/status')).json()) as StatusReport).channels.find(
+            (c) => c.name === 'telegram',
+          )!.started,
+        30_000,
+      );
+      tg.pushUpdate({
+        message: {
+          message_id: 1,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: OWNER, type: 'private', first_name: 'O' },
+          from: { id: OWNER, is_bot: false, first_name: 'O' },
+          text: 'hi tag:tgback',
+        },
+      });
+      await waitUntil(
+        () => tg.callsOf('sendMessage').some((c) => String(c.body.text).includes('ok tag:tgback')),
+        30_000,
+      );
 
       gw.child.kill('SIGTERM');
       await new Promise((r) => gw.child.once('exit', r));
@@ -91,8 +127,17 @@ describe('a channel that cannot start', () => {
   it('SIGTERM during startup, while the channel still hangs, stops the gateway cleanly', async () => {
     const home = tempDir('rhome');
     const cwd = tempDir('rcwd');
-    writeConfig(cwd, { agent: agentConfig(mock.url, tempDir('chome')), channels: { telegram: telegram() }, channelStartTimeoutSeconds: 120, web: { port: 0 } });
-    const child = spawn(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    writeConfig(cwd, {
+      agent: agentConfig(mock.url, tempDir('chome')),
+      channels: { telegram: telegram() },
+      channelStartTimeoutSeconds: 120,
+      web: { port: 0 },
+    });
+    const child = spawn(process.execPath, [CLI, 'start'], {
+      cwd,
+      env: { ...process.env, RUDDER_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));

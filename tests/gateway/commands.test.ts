@@ -4,11 +4,11 @@
  */
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, wrappedCopies, type MockApi } from '../support/mock-anthropic.js';
-import { mockAgentEnv, pidAlive, recordingLogger, tempDir, waitUntil } from '../support/claude-rig.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.js';
-import { agentConfig, startInProcess, writeConfig } from '../support/gateway-rig.js';
 import { parseInput } from '../../src/gateway/commands.js';
+import { mockAgentEnv, pidAlive, recordingLogger, tempDir, waitUntil } from '../support/claude-rig.js';
+import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai.js';
+import { agentConfig, startInProcess, writeConfig } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi, wrappedCopies } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 let openai: FakeOpenAi;
@@ -39,11 +39,13 @@ describe('parseInput: the one place that says what a message is', () => {
     expect(parseInput('/stop', false)).toEqual(command('stop'));
     expect(parseInput('/queue collect', false)).toEqual(command('queue', 'collect'));
     expect(parseInput('/stop@rudder_bot', false)).toEqual(command('stop'));
-    for (const t of [' stop ', 'Stop', 'stop.', 'stop!!', 'STOP!.!']) expect(parseInput(t, false)).toEqual(command('stop'));
+    for (const t of [' stop ', 'Stop', 'stop.', 'stop!!', 'STOP!.!'])
+      expect(parseInput(t, false)).toEqual(command('stop'));
     // What looks like a command is one: invisible characters and escape codes do not count.
     expect(parseInput('/st\u200bop', false)).toEqual(command('stop'));
     expect(parseInput('\u202estop\x1b[0m', false)).toEqual(command('stop'));
-    for (const t of ['stop the build', '/tmp/x is full', '/usr/bin is slow', 'please /stop', 'stop?']) expect(parseInput(t, false)).toEqual({ kind: 'text' });
+    for (const t of ['stop the build', '/tmp/x is full', '/usr/bin is slow', 'please /stop', 'stop?'])
+      expect(parseInput(t, false)).toEqual({ kind: 'text' });
   });
 
   it('reads a bare option number as a permission answer only while a request is pending', () => {
@@ -132,7 +134,9 @@ describe('commands (real CLI)', () => {
     const texts = w.of('reply').map((e) => String(e.data.text));
     expect(texts[0]).toContain('/stop');
     expect(texts[1]).toContain('Queue mode: steer');
-    expect(texts[1]).toMatch(/Idle agent processes kept warm: \d+ of maxLive [2-8] \(from [\d.]+ GB available memory: one per 2 GB, 2\.\.8\)/);
+    expect(texts[1]).toMatch(
+      /Idle agent processes kept warm: \d+ of maxLive [2-8] \(from [\d.]+ GB available memory: one per 2 GB, 2\.\.8\)/,
+    );
     expect(texts[3]).toContain('Unknown queue mode "bogus"');
     expect(texts[4]).toContain('Unknown command /frobnicate');
     expect(mock.requests.length).toBe(before);
@@ -150,24 +154,36 @@ describe('rate limits (real CLI)', () => {
       return { kind: 'error', status: 429, style: 'subscription', resetsAt };
     });
     // Subscription style needs an OAuth token instead of an API key.
-    const agent = { ...agentConfig(mock.url, tempDir('chome')), env: mockAgentEnv(mock.url, tempDir('chome'), { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-test' }) };
+    const agent = {
+      ...agentConfig(mock.url, tempDir('chome')),
+      env: mockAgentEnv(mock.url, tempDir('chome'), { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-test' }),
+    };
     const gw = await gateway({ agent, fallback: { baseURL: openai.baseURL, model: 'local-model' } });
     const w = gw.watch('rl');
     await w.ready;
     const m = await gw.post('rl', 'please tag:rl1');
-    const fb = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && d.fromFallback === true);
+    const fb = await w.wait(
+      'reply',
+      (d) => (d.messageIds as string[]).includes(m.messageId) && d.fromFallback === true,
+    );
     expect(fb.data.text).toContain('the local model says hi');
     expect(fb.data.text).toMatch(/rate limited until \d\d:\d\d UTC/);
     expect(openai.requests.at(-1)!.body.messages.at(-1).content).toContain('tag:rl1');
     expect(gw.gw.core.store.message(m.messageId)!.state).toBe('deferred');
     limited = false;
-    const real = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && d.fromFallback === false, 15_000);
+    const real = await w.wait(
+      'reply',
+      (d) => (d.messageIds as string[]).includes(m.messageId) && d.fromFallback === false,
+      15_000,
+    );
     expect(real.data.text).toBe('ok tag:rl1');
     expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
   });
 
   it('without a fallback, says when the limit resets and keeps the message', async () => {
-    mock.setScript((req) => (!req.side && req.lastText.includes('tag:rl2') ? { kind: 'error', status: 429, style: 'apikey' } : undefined));
+    mock.setScript((req) =>
+      !req.side && req.lastText.includes('tag:rl2') ? { kind: 'error', status: 429, style: 'apikey' } : undefined,
+    );
     const gw = await gateway();
     const w = gw.watch('rl2');
     await w.ready;
@@ -189,7 +205,11 @@ describe('rate limits (real CLI)', () => {
 describe('rate limits: a held message runs again without reaching the model twice', () => {
   it('at /retry: the re-run sends no second copy, and the reply answers it', async () => {
     let limited = true;
-    mock.setScript((req) => (!req.side && limited && req.lastText.includes('tag:rl18') ? { kind: 'error', status: 429, style: 'apikey' } : undefined));
+    mock.setScript((req) =>
+      !req.side && limited && req.lastText.includes('tag:rl18')
+        ? { kind: 'error', status: 429, style: 'apikey' }
+        : undefined,
+    );
     const gw = await gateway();
     const w = gw.watch('rl18');
     await w.ready;
@@ -202,77 +222,116 @@ describe('rate limits: a held message runs again without reaching the model twic
     expect(answer.data.text).toBe('ok tag:rl18');
     const rerun = mock.mainRequests().slice(before);
     expect(rerun.length).toBeGreaterThan(0);
-    expect(rerun[0]!.lastUserText).toContain("[Rudder] Your reply to the person's latest message(s) above did not get through: the request hit a rate limit.");
-    for (const q of mock.mainRequests().filter((r) => r.historyText.includes('tag:rl18'))) expect(wrappedCopies(q, 'tag:rl18')).toBe(1);
+    expect(rerun[0]!.lastUserText).toContain(
+      "[Rudder] Your reply to the person's latest message(s) above did not get through: the request hit a rate limit.",
+    );
+    for (const q of mock.mainRequests().filter((r) => r.historyText.includes('tag:rl18')))
+      expect(wrappedCopies(q, 'tag:rl18')).toBe(1);
     expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
   });
 
-  it('a 429 after a steer was taken in: both run again together, answered once, each reaching the model once', async () => {
-    let limited = true;
-    mock.setScript((req) => (!req.side && limited && req.afterTool && req.lastUserText.includes('tag:rl20b') ? { kind: 'error', status: 429, style: 'apikey' } : undefined));
-    const gw = await gateway();
-    const w = gw.watch('rl20');
-    await w.ready;
-    const a = await gw.post('rl20', 'work [[bash:sleep 3]] tag:rl20a');
-    await w.wait('status', (d) => d.state === 'tool');
-    const b = await gw.post('rl20', 'also tag:rl20b');
-    expect(b.disposition).toBe('steered');
-    await w.waitReply(a.messageId, 'notice');
-    limited = false;
-    const before = mock.mainRequests().length;
-    await gw.post('rl20', '/retry');
-    const answer = await w.wait('reply', (d) => d.kind === 'reply' && (d.messageIds as string[]).includes(a.messageId), 20_000);
-    expect(answer.data.messageIds).toEqual([a.messageId, b.messageId]);
-    const rerun = mock.mainRequests().slice(before);
-    expect(rerun[0]!.lastUserText.split('[Rudder] Your reply').length).toBe(2); // one note for both
-    for (const q of mock.mainRequests().filter((r) => r.historyText.includes('tag:rl20'))) {
-      expect(wrappedCopies(q, 'tag:rl20a')).toBe(1);
-      expect(wrappedCopies(q, 'tag:rl20b')).toBeLessThanOrEqual(1);
-    }
-    expect(wrappedCopies(rerun.at(-1)!, 'tag:rl20b')).toBe(1);
-    const sentinel = await gw.post('rl20', 'after tag:rl20z');
-    await w.waitReply(sentinel.messageId, 'reply');
-    expect(w.of('reply', (d) => d.kind === 'reply' && (d.messageIds as string[]).some((id) => id === a.messageId || id === b.messageId))).toHaveLength(1);
-  });
+  it(
+    'a 429 after a steer was taken in: both run again together, answered once, each reaching the model ' + 'once',
+    async () => {
+      let limited = true;
+      mock.setScript((req) =>
+        !req.side && limited && req.afterTool && req.lastUserText.includes('tag:rl20b')
+          ? { kind: 'error', status: 429, style: 'apikey' }
+          : undefined,
+      );
+      const gw = await gateway();
+      const w = gw.watch('rl20');
+      await w.ready;
+      const a = await gw.post('rl20', 'work [[bash:sleep 3]] tag:rl20a');
+      await w.wait('status', (d) => d.state === 'tool');
+      const b = await gw.post('rl20', 'also tag:rl20b');
+      expect(b.disposition).toBe('steered');
+      await w.waitReply(a.messageId, 'notice');
+      limited = false;
+      const before = mock.mainRequests().length;
+      await gw.post('rl20', '/retry');
+      const answer = await w.wait(
+        'reply',
+        (d) => d.kind === 'reply' && (d.messageIds as string[]).includes(a.messageId),
+        20_000,
+      );
+      expect(answer.data.messageIds).toEqual([a.messageId, b.messageId]);
+      const rerun = mock.mainRequests().slice(before);
+      expect(rerun[0]!.lastUserText.split('[Rudder] Your reply').length).toBe(2); // one note for both
+      for (const q of mock.mainRequests().filter((r) => r.historyText.includes('tag:rl20'))) {
+        expect(wrappedCopies(q, 'tag:rl20a')).toBe(1);
+        expect(wrappedCopies(q, 'tag:rl20b')).toBeLessThanOrEqual(1);
+      }
+      expect(wrappedCopies(rerun.at(-1)!, 'tag:rl20b')).toBe(1);
+      const sentinel = await gw.post('rl20', 'after tag:rl20z');
+      await w.waitReply(sentinel.messageId, 'reply');
+      expect(
+        w.of(
+          'reply',
+          (d) =>
+            d.kind === 'reply' && (d.messageIds as string[]).some((id) => id === a.messageId || id === b.messageId),
+        ),
+      ).toHaveLength(1);
+    },
+  );
 
-  it('when the limit resets on its timer, with a message queued meanwhile on top: each reaches the model once', async () => {
-    // The limit resets 6 s after the first 429, whenever that comes.
-    let resetsAt = 0;
-    mock.setScript((req) => {
-      if (req.side || !req.lastText.includes('first tag:rl19')) return undefined;
-      resetsAt ||= Math.floor(Date.now() / 1000) + 6;
-      return Date.now() < resetsAt * 1000 ? { kind: 'error', status: 429, style: 'subscription', resetsAt } : undefined;
-    });
-    const home = tempDir('chome');
-    // A subscription login: its 429s carry the reset time.
-    const gw = await gateway({ agent: agentConfig(mock.url, home, { env: mockAgentEnv(mock.url, home, { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-test' }) }) });
-    const w = gw.watch('rl19');
-    await w.ready;
-    const a = await gw.post('rl19', 'first tag:rl19');
-    await w.waitReply(a.messageId, 'notice');
-    const b = await gw.post('rl19', 'meanwhile tag:rl19b');
-    expect(b.disposition).toBe('queued');
-    const rb = await w.waitReply(b.messageId, 'reply', 30_000);
-    expect(rb.data.text).toBe('ok tag:rl19b');
-    expect((await w.waitReply(a.messageId, 'reply')).data.text).toBe('ok tag:rl19');
-    const last = mock.mainRequests().filter((q) => q.historyText.includes('tag:rl19b')).at(-1)!;
-    expect(wrappedCopies(last, 'first tag:rl19')).toBe(1);
-    expect(wrappedCopies(last, 'meanwhile tag:rl19b')).toBe(1);
-    for (const q of mock.mainRequests().filter((r) => r.historyText.includes('first tag:rl19'))) expect(wrappedCopies(q, 'first tag:rl19')).toBe(1);
-  });
+  it(
+    'when the limit resets on its timer, with a message queued meanwhile on top: each reaches the model ' + 'once',
+    async () => {
+      // The limit resets 6 s after the first 429, whenever that comes.
+      let resetsAt = 0;
+      mock.setScript((req) => {
+        if (req.side || !req.lastText.includes('first tag:rl19')) return undefined;
+        resetsAt ||= Math.floor(Date.now() / 1000) + 6;
+        return Date.now() < resetsAt * 1000
+          ? { kind: 'error', status: 429, style: 'subscription', resetsAt }
+          : undefined;
+      });
+      const home = tempDir('chome');
+      // A subscription login: its 429s carry the reset time.
+      const gw = await gateway({
+        agent: agentConfig(mock.url, home, {
+          env: mockAgentEnv(mock.url, home, { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-test' }),
+        }),
+      });
+      const w = gw.watch('rl19');
+      await w.ready;
+      const a = await gw.post('rl19', 'first tag:rl19');
+      await w.waitReply(a.messageId, 'notice');
+      const b = await gw.post('rl19', 'meanwhile tag:rl19b');
+      expect(b.disposition).toBe('queued');
+      const rb = await w.waitReply(b.messageId, 'reply', 30_000);
+      expect(rb.data.text).toBe('ok tag:rl19b');
+      expect((await w.waitReply(a.messageId, 'reply')).data.text).toBe('ok tag:rl19');
+      const last = mock
+        .mainRequests()
+        .filter((q) => q.historyText.includes('tag:rl19b'))
+        .at(-1)!;
+      expect(wrappedCopies(last, 'first tag:rl19')).toBe(1);
+      expect(wrappedCopies(last, 'meanwhile tag:rl19b')).toBe(1);
+      for (const q of mock.mainRequests().filter((r) => r.historyText.includes('first tag:rl19')))
+        expect(wrappedCopies(q, 'first tag:rl19')).toBe(1);
+    },
+  );
 });
 
 describe('rate limits: an estimated reset time', () => {
   it('is marked "(estimated)" in every notice, not only the first, and in /status', async () => {
-    mock.setScript((req) => (!req.side && req.lastUserText.includes('tag:rl6') ? { kind: 'error', status: 429, style: 'apikey' } : undefined));
+    mock.setScript((req) =>
+      !req.side && req.lastUserText.includes('tag:rl6') ? { kind: 'error', status: 429, style: 'apikey' } : undefined,
+    );
     const gw = await gateway();
     const w = gw.watch('rl6');
     await w.ready;
     const first = await gw.post('rl6', 'please tag:rl6');
-    expect((await w.waitReply(first.messageId, 'notice')).data.text).toMatch(/rate limited until \d\d:\d\d UTC \(estimated\)/);
+    expect((await w.waitReply(first.messageId, 'notice')).data.text).toMatch(
+      /rate limited until \d\d:\d\d UTC \(estimated\)/,
+    );
     const second = await gw.post('rl6', 'and this tag:rl6b');
     expect(second.disposition).toBe('queued');
-    expect((await w.waitReply(second.messageId, 'notice')).data.text).toMatch(/rate limited until \d\d:\d\d UTC \(estimated\)/);
+    expect((await w.waitReply(second.messageId, 'notice')).data.text).toMatch(
+      /rate limited until \d\d:\d\d UTC \(estimated\)/,
+    );
     const status = await gw.post('rl6', '/status');
     expect((await w.waitReply(status.messageId)).data.text).toMatch(/Rate limited until \S+ \(estimated\)/);
   });
@@ -296,7 +355,9 @@ describe('permission relay (real CLI)', () => {
     const denied = `${tempDir('perm')}/never-made`;
     const b = await gw.post('perm', `[[bash:touch ${denied}]] tag:p2`);
     const p2 = await w.wait('permission', (d) => !d.resolved && d.requestId !== p.data.requestId);
-    expect((await gw.api('POST', `/api/conversations/perm/permissions/${p2.data.requestId}`, { allow: false })).status).toBe(200);
+    expect(
+      (await gw.api('POST', `/api/conversations/perm/permissions/${p2.data.requestId}`, { allow: false })).status,
+    ).toBe(200);
     await w.waitReply(b.messageId);
     expect(fs.existsSync(denied)).toBe(false);
     expect(mock.mainRequests().at(-1)!.lastUserText).toContain('The person denied this.');
@@ -306,28 +367,38 @@ describe('permission relay (real CLI)', () => {
 });
 
 describe('the steering switch (real CLI)', () => {
-  it('is read per message: turning it off queues a message sent mid-turn instead of steering it; the agent process stays', async () => {
-    const { logger, records } = recordingLogger();
-    const gw = await gateway({}, { logger });
-    const w = gw.watch('sw');
-    await w.ready;
-    const a = await gw.post('sw', 'hello');
-    await w.waitReply(a.messageId);
-    const pid = gw.gw.core.registry.get('web:sw')!.pid()!;
-    const cfg = JSON.parse(fs.readFileSync(gw.configFile, 'utf8'));
-    writeConfig(gw.cwd, { ...cfg, steering: { enabled: false } });
-    await waitUntil(() => gw.gw.core.settings().steering.enabled === false);
-    const b = await gw.post('sw', 'work [[bash:sleep 2]]');
-    await w.wait('status', (d) => d.state === 'tool' && d.messageId === b.messageId);
-    const c = await gw.post('sw', 'mid-turn tag:sw');
-    expect(c.disposition).toBe('queued');
-    expect(records.some((r) => r.msg === 'message queued' && /steering is off \(steering.enabled is false\)/.test(String(r.reason)))).toBe(true);
-    expect(records.some((r) => r.msg === 'steering turned off: messages sent mid-turn wait in line from now on')).toBe(true);
-    const r = await w.waitReply(c.messageId);
-    expect(r.data.messageIds).toEqual([c.messageId]);
-    // The same process ran every turn: steering off does not cost a process per turn.
-    expect(gw.gw.core.registry.get('web:sw')!.pid()).toBe(pid);
-  });
+  it(
+    'is read per message: turning it off queues a message sent mid-turn instead of steering it; the agent ' +
+      'process stays',
+    async () => {
+      const { logger, records } = recordingLogger();
+      const gw = await gateway({}, { logger });
+      const w = gw.watch('sw');
+      await w.ready;
+      const a = await gw.post('sw', 'hello');
+      await w.waitReply(a.messageId);
+      const pid = gw.gw.core.registry.get('web:sw')!.pid()!;
+      const cfg = JSON.parse(fs.readFileSync(gw.configFile, 'utf8'));
+      writeConfig(gw.cwd, { ...cfg, steering: { enabled: false } });
+      await waitUntil(() => gw.gw.core.settings().steering.enabled === false);
+      const b = await gw.post('sw', 'work [[bash:sleep 2]]');
+      await w.wait('status', (d) => d.state === 'tool' && d.messageId === b.messageId);
+      const c = await gw.post('sw', 'mid-turn tag:sw');
+      expect(c.disposition).toBe('queued');
+      expect(
+        records.some(
+          (r) => r.msg === 'message queued' && /steering is off \(steering.enabled is false\)/.test(String(r.reason)),
+        ),
+      ).toBe(true);
+      expect(
+        records.some((r) => r.msg === 'steering turned off: messages sent mid-turn wait in line from now on'),
+      ).toBe(true);
+      const r = await w.waitReply(c.messageId);
+      expect(r.data.messageIds).toEqual([c.messageId]);
+      // The same process ran every turn: steering off does not cost a process per turn.
+      expect(gw.gw.core.registry.get('web:sw')!.pid()).toBe(pid);
+    },
+  );
 
   it('RUDDER_STEERING=off wins over the config', async () => {
     const gw = await gateway({ steering: { enabled: true } }, { env: { RUDDER_STEERING: 'off' } });

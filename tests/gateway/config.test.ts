@@ -14,7 +14,12 @@ function start(config: string | undefined) {
   const cwd = tempDir('cfg');
   const home = tempDir('cfghome');
   if (config !== undefined) fs.writeFileSync(path.join(cwd, 'rudder.config.json'), config);
-  const r = spawnSync(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: home }, encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(process.execPath, [CLI, 'start'], {
+    cwd,
+    env: { ...process.env, RUDDER_HOME: home },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   return { ...r, home };
 }
 
@@ -39,7 +44,11 @@ describe('rudder start with a bad config', () => {
   it('reports an unreadable config file', () => {
     const cwd = tempDir('cfg');
     fs.mkdirSync(path.join(cwd, 'rudder.config.json')); // a directory where the file should be
-    const r = spawnSync(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: tempDir('h') }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [CLI, 'start'], {
+      cwd,
+      env: { ...process.env, RUDDER_HOME: tempDir('h') },
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/CONFIG_UNREADABLE|could not be read/);
   });
@@ -49,8 +58,14 @@ describe('config loader, fuzzed', () => {
   it('gives a valid config or a clear error naming the key, for any JSON', () => {
     const known = fc.record(
       {
-        agent: fc.dictionary(fc.constantFrom('model', 'permissionMode', 'cwd', 'env', 'bogus', 'turnTimeoutSeconds'), fc.jsonValue()),
-        steering: fc.dictionary(fc.constantFrom('enabled', 'mode', 'maxLive', 'idleMinutes', 'queueCap', 'typo'), fc.jsonValue()),
+        agent: fc.dictionary(
+          fc.constantFrom('model', 'permissionMode', 'cwd', 'env', 'bogus', 'turnTimeoutSeconds'),
+          fc.jsonValue(),
+        ),
+        steering: fc.dictionary(
+          fc.constantFrom('enabled', 'mode', 'maxLive', 'idleMinutes', 'queueCap', 'typo'),
+          fc.jsonValue(),
+        ),
         web: fc.dictionary(fc.constantFrom('port', 'host', 'enabled'), fc.jsonValue()),
       },
       { requiredKeys: [] },
@@ -63,9 +78,14 @@ describe('config loader, fuzzed', () => {
         } catch (err) {
           expect(isRudderError(err, 'CONFIG_INVALID')).toBe(true);
           // Every line after the first names a key path (or the top level) and the problem.
-          const lines = String((err as Error).message).split('\n').slice(1);
+          const lines = String((err as Error).message)
+            .split('\n')
+            .slice(1);
           expect(lines.length).toBeGreaterThan(0);
-          for (const l of lines) expect(l).toMatch(/^\s+(\(top level\)|([\w-]+|\["(?:[^"\\]|\\.)*"\])(\.[\w-]+|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*): \S/);
+          for (const l of lines)
+            expect(l).toMatch(
+              /^\s+(\(top level\)|([\w-]+|\["(?:[^"\\]|\\.)*"\])(\.[\w-]+|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*): \S/,
+            );
         }
       }),
       { numRuns: 1500 },
@@ -77,7 +97,9 @@ describe('web.host off loopback', () => {
   it('is refused without web.exposed, naming the key (exit 2)', () => {
     for (const host of ['0.0.0.0', '::', '192.168.1.20', 'myhost.lan']) {
       const r = start(JSON.stringify({ web: { host, port: 0 } }));
-      expect(r.stderr).toMatch(/web\.exposed: web\.host .* is not a loopback address: .*plain HTTP.*Set web\.exposed to true/);
+      expect(r.stderr).toMatch(
+        /web\.exposed: web\.host .* is not a loopback address: .*plain HTTP.*Set web\.exposed to true/,
+      );
       expect(r.status).toBe(2);
       expect(fs.existsSync(path.join(r.home, 'rudder.db'))).toBe(false);
     }
@@ -86,11 +108,16 @@ describe('web.host off loopback', () => {
   it('with web.exposed, binds and warns what that exposes; the Host check still holds', async () => {
     const gw = await startChild({ web: { host: '0.0.0.0', exposed: true }, agent: { claudeBin: '/bin/false' } });
     try {
-      expect(gw.output()).toMatch(/warning: web\.exposed: the page and API are served on 0\.0\.0\.0:\d+ over plain HTTP.*HTTPS reverse proxy or a private network.*web\.allowedHosts/);
+      expect(gw.output()).toMatch(
+        /warning: web\.exposed: the page and API are served on 0\.0\.0\.0:\d+ over plain HTTP.*HTTPS reverse proxy or a private network.*web\.allowedHosts/,
+      );
       const port = new URL(gw.ep.base.replace('0.0.0.0', '127.0.0.1')).port;
       const ok = await rawRequest(`http://127.0.0.1:${port}`, { target: '/healthz' });
       expect(ok.status).toBe(200);
-      const rebound = await rawRequest(`http://127.0.0.1:${port}`, { target: '/healthz', headers: { host: `attacker.example:${port}` } });
+      const rebound = await rawRequest(`http://127.0.0.1:${port}`, {
+        target: '/healthz',
+        headers: { host: `attacker.example:${port}` },
+      });
       expect(rebound.status).toBe(421);
     } finally {
       await gw.stop();
@@ -98,7 +125,10 @@ describe('web.host off loopback', () => {
   });
 
   it('accepts loopback hosts without web.exposed', () => {
-    for (const host of ['127.0.0.1', 'localhost', '::1', '127.0.0.2']) expect(parseConfig({ web: { host } }).web.host).toBe(host);
-    expect(() => parseConfig({ web: { allowedHosts: ['https://x.example/'] } })).toThrow(/web\.allowedHosts\[0\]: must be a host name/);
+    for (const host of ['127.0.0.1', 'localhost', '::1', '127.0.0.2'])
+      expect(parseConfig({ web: { host } }).web.host).toBe(host);
+    expect(() => parseConfig({ web: { allowedHosts: ['https://x.example/'] } })).toThrow(
+      /web\.allowedHosts\[0\]: must be a host name/,
+    );
   });
 });

@@ -4,10 +4,10 @@
  * names its parent channel admits it.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeDiscord, type FakeDiscord } from '../support/fake-discord.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
+import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 const GUILD = '500000000000000001';
 const ALLOWED = '600000000000000001';
@@ -21,11 +21,29 @@ let fake: FakeDiscord;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
 
 const mention = (channelId: string, content: string) => ({
-  id: String(nextId++), channel_id: channelId, guild_id: GUILD, author: ann, content: `<@${fake.bot.id}> ${content}`, mentions: [{ ...fake.bot }],
-  tts: false, mention_everyone: false, mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0, timestamp: new Date().toISOString(), edited_timestamp: null, flags: 0,
+  id: String(nextId++),
+  channel_id: channelId,
+  guild_id: GUILD,
+  author: ann,
+  content: `<@${fake.bot.id}> ${content}`,
+  mentions: [{ ...fake.bot }],
+  tts: false,
+  mention_everyone: false,
+  mention_roles: [],
+  attachments: [],
+  embeds: [],
+  pinned: false,
+  type: 0,
+  timestamp: new Date().toISOString(),
+  edited_timestamp: null,
+  flags: 0,
 });
-const postsTo = (channelId: string) => fake.callsTo('POST', new RegExp(`^/channels/${channelId}/messages$`)).map((c) => String(c.body?.content ?? ''));
-const stateOf = (tag: string) => (gw.gw.core.store.db.prepare('SELECT state, reason FROM messages WHERE text LIKE ?').get(`%${tag}%`) as { state: string; reason: string | null } | undefined);
+const postsTo = (channelId: string) =>
+  fake.callsTo('POST', new RegExp(`^/channels/${channelId}/messages$`)).map((c) => String(c.body?.content ?? ''));
+const stateOf = (tag: string) =>
+  gw.gw.core.store.db.prepare('SELECT state, reason FROM messages WHERE text LIKE ?').get(`%${tag}%`) as
+    | { state: string; reason: string | null }
+    | undefined;
 
 beforeAll(async () => {
   mock = await startMockApi();
@@ -35,11 +53,19 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   fake = await startFakeDiscord({
-    guilds: [{
-      id: GUILD,
-      channels: [{ id: ALLOWED, name: 'build' }, { id: OTHER, name: 'random' }],
-      threads: [{ id: THREAD, name: 'release', parent_id: ALLOWED }, { id: OTHER_THREAD, name: 'lunch', parent_id: OTHER }],
-    }],
+    guilds: [
+      {
+        id: GUILD,
+        channels: [
+          { id: ALLOWED, name: 'build' },
+          { id: OTHER, name: 'random' },
+        ],
+        threads: [
+          { id: THREAD, name: 'release', parent_id: ALLOWED },
+          { id: OTHER_THREAD, name: 'lunch', parent_id: OTHER },
+        ],
+      },
+    ],
   });
   gw = await startInProcess({
     agent: agentConfig(mock.url, tempDir('chome')),

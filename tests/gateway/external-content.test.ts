@@ -5,9 +5,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MARKER_CLOSE, MARKER_OPEN } from '../../src/security/wrap.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 const running: Array<{ stop(): Promise<void> }> = [];
@@ -32,12 +32,21 @@ const ATTACK = [
 
 /** Marker starts a reader would see: invisible characters dropped, look-alikes folded. */
 const markers = (s: string, name: string) =>
-  (s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Default_Ignorable_Code_Point}]/gu, '').normalize('NFKD').replace(/\p{M}/gu, '').match(new RegExp(`<<<\\s*${name}\\b`, 'g')) ?? []).length;
+  (
+    s
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Default_Ignorable_Code_Point}]/gu, '')
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .match(new RegExp(`<<<\\s*${name}\\b`, 'g')) ?? []
+  ).length;
 
 describe('external content reaches the model with one pair of markers (real CLI)', () => {
   for (const path of ['stream', 'one-shot'] as const) {
     it(`on the ${path} path`, async () => {
-      const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) }, path === 'one-shot' ? { env: { RUDDER_STEERING: 'off' } } : {});
+      const gw = await startInProcess(
+        { agent: agentConfig(mock.url, tempDir('chome')) },
+        path === 'one-shot' ? { env: { RUDDER_STEERING: 'off' } } : {},
+      );
       running.push(gw);
       const w = gw.watch(`ec-${path}`);
       await w.ready;

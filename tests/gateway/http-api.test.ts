@@ -4,13 +4,16 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcess } from '../support/gateway-rig.js';
 import { tempDir } from '../support/claude-rig.js';
+import { startInProcess } from '../support/gateway-rig.js';
 
 let gw: Awaited<ReturnType<typeof startInProcess>>;
 beforeAll(async () => {
   // The agent points nowhere: these tests must never need it.
-  gw = await startInProcess({ agent: { claudeBin: '/bin/false', env: { HOME: tempDir('chome') } }, steering: { mode: 'followup' } });
+  gw = await startInProcess({
+    agent: { claudeBin: '/bin/false', env: { HOME: tempDir('chome') } },
+    steering: { mode: 'followup' },
+  });
 });
 afterAll(async () => {
   await gw?.stop();
@@ -60,8 +63,12 @@ describe('HTTP API bad input', () => {
     const badId = await req('/api/conversations/..%2Fetc/messages', { method: 'POST', body: '{"text":"hi"}' });
     expect(badId.status).toBe(400);
     expect((await req('/api/nope')).status).toBe(404);
-    expect((await req('/api/conversations/x/permissions/none', { method: 'POST', body: '{"allow":true}' })).status).toBe(404);
-    expect((await req('/api/conversations/x/permissions/none', { method: 'POST', body: '{"allow":"yes"}' })).status).toBe(400);
+    expect(
+      (await req('/api/conversations/x/permissions/none', { method: 'POST', body: '{"allow":true}' })).status,
+    ).toBe(404);
+    expect(
+      (await req('/api/conversations/x/permissions/none', { method: 'POST', body: '{"allow":"yes"}' })).status,
+    ).toBe(400);
   });
 
   it('reports the warm cap the machine gave and why: one idle process per 2 GB of available memory, 2..8', async () => {
@@ -82,14 +89,33 @@ describe('HTTP API bad input', () => {
   });
 
   /** Header values fetch can send: printable ASCII, plus a few shaped like what the header expects. */
-  const headerValue = (shaped: string[]) => fc.oneof(fc.constantFrom(...shaped), fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,60}$/));
+  const headerValue = (shaped: string[]) =>
+    fc.oneof(fc.constantFrom(...shaped), fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,60}$/));
 
   it('never answers 500 to fuzzed bodies, paths and content types', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ text: v })), fc.record({ text: fc.string(), clientMessageId: fc.anything() }).map((o) => JSON.stringify(o))),
-        fc.constantFrom('/api/conversations/f/messages', '/api/conversations/f/permissions/r1', '/api/conversations', '/api/conversations/%ZZ/messages', '/api/conversations/f/events/x'),
-        headerValue(['application/json', 'application/json; charset=utf-16', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', '*/*']),
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify({ text: v })),
+          fc.record({ text: fc.string(), clientMessageId: fc.anything() }).map((o) => JSON.stringify(o)),
+        ),
+        fc.constantFrom(
+          '/api/conversations/f/messages',
+          '/api/conversations/f/permissions/r1',
+          '/api/conversations',
+          '/api/conversations/%ZZ/messages',
+          '/api/conversations/f/events/x',
+        ),
+        headerValue([
+          'application/json',
+          'application/json; charset=utf-16',
+          'text/plain',
+          'multipart/form-data; boundary=x',
+          'application/x-www-form-urlencoded',
+          '*/*',
+        ]),
         async (body, p, contentType) => {
           const r = await req(p, { method: 'POST', body, headers: { 'content-type': contentType } });
           expect(r.status).toBeLessThan(500);
@@ -103,16 +129,22 @@ describe('HTTP API bad input', () => {
 
   it('opens the event stream whatever Last-Event-ID says', async () => {
     await fc.assert(
-      fc.asyncProperty(headerValue(['0', '-1', '1.5', '1e3', '007', '9'.repeat(16), 'NaN', String(Number.MAX_SAFE_INTEGER)]), async (lastEventId) => {
-        const abort = new AbortController();
-        try {
-          const r = await req('/api/conversations/lei/events', { headers: { 'last-event-id': lastEventId }, signal: abort.signal });
-          expect(r.status).toBe(200);
-          expect(r.headers.get('content-type')).toMatch(/^text\/event-stream/);
-        } finally {
-          abort.abort();
-        }
-      }),
+      fc.asyncProperty(
+        headerValue(['0', '-1', '1.5', '1e3', '007', '9'.repeat(16), 'NaN', String(Number.MAX_SAFE_INTEGER)]),
+        async (lastEventId) => {
+          const abort = new AbortController();
+          try {
+            const r = await req('/api/conversations/lei/events', {
+              headers: { 'last-event-id': lastEventId },
+              signal: abort.signal,
+            });
+            expect(r.status).toBe(200);
+            expect(r.headers.get('content-type')).toMatch(/^text\/event-stream/);
+          } finally {
+            abort.abort();
+          }
+        },
+      ),
       { numRuns: 60 },
     );
     expect((await req('/healthz', { auth: null })).status).toBe(200);
@@ -123,7 +155,10 @@ describe('HTTP API bad input', () => {
     const { port } = new URL(gw.ep.base);
     await new Promise<void>((resolve) => {
       const s = net.connect(Number(port), '127.0.0.1', () => {
-        s.write(`POST /api/conversations/x/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${gw.ep.token}\r\nContent-Length: 1000\r\n\r\n{"text":"hal`);
+        s.write(
+          `POST /api/conversations/x/messages HTTP/1.1\r\nHost: x\r\nAuthorization: ` +
+            `Bearer ${gw.ep.token}\r\nContent-Length: 1000\r\n\r\n{"text":"hal`,
+        );
         setTimeout(() => (s.destroy(), resolve()), 50);
       });
     });

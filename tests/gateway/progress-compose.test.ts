@@ -1,4 +1,7 @@
-/** The channel-neutral parts of progress: the card from a turn's steps, the permission prompt, button data and settings. Pure. */
+/**
+ * The channel-neutral parts of progress: the card from a turn's steps, the permission prompt, button data and settings.
+ * Pure.
+ */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { code, collapsedCard, elapsed, runningCard } from '../../src/gateway/progress/compose.js';
@@ -9,14 +12,49 @@ import type { Step, TurnView } from '../../src/gateway/steps/types.js';
 const T0 = 1_000_000;
 let index = 0;
 const base = (at: number) => ({ id: `t:${index}`, turnId: 't', conversationId: 'c', index: index++, at: T0 + at });
-const tool = (at: number, summary: string, endedAt?: number, status: 'running' | 'ok' | 'error' = endedAt ? 'ok' : 'running'): Step => ({ ...base(at), kind: 'tool', toolUseId: `u${at}`, name: 'Bash', summary, input: {}, status, ...(endedAt ? { endedAt: T0 + endedAt } : {}) });
-const text = (at: number, t: string, final = false): Step => ({ ...base(at), kind: 'text', text: t, ...(final ? { final } : {}) });
-const turn = (steps: Step[], status: TurnView['status'] = 'running', endedAt?: number): TurnView => ({ id: 't', conversationId: 'c', status, startedAt: T0, inputIds: ['m1'], stepCount: steps.length, steps, ...(endedAt ? { endedAt: T0 + endedAt } : {}) });
+const tool = (
+  at: number,
+  summary: string,
+  endedAt?: number,
+  status: 'running' | 'ok' | 'error' = endedAt ? 'ok' : 'running',
+): Step => ({
+  ...base(at),
+  kind: 'tool',
+  toolUseId: `u${at}`,
+  name: 'Bash',
+  summary,
+  input: {},
+  status,
+  ...(endedAt ? { endedAt: T0 + endedAt } : {}),
+});
+const text = (at: number, t: string, final = false): Step => ({
+  ...base(at),
+  kind: 'text',
+  text: t,
+  ...(final ? { final } : {}),
+});
+const turn = (steps: Step[], status: TurnView['status'] = 'running', endedAt?: number): TurnView => ({
+  id: 't',
+  conversationId: 'c',
+  status,
+  startedAt: T0,
+  inputIds: ['m1'],
+  stepCount: steps.length,
+  steps,
+  ...(endedAt ? { endedAt: T0 + endedAt } : {}),
+});
 
 describe('the progress card', () => {
   it('shows the current step, the last four finished ones, the count of earlier ones, the queue and Stop', () => {
     index = 0;
-    const steps = [tool(0, 'npm ci', 40_000), text(41_000, 'Installed; now the tests'), tool(42_000, 'npm test', 80_000, 'error'), text(81_000, 'One failed; fixing'), tool(82_000, 'sed -i s/a/b/ x.ts', 83_000), tool(84_000, 'npm test')];
+    const steps = [
+      tool(0, 'npm ci', 40_000),
+      text(41_000, 'Installed; now the tests'),
+      tool(42_000, 'npm test', 80_000, 'error'),
+      text(81_000, 'One failed; fixing'),
+      tool(82_000, 'sed -i s/a/b/ x.ts', 83_000),
+      tool(84_000, 'npm test'),
+    ];
     const card = runningCard(turn(steps), { now: T0 + 192_000, queued: 2, textMode: 'card', stopData: 's:ref1' });
     expect(card.header).toBe('⏳ Working · 6 steps · 3m12s');
     expect(card.lines).toEqual([
@@ -35,15 +73,32 @@ describe('the progress card', () => {
   it('keeps text out with text "final-only", shows what is being written, and says when the agent is thinking', () => {
     index = 0;
     const steps = [text(0, 'Looking around'), tool(1000, 'ls', 1500)];
-    expect(runningCard(turn(steps), { now: T0 + 5000, queued: 0, textMode: 'final-only' }).lines).toEqual(['✓ **Bash** `ls` (0s)', '💭 thinking…']);
-    expect(runningCard(turn(steps), { now: T0 + 5000, queued: 0, textMode: 'card', streaming: 'The answer is `42`' }).lines.at(-1)).toBe("✍️ The answer is '42'");
+    expect(runningCard(turn(steps), { now: T0 + 5000, queued: 0, textMode: 'final-only' }).lines).toEqual([
+      '✓ **Bash** `ls` (0s)',
+      '💭 thinking…',
+    ]);
+    expect(
+      runningCard(turn(steps), {
+        now: T0 + 5000,
+        queued: 0,
+        textMode: 'card',
+        streaming: 'The answer is `42`',
+      }).lines.at(-1),
+    ).toBe("✍️ The answer is '42'");
   });
 
   it('collapses to one line: answered, stopped, failed; the final reply is not counted', () => {
     index = 0;
     const steps = [tool(0, 'a', 1000), tool(1000, 'b', 2000), text(2000, 'done', true)];
-    expect(collapsedCard(turn(steps, 'answered', 192_000), 'card', 0)).toEqual({ header: '✓ 2 steps · 3m12s', lines: [], buttons: [], final: true });
-    expect(collapsedCard(turn(steps.slice(0, 1), 'stopped', 4000), 'card', 0).header).toBe('⏹ stopped after 1 step · 4s');
+    expect(collapsedCard(turn(steps, 'answered', 192_000), 'card', 0)).toEqual({
+      header: '✓ 2 steps · 3m12s',
+      lines: [],
+      buttons: [],
+      final: true,
+    });
+    expect(collapsedCard(turn(steps.slice(0, 1), 'stopped', 4000), 'card', 0).header).toBe(
+      '⏹ stopped after 1 step · 4s',
+    );
     expect(collapsedCard(turn([], 'failed', 9000), 'card', 0).header).toBe('⚠️ failed after 0 steps · 9s');
     expect(elapsed(3_725_000)).toBe('1h02m');
   });
@@ -55,15 +110,43 @@ describe('the progress card', () => {
 });
 
 describe('the permission prompt', () => {
-  const req = (input: Record<string, unknown>) => ({ requestId: 'r', toolName: 'Bash', input, description: 'Run it', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] });
-
-  it('shows the whole input: short values inline, long or multi-line ones in a block that no backtick can close', () => {
-    const body = 'line one\n```\nline three';
-    const p = composePrompt(req({ command: 'rm -rf build', content: body }), { buttons: true });
-    expect(p.cut).toBe(false);
-    expect(p.text).toBe(['🔐 **The agent asks to use Bash**', 'Run it', '**command**: `rm -rf build`', '**content**', '````', body, '````', '1. Allow\n2. Deny', 'Press a button, or reply with the option number.'].join('\n'));
-    expect(composePrompt(req({ command: 'ls' }), { buttons: false }).text.endsWith('Reply with the option number, /allow or /deny.')).toBe(true);
+  const req = (input: Record<string, unknown>) => ({
+    requestId: 'r',
+    toolName: 'Bash',
+    input,
+    description: 'Run it',
+    options: [
+      { id: 'allow', label: 'Allow' },
+      { id: 'deny', label: 'Deny' },
+    ],
   });
+
+  it(
+    'shows the whole input: short values inline, long or multi-line ones in a block that no backtick can ' + 'close',
+    () => {
+      const body = 'line one\n```\nline three';
+      const p = composePrompt(req({ command: 'rm -rf build', content: body }), { buttons: true });
+      expect(p.cut).toBe(false);
+      expect(p.text).toBe(
+        [
+          '🔐 **The agent asks to use Bash**',
+          'Run it',
+          '**command**: `rm -rf build`',
+          '**content**',
+          '````',
+          body,
+          '````',
+          '1. Allow\n2. Deny',
+          'Press a button, or reply with the option number.',
+        ].join('\n'),
+      );
+      expect(
+        composePrompt(req({ command: 'ls' }), { buttons: false }).text.endsWith(
+          'Reply with the option number, /allow or /deny.',
+        ),
+      ).toBe(true);
+    },
+  );
 
   it('marks an input over the limit as cut, says what is not shown, and offers only Deny', () => {
     const p = composePrompt(req({ command: 'x'.repeat(PROMPT_INPUT_LIMIT + 10), other: 'y' }), { buttons: true });
@@ -87,11 +170,21 @@ describe('button data and settings', () => {
   });
 
   it('defaults progress, lets a channel override single keys, and rejects unknown keys and bad values by name', () => {
-    const cfg = parseConfig({ progress: { editEverySeconds: 5 }, channels: { telegram: { progress: { text: 'messages' } }, discord: {} } });
-    expect(progressFor(cfg, 'telegram')).toEqual({ mode: 'card', minTurnSeconds: 3, editEverySeconds: 5, text: 'messages' });
+    const cfg = parseConfig({
+      progress: { editEverySeconds: 5 },
+      channels: { telegram: { progress: { text: 'messages' } }, discord: {} },
+    });
+    expect(progressFor(cfg, 'telegram')).toEqual({
+      mode: 'card',
+      minTurnSeconds: 3,
+      editEverySeconds: 5,
+      text: 'messages',
+    });
     expect(progressFor(cfg, 'discord')).toEqual({ mode: 'card', minTurnSeconds: 3, editEverySeconds: 5, text: 'card' });
     expect(() => parseConfig({ progress: { every: 3 } })).toThrow(/progress\.every: unknown key/);
-    expect(() => parseConfig({ channels: { slack: { progress: { mode: 'live' } } } })).toThrow(/channels\.slack\.progress\.mode/);
+    expect(() => parseConfig({ channels: { slack: { progress: { mode: 'live' } } } })).toThrow(
+      /channels\.slack\.progress\.mode/,
+    );
     expect(() => parseConfig({ progress: { editEverySeconds: 0 } })).toThrow(/progress\.editEverySeconds/);
   });
 });

@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { htmlToText } from '../../src/channels/common/markdown/telegram.js';
 import { PROMPT_INPUT_LIMIT } from '../../src/gateway/progress/prompt.js';
-import { startFakeTelegram, type BotMessage, type FakeTelegram } from '../support/fake-telegram.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
+import { type BotMessage, type FakeTelegram, startFakeTelegram } from '../support/fake-telegram.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 const OWNER = 111;
 const OTHER = 333;
@@ -36,10 +36,20 @@ function message(chat: number, from: number, body: string) {
   };
 }
 
-const sentTo = (chat: number) => tg.callsOf('sendMessage').filter((c) => Number(c.body.chat_id) === chat).map((c) => String(c.body.text));
+const sentTo = (chat: number) =>
+  tg
+    .callsOf('sendMessage')
+    .filter((c) => Number(c.body.chat_id) === chat)
+    .map((c) => String(c.body.text));
 /** The bot's message that holds permission buttons, once there is one not seen before. */
 async function promptMessage(chat: number, seen: Set<number> = new Set()): Promise<BotMessage> {
-  const find = () => [...tg.messages.values()].find((m) => m.chatId === chat && !seen.has(m.message_id) && m.reply_markup?.inline_keyboard?.flat().some((b) => b.callback_data?.startsWith('p:')));
+  const find = () =>
+    [...tg.messages.values()].find(
+      (m) =>
+        m.chatId === chat &&
+        !seen.has(m.message_id) &&
+        m.reply_markup?.inline_keyboard?.flat().some((b) => b.callback_data?.startsWith('p:')),
+    );
   await waitUntil(() => find() !== undefined, 30_000);
   return find()!;
 }
@@ -59,7 +69,9 @@ beforeEach(async () => {
   tg = await startFakeTelegram();
   gw = await startInProcess({
     agent: agentConfig(mock.url, tempDir('chome'), { permissionMode: 'relay' }),
-    channels: { telegram: { token: tg.token, apiRoot: tg.apiRoot, owners: [OWNER], allow: [OTHER], pollTimeoutSeconds: 1 } },
+    channels: {
+      telegram: { token: tg.token, apiRoot: tg.apiRoot, owners: [OWNER], allow: [OTHER], pollTimeoutSeconds: 1 },
+    },
   });
 });
 afterEach(async () => {
@@ -87,7 +99,9 @@ describe('permission buttons in Telegram (real CLI, relay)', () => {
     expect(fs.readFileSync(marker, 'utf8')).toBe('ran\n');
     // The request's message says who answered, and has no buttons left.
     await waitUntil(() => buttons(tg.messages.get(prompt.message_id)!).length === 0);
-    expect(htmlToText(tg.messages.get(prompt.message_id)!.text)).toContain(`Allow, answered by telegram:${OWNER} (U${OWNER})`);
+    expect(htmlToText(tg.messages.get(prompt.message_id)!.text)).toContain(
+      `Allow, answered by telegram:${OWNER} (U${OWNER})`,
+    );
 
     const again = await answerOf(tg.press(OWNER, prompt.message_id, allow));
     expect(again.text).toBe(`Already answered by telegram:${OWNER} (U${OWNER}): Allow.`);
@@ -97,26 +111,31 @@ describe('permission buttons in Telegram (real CLI, relay)', () => {
     expect(fs.readFileSync(marker, 'utf8')).toBe('ran\n');
   });
 
-  it('shows a long tool input whole, split across messages, and edits the request once it was answered by text', async () => {
-    const marker = `${tempDir('perm')}/long`;
-    const filler = Array.from({ length: 700 }, (_, i) => `word${i}`).join(' ');
-    const command = `echo ${filler} > /dev/null; echo long >> ${marker}`;
-    expect(command.length).toBeGreaterThan(5000);
-    tg.pushUpdate(message(OWNER, OWNER, `[[bash:${command}]] tag:l1`));
-    const prompt = await promptMessage(OWNER);
-    // Every message of the request, the first to the one with the buttons.
-    const parts = [...tg.messages.values()].filter((m) => m.chatId === OWNER && m.message_id <= prompt.message_id && /agent asks to use Bash|word/.test(m.text));
-    expect(parts.length).toBeGreaterThanOrEqual(2);
-    const whole = parts.map((m) => htmlToText(m.text)).join('');
-    expect(whole.replace(/\s+/g, '')).toContain(command.replace(/\s+/g, ''));
-    expect(whole).not.toMatch(/not shown/);
+  it(
+    'shows a long tool input whole, split across messages, and edits the request once it was answered by ' + 'text',
+    async () => {
+      const marker = `${tempDir('perm')}/long`;
+      const filler = Array.from({ length: 700 }, (_, i) => `word${i}`).join(' ');
+      const command = `echo ${filler} > /dev/null; echo long >> ${marker}`;
+      expect(command.length).toBeGreaterThan(5000);
+      tg.pushUpdate(message(OWNER, OWNER, `[[bash:${command}]] tag:l1`));
+      const prompt = await promptMessage(OWNER);
+      // Every message of the request, the first to the one with the buttons.
+      const parts = [...tg.messages.values()].filter(
+        (m) => m.chatId === OWNER && m.message_id <= prompt.message_id && /agent asks to use Bash|word/.test(m.text),
+      );
+      expect(parts.length).toBeGreaterThanOrEqual(2);
+      const whole = parts.map((m) => htmlToText(m.text)).join('');
+      expect(whole.replace(/\s+/g, '')).toContain(command.replace(/\s+/g, ''));
+      expect(whole).not.toMatch(/not shown/);
 
-    tg.pushUpdate(message(OWNER, OWNER, '1'));
-    await waitUntil(() => sentTo(OWNER).some((t) => t.startsWith('done ok')), 30_000);
-    expect(fs.readFileSync(marker, 'utf8')).toBe('long\n');
-    await waitUntil(() => buttons(tg.messages.get(prompt.message_id)!).length === 0);
-    expect(htmlToText(tg.messages.get(prompt.message_id)!.text)).toContain(`Allow, answered by telegram:${OWNER}`);
-  });
+      tg.pushUpdate(message(OWNER, OWNER, '1'));
+      await waitUntil(() => sentTo(OWNER).some((t) => t.startsWith('done ok')), 30_000);
+      expect(fs.readFileSync(marker, 'utf8')).toBe('long\n');
+      await waitUntil(() => buttons(tg.messages.get(prompt.message_id)!).length === 0);
+      expect(htmlToText(tg.messages.get(prompt.message_id)!.text)).toContain(`Allow, answered by telegram:${OWNER}`);
+    },
+  );
 
   it('marks an input too long to show whole, and refuses to approve it from the chat', async () => {
     const marker = `${tempDir('perm')}/cut`;
@@ -132,7 +151,9 @@ describe('permission buttons in Telegram (real CLI, relay)', () => {
     await waitUntil(() => sentTo(OWNER).some((t) => t.includes('cannot be approved here')), 20_000);
     // A forged press of option 1 (Allow) is refused too.
     const ref = /^p:([\w-]+):/.exec(deny)![1]!;
-    expect((await answerOf(tg.press(OWNER, prompt.message_id, `p:${ref}:1`))).text).toBe('That option is not offered here.');
+    expect((await answerOf(tg.press(OWNER, prompt.message_id, `p:${ref}:1`))).text).toBe(
+      'That option is not offered here.',
+    );
     expect(gw.gw.core.permissions.size).toBe(1);
 
     expect((await answerOf(tg.press(OWNER, prompt.message_id, deny))).text).toBe('Deny: sent to the agent.');
@@ -147,7 +168,11 @@ describe('permission buttons in Telegram (real CLI, relay)', () => {
     const prompt = await promptMessage(OWNER);
     const allow = buttons(prompt)[0]!.callback_data!;
     tg.pushUpdate(message(OWNER, OWNER, '/stop'));
-    await waitUntil(() => htmlToText(tg.messages.get(prompt.message_id)!.text).includes('Withdrawn: the turn ended before an answer.'), 20_000);
+    await waitUntil(
+      () =>
+        htmlToText(tg.messages.get(prompt.message_id)!.text).includes('Withdrawn: the turn ended before an answer.'),
+      20_000,
+    );
     expect(buttons(tg.messages.get(prompt.message_id)!)).toEqual([]);
     const late = await answerOf(tg.press(OWNER, prompt.message_id, allow));
     expect(late.text).toBe('This request was withdrawn: its turn ended.');

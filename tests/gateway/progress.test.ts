@@ -5,14 +5,16 @@
  * reply), collapsed at the end, and the final reply as a new message.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeTelegram, type FakeCall, type FakeTelegram } from '../support/fake-telegram.js';
-import { startMockApi, type MockApi, type MockRequest, type MockReply } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
+import { type FakeCall, type FakeTelegram, startFakeTelegram } from '../support/fake-telegram.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+import { type MockApi, type MockReply, type MockRequest, startMockApi } from '../support/mock-anthropic.js';
 
 const OWNER = 111;
 const EDIT_EVERY_S = 1.5;
-/** The fake stamps a call when it arrives; the interval counts from the previous answer, so only timer rounding is left. */
+/**
+ * The fake stamps a call when it arrives; the interval counts from the previous answer, so only timer rounding is left.
+ */
 const TOLERANCE_MS = 5;
 const WORDS = ['one', 'two', 'three'];
 
@@ -24,15 +26,33 @@ let nextId = 1;
 /** Three Bash steps of `sleep 2`, each announced by a line of text, then the answer. */
 function threeSteps(req: MockRequest): MockReply | undefined {
   const messages: any[] = req.body?.messages ?? [];
-  const start = messages.findLastIndex((m) => m.role === 'user' && JSON.stringify(m.content).includes('[[three-steps]]'));
+  const start = messages.findLastIndex(
+    (m) => m.role === 'user' && JSON.stringify(m.content).includes('[[three-steps]]'),
+  );
   if (req.side || start < 0) return undefined;
-  const done = messages.slice(start).filter((m) => m.role === 'assistant' && JSON.stringify(m.content).includes('"tool_use"')).length;
-  if (done < 3) return { kind: 'tool', name: 'Bash', text: `Step ${done + 1} of 3: now ${WORDS[done]}`, input: { command: `sleep 2; echo ${WORDS[done]}`, description: 'wait' } };
+  const done = messages
+    .slice(start)
+    .filter((m) => m.role === 'assistant' && JSON.stringify(m.content).includes('"tool_use"')).length;
+  if (done < 3)
+    return {
+      kind: 'tool',
+      name: 'Bash',
+      text: `Step ${done + 1} of 3: now ${WORDS[done]}`,
+      input: { command: `sleep 2; echo ${WORDS[done]}`, description: 'wait' },
+    };
   return { kind: 'text', text: 'all three done tag:three' };
 }
 
 function text(from: number, body: string) {
-  return { message: { message_id: nextId++, date: Math.floor(Date.now() / 1000), chat: { id: from, type: 'private', first_name: 'P' }, from: { id: from, is_bot: false, first_name: 'P' }, text: body } };
+  return {
+    message: {
+      message_id: nextId++,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: from, type: 'private', first_name: 'P' },
+      from: { id: from, is_bot: false, first_name: 'P' },
+      text: body,
+    },
+  };
 }
 
 const isCard = (c: FakeCall) => c.method === 'sendMessage' && String(c.body.text).startsWith('⏳ Working');
@@ -43,7 +63,11 @@ const replies = (needle: string) => tg.callsOf('sendMessage').filter((c) => Stri
 async function cardAndEdits(): Promise<{ card: FakeCall; edits: FakeCall[] }> {
   await waitUntil(() => cards().length > 0, 30_000);
   const card = cards()[0]!;
-  const id = (tg.messages.get([...tg.messages.keys()].find((k) => tg.messages.get(k)!.texts[0] === card.body.text)!) ?? { message_id: -1 }).message_id;
+  const id = (
+    tg.messages.get([...tg.messages.keys()].find((k) => tg.messages.get(k)!.texts[0] === card.body.text)!) ?? {
+      message_id: -1,
+    }
+  ).message_id;
   return { card, edits: tg.callsOf('editMessageText').filter((c) => Number(c.body.message_id) === id) };
 }
 
@@ -67,37 +91,46 @@ afterEach(async () => {
 });
 
 describe('progress card in Telegram (real grammY, real CLI)', () => {
-  it('posts one card, edits it with each step at most once per interval, collapses it, then sends the reply as a new message', async () => {
-    tg.pushUpdate(text(OWNER, 'do the three steps [[three-steps]]'));
-    await waitUntil(() => replies('all three done tag:three').length > 0, 60_000);
-    // The collapse is an edit like the others: it keeps to the interval, after the reply went out.
-    await waitUntil(async () => (await cardAndEdits()).edits.some((e) => String(e.body.text).startsWith('✓')), 10_000);
-    const { card, edits } = await cardAndEdits();
-    if (process.env.SHOW_CARDS) console.log([card, ...edits].map((c) => `${c.at - card.at}ms\n${c.body.text}`).join('\n---\n'));
+  it(
+    'posts one card, edits it with each step at most once per interval, collapses it, then sends the reply ' +
+      'as a new message',
+    async () => {
+      tg.pushUpdate(text(OWNER, 'do the three steps [[three-steps]]'));
+      await waitUntil(() => replies('all three done tag:three').length > 0, 60_000);
+      // The collapse is an edit like the others: it keeps to the interval, after the reply went out.
+      await waitUntil(
+        async () => (await cardAndEdits()).edits.some((e) => String(e.body.text).startsWith('✓')),
+        10_000,
+      );
+      const { card, edits } = await cardAndEdits();
+      if (process.env.SHOW_CARDS)
+        console.log([card, ...edits].map((c) => `${c.at - card.at}ms\n${c.body.text}`).join('\n---\n'));
 
-    expect(cards()).toHaveLength(1);
-    expect(card.body.disable_notification).toBe(true);
-    expect(card.body.reply_markup.inline_keyboard[0][0]).toMatchObject({ text: '⏹ Stop' });
-    expect(card.body.reply_markup.inline_keyboard[0][0].callback_data).toMatch(/^s:/);
-    // Every step was on the card while the turn ran, the text between tools too.
-    const shown = [String(card.body.text), ...edits.map((e) => String(e.body.text))];
-    for (const w of WORDS) {
-      expect(shown.some((t) => t.includes(`sleep 2; echo ${w}`))).toBe(true);
-      expect(shown.some((t) => t.includes(`now ${w}`))).toBe(true);
-    }
-    // Never two calls on the card closer than the interval.
-    const times = [card.at, ...edits.map((e) => e.at)];
-    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(EDIT_EVERY_S * 1000 - TOLERANCE_MS);
-    // Collapsed to one line, without the Stop button; the final edit is the last call on the card.
-    const last = edits.at(-1)!;
-    expect(String(last.body.text)).toMatch(/^✓ 6 steps · \d+s$/);
-    expect(last.body.reply_markup.inline_keyboard).toEqual([]);
-    // One final reply, a new message after the card.
-    const reply = replies('all three done tag:three');
-    expect(reply).toHaveLength(1);
-    expect(reply[0]!.seq).toBeGreaterThan(card.seq);
-    expect(reply[0]!.body.disable_notification).toBeUndefined();
-  });
+      expect(cards()).toHaveLength(1);
+      expect(card.body.disable_notification).toBe(true);
+      expect(card.body.reply_markup.inline_keyboard[0][0]).toMatchObject({ text: '⏹ Stop' });
+      expect(card.body.reply_markup.inline_keyboard[0][0].callback_data).toMatch(/^s:/);
+      // Every step was on the card while the turn ran, the text between tools too.
+      const shown = [String(card.body.text), ...edits.map((e) => String(e.body.text))];
+      for (const w of WORDS) {
+        expect(shown.some((t) => t.includes(`sleep 2; echo ${w}`))).toBe(true);
+        expect(shown.some((t) => t.includes(`now ${w}`))).toBe(true);
+      }
+      // Never two calls on the card closer than the interval.
+      const times = [card.at, ...edits.map((e) => e.at)];
+      for (let i = 1; i < times.length; i++)
+        expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(EDIT_EVERY_S * 1000 - TOLERANCE_MS);
+      // Collapsed to one line, without the Stop button; the final edit is the last call on the card.
+      const last = edits.at(-1)!;
+      expect(String(last.body.text)).toMatch(/^✓ 6 steps · \d+s$/);
+      expect(last.body.reply_markup.inline_keyboard).toEqual([]);
+      // One final reply, a new message after the card.
+      const reply = replies('all three done tag:three');
+      expect(reply).toHaveLength(1);
+      expect(reply[0]!.seq).toBeGreaterThan(card.seq);
+      expect(reply[0]!.body.disable_notification).toBeUndefined();
+    },
+  );
 
   it('honours a 429 on an edit: the next edit waits out retry_after, no edit is lost or queued up', async () => {
     let editCalls = 0;
@@ -106,7 +139,15 @@ describe('progress card in Telegram (real grammY, real CLI)', () => {
     tg.script('editMessageText', (_body, call) => {
       if (++editCalls !== 1) return undefined;
       limitedAt = call.at;
-      return { status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 3', parameters: { retry_after: 3 } } };
+      return {
+        status: 429,
+        body: {
+          ok: false,
+          error_code: 429,
+          description: 'Too Many Requests: retry after 3',
+          parameters: { retry_after: 3 },
+        },
+      };
     });
     tg.pushUpdate(text(OWNER, 'again [[three-steps]]'));
     await waitUntil(() => replies('all three done tag:three').length > 0, 60_000);
@@ -118,7 +159,8 @@ describe('progress card in Telegram (real grammY, real CLI)', () => {
     const next = edits[i + 1]!;
     expect(next.at - limitedAt).toBeGreaterThanOrEqual(3000 - TOLERANCE_MS);
     const times = [card.at, ...edits.map((e) => e.at)];
-    for (let k = 1; k < times.length; k++) expect(times[k]! - times[k - 1]!).toBeGreaterThanOrEqual(EDIT_EVERY_S * 1000 - TOLERANCE_MS);
+    for (let k = 1; k < times.length; k++)
+      expect(times[k]! - times[k - 1]!).toBeGreaterThanOrEqual(EDIT_EVERY_S * 1000 - TOLERANCE_MS);
     // Nothing lost: the card ends collapsed over every step, and every step was shown after all.
     expect(String(edits.at(-1)!.body.text)).toMatch(/^✓ 6 steps/);
     const shownOk = [card, ...edits.filter((e) => e.at !== limitedAt)].map((e) => String(e.body.text));
@@ -126,18 +168,29 @@ describe('progress card in Telegram (real grammY, real CLI)', () => {
     expect(replies('all three done tag:three')).toHaveLength(1);
   });
 
-  it('delivers the final reply when every edit fails, and stops editing a card the platform keeps refusing', async () => {
-    tg.script('editMessageText', () => ({ status: 500, body: { ok: false, error_code: 500, description: 'Internal Server Error' } }));
-    tg.pushUpdate(text(OWNER, 'third [[three-steps]]'));
-    await waitUntil(() => replies('all three done tag:three').length > 0, 60_000);
-    expect(replies('all three done tag:three')).toHaveLength(1);
-    expect(cards()).toHaveLength(1);
-    const delivered = () => (gw.gw.core.store.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE kind = 'reply' AND delivered_at IS NOT NULL").get() as { n: number }).n;
-    await waitUntil(() => delivered() === 1);
-    // Bounded: a card whose edits fail is given up on, not retried without end.
-    await new Promise((r) => setTimeout(r, EDIT_EVERY_S * 1000 * 2));
-    expect(tg.callsOf('editMessageText').length).toBeLessThanOrEqual(5);
-  });
+  it(
+    'delivers the final reply when every edit fails, and stops editing a card the platform keeps ' + 'refusing',
+    async () => {
+      tg.script('editMessageText', () => ({
+        status: 500,
+        body: { ok: false, error_code: 500, description: 'Internal Server Error' },
+      }));
+      tg.pushUpdate(text(OWNER, 'third [[three-steps]]'));
+      await waitUntil(() => replies('all three done tag:three').length > 0, 60_000);
+      expect(replies('all three done tag:three')).toHaveLength(1);
+      expect(cards()).toHaveLength(1);
+      const delivered = () =>
+        (
+          gw.gw.core.store.db
+            .prepare("SELECT COUNT(*) AS n FROM outbox WHERE kind = 'reply' AND delivered_at IS NOT NULL")
+            .get() as { n: number }
+        ).n;
+      await waitUntil(() => delivered() === 1);
+      // Bounded: a card whose edits fail is given up on, not retried without end.
+      await new Promise((r) => setTimeout(r, EDIT_EVERY_S * 1000 * 2));
+      expect(tg.callsOf('editMessageText').length).toBeLessThanOrEqual(5);
+    },
+  );
 
   it('posts no card for a quick answer', async () => {
     // The first turn also starts the agent process, which may take longer than minTurnSeconds.

@@ -4,10 +4,10 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { fakeSessionFactory } from '../support/fake-agent.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
@@ -42,31 +42,45 @@ describe('steering and queue modes (real CLI)', () => {
     // The mock saw the steered text, wrapped, in the same turn: the request right after the tool result.
     const afterTool = mock.mainRequests().filter((q) => q.afterTool && q.lastUserText.includes('tag:st2'));
     expect(afterTool).toHaveLength(1);
-    expect(afterTool[0]!.lastUserText).toMatch(/<<<EXTERNAL_USER_MESSAGE id=\w+ from="web:owner \(web\)">>>\nand also this tag:st2\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>/);
+    expect(afterTool[0]!.lastUserText).toMatch(
+      /<<<EXTERNAL_USER_MESSAGE id=\w+ from="web:owner \(web\)">>>\nand also this tag:st2\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>/,
+    );
     const history = (await (await gw.api('GET', '/api/conversations/steer1/messages')).json()) as any;
     expect(history.messages.map((m: { state: string }) => m.state)).toEqual(['answered', 'steered', 'answered']);
   });
 
-  it('a message written while the model streams plain text runs as the next turn: the ack and the history say so', async () => {
-    const w = gw.watch('rat1');
-    await w.ready;
-    const a = await gw.post('rat1', 'talk [[slow:3000]] tag:rat1');
-    await w.wait('text', (d) => d.messageId === a.messageId);
-    const b = await gw.post('rat1', 'and this tag:rat2');
-    expect(b.disposition).toBe('steered');
-    const rb = await w.waitReply(b.messageId, 'reply');
-    expect(rb.data.messageIds).toEqual([b.messageId]);
-    expect(rb.data.text).toBe('ok tag:rat2');
-    const acks = w.of('ack', (d) => d.messageId === b.messageId);
-    expect(acks.map((e) => e.data.kind)).toEqual(['received', 'steered', 'queued']);
-    expect(acks[2]!.data.note).toBe('ran as the next turn');
-    const history = (await (await gw.api('GET', '/api/conversations/rat1/messages')).json()) as any;
-    const [ma, mb] = history.messages as Array<{ id: string; state: string; reason: string | null; turnId: string | null }>;
-    expect(ma).toMatchObject({ id: a.messageId, state: 'answered' });
-    expect(mb).toMatchObject({ id: b.messageId, state: 'answered', reason: 'ran as the next turn (sent while the agent was writing its reply)' });
-    expect(mb!.turnId).toBeTruthy();
-    expect(mb!.turnId).not.toBe(ma!.turnId);
-  });
+  it(
+    'a message written while the model streams plain text runs as the next turn: the ack and the history ' + 'say so',
+    async () => {
+      const w = gw.watch('rat1');
+      await w.ready;
+      const a = await gw.post('rat1', 'talk [[slow:3000]] tag:rat1');
+      await w.wait('text', (d) => d.messageId === a.messageId);
+      const b = await gw.post('rat1', 'and this tag:rat2');
+      expect(b.disposition).toBe('steered');
+      const rb = await w.waitReply(b.messageId, 'reply');
+      expect(rb.data.messageIds).toEqual([b.messageId]);
+      expect(rb.data.text).toBe('ok tag:rat2');
+      const acks = w.of('ack', (d) => d.messageId === b.messageId);
+      expect(acks.map((e) => e.data.kind)).toEqual(['received', 'steered', 'queued']);
+      expect(acks[2]!.data.note).toBe('ran as the next turn');
+      const history = (await (await gw.api('GET', '/api/conversations/rat1/messages')).json()) as any;
+      const [ma, mb] = history.messages as Array<{
+        id: string;
+        state: string;
+        reason: string | null;
+        turnId: string | null;
+      }>;
+      expect(ma).toMatchObject({ id: a.messageId, state: 'answered' });
+      expect(mb).toMatchObject({
+        id: b.messageId,
+        state: 'answered',
+        reason: 'ran as the next turn (sent while the agent was writing its reply)',
+      });
+      expect(mb!.turnId).toBeTruthy();
+      expect(mb!.turnId).not.toBe(ma!.turnId);
+    },
+  );
 
   it('followup mode: two messages give two replies, in order', async () => {
     const w = gw.watch('follow1');
@@ -101,22 +115,33 @@ describe('steering and queue modes (real CLI)', () => {
     expect(mock.mainRequests().filter((q) => /tag:c[123]\b/.test(q.lastUserText))).toHaveLength(1);
   });
 
-  it('refuses a message with a NUL at the door, with a notice, and the messages collected around it are answered', async () => {
-    const w = gw.watch('nul1');
-    await w.ready;
-    await gw.post('nul1', '/queue collect');
-    const accept = (id: string, text: string) =>
-      gw.gw.core.accept({ channel: 'web', platformMessageId: id, conversationKey: 'nul1', sender: { id: 'owner', name: 'web' }, chatType: 'direct', text, sentAt: Date.now() });
-    const a = await accept('nul-a', 'one tag:n1');
-    const bad = await accept('nul-b', 'two\u0000 tag:n2');
-    const c = await accept('nul-c', 'three tag:n3');
-    expect(bad).toMatchObject({ disposition: 'refused', reason: 'nul-character' });
-    expect((await w.waitReply(bad.messageId, 'notice')).data.text).toMatch(/contains a NUL character/);
-    const r = await w.waitReply(a.messageId, 'reply');
-    expect(r.data.messageIds).toEqual([a.messageId, c.messageId]);
-    expect(r.data.text).toBe('ok tag:n1 tag:n3');
-    expect(gw.gw.core.store.message(bad.messageId)!.state).toBe('refused');
-  });
+  it(
+    'refuses a message with a NUL at the door, with a notice, and the messages collected around it are ' + 'answered',
+    async () => {
+      const w = gw.watch('nul1');
+      await w.ready;
+      await gw.post('nul1', '/queue collect');
+      const accept = (id: string, text: string) =>
+        gw.gw.core.accept({
+          channel: 'web',
+          platformMessageId: id,
+          conversationKey: 'nul1',
+          sender: { id: 'owner', name: 'web' },
+          chatType: 'direct',
+          text,
+          sentAt: Date.now(),
+        });
+      const a = await accept('nul-a', 'one tag:n1');
+      const bad = await accept('nul-b', 'two\u0000 tag:n2');
+      const c = await accept('nul-c', 'three tag:n3');
+      expect(bad).toMatchObject({ disposition: 'refused', reason: 'nul-character' });
+      expect((await w.waitReply(bad.messageId, 'notice')).data.text).toMatch(/contains a NUL character/);
+      const r = await w.waitReply(a.messageId, 'reply');
+      expect(r.data.messageIds).toEqual([a.messageId, c.messageId]);
+      expect(r.data.text).toBe('ok tag:n1 tag:n3');
+      expect(gw.gw.core.store.message(bad.messageId)!.state).toBe('refused');
+    },
+  );
 
   it('interrupt mode: a new message stops the running turn, then runs', async () => {
     const w = gw.watch('int1');
@@ -132,7 +157,10 @@ describe('steering and queue modes (real CLI)', () => {
   });
 
   it('a full queue merges later messages into one summary turn, never dropping them', async () => {
-    const small = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')), steering: { mode: 'followup', queueCap: 2 } });
+    const small = await startInProcess({
+      agent: agentConfig(mock.url, tempDir('chome')),
+      steering: { mode: 'followup', queueCap: 2 },
+    });
     try {
       const w = small.watch('cap');
       await w.ready;
@@ -141,10 +169,16 @@ describe('steering and queue modes (real CLI)', () => {
       const sent: Array<{ messageId: string; disposition: string }> = [];
       for (const t of ['tag:cap1', 'tag:cap2', 'tag:cap3', 'tag:cap4']) sent.push(await small.post('cap', `msg ${t}`));
       expect(sent.map((s) => s.disposition)).toEqual(['queued', 'queued', 'merged', 'merged']);
-      expect(w.of('ack', (d) => d.messageId === sent[2]!.messageId && d.kind === 'queued')[0]!.data.note).toMatch(/the queue is full \(2\)/);
+      expect(w.of('ack', (d) => d.messageId === sent[2]!.messageId && d.kind === 'queued')[0]!.data.note).toMatch(
+        /the queue is full \(2\)/,
+      );
       await w.waitReply(sent[3]!.messageId, undefined, 30_000);
       const replies = w.of('reply', (d) => d.kind === 'reply').map((e) => e.data.messageIds);
-      expect(replies.slice(1)).toEqual([[sent[0]!.messageId], [sent[1]!.messageId], [sent[2]!.messageId, sent[3]!.messageId]]);
+      expect(replies.slice(1)).toEqual([
+        [sent[0]!.messageId],
+        [sent[1]!.messageId],
+        [sent[2]!.messageId, sent[3]!.messageId],
+      ]);
       const summary = mock.mainRequests().find((q) => q.lastUserText.includes('tag:cap3'))!;
       expect(summary.lastUserText).toContain('[2 messages arrived while the queue was full; they are merged here]');
       expect(summary.lastUserText).toContain('tag:cap4');
@@ -157,44 +191,57 @@ describe('steering and queue modes (real CLI)', () => {
 });
 
 describe('every turn in a stream-json process, beyond the warm cap (real CLI)', () => {
-  it('with maxLive 1 and three conversations at once: each is steered mid-tool and relays a permission request; one process stays warm', async () => {
-    const g = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome'), { permissionMode: 'relay', allowedTools: ['Bash(sleep *)'] }), steering: { maxLive: 1 } });
-    try {
-      const convs = ['cap-a', 'cap-b', 'cap-c'];
-      const ws = convs.map((c) => g.watch(c));
-      await Promise.all(ws.map((w) => w.ready));
-      const firsts = await Promise.all(convs.map((c, i) => g.post(c, `work [[bash:sleep 3]] tag:cap${i}`)));
-      await Promise.all(ws.map((w) => w.wait('status', (d) => d.state === 'tool', 60_000)));
-      const steers = await Promise.all(convs.map((c, i) => g.post(c, `and this tag:capS${i}`)));
-      expect(steers.map((s) => s.disposition)).toEqual(['steered', 'steered', 'steered']);
-      const replies = await Promise.all(ws.map((w, i) => w.waitReply(steers[i]!.messageId, 'reply', 60_000)));
-      replies.forEach((r, i) => expect(r.data.messageIds).toEqual([firsts[i]!.messageId, steers[i]!.messageId]));
-      // Between turns only one process stays warm; the others exited.
-      const registry = g.gw.core.registry;
-      await waitUntil(() => registry.sessions().filter((s) => s.pid() !== undefined).length === 1, 15_000);
-      expect(registry.idleWarm()).toHaveLength(1);
+  it(
+    'with maxLive 1 and three conversations at once: each is steered mid-tool and relays a permission ' +
+      'request; one process stays warm',
+    async () => {
+      const g = await startInProcess({
+        agent: agentConfig(mock.url, tempDir('chome'), { permissionMode: 'relay', allowedTools: ['Bash(sleep *)'] }),
+        steering: { maxLive: 1 },
+      });
+      try {
+        const convs = ['cap-a', 'cap-b', 'cap-c'];
+        const ws = convs.map((c) => g.watch(c));
+        await Promise.all(ws.map((w) => w.ready));
+        const firsts = await Promise.all(convs.map((c, i) => g.post(c, `work [[bash:sleep 3]] tag:cap${i}`)));
+        await Promise.all(ws.map((w) => w.wait('status', (d) => d.state === 'tool', 60_000)));
+        const steers = await Promise.all(convs.map((c, i) => g.post(c, `and this tag:capS${i}`)));
+        expect(steers.map((s) => s.disposition)).toEqual(['steered', 'steered', 'steered']);
+        const replies = await Promise.all(ws.map((w, i) => w.waitReply(steers[i]!.messageId, 'reply', 60_000)));
+        replies.forEach((r, i) => expect(r.data.messageIds).toEqual([firsts[i]!.messageId, steers[i]!.messageId]));
+        // Between turns only one process stays warm; the others exited.
+        const registry = g.gw.core.registry;
+        await waitUntil(() => registry.sessions().filter((s) => s.pid() !== undefined).length === 1, 15_000);
+        expect(registry.idleWarm()).toHaveLength(1);
 
-      // A tool that needs approval is asked about in every conversation, warm or not: none is denied unasked.
-      const markers = convs.map((c) => `${tempDir('cap')}/made-by-${c}`);
-      const asks = await Promise.all(convs.map((c, i) => g.post(c, `[[bash:touch ${markers[i]}]] tag:capP${i}`)));
-      const perms = await Promise.all(ws.map((w) => w.wait('permission', (d) => !d.resolved, 60_000)));
-      for (const [i, p] of perms.entries()) {
-        expect((p.data.input as { command: string }).command).toBe(`touch ${markers[i]}`);
-        expect((await g.api('POST', `/api/conversations/${convs[i]}/permissions/${p.data.requestId}`, { allow: true })).status).toBe(200);
+        // A tool that needs approval is asked about in every conversation, warm or not: none is denied unasked.
+        const markers = convs.map((c) => `${tempDir('cap')}/made-by-${c}`);
+        const asks = await Promise.all(convs.map((c, i) => g.post(c, `[[bash:touch ${markers[i]}]] tag:capP${i}`)));
+        const perms = await Promise.all(ws.map((w) => w.wait('permission', (d) => !d.resolved, 60_000)));
+        for (const [i, p] of perms.entries()) {
+          expect((p.data.input as { command: string }).command).toBe(`touch ${markers[i]}`);
+          expect(
+            (await g.api('POST', `/api/conversations/${convs[i]}/permissions/${p.data.requestId}`, { allow: true }))
+              .status,
+          ).toBe(200);
+        }
+        await Promise.all(ws.map((w, i) => w.waitReply(asks[i]!.messageId, 'reply', 60_000)));
+        for (const m of markers) expect(fs.existsSync(m)).toBe(true);
+        const status = (await (await g.api('GET', '/api/status')).json()) as any;
+        expect(status.steering).toMatchObject({ on: true, maxLive: 1, maxLiveWhy: 'steering.maxLive in the config' });
+      } finally {
+        await g.stop();
       }
-      await Promise.all(ws.map((w, i) => w.waitReply(asks[i]!.messageId, 'reply', 60_000)));
-      for (const m of markers) expect(fs.existsSync(m)).toBe(true);
-      const status = (await (await g.api('GET', '/api/status')).json()) as any;
-      expect(status.steering).toMatchObject({ on: true, maxLive: 1, maxLiveWhy: 'steering.maxLive in the config' });
-    } finally {
-      await g.stop();
-    }
-  });
+    },
+  );
 });
 
 describe('a backend that cannot take a message mid-turn', () => {
   it('tells the person once what that costs; what they send mid-turn waits and is answered in order', async () => {
-    const g = await startInProcess({ agent: { cwd: tempDir('fcwd') } }, { sessionFactory: fakeSessionFactory({ turnMs: 400, steer: 'none' }) });
+    const g = await startInProcess(
+      { agent: { cwd: tempDir('fcwd') } },
+      { sessionFactory: fakeSessionFactory({ turnMs: 400, steer: 'none' }) },
+    );
     try {
       const w = g.watch('nosteer');
       await w.ready;
@@ -204,7 +251,10 @@ describe('a backend that cannot take a message mid-turn', () => {
       await w.waitReply(b.messageId, 'reply');
       const c = await g.post('nosteer', 'third');
       await w.waitReply(c.messageId, 'reply');
-      const told = w.of('reply', (d) => d.kind === 'notice' && /cannot take a message while it works/.test(String(d.text)));
+      const told = w.of(
+        'reply',
+        (d) => d.kind === 'notice' && /cannot take a message while it works/.test(String(d.text)),
+      );
       expect(told).toHaveLength(1);
       expect(told[0]!.data.messageIds).toEqual([a.messageId]);
     } finally {

@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionStep, Step, ToolStep, TurnView } from '../../src/gateway/steps/types.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
-import { agentConfig, startInProcess, type EventWatch } from '../support/gateway-rig.js';
+import { agentConfig, type EventWatch, startInProcess } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 const running: Array<{ stop(): Promise<void> }> = [];
@@ -32,54 +32,70 @@ async function gateway(agent: Record<string, unknown> = {}, home?: string) {
 /** The latest version of each step seen on the stream, in step order. */
 function liveSteps(w: EventWatch, turnId: string): Step[] {
   const latest = new Map<number, Step>();
-  for (const e of w.of('step', (d) => (d.step as Step).turnId === turnId)) latest.set((e.data.step as Step).index, e.data.step as Step);
+  for (const e of w.of('step', (d) => (d.step as Step).turnId === turnId))
+    latest.set((e.data.step as Step).index, e.data.step as Step);
   return [...latest.entries()].sort((a, b) => a[0] - b[0]).map(([, s]) => s);
 }
 
-async function turns(gw: Awaited<ReturnType<typeof gateway>>, conv: string, query = ''): Promise<{ turns: TurnView[]; more: boolean }> {
+async function turns(
+  gw: Awaited<ReturnType<typeof gateway>>,
+  conv: string,
+  query = '',
+): Promise<{ turns: TurnView[]; more: boolean }> {
   const r = await gw.api('GET', `/api/conversations/${conv}/turns${query}`);
   expect(r.status).toBe(200);
   return (await r.json()) as { turns: TurnView[]; more: boolean };
 }
 
 describe('turn steps (real CLI)', () => {
-  it('shows a tool call while it runs and its output after, and the history holds the same steps after a restart', async () => {
-    const home = tempDir('rhome');
-    const gw = await gateway({}, home);
-    const w = gw.watch('st1');
-    await w.ready;
-    const a = await gw.post('st1', 'work [[bash:echo start; sleep 2]] tag:t1');
-    const started = await w.wait('turn', (d) => (d.turn as TurnView).inputIds.includes(a.messageId));
-    const turnId = (started.data.turn as TurnView).id;
-    expect((started.data.turn as TurnView).status).toBe('running');
-    const runningTool = await w.wait('step', (d) => (d.step as Step).kind === 'tool');
-    expect(runningTool.data.step).toMatchObject({ kind: 'tool', name: 'Bash', summary: 'echo start; sleep 2', status: 'running', turnId });
-    // While the tool runs, the running turn is there for live surfaces, and in the history.
-    expect(gw.gw.core.steps.running('web:st1')?.steps.map((s) => s.kind)).toEqual(['tool']);
-    expect((await turns(gw, 'st1')).turns.at(-1)).toMatchObject({ id: turnId, status: 'running' });
+  it(
+    'shows a tool call while it runs and its output after, and the history holds the same steps after a ' + 'restart',
+    async () => {
+      const home = tempDir('rhome');
+      const gw = await gateway({}, home);
+      const w = gw.watch('st1');
+      await w.ready;
+      const a = await gw.post('st1', 'work [[bash:echo start; sleep 2]] tag:t1');
+      const started = await w.wait('turn', (d) => (d.turn as TurnView).inputIds.includes(a.messageId));
+      const turnId = (started.data.turn as TurnView).id;
+      expect((started.data.turn as TurnView).status).toBe('running');
+      const runningTool = await w.wait('step', (d) => (d.step as Step).kind === 'tool');
+      expect(runningTool.data.step).toMatchObject({
+        kind: 'tool',
+        name: 'Bash',
+        summary: 'echo start; sleep 2',
+        status: 'running',
+        turnId,
+      });
+      // While the tool runs, the running turn is there for live surfaces, and in the history.
+      expect(gw.gw.core.steps.running('web:st1')?.steps.map((s) => s.kind)).toEqual(['tool']);
+      expect((await turns(gw, 'st1')).turns.at(-1)).toMatchObject({ id: turnId, status: 'running' });
 
-    await w.waitReply(a.messageId);
-    await w.wait('turn', (d) => (d.turn as TurnView).id === turnId && (d.turn as TurnView).status !== 'running');
-    const live = liveSteps(w, turnId);
-    expect(live.map((s) => s.kind)).toEqual(['tool', 'text']);
-    const tool = live[0] as ToolStep;
-    expect(tool).toMatchObject({ status: 'ok', output: 'start' });
-    expect(tool.endedAt! - tool.at).toBeGreaterThanOrEqual(1500);
-    expect(live[1]).toMatchObject({ kind: 'text', text: 'done ok', final: true });
+      await w.waitReply(a.messageId);
+      await w.wait('turn', (d) => (d.turn as TurnView).id === turnId && (d.turn as TurnView).status !== 'running');
+      const live = liveSteps(w, turnId);
+      expect(live.map((s) => s.kind)).toEqual(['tool', 'text']);
+      const tool = live[0] as ToolStep;
+      expect(tool).toMatchObject({ status: 'ok', output: 'start' });
+      expect(tool.endedAt! - tool.at).toBeGreaterThanOrEqual(1500);
+      expect(live[1]).toMatchObject({ kind: 'text', text: 'done ok', final: true });
 
-    const stored = (await turns(gw, 'st1')).turns;
-    expect(stored).toHaveLength(1);
-    expect(stored[0]).toMatchObject({ id: turnId, status: 'answered', inputIds: [a.messageId], stepCount: 2 });
-    expect(stored[0]!.steps).toEqual(live);
+      const stored = (await turns(gw, 'st1')).turns;
+      expect(stored).toHaveLength(1);
+      expect(stored[0]).toMatchObject({ id: turnId, status: 'answered', inputIds: [a.messageId], stepCount: 2 });
+      expect(stored[0]!.steps).toEqual(live);
 
-    // Another device after a restart: the same timeline from the store.
-    await running.pop()!.stop();
-    const again = await gateway({}, home);
-    const after = (await turns(again, 'st1')).turns;
-    expect(after[0]!.steps).toEqual(live);
-    const messages = (await (await again.api('GET', '/api/conversations/st1/messages')).json()) as { messages: Array<{ id: string; turnId: string }> };
-    expect(messages.messages.find((m) => m.id === a.messageId)?.turnId).toBe(turnId);
-  });
+      // Another device after a restart: the same timeline from the store.
+      await running.pop()!.stop();
+      const again = await gateway({}, home);
+      const after = (await turns(again, 'st1')).turns;
+      expect(after[0]!.steps).toEqual(live);
+      const messages = (await (await again.api('GET', '/api/conversations/st1/messages')).json()) as {
+        messages: Array<{ id: string; turnId: string }>;
+      };
+      expect(messages.messages.find((m) => m.id === a.messageId)?.turnId).toBe(turnId);
+    },
+  );
 
   it('puts a message steered mid-tool inside the turn, where the agent took it in', async () => {
     const gw = await gateway();
@@ -105,19 +121,32 @@ describe('turn steps (real CLI)', () => {
     const marker = `${tempDir('perm')}/made`;
     const a = await gw.post('st3', `[[bash:touch ${marker}]] tag:p1`);
     const p = await w.wait('step', (d) => (d.step as Step).kind === 'permission');
-    expect(p.data.step).toMatchObject({ kind: 'permission', toolName: 'Bash', summary: `touch ${marker}`, status: 'open' });
+    expect(p.data.step).toMatchObject({
+      kind: 'permission',
+      toolName: 'Bash',
+      summary: `touch ${marker}`,
+      status: 'open',
+    });
     const requestId = (p.data.step as PermissionStep).requestId;
     expect((await gw.api('POST', `/api/conversations/st3/permissions/${requestId}`, { allow: true })).status).toBe(200);
     await w.waitReply(a.messageId);
     expect(fs.existsSync(marker)).toBe(true);
     const answered = (await turns(gw, 'st3')).turns[0]!.steps.find((x) => x.kind === 'permission') as PermissionStep;
-    expect(answered).toMatchObject({ status: 'answered', answer: { optionId: 'allow', label: 'Allow', by: 'web:owner' } });
-    expect(w.of('permission', (d) => d.requestId === requestId && d.resolved === 'allow' && d.by === 'web:owner')).toHaveLength(1);
+    expect(answered).toMatchObject({
+      status: 'answered',
+      answer: { optionId: 'allow', label: 'Allow', by: 'web:owner' },
+    });
+    expect(
+      w.of('permission', (d) => d.requestId === requestId && d.resolved === 'allow' && d.by === 'web:owner'),
+    ).toHaveLength(1);
 
     // A request left open when /stop ends the turn is withdrawn; a late answer is refused and never announced.
     const never = `${tempDir('perm')}/never`;
     const b = await gw.post('st3', `[[bash:touch ${never}]] tag:p2`);
-    const p2 = await w.wait('step', (d) => (d.step as Step).kind === 'permission' && (d.step as PermissionStep).requestId !== requestId);
+    const p2 = await w.wait(
+      'step',
+      (d) => (d.step as Step).kind === 'permission' && (d.step as PermissionStep).requestId !== requestId,
+    );
     const rid2 = (p2.data.step as PermissionStep).requestId;
     const stop = await gw.post('st3', '/stop');
     await w.waitReply(stop.messageId);
@@ -152,7 +181,10 @@ describe('turn steps (real CLI)', () => {
     await w.wait('step', (d) => (d.step as Step).kind === 'tool' && (d.step as Step).turnId !== t.id);
     const stop2 = await gw.post('st4', '/stop');
     await w.waitReply(stop2.messageId);
-    await waitUntil(async () => (await turns(gw, 'st4')).turns.find((x) => x.inputIds.includes(b.messageId))?.status === 'stopped', 10_000);
+    await waitUntil(
+      async () => (await turns(gw, 'st4')).turns.find((x) => x.inputIds.includes(b.messageId))?.status === 'stopped',
+      10_000,
+    );
     const cut = (await turns(gw, 'st4')).turns.find((x) => x.inputIds.includes(b.messageId))!;
     expect(cut.steps.find((x) => x.kind === 'tool')).toMatchObject({ status: 'error', summary: 'echo cut; sleep 30' });
   });
@@ -175,6 +207,8 @@ describe('turn steps (real CLI)', () => {
     expect(older.turns.map((t) => t.inputIds[0])).toEqual(ids.slice(0, 1));
     const bad = await gw.api('GET', '/api/conversations/st5/turns?limit=abc');
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/"limit" must be a whole number from 1 to 200/);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(
+      /"limit" must be a whole number from 1 to 200/,
+    );
   });
 });

@@ -5,14 +5,21 @@
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readMenu } from '../../src/agents/tmux/menus.js';
-import { ClaudeTmuxSession } from '../../src/agents/tmux/tmux-session.js';
 import { hasTmux, Tmux } from '../../src/agents/tmux/tmux.js';
+import { ClaudeTmuxSession } from '../../src/agents/tmux/tmux-session.js';
+import { claudeConfigDir, transcriptPath } from '../../src/agents/tmux/transcript.js';
 import { cmdlineOf } from '../../src/ops/proc.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
-import { claudeConfigDir, transcriptPath } from '../../src/agents/tmux/transcript.js';
-import { killAtToolStart, killServers, measureTuiFirstTurnMs, onboardedHome, privateSocket, removeRigDirs } from '../support/tmux-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
+import {
+  killAtToolStart,
+  killServers,
+  measureTuiFirstTurnMs,
+  onboardedHome,
+  privateSocket,
+  removeRigDirs,
+} from '../support/tmux-rig.js';
 
 const tmuxAvailable = await hasTmux();
 
@@ -38,16 +45,23 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     const socket = privateSocket('gw');
     sockets.push(socket);
     const { tmux, ...rest } = agent as { tmux?: Record<string, unknown> };
-    const gw = await startInProcess({ agent: agentConfig(mock.url, home, { backend: 'claude-tmux', ...rest, tmux: { ...tmux, socket } }) });
+    const gw = await startInProcess({
+      agent: agentConfig(mock.url, home, { backend: 'claude-tmux', ...rest, tmux: { ...tmux, socket } }),
+    });
     running.push(gw);
     const session = (conv: string) => gw.gw.core.registry.get(`web:${conv}`) as ClaudeTmuxSession;
     const capture = (conv: string) => new Tmux({ name: socket }).capturePane(session(conv).paneName);
     const answer = (conv: string, requestId: unknown, body: Record<string, unknown>) =>
-      fetch(`${gw.ep.base}/api/conversations/${conv}/permissions/${String(requestId)}`, { method: 'POST', headers: { authorization: `Bearer ${gw.ep.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${gw.ep.base}/api/conversations/${conv}/permissions/${String(requestId)}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.ep.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     return { ...gw, session, capture, answer };
   }
 
-  it('relays a permission prompt with its options; approving runs the tool; a message sent meanwhile waits and is not typed into the menu', async () => {
+  it('relays a permission prompt with its options; approving runs the tool; a message sent meanwhile waits ' +
+    'and is not typed into the menu', async () => {
     const gw = await gateway({ permissionMode: 'relay' });
     const w = gw.watch('perm');
     await w.ready;
@@ -59,7 +73,10 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     expect(p.data.input).toEqual({ command: `touch ${marker}`, description: 'Run the requested command' });
     expect(p.data.description).toBe('Do you want to proceed?');
     // relay: "don't ask again" and "switch to auto mode" would stop the asking, so they are not offered.
-    expect(p.data.options).toEqual([{ id: 'allow', label: 'Yes' }, { id: 'deny', label: 'No' }]);
+    expect(p.data.options).toEqual([
+      { id: 'allow', label: 'Yes' },
+      { id: 'deny', label: 'No' },
+    ]);
     expect(JSON.stringify(p.data)).not.toMatch(/Tip:|─|╌|auto mode/);
     const menu = readMenu(await gw.capture('perm'));
 
@@ -81,7 +98,8 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     expect((await gw.answer('perm', p.data.requestId, { allow: true })).status).toBe(404);
   }, 120_000);
 
-  it('a message steered as a prompt comes up: the "not typed yet" notice is about it, and it runs as its own turn after the prompt ends the turn', async () => {
+  it('a message steered as a prompt comes up: the "not typed yet" notice is about it, and it runs as its own ' +
+    'turn after the prompt ends the turn', async () => {
     const gw = await gateway({ permissionMode: 'relay', tmux: { readyTimeoutSeconds: 1.5 } });
     const w = gw.watch('wait');
     await w.ready;
@@ -92,13 +110,25 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
       let asked = false;
-      mock.setScript(async (r) => (!r.side && r.lastText.includes(`tag:q${attempt}`) && !asked ? ((asked = true), await held, { kind: 'tool', name: 'Bash', input: { command: `touch ${never}` } }) : undefined));
+      mock.setScript(async (r) =>
+        !r.side && r.lastText.includes(`tag:q${attempt}`) && !asked
+          ? ((asked = true), await held, { kind: 'tool', name: 'Bash', input: { command: `touch ${never}` } })
+          : undefined,
+      );
       const a = await gw.post('wait', `work tag:q${attempt}`);
       await mock.waitFor((r) => !r.side && r.lastText.includes(`tag:q${attempt}`), 60_000);
       release();
-      await waitUntil(async () => readMenu(await gw.capture('wait'))?.question === 'Do you want to proceed?', 30_000, 5);
+      await waitUntil(
+        async () => readMenu(await gw.capture('wait'))?.question === 'Do you want to proceed?',
+        30_000,
+        5,
+      );
       const b = await gw.post('wait', `meanwhile tag:m${attempt}`);
-      const p = await w.wait('permission', (d) => !d.resolved && !w.of('permission', (x) => x.requestId === d.requestId && !!x.resolved).length, 30_000);
+      const p = await w.wait(
+        'permission',
+        (d) => !d.resolved && !w.of('permission', (x) => x.requestId === d.requestId && !!x.resolved).length,
+        30_000,
+      );
       if (b.disposition !== 'steered') {
         expect(attempt, 'the message was never steered before the session saw the prompt').toBeLessThan(10);
         await gw.answer('wait', p.data.requestId, { allow: false });
@@ -112,7 +142,11 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
       expect((await gw.answer('wait', p.data.requestId, { allow: false })).status).toBe(200);
       const ra = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId), 30_000);
       expect(ra.data.messageIds).toEqual([a.messageId]);
-      const rb = await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply', 60_000);
+      const rb = await w.wait(
+        'reply',
+        (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply',
+        60_000,
+      );
       expect(rb.data.text).toContain(`ok tag:m${attempt}`);
       expect(w.repliesFor(b.messageId, 'reply')).toHaveLength(1);
       expect(mock.mainRequests().filter((q) => q.lastText.includes(`tag:m${attempt}`))).toHaveLength(1);
@@ -144,14 +178,30 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     const s = gw.session('kill');
     const sid = s.sessionId()!;
     const pid = s.pid()!;
-    mock.setScript((r) => (!r.side && r.lastText.includes('tag:g2') && !r.afterTool ? { kind: 'tool', name: 'Bash', input: { command: 'echo start; sleep 20' } } : undefined));
+    mock.setScript((r) =>
+      !r.side && r.lastText.includes('tag:g2') && !r.afterTool
+        ? { kind: 'tool', name: 'Bash', input: { command: 'echo start; sleep 20' } }
+        : undefined,
+    );
     const m = await gw.post('kill', 'work tag:g2');
     await w.wait('status', (d) => d.state === 'tool', 30_000);
     // The re-run on the resumed session is answered at once.
-    mock.setScript((r) => (!r.side && r.lastText.includes('tag:g2') ? { kind: 'text', text: 'answered after the respawn tag:g2' } : undefined));
+    mock.setScript((r) =>
+      !r.side && r.lastText.includes('tag:g2')
+        ? { kind: 'text', text: 'answered after the respawn tag:g2' }
+        : undefined,
+    );
     process.kill(pid, 'SIGKILL');
-    const r = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && d.kind === 'reply', 60_000);
-    expect(w.of('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && d.kind === 'notice').map((e) => e.data.text)).toEqual(['↻ The agent stopped unexpectedly; running your message again on the resumed session.']);
+    const r = await w.wait(
+      'reply',
+      (d) => (d.messageIds as string[]).includes(m.messageId) && d.kind === 'reply',
+      60_000,
+    );
+    expect(
+      w
+        .of('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && d.kind === 'notice')
+        .map((e) => e.data.text),
+    ).toEqual(['↻ The agent stopped unexpectedly; running your message again on the resumed session.']);
     expect(r.data.text).toContain('answered after the respawn');
     const s2 = gw.session('kill');
     expect(s2.pid()).not.toBe(pid);
@@ -160,7 +210,8 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
   }, 120_000);
 
-  it('a pane killed at its first tool, before the conversation was written: the message runs again in a new session, once, and is answered', async () => {
+  it('a pane killed at its first tool, before the conversation was written: the message runs again in a new ' +
+    'session, once, and is answered', async () => {
     const home = onboardedHome();
     const cwd = fs.realpathSync(tempDir('early-cwd'));
     const gw = await gateway({ cwd }, home);
@@ -172,12 +223,22 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     const s = gw.session('early');
     const file = () => transcriptPath(claudeConfigDir({ HOME: home }), cwd, s.sessionId()!);
     // The re-run is answered at once.
-    mock.setScript((r) => (!r.side && r.lastText.includes('tag:e1') && fs.existsSync(flag) ? { kind: 'text', text: 'answered in the new session tag:e1' } : undefined));
+    mock.setScript((r) =>
+      !r.side && r.lastText.includes('tag:e1') && fs.existsSync(flag)
+        ? { kind: 'text', text: 'answered in the new session tag:e1' }
+        : undefined,
+    );
     await killAtToolStart(() => s.pid(), flag, file);
     const first = s.sessionId();
-    const r = await w.wait('reply', (d) => (d.messageIds as string[]).includes(m.messageId) && d.kind === 'reply', 90_000);
+    const r = await w.wait(
+      'reply',
+      (d) => (d.messageIds as string[]).includes(m.messageId) && d.kind === 'reply',
+      90_000,
+    );
     expect(r.data.text).toContain('answered in the new session');
-    expect(w.repliesFor(m.messageId, 'notice').filter((n) => /could not be resumed|failed/.test(String(n.data.text)))).toEqual([]);
+    expect(
+      w.repliesFor(m.messageId, 'notice').filter((n) => /could not be resumed|failed/.test(String(n.data.text))),
+    ).toEqual([]);
     expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
     expect(s.sessionId()).not.toBe(first);
     expect(cmdlineOf(s.pid()!)).toContain(`--session-id ${s.sessionId()}`);
@@ -186,7 +247,8 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     expect(gw.gw.core.store.conversation('web:early')!.sessionId).toBe(s.sessionId());
   }, 180_000);
 
-  it('/stop during a tool leaves the pane ready; /model and /clear use the TUI’s own commands in the same pane', async () => {
+  it('/stop during a tool leaves the pane ready; /model and /clear use the TUI’s own commands in the same ' +
+    'pane', async () => {
     const gw = await gateway();
     const w = gw.watch('cmd');
     await w.ready;
@@ -230,7 +292,8 @@ describe.skipIf(!tmuxAvailable)('a message the agent terminal does not take (rea
     removeRigDirs();
   });
 
-  it('waits and the person is told; past the turn timeout it is held, later messages wait behind it, and /retry runs it', async () => {
+  it('waits and the person is told; past the turn timeout it is held, later messages wait behind it, and ' +
+    '/retry runs it', async () => {
     const socket = privateSocket('held');
     sockets.push(socket);
     // The first turn includes the TUI's start-up: the turn timeout gives it three times what it takes
@@ -238,32 +301,65 @@ describe.skipIf(!tmuxAvailable)('a message the agent terminal does not take (rea
     const startMs = await measureTuiFirstTurnMs(mock.url);
     const turnTimeoutSeconds = Math.ceil((3 * startMs) / 1000) + 5;
     const turnMs = turnTimeoutSeconds * 1000;
-    const gw = await startInProcess({ agent: agentConfig(mock.url, onboardedHome(), { backend: 'claude-tmux', turnTimeoutSeconds, tmux: { socket, readyTimeoutSeconds: 2 } }) });
+    const gw = await startInProcess({
+      agent: agentConfig(mock.url, onboardedHome(), {
+        backend: 'claude-tmux',
+        turnTimeoutSeconds,
+        tmux: { socket, readyTimeoutSeconds: 2 },
+      }),
+    });
     try {
       const w = gw.watch('held');
       await w.ready;
       const first = await gw.post('held', 'hello tag:h0');
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(first.messageId) && d.kind === 'reply', turnMs + 10_000);
+      await w.wait(
+        'reply',
+        (d) => (d.messageIds as string[]).includes(first.messageId) && d.kind === 'reply',
+        turnMs + 10_000,
+      );
       // The transcript view (ctrl+o) takes no typing: the pane reads not-ready.
       const tmux = new Tmux({ name: socket });
       const pane = (gw.gw.core.registry.get('web:held') as ClaudeTmuxSession).paneName;
       await tmux.sendKeys(pane, 'C-o');
       await waitUntil(async () => (await tmux.capturePane(pane)).includes('Showing detailed transcript'), 10_000);
       const a = await gw.post('held', 'first tag:h1');
-      const told = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice', 20_000 + startMs);
+      const told = await w.wait(
+        'reply',
+        (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice',
+        20_000 + startMs,
+      );
       expect(told.data.text).toMatch(/Your message is not typed yet/);
-      const held = await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'notice' && /kept and tried again at/.test(String(d.text)), turnMs + 20_000);
+      const held = await w.wait(
+        'reply',
+        (d) =>
+          (d.messageIds as string[]).includes(a.messageId) &&
+          d.kind === 'notice' &&
+          /kept and tried again at/.test(String(d.text)),
+        turnMs + 20_000,
+      );
       expect(held.data.text).toMatch(/AGENT_NOT_READY|did not take the message/);
       expect(gw.gw.core.store.message(a.messageId)!.state).toBe('deferred');
       expect(mock.requests.some((q) => q.lastUserText.includes('tag:h1'))).toBe(false);
       const b = await gw.post('held', 'second tag:h2');
-      await w.wait('ack', (d) => d.messageId === b.messageId && d.kind === 'queued' && /waits for the agent terminal/.test(String(d.note)));
+      await w.wait(
+        'ack',
+        (d) =>
+          d.messageId === b.messageId && d.kind === 'queued' && /waits for the agent terminal/.test(String(d.note)),
+      );
       // Back to the input box, then ask for the held messages now.
       await tmux.sendKeys(pane, 'C-o');
       await waitUntil(async () => !(await tmux.capturePane(pane)).includes('Showing detailed transcript'), 10_000);
       await gw.post('held', '/retry');
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'reply', turnMs + 30_000);
-      await w.wait('reply', (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply', turnMs + 30_000);
+      await w.wait(
+        'reply',
+        (d) => (d.messageIds as string[]).includes(a.messageId) && d.kind === 'reply',
+        turnMs + 30_000,
+      );
+      await w.wait(
+        'reply',
+        (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply',
+        turnMs + 30_000,
+      );
       expect(gw.gw.core.store.message(a.messageId)!.state).toBe('answered');
     } finally {
       await gw.stop();

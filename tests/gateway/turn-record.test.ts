@@ -1,8 +1,8 @@
 /** The step bookkeeping of one turn, event by event (pure: no process, no store). */
 import { describe, expect, it } from 'vitest';
-import { TurnRecord } from '../../src/gateway/steps/turn-record.js';
 import { toolSummary } from '../../src/gateway/steps/summarize.js';
-import { STEP_LIMITS, type PermissionStep, type ToolStep } from '../../src/gateway/steps/types.js';
+import { TurnRecord } from '../../src/gateway/steps/turn-record.js';
+import { type PermissionStep, STEP_LIMITS, type ToolStep } from '../../src/gateway/steps/types.js';
 
 const noText = () => undefined;
 
@@ -33,7 +33,21 @@ describe('TurnRecord', () => {
   it('on a stop keeps the half-streamed text, ends running tools and withdraws open requests', () => {
     const r = new TurnRecord('web:c', 't2', ['m1']);
     r.apply({ type: 'tool-use', id: 'tu1', name: 'Bash', input: { command: 'sleep 30' } }, noText);
-    r.apply({ type: 'permission', request: { requestId: 'r1', toolName: 'Bash', input: { command: 'rm -rf build' }, options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] } }, noText);
+    r.apply(
+      {
+        type: 'permission',
+        request: {
+          requestId: 'r1',
+          toolName: 'Bash',
+          input: { command: 'rm -rf build' },
+          options: [
+            { id: 'allow', label: 'Allow' },
+            { id: 'deny', label: 'Deny' },
+          ],
+        },
+      },
+      noText,
+    );
     r.apply({ type: 'text-delta', text: 'I was say' }, noText);
     r.apply({ type: 'text-delta', text: 'ing' }, noText);
     r.end({ status: 'stopped' });
@@ -48,29 +62,76 @@ describe('TurnRecord', () => {
   it('ignores a result for a tool it never saw start, and an answer to a request already closed', () => {
     const r = new TurnRecord('web:c', 't3', ['m1']);
     expect(r.apply({ type: 'tool-result', toolUseId: 'nope', isError: false, excerpt: 'x' }, noText)).toEqual([]);
-    r.apply({ type: 'permission', request: { requestId: 'r1', toolName: 'Write', input: { file_path: '/a' }, options: [{ id: 'allow', label: 'Allow' }] } }, noText);
+    r.apply(
+      {
+        type: 'permission',
+        request: {
+          requestId: 'r1',
+          toolName: 'Write',
+          input: { file_path: '/a' },
+          options: [{ id: 'allow', label: 'Allow' }],
+        },
+      },
+      noText,
+    );
     expect(r.answered('r1', { optionId: 'allow', label: 'Allow', by: 'telegram:1' })).toHaveLength(1);
     expect(r.answered('r1', { optionId: 'deny', label: 'Deny', by: 'telegram:2' })).toEqual([]);
     expect(r.view().steps[0]).toMatchObject({ status: 'answered', answer: { by: 'telegram:1' } });
   });
 
-  it('keeps a permission request whole (so what is approved was shown), marks one too long to carry, and keeps what an option changes', () => {
-    const r = new TurnRecord('web:c', 't5', ['m1']);
-    const command = `echo ${'y'.repeat(20_000)} end`;
-    r.apply({ type: 'permission', request: { requestId: 'r1', toolName: 'Bash', input: { command }, options: [{ id: 'allow', label: 'Yes' }, { id: 'option-2', label: "Yes, and don't ask again", effect: 'later Bash commands run without asking' }] } }, noText);
-    r.apply({ type: 'permission', request: { requestId: 'r2', toolName: 'Write', input: { file_path: '/f', content: 'z'.repeat(STEP_LIMITS.permissionInputField + 1) }, options: [{ id: 'deny', label: 'No' }] } }, noText);
-    const [whole, cut] = r.view().steps as PermissionStep[];
-    expect(whole!.input.command).toBe(command);
-    expect(whole!.inputCut).toBeUndefined();
-    expect(whole!.options[1]).toEqual({ id: 'option-2', label: "Yes, and don't ask again", effect: 'later Bash commands run without asking' });
-    expect(cut!.inputCut).toBe(true);
-  });
+  it(
+    'keeps a permission request whole (so what is approved was shown), marks one too long to carry, and ' +
+      'keeps what an option changes',
+    () => {
+      const r = new TurnRecord('web:c', 't5', ['m1']);
+      const command = `echo ${'y'.repeat(20_000)} end`;
+      r.apply(
+        {
+          type: 'permission',
+          request: {
+            requestId: 'r1',
+            toolName: 'Bash',
+            input: { command },
+            options: [
+              { id: 'allow', label: 'Yes' },
+              { id: 'option-2', label: "Yes, and don't ask again", effect: 'later Bash commands run without asking' },
+            ],
+          },
+        },
+        noText,
+      );
+      r.apply(
+        {
+          type: 'permission',
+          request: {
+            requestId: 'r2',
+            toolName: 'Write',
+            input: { file_path: '/f', content: 'z'.repeat(STEP_LIMITS.permissionInputField + 1) },
+            options: [{ id: 'deny', label: 'No' }],
+          },
+        },
+        noText,
+      );
+      const [whole, cut] = r.view().steps as PermissionStep[];
+      expect(whole!.input.command).toBe(command);
+      expect(whole!.inputCut).toBeUndefined();
+      expect(whole!.options[1]).toEqual({
+        id: 'option-2',
+        label: "Yes, and don't ask again",
+        effect: 'later Bash commands run without asking',
+      });
+      expect(cut!.inputCut).toBe(true);
+    },
+  );
 
   it('bounds tool inputs and outputs, and says when it cut', () => {
     const r = new TurnRecord('web:c', 't4', ['m1']);
     const big = 'x'.repeat(STEP_LIMITS.inputField + 10);
     r.apply({ type: 'tool-use', id: 'tu1', name: 'Write', input: { file_path: '/f', content: big } }, noText);
-    r.apply({ type: 'tool-result', toolUseId: 'tu1', isError: true, excerpt: 'e'.repeat(STEP_LIMITS.output + 1) }, noText);
+    r.apply(
+      { type: 'tool-result', toolUseId: 'tu1', isError: true, excerpt: 'e'.repeat(STEP_LIMITS.output + 1) },
+      noText,
+    );
     const step = r.view().steps[0] as ToolStep;
     expect(String(step.input.content)).toMatch(/… \[10 more characters\]$/);
     expect(step.output).toHaveLength(STEP_LIMITS.output);

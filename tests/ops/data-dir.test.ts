@@ -8,11 +8,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram.js';
-import { startFakeWhatsApp } from '../support/fake-whatsapp.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
-import { CLI, agentConfig, startChild, writeConfig } from '../support/gateway-rig.js';
+import { type FakeTelegram, startFakeTelegram } from '../support/fake-telegram.js';
+import { startFakeWhatsApp } from '../support/fake-whatsapp.js';
+import { agentConfig, CLI, startChild, writeConfig } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 const OTHER_UID = 4242;
 const PLANTED = 'planted-token-planted-token-planted-token';
@@ -21,7 +21,12 @@ const PLANTED = 'planted-token-planted-token-planted-token';
 function start(home: string) {
   const cwd = tempDir('ddcwd');
   writeConfig(cwd, { web: { port: 0 } });
-  return spawnSync(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: home }, encoding: 'utf8', timeout: 15_000 });
+  return spawnSync(process.execPath, [CLI, 'start'], {
+    cwd,
+    env: { ...process.env, RUDDER_HOME: home },
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
 }
 
 function expectNothingTouched(home: string, before: string[]) {
@@ -91,14 +96,24 @@ describe('file modes', () => {
     const gw = await startChild(
       {
         agent: agentConfig(mock.url, tempDir('chome'), { cwd }),
-        channels: { telegram: { token: tg.token, apiRoot: tg.apiRoot, owners: [111], pollTimeoutSeconds: 1 }, whatsapp: { webSocketUrl: wa.webSocketUrl, printQr: false, owners: ['4915550000001'] } },
+        channels: {
+          telegram: { token: tg.token, apiRoot: tg.apiRoot, owners: [111], pollTimeoutSeconds: 1 },
+          whatsapp: { webSocketUrl: wa.webSocketUrl, printQr: false, owners: ['4915550000001'] },
+        },
       },
       { home },
     );
     try {
       tg.addFile('doc-1', Buffer.from('a private document'), 'documents/file_1.txt');
       tg.pushUpdate({
-        message: { message_id: 1, date: Math.floor(Date.now() / 1000), chat: { id: 111, type: 'private', first_name: 'O' }, from: { id: 111, is_bot: false, first_name: 'O' }, caption: 'read this', document: { file_id: 'doc-1', file_unique_id: 'd1', file_name: 'notes.txt', file_size: 18 } },
+        message: {
+          message_id: 1,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: 111, type: 'private', first_name: 'O' },
+          from: { id: 111, is_bot: false, first_name: 'O' },
+          caption: 'read this',
+          document: { file_id: 'doc-1', file_unique_id: 'd1', file_name: 'notes.txt', file_size: 18 },
+        },
       });
       await waitUntil(() => tg.callsOf('sendMessage').some((c) => Number(c.body.chat_id) === 111), 30_000);
       await waitUntil(() => fs.existsSync(path.join(home, 'whatsapp-auth')), 20_000);
@@ -117,9 +132,19 @@ describe('file modes', () => {
       };
       walk(home);
       const names = entries.map((e) => path.relative(home, e.p));
-      for (const f of ['rudder.db', 'rudder.db-wal', 'rudder.db-shm', 'rudder.log', 'web-token', 'rudder.lock', 'whatsapp-auth']) expect(names).toContain(f);
+      for (const f of [
+        'rudder.db',
+        'rudder.db-wal',
+        'rudder.db-shm',
+        'rudder.log',
+        'web-token',
+        'rudder.lock',
+        'whatsapp-auth',
+      ])
+        expect(names).toContain(f);
       expect(names.some((n) => n.startsWith('attachments/telegram/') && n.endsWith('notes.txt'))).toBe(true);
-      for (const e of entries) expect({ p: e.p, mode: e.mode.toString(8) }).toEqual({ p: e.p, mode: e.dir ? '700' : '600' });
+      for (const e of entries)
+        expect({ p: e.p, mode: e.mode.toString(8) }).toEqual({ p: e.p, mode: e.dir ? '700' : '600' });
       // The agent's own files follow the user's umask, not Rudder's private one.
       expect((fs.statSync(made).mode & 0o777).toString(8)).toBe((0o666 & ~process.umask()).toString(8));
     } finally {

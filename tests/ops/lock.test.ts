@@ -7,11 +7,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquireLock, LOCK_FILE } from '../../src/ops/lock.js';
 import { isRudderError } from '../../src/errors.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { acquireLock, LOCK_FILE } from '../../src/ops/lock.js';
 import { pidAlive, tempDir, waitUntil } from '../support/claude-rig.js';
-import { CLI, ROOT, agentConfig, startChild, writeConfig } from '../support/gateway-rig.js';
+import { agentConfig, CLI, ROOT, startChild, writeConfig } from '../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 const LOCK_JS = path.join(ROOT, 'dist/ops/lock.js');
 
@@ -22,7 +22,10 @@ function deadPid(): number {
 
 /** A process that takes the lock (or reports who holds it) at the given time, and holds it until killed. */
 function holder(dir: string, at = 0) {
-  const code = `import(${JSON.stringify(LOCK_JS)}).then((m) => { while (Date.now() < ${at}); try { m.acquireLock(${JSON.stringify(dir)}); console.log('got'); } catch (e) { console.log('busy ' + e.context.pid); } setInterval(() => {}, 1000); });`;
+  const code =
+    `import(${JSON.stringify(LOCK_JS)}).then((m) => { while (Date.now() < ${at}); try { ` +
+    `m.acquireLock(${JSON.stringify(dir)}); console.log('got'); } catch (e) { console.log('busy ' + ` +
+    `e.context.pid); } setInterval(() => {}, 1000); });`;
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -56,7 +59,12 @@ describe('the data dir lock', () => {
   it('is taken over from a dead process, a reused pid, or a garbled file', () => {
     const dir = tempDir('lock');
     const file = path.join(dir, LOCK_FILE);
-    for (const content of [JSON.stringify({ pid: deadPid() }), JSON.stringify({ pid: 1, startTime: 1 }), 'not json', JSON.stringify({ pid: process.pid })]) {
+    for (const content of [
+      JSON.stringify({ pid: deadPid() }),
+      JSON.stringify({ pid: 1, startTime: 1 }),
+      'not json',
+      JSON.stringify({ pid: process.pid }),
+    ]) {
       fs.writeFileSync(file, content);
       const lock = acquireLock(dir);
       expect(JSON.parse(fs.readFileSync(file, 'utf8')).pid).toBe(process.pid);
@@ -113,7 +121,12 @@ describe('a second rudder start on the same data dir', () => {
 
       const cwd = tempDir('second');
       writeConfig(cwd, { agent: agentConfig(mock.url, tempDir('chome')), web: { port: 0 } });
-      const second = spawnSync(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: first.home }, encoding: 'utf8', timeout: 20_000 });
+      const second = spawnSync(process.execPath, [CLI, 'start'], {
+        cwd,
+        env: { ...process.env, RUDDER_HOME: first.home },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
       expect(second.stderr).toContain(`Rudder is already running on this data dir (pid ${first.child.pid})`);
       expect(second.status).toBe(1);
       expect(second.stdout).not.toContain('Rudder is running');
@@ -122,7 +135,9 @@ describe('a second rudder start on the same data dir', () => {
       // The turn finishes as it would have: one reply, the message answered, no re-run notice.
       await w.waitReply(m.messageId, 'reply');
       expect(w.repliesFor(m.messageId).map((r) => r.data.kind)).toEqual(['reply']);
-      const history = (await (await first.api('GET', '/api/conversations/held/messages')).json()) as { messages: Array<{ id: string; state: string }> };
+      const history = (await (await first.api('GET', '/api/conversations/held/messages')).json()) as {
+        messages: Array<{ id: string; state: string }>;
+      };
       expect(history.messages.find((x) => x.id === m.messageId)?.state).toBe('answered');
       // Nothing of the second start reached the running gateway's files.
       const log = fs.readFileSync(path.join(first.home, 'rudder.log'), 'utf8');

@@ -13,7 +13,9 @@ import { rawRequest } from '../support/raw-http.js';
 
 describe('redact', () => {
   it('blanks token parameters, bearer credentials and registered secrets', () => {
-    expect(redact('/api/conversations/a/events?token=abc123&lastEventId=4')).toBe('/api/conversations/a/events?token=[redacted]&lastEventId=4');
+    expect(redact('/api/conversations/a/events?token=abc123&lastEventId=4')).toBe(
+      '/api/conversations/a/events?token=[redacted]&lastEventId=4',
+    );
     expect(redact('http://127.0.0.1:8787/#token=abc-_123')).toBe('http://127.0.0.1:8787/#token=[redacted]');
     expect(redact('"url":"/x?a=1&token=zz9"')).toBe('"url":"/x?a=1&token=[redacted]"');
     expect(redact('/x?a=1\\u0026token=zz9')).toBe('/x?a=1\\u0026token=[redacted]');
@@ -46,7 +48,10 @@ describe('rudder start', () => {
     const gw = await startChild({ agent: { claudeBin: '/bin/false' } });
     try {
       const t = encodeURIComponent(gw.ep.token);
-      await rawRequest(gw.ep.base, { target: `/api/conversations/logged/events?token=${t}&lastEventId=0`, headersOnly: true });
+      await rawRequest(gw.ep.base, {
+        target: `/api/conversations/logged/events?token=${t}&lastEventId=0`,
+        headersOnly: true,
+      });
       await rawRequest(gw.ep.base, { target: `/api/status?token=${t}` });
       const file = path.join(gw.home, 'rudder.log');
       await waitUntil(() => (fs.readFileSync(file, 'utf8').match(/"msg":"web request"/g) ?? []).length >= 2, 10_000);
@@ -54,7 +59,11 @@ describe('rudder start', () => {
       expect(text).not.toContain(gw.ep.token);
       expect(text).not.toContain(t);
       expect(text).toContain('/api/conversations/logged/events?token=[redacted]&lastEventId=0');
-      const started = text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'rudder started');
+      const started = text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .find((l) => l.msg === 'rudder started');
       expect(started.url).toBe(`${gw.ep.base}/`);
       // The terminal still gets the address with the token.
       expect(gw.output()).toContain(`#token=${gw.ep.token}`);

@@ -19,7 +19,11 @@ function rig(config: Record<string, unknown>) {
   stores.push(store);
   let cfg: Config = parseConfig(config, 'config', { dataDir });
   const projects = new Projects({ store, config: () => cfg, env: process.env, log: silentLogger() });
-  return { store, projects, setConfig: (c: Record<string, unknown>) => void (cfg = parseConfig(c, 'config', { dataDir })) };
+  return {
+    store,
+    projects,
+    setConfig: (c: Record<string, unknown>) => void (cfg = parseConfig(c, 'config', { dataDir })),
+  };
 }
 
 describe('the project of a conversation', () => {
@@ -58,17 +62,20 @@ describe('the project of a conversation', () => {
     expect(() => projects.bind('web:c', 'nope')).toThrow(/There is no project "nope"\. Projects: api, web\./);
   });
 
-  it('moves a conversation whose project was removed from the config to the default, with the session it had there', () => {
-    const { store, projects, setConfig } = rig(two);
-    store.ensureConversation('web:m', 'web', 'm');
-    projects.bind('web:m', 'api');
-    store.setSessionId('web:m', 'in-api');
-    projects.bind('web:m', 'web');
-    store.setSessionId('web:m', 'in-web');
-    setConfig({ projects: { api: { path: api } } });
-    expect(projects.prepare('web:m')).toMatchObject({ cwd: api, rebound: true });
-    expect(store.conversation('web:m')).toMatchObject({ project: 'api', sessionId: 'in-api' });
-  });
+  it(
+    'moves a conversation whose project was removed from the config to the default, with the session it had ' + 'there',
+    () => {
+      const { store, projects, setConfig } = rig(two);
+      store.ensureConversation('web:m', 'web', 'm');
+      projects.bind('web:m', 'api');
+      store.setSessionId('web:m', 'in-api');
+      projects.bind('web:m', 'web');
+      store.setSessionId('web:m', 'in-web');
+      setConfig({ projects: { api: { path: api } } });
+      expect(projects.prepare('web:m')).toMatchObject({ cwd: api, rebound: true });
+      expect(store.conversation('web:m')).toMatchObject({ project: 'api', sessionId: 'in-api' });
+    },
+  );
 
   it('without projects, works in agent.cwd and keeps the session it had before projects existed', () => {
     const { store, projects } = rig({ agent: { cwd: api } });

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliProjectDirName, listSessions, openSessions } from '../../src/projects/sessions.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
 import { CLAUDE_BIN, rigEnv, tempDir, waitUntil } from '../support/claude-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 beforeAll(async () => {
@@ -17,11 +17,17 @@ afterAll(async () => {
 
 /** A plain `claude -p` run, as a person would start one in a terminal. */
 function claudeP(cwd: string, home: string, prompt: string, args: string[] = []) {
-  const child = spawn(CLAUDE_BIN, ['-p', '--output-format', 'json', ...args, prompt], { cwd, env: rigEnv(mock.url, home), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(CLAUDE_BIN, ['-p', '--output-format', 'json', ...args, prompt], {
+    cwd,
+    env: rigEnv(mock.url, home),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   const done = new Promise<{ session_id: string; result: string }>((resolve, reject) => {
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`claude -p exited ${code}: ${out}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`claude -p exited ${code}: ${out}`)),
+    );
   });
   return { child, done };
 }
@@ -36,8 +42,14 @@ describe('Claude Code sessions of a project', () => {
     const second = await claudeP(cwd, home, '[[reply:all done here]] second task').done;
     const list = listSessions(path.join(home, '.claude'), [cwd]);
     expect(list.map((s) => s.id)).toEqual([second.session_id, first.session_id]);
-    expect(list[1]).toMatchObject({ firstPrompt: 'fix the login bug tag:one', lastMessage: { role: 'assistant', text: 'ok tag:one' } });
-    expect(list[0]).toMatchObject({ firstPrompt: '[[reply:all done here]] second task', lastMessage: { role: 'assistant', text: 'all done here' } });
+    expect(list[1]).toMatchObject({
+      firstPrompt: 'fix the login bug tag:one',
+      lastMessage: { role: 'assistant', text: 'ok tag:one' },
+    });
+    expect(list[0]).toMatchObject({
+      firstPrompt: '[[reply:all done here]] second task',
+      lastMessage: { role: 'assistant', text: 'all done here' },
+    });
     expect(list[0]!.openBy).toBeUndefined();
     expect(list[0]!.startedAt).toBeGreaterThan(Date.now() - 120_000);
   });
@@ -49,7 +61,9 @@ describe('Claude Code sessions of a project', () => {
     const configDir = path.join(home, '.claude');
     let recorded = '';
     await waitUntil(() => {
-      const files = fs.existsSync(path.join(configDir, 'sessions')) ? fs.readdirSync(path.join(configDir, 'sessions')).filter((f) => /^\d+\.json$/.test(f)) : [];
+      const files = fs.existsSync(path.join(configDir, 'sessions'))
+        ? fs.readdirSync(path.join(configDir, 'sessions')).filter((f) => /^\d+\.json$/.test(f))
+        : [];
       if (files.length) recorded = fs.readFileSync(path.join(configDir, 'sessions', files[0]!), 'utf8');
       return files.length > 0 && openSessions(configDir).size > 0;
     }, 30_000);
@@ -64,14 +78,20 @@ describe('Claude Code sessions of a project', () => {
     const left = JSON.parse(recorded);
     fs.writeFileSync(path.join(configDir, 'sessions', `${left.pid}.json`), recorded);
     expect(openSessions(configDir).size).toBe(0);
-    fs.writeFileSync(path.join(configDir, 'sessions', `${process.pid}.json`), JSON.stringify({ ...left, pid: process.pid }));
+    fs.writeFileSync(
+      path.join(configDir, 'sessions', `${process.pid}.json`),
+      JSON.stringify({ ...left, pid: process.pid }),
+    );
     expect(openSessions(configDir).size).toBe(0);
     expect(listSessions(configDir, [cwd])[0]!.openBy).toBeUndefined();
   });
 
   it('finds the directory the CLI uses for a long path', async () => {
     const home = tempDir('shome');
-    const cwd = path.join(fs.realpathSync(tempDir('slong')), ...Array.from({ length: 6 }, (_, i) => `${'d'.repeat(40)}${i}`));
+    const cwd = path.join(
+      fs.realpathSync(tempDir('slong')),
+      ...Array.from({ length: 6 }, (_, i) => `${'d'.repeat(40)}${i}`),
+    );
     fs.mkdirSync(cwd, { recursive: true });
     expect(cwd.length).toBeGreaterThan(200);
     const r = await claudeP(cwd, home, 'deep down tag:long').done;

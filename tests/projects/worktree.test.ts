@@ -35,7 +35,11 @@ describe('worktrees', () => {
     fs.writeFileSync(path.join(a.path, 'only-a.txt'), 'a');
     expect(fs.existsSync(path.join(b.path, 'only-a.txt'))).toBe(false);
     expect(fs.existsSync(path.join(repo, 'only-a.txt'))).toBe(false);
-    expect(runGit(repo, 'branch', '--list', 'rudder/*').split('\n').map((l) => l.trim())).toEqual(['+ rudder/web/c-a', '+ rudder/web/c-b']);
+    expect(
+      runGit(repo, 'branch', '--list', 'rudder/*')
+        .split('\n')
+        .map((l) => l.trim()),
+    ).toEqual(['+ rudder/web/c-a', '+ rudder/web/c-b']);
     // Asking again reuses it, edits and all.
     expect(ensureWorktree(project(repo), 'web:c-a', { worktree: a.path, branch: a.branch })).toEqual(a);
     expect(fs.existsSync(path.join(a.path, 'only-a.txt'))).toBe(true);
@@ -55,7 +59,15 @@ describe('worktrees', () => {
   });
 
   it('makes branch names git accepts from any conversation id, different for different ids', () => {
-    const ids = ['telegram:-100123:45', 'whatsapp:4915123@s.whatsapp.net', 'slack:C01:1700000000.0001', 'web:..lock', 'discord:1234', 'web:a b', 'web:a-b'];
+    const ids = [
+      'telegram:-100123:45',
+      'whatsapp:4915123@s.whatsapp.net',
+      'slack:C01:1700000000.0001',
+      'web:..lock',
+      'discord:1234',
+      'web:a b',
+      'web:a-b',
+    ];
     const branches = ids.map(branchFor);
     for (const b of branches) execFileSync('git', ['check-ref-format', '--branch', b]);
     expect(new Set(branches).size).toBe(ids.length);
@@ -63,13 +75,19 @@ describe('worktrees', () => {
   });
 
   it('says clearly when the project is not a git repository, or has no commit to branch from', () => {
-    expect(code(() => ensureWorktree(project(tempDir('plain')), 'web:x'))).toMatch(/^NOT_A_GIT_REPO: .*is not one\. Run git init there/);
-    expect(code(() => ensureWorktree(project(gitRepo({ empty: true })), 'web:x'))).toMatch(/^WORKTREE_FAILED: .*has no commits yet/);
+    expect(code(() => ensureWorktree(project(tempDir('plain')), 'web:x'))).toMatch(
+      /^NOT_A_GIT_REPO: .*is not one\. Run git init there/,
+    );
+    expect(code(() => ensureWorktree(project(gitRepo({ empty: true })), 'web:x'))).toMatch(
+      /^WORKTREE_FAILED: .*has no commits yet/,
+    );
     const repo = gitRepo();
     const taken = path.join(`${repo}.rudder-worktrees`, 'web-x-' + 'zzz');
     fs.mkdirSync(taken, { recursive: true });
     fs.writeFileSync(path.join(taken, 'mine.txt'), 'keep');
-    expect(code(() => ensureWorktree(project(repo), 'web:x', { worktree: taken, branch: null }))).toMatch(/^WORKTREE_FAILED: .*exists and is not a worktree/);
+    expect(code(() => ensureWorktree(project(repo), 'web:x', { worktree: taken, branch: null }))).toMatch(
+      /^WORKTREE_FAILED: .*exists and is not a worktree/,
+    );
     expect(fs.readFileSync(path.join(taken, 'mine.txt'), 'utf8')).toBe('keep');
   });
 

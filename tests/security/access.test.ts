@@ -1,9 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../../src/channels/channel.js';
 import { channelsSchema } from '../../src/config/channels-schema.js';
+import {
+  AccessControl,
+  approvePairing,
+  listPairing,
+  PAIRING_ALPHABET,
+  PAIRING_CODES_PER_SENDER,
+  PAIRING_CODES_WINDOW_MS,
+  PAIRING_TTL_MS,
+} from '../../src/security/access.js';
 import { AccessStore, MAX_PENDING_PER_CHANNEL } from '../../src/security/access-store.js';
-import { AccessControl, approvePairing, listPairing, PAIRING_ALPHABET, PAIRING_CODES_PER_SENDER, PAIRING_CODES_WINDOW_MS, PAIRING_TTL_MS } from '../../src/security/access.js';
 
 const config = channelsSchema.parse({
   telegram: { owners: ['1'], allow: ['2'] },
@@ -71,7 +79,6 @@ describe('access control', () => {
     expect(access.check(cases[3]!)).toEqual({ allowed: false, reason: 'not-allowed' });
   });
 
-
   it('refuses a stranger with a pairing code; approval admits them; the code works once', () => {
     const first = access.check(msg());
     expect(first).toMatchObject({ allowed: false, reason: 'pairing-pending' });
@@ -83,9 +90,15 @@ describe('access control', () => {
     now += 10 * 60_000;
     expect(codeFrom((access.check(msg()) as { reply?: string }).reply)).toBe(code);
 
-    expect(listPairing(store, 'telegram', now)).toMatchObject([{ senderId: '9', senderName: 'Stranger', code: code.replace('-', '') }]);
+    expect(listPairing(store, 'telegram', now)).toMatchObject([
+      { senderId: '9', senderName: 'Stranger', code: code.replace('-', '') },
+    ]);
     expect(approvePairing(store, 'discord', code, now)).toEqual({ ok: false, reason: 'not-found' });
-    expect(approvePairing(store, 'telegram', code.toLowerCase(), now)).toMatchObject({ ok: true, senderId: '9', conversationKey: '9' });
+    expect(approvePairing(store, 'telegram', code.toLowerCase(), now)).toMatchObject({
+      ok: true,
+      senderId: '9',
+      conversationKey: '9',
+    });
     expect(access.check(msg())).toEqual({ allowed: true, owner: false });
     expect(approvePairing(store, 'telegram', code, now)).toEqual({ ok: false, reason: 'not-found' });
     expect(listPairing(store, 'telegram', now)).toEqual([]);
@@ -113,7 +126,10 @@ describe('access control', () => {
   });
 
   it('does not pair where pairing is off, and never pairs in groups', () => {
-    expect(access.check(msg({ channel: 'slack', sender: { id: 'U9' } }))).toEqual({ allowed: false, reason: 'not-allowed' });
+    expect(access.check(msg({ channel: 'slack', sender: { id: 'U9' } }))).toEqual({
+      allowed: false,
+      reason: 'not-allowed',
+    });
     const group = access.check(msg({ chatType: 'group', conversationKey: '-100:5', addressed: true }));
     expect(group).toMatchObject({ allowed: false, reason: 'not-allowed' });
     expect((group as { reply?: string }).reply).toContain('directly');
@@ -122,12 +138,18 @@ describe('access control', () => {
 
   it('answers in groups only when addressed, in allowed groups, where groups are on', () => {
     const owner = { id: '1' };
-    expect(access.check(msg({ sender: owner, chatType: 'group', conversationKey: '-100:5', addressed: false }))).toEqual({ allowed: false, reason: 'group-not-addressed' });
-    expect(access.check(msg({ sender: owner, chatType: 'group', conversationKey: '-100:5', addressed: true }))).toEqual({ allowed: true, owner: true });
+    expect(
+      access.check(msg({ sender: owner, chatType: 'group', conversationKey: '-100:5', addressed: false })),
+    ).toEqual({ allowed: false, reason: 'group-not-addressed' });
+    expect(access.check(msg({ sender: owner, chatType: 'group', conversationKey: '-100:5', addressed: true }))).toEqual(
+      { allowed: true, owner: true },
+    );
     const d = { channel: 'discord', sender: { id: 'D1' }, chatType: 'group' as const, addressed: true };
     expect(access.check(msg({ ...d, conversationKey: 'G2' }))).toEqual({ allowed: false, reason: 'group-not-allowed' });
     expect(access.check(msg({ ...d, conversationKey: 'G1' }))).toEqual({ allowed: true, owner: true });
-    expect(access.check(msg({ channel: 'whatsapp', sender: { id: '49111' }, chatType: 'group', addressed: true }))).toEqual({ allowed: false, reason: 'groups-disabled' });
+    expect(
+      access.check(msg({ channel: 'whatsapp', sender: { id: '49111' }, chatType: 'group', addressed: true })),
+    ).toEqual({ allowed: false, reason: 'groups-disabled' });
   });
 
   it("accepts a thread of an allowed group channel by its parent key, not only by the thread's own id", () => {
@@ -135,7 +157,10 @@ describe('access control', () => {
     expect(access.check(msg({ ...d, conversationKey: 'T1' }))).toEqual({ allowed: false, reason: 'group-not-allowed' });
     expect(access.check(msg({ ...d, conversationKey: 'T1', parentKey: 'G1' }))).toEqual({ allowed: true, owner: true });
     expect(access.admits(msg({ ...d, conversationKey: 'T1', parentKey: 'G1' }))).toBe(true);
-    expect(access.check(msg({ ...d, conversationKey: 'T1', parentKey: 'G2' }))).toEqual({ allowed: false, reason: 'group-not-allowed' });
+    expect(access.check(msg({ ...d, conversationKey: 'T1', parentKey: 'G2' }))).toEqual({
+      allowed: false,
+      reason: 'group-not-allowed',
+    });
   });
 
   it('denies channels without config and trusts the local web channel', () => {

@@ -1,10 +1,11 @@
 /** A stranger addressing the bot in a group is pointed to a DM at most once per reminder period. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../../src/channels/channel.js';
 import { channelsSchema } from '../../src/config/channels-schema.js';
-import { AccessStore } from '../../src/security/access-store.js';
 import { AccessControl, PAIRING_REMIND_MS } from '../../src/security/access.js';
+import { AccessStore } from '../../src/security/access-store.js';
 
 const config = channelsSchema.parse({ telegram: { owners: ['1'] }, discord: { owners: ['D1'] } });
 

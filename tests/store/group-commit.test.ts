@@ -32,7 +32,15 @@ function open(groupCommit: boolean) {
   return { store, count, reader };
 }
 
-const insert = (store: Store, id: string) => store.insertMessage({ conversationId: 'web:c', channel: 'web', platformMessageId: id, senderId: 'owner', text: id, state: 'accepted' });
+const insert = (store: Store, id: string) =>
+  store.insertMessage({
+    conversationId: 'web:c',
+    channel: 'web',
+    platformMessageId: id,
+    senderId: 'owner',
+    text: id,
+    state: 'accepted',
+  });
 const turn = () => new Promise((r) => setImmediate(r));
 
 describe('store.groupCommit', () => {
@@ -54,46 +62,54 @@ describe('store.groupCommit', () => {
     reader.close();
   });
 
-  it('on: the writes of one loop turn are one commit at its end; committed() and afterCommit() follow it, in order', async () => {
-    const { store, count, reader } = open(true);
-    const order: string[] = [];
-    insert(store, 'a');
-    store.tx(() => {
-      insert(store, 'b');
-      store.appendEvent('web:c', 'ack', null, { kind: 'received' });
-    });
-    insert(store, 'c');
-    store.afterCommit(() => order.push(`after 1 sees ${count()}`));
-    const done = store.committed().then(() => order.push(`committed sees ${count()}`));
-    store.afterCommit(() => order.push('after 2'));
-    // Nothing is on disk yet, but the writer reads its own writes.
-    expect(count()).toBe(0);
-    expect(store.messageByPlatformId('web', 'c')).toBeDefined();
-    expect(store.db.inTransaction).toBe(true);
-    await done;
-    // afterCommit runs at the commit itself; what awaited committed() goes on right after.
-    expect(order).toEqual(['after 1 sees 3', 'after 2', 'committed sees 3']);
-    expect(store.db.inTransaction).toBe(false);
-    // The next turn's writes are the next group.
-    insert(store, 'd');
-    expect(count()).toBe(3);
-    await turn();
-    await turn();
-    expect(count()).toBe(4);
-    reader.close();
-  });
+  it(
+    'on: the writes of one loop turn are one commit at its end; committed() and afterCommit() follow it, in ' + 'order',
+    async () => {
+      const { store, count, reader } = open(true);
+      const order: string[] = [];
+      insert(store, 'a');
+      store.tx(() => {
+        insert(store, 'b');
+        store.appendEvent('web:c', 'ack', null, { kind: 'received' });
+      });
+      insert(store, 'c');
+      store.afterCommit(() => order.push(`after 1 sees ${count()}`));
+      const done = store.committed().then(() => order.push(`committed sees ${count()}`));
+      store.afterCommit(() => order.push('after 2'));
+      // Nothing is on disk yet, but the writer reads its own writes.
+      expect(count()).toBe(0);
+      expect(store.messageByPlatformId('web', 'c')).toBeDefined();
+      expect(store.db.inTransaction).toBe(true);
+      await done;
+      // afterCommit runs at the commit itself; what awaited committed() goes on right after.
+      expect(order).toEqual(['after 1 sees 3', 'after 2', 'committed sees 3']);
+      expect(store.db.inTransaction).toBe(false);
+      // The next turn's writes are the next group.
+      insert(store, 'd');
+      expect(count()).toBe(3);
+      await turn();
+      await turn();
+      expect(count()).toBe(4);
+      reader.close();
+    },
+  );
 
   it('on: a failing statement keeps the rest of its group, and close() commits what is open', async () => {
     const { store, count, reader } = open(true);
     insert(store, 'a');
-    expect(() => store.tx(() => {
-      insert(store, 'b');
-      throw new Error('boom');
-    })).toThrow('boom');
+    expect(() =>
+      store.tx(() => {
+        insert(store, 'b');
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
     insert(store, 'c');
     await store.close();
     expect(count()).toBe(2);
-    expect(reader.prepare('SELECT platform_message_id AS p FROM messages ORDER BY seq').all()).toEqual([{ p: 'a' }, { p: 'c' }]);
+    expect(reader.prepare('SELECT platform_message_id AS p FROM messages ORDER BY seq').all()).toEqual([
+      { p: 'a' },
+      { p: 'c' },
+    ]);
     reader.close();
   });
 
@@ -113,11 +129,14 @@ describe('store.groupCommit', () => {
           const lines = out.split('\n');
           out = lines.pop()!;
           for (const l of lines) acked.push(...l.split(' ').filter(Boolean));
-          if (acked.length >= killAfter * 100 && !child.killed) setTimeout(() => child.kill('SIGKILL'), Math.random() * 5);
+          if (acked.length >= killAfter * 100 && !child.killed)
+            setTimeout(() => child.kill('SIGKILL'), Math.random() * 5);
         });
       });
       const db = new Database(file, { readonly: true });
-      const stored = new Set((db.prepare('SELECT platform_message_id AS p FROM messages').all() as Array<{ p: string }>).map((r) => r.p));
+      const stored = new Set(
+        (db.prepare('SELECT platform_message_id AS p FROM messages').all() as Array<{ p: string }>).map((r) => r.p),
+      );
       const ackEvents = (db.prepare("SELECT count(*) AS n FROM events WHERE type = 'ack'").get() as { n: number }).n;
       db.close();
       expect(acked.length).toBeGreaterThan(0);

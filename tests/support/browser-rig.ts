@@ -5,15 +5,23 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type LaunchOptions, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type LaunchOptions, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { tempDir } from './claude-rig.js';
 import { agentConfig, ROOT, startInProcess } from './gateway-rig.js';
-import { startMockApi, type MockApi } from './mock-anthropic.js';
+import { type MockApi, startMockApi } from './mock-anthropic.js';
 
 export const CHROMIUM = process.env.RUDDER_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts/web');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export const SIZES = {
   desktop: { width: 1280, height: 800 },
@@ -22,7 +30,8 @@ export const SIZES = {
 } as const;
 
 export async function launch(opts: LaunchOptions = {}): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this).`);
+  if (!fs.existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this).`);
   return chromium.launch({ executablePath: CHROMIUM, ...opts, args: [...FLAGS, ...(opts.args ?? [])] });
 }
 
@@ -35,10 +44,25 @@ export interface AppPage {
 }
 
 /** Opens the app as the startup line's address does (#token=…), at a conversation when given. */
-export async function openApp(browser: Browser, ep: { base: string; token: string }, opts: { size?: keyof typeof SIZES; dark?: boolean; conversation?: string; setup?: (context: BrowserContext) => Promise<void> } = {}): Promise<AppPage> {
+export async function openApp(
+  browser: Browser,
+  ep: { base: string; token: string },
+  opts: {
+    size?: keyof typeof SIZES;
+    dark?: boolean;
+    conversation?: string;
+    setup?: (context: BrowserContext) => Promise<void>;
+  } = {},
+): Promise<AppPage> {
   const size = SIZES[opts.size ?? 'desktop'];
   const phone = opts.size === 'phone' || opts.size === 'small';
-  const context = await browser.newContext({ viewport: size, colorScheme: opts.dark ? 'dark' : 'light', hasTouch: phone, isMobile: phone, deviceScaleFactor: phone ? 2 : 1 });
+  const context = await browser.newContext({
+    viewport: size,
+    colorScheme: opts.dark ? 'dark' : 'light',
+    hasTouch: phone,
+    isMobile: phone,
+    deviceScaleFactor: phone ? 2 : 1,
+  });
   await opts.setup?.(context);
   const page = await context.newPage();
   const problems: string[] = [];
@@ -46,7 +70,9 @@ export async function openApp(browser: Browser, ep: { base: string; token: strin
   page.on('console', (m) => {
     if (/Content Security Policy|Refused to/i.test(m.text())) problems.push(`csp: ${m.text()}`);
   });
-  await page.goto(`${ep.base}/#token=${ep.token}${opts.conversation ? `&c=${encodeURIComponent(opts.conversation)}` : ''}`);
+  await page.goto(
+    `${ep.base}/#token=${ep.token}${opts.conversation ? `&c=${encodeURIComponent(opts.conversation)}` : ''}`,
+  );
   return { page, context, problems, close: () => context.close() };
 }
 

@@ -12,7 +12,7 @@ import { bundledClaude } from '../../src/agents/claude/binary.js';
 import { buildAgentEnv } from '../../src/agents/claude/env.js';
 import type { ClaudeLaunch } from '../../src/agents/claude/launch.js';
 import type { AgentSession, Turn, TurnEvent } from '../../src/agents/session.js';
-import { silentLogger, type Logger } from '../../src/ops/logger.js';
+import { type Logger, silentLogger } from '../../src/ops/logger.js';
 
 export const CLAUDE_BIN = (() => {
   const bin = bundledClaude();
@@ -33,7 +33,11 @@ export type MockAuth = { ANTHROPIC_API_KEY: string } | { CLAUDE_CODE_OAUTH_TOKEN
  * The agent variables that point the real CLI at the mock Messages API: a private HOME, retries
  * and non-essential traffic off. The one definition for the rigs, the gateway configs and bench/chaos.
  */
-export function mockAgentEnv(mockUrl: string, home: string, auth: MockAuth = { ANTHROPIC_API_KEY: 'sk-ant-test-key' }): Record<string, string> {
+export function mockAgentEnv(
+  mockUrl: string,
+  home: string,
+  auth: MockAuth = { ANTHROPIC_API_KEY: 'sk-ant-test-key' },
+): Record<string, string> {
   return {
     ANTHROPIC_BASE_URL: mockUrl,
     ...auth,
@@ -108,7 +112,11 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-export async function waitUntil(cond: () => boolean | Promise<boolean>, timeoutMs = 15_000, stepMs = 25): Promise<void> {
+export async function waitUntil(
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+  stepMs = 25,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await cond()) return;

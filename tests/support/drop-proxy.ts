@@ -28,10 +28,19 @@ export async function startDropProxy(): Promise<DropProxy> {
     const target = new URL(req.url ?? '/');
     seen.push(target.pathname);
     if (target.pathname.endsWith('/events')) lastEventIds.push(req.headers['last-event-id'] as string | undefined);
-    const out = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const out = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: req.method,
+        headers: req.headers,
+      },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.add(out);
     out.on('close', () => upstream.delete(out));
     out.on('error', () => req.socket.destroy());

@@ -7,9 +7,22 @@
  * permission request it waits on), each after a wait, as a long agent turn would.
  */
 import { performance } from 'node:perf_hooks';
-import type { SessionFactory } from '../../src/agents/pool.js';
 import { TurnBase } from '../../src/agents/common/turn-base.js';
-import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type PermissionRequest, type SessionState, type SteerPromise, type Turn, type TurnEvent, type TurnInput, type TurnResult, type UserInput } from '../../src/agents/session.js';
+import type { SessionFactory } from '../../src/agents/pool.js';
+import {
+  type AgentSession,
+  type Capabilities,
+  type PermissionDecision,
+  type PermissionRequest,
+  type SessionState,
+  type SteerPromise,
+  steerPromise,
+  type Turn,
+  type TurnEvent,
+  type TurnInput,
+  type TurnResult,
+  type UserInput,
+} from '../../src/agents/session.js';
 import { RudderError } from '../../src/errors.js';
 
 /** One step of a scripted turn: an event after a wait, or a permission request the turn waits on. */
@@ -123,7 +136,9 @@ export class FakeAgentSession implements AgentSession {
     const turn = this.current;
     if (!turn) return;
     this.current = undefined;
-    turn.fail(new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId, unanswered: turn.inputIds() }));
+    turn.fail(
+      new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId, unanswered: turn.inputIds() }),
+    );
   }
 
   private begin(inputs: UserInput[]): FakeTurn {

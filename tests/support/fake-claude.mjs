@@ -26,11 +26,31 @@ import readline from 'node:readline';
 const mode = process.env.FAKE_CLAUDE_MODE ?? 'echo';
 const sid = process.env.FAKE_SESSION_ID ?? '00000000-0000-4000-8000-00000000f00d';
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
-const init = () => out({ type: 'system', subtype: 'init', session_id: sid, model: 'fake', cwd: process.cwd(), tools: [] });
+const init = () =>
+  out({ type: 'system', subtype: 'init', session_id: sid, model: 'fake', cwd: process.cwd(), tools: [] });
 const result = (uuid, text) =>
-  out({ type: 'result', subtype: 'success', is_error: false, result: text, session_id: sid, num_turns: 1, duration_ms: 5, total_cost_usd: 0.001, usage: { input_tokens: 1, output_tokens: 1 }, terminal_reason: 'completed', user_message_uuid: uuid, user_message_uuids: [uuid] });
+  out({
+    type: 'result',
+    subtype: 'success',
+    is_error: false,
+    result: text,
+    session_id: sid,
+    num_turns: 1,
+    duration_ms: 5,
+    total_cost_usd: 0.001,
+    usage: { input_tokens: 1, output_tokens: 1 },
+    terminal_reason: 'completed',
+    user_message_uuid: uuid,
+    user_message_uuids: [uuid],
+  });
 
-const MALFORMED = ['this is not json', '{"type":"assistant","message":', '[1,2,3]', '{"type":"result"}', '{"type":"mystery_frame","payload":42}'];
+const MALFORMED = [
+  'this is not json',
+  '{"type":"assistant","message":',
+  '[1,2,3]',
+  '{"type":"result"}',
+  '{"type":"mystery_frame","payload":42}',
+];
 
 /** Writes `total` bytes to stderr, waiting for the pipe to drain like a real blocking writer. */
 async function floodStderr(total) {
@@ -64,7 +84,8 @@ function wrap() {
   const pending = [];
   child.stdin.on('error', () => undefined);
   readline.createInterface({ input: process.stdin }).on('line', (line) => {
-    if (line.includes('"type":"user"')) for (const m of line.matchAll(/\[\[fault:([\w-]+)(?::([\w-]+))?\]\]/g)) if (firstTime(m[2])) pending.push(m[1]);
+    if (line.includes('"type":"user"'))
+      for (const m of line.matchAll(/\[\[fault:([\w-]+)(?::([\w-]+))?\]\]/g)) if (firstTime(m[2])) pending.push(m[1]);
     child.stdin.write(line + '\n');
   });
   process.stdin.on('end', () => child.stdin.end());
@@ -109,7 +130,18 @@ async function answerOnce() {
   for await (const chunk of process.stdin) prompt += chunk;
   init();
   out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'echo' }] } });
-  out({ type: 'result', subtype: 'success', is_error: false, result: `echo ${prompt.length}`, session_id: sid, num_turns: 1, duration_ms: 5, total_cost_usd: 0.001, usage: { input_tokens: 1, output_tokens: 1 }, terminal_reason: 'completed' });
+  out({
+    type: 'result',
+    subtype: 'success',
+    is_error: false,
+    result: `echo ${prompt.length}`,
+    session_id: sid,
+    num_turns: 1,
+    duration_ms: 5,
+    total_cost_usd: 0.001,
+    usage: { input_tokens: 1, output_tokens: 1 },
+    terminal_reason: 'completed',
+  });
   process.stdout.write('', () => process.exit(0));
 }
 
@@ -129,7 +161,16 @@ function queueMode() {
         running = undefined;
         if (m.text.includes('[[fail-exit]]')) {
           // The turn fails, then the process exits with what it still had queued.
-          out({ type: 'result', subtype: 'error_during_execution', is_error: true, result: `No conversation found with session ID: ${sid}`, session_id: sid, num_turns: 0, duration_ms: 5, user_message_uuids: [m.uuid] });
+          out({
+            type: 'result',
+            subtype: 'error_during_execution',
+            is_error: true,
+            result: `No conversation found with session ID: ${sid}`,
+            session_id: sid,
+            num_turns: 0,
+            duration_ms: 5,
+            user_message_uuids: [m.uuid],
+          });
           setTimeout(() => process.exit(1), Number(process.env.FAKE_EXIT_DELAY_MS ?? 100));
           return;
         }
@@ -153,13 +194,27 @@ function queueMode() {
       next();
     } else if (msg.type === 'control_request' && msg.request?.subtype === 'interrupt') {
       setTimeout(() => {
-        for (const c of msg.request.cancel_queued ? queue.splice(0) : []) out({ type: 'command_lifecycle', command_uuid: c.uuid, state: 'cancelled' });
-        out({ type: 'control_response', response: { subtype: 'success', request_id: msg.request_id, response: { still_queued: [] } } });
+        for (const c of msg.request.cancel_queued ? queue.splice(0) : [])
+          out({ type: 'command_lifecycle', command_uuid: c.uuid, state: 'cancelled' });
+        out({
+          type: 'control_response',
+          response: { subtype: 'success', request_id: msg.request_id, response: { still_queued: [] } },
+        });
         if (!running) return;
         clearTimeout(running.timer);
         const uuid = running.uuid;
         running = undefined;
-        out({ type: 'result', subtype: 'error_during_execution', is_error: true, result: '', session_id: sid, num_turns: 1, duration_ms: 5, terminal_reason: 'aborted_streaming', user_message_uuids: [uuid] });
+        out({
+          type: 'result',
+          subtype: 'error_during_execution',
+          is_error: true,
+          result: '',
+          session_id: sid,
+          num_turns: 1,
+          duration_ms: 5,
+          terminal_reason: 'aborted_streaming',
+          user_message_uuids: [uuid],
+        });
         next();
       }, lag);
     }
@@ -206,7 +261,22 @@ else {
     }
     if (line.includes('[[late-429]]')) {
       // A rate limit that lands after an interrupt was asked for (the CLI ignores control requests here).
-      setTimeout(() => out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: 'API Error: Request rejected (429) · fake', session_id: sid, num_turns: 1, duration_ms: 5, terminal_reason: 'api_error', user_message_uuids: [uuid] }), Number(process.env.FAKE_DELAY_MS ?? 1000));
+      setTimeout(
+        () =>
+          out({
+            type: 'result',
+            subtype: 'success',
+            is_error: true,
+            api_error_status: 429,
+            result: 'API Error: Request rejected (429) · fake',
+            session_id: sid,
+            num_turns: 1,
+            duration_ms: 5,
+            terminal_reason: 'api_error',
+            user_message_uuids: [uuid],
+          }),
+        Number(process.env.FAKE_DELAY_MS ?? 1000),
+      );
       return;
     }
     out({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'echo' }] } });

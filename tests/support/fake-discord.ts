@@ -9,7 +9,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 
 export interface DiscordCall {
   seq: number;
@@ -49,7 +49,12 @@ export interface FakeDiscord {
   /** The bot's messages by id. */
   messages: Map<string, DiscordBotMessage>;
   /** A user presses a button of one of the bot's messages; returns the interaction id. */
-  press(user: { id: string; username: string; global_name?: string | null }, messageId: string, customId: string, guildId?: string): string;
+  press(
+    user: { id: string; username: string; global_name?: string | null },
+    messageId: string,
+    customId: string,
+    guildId?: string,
+  ): string;
   restApi: string;
   token: string;
   bot: { id: string; username: string };
@@ -66,9 +71,18 @@ export interface FakeDiscord {
   close(): Promise<void>;
 }
 
-export async function startFakeDiscord(opts: { token?: string; guilds?: FakeGuild[]; closeOnIdentify?: number } = {}): Promise<FakeDiscord> {
+export async function startFakeDiscord(
+  opts: { token?: string; guilds?: FakeGuild[]; closeOnIdentify?: number } = {},
+): Promise<FakeDiscord> {
   const token = opts.token ?? 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GfAkEt.fake-token-for-tests_only_abcdefghij';
-  const bot = { id: '900000000000000001', username: 'rudder-test', discriminator: '0', global_name: null, avatar: null, bot: true };
+  const bot = {
+    id: '900000000000000001',
+    username: 'rudder-test',
+    discriminator: '0',
+    global_name: null,
+    avatar: null,
+    bot: true,
+  };
   const guilds = opts.guilds ?? [];
   const calls: DiscordCall[] = [];
   const files = new Map<string, Buffer>();
@@ -79,7 +93,24 @@ export async function startFakeDiscord(opts: { token?: string; guilds?: FakeGuil
   let gatewaySeq = 0;
   let nextId = 1_100_000_000_000_000_000n;
   const messages = new Map<string, DiscordBotMessage>();
-  const apiMessage = (m: DiscordBotMessage) => ({ id: m.id, channel_id: m.channelId, content: m.content, components: m.components, author: bot, timestamp: new Date().toISOString(), edited_timestamp: m.contents.length > 1 ? new Date().toISOString() : null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0, flags: m.flags ?? 0 });
+  const apiMessage = (m: DiscordBotMessage) => ({
+    id: m.id,
+    channel_id: m.channelId,
+    content: m.content,
+    components: m.components,
+    author: bot,
+    timestamp: new Date().toISOString(),
+    edited_timestamp: m.contents.length > 1 ? new Date().toISOString() : null,
+    tts: false,
+    mention_everyone: false,
+    mentions: [],
+    mention_roles: [],
+    attachments: [],
+    embeds: [],
+    pinned: false,
+    type: 0,
+    flags: m.flags ?? 0,
+  });
   let readyResolve: () => void = () => undefined;
   let readyPromise = new Promise<void>((r) => (readyResolve = r));
 
@@ -99,42 +130,69 @@ export async function startFakeDiscord(opts: { token?: string; guilds?: FakeGuil
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const send = (a: RestAnswer) => {
-        const headers = { ...(a.body === undefined ? {} : { 'content-type': 'application/json' }), ...(a.headers ?? {}) };
+        const headers = {
+          ...(a.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(a.headers ?? {}),
+        };
         res.writeHead(a.status, headers);
         res.end(a.body === undefined ? undefined : JSON.stringify(a.body));
       };
-      if (!url.pathname.startsWith('/api/v10/')) return send({ status: 404, body: { message: '404: Not Found', code: 0 } });
+      if (!url.pathname.startsWith('/api/v10/'))
+        return send({ status: 404, body: { message: '404: Not Found', code: 0 } });
       // Interaction callbacks are authorised by the interaction's own token, not the bot's.
       const interaction = url.pathname.startsWith('/api/v10/interactions/');
-      if (!interaction && req.headers.authorization !== `Bot ${token}`) return send({ status: 401, body: { message: '401: Unauthorized', code: 0 } });
+      if (!interaction && req.headers.authorization !== `Bot ${token}`)
+        return send({ status: 401, body: { message: '401: Unauthorized', code: 0 } });
       const raw = Buffer.concat(chunks).toString('utf8');
-      const call: DiscordCall = { seq: ++seq, at: Date.now(), method: req.method ?? 'GET', path: url.pathname.slice('/api/v10'.length), body: raw ? JSON.parse(raw) : undefined };
+      const call: DiscordCall = {
+        seq: ++seq,
+        at: Date.now(),
+        method: req.method ?? 'GET',
+        path: url.pathname.slice('/api/v10'.length),
+        body: raw ? JSON.parse(raw) : undefined,
+      };
       calls.push(call);
       wake();
       const scripted = script?.(call);
       if (scripted) return send(scripted);
       const port = (server.address() as AddressInfo).port;
       if (call.method === 'GET' && call.path === '/gateway/bot') {
-        return send({ status: 200, body: { url: `ws://127.0.0.1:${port}`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } } });
+        return send({
+          status: 200,
+          body: {
+            url: `ws://127.0.0.1:${port}`,
+            shards: 1,
+            session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+          },
+        });
       }
       if (call.method === 'GET' && call.path === '/users/@me') return send({ status: 200, body: bot });
       const msg = /^\/channels\/(\d+)\/messages$/.exec(call.path);
       if (call.method === 'POST' && msg) {
         const id = String(nextId++);
-        const m: DiscordBotMessage = { id, channelId: msg[1]!, content: call.body?.content ?? '', components: call.body?.components ?? [], flags: call.body?.flags, contents: [call.body?.content ?? ''] };
+        const m: DiscordBotMessage = {
+          id,
+          channelId: msg[1]!,
+          content: call.body?.content ?? '',
+          components: call.body?.components ?? [],
+          flags: call.body?.flags,
+          contents: [call.body?.content ?? ''],
+        };
         messages.set(id, m);
         return send({ status: 200, body: apiMessage(m) });
       }
       const edit = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(call.path);
       if (call.method === 'PATCH' && edit) {
         const m = messages.get(edit[2]!);
-        if (!m || m.channelId !== edit[1]) return send({ status: 404, body: { message: 'Unknown Message', code: 10008 } });
+        if (!m || m.channelId !== edit[1])
+          return send({ status: 404, body: { message: 'Unknown Message', code: 10008 } });
         if (call.body?.content !== undefined) m.content = call.body.content;
         if (call.body?.components !== undefined) m.components = call.body.components;
         m.contents.push(m.content);
         return send({ status: 200, body: apiMessage(m) });
       }
-      if (call.method === 'POST' && /^\/interactions\/\d+\/[^/]+\/callback$/.test(call.path)) return send({ status: 204 });
+      if (call.method === 'POST' && /^\/interactions\/\d+\/[^/]+\/callback$/.test(call.path))
+        return send({ status: 204 });
       if (call.method === 'PUT' && /\/reactions\/[^/]+\/@me$/.test(call.path)) return send({ status: 204 });
       if (call.method === 'POST' && /^\/channels\/\d+\/typing$/.test(call.path)) return send({ status: 204 });
       return send({ status: 404, body: { message: '404: Not Found', code: 0 } });
@@ -153,29 +211,93 @@ export async function startFakeDiscord(opts: { token?: string; guilds?: FakeGuil
       if (p.d?.token !== token) return ws.close(4004, 'Authentication failed.');
       if (opts.closeOnIdentify) return ws.close(opts.closeOnIdentify, 'Disallowed intent(s).');
       const port = (server.address() as AddressInfo).port;
-      ws.send(JSON.stringify({
-        op: 0, t: 'READY', s: ++gatewaySeq,
-        d: {
-          v: 10, user: bot, session_id: 'fake-session', resume_gateway_url: `ws://127.0.0.1:${port}`, shard: [0, 1],
-          guilds: guilds.map((g) => ({ id: g.id, unavailable: true })), application: { id: bot.id, flags: 0 },
-        },
-      }));
-      for (const g of guilds) {
-        ws.send(JSON.stringify({
-          op: 0, t: 'GUILD_CREATE', s: ++gatewaySeq,
+      ws.send(
+        JSON.stringify({
+          op: 0,
+          t: 'READY',
+          s: ++gatewaySeq,
           d: {
-            id: g.id, name: `guild ${g.id}`, icon: null, owner_id: '1', afk_timeout: 300, verification_level: 0,
-            default_message_notifications: 0, explicit_content_filter: 0, features: [], mfa_level: 0, premium_tier: 0,
-            preferred_locale: 'en-US', nsfw_level: 0, unavailable: false, member_count: 2, large: false, joined_at: new Date().toISOString(),
-            roles: [{ id: g.id, name: '@everyone', permissions: '1024', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
-            emojis: [], stickers: [], members: [], presences: [], voice_states: [], stage_instances: [], guild_scheduled_events: [],
-            channels: g.channels.map((c, i) => ({ id: c.id, name: c.name, type: c.type ?? 0, guild_id: g.id, position: i, permission_overwrites: [] })),
-            threads: (g.threads ?? []).map((t) => ({
-              id: t.id, name: t.name, type: t.type ?? 11, guild_id: g.id, parent_id: t.parent_id, owner_id: '1', message_count: 0, member_count: 1,
-              thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false },
-            })),
+            v: 10,
+            user: bot,
+            session_id: 'fake-session',
+            resume_gateway_url: `ws://127.0.0.1:${port}`,
+            shard: [0, 1],
+            guilds: guilds.map((g) => ({ id: g.id, unavailable: true })),
+            application: { id: bot.id, flags: 0 },
           },
-        }));
+        }),
+      );
+      for (const g of guilds) {
+        ws.send(
+          JSON.stringify({
+            op: 0,
+            t: 'GUILD_CREATE',
+            s: ++gatewaySeq,
+            d: {
+              id: g.id,
+              name: `guild ${g.id}`,
+              icon: null,
+              owner_id: '1',
+              afk_timeout: 300,
+              verification_level: 0,
+              default_message_notifications: 0,
+              explicit_content_filter: 0,
+              features: [],
+              mfa_level: 0,
+              premium_tier: 0,
+              preferred_locale: 'en-US',
+              nsfw_level: 0,
+              unavailable: false,
+              member_count: 2,
+              large: false,
+              joined_at: new Date().toISOString(),
+              roles: [
+                {
+                  id: g.id,
+                  name: '@everyone',
+                  permissions: '1024',
+                  position: 0,
+                  color: 0,
+                  hoist: false,
+                  managed: false,
+                  mentionable: false,
+                  flags: 0,
+                },
+              ],
+              emojis: [],
+              stickers: [],
+              members: [],
+              presences: [],
+              voice_states: [],
+              stage_instances: [],
+              guild_scheduled_events: [],
+              channels: g.channels.map((c, i) => ({
+                id: c.id,
+                name: c.name,
+                type: c.type ?? 0,
+                guild_id: g.id,
+                position: i,
+                permission_overwrites: [],
+              })),
+              threads: (g.threads ?? []).map((t) => ({
+                id: t.id,
+                name: t.name,
+                type: t.type ?? 11,
+                guild_id: g.id,
+                parent_id: t.parent_id,
+                owner_id: '1',
+                message_count: 0,
+                member_count: 1,
+                thread_metadata: {
+                  archived: false,
+                  auto_archive_duration: 1440,
+                  archive_timestamp: new Date().toISOString(),
+                  locked: false,
+                },
+              })),
+            },
+          }),
+        );
       }
       readyResolve();
     });
@@ -200,11 +322,34 @@ export async function startFakeDiscord(opts: { token?: string; guilds?: FakeGuil
       const id = String(nextId++);
       const who = { ...user, discriminator: '0', avatar: null, global_name: user.global_name ?? null };
       dispatch('INTERACTION_CREATE', {
-        id, application_id: bot.id, type: 3, token: `itoken-${id}`, version: 1,
+        id,
+        application_id: bot.id,
+        type: 3,
+        token: `itoken-${id}`,
+        version: 1,
         data: { custom_id: customId, component_type: 2 },
-        channel_id: m.channelId, channel: { id: m.channelId, type: guildId ? 0 : 1 },
-        ...(guildId ? { guild_id: guildId, member: { user: who, roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, permissions: '1024' } } : { user: who }),
-        message: apiMessage(m), app_permissions: '1024', locale: 'en-US', entitlements: [], authorizing_integration_owners: {}, context: guildId ? 0 : 1,
+        channel_id: m.channelId,
+        channel: { id: m.channelId, type: guildId ? 0 : 1 },
+        ...(guildId
+          ? {
+              guild_id: guildId,
+              member: {
+                user: who,
+                roles: [],
+                joined_at: new Date().toISOString(),
+                deaf: false,
+                mute: false,
+                flags: 0,
+                permissions: '1024',
+              },
+            }
+          : { user: who }),
+        message: apiMessage(m),
+        app_permissions: '1024',
+        locale: 'en-US',
+        entitlements: [],
+        authorizing_integration_owners: {},
+        context: guildId ? 0 : 1,
       });
       return id;
     },

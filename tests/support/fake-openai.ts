@@ -17,7 +17,8 @@ export async function startFakeOpenAi(reply = 'fallback answer'): Promise<FakeOp
       const parsed = body ? JSON.parse(body) : undefined;
       requests.push({ path: req.url ?? '', body: parsed });
       res.setHeader('content-type', 'application/json');
-      if (req.url?.endsWith('/models')) return void res.end(JSON.stringify({ object: 'list', data: [{ id: 'local-model', object: 'model' }] }));
+      if (req.url?.endsWith('/models'))
+        return void res.end(JSON.stringify({ object: 'list', data: [{ id: 'local-model', object: 'model' }] }));
       res.end(
         JSON.stringify({
           id: 'chatcmpl-1',

@@ -8,7 +8,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 
 export interface SlackCall {
   seq: number;
@@ -91,7 +91,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      const args: Record<string, any> = (req.headers['content-type'] ?? '').includes('json') ? (raw ? JSON.parse(raw) : {}) : Object.fromEntries(new URLSearchParams(raw));
+      const args: Record<string, any> = (req.headers['content-type'] ?? '').includes('json')
+        ? raw
+          ? JSON.parse(raw)
+          : {}
+        : Object.fromEntries(new URLSearchParams(raw));
       const method = url.pathname.replace(/^\/api\//, '');
       const token = auth ?? args.token;
       const call: SlackCall = { seq: ++seq, at: Date.now(), method, token, args };
@@ -107,13 +111,33 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const port = (server.address() as AddressInfo).port;
       switch (method) {
         case 'auth.test':
-          return send({ body: { ok: true, url: 'https://fake.slack.test/', team: 'Fake', user: 'rudder', team_id: 'T0001', user_id: botUserId, bot_id: 'B0001', is_enterprise_install: false } });
+          return send({
+            body: {
+              ok: true,
+              url: 'https://fake.slack.test/',
+              team: 'Fake',
+              user: 'rudder',
+              team_id: 'T0001',
+              user_id: botUserId,
+              bot_id: 'B0001',
+              is_enterprise_install: false,
+            },
+          });
         case 'apps.connections.open':
           return send({ body: { ok: true, url: `ws://127.0.0.1:${port}/link/?ticket=fake` } });
         case 'chat.postMessage': {
           const at = `${++ts}.000100`;
-          messages.set(at, { ts: at, channel: args.channel, ...(args.thread_ts ? { thread_ts: args.thread_ts } : {}), text: args.text, blocks: blocksOf(args.blocks), texts: [args.text] });
-          return send({ body: { ok: true, channel: args.channel, ts: at, message: { text: args.text, user: botUserId } } });
+          messages.set(at, {
+            ts: at,
+            channel: args.channel,
+            ...(args.thread_ts ? { thread_ts: args.thread_ts } : {}),
+            text: args.text,
+            blocks: blocksOf(args.blocks),
+            texts: [args.text],
+          });
+          return send({
+            body: { ok: true, channel: args.channel, ts: at, message: { text: args.text, user: botUserId } },
+          });
         }
         case 'chat.update': {
           const m = messages.get(String(args.ts));
@@ -128,7 +152,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         case 'reactions.add':
           return send({ body: { ok: true } });
         case 'conversations.replies':
-          return send({ body: { ok: true, messages: threads.get(`${args.channel}:${args.ts}`) ?? [], has_more: false } });
+          return send({
+            body: { ok: true, messages: threads.get(`${args.channel}:${args.ts}`) ?? [], has_more: false },
+          });
         default:
           return send({ body: { ok: false, error: 'unknown_method' } });
       }
@@ -146,7 +172,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         for (const w of ackWaiters.splice(0)) w();
       }
     });
-    ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake', approximate_connection_time: 3600 }, connection_info: { app_id: 'A111' } }));
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: 1,
+        debug_info: { host: 'fake', approximate_connection_time: 3600 },
+        connection_info: { app_id: 'A111' },
+      }),
+    );
     onConnect();
   });
 
@@ -173,14 +206,33 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         type: 'interactive',
         accepts_response_payload: false,
         payload: {
-          type: 'block_actions', token: 'verification', api_app_id: 'A111', trigger_id: `trig-${envelopes}`,
+          type: 'block_actions',
+          token: 'verification',
+          api_app_id: 'A111',
+          trigger_id: `trig-${envelopes}`,
           user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0001' },
           team: { id: 'T0001', domain: 'fake' },
           container: { type: 'message', message_ts: m.ts, channel_id: m.channel, is_ephemeral: false },
           channel: { id: m.channel, name: 'chat' },
-          message: { type: 'message', ts: m.ts, text: m.text, user: botUserId, blocks: m.blocks, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) },
+          message: {
+            type: 'message',
+            ts: m.ts,
+            text: m.text,
+            user: botUserId,
+            blocks: m.blocks,
+            ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
+          },
           response_url: `http://127.0.0.1:${port}/response/${envelopes}`,
-          actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value, action_ts: `${ts}.000300`, text: { type: 'plain_text', text: 'x' } }],
+          actions: [
+            {
+              type: 'button',
+              action_id: actionId,
+              block_id: 'b1',
+              value,
+              action_ts: `${ts}.000300`,
+              text: { type: 'plain_text', text: 'x' },
+            },
+          ],
         },
       });
       return envelopeId;
@@ -204,8 +256,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         retry_attempt: 0,
         retry_reason: '',
         payload: {
-          token: 'verification', team_id: 'T0001', api_app_id: 'A111', type: 'event_callback',
-          event_id: `Ev${envelopes}`, event_time: Math.floor(Date.now() / 1000),
+          token: 'verification',
+          team_id: 'T0001',
+          api_app_id: 'A111',
+          type: 'event_callback',
+          event_id: `Ev${envelopes}`,
+          event_time: Math.floor(Date.now() / 1000),
           authorizations: [{ team_id: 'T0001', user_id: botUserId, is_bot: true, is_enterprise_install: false }],
           event: { event_ts: String(event.ts ?? `${ts}.000001`), ...event },
         },

@@ -59,7 +59,15 @@ export interface FakeTelegram {
 
 export async function startFakeTelegram(opts: { token?: string } = {}): Promise<FakeTelegram> {
   const token = opts.token ?? '123456789:AAFakeTokenForTestsOnly_abcdefghijk';
-  const bot = { id: 123456789, is_bot: true, first_name: 'Rudder', username: 'rudder_test_bot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false };
+  const bot = {
+    id: 123456789,
+    is_bot: true,
+    first_name: 'Rudder',
+    username: 'rudder_test_bot',
+    can_join_groups: true,
+    can_read_all_group_messages: false,
+    supports_inline_queries: false,
+  };
   const calls: FakeCall[] = [];
   const log: string[] = [];
   const updates: Array<Record<string, unknown> & { update_id: number }> = [];
@@ -72,7 +80,11 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
   let nextQuery = 1;
   let seq = 0;
   const messages = new Map<number, BotMessage>();
-  const chatOf = (chatId: number) => ({ id: chatId, type: chatId > 0 ? 'private' : 'supergroup', ...(chatId > 0 ? { first_name: 'P' } : { title: 'Group' }) });
+  const chatOf = (chatId: number) => ({
+    id: chatId,
+    type: chatId > 0 ? 'private' : 'supergroup',
+    ...(chatId > 0 ? { first_name: 'P' } : { title: 'Group' }),
+  });
   const bad = (description: string): FakeAnswer => ({ status: 400, body: { ok: false, error_code: 400, description } });
 
   const wake = () => {
@@ -131,33 +143,83 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
       case 'sendMessage': {
         const chatId = Number(body.chat_id);
         const id = ++nextMessageId;
-        messages.set(id, { message_id: id, chatId, text: String(body.text), reply_markup: body.reply_markup, texts: [String(body.text)] });
-        return reply(res, ok({ message_id: id, date: Math.floor(Date.now() / 1000), chat: chatOf(chatId), text: body.text, ...(body.reply_markup ? { reply_markup: body.reply_markup } : {}) }));
+        messages.set(id, {
+          message_id: id,
+          chatId,
+          text: String(body.text),
+          reply_markup: body.reply_markup,
+          texts: [String(body.text)],
+        });
+        return reply(
+          res,
+          ok({
+            message_id: id,
+            date: Math.floor(Date.now() / 1000),
+            chat: chatOf(chatId),
+            text: body.text,
+            ...(body.reply_markup ? { reply_markup: body.reply_markup } : {}),
+          }),
+        );
       }
       case 'editMessageText': {
         const m = messages.get(Number(body.message_id));
         if (!m || m.chatId !== Number(body.chat_id)) return reply(res, bad('Bad Request: message to edit not found'));
-        if (m.text === String(body.text) && JSON.stringify(m.reply_markup ?? null) === JSON.stringify(body.reply_markup ?? null)) {
-          return reply(res, bad('Bad Request: message is not modified: specified new message content and reply markup of the message are exactly the same as a current content and reply markup of the message'));
+        if (
+          m.text === String(body.text) &&
+          JSON.stringify(m.reply_markup ?? null) === JSON.stringify(body.reply_markup ?? null)
+        ) {
+          return reply(
+            res,
+            bad(
+              'Bad Request: message is not modified: specified new message content and reply markup of the ' +
+                'message are exactly the same as a current content and reply markup of the message',
+            ),
+          );
         }
         m.text = String(body.text);
         m.reply_markup = body.reply_markup;
         m.texts.push(m.text);
-        return reply(res, ok({ message_id: m.message_id, date: Math.floor(Date.now() / 1000), edit_date: Math.floor(Date.now() / 1000), chat: chatOf(m.chatId), text: m.text, ...(m.reply_markup ? { reply_markup: m.reply_markup } : {}) }));
+        return reply(
+          res,
+          ok({
+            message_id: m.message_id,
+            date: Math.floor(Date.now() / 1000),
+            edit_date: Math.floor(Date.now() / 1000),
+            chat: chatOf(m.chatId),
+            text: m.text,
+            ...(m.reply_markup ? { reply_markup: m.reply_markup } : {}),
+          }),
+        );
       }
       case 'sendMessageDraft':
-        if (!(Number(body.chat_id) > 0)) return reply(res, bad('Bad Request: drafts can be sent to private chats only'));
+        if (!(Number(body.chat_id) > 0))
+          return reply(res, bad('Bad Request: drafts can be sent to private chats only'));
         if (!Number(body.draft_id)) return reply(res, bad('Bad Request: draft_id must be non-zero'));
         return reply(res, ok(true));
       case 'answerCallbackQuery':
         return reply(res, ok(true));
       case 'getFile': {
         const f = files.get(String(body.file_id));
-        if (!f) return reply(res, { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' } });
-        return reply(res, ok({ file_id: body.file_id, file_unique_id: `u${body.file_id}`, file_size: f.data.length, file_path: f.path }));
+        if (!f)
+          return reply(res, {
+            status: 400,
+            body: { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' },
+          });
+        return reply(
+          res,
+          ok({
+            file_id: body.file_id,
+            file_unique_id: `u${body.file_id}`,
+            file_size: f.data.length,
+            file_path: f.path,
+          }),
+        );
       }
       default:
-        return reply(res, { status: 404, body: { ok: false, error_code: 404, description: 'Not Found: method not found' } });
+        return reply(res, {
+          status: 404,
+          body: { ok: false, error_code: 404, description: 'Not Found: method not found' },
+        });
     }
   };
 
@@ -167,7 +229,8 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
     if (req.method === 'GET' && fileMatch) {
       log.push(`file ${fileMatch[2]}`);
       const f = [...files.values()].find((x) => x.path === fileMatch[2]);
-      if (fileMatch[1] !== token || !f) return reply(res, { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } });
+      if (fileMatch[1] !== token || !f)
+        return reply(res, { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } });
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(f.data.length) });
       return res.end(f.data);
     }
@@ -176,14 +239,18 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (m[1] !== token) return reply(res, { status: 401, body: { ok: false, error_code: 401, description: 'Unauthorized' } });
+      if (m[1] !== token)
+        return reply(res, { status: 401, body: { ok: false, error_code: 401, description: 'Unauthorized' } });
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: Record<string, any> = {};
       if (raw) {
         try {
           body = JSON.parse(raw);
         } catch {
-          return reply(res, { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: body is not JSON' } });
+          return reply(res, {
+            status: 400,
+            body: { ok: false, error_code: 400, description: 'Bad Request: body is not JSON' },
+          });
         }
       }
       void handle(m[2]!, body, res);
@@ -211,7 +278,14 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
           from: { id: from, is_bot: false, first_name: `U${from}` },
           chat_instance: `ci${m.chatId}`,
           data,
-          message: { message_id: m.message_id, date: Math.floor(Date.now() / 1000), chat: chatOf(m.chatId), from: bot, text: m.text, ...(m.reply_markup ? { reply_markup: m.reply_markup } : {}) },
+          message: {
+            message_id: m.message_id,
+            date: Math.floor(Date.now() / 1000),
+            chat: chatOf(m.chatId),
+            from: bot,
+            text: m.text,
+            ...(m.reply_markup ? { reply_markup: m.reply_markup } : {}),
+          },
         },
       });
       wake();
@@ -224,7 +298,10 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
       return id;
     },
     addFile(fileId, data, filePath) {
-      files.set(fileId, { path: filePath ?? `files/${fileId}`, data: Buffer.isBuffer(data) ? data : Buffer.from(data) });
+      files.set(fileId, {
+        path: filePath ?? `files/${fileId}`,
+        data: Buffer.isBuffer(data) ? data : Buffer.from(data),
+      });
     },
     script(method, fn) {
       if (fn) scripts.set(method, fn);

@@ -33,7 +33,16 @@ export interface FakeWhatsApp {
   /** Socket factory for WhatsAppChannel: the real makeWASocket, with sends recorded. */
   factory(config: UserFacingSocketConfig): WASocket;
   /** Encrypts data as WhatsApp media of the given type and serves it; returns the message fields. */
-  addMedia(data: Buffer, type: 'image' | 'audio' | 'document'): Promise<{ url: string; mediaKey: Uint8Array; fileSha256: Uint8Array; fileEncSha256: Uint8Array; fileLength: number }>;
+  addMedia(
+    data: Buffer,
+    type: 'image' | 'audio' | 'document',
+  ): Promise<{
+    url: string;
+    mediaKey: Uint8Array;
+    fileSha256: Uint8Array;
+    fileEncSha256: Uint8Array;
+    fileLength: number;
+  }>;
   close(): Promise<void>;
 }
 
@@ -86,7 +95,13 @@ export async function startFakeWhatsApp(): Promise<FakeWhatsApp> {
       const name = `media-${++n}.enc`;
       media.set(name, fs.readFileSync(enc.encFilePath));
       fs.rmSync(enc.encFilePath, { force: true });
-      return { url: `http://127.0.0.1:${port}/m/${name}`, mediaKey: enc.mediaKey, fileSha256: enc.fileSha256, fileEncSha256: enc.fileEncSha256, fileLength: enc.fileLength };
+      return {
+        url: `http://127.0.0.1:${port}/m/${name}`,
+        mediaKey: enc.mediaKey,
+        fileSha256: enc.fileSha256,
+        fileEncSha256: enc.fileEncSha256,
+        fileLength: enc.fileLength,
+      };
     },
     async close() {
       for (const c of wss.clients) c.terminate();

@@ -3,15 +3,15 @@
  * mock Messages API, real SQLite in a temp RUDDER_HOME. In-process for most tests; as a child
  * process (`node dist/cli/main.js start`) where the test kills it with -9 and restarts it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Channel } from '../../src/channels/channel.js';
-import { call, readEvents, type Endpoint, type SseEvent } from '../../src/cli/client.js';
+import { call, type Endpoint, readEvents, type SseEvent } from '../../src/cli/client.js';
 import { LiveConfig, parseConfig } from '../../src/config/load.js';
-import { startGateway, type GatewayOptions, type RunningGateway } from '../../src/gateway/gateway.js';
-import { silentLogger, type Logger } from '../../src/ops/logger.js';
+import { type GatewayOptions, type RunningGateway, startGateway } from '../../src/gateway/gateway.js';
+import { type Logger, silentLogger } from '../../src/ops/logger.js';
 import { mockAgentEnv, tempDir, waitUntil } from './claude-rig.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -48,24 +48,37 @@ export class EventWatch {
     let connected!: () => void;
     this.ready = new Promise((r) => (connected = r));
     const q = lastEventId === undefined ? '' : `?lastEventId=${lastEventId}`;
-    void readEvents(ep, `/api/conversations/${encodeURIComponent(conv)}/events${q}`, (e) => {
-      this.events.push(e);
-      if (e.event === 'status' && e.data.state === 'connected') connected();
-    }, this.abort.signal).catch(() => undefined);
+    void readEvents(
+      ep,
+      `/api/conversations/${encodeURIComponent(conv)}/events${q}`,
+      (e) => {
+        this.events.push(e);
+        if (e.event === 'status' && e.data.state === 'connected') connected();
+      },
+      this.abort.signal,
+    ).catch(() => undefined);
   }
 
   of(type: string, pred: (d: Record<string, unknown>) => boolean = () => true): SseEvent[] {
     return this.events.filter((e) => e.event === type && pred(e.data));
   }
 
-  async wait(type: string, pred: (d: Record<string, unknown>) => boolean = () => true, timeoutMs = 30_000): Promise<SseEvent> {
+  async wait(
+    type: string,
+    pred: (d: Record<string, unknown>) => boolean = () => true,
+    timeoutMs = 30_000,
+  ): Promise<SseEvent> {
     await waitUntil(() => this.of(type, pred).length > 0, timeoutMs);
     return this.of(type, pred)[0]!;
   }
 
   /** Waits for the first reply (of a kind, when given) that answers a message. */
   waitReply(messageId: string, kind?: 'reply' | 'notice', timeoutMs = 30_000): Promise<SseEvent> {
-    return this.wait('reply', (d) => (d.messageIds as string[]).includes(messageId) && (!kind || d.kind === kind), timeoutMs);
+    return this.wait(
+      'reply',
+      (d) => (d.messageIds as string[]).includes(messageId) && (!kind || d.kind === kind),
+      timeoutMs,
+    );
   }
 
   /** Replies (kind reply or notice) that answer a message. */
@@ -84,9 +97,22 @@ function makeHarness(ep: Endpoint, home: string, cwd: string, configFile: string
     home,
     cwd,
     configFile,
-    post: (conv, text, clientMessageId) => call(ep, 'POST', `/api/conversations/${encodeURIComponent(conv)}/messages`, clientMessageId ? { text, clientMessageId } : { text }),
+    post: (conv, text, clientMessageId) =>
+      call(
+        ep,
+        'POST',
+        `/api/conversations/${encodeURIComponent(conv)}/messages`,
+        clientMessageId ? { text, clientMessageId } : { text },
+      ),
     api: (method, p, body) =>
-      fetch(ep.base + p, { method, headers: { authorization: `Bearer ${ep.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) }),
+      fetch(ep.base + p, {
+        method,
+        headers: {
+          authorization: `Bearer ${ep.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
     watch: (conv, last) => {
       const w = new EventWatch(ep, conv, last);
       watches.push(w);
@@ -102,13 +128,29 @@ export function writeConfig(dir: string, config: Record<string, unknown>): strin
 }
 
 /** An in-process gateway on a random port. */
-export async function startInProcess(config: Record<string, unknown>, opts: { logger?: Logger; env?: NodeJS.ProcessEnv; home?: string; extraChannels?: Channel[]; sessionFactory?: GatewayOptions['sessionFactory'] } = {}) {
+export async function startInProcess(
+  config: Record<string, unknown>,
+  opts: {
+    logger?: Logger;
+    env?: NodeJS.ProcessEnv;
+    home?: string;
+    extraChannels?: Channel[];
+    sessionFactory?: GatewayOptions['sessionFactory'];
+  } = {},
+) {
   const home = opts.home ?? tempDir('rhome');
   const cwd = tempDir('rcwd');
   const full = { web: { port: 0 }, shutdownDrainSeconds: 0, ...config };
   const configFile = writeConfig(cwd, full);
   const live = new LiveConfig(configFile, parseConfig(full), {}, 0);
-  const gw: RunningGateway = await startGateway({ dataDir: home, config: live, logger: opts.logger ?? silentLogger(), env: { ...process.env, ...opts.env }, extraChannels: opts.extraChannels, sessionFactory: opts.sessionFactory });
+  const gw: RunningGateway = await startGateway({
+    dataDir: home,
+    config: live,
+    logger: opts.logger ?? silentLogger(),
+    env: { ...process.env, ...opts.env },
+    extraChannels: opts.extraChannels,
+    sessionFactory: opts.sessionFactory,
+  });
   const { port } = gw.web!.address();
   const token = fs.readFileSync(path.join(home, 'web-token'), 'utf8').trim();
   const ep = { base: `http://127.0.0.1:${port}`, token };
@@ -124,11 +166,22 @@ export async function startInProcess(config: Record<string, unknown>, opts: { lo
 }
 
 /** A gateway in a child process, as `npm start` runs it. */
-export async function startChild(config: Record<string, unknown>, opts: { home?: string; cwd?: string; port?: number; env?: NodeJS.ProcessEnv } = {}) {
+export async function startChild(
+  config: Record<string, unknown>,
+  opts: { home?: string; cwd?: string; port?: number; env?: NodeJS.ProcessEnv } = {},
+) {
   const home = opts.home ?? tempDir('rhome');
   const cwd = opts.cwd ?? tempDir('rcwd');
-  const configFile = writeConfig(cwd, { shutdownDrainSeconds: 1, ...config, web: { ...(config.web as object | undefined), port: opts.port ?? 0 } });
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'start'], { cwd, env: { ...process.env, RUDDER_HOME: home, RUDDER_LOG_LEVEL: 'debug', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const configFile = writeConfig(cwd, {
+    shutdownDrainSeconds: 1,
+    ...config,
+    web: { ...(config.web as object | undefined), port: opts.port ?? 0 },
+  });
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'start'], {
+    cwd,
+    env: { ...process.env, RUDDER_HOME: home, RUDDER_LOG_LEVEL: 'debug', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -144,7 +197,9 @@ export async function startChild(config: Record<string, unknown>, opts: { home?:
     async kill9() {
       for (const w of watches) w.close();
       child.kill('SIGKILL');
-      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r)));
+      await new Promise((r) =>
+        child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r),
+      );
     },
     async stop() {
       for (const w of watches) w.close();

@@ -110,17 +110,25 @@ function blockText(block: any): string {
 
 function messageText(msg: any): string {
   if (!msg) return '';
-  return typeof msg.content === 'string' ? msg.content : Array.isArray(msg.content) ? msg.content.map(blockText).join('\n') : '';
+  return typeof msg.content === 'string'
+    ? msg.content
+    : Array.isArray(msg.content)
+      ? msg.content.map(blockText).join('\n')
+      : '';
 }
 
 function lastTextBlock(msg: any): string {
   if (!msg) return '';
   if (typeof msg.content === 'string') return msg.content;
-  const texts = (Array.isArray(msg.content) ? msg.content : []).filter((b: any) => b?.type === 'text' && !String(b.text).startsWith('<system-reminder>'));
+  const texts = (Array.isArray(msg.content) ? msg.content : []).filter(
+    (b: any) => b?.type === 'text' && !String(b.text).startsWith('<system-reminder>'),
+  );
   return texts.length ? String(texts[texts.length - 1].text) : '';
 }
 
-export function describeRequest(body: any): Pick<MockRequest, 'side' | 'lastUserText' | 'lastText' | 'afterTool' | 'historyText'> {
+export function describeRequest(
+  body: any,
+): Pick<MockRequest, 'side' | 'lastUserText' | 'lastText' | 'afterTool' | 'historyText'> {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
   const users = messages.filter((m) => m?.role === 'user');
   const last = users[users.length - 1];
@@ -137,7 +145,9 @@ export function describeRequest(body: any): Pick<MockRequest, 'side' | 'lastUser
 /** The inner text of every wrapped user message in the request (its whole history), oldest first. */
 export function wrappedTexts(req: Pick<MockRequest, 'body'>): string[] {
   const texts = (Array.isArray(req.body?.messages) ? req.body.messages : []).map(messageText).join('\n');
-  return [...texts.matchAll(/<<<EXTERNAL_USER_MESSAGE id=(\w+)[^>]*>>>\n([\s\S]*?)\n<<<END_EXTERNAL_USER_MESSAGE id=\1>>>/g)].map((m) => m[2]!);
+  return [
+    ...texts.matchAll(/<<<EXTERNAL_USER_MESSAGE id=(\w+)[^>]*>>>\n([\s\S]*?)\n<<<END_EXTERNAL_USER_MESSAGE id=\1>>>/g),
+  ].map((m) => m[2]!);
 }
 
 /** How many wrapped user messages in the request contain the needle: 1 when an input reached the model once. */
@@ -154,11 +164,13 @@ export function directiveReply(req: MockRequest): MockReply {
   if (/\[\[429(:apikey)?\]\]/.test(t)) return { kind: 'error', status: 429, style: 'apikey' };
   if (/\[\[500\]\]/.test(t)) return { kind: 'error', status: 500 };
   const bash = /\[\[bash:([^\]]+)\]\]/.exec(t);
-  if (bash && !req.afterTool) return { kind: 'tool', name: 'Bash', input: { command: bash[1], description: 'Run the requested command' } };
+  if (bash && !req.afterTool)
+    return { kind: 'tool', name: 'Bash', input: { command: bash[1], description: 'Run the requested command' } };
   const reply = /\[\[reply:([^\]]*)\]\]/.exec(t);
   const slow = /\[\[slow:(\d+)\]\]/.exec(t);
   const text = reply ? reply[1]! : req.afterTool ? `done ${ok}` : ok;
-  if (slow) return { kind: 'text', text: `${text} ${'streaming '.repeat(19)}end`, chunks: 20, totalMs: Number(slow[1]) };
+  if (slow)
+    return { kind: 'text', text: `${text} ${'streaming '.repeat(19)}end`, chunks: 20, totalMs: Number(slow[1]) };
   return { kind: 'text', text };
 }
 
@@ -179,11 +191,18 @@ const TOKENS_PER_DELTA = 4;
 /** A text in pieces: the first of one token, then TOKENS_PER_DELTA tokens each. */
 function pieces(text: string): string[] {
   const out = [text.slice(0, CHARS_PER_TOKEN)];
-  for (let i = CHARS_PER_TOKEN; i < text.length; i += TOKENS_PER_DELTA * CHARS_PER_TOKEN) out.push(text.slice(i, i + TOKENS_PER_DELTA * CHARS_PER_TOKEN));
+  for (let i = CHARS_PER_TOKEN; i < text.length; i += TOKENS_PER_DELTA * CHARS_PER_TOKEN)
+    out.push(text.slice(i, i + TOKENS_PER_DELTA * CHARS_PER_TOKEN));
   return out;
 }
 
-async function streamReply(res: http.ServerResponse, model: string, reply: MockReply & { kind: 'text' | 'tool' }, record: MockRequest, latency: LatencyProfile | undefined): Promise<void> {
+async function streamReply(
+  res: http.ServerResponse,
+  model: string,
+  reply: MockReply & { kind: 'text' | 'tool' },
+  record: MockRequest,
+  latency: LatencyProfile | undefined,
+): Promise<void> {
   const t0 = record.at;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': nextId('req') });
   // A piece goes out when its last token is due (t0 + tokenAtMs); every delay is counted from
@@ -196,7 +215,12 @@ async function streamReply(res: http.ServerResponse, model: string, reply: MockR
     if (due > 0) await sleep(due);
   };
   // inputTokens lets a test report a long context (the CLI's auto-compaction reads it).
-  const usage = { input_tokens: reply.inputTokens ?? 12, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const usage = {
+    input_tokens: reply.inputTokens ?? 12,
+    output_tokens: 1,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
   let started = false;
   const start = () => {
     if (started) return;
@@ -204,11 +228,21 @@ async function streamReply(res: http.ServerResponse, model: string, reply: MockR
     record.firstTokenAt = Date.now();
     sse(res, 'message_start', {
       type: 'message_start',
-      message: { id: nextId('msg'), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage },
+      message: {
+        id: nextId('msg'),
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
     });
   };
   if (!latency) start();
-  const delta = (index: number, d: object) => sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: d });
+  const delta = (index: number, d: object) =>
+    sse(res, 'content_block_delta', { type: 'content_block_delta', index, delta: d });
   let index = 0;
   const text = reply.text;
   if (text) {
@@ -323,8 +357,11 @@ export async function startMockApi(opts: { script?: Script; latency?: LatencyPro
       }
       const path = (req.url ?? '').split('?')[0]!;
       if (req.method !== 'POST' || !path.endsWith('/v1/messages')) {
-        if (path.endsWith('/count_tokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":10}');
-        return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"not_found_error","message":"mock"}}');
+        if (path.endsWith('/count_tokens'))
+          return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":10}');
+        return void res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"type":"error","error":{"type":"not_found_error","message":"mock"}}');
       }
       const record: MockRequest = {
         seq: requests.length,
@@ -336,7 +373,7 @@ export async function startMockApi(opts: { script?: Script; latency?: LatencyPro
         ...describeRequest(body),
       };
       requests.push(record);
-      for (const w of [...waiters]) if (w.pred(record)) (waiters.delete(w), w.resolve(record));
+      for (const w of [...waiters]) if (w.pred(record)) waiters.delete(w), w.resolve(record);
       const model = String(body.model ?? 'claude-mock');
       try {
         const reply = (script && (await script(record))) ?? directiveReply(record);
@@ -345,9 +382,10 @@ export async function startMockApi(opts: { script?: Script; latency?: LatencyPro
         const profile = latency;
         if (!body.stream) {
           // A plain reply comes whole, when its last token would have.
-          if (profile) await sleep(Math.max(0, record.at + tokenAtMs(profile, Math.max(0, replyTokens(reply) - 1)) - Date.now()));
+          if (profile)
+            await sleep(Math.max(0, record.at + tokenAtMs(profile, Math.max(0, replyTokens(reply) - 1)) - Date.now()));
           record.firstTokenAt = record.endedAt = Date.now();
-          return plainReply(res, model, reply.kind === 'text' ? reply.text : reply.text ?? 'ok');
+          return plainReply(res, model, reply.kind === 'text' ? reply.text : (reply.text ?? 'ok'));
         }
         await streamReply(res, model, reply, record, profile);
       } catch (err) {
@@ -370,7 +408,10 @@ export async function startMockApi(opts: { script?: Script; latency?: LatencyPro
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
         const w = { pred, resolve: (r: MockRequest) => (clearTimeout(t), resolve(r)) };
-        const t = setTimeout(() => (waiters.delete(w), reject(new Error('mock API: no matching request in time'))), timeoutMs);
+        const t = setTimeout(
+          () => (waiters.delete(w), reject(new Error('mock API: no matching request in time'))),
+          timeoutMs,
+        );
         waiters.add(w);
       });
     },

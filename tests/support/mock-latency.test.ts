@@ -7,7 +7,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeStreamSession } from '../../src/agents/claude/stream-session.js';
 import { rigLaunch, trackSessions } from './claude-rig.js';
-import { startMockApi, tokenAtMs, tokensOf, type LatencyProfile, type MockApi, type MockReply } from './mock-anthropic.js';
+import {
+  type LatencyProfile,
+  type MockApi,
+  type MockReply,
+  startMockApi,
+  tokenAtMs,
+  tokensOf,
+} from './mock-anthropic.js';
 
 const PROFILE: LatencyProfile = { firstTokenMs: 400, tokensPerSecond: 40 };
 /** A reply of 40 tokens: under the profile its last token is due at 400 + 39 × 25 = 1375 ms. */
@@ -29,7 +36,11 @@ const TOOLS = [{ name: 'Bash', description: 'run', input_schema: { type: 'object
 /** Posts a request and reads its SSE answer, noting when each content delta arrived. */
 async function stream(url: string, body: Record<string, unknown>) {
   const t0 = Date.now();
-  const res = await fetch(`${url}/v1/messages?beta=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ stream: true, ...body }) });
+  const res = await fetch(`${url}/v1/messages?beta=true`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ stream: true, ...body }),
+  });
   const deltas: Array<{ at: number; delta: any }> = [];
   const decoder = new TextDecoder();
   let buf = '';
@@ -83,7 +94,10 @@ describe('mock Messages API latency profile', () => {
   it('holds a plain reply until its last token is due, and side requests get the profile too', async () => {
     mock = await startMockApi({ latency: PROFILE, script: () => ({ kind: 'text', text: TEXT }) });
     const t0 = Date.now();
-    const res = await fetch(`${mock.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'title?' }] }) });
+    const res = await fetch(`${mock.url}/v1/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'title?' }] }),
+    });
     const body = (await res.json()) as { content: Array<{ text: string }> };
     expect(body.content[0]!.text).toBe(TEXT);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(tokenAtMs(PROFILE, 39) - CLOCK_MS);
@@ -95,32 +109,41 @@ describe('mock Messages API latency profile', () => {
     expect(side.deltas[0]!.at).toBeGreaterThanOrEqual(PROFILE.firstTokenMs - CLOCK_MS);
   });
 
-  it('answers errors at once, and without a profile (or after setLatency(undefined)) answers everything at once', async () => {
-    const slow: LatencyProfile = { firstTokenMs: 20_000, tokensPerSecond: 1 };
-    const replies: MockReply[] = [{ kind: 'error', status: 500 }, { kind: 'text', text: TEXT }];
-    mock = await startMockApi({ latency: slow, script: () => replies.shift() });
-    const t0 = Date.now();
-    const err = await fetch(`${mock.url}/v1/messages`, { method: 'POST', body: JSON.stringify(userTurn('x')) });
-    expect(err.status).toBe(500);
-    mock.setLatency(undefined);
-    const r = await stream(mock.url, userTurn('y'));
-    expect(r.deltas.map((d) => d.delta.text).join('')).toBe(TEXT);
-    // Both would have waited 20 s under the profile.
-    expect(Date.now() - t0).toBeLessThan(slow.firstTokenMs);
-  });
+  it(
+    'answers errors at once, and without a profile (or after setLatency(undefined)) answers everything at ' + 'once',
+    async () => {
+      const slow: LatencyProfile = { firstTokenMs: 20_000, tokensPerSecond: 1 };
+      const replies: MockReply[] = [
+        { kind: 'error', status: 500 },
+        { kind: 'text', text: TEXT },
+      ];
+      mock = await startMockApi({ latency: slow, script: () => replies.shift() });
+      const t0 = Date.now();
+      const err = await fetch(`${mock.url}/v1/messages`, { method: 'POST', body: JSON.stringify(userTurn('x')) });
+      expect(err.status).toBe(500);
+      mock.setLatency(undefined);
+      const r = await stream(mock.url, userTurn('y'));
+      expect(r.deltas.map((d) => d.delta.text).join('')).toBe(TEXT);
+      // Both would have waited 20 s under the profile.
+      expect(Date.now() - t0).toBeLessThan(slow.firstTokenMs);
+    },
+  );
 
-  it('the real CLI takes the paced stream: a tool call and its answer, each model call at least firstTokenMs', async () => {
-    const profile: LatencyProfile = { firstTokenMs: 300, tokensPerSecond: 200 };
-    mock = await startMockApi({ latency: profile });
-    const s = new ClaudeStreamSession(rigLaunch({ mockUrl: mock.url }));
-    sessions.push(s);
-    const t0 = Date.now();
-    const result = await s.startTurn({ inputs: [{ id: 'a', text: 'run it [[bash:echo paced-out]]' }] }).result;
-    expect(result.text).toMatch(/^done ok/);
-    const main = mock.mainRequests();
-    expect(main.length).toBe(2);
-    expect(main[1]!.lastUserText).toContain('paced-out');
-    for (const r of main) expect(r.firstTokenAt! - r.at).toBeGreaterThanOrEqual(profile.firstTokenMs - CLOCK_MS);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(2 * profile.firstTokenMs);
-  });
+  it(
+    'the real CLI takes the paced stream: a tool call and its answer, each model call at least ' + 'firstTokenMs',
+    async () => {
+      const profile: LatencyProfile = { firstTokenMs: 300, tokensPerSecond: 200 };
+      mock = await startMockApi({ latency: profile });
+      const s = new ClaudeStreamSession(rigLaunch({ mockUrl: mock.url }));
+      sessions.push(s);
+      const t0 = Date.now();
+      const result = await s.startTurn({ inputs: [{ id: 'a', text: 'run it [[bash:echo paced-out]]' }] }).result;
+      expect(result.text).toMatch(/^done ok/);
+      const main = mock.mainRequests();
+      expect(main.length).toBe(2);
+      expect(main[1]!.lastUserText).toContain('paced-out');
+      for (const r of main) expect(r.firstTokenAt! - r.at).toBeGreaterThanOrEqual(profile.firstTokenMs - CLOCK_MS);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(2 * profile.firstTokenMs);
+    },
+  );
 });

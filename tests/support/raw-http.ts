@@ -23,7 +23,15 @@ export interface RawRequest {
 export function rawRequest(base: string, r: RawRequest): Promise<RawResponse> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method: r.method ?? 'GET', path: r.target, headers: { host: url.host, ...r.headers }, setHost: false, agent: false });
+    const req = http.request({
+      host: url.hostname,
+      port: url.port,
+      method: r.method ?? 'GET',
+      path: r.target,
+      headers: { host: url.host, ...r.headers },
+      setHost: false,
+      agent: false,
+    });
     req.on('error', reject);
     req.on('response', (res) => {
       if (r.headersOnly) {

@@ -5,11 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../src/ops/logger.js';
-import { createLogger, silentLogger } from '../../src/ops/logger.js';
+import { Tmux } from '../../src/agents/tmux/tmux.js';
 import { TMUX_DEFAULTS, type TmuxLaunch, type TmuxSettings } from '../../src/agents/tmux/tmux-launch.js';
 import { ClaudeTmuxSession } from '../../src/agents/tmux/tmux-session.js';
-import { Tmux } from '../../src/agents/tmux/tmux.js';
+import type { Logger } from '../../src/ops/logger.js';
+import { createLogger, silentLogger } from '../../src/ops/logger.js';
 import { CLAUDE_BIN, rigEnv, tempDir } from './claude-rig.js';
 
 let socketCounter = 0;
@@ -90,7 +90,12 @@ const METADATA_TYPES = new Set(['mode', 'permission-mode', 'atis-latch', 'file-h
  * transcript is left as the common case has it (its metadata lines, in the order written), so the
  * test sees that state every time and not one run in three.
  */
-export async function killAtToolStart(pid: () => number | undefined, flag: string, transcript: () => string, timeoutMs = 60_000): Promise<void> {
+export async function killAtToolStart(
+  pid: () => number | undefined,
+  flag: string,
+  transcript: () => string,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!fs.existsSync(flag)) {
     if (Date.now() > deadline) throw new Error(`the tool never started (${flag})`);
@@ -102,7 +107,11 @@ export async function killAtToolStart(pid: () => number | undefined, flag: strin
   const file = transcript();
   const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
   const kept = lines.filter((l) => METADATA_TYPES.has(String((JSON.parse(l) as { type?: unknown }).type)));
-  if (kept.length === 0) kept.push(JSON.stringify({ type: 'mode', mode: 'normal' }), JSON.stringify({ type: 'permission-mode', permissionMode: 'default' }));
+  if (kept.length === 0)
+    kept.push(
+      JSON.stringify({ type: 'mode', mode: 'normal' }),
+      JSON.stringify({ type: 'permission-mode', permissionMode: 'default' }),
+    );
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${kept.join('\n')}\n`);
 }

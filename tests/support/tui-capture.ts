@@ -13,7 +13,7 @@ import { Tmux, tmuxVersion } from '../../src/agents/tmux/tmux.js';
 import { CLAUDE_BIN, claudeEnv, REPO_ROOT, startRig } from './tui-rig.js';
 import { SCENARIOS } from './tui-scenarios.js';
 import { SCENARIOS_112 } from './tui-scenarios-112.js';
-import { ShotContext, type Scenario, type Shot } from './tui-shot.js';
+import { type Scenario, type Shot, ShotContext } from './tui-shot.js';
 
 export const FIXTURE_DIR = path.join(REPO_ROOT, 'tests/fixtures/panes');
 const DEFAULT_SIZES: Array<[number, number]> = [
@@ -29,8 +29,10 @@ const SCENARIO_SETS: Record<string, Scenario[]> = { [PINNED_VERSION]: SCENARIOS,
 const SEED_KEYS = {
   onboarded: '~/.claude.json hasCompletedOnboarding: true (without it an offline first run exits 1)',
   trusted: '~/.claude.json projects[<cwd>].hasTrustDialogAccepted: true (skips "Quick safety check")',
-  apiKeyApproved: '~/.claude.json customApiKeyResponses.approved: [last 20 chars of the key] (skips "Detected a custom API key")',
-  bypassAccepted: '~/.claude/settings.json skipDangerousModePermissionPrompt: true (skips the bypass-permissions warning)',
+  apiKeyApproved:
+    '~/.claude.json customApiKeyResponses.approved: [last 20 chars of the key] (skips "Detected a custom API key")',
+  bypassAccepted:
+    '~/.claude/settings.json skipDangerousModePermissionPrompt: true (skips the bypass-permissions warning)',
 };
 
 export interface ManifestEntry {
@@ -56,21 +58,45 @@ export interface ManifestEntry {
 /** How the binary is built: 2.1.332 ships a native executable, 2.1.112 is the npm package's cli.js. */
 function cliBuild(bin: string, version: string): string {
   const real = fs.realpathSync(bin);
-  return real.endsWith('.js') ? `@anthropic-ai/claude-code@${version} from npm: cli.js run by node (pure JS)` : `@anthropic-ai/claude-code@${version}: native binary (${path.basename(real)})`;
+  return real.endsWith('.js')
+    ? `@anthropic-ai/claude-code@${version} from npm: cli.js run by node (pure JS)`
+    : `@anthropic-ai/claude-code@${version}: native binary (${path.basename(real)})`;
 }
 
 function describeStart(scenario: Scenario, width: number, height: number): string {
   const seed = scenario.setup.seed ?? { onboarded: true, trusted: true, apiKeyApproved: true, bypassAccepted: true };
-  const answered = Object.entries(seed).filter(([, v]) => v).map(([k]) => k).join(', ');
+  const answered = Object.entries(seed)
+    .filter(([, v]) => v)
+    .map(([k]) => k)
+    .join(', ');
   const args = (scenario.setup.args ?? []).join(' ') || '(no arguments)';
   const script = scenario.setup.makeScript ? ', mock script for this scenario' : '';
   const auth = scenario.setup.auth === 'oauth' ? ', logged in with a subscription token (CLAUDE_CODE_OAUTH_TOKEN)' : '';
-  return `tmux new-session -d -x ${width} -y ${height}: claude ${args}; fresh HOME seeded with [${answered}]; mock Messages API${script}${auth}`;
+  return (
+    `tmux new-session -d -x ${width} -y ${height}: claude ${args}; fresh HOME seeded with ` +
+    `[${answered}]; mock Messages API${script}${auth}`
+  );
 }
 
-async function runScenario(tmux: Tmux, bin: string, scenario: Scenario, width: number, height: number): Promise<Shot[]> {
+async function runScenario(
+  tmux: Tmux,
+  bin: string,
+  scenario: Scenario,
+  width: number,
+  height: number,
+): Promise<Shot[]> {
   const { args, seed, makeScript, auth } = scenario.setup;
-  const rig = await startRig({ tmux, name: `cap-${scenario.id}-${width}x${height}`, width, height, args, seed, auth, bin, script: makeScript?.() });
+  const rig = await startRig({
+    tmux,
+    name: `cap-${scenario.id}-${width}x${height}`,
+    width,
+    height,
+    args,
+    seed,
+    auth,
+    bin,
+    script: makeScript?.(),
+  });
   try {
     const ctx = new ShotContext(rig, describeStart(scenario, width, height));
     await scenario.run(ctx);
@@ -98,13 +124,20 @@ async function main(): Promise<void> {
   const cliVersion = (await promisify(execFile)(bin, ['--version'])).stdout.trim();
   const version = cliVersion.split(' ')[0]!;
   const scenarios = SCENARIO_SETS[version];
-  if (!scenarios) throw new Error(`no capture scenarios for claude ${version}; known: ${Object.keys(SCENARIO_SETS).join(', ')}`);
+  if (!scenarios)
+    throw new Error(`no capture scenarios for claude ${version}; known: ${Object.keys(SCENARIO_SETS).join(', ')}`);
   const prefix = version === PINNED_VERSION ? '' : `${version}/`;
   const build = cliBuild(bin, version);
   const only = opt('--only')?.split(',');
   const unknown = only?.filter((id) => !scenarios.some((s) => s.id === id)) ?? [];
-  if (unknown.length) console.warn(`unknown scenario ids (rewriting the manifest only): ${unknown.join(', ')}; known: ${scenarios.map((s) => s.id).join(', ')}`);
-  const sizes = opt('--sizes')?.split(',').map((s) => s.split('x').map(Number) as [number, number]);
+  if (unknown.length)
+    console.warn(
+      `unknown scenario ids (rewriting the manifest only): ${unknown.join(', ')}; ` +
+        `known: ${scenarios.map((s) => s.id).join(', ')}`,
+    );
+  const sizes = opt('--sizes')
+    ?.split(',')
+    .map((s) => s.split('x').map(Number) as [number, number]);
   const tmuxV = await tmuxVersion();
   const tmux = new Tmux({ name: `rudder-capture-${process.pid}` });
   const outDir = path.resolve(opt('--out') ?? FIXTURE_DIR);
@@ -155,7 +188,9 @@ async function main(): Promise<void> {
   }
   const captures = [...entries.values()].sort((a, b) => a.file.localeCompare(b.file));
   const header = {
-    description: 'Real captures of the Claude Code TUI in tmux against the mock Messages API: the pinned 2.1.332 at the top, the older pure-JS 2.1.112 under 2.1.112/. `expected` follows from `steps`, not from any classifier.',
+    description:
+      'Real captures of the Claude Code TUI in tmux against the mock Messages API: the pinned 2.1.332 at the ' +
+      'top, the older pure-JS 2.1.112 under 2.1.112/. `expected` follows from `steps`, not from any classifier.',
     remake: 'npx tsx tests/support/tui-capture.ts [--bin PATH] [--only id,id] [--sizes 80x24,200x50] [--out DIR]',
     environment: Object.keys(claudeEnv('<fresh HOME>', '<mock url>')).join(' '),
     seed: SEED_KEYS,

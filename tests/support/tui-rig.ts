@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Tmux, type PaneInfo } from '../../src/agents/tmux/tmux.js';
-import { startMockApi, type MockApi, type Script } from './mock-anthropic.js';
+import { type PaneInfo, Tmux } from '../../src/agents/tmux/tmux.js';
+import { type MockApi, type Script, startMockApi } from './mock-anthropic.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules/.bin/claude');
@@ -27,7 +27,13 @@ export interface SeedOptions {
   autoNoticeSeen?: boolean;
 }
 
-export const READY_SEED: Required<SeedOptions> = { onboarded: true, trusted: true, apiKeyApproved: true, bypassAccepted: true, autoNoticeSeen: false };
+export const READY_SEED: Required<SeedOptions> = {
+  onboarded: true,
+  trusted: true,
+  apiKeyApproved: true,
+  bypassAccepted: true,
+  autoNoticeSeen: false,
+};
 
 export function seedHome(home: string, cwd: string, seed: SeedOptions): void {
   const config: Record<string, unknown> = {};
@@ -37,7 +43,11 @@ export function seedHome(home: string, cwd: string, seed: SeedOptions): void {
   if (seed.autoNoticeSeen) config.hasSeenAutoDefaultNotice = true;
   fs.writeFileSync(path.join(home, '.claude.json'), JSON.stringify(config, null, 2));
   fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
-  if (seed.bypassAccepted) fs.writeFileSync(path.join(home, '.claude/settings.json'), JSON.stringify({ skipDangerousModePermissionPrompt: true }));
+  if (seed.bypassAccepted)
+    fs.writeFileSync(
+      path.join(home, '.claude/settings.json'),
+      JSON.stringify({ skipDangerousModePermissionPrompt: true }),
+    );
 }
 
 export interface RigOptions {
@@ -51,7 +61,10 @@ export interface RigOptions {
   script?: Script;
   /** The claude binary to run; default the pinned one. */
   bin?: string;
-  /** How the CLI authenticates to the mock: an API key (default), or a subscription token (429s then offer the rate-limit menu). */
+  /**
+   * How the CLI authenticates to the mock: an API key (default), or a subscription token (429s then offer the
+   * rate-limit menu).
+   */
   auth?: 'api-key' | 'oauth';
 }
 
@@ -118,7 +131,14 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
   const mock = await startMockApi({ script: opts.script });
   const { tmux, name } = opts;
   const startedAt = Date.now();
-  await tmux.newSession({ name, cwd, width: opts.width, height: opts.height, env: claudeEnv(home, mock.url, opts.auth), argv: [opts.bin ?? CLAUDE_BIN, ...(opts.args ?? [])] });
+  await tmux.newSession({
+    name,
+    cwd,
+    width: opts.width,
+    height: opts.height,
+    env: claudeEnv(home, mock.url, opts.auth),
+    argv: [opts.bin ?? CLAUDE_BIN, ...(opts.args ?? [])],
+  });
 
   const text = () => tmux.capturePane(name);
   return {
@@ -144,7 +164,10 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
     type: (t) => tmux.sendKeysLiteral(name, t),
     keys: (...k) => tmux.sendKeys(name, ...k),
     async stop() {
-      const pid = await tmux.paneInfo(name).then((i) => (i.dead ? undefined : i.pid), () => undefined);
+      const pid = await tmux.paneInfo(name).then(
+        (i) => (i.dead ? undefined : i.pid),
+        () => undefined,
+      );
       await tmux.killSession(name);
       // claude may still be writing into HOME as it exits: wait for it before removing the dirs.
       if (pid !== undefined) await waitForExit(pid, 5000);

@@ -59,7 +59,10 @@ export const enterSendsAsTyped = (s: ShotContext, typed: string) => async () => 
   await s.rig.keys('Enter');
   const req = await s.rig.mock.waitFor((r) => !r.side && r.lastUserText.trimEnd().endsWith(typed), 10_000);
   s.note(`(Enter pressed after the capture sent ${JSON.stringify(typed)} to the mock API)`);
-  return `Enter pressed right after the capture sent ${JSON.stringify(req.lastUserText.trimEnd().slice(-typed.length))} unchanged to the mock API`;
+  return (
+    `Enter pressed right after the capture ` +
+    `sent ${JSON.stringify(req.lastUserText.trimEnd().slice(-typed.length))} unchanged to the mock API`
+  );
 };
 
 /** Backs a `not-ready` verdict on the box in shell mode: a probe typed + Enter runs as a shell command. */
@@ -69,7 +72,10 @@ export const enterRunsAsShellCommand = (s: ShotContext) => async () => {
   await sleep(500);
   await s.rig.keys('Enter');
   await s.rig.waitFor((t) => t.includes(`${tag}: command not found`), 'the probe run as a shell command', 15_000);
-  s.note(`(probe "${tag}" + Enter typed after the capture ran as a shell command: the pane showed "${tag}: command not found")`);
+  s.note(
+    `(probe "${tag}" + Enter typed after the capture ran as a shell command: the pane showed "${tag}: ` +
+      `command not found")`,
+  );
   return 'a probe typed + Enter right after the capture ran as a shell command ("command not found"), not as a message';
 };
 
@@ -77,11 +83,23 @@ export const enterRunsAsShellCommand = (s: ShotContext) => async () => {
 export async function shellModeShots(s: ShotContext): Promise<void> {
   await s.keys('!');
   await s.settle(500);
-  await s.shot('shell-mode', 'typed-bang-into-empty-box', 'not-ready', '"!" typed into the empty box switches it to shell mode: Enter runs the text as a shell command', enterRunsAsShellCommand(s));
+  await s.shot(
+    'shell-mode',
+    'typed-bang-into-empty-box',
+    'not-ready',
+    '"!" typed into the empty box switches it to shell mode: Enter runs the text as a shell command',
+    enterRunsAsShellCommand(s),
+  );
   await s.settle(2000);
   await s.keys('!');
   await s.settle(500);
   await s.keys('BSpace');
   await s.settle(500);
-  await s.shot('shell-mode-left', 'backspace-in-empty-shell-mode', 'ready', 'Backspace in the empty shell-mode box goes back to the input box', s.probeArrives);
+  await s.shot(
+    'shell-mode-left',
+    'backspace-in-empty-shell-mode',
+    'ready',
+    'Backspace in the empty shell-mode box goes back to the input box',
+    s.probeArrives,
+  );
 }

@@ -25,7 +25,12 @@ export const PANEL_SCENARIOS: Scenario[] = [
       await s.keys('Escape');
       await s.waitFor('Rewind');
       await s.settle(500);
-      await s.shot('rewind-menu', 'esc-esc-after-a-turn', 'menu', 'Esc Esc after a turn opens the rewind picker; Enter restores to the highlighted point');
+      await s.shot(
+        'rewind-menu',
+        'esc-esc-after-a-turn',
+        'menu',
+        'Esc Esc after a turn opens the rewind picker; Enter restores to the highlighted point',
+      );
     },
   },
   {
@@ -36,7 +41,12 @@ export const PANEL_SCENARIOS: Scenario[] = [
       await s.send('/config');
       await s.waitFor('to navigate');
       await s.settle(500);
-      await s.shot('config-panel', 'slash-config-entered', 'menu', '/config + Enter opens the settings panel; Enter/Space change the highlighted setting');
+      await s.shot(
+        'config-panel',
+        'slash-config-entered',
+        'menu',
+        '/config + Enter opens the settings panel; Enter/Space change the highlighted setting',
+      );
     },
   },
   {
@@ -47,7 +57,12 @@ export const PANEL_SCENARIOS: Scenario[] = [
       await s.keys('C-r');
       await s.waitFor('Filter history');
       await s.settle(500);
-      await s.shot('history-search', 'ctrl-r-after-a-turn', 'menu', 'ctrl+r opens the prompt-history search; Enter uses the highlighted prompt');
+      await s.shot(
+        'history-search',
+        'ctrl-r-after-a-turn',
+        'menu',
+        'ctrl+r opens the prompt-history search; Enter uses the highlighted prompt',
+      );
     },
   },
   {
@@ -58,7 +73,13 @@ export const PANEL_SCENARIOS: Scenario[] = [
       await s.type('look at @');
       await s.waitFor('(agent)');
       await s.settle(500);
-      await s.shot('mention-list', 'typed-at-sign-into-idle-box', 'ready', '"@" typed into the idle box opens the mention list, which does not take Enter: the text is sent as typed', enterSendsAsTyped(s, 'look at @'));
+      await s.shot(
+        'mention-list',
+        'typed-at-sign-into-idle-box',
+        'ready',
+        '"@" typed into the idle box opens the mention list, which does not take Enter: the text is sent as typed',
+        enterSendsAsTyped(s, 'look at @'),
+      );
     },
   },
   {
@@ -69,7 +90,13 @@ export const PANEL_SCENARIOS: Scenario[] = [
       await s.send('/btw what is up');
       await s.waitFor('Esc to close');
       await s.settle(500);
-      await s.shot('side-question', 'slash-btw-answered', 'not-ready', '/btw shows its answer in a panel that replaces the input box; letter keys act on the panel (c copies, f forks)');
+      await s.shot(
+        'side-question',
+        'slash-btw-answered',
+        'not-ready',
+        '/btw shows its answer in a panel that replaces the input box; letter keys act on the panel (c ' +
+          'copies, f forks)',
+      );
     },
   },
 ];

@@ -11,7 +11,12 @@ export function planExitScript(): Script {
     if (req.side || (!req.lastUserText.includes('[[plan-exit]]') && !req.afterTool)) return undefined;
     const planFile = /create your plan at (\S+?\.md)/.exec(JSON.stringify(req.body))?.[1] ?? '/tmp/rudder-plan.md';
     step++;
-    if (step === 1) return { kind: 'tool', name: 'Write', input: { file_path: planFile, content: '# Plan\n\n1. Read the parser\n2. Fix the tail window\n' } };
+    if (step === 1)
+      return {
+        kind: 'tool',
+        name: 'Write',
+        input: { file_path: planFile, content: '# Plan\n\n1. Read the parser\n2. Fix the tail window\n' },
+      };
     if (step === 2) return { kind: 'tool', name: 'ToolSearch', input: { query: 'select:ExitPlanMode' } };
     if (step === 3) return { kind: 'tool', name: 'ExitPlanMode', input: {} };
     return { kind: 'text', text: 'plan accepted' };
@@ -30,7 +35,13 @@ export function askQuestionScript(): Script {
         { label: 'Parser', description: 'the line parser' },
         { label: 'Tests', description: 'the unit tests' },
       ];
-      return { kind: 'tool', name: 'AskUserQuestion', input: { questions: [{ question: 'Which parts should I change?', header: 'Scope', multiSelect: true, options }] } };
+      return {
+        kind: 'tool',
+        name: 'AskUserQuestion',
+        input: {
+          questions: [{ question: 'Which parts should I change?', header: 'Scope', multiSelect: true, options }],
+        },
+      };
     }
     return { kind: 'text', text: 'thanks' };
   };

@@ -5,7 +5,7 @@
 import type { PaneVerdict } from '../../src/agents/tmux/pane-state.js';
 import type { PaneInfo } from '../../src/agents/tmux/tmux.js';
 import type { MockRequest, Script } from './mock-anthropic.js';
-import { sleep, type Rig, type RigOptions } from './tui-rig.js';
+import { type Rig, type RigOptions, sleep } from './tui-rig.js';
 
 export interface Shot {
   /** The state the steps produced, e.g. "trust-dialog"; the first half of the file name. */
@@ -43,7 +43,10 @@ export class ShotContext {
   readonly steps: string[] = [];
   readonly shots: Shot[] = [];
 
-  constructor(readonly rig: Rig, startStep: string) {
+  constructor(
+    readonly rig: Rig,
+    startStep: string,
+  ) {
     this.steps.push(startStep);
   }
 
@@ -86,7 +89,13 @@ export class ShotContext {
     this.steps.push(step);
   }
 
-  async shot(state: string, how: string, expected: PaneVerdict, why: string, verify?: () => Promise<string>): Promise<Shot> {
+  async shot(
+    state: string,
+    how: string,
+    expected: PaneVerdict,
+    why: string,
+    verify?: () => Promise<string>,
+  ): Promise<Shot> {
     const capturedAtMs = Date.now();
     const text = await this.rig.text();
     const ansi = await this.rig.ansi();
@@ -117,7 +126,8 @@ export class ShotContext {
     await sleep(500);
     await this.rig.keys('Enter');
     await sleep(4000);
-    if (this.rig.mock.requests.some((r) => r.lastUserText.includes(`tag:${tag}`))) throw new Error(`${this.rig.name}: the probe arrived`);
+    if (this.rig.mock.requests.some((r) => r.lastUserText.includes(`tag:${tag}`)))
+      throw new Error(`${this.rig.name}: the probe arrived`);
     this.steps.push(`(probe "probe tag:${tag}" + Enter typed after the capture did not reach the mock API within 4 s)`);
     return 'a probe message typed + Enter right after the capture did not reach the mock API within 4 s';
   };

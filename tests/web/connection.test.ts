@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { launch, openApp, shot, useWebGateway } from '../support/browser-rig.js';
-import { startDropProxy, type DropProxy } from '../support/drop-proxy.js';
+import { type DropProxy, startDropProxy } from '../support/drop-proxy.js';
 
 const rig = useWebGateway();
 
@@ -17,7 +17,12 @@ describe('installable app and connection (real browser, real CLI)', () => {
     expect(await page.locator('link[rel="manifest"]').getAttribute('href')).toBe('/manifest.webmanifest');
     const res = await fetch(`${rig.gw.ep.base}/manifest.webmanifest`);
     expect(res.headers.get('content-type')).toBe('application/manifest+json; charset=utf-8');
-    const manifest = (await res.json()) as { name: string; start_url: string; display: string; icons: Array<{ src: string; sizes: string; type: string }> };
+    const manifest = (await res.json()) as {
+      name: string;
+      start_url: string;
+      display: string;
+      icons: Array<{ src: string; sizes: string; type: string }>;
+    };
     expect(manifest).toMatchObject({ name: 'Rudder', start_url: '/', display: 'standalone' });
     expect(manifest.icons.map((i) => i.sizes)).toEqual(expect.arrayContaining(['192x192', '512x512']));
     for (const icon of manifest.icons) {
@@ -80,10 +85,15 @@ describe('installable app and connection (real browser, real CLI)', () => {
       const resumedFrom = Number(proxy.lastEventIds.at(-1));
       expect(resumedFrom).toBeGreaterThan(0);
       expect(resumedFrom).toBeLessThanOrEqual(seenBefore);
-      const missedTurn = page.getByTestId('turn').filter({ has: page.getByTestId('tool-step').filter({ hasText: 'echo missed' }) });
+      const missedTurn = page
+        .getByTestId('turn')
+        .filter({ has: page.getByTestId('tool-step').filter({ hasText: 'echo missed' }) });
       const missed = missedTurn.getByTestId('reply');
       await missed.waitFor({ timeout: rig.budget });
-      await page.getByTestId('user-message').filter({ hasText: 'while you were away' }).waitFor({ timeout: rig.budget });
+      await page
+        .getByTestId('user-message')
+        .filter({ hasText: 'while you were away' })
+        .waitFor({ timeout: rig.budget });
       expect(await page.getByTestId('tool-step').filter({ hasText: 'echo missed' }).count()).toBe(1);
       // A sentinel after the replay: everything before it has been drawn, and drawn once.
       const s = await rig.gw.post('drop', 'sentinel tag:d3');

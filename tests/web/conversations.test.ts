@@ -3,9 +3,9 @@
  * from the first message, rename and archive, the unread mark, and a long history in pages.
  */
 import { describe, expect, it } from 'vitest';
+import { openApp, shot, useWebGateway } from '../support/browser-rig.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
-import { openApp, shot, useWebGateway } from '../support/browser-rig.js';
 
 const rig = useWebGateway();
 
@@ -16,7 +16,9 @@ describe('conversations (real browser, real CLI)', () => {
     await page.getByTestId('input').fill('Plan the release notes\nfor version 2');
     await page.getByTestId('send').click();
     await page.getByTestId('reply').waitFor({ timeout: rig.budget });
-    await expect.poll(() => page.getByTestId('conversation-title').textContent(), { timeout: rig.budget }).toBe('Plan the release notes');
+    await expect
+      .poll(() => page.getByTestId('conversation-title').textContent(), { timeout: rig.budget })
+      .toBe('Plan the release notes');
 
     await page.getByTestId('conversation-menu').click();
     await page.getByTestId('rename').click();
@@ -32,63 +34,89 @@ describe('conversations (real browser, real CLI)', () => {
     await page.getByTestId('drawer-toggle').click();
     const second = page.locator('[data-testid="conversation"][data-id="second"]');
     await second.getByTestId('unread').waitFor({ timeout: rig.budget });
-    expect(await page.locator('[data-testid="conversation"][data-id="first"]').textContent()).toContain('Release notes v2');
+    expect(await page.locator('[data-testid="conversation"][data-id="first"]').textContent()).toContain(
+      'Release notes v2',
+    );
     await shot(page, 'list-unread-phone');
     await second.locator('button').click();
     await page.getByTestId('reply').filter({ hasText: 'ok tag:u1' }).waitFor({ timeout: rig.budget });
-    await expect.poll(async () => ((await (await rig.gw.api('GET', '/api/conversations/second')).json()) as { unread: boolean }).unread, { timeout: rig.budget }).toBe(false);
+    await expect
+      .poll(
+        async () =>
+          ((await (await rig.gw.api('GET', '/api/conversations/second')).json()) as { unread: boolean }).unread,
+        { timeout: rig.budget },
+      )
+      .toBe(false);
 
     // Archive it: it leaves the list and is listed apart.
     await page.getByTestId('conversation-menu').click();
     await page.getByTestId('archive').click();
     await page.getByTestId('drawer-toggle').click();
-    await page.locator('[data-testid="conversations"] [data-id="second"]').waitFor({ state: 'detached', timeout: rig.budget });
+    await page
+      .locator('[data-testid="conversations"] [data-id="second"]')
+      .waitFor({ state: 'detached', timeout: rig.budget });
     await page.getByTestId('show-archived').click();
     await page.locator('[data-testid="archived-conversations"] [data-id="second"]').waitFor({ timeout: rig.budget });
     expect(app.problems).toEqual([]);
     await app.close();
   });
 
-  it('offers a project picker only when there is a choice, and a conversation made with it works in that project', async () => {
-    // Without a projects config there is one project (the working directory): no picker, no labels.
-    const answers: number[] = [];
-    const plain = await openApp(rig.browser, rig.gw.ep, { conversation: 'noproj', setup: async (c) => void c.on('response', (r) => r.url().endsWith('/api/projects') && answers.push(r.status())) });
-    await plain.page.getByTestId('input').waitFor({ timeout: rig.budget });
-    // The page has its answer before the picker is looked for.
-    await expect.poll(() => answers, { timeout: rig.budget }).toEqual([200]);
-    expect((await (await rig.gw.api('GET', '/api/projects')).json()) as { projects: unknown[] }).toMatchObject({ projects: [{ name: 'default' }] });
-    // Desktop: the list is beside the conversation.
-    await plain.page.getByTestId('new-conversation').waitFor({ timeout: rig.budget });
-    expect(await plain.page.getByTestId('project-picker').count()).toBe(0);
-    expect(await plain.page.locator('[data-testid="conversation"] .project').count()).toBe(0);
-    await plain.close();
+  it(
+    'offers a project picker only when there is a choice, and a conversation made with it works in that ' + 'project',
+    async () => {
+      // Without a projects config there is one project (the working directory): no picker, no labels.
+      const answers: number[] = [];
+      const plain = await openApp(rig.browser, rig.gw.ep, {
+        conversation: 'noproj',
+        setup: async (c) => void c.on('response', (r) => r.url().endsWith('/api/projects') && answers.push(r.status())),
+      });
+      await plain.page.getByTestId('input').waitFor({ timeout: rig.budget });
+      // The page has its answer before the picker is looked for.
+      await expect.poll(() => answers, { timeout: rig.budget }).toEqual([200]);
+      expect((await (await rig.gw.api('GET', '/api/projects')).json()) as { projects: unknown[] }).toMatchObject({
+        projects: [{ name: 'default' }],
+      });
+      // Desktop: the list is beside the conversation.
+      await plain.page.getByTestId('new-conversation').waitFor({ timeout: rig.budget });
+      expect(await plain.page.getByTestId('project-picker').count()).toBe(0);
+      expect(await plain.page.locator('[data-testid="conversation"] .project').count()).toBe(0);
+      await plain.close();
 
-    // A gateway with two projects: the picker starts on the default, and the new conversation runs there.
-    const site = tempDir('site');
-    const api = tempDir('api');
-    const gw2 = await startInProcess({ agent: agentConfig(rig.mock.url, tempDir('chome')), projects: { site: { path: site }, api: { path: api } }, defaultProject: 'api' });
-    try {
-      const app = await openApp(rig.browser, gw2.ep, { size: 'phone' });
-      const { page } = app;
-      await page.getByTestId('input').waitFor({ timeout: rig.budget });
-      await page.getByTestId('drawer-toggle').click();
-      const picker = page.getByTestId('project-picker');
-      await picker.waitFor({ timeout: rig.budget });
-      expect(await picker.inputValue()).toBe('api');
-      await picker.selectOption('site');
-      await page.getByTestId('new-conversation').click();
-      await page.getByTestId('input').fill('where am I [[bash:pwd]]');
-      await page.getByTestId('send').click();
-      await page.locator('[data-testid="tool-step"]').filter({ hasText: 'pwd' }).waitFor({ timeout: rig.budget });
-      await expect.poll(async () => (await page.locator('[data-testid="tool-step"]').last().textContent()) ?? '', { timeout: rig.budget }).toContain(site);
-      await page.getByTestId('drawer-toggle').click();
-      expect(await page.locator('[data-testid="conversation"].active .project').textContent()).toBe('site');
-      expect(app.problems).toEqual([]);
-      await app.close();
-    } finally {
-      await gw2.stop();
-    }
-  });
+      // A gateway with two projects: the picker starts on the default, and the new conversation runs there.
+      const site = tempDir('site');
+      const api = tempDir('api');
+      const gw2 = await startInProcess({
+        agent: agentConfig(rig.mock.url, tempDir('chome')),
+        projects: { site: { path: site }, api: { path: api } },
+        defaultProject: 'api',
+      });
+      try {
+        const app = await openApp(rig.browser, gw2.ep, { size: 'phone' });
+        const { page } = app;
+        await page.getByTestId('input').waitFor({ timeout: rig.budget });
+        await page.getByTestId('drawer-toggle').click();
+        const picker = page.getByTestId('project-picker');
+        await picker.waitFor({ timeout: rig.budget });
+        expect(await picker.inputValue()).toBe('api');
+        await picker.selectOption('site');
+        await page.getByTestId('new-conversation').click();
+        await page.getByTestId('input').fill('where am I [[bash:pwd]]');
+        await page.getByTestId('send').click();
+        await page.locator('[data-testid="tool-step"]').filter({ hasText: 'pwd' }).waitFor({ timeout: rig.budget });
+        await expect
+          .poll(async () => (await page.locator('[data-testid="tool-step"]').last().textContent()) ?? '', {
+            timeout: rig.budget,
+          })
+          .toContain(site);
+        await page.getByTestId('drawer-toggle').click();
+        expect(await page.locator('[data-testid="conversation"].active .project').textContent()).toBe('site');
+        expect(app.problems).toEqual([]);
+        await app.close();
+      } finally {
+        await gw2.stop();
+      }
+    },
+  );
 
   it('loads a long history in pages as you scroll up', async () => {
     const w = rig.gw.watch('long');

@@ -36,7 +36,10 @@ describe('framing and CSP (real browser)', () => {
     try {
       // The app has stored the token where a frame of the same origin would find it.
       await app.page.getByTestId('input').waitFor({ timeout: rig.budget });
-      const blocked = app.page.waitForEvent('console', { predicate: (m) => /frame-ancestors/.test(m.text()), timeout: rig.budget });
+      const blocked = app.page.waitForEvent('console', {
+        predicate: (m) => /frame-ancestors/.test(m.text()),
+        timeout: rig.budget,
+      });
       await app.page.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
       await blocked;
       const frame = app.page.frames().find((f) => f !== app.page.mainFrame())!;

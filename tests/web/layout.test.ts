@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { launch, openApp, SIZES, shot } from '../support/browser-rig.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
-import { launch, openApp, shot, SIZES } from '../support/browser-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
@@ -21,7 +21,8 @@ const WIDE = [
   'Found it. The test waits on a **fixed sleep**; replace it with a wait on the login event:',
   '',
   '```ts',
-  "await page.waitForResponse((r) => r.url().endsWith('/api/login') && r.status() === 200); // a long line that must scroll inside its block, not the page",
+  "await page.waitForResponse((r) => r.url().endsWith('/api/login') && r.status() === 200); // a long line " +
+    'that must scroll inside its block, not the page',
   '```',
   '',
   '| file | before | after | note |',
@@ -40,18 +41,35 @@ beforeAll(async () => {
   // The agent works in a scratch project: a file it reads and edits.
   const project = tempDir('proj');
   const file = path.join(project, 'login.spec.ts');
-  fs.writeFileSync(file, "test('logs in', async ({ page }) => {\n  await page.click('#login');\n  await sleep(2000);\n  expect(await page.title()).toBe('Home');\n});\n");
+  fs.writeFileSync(
+    file,
+    "test('logs in', async ({ page }) => {\n  await page.click('#login');\n  await sleep(2000);\n  " +
+      "expect(await page.title()).toBe('Home');\n});\n",
+  );
   // "wide": a tool call, then wide Markdown. "edit": Read the file, Edit it, then a short answer.
   let script: 'wide' | 'edit-read' | 'edit-edit' | undefined;
   mock.setScript((req) => {
     if (req.side) return undefined;
     if (!req.afterTool) {
       script = req.lastText.includes('tag:wide') ? 'wide' : req.lastText.includes('tag:edit') ? 'edit-read' : undefined;
-      if (script === 'edit-read') return (script = 'edit-edit'), { kind: 'tool', name: 'Read', input: { file_path: file } };
+      if (script === 'edit-read')
+        return ((script = 'edit-edit'), { kind: 'tool', name: 'Read', input: { file_path: file } });
       return undefined;
     }
-    if (script === 'wide') return (script = undefined), { kind: 'text', text: WIDE };
-    if (script === 'edit-edit') return (script = undefined), { kind: 'tool', name: 'Edit', input: { file_path: file, old_string: '  await sleep(2000);', new_string: "  await page.waitForResponse((r) => r.url().endsWith('/api/login'));" } };
+    if (script === 'wide') return ((script = undefined), { kind: 'text', text: WIDE });
+    if (script === 'edit-edit')
+      return (
+        (script = undefined),
+        {
+          kind: 'tool',
+          name: 'Edit',
+          input: {
+            file_path: file,
+            old_string: '  await sleep(2000);',
+            new_string: "  await page.waitForResponse((r) => r.url().endsWith('/api/login'));",
+          },
+        }
+      );
     return undefined;
   });
   gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome'), { cwd: project }) });
@@ -60,7 +78,11 @@ beforeAll(async () => {
   const w = gw.watch('demo');
   await w.ready;
   await gw.api('PATCH', '/api/conversations/demo', { title: 'Fix the flaky login test' });
-  const m = await gw.post('demo', 'The login test fails on CI about once in five runs. Find out why. [[bash:echo "running tests/login.spec.ts"; sleep 1; echo "1 failed, 41 passed"]] tag:wide');
+  const m = await gw.post(
+    'demo',
+    'The login test fails on CI about once in five runs. Find out why. [[bash:echo "running ' +
+      'tests/login.spec.ts"; sleep 1; echo "1 failed, 41 passed"]] tag:wide',
+  );
   await w.waitReply(m.messageId, 'reply', 60_000);
   const e = await gw.post('demo', 'Go ahead and fix it. tag:edit');
   await w.waitReply(e.messageId, 'reply', 60_000);
@@ -74,55 +96,67 @@ afterAll(async () => {
 });
 
 async function noSidewaysScroll(page: Page): Promise<void> {
-  const { scroll, inner } = await page.evaluate<{ scroll: number; inner: number }>('({ scroll: document.documentElement.scrollWidth, inner: innerWidth })');
+  const { scroll, inner } = await page.evaluate<{ scroll: number; inner: number }>(
+    '({ scroll: document.documentElement.scrollWidth, inner: innerWidth })',
+  );
   expect(scroll).toBeLessThanOrEqual(inner);
 }
 
 describe('layout (real browser, real CLI)', () => {
   for (const size of ['phone', 'small'] as const) {
-    it(`at ${SIZES[size].width}×${SIZES[size].height}: no sideways scroll, a wide input, a drawer, and a message answered`, async () => {
-      const app = await openApp(browser, gw.ep, { size, conversation: 'demo' });
-      const { page } = app;
-      await page.getByTestId('reply').first().waitFor({ timeout: budget });
-      await noSidewaysScroll(page);
-      const input = await page.getByTestId('input').boundingBox();
-      expect(input!.width).toBeGreaterThanOrEqual(280);
-      for (const id of ['drawer-toggle', 'send', 'conversation-menu']) {
-        const box = await page.getByTestId(id).boundingBox();
-        expect([id, box!.width >= 44 && box!.height >= 44]).toEqual([id, true]);
-      }
+    it(
+      `at ${SIZES[size].width}×${SIZES[size].height}: no sideways scroll, a wide input, a drawer, and a ` +
+        `message answered`,
+      async () => {
+        const app = await openApp(browser, gw.ep, { size, conversation: 'demo' });
+        const { page } = app;
+        await page.getByTestId('reply').first().waitFor({ timeout: budget });
+        await noSidewaysScroll(page);
+        const input = await page.getByTestId('input').boundingBox();
+        expect(input!.width).toBeGreaterThanOrEqual(280);
+        for (const id of ['drawer-toggle', 'send', 'conversation-menu']) {
+          const box = await page.getByTestId(id).boundingBox();
+          expect([id, box!.width >= 44 && box!.height >= 44]).toEqual([id, true]);
+        }
 
-      // The list is a drawer: closed, then open over the conversation, then closed again.
-      const list = page.getByTestId('conversations');
-      expect(await list.isVisible()).toBe(false);
-      await page.getByTestId('drawer-toggle').click();
-      await list.waitFor({ state: 'visible' });
-      await expect.poll(async () => (await page.getByTestId('drawer').boundingBox())!.x).toBe(0);
-      expect(await page.getByTestId('conversation').first().boundingBox().then((b) => b!.height)).toBeGreaterThanOrEqual(44);
-      await page.getByTestId('drawer-backdrop').click({ position: { x: SIZES[size].width - 10, y: 200 } });
-      await list.waitFor({ state: 'hidden' });
-      await page.getByTestId('drawer-toggle').click();
-      await list.waitFor({ state: 'visible' });
-      await page.getByTestId('conversation').first().click();
-      await list.waitFor({ state: 'hidden' });
+        // The list is a drawer: closed, then open over the conversation, then closed again.
+        const list = page.getByTestId('conversations');
+        expect(await list.isVisible()).toBe(false);
+        await page.getByTestId('drawer-toggle').click();
+        await list.waitFor({ state: 'visible' });
+        await expect.poll(async () => (await page.getByTestId('drawer').boundingBox())!.x).toBe(0);
+        expect(
+          await page
+            .getByTestId('conversation')
+            .first()
+            .boundingBox()
+            .then((b) => b!.height),
+        ).toBeGreaterThanOrEqual(44);
+        await page.getByTestId('drawer-backdrop').click({ position: { x: SIZES[size].width - 10, y: 200 } });
+        await list.waitFor({ state: 'hidden' });
+        await page.getByTestId('drawer-toggle').click();
+        await list.waitFor({ state: 'visible' });
+        await page.getByTestId('conversation').first().click();
+        await list.waitFor({ state: 'hidden' });
 
-      // A message sent from the phone, and its reply read there.
-      const tag = `ph${SIZES[size].width}`;
-      await page.getByTestId('input').fill(`from the phone tag:${tag}`);
-      await page.getByTestId('send').click();
-      const reply = page.getByTestId('reply').filter({ hasText: `ok tag:${tag}` });
-      await reply.waitFor({ timeout: budget });
-      expect(await reply.isVisible()).toBe(true);
-      await noSidewaysScroll(page);
-      // A long message makes the input grow (up to a bound), never the page wider.
-      await page.getByTestId('input').fill('line\n'.repeat(12));
-      const grown = await page.getByTestId('input').boundingBox();
-      expect(grown!.height).toBeGreaterThan(input!.height * 2);
-      expect(grown!.height).toBeLessThanOrEqual(SIZES[size].height * 0.45);
-      await noSidewaysScroll(page);
-      expect(app.problems).toEqual([]);
-      await app.close();
-    });
+        // A message sent from the phone, and its reply read there.
+        const tag = `ph${SIZES[size].width}`;
+        await page.getByTestId('input').fill(`from the phone tag:${tag}`);
+        await page.getByTestId('send').click();
+        const reply = page.getByTestId('reply').filter({ hasText: `ok tag:${tag}` });
+        await reply.waitFor({ timeout: budget });
+        expect(await reply.isVisible()).toBe(true);
+        await noSidewaysScroll(page);
+        // A long message makes the input grow (up to a bound), never the page wider.
+        await page.getByTestId('input').fill('line\n'.repeat(12));
+        const grown = await page.getByTestId('input').boundingBox();
+        expect(grown!.height).toBeGreaterThan(input!.height * 2);
+        expect(grown!.height).toBeLessThanOrEqual(SIZES[size].height * 0.45);
+        await noSidewaysScroll(page);
+        expect(app.problems).toEqual([]);
+        await app.close();
+      },
+    );
   }
 
   it('desktop keeps two panes', async () => {

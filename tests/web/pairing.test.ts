@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WhatsAppChannel } from '../../src/channels/whatsapp/channel.js';
 import { whatsappSchema } from '../../src/config/channels-schema.js';
 import { silentLogger } from '../../src/ops/logger.js';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { launch, openApp } from '../support/browser-rig.js';
 import { tempDir } from '../support/claude-rig.js';
 import { startFakeWhatsApp } from '../support/fake-whatsapp.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
-import { launch, openApp } from '../support/browser-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 let browser: Browser;
@@ -29,7 +29,12 @@ describe('channel pairing in the web app', () => {
   it('shows the WhatsApp pairing QR code until the account is linked', async () => {
     const fake = await startFakeWhatsApp();
     const config = whatsappSchema.parse({ printQr: false, webSocketUrl: fake.webSocketUrl });
-    const wa = new WhatsAppChannel({ config, dataDir: tempDir('wa'), logger: silentLogger(), socketFactory: (c) => fake.factory(c) });
+    const wa = new WhatsAppChannel({
+      config,
+      dataDir: tempDir('wa'),
+      logger: silentLogger(),
+      socketFactory: (c) => fake.factory(c),
+    });
     const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) }, { extraChannels: [wa] });
     try {
       const app = await openApp(browser, gw.ep);

@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockApi, type MockApi } from '../support/mock-anthropic.js';
+import { launch, openApp, shot } from '../support/browser-rig.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
-import { launch, openApp, shot } from '../support/browser-rig.js';
+import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
 let mock: MockApi;
 let browser: Browser;
@@ -59,10 +59,16 @@ describe('messages while the agent works (real browser, real CLI)', () => {
     await page.getByTestId('reply').last().waitFor({ timeout: budget });
     // One turn holds both: the tool, then the steered message, then the answer.
     expect(await page.getByTestId('turn').count()).toBe(1);
-    const order = await turn.locator('[data-testid="tool-step"], [data-steered="true"], [data-testid="reply"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid') + (e.getAttribute('data-steered') ? ':steered' : '')));
+    const order = await turn
+      .locator('[data-testid="tool-step"], [data-steered="true"], [data-testid="reply"]')
+      .evaluateAll((els) =>
+        els.map((e) => e.getAttribute('data-testid') + (e.getAttribute('data-steered') ? ':steered' : '')),
+      );
     expect(order).toEqual(['tool-step', 'user-message:steered', 'reply']);
     expect(await steered.getByTestId('acks').textContent()).toContain('➡️');
-    expect(await page.locator('[data-testid="user-message"]:not([data-steered])').filter({ hasText: 'tag:sb' }).count()).toBe(0);
+    expect(
+      await page.locator('[data-testid="user-message"]:not([data-steered])').filter({ hasText: 'tag:sb' }).count(),
+    ).toBe(0);
     await shot(page, 'steered-desktop');
     // A reload draws the same.
     await page.reload();
@@ -72,41 +78,53 @@ describe('messages while the agent works (real browser, real CLI)', () => {
     await app.close();
   });
 
-  it('shows a queued message as waiting; Edit changes what the agent gets, Withdraw keeps it from ever reaching it', async () => {
-    const gw = await gateway({}, { steering: { mode: 'followup' } });
-    const app = await openApp(browser, gw.ep, { size: 'phone', conversation: 'queue' });
-    const { page } = app;
-    await page.getByTestId('input').waitFor({ timeout: budget });
-    await send(page, 'first [[bash:sleep 4]] tag:qa');
-    await page.getByTestId('tool-step').waitFor({ timeout: budget });
-    await send(page, 'take this back tag:qw');
-    await send(page, 'old words tag:qold');
-    const withdrawn = page.getByTestId('queued-message').filter({ hasText: 'tag:qw' });
-    const edited = page.getByTestId('queued-message').filter({ hasText: 'tag:qold' });
-    await expect.poll(() => withdrawn.getAttribute('data-state'), { timeout: budget }).toBe('queued');
-    await expect.poll(() => edited.getAttribute('data-state'), { timeout: budget }).toBe('queued');
-    await shot(page, 'queued-phone');
+  it(
+    'shows a queued message as waiting; Edit changes what the agent gets, Withdraw keeps it from ever ' + 'reaching it',
+    async () => {
+      const gw = await gateway({}, { steering: { mode: 'followup' } });
+      const app = await openApp(browser, gw.ep, { size: 'phone', conversation: 'queue' });
+      const { page } = app;
+      await page.getByTestId('input').waitFor({ timeout: budget });
+      await send(page, 'first [[bash:sleep 4]] tag:qa');
+      await page.getByTestId('tool-step').waitFor({ timeout: budget });
+      await send(page, 'take this back tag:qw');
+      await send(page, 'old words tag:qold');
+      const withdrawn = page.getByTestId('queued-message').filter({ hasText: 'tag:qw' });
+      const edited = page.getByTestId('queued-message').filter({ hasText: 'tag:qold' });
+      await expect.poll(() => withdrawn.getAttribute('data-state'), { timeout: budget }).toBe('queued');
+      await expect.poll(() => edited.getAttribute('data-state'), { timeout: budget }).toBe('queued');
+      await shot(page, 'queued-phone');
 
-    await withdrawn.getByTestId('withdraw').click();
-    await page.getByTestId('queued-message').filter({ hasText: 'tag:qw' }).waitFor({ state: 'detached', timeout: budget });
-    expect(await page.getByTestId('user-message').filter({ hasText: 'tag:qw' }).getAttribute('data-state')).toBe('withdrawn');
+      await withdrawn.getByTestId('withdraw').click();
+      await page
+        .getByTestId('queued-message')
+        .filter({ hasText: 'tag:qw' })
+        .waitFor({ state: 'detached', timeout: budget });
+      expect(await page.getByTestId('user-message').filter({ hasText: 'tag:qw' }).getAttribute('data-state')).toBe(
+        'withdrawn',
+      );
 
-    await edited.getByTestId('edit').click();
-    await page.getByTestId('edit-input').fill('new words tag:qnew');
-    await page.getByTestId('edit-save').click();
-    await page.getByTestId('queued-message').filter({ hasText: 'tag:qnew' }).waitFor({ timeout: budget });
+      await edited.getByTestId('edit').click();
+      await page.getByTestId('edit-input').fill('new words tag:qnew');
+      await page.getByTestId('edit-save').click();
+      await page.getByTestId('queued-message').filter({ hasText: 'tag:qnew' }).waitFor({ timeout: budget });
 
-    // The first turn ends, then the edited one runs; the withdrawn one never does.
-    const newReply = page.getByTestId('reply').filter({ hasText: 'ok tag:qnew' });
-    await newReply.waitFor({ timeout: budget });
-    expect(modelSaw('tag:qw')).toBe(0);
-    expect(modelSaw('tag:qold')).toBe(0);
-    expect(modelSaw('tag:qnew')).toBeGreaterThan(0);
-    expect(await page.getByTestId('queued-message').count()).toBe(0);
-    expect(gw.gw.core.store.recentMessages('web:queue').map((m) => m.state)).toEqual(['answered', 'withdrawn', 'answered']);
-    expect(app.problems).toEqual([]);
-    await app.close();
-  });
+      // The first turn ends, then the edited one runs; the withdrawn one never does.
+      const newReply = page.getByTestId('reply').filter({ hasText: 'ok tag:qnew' });
+      await newReply.waitFor({ timeout: budget });
+      expect(modelSaw('tag:qw')).toBe(0);
+      expect(modelSaw('tag:qold')).toBe(0);
+      expect(modelSaw('tag:qnew')).toBeGreaterThan(0);
+      expect(await page.getByTestId('queued-message').count()).toBe(0);
+      expect(gw.gw.core.store.recentMessages('web:queue').map((m) => m.state)).toEqual([
+        'answered',
+        'withdrawn',
+        'answered',
+      ]);
+      expect(app.problems).toEqual([]);
+      await app.close();
+    },
+  );
 
   it('answers a permission request in the turn: Approve runs the tool, Deny does not', async () => {
     const gw = await gateway({ permissionMode: 'relay' });
@@ -131,7 +149,9 @@ describe('messages while the agent works (real browser, real CLI)', () => {
     const second = page.getByTestId('turn').last().getByTestId('permission');
     await second.waitFor({ timeout: budget });
     await second.getByTestId('permission-deny').click();
-    await expect.poll(() => second.getByTestId('permission-result').textContent({ timeout: budget }), { timeout: budget }).toContain('Denied');
+    await expect
+      .poll(() => second.getByTestId('permission-result').textContent({ timeout: budget }), { timeout: budget })
+      .toContain('Denied');
     await page.getByTestId('turn').last().getByTestId('reply').waitFor({ timeout: budget });
     expect(fs.existsSync(`${dir}/no`)).toBe(false);
     expect(app.problems).toEqual([]);

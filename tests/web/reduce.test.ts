@@ -5,17 +5,48 @@
 import { describe, expect, it } from 'vitest';
 import type { Step, TurnSummary } from '../../src/gateway/steps/types.js';
 import { lineDiff, withContext } from '../../web/src/diff.js';
-import { addLocal, applyEvent, confirmLocal, emptyConversation, mergePage, type ConversationState } from '../../web/src/reduce.js';
+import {
+  addLocal,
+  applyEvent,
+  type ConversationState,
+  confirmLocal,
+  emptyConversation,
+  mergePage,
+} from '../../web/src/reduce.js';
 import { buildTimeline } from '../../web/src/timeline.js';
 import type { HistoryPage, StreamEvent } from '../../web/src/types.js';
 
 const C = 'web:c1';
-const summary = (over: Partial<TurnSummary> = {}): TurnSummary => ({ id: 't1', conversationId: C, status: 'running', startedAt: 1000, inputIds: ['m1'], stepCount: 0, ...over });
+const summary = (over: Partial<TurnSummary> = {}): TurnSummary => ({
+  id: 't1',
+  conversationId: C,
+  status: 'running',
+  startedAt: 1000,
+  inputIds: ['m1'],
+  stepCount: 0,
+  ...over,
+});
 const base = { turnId: 't1', conversationId: C, at: 1100 };
-const tool = (status: 'running' | 'ok', extra: Record<string, unknown> = {}): Step => ({ ...base, id: 't1:0', index: 0, kind: 'tool', toolUseId: 'u1', name: 'Bash', summary: 'sleep 2', input: { command: 'sleep 2' }, status, ...extra }) as Step;
+const tool = (status: 'running' | 'ok', extra: Record<string, unknown> = {}): Step =>
+  ({
+    ...base,
+    id: 't1:0',
+    index: 0,
+    kind: 'tool',
+    toolUseId: 'u1',
+    name: 'Bash',
+    summary: 'sleep 2',
+    input: { command: 'sleep 2' },
+    status,
+    ...extra,
+  }) as Step;
 
 let seq = 0;
-const ev = (type: string, data: Record<string, unknown>, persisted = true): StreamEvent => ({ type, data, ...(persisted ? { id: ++seq } : {}) });
+const ev = (type: string, data: Record<string, unknown>, persisted = true): StreamEvent => ({
+  type,
+  data,
+  ...(persisted ? { id: ++seq } : {}),
+});
 
 function apply(c: ConversationState, events: StreamEvent[]): ConversationState {
   return events.reduce((x, e) => applyEvent(x, e), c);
@@ -26,7 +57,23 @@ function page(over: Partial<HistoryPage> = {}): HistoryPage {
 }
 
 const start = () =>
-  mergePage(emptyConversation(C), page({ messages: [{ id: 'm1', text: 'run it', state: 'running', reason: null, receivedAt: 990, turnId: 't1', acks: [{ kind: 'received', emoji: '👀' }] }] }), true);
+  mergePage(
+    emptyConversation(C),
+    page({
+      messages: [
+        {
+          id: 'm1',
+          text: 'run it',
+          state: 'running',
+          reason: null,
+          receivedAt: 990,
+          turnId: 't1',
+          acks: [{ kind: 'received', emoji: '👀' }],
+        },
+      ],
+    }),
+    true,
+  );
 
 describe('conversation state', () => {
   it('a replay of events already applied changes nothing (a reconnect overlaps what was seen)', () => {
@@ -44,7 +91,9 @@ describe('conversation state', () => {
     ];
     const once = apply(start(), events);
     const twice = apply(once, events);
-    expect(buildTimeline(twice.messages, twice.turns, twice.replies)).toEqual(buildTimeline(once.messages, once.turns, once.replies));
+    expect(buildTimeline(twice.messages, twice.turns, twice.replies)).toEqual(
+      buildTimeline(once.messages, once.turns, once.replies),
+    );
     expect([...twice.replies.keys()]).toEqual(['o1']);
     expect(twice.messages.get('m1')!.acks.map((a) => a.kind)).toEqual(['received', 'queued']);
     expect(twice.lastEventId).toBe(events.length);
@@ -52,7 +101,11 @@ describe('conversation state', () => {
 
   it('keeps streamed text until a completed block covers it, including the next block already streaming', () => {
     let c = start();
-    c = apply(c, [ev('turn', { turn: summary() }), ev('text', { turnId: 't1', delta: 'Hello ' }, false), ev('text', { turnId: 't1', delta: 'world. Next' }, false)]);
+    c = apply(c, [
+      ev('turn', { turn: summary() }),
+      ev('text', { turnId: 't1', delta: 'Hello ' }, false),
+      ev('text', { turnId: 't1', delta: 'world. Next' }, false),
+    ]);
     expect(c.streaming.get('t1')).toBe('Hello world. Next');
     c = applyEvent(c, ev('step', { step: { ...base, id: 't1:0', index: 0, kind: 'text', text: 'Hello world.' } }));
     expect(c.streaming.get('t1')).toBe(' Next');
@@ -66,14 +119,25 @@ describe('conversation state', () => {
     c = confirmLocal(c, 'local-1', 'm2', 'queued');
     c = applyEvent(c, ev('ack', { messageId: 'm2', kind: 'queued', emoji: '⏳', note: 'queued (1 waiting)' }));
     const t = buildTimeline(c.messages, c.turns, c.replies);
-    expect(t.waiting.map((m) => [m.id, m.state, m.acks.at(-1)?.note])).toEqual([['m2', 'queued', 'queued (1 waiting)']]);
+    expect(t.waiting.map((m) => [m.id, m.state, m.acks.at(-1)?.note])).toEqual([
+      ['m2', 'queued', 'queued (1 waiting)'],
+    ]);
     c = applyEvent(c, ev('message', { messageId: 'm2', state: 'withdrawn' }));
     expect(buildTimeline(c.messages, c.turns, c.replies).waiting).toEqual([]);
   });
 
   it('merges an older page without doubling what it already holds, and pages on from its cursor', () => {
-    const newest = page({ messages: [{ id: 'm5', text: 'five', state: 'answered', reason: null, receivedAt: 5000, turnId: null, acks: [] }], more: true, before: 5, lastEventId: 40 });
-    const older = page({ messages: [{ id: 'm4', text: 'four', state: 'answered', reason: null, receivedAt: 4000, turnId: null, acks: [] }], more: false, before: 4 });
+    const newest = page({
+      messages: [{ id: 'm5', text: 'five', state: 'answered', reason: null, receivedAt: 5000, turnId: null, acks: [] }],
+      more: true,
+      before: 5,
+      lastEventId: 40,
+    });
+    const older = page({
+      messages: [{ id: 'm4', text: 'four', state: 'answered', reason: null, receivedAt: 4000, turnId: null, acks: [] }],
+      more: false,
+      before: 4,
+    });
     let c = mergePage(emptyConversation(C), newest, true);
     expect([c.more, c.before, c.lastEventId]).toEqual([true, 5, 40]);
     c = mergePage(c, older, false);
@@ -97,7 +161,12 @@ describe('timeline order', () => {
           { id: 'm3', text: '/help', state: 'command', reason: null, receivedAt: 4000, turnId: null, acks: [] },
           { id: 'm4', text: 'later', state: 'queued', reason: null, receivedAt: 4100, turnId: null, acks: [] },
         ],
-        turns: [{ ...summary({ status: 'answered', inputIds: ['m1', 'm2'] }), steps: [tool('ok'), { ...base, id: 't1:1', index: 1, kind: 'steer', messageId: 'm2', text: 'also this' }] }],
+        turns: [
+          {
+            ...summary({ status: 'answered', inputIds: ['m1', 'm2'] }),
+            steps: [tool('ok'), { ...base, id: 't1:1', index: 1, kind: 'steer', messageId: 'm2', text: 'also this' }],
+          },
+        ],
         replies: [
           { id: 'o1', kind: 'reply', text: 'done', messageIds: ['m1', 'm2'], fromFallback: false, at: 3000 },
           { id: 'o2', kind: 'notice', text: 'Commands: …', messageIds: ['m3'], fromFallback: false, at: 4001 },

@@ -16,12 +16,17 @@ const OUT: Array<[source: string, file: string, size: number]> = [
   ['icon-maskable.svg', 'apple-touch-icon.png', 180],
 ];
 
-const browser = await chromium.launch({ executablePath: process.env.RUDDER_CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({
+  executablePath: process.env.RUDDER_CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu'],
+});
 try {
   for (const [source, file, size] of OUT) {
     const page = await browser.newPage({ viewport: { width: size, height: size } });
     const svg = fs.readFileSync(path.join(DIR, source), 'utf8');
-    await page.setContent(`<style>html,body{margin:0;background:transparent}svg{display:block;width:${size}px;height:${size}px}</style>${svg}`);
+    await page.setContent(
+      `<style>html,body{margin:0;background:transparent}svg{display:block;width:${size}px;height:${size}px}</style>${svg}`,
+    );
     await page.screenshot({ path: path.join(DIR, file), omitBackground: true });
     await page.close();
   }

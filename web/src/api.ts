@@ -7,7 +7,10 @@
 import type { ConversationItem, HistoryPage, Project, SendResult, StreamEvent } from './types.js';
 
 const TOKEN_KEY = 'rudder-token';
-/** The server sends a comment every 15 s; a stream silent for longer than this is dead (a phone that slept, a dropped Wi-Fi). */
+/**
+ * The server sends a comment every 15 s; a stream silent for longer than this is dead (a phone that slept, a dropped
+ * Wi-Fi).
+ */
 const SILENCE_MS = 40_000;
 const MAX_BACKOFF_MS = 10_000;
 
@@ -43,13 +46,21 @@ export class Api {
   constructor(readonly token: string | undefined) {}
 
   private headers(json: boolean): Record<string, string> {
-    return { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...(json ? { 'content-type': 'application/json' } : {}) };
+    return {
+      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      ...(json ? { 'content-type': 'application/json' } : {}),
+    };
   }
 
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
-      res = await fetch(path, { method, headers: this.headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+      res = await fetch(path, {
+        method,
+        headers: this.headers(body !== undefined),
+        body: body === undefined ? undefined : JSON.stringify(body),
+        cache: 'no-store',
+      });
     } catch (err) {
       throw new UnreachableError(`Cannot reach the gateway (${(err as Error).message}).`);
     }
@@ -109,7 +120,8 @@ export class Api {
   }
 
   answerPermission(id: string, requestId: string, optionId: string): Promise<{ ok: true }> {
-    const body = optionId === 'allow' || optionId === 'deny' ? { allow: optionId === 'allow' } : { allow: false, optionId };
+    const body =
+      optionId === 'allow' || optionId === 'deny' ? { allow: optionId === 'allow' } : { allow: false, optionId };
     return this.request('POST', `/api/conversations/${enc(id)}/permissions/${enc(requestId)}`, body);
   }
 
@@ -191,7 +203,10 @@ export class EventStream {
     this.abort?.abort();
   }
 
-  /** The page came back to the foreground or online: retry now if waiting, reconnect if the stream went quiet (a phone that slept). */
+  /**
+   * The page came back to the foreground or online: retry now if waiting, reconnect if the stream went quiet (a phone
+   * that slept).
+   */
   nudge(): void {
     this.attempt = 0;
     if (this.wake) this.wake();
@@ -228,11 +243,16 @@ export class EventStream {
     const abort = (this.abort = new AbortController());
     let res: Response;
     try {
-      res = await fetch(this.path, { headers: this.api.streamHeaders(this.lastEventId), signal: abort.signal, cache: 'no-store' });
+      res = await fetch(this.path, {
+        headers: this.api.streamHeaders(this.lastEventId),
+        signal: abort.signal,
+        cache: 'no-store',
+      });
     } catch (err) {
       throw new UnreachableError((err as Error).message);
     }
-    if (!res.ok || !res.body) throw new ApiError(res.status, String(res.status), `The event stream answered ${res.status}.`);
+    if (!res.ok || !res.body)
+      throw new ApiError(res.status, String(res.status), `The event stream answered ${res.status}.`);
     const reader = res.body.getReader();
     const decoder = new TextDecoder();
     let buffer = '';

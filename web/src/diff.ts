@@ -16,7 +16,7 @@ export function lineDiff(before: string, after: string): DiffLine[] {
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length;
   let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) (endA--, endB--);
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) endA--, endB--;
   const head = a.slice(0, start).map((text): DiffLine => ({ type: ' ', text }));
   const tail = a.slice(endA).map((text): DiffLine => ({ type: ' ', text }));
   const midA = a.slice(start, endA);
@@ -25,17 +25,20 @@ export function lineDiff(before: string, after: string): DiffLine[] {
 }
 
 function middle(a: string[], b: string[]): DiffLine[] {
-  if (a.length > MAX_LCS || b.length > MAX_LCS) return [...a.map((text): DiffLine => ({ type: '-', text })), ...b.map((text): DiffLine => ({ type: '+', text }))];
+  if (a.length > MAX_LCS || b.length > MAX_LCS)
+    return [...a.map((text): DiffLine => ({ type: '-', text })), ...b.map((text): DiffLine => ({ type: '+', text }))];
   // Longest common subsequence, table from the end.
   const n = a.length;
   const m = b.length;
   const t = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) t[i]![j] = a[i] === b[j] ? t[i + 1]![j + 1]! + 1 : Math.max(t[i + 1]![j]!, t[i]![j + 1]!);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      t[i]![j] = a[i] === b[j] ? t[i + 1]![j + 1]! + 1 : Math.max(t[i + 1]![j]!, t[i]![j + 1]!);
   const out: DiffLine[] = [];
   let i = 0;
   let j = 0;
   while (i < n && j < m) {
-    if (a[i] === b[j]) (out.push({ type: ' ', text: a[i]! }), i++, j++);
+    if (a[i] === b[j]) out.push({ type: ' ', text: a[i]! }), i++, j++;
     else if (t[i + 1]![j]! >= t[i]![j + 1]!) out.push({ type: '-', text: a[i++]! });
     else out.push({ type: '+', text: b[j++]! });
   }

@@ -4,7 +4,17 @@
  * rendering). Every event may arrive twice (a replay after a reconnect overlaps what was seen):
  * steps and turns replace by id, acks and replies are kept once.
  */
-import type { Ack, HistoryPage, Message, MessageState, Reply, Step, StreamEvent, TurnSummary, TurnView } from './types.js';
+import type {
+  Ack,
+  HistoryPage,
+  Message,
+  MessageState,
+  Reply,
+  Step,
+  StreamEvent,
+  TurnSummary,
+  TurnView,
+} from './types.js';
 
 export interface ConversationState {
   id: string;
@@ -21,7 +31,17 @@ export interface ConversationState {
 }
 
 export function emptyConversation(id: string): ConversationState {
-  return { id, messages: new Map(), turns: new Map(), replies: new Map(), streaming: new Map(), more: false, before: null, loaded: false, lastEventId: 0 };
+  return {
+    id,
+    messages: new Map(),
+    turns: new Map(),
+    replies: new Map(),
+    streaming: new Map(),
+    more: false,
+    before: null,
+    loaded: false,
+    lastEventId: 0,
+  };
 }
 
 const FINAL: MessageState[] = ['answered', 'steered', 'merged', 'refused', 'failed', 'stopped', 'withdrawn', 'command'];
@@ -71,7 +91,15 @@ function putTurn(c: ConversationState, turn: TurnView): ConversationState {
 }
 
 function placeholderTurn(c: ConversationState, id: string, at: number, inputId: string | null): TurnView {
-  return { id, conversationId: c.id, status: 'running', startedAt: at, inputIds: inputId ? [inputId] : [], stepCount: 0, steps: [] };
+  return {
+    id,
+    conversationId: c.id,
+    status: 'running',
+    startedAt: at,
+    inputIds: inputId ? [inputId] : [],
+    stepCount: 0,
+    steps: [],
+  };
 }
 
 /** The streamed text a completed block covers is no longer "streaming". */
@@ -91,8 +119,10 @@ function applyStep(c: ConversationState, step: Step): ConversationState {
   const steps = [...turn.steps];
   steps[step.index] = step;
   let next = putTurn(c, { ...turn, steps, stepCount: Math.max(turn.stepCount, step.index + 1) });
-  if (step.kind === 'text' && !step.partial) next = { ...next, streaming: consumeStreamed(next.streaming, step.turnId, step.text) };
-  if (step.kind === 'steer') next = setMessage(next, step.messageId, (m) => (FINAL.includes(m.state) ? m : { ...m, state: 'steering' }));
+  if (step.kind === 'text' && !step.partial)
+    next = { ...next, streaming: consumeStreamed(next.streaming, step.turnId, step.text) };
+  if (step.kind === 'steer')
+    next = setMessage(next, step.messageId, (m) => (FINAL.includes(m.state) ? m : { ...m, state: 'steering' }));
   return next;
 }
 
@@ -108,7 +138,8 @@ function applyTurn(c: ConversationState, summary: TurnSummary): ConversationStat
   for (const id of summary.inputIds) {
     next = setMessage(next, id, (m) => {
       if (FINAL.includes(m.state)) return m;
-      if (summary.status === 'running') return m.state === 'running' || m.state === 'steering' ? m : { ...m, state: 'running' };
+      if (summary.status === 'running')
+        return m.state === 'running' || m.state === 'steering' ? m : { ...m, state: 'running' };
       // A stopped or failed turn says nothing final: a stop is acked, a crash runs the input again.
       if (summary.status !== 'answered') return m;
       return { ...m, state: m.state === 'steering' ? 'steered' : 'answered' };
@@ -120,7 +151,11 @@ function applyTurn(c: ConversationState, summary: TurnSummary): ConversationStat
 const ACK_STATE: Record<string, MessageState> = { queued: 'queued', steered: 'steering', stopped: 'stopped' };
 
 /** Applies one event of the stream. `unknownMessage` is told of a message this device has not seen (sent elsewhere). */
-export function applyEvent(c: ConversationState, e: StreamEvent, unknownMessage: (id: string) => void = () => undefined): ConversationState {
+export function applyEvent(
+  c: ConversationState,
+  e: StreamEvent,
+  unknownMessage: (id: string) => void = () => undefined,
+): ConversationState {
   const d = e.data;
   const messageId = typeof d.messageId === 'string' ? d.messageId : null;
   let next = e.id !== undefined && e.id > c.lastEventId ? { ...c, lastEventId: e.id } : c;
@@ -128,7 +163,8 @@ export function applyEvent(c: ConversationState, e: StreamEvent, unknownMessage:
     case 'text': {
       const turnId = String(d.turnId ?? '');
       if (!turnId) return next;
-      if (!next.turns.has(turnId)) next = putTurn(next, placeholderTurn(next, turnId, Number(d.at ?? Date.now()), messageId));
+      if (!next.turns.has(turnId))
+        next = putTurn(next, placeholderTurn(next, turnId, Number(d.at ?? Date.now()), messageId));
       const streaming = new Map(next.streaming);
       streaming.set(turnId, (streaming.get(turnId) ?? '') + String(d.delta ?? ''));
       return { ...next, streaming };
@@ -143,12 +179,17 @@ export function applyEvent(c: ConversationState, e: StreamEvent, unknownMessage:
         unknownMessage(messageId);
         return next;
       }
-      const ack: Ack = { kind: String(d.kind), emoji: String(d.emoji ?? ''), ...(typeof d.note === 'string' ? { note: d.note } : {}) };
+      const ack: Ack = {
+        kind: String(d.kind),
+        emoji: String(d.emoji ?? ''),
+        ...(typeof d.note === 'string' ? { note: d.note } : {}),
+      };
       return setMessage(next, messageId, (m) => {
         let out = withAck(m, ack);
         if (ack.kind === 'received' && typeof d.at === 'number') out = { ...out, receivedAt: d.at };
         const state = ACK_STATE[ack.kind];
-        if (state && !FINAL.includes(m.state) && !(state === 'queued' && m.state === 'running')) out = { ...out, state, reason: ack.note ?? out.reason };
+        if (state && !FINAL.includes(m.state) && !(state === 'queued' && m.state === 'running'))
+          out = { ...out, state, reason: ack.note ?? out.reason };
         else if (state === 'stopped') out = { ...out, state: 'stopped' };
         return out;
       });
@@ -156,14 +197,25 @@ export function applyEvent(c: ConversationState, e: StreamEvent, unknownMessage:
     case 'reply': {
       const id = String(d.outboxId ?? `r${e.id ?? Math.random()}`);
       if (next.replies.has(id)) return next;
-      const reply: Reply = { id, kind: d.kind === 'notice' ? 'notice' : 'reply', text: String(d.text ?? ''), messageIds: (d.messageIds as string[]) ?? [], fromFallback: !!d.fromFallback, at: Number(d.at ?? Date.now()) };
+      const reply: Reply = {
+        id,
+        kind: d.kind === 'notice' ? 'notice' : 'reply',
+        text: String(d.text ?? ''),
+        messageIds: (d.messageIds as string[]) ?? [],
+        fromFallback: !!d.fromFallback,
+        at: Number(d.at ?? Date.now()),
+      };
       const replies = new Map(next.replies);
       replies.set(id, reply);
       return { ...next, replies };
     }
     case 'message': {
       if (!messageId) return next;
-      return setMessage(next, messageId, (m) => ({ ...m, ...(typeof d.state === 'string' ? { state: d.state as MessageState } : {}), ...(typeof d.text === 'string' ? { text: d.text } : {}) }));
+      return setMessage(next, messageId, (m) => ({
+        ...m,
+        ...(typeof d.state === 'string' ? { state: d.state as MessageState } : {}),
+        ...(typeof d.text === 'string' ? { text: d.text } : {}),
+      }));
     }
     default:
       return next;
@@ -177,17 +229,39 @@ export function addLocal(c: ConversationState, localId: string, text: string, no
   return { ...c, messages };
 }
 
-const DISPOSITION_STATE: Record<string, MessageState> = { turn: 'running', steered: 'steering', queued: 'queued', merged: 'queued', command: 'command', refused: 'refused' };
+const DISPOSITION_STATE: Record<string, MessageState> = {
+  turn: 'running',
+  steered: 'steering',
+  queued: 'queued',
+  merged: 'queued',
+  command: 'command',
+  refused: 'refused',
+};
 
 /** The POST answered: the local message takes its real id (events may already have told us about it). */
-export function confirmLocal(c: ConversationState, localId: string, messageId: string, disposition: string, reason?: string): ConversationState {
+export function confirmLocal(
+  c: ConversationState,
+  localId: string,
+  messageId: string,
+  disposition: string,
+  reason?: string,
+): ConversationState {
   const local = c.messages.get(localId);
   const messages = new Map(c.messages);
   messages.delete(localId);
   if (local && disposition !== 'duplicate') {
     const known = messages.get(messageId);
-    const state = known && known.state !== 'accepted' ? known.state : DISPOSITION_STATE[disposition] ?? 'accepted';
-    messages.set(messageId, { ...local, ...known, id: messageId, text: known?.text ?? local.text, state, reason: reason ?? known?.reason ?? null, local: undefined, acks: known?.acks ?? [] });
+    const state = known && known.state !== 'accepted' ? known.state : (DISPOSITION_STATE[disposition] ?? 'accepted');
+    messages.set(messageId, {
+      ...local,
+      ...known,
+      id: messageId,
+      text: known?.text ?? local.text,
+      state,
+      reason: reason ?? known?.reason ?? null,
+      local: undefined,
+      acks: known?.acks ?? [],
+    });
   }
   return { ...c, messages };
 }

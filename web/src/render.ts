@@ -23,13 +23,18 @@ const marked = new Marked({
     },
     // Raw HTML in a reply is shown as the text it is.
     html: ({ text }: Tokens.HTML | Tokens.Tag) => escapeHtml(text),
-    image: ({ href, text }: Tokens.Image) => (SAFE_URL.test(href) ? `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>` : escapeHtml(text)),
+    image: ({ href, text }: Tokens.Image) =>
+      SAFE_URL.test(href) ? `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>` : escapeHtml(text),
   },
 });
 
 const purify = DOMPurify(window);
 purify.addHook('uponSanitizeAttribute', (_node, data) => {
-  if (data.attrName === 'class') data.attrValue = data.attrValue.split(/\s+/).filter((c) => SAFE_CLASS.test(c)).join(' ');
+  if (data.attrName === 'class')
+    data.attrValue = data.attrValue
+      .split(/\s+/)
+      .filter((c) => SAFE_CLASS.test(c))
+      .join(' ');
   if (data.attrName === 'href' && !SAFE_URL.test(data.attrValue.trim())) data.keepAttr = false;
 });
 purify.addHook('afterSanitizeAttributes', (node) => {
@@ -41,7 +46,37 @@ purify.addHook('afterSanitizeAttributes', (node) => {
 });
 
 const MARKDOWN_CONFIG = {
-  ALLOWED_TAGS: ['div', 'p', 'br', 'strong', 'em', 'del', 's', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'input', 'span'],
+  ALLOWED_TAGS: [
+    'div',
+    'p',
+    'br',
+    'strong',
+    'em',
+    'del',
+    's',
+    'code',
+    'pre',
+    'blockquote',
+    'ul',
+    'ol',
+    'li',
+    'a',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'hr',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
+    'input',
+    'span',
+  ],
   ALLOWED_ATTR: ['href', 'title', 'class', 'align', 'start', 'type', 'checked', 'disabled'],
   ALLOWED_URI_REGEXP: SAFE_URL,
   ALLOW_DATA_ATTR: false,
@@ -65,18 +100,27 @@ export function enhanceCode(root: HTMLElement, opts: { highlight: boolean }): vo
     if (!opts.highlight || code.dataset.highlighted || (code.textContent ?? '').length > MAX_HIGHLIGHT) continue;
     code.dataset.highlighted = 'pending';
     highlighter ??= import('highlight.js/lib/common').then((m) => m.default);
-    highlighter.then((hljs) => {
-      const source = code.textContent ?? '';
-      const lang = [...code.classList].find((c) => c.startsWith('language-'))?.slice(9);
-      const result = lang && hljs.getLanguage(lang) ? hljs.highlight(source, { language: lang, ignoreIllegals: true }) : hljs.highlightAuto(source);
-      code.innerHTML = purify.sanitize(result.value, { ALLOWED_TAGS: ['span'], ALLOWED_ATTR: ['class'] }) as unknown as string;
-      code.classList.add('hljs');
-      code.dataset.highlighted = 'yes';
-    }, () => {
-      // Not loaded (offline, or a newer build replaced it): the code stays plain; try again next time.
-      highlighter = undefined;
-      delete code.dataset.highlighted;
-    });
+    highlighter.then(
+      (hljs) => {
+        const source = code.textContent ?? '';
+        const lang = [...code.classList].find((c) => c.startsWith('language-'))?.slice(9);
+        const result =
+          lang && hljs.getLanguage(lang)
+            ? hljs.highlight(source, { language: lang, ignoreIllegals: true })
+            : hljs.highlightAuto(source);
+        code.innerHTML = purify.sanitize(result.value, {
+          ALLOWED_TAGS: ['span'],
+          ALLOWED_ATTR: ['class'],
+        }) as unknown as string;
+        code.classList.add('hljs');
+        code.dataset.highlighted = 'yes';
+      },
+      () => {
+        // Not loaded (offline, or a newer build replaced it): the code stays plain; try again next time.
+        highlighter = undefined;
+        delete code.dataset.highlighted;
+      },
+    );
   }
 }
 

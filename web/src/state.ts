@@ -3,8 +3,16 @@
  * change it), the connection, and the actions the views call. Views read it with useStore(), which
  * re-renders a component only when the part it selected changed.
  */
-import { Api, ApiError, UnreachableError, type EventStream } from './api.js';
-import { addLocal, applyEvent, confirmLocal, emptyConversation, failLocal, mergePage, type ConversationState } from './reduce.js';
+import { Api, ApiError, type EventStream, UnreachableError } from './api.js';
+import {
+  addLocal,
+  applyEvent,
+  type ConversationState,
+  confirmLocal,
+  emptyConversation,
+  failLocal,
+  mergePage,
+} from './reduce.js';
 import { createStore } from './store.js';
 import type { Connection, ConversationItem, Project, StreamEvent } from './types.js';
 
@@ -54,13 +62,15 @@ export function toast(text: string): void {
 
 function explain(err: unknown): string {
   if (err instanceof UnreachableError) return 'Cannot reach the gateway. It may be stopped, or this device is offline.';
-  if (err instanceof ApiError && err.status === 401) return 'The access token was not accepted. Open the address Rudder printed at startup (it carries the token).';
+  if (err instanceof ApiError && err.status === 401)
+    return 'The access token was not accepted. Open the address Rudder printed at startup (it carries the token).';
   return (err as Error).message;
 }
 
 function failed(err: unknown): void {
   if (err instanceof UnreachableError) set({ connection: 'unreachable', connectionDetail: explain(err) });
-  else if (err instanceof ApiError && err.status === 401) set({ connection: 'unauthorized', connectionDetail: explain(err) });
+  else if (err instanceof ApiError && err.status === 401)
+    set({ connection: 'unauthorized', connectionDetail: explain(err) });
   else toast(explain(err));
 }
 
@@ -68,7 +78,11 @@ function failed(err: unknown): void {
 
 export async function boot(token: string | undefined): Promise<void> {
   api = new Api(token);
-  if (!token) return set({ connection: 'unauthorized', connectionDetail: 'Open the address Rudder printed at startup: it carries the access token (#token=…).' });
+  if (!token)
+    return set({
+      connection: 'unauthorized',
+      connectionDetail: 'Open the address Rudder printed at startup: it carries the access token (#token=…).',
+    });
   void pollPairing();
   setInterval(() => void pollPairing(), PAIRING_POLL_MS);
   setInterval(() => void refreshList(), LIST_POLL_MS);
@@ -80,7 +94,10 @@ export async function boot(token: string | undefined): Promise<void> {
   });
   window.addEventListener('online', () => stream?.nudge());
   // One project is no choice: the picker and the labels appear when there are several.
-  void api.projects().then((p) => set({ projects: p.projects.length > 1 ? p : undefined }), () => undefined);
+  void api.projects().then(
+    (p) => set({ projects: p.projects.length > 1 ? p : undefined }),
+    () => undefined,
+  );
   await startList();
 }
 
@@ -134,7 +151,8 @@ export async function openConversation(id: string): Promise<void> {
     setConv(id, (c) => mergePage(c, page, true));
   } catch (err) {
     failed(err);
-    if (getState().currentId === id) setTimeout(() => getState().currentId === id && !getState().conv?.loaded && void openConversation(id), 3000);
+    if (getState().currentId === id)
+      setTimeout(() => getState().currentId === id && !getState().conv?.loaded && void openConversation(id), 3000);
     return;
   }
   stream = api.events(id, getState().conv!.lastEventId, {

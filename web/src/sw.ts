@@ -22,7 +22,9 @@ self.addEventListener('activate', (e) => {
   e.waitUntil(
     caches
       .keys()
-      .then((keys) => Promise.all(keys.filter((k) => k.startsWith('rudder-shell-') && k !== CACHE).map((k) => caches.delete(k))))
+      .then((keys) =>
+        Promise.all(keys.filter((k) => k.startsWith('rudder-shell-') && k !== CACHE).map((k) => caches.delete(k))),
+      )
       .then(() => self.clients.claim()),
   );
 });
@@ -30,11 +32,24 @@ self.addEventListener('activate', (e) => {
 self.addEventListener('fetch', (e) => {
   const req = e.request;
   const url = new URL(req.url);
-  if (req.method !== 'GET' || url.origin !== self.location.origin || url.pathname.startsWith('/api/') || url.pathname === '/healthz') return;
+  if (
+    req.method !== 'GET' ||
+    url.origin !== self.location.origin ||
+    url.pathname.startsWith('/api/') ||
+    url.pathname === '/healthz'
+  )
+    return;
   if (req.mode === 'navigate') {
     // The newest shell when the gateway answers; the kept one when it does not.
     e.respondWith(
-      fetch(req).catch(async () => (await caches.match('/', { cacheName: CACHE })) ?? new Response('Rudder cannot reach the gateway.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8' } })),
+      fetch(req).catch(
+        async () =>
+          (await caches.match('/', { cacheName: CACHE })) ??
+          new Response('Rudder cannot reach the gateway.', {
+            status: 503,
+            headers: { 'content-type': 'text/plain; charset=utf-8' },
+          }),
+      ),
     );
     return;
   }

@@ -21,7 +21,11 @@ export interface Timeline {
 const WAITING = new Set(['sending', 'queued', 'deferred', 'steering']);
 const ORDER = { message: 0, turn: 1, reply: 2 } as const;
 
-export function buildTimeline(messages: Map<string, Message>, turns: Map<string, TurnView>, replies: Map<string, Reply>): Timeline {
+export function buildTimeline(
+  messages: Map<string, Message>,
+  turns: Map<string, TurnView>,
+  replies: Map<string, Reply>,
+): Timeline {
   const steered = new Set<string>();
   const inTurn = new Set<string>();
   const turnsOf = new Map<string, TurnView[]>();
@@ -54,7 +58,13 @@ export function buildTimeline(messages: Map<string, Message>, turns: Map<string,
 
   for (const t of turns.values()) {
     const first = t.inputIds.map((id) => messages.get(id)?.receivedAt).find((x) => x !== undefined);
-    entries.push({ kind: 'turn', key: `t:${t.id}`, at: Math.max(t.startedAt, first ?? 0), turn: t, replies: (attached.get(t.id) ?? []).sort((a, b) => a.at - b.at) });
+    entries.push({
+      kind: 'turn',
+      key: `t:${t.id}`,
+      at: Math.max(t.startedAt, first ?? 0),
+      turn: t,
+      replies: (attached.get(t.id) ?? []).sort((a, b) => a.at - b.at),
+    });
   }
   entries.sort((a, b) => a.at - b.at || ORDER[a.kind] - ORDER[b.kind] || (a.key < b.key ? -1 : 1));
   waiting.sort((a, b) => a.receivedAt - b.receivedAt);
@@ -64,7 +74,8 @@ export function buildTimeline(messages: Map<string, Message>, turns: Map<string,
 /** The newest running turn, if any. */
 export function runningTurn(turns: Map<string, TurnView>): TurnView | undefined {
   let running: TurnView | undefined;
-  for (const t of turns.values()) if (t.status === 'running' && (!running || t.startedAt >= running.startedAt)) running = t;
+  for (const t of turns.values())
+    if (t.status === 'running' && (!running || t.startedAt >= running.startedAt)) running = t;
   return running;
 }
 

@@ -2,7 +2,17 @@
  * The gateway's wire shapes as the app sees them. A turn's steps are the gateway's own contract
  * (src/gateway/steps/types.ts), imported as types only; the rest mirrors the README's HTTP API.
  */
-export type { NoticeStep, PermissionOption, PermissionStep, Step, SteerStep, TextStep, ToolStep, TurnSummary, TurnView } from '../../src/gateway/steps/types.js';
+export type {
+  NoticeStep,
+  PermissionOption,
+  PermissionStep,
+  SteerStep,
+  Step,
+  TextStep,
+  ToolStep,
+  TurnSummary,
+  TurnView,
+} from '../../src/gateway/steps/types.js';
 
 export interface Ack {
   kind: 'received' | 'steered' | 'queued' | 'stopped' | string;

@@ -2,7 +2,15 @@
 import { WRAPPER_SYSTEM_PROMPT } from '../../security/wrap.js';
 
 /** 'relay' asks the person through Rudder (--permission-prompt-tool stdio); the rest are the CLI's own modes. */
-export const PERMISSION_MODES = ['relay', 'acceptEdits', 'auto', 'bypassPermissions', 'manual', 'dontAsk', 'plan'] as const;
+export const PERMISSION_MODES = [
+  'relay',
+  'acceptEdits',
+  'auto',
+  'bypassPermissions',
+  'manual',
+  'dontAsk',
+  'plan',
+] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 export interface LaunchOptions {
@@ -29,7 +37,9 @@ function commonArgs(opts: LaunchOptions, sessionId: string | undefined): string[
   const args: string[] = [];
   if (sessionId) args.push('--resume', sessionId);
   if (opts.model) args.push('--model', opts.model);
-  const prompt = opts.appendSystemPrompt ? `${WRAPPER_SYSTEM_PROMPT}\n\n${opts.appendSystemPrompt}` : WRAPPER_SYSTEM_PROMPT;
+  const prompt = opts.appendSystemPrompt
+    ? `${WRAPPER_SYSTEM_PROMPT}\n\n${opts.appendSystemPrompt}`
+    : WRAPPER_SYSTEM_PROMPT;
   args.push('--append-system-prompt', prompt);
   if (opts.permissionMode === 'relay') args.push('--permission-prompt-tool', 'stdio');
   else if (opts.permissionMode === 'bypassPermissions') args.push('--dangerously-skip-permissions');
@@ -44,8 +54,10 @@ function commonArgs(opts: LaunchOptions, sessionId: string | undefined): string[
 export function streamArgs(opts: LaunchOptions, sessionId: string | undefined): string[] {
   return [
     '-p',
-    '--input-format', 'stream-json',
-    '--output-format', 'stream-json',
+    '--input-format',
+    'stream-json',
+    '--output-format',
+    'stream-json',
     '--verbose', // mandatory with stream-json output
     '--replay-user-messages',
     '--include-partial-messages',
@@ -58,5 +70,14 @@ export function streamArgs(opts: LaunchOptions, sessionId: string | undefined): 
  * cannot carry a NUL and fails with E2BIG for one string over 128 KiB.
  */
 export function oneShotArgs(opts: LaunchOptions, sessionId: string | undefined): string[] {
-  return ['-p', '--input-format', 'text', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', ...commonArgs(opts, sessionId)];
+  return [
+    '-p',
+    '--input-format',
+    'text',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--include-partial-messages',
+    ...commonArgs(opts, sessionId),
+  ];
 }

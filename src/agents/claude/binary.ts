@@ -1,7 +1,7 @@
 /** Finds the claude binary: the config value, then RUDDER_CLAUDE_BIN, then `claude` on PATH, then the bundled one. */
 import fs from 'node:fs';
-import path from 'node:path';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { RudderError } from '../../errors.js';
 
 export interface ResolvedBinary {
@@ -41,12 +41,20 @@ export function bundledClaude(): string | undefined {
 
 export function resolveClaudeBinary(configured?: string, env: NodeJS.ProcessEnv = process.env): ResolvedBinary {
   if (configured) {
-    if (!isExecutable(configured)) throw new RudderError('CLAUDE_BINARY_MISSING', `agent.claudeBin is set to ${configured}, which is not an executable file.`);
+    if (!isExecutable(configured))
+      throw new RudderError(
+        'CLAUDE_BINARY_MISSING',
+        `agent.claudeBin is set to ${configured}, which is not an executable file.`,
+      );
     return { path: configured, source: 'config' };
   }
   const fromEnv = env.RUDDER_CLAUDE_BIN;
   if (fromEnv) {
-    if (!isExecutable(fromEnv)) throw new RudderError('CLAUDE_BINARY_MISSING', `RUDDER_CLAUDE_BIN is set to ${fromEnv}, which is not an executable file.`);
+    if (!isExecutable(fromEnv))
+      throw new RudderError(
+        'CLAUDE_BINARY_MISSING',
+        `RUDDER_CLAUDE_BIN is set to ${fromEnv}, which is not an executable file.`,
+      );
     return { path: fromEnv, source: 'env' };
   }
   const found = onPath('claude', env.PATH);

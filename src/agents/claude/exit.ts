@@ -2,14 +2,20 @@
 import type { ErrorCode } from '../../errors.js';
 import type { ExitInfo } from './process.js';
 
-export function describeExit(info: ExitInfo, stderr: string[], state: { stopped: boolean; timedOut: boolean }): { code: ErrorCode; detail: string } {
+export function describeExit(
+  info: ExitInfo,
+  stderr: string[],
+  state: { stopped: boolean; timedOut: boolean },
+): { code: ErrorCode; detail: string } {
   const tail = stderr.slice(-3).join(' | ').slice(0, 400);
   const withTail = (s: string) => (tail ? `${s} stderr: ${tail}` : s);
   if (info.spawnError) return { code: 'AGENT_SPAWN_FAILED', detail: info.spawnError.message };
   if (state.timedOut) return { code: 'AGENT_TURN_TIMEOUT', detail: `Stopped: ${info.reason ?? 'turn timeout'}.` };
-  if (state.stopped || info.reason) return { code: 'AGENT_STOPPED', detail: `Stopped: ${info.reason ?? 'session stopped'}.` };
+  if (state.stopped || info.reason)
+    return { code: 'AGENT_STOPPED', detail: `Stopped: ${info.reason ?? 'session stopped'}.` };
   const all = stderr.join('\n');
-  if (/No conversation found with session ID/i.test(all)) return { code: 'AGENT_SESSION_NOT_FOUND', detail: withTail('') };
+  if (/No conversation found with session ID/i.test(all))
+    return { code: 'AGENT_SESSION_NOT_FOUND', detail: withTail('') };
   if (/root\/sudo privileges|dangerously-skip-permissions cannot be used/i.test(all)) {
     return { code: 'AGENT_SPAWN_FAILED', detail: withTail('Bypass mode as root needs IS_SANDBOX=1 in agent.env.') };
   }

@@ -14,7 +14,12 @@ export function isRateLimitText(text: string | undefined): boolean {
 }
 
 const excerptOf = (content: unknown): string => {
-  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((b: any) => (typeof b?.text === 'string' ? b.text : '')).join('\n') : '';
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((b: any) => (typeof b?.text === 'string' ? b.text : '')).join('\n')
+        : '';
   return text.length > TOOL_EXCERPT_CHARS ? `${text.slice(0, TOOL_EXCERPT_CHARS)}…` : text;
 };
 
@@ -43,7 +48,12 @@ export class TurnFrames {
           for (const b of content) {
             if (b.type === 'tool_result') {
               const r = b as Extract<ContentBlock, { type: 'tool_result' }>;
-              turn.emit({ type: 'tool-result', toolUseId: r.tool_use_id, isError: !!r.is_error, excerpt: excerptOf(r.content) });
+              turn.emit({
+                type: 'tool-result',
+                toolUseId: r.tool_use_id,
+                isError: !!r.is_error,
+                excerpt: excerptOf(r.content),
+              });
             }
           }
         }
@@ -52,7 +62,8 @@ export class TurnFrames {
       case 'stream_event': {
         if (frame.parent_tool_use_id) return true;
         const d = frame.event.delta;
-        if (frame.event.type === 'content_block_delta' && d?.type === 'text_delta' && typeof d.text === 'string') turn.emit({ type: 'text-delta', text: d.text });
+        if (frame.event.type === 'content_block_delta' && d?.type === 'text_delta' && typeof d.text === 'string')
+          turn.emit({ type: 'text-delta', text: d.text });
         return true;
       }
       case 'rate_limit_event': {
@@ -66,7 +77,10 @@ export class TurnFrames {
       case 'system': {
         if (frame.subtype === 'api_retry') {
           const f = frame as { attempt?: number; max_retries?: number; error_status?: number };
-          turn.emit({ type: 'status', message: `API error ${f.error_status ?? ''}, retry ${f.attempt ?? '?'}/${f.max_retries ?? '?'}` });
+          turn.emit({
+            type: 'status',
+            message: `API error ${f.error_status ?? ''}, retry ${f.attempt ?? '?'}/${f.max_retries ?? '?'}`,
+          });
         }
         return frame.subtype !== 'init';
       }
@@ -107,7 +121,11 @@ function usageOf(frame: ResultFrame): Usage {
 }
 
 /** Decides a turn's outcome. Success or error is read from is_error, never from subtype. */
-export function classifyResult(frame: ResultFrame, seen: TurnFrames, ctx: ResultContext): { ok: TurnResult } | { error: RudderError } {
+export function classifyResult(
+  frame: ResultFrame,
+  seen: TurnFrames,
+  ctx: ResultContext,
+): { ok: TurnResult } | { error: RudderError } {
   const total = frame.total_cost_usd ?? ctx.costBefore;
   const text = typeof frame.result === 'string' ? frame.result : seen.texts.join('\n\n');
   const result: TurnResult = {
@@ -124,24 +142,60 @@ export function classifyResult(frame: ResultFrame, seen: TurnFrames, ctx: Result
     steered: ctx.steered,
   };
   if (!frame.is_error) return { ok: result };
-  const errorContext = { conversationId: ctx.conversationId, pid: ctx.pid, unanswered: ctx.inputIds, sessionId: frame.session_id };
-  if (ctx.interruptRequested && (frame.terminal_reason?.startsWith('aborted') || frame.subtype === 'error_during_execution')) {
+  const errorContext = {
+    conversationId: ctx.conversationId,
+    pid: ctx.pid,
+    unanswered: ctx.inputIds,
+    sessionId: frame.session_id,
+  };
+  if (
+    ctx.interruptRequested &&
+    (frame.terminal_reason?.startsWith('aborted') || frame.subtype === 'error_during_execution')
+  ) {
     return { ok: { ...result, interrupted: true } };
   }
-  const rateLimited = frame.api_error_status === 429 || seen.rateLimitRejected || seen.apiError === 'rate_limit' || isRateLimitText(frame.result);
+  const rateLimited =
+    frame.api_error_status === 429 ||
+    seen.rateLimitRejected ||
+    seen.apiError === 'rate_limit' ||
+    isRateLimitText(frame.result);
   if (rateLimited) {
-    return { error: new RudderError('AGENT_RATE_LIMITED', frame.result, { ...errorContext, ...(seen.rateLimitResetsAt ? { resetsAt: seen.rateLimitResetsAt } : {}), apiErrorStatus: frame.api_error_status ?? 429 }) };
+    return {
+      error: new RudderError('AGENT_RATE_LIMITED', frame.result, {
+        ...errorContext,
+        ...(seen.rateLimitResetsAt ? { resetsAt: seen.rateLimitResetsAt } : {}),
+        apiErrorStatus: frame.api_error_status ?? 429,
+      }),
+    };
   }
   if (typeof frame.api_error_status === 'number' || seen.apiError) {
-    return { error: new RudderError('AGENT_API_ERROR', frame.result, { ...errorContext, apiErrorStatus: frame.api_error_status ?? undefined, apiError: seen.apiError }) };
+    return {
+      error: new RudderError('AGENT_API_ERROR', frame.result, {
+        ...errorContext,
+        apiErrorStatus: frame.api_error_status ?? undefined,
+        apiError: seen.apiError,
+      }),
+    };
   }
   const why = frame.result ?? frame.errors?.join('; ') ?? frame.subtype;
-  if (/No conversation found with session ID/i.test(why)) return { error: new RudderError('AGENT_SESSION_NOT_FOUND', why, errorContext) };
-  return { error: new RudderError('AGENT_TURN_FAILED', `${frame.subtype}: ${why}`, { ...errorContext, subtype: frame.subtype, terminalReason: frame.terminal_reason }) };
+  if (/No conversation found with session ID/i.test(why))
+    return { error: new RudderError('AGENT_SESSION_NOT_FOUND', why, errorContext) };
+  return {
+    error: new RudderError('AGENT_TURN_FAILED', `${frame.subtype}: ${why}`, {
+      ...errorContext,
+      subtype: frame.subtype,
+      terminalReason: frame.terminal_reason,
+    }),
+  };
 }
 
 /** The result of a turn stopped on request whose process had to be killed: no result frame came. */
-export function interruptedResult(seen: TurnFrames, sessionId: string | undefined, inputIds: string[], terminalReason: string): TurnResult {
+export function interruptedResult(
+  seen: TurnFrames,
+  sessionId: string | undefined,
+  inputIds: string[],
+  terminalReason: string,
+): TurnResult {
   return {
     text: seen.texts.join('\n\n'),
     sessionId,

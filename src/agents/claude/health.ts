@@ -6,13 +6,17 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ERRORS, isRudderError } from '../../errors.js';
-import { resolveClaudeBinary, type ResolvedBinary } from './binary.js';
+import { type ResolvedBinary, resolveClaudeBinary } from './binary.js';
 
 const exec = promisify(execFile);
 
 export const CLAUDE_FIX = {
-  missing: 'npm install (it brings the pinned @anthropic-ai/claude-code), or set agent.claudeBin / RUDDER_CLAUDE_BIN to a claude binary.',
-  broken: 'Reinstall Claude Code (npm ci brings the pinned @anthropic-ai/claude-code), or point agent.claudeBin / RUDDER_CLAUDE_BIN at a claude that runs.',
+  missing:
+    'npm install (it brings the pinned @anthropic-ai/claude-code), or set agent.claudeBin / ' +
+    'RUDDER_CLAUDE_BIN to a claude binary.',
+  broken:
+    'Reinstall Claude Code (npm ci brings the pinned @anthropic-ai/claude-code), or point agent.claudeBin / ' +
+    'RUDDER_CLAUDE_BIN at a claude that runs.',
 } as const;
 
 export interface ClaudeCheck {
@@ -46,16 +50,41 @@ export async function checkClaude(input: ClaudeCheckInput, timeoutMs = 10_000): 
   } catch (err) {
     if (!isRudderError(err, 'CLAUDE_BINARY_MISSING')) throw err;
     const detail = err.message.slice(ERRORS.CLAUDE_BINARY_MISSING.length).trim();
-    const problem = detail || 'No claude binary: none on PATH, and the pinned @anthropic-ai/claude-code is not installed.';
-    return { ok: false, path: input.configured ?? null, source: null, version: null, problem, fix: CLAUDE_FIX.missing, checkedAt };
+    const problem =
+      detail || 'No claude binary: none on PATH, and the pinned @anthropic-ai/claude-code is not installed.';
+    return {
+      ok: false,
+      path: input.configured ?? null,
+      source: null,
+      version: null,
+      problem,
+      fix: CLAUDE_FIX.missing,
+      checkedAt,
+    };
   }
   try {
     const { stdout } = await exec(bin.path, ['--version'], { env: input.agentEnv, timeout: timeoutMs });
-    return { ok: true, path: bin.path, source: bin.source, version: firstLine(stdout), problem: null, fix: null, checkedAt };
+    return {
+      ok: true,
+      path: bin.path,
+      source: bin.source,
+      version: firstLine(stdout),
+      problem: null,
+      fix: null,
+      checkedAt,
+    };
   } catch (err) {
     const e = err as Error & { stderr?: string; killed?: boolean };
     const why = e.killed ? `no answer within ${timeoutMs / 1000} s` : firstLine(e.stderr) || firstLine(e.message);
-    return { ok: false, path: bin.path, source: bin.source, version: null, problem: `${bin.path} (from ${bin.source}) does not run: \`claude --version\` failed (${why}).`, fix: CLAUDE_FIX.broken, checkedAt };
+    return {
+      ok: false,
+      path: bin.path,
+      source: bin.source,
+      version: null,
+      problem: `${bin.path} (from ${bin.source}) does not run: \`claude --version\` failed (${why}).`,
+      fix: CLAUDE_FIX.broken,
+      checkedAt,
+    };
   }
 }
 
@@ -72,7 +101,17 @@ export class ClaudeHealth {
 
   refresh(): Promise<ClaudeCheck> {
     return (this.running ??= checkClaude(this.input())
-      .catch((err: Error): ClaudeCheck => ({ ok: false, path: null, source: null, version: null, problem: err.message, fix: CLAUDE_FIX.broken, checkedAt: new Date().toISOString() }))
+      .catch(
+        (err: Error): ClaudeCheck => ({
+          ok: false,
+          path: null,
+          source: null,
+          version: null,
+          problem: err.message,
+          fix: CLAUDE_FIX.broken,
+          checkedAt: new Date().toISOString(),
+        }),
+      )
       .then((r) => {
         this.last = r;
         this.lastAt = Date.now();

@@ -5,16 +5,27 @@
  * request; an interrupt stops the process, and the next turn resumes the session. A library class
  * (and the benchmark's cold start): the gateway runs every turn in a stream-json process instead.
  */
-import { RudderError, asRudderError } from '../../errors.js';
+import { asRudderError, RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { agentText } from '../common/agent-text.js';
 import { TurnBase } from '../common/turn-base.js';
 import { TurnLock } from '../common/turn-lock.js';
-import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
+import {
+  type AgentSession,
+  type Capabilities,
+  type PermissionDecision,
+  type SessionState,
+  type SteerPromise,
+  type SteerResult,
+  steerPromise,
+  type Turn,
+  type TurnInput,
+  type UserInput,
+} from '../session.js';
 import { oneShotArgs } from './args.js';
 import { describeExit } from './exit.js';
-import { TurnFrames, classifyResult, interruptedResult } from './frames-to-events.js';
-import { DEFAULT_KILL_GRACE_MS, DEFAULT_TURN_TIMEOUT_MS, type ClaudeLaunch } from './launch.js';
+import { classifyResult, interruptedResult, TurnFrames } from './frames-to-events.js';
+import { type ClaudeLaunch, DEFAULT_KILL_GRACE_MS, DEFAULT_TURN_TIMEOUT_MS } from './launch.js';
 import { AgentProcess } from './process.js';
 import { parseLine } from './protocol/parse.js';
 
@@ -120,9 +131,19 @@ export class ClaudeOneShotSession implements AgentSession {
     });
     const prompt = agentText(inputs);
     // One-shot processes cannot answer permission prompts: relay mode falls back to the CLI's default (ask = deny).
-    const launchOpts = this.launch.permissionMode === 'relay' ? { ...this.launch, permissionMode: 'manual' as const } : this.launch;
+    const launchOpts =
+      this.launch.permissionMode === 'relay' ? { ...this.launch, permissionMode: 'manual' as const } : this.launch;
     try {
-      const proc = AgentProcess.spawn({ bin: this.launch.bin, args: oneShotArgs(launchOpts, this.sid), cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker, markPrefix: this.launch.markPrefix });
+      const proc = AgentProcess.spawn({
+        bin: this.launch.bin,
+        args: oneShotArgs(launchOpts, this.sid),
+        cwd: this.launch.cwd,
+        env: this.launch.env,
+        logger: this.log,
+        label: this.conversationId,
+        tracker: this.launch.tracker,
+        markPrefix: this.launch.markPrefix,
+      });
       turn.proc = proc;
       proc.write(prompt);
       proc.closeStdin();
@@ -147,11 +168,15 @@ export class ClaudeOneShotSession implements AgentSession {
     const parsed = parseLine(line);
     if (parsed.kind === 'blank') return;
     if (parsed.kind === 'malformed') {
-      this.log.warn({ pid: proc.pid, reason: parsed.reason, excerpt: parsed.excerpt }, 'agent output: malformed line skipped');
+      this.log.warn(
+        { pid: proc.pid, reason: parsed.reason, excerpt: parsed.excerpt },
+        'agent output: malformed line skipped',
+      );
       return;
     }
     const frame = parsed.frame;
-    if (frame.type === 'system' && frame.subtype === 'init') this.noteSessionId((frame as { session_id: string }).session_id);
+    if (frame.type === 'system' && frame.subtype === 'init')
+      this.noteSessionId((frame as { session_id: string }).session_id);
     if (frame.type !== 'result') {
       turn.frames.handle(frame, turn);
       return;
@@ -183,7 +208,15 @@ export class ClaudeOneShotSession implements AgentSession {
     }
     const { code, detail } = describeExit(info, proc.stderrTail(), { stopped: this.stopped, timedOut: turn.timedOut });
     if (code === 'AGENT_SESSION_NOT_FOUND') this.sid = undefined;
-    turn.fail(new RudderError(code, detail, { conversationId: this.conversationId, pid: proc.pid, exitCode: info.code, signal: info.signal, unanswered: turn.inputIds() }));
+    turn.fail(
+      new RudderError(code, detail, {
+        conversationId: this.conversationId,
+        pid: proc.pid,
+        exitCode: info.code,
+        signal: info.signal,
+        unanswered: turn.inputIds(),
+      }),
+    );
   }
 
   private finishLocked(turn: OneShotTurn): void {

@@ -6,7 +6,7 @@
  */
 import type { PermissionDecision } from '../session.js';
 import type { AgentProcess } from './process.js';
-import { encodeFrame, permissionAllow, permissionDeny, type ControlRequestFrame } from './protocol/index.js';
+import { type ControlRequestFrame, encodeFrame, permissionAllow, permissionDeny } from './protocol/index.js';
 import type { StreamTurn } from './stream-turn.js';
 
 export class PermissionRelay {
@@ -15,7 +15,14 @@ export class PermissionRelay {
   open(proc: AgentProcess, frame: ControlRequestFrame, turn: StreamTurn | undefined): void {
     const req = frame.request;
     if (req.subtype !== 'can_use_tool' || !turn) {
-      const response = { type: 'control_response', response: { subtype: 'error', request_id: frame.request_id, error: `Rudder does not handle ${req.subtype} here` } };
+      const response = {
+        type: 'control_response',
+        response: {
+          subtype: 'error',
+          request_id: frame.request_id,
+          error: `Rudder does not handle ${req.subtype} here`,
+        },
+      };
       try {
         proc.write(JSON.stringify(response) + '\n');
       } catch {

@@ -3,13 +3,13 @@
  * drained all the time into a ring of the last 50 lines (a full pipe would stall the child), and a
  * kill that records its reason first, then escalates SIGTERM -> SIGKILL on the whole group.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { RudderError } from '../../errors.js';
 import { withUserUmask } from '../../ops/data-dir.js';
 import type { Logger } from '../../ops/logger.js';
+import { killMarked, MARK_VAR, newMark } from '../common/orphans.js';
 import { LineSplitter } from './protocol/parse.js';
-import { MARK_VAR, killMarked, newMark } from '../common/orphans.js';
 
 /** Told about every agent process, so one left behind by a crash of Rudder can be stopped at the next start. */
 export interface ProcessTracker {
@@ -57,10 +57,20 @@ export class AgentProcess {
 
   private constructor(spec: SpawnSpec) {
     this.log = spec.logger;
-    if (!fs.existsSync(spec.cwd)) throw new RudderError('AGENT_SPAWN_FAILED', `The working directory ${spec.cwd} does not exist.`, { conversationId: spec.label });
+    if (!fs.existsSync(spec.cwd))
+      throw new RudderError('AGENT_SPAWN_FAILED', `The working directory ${spec.cwd} does not exist.`, {
+        conversationId: spec.label,
+      });
     const mark = newMark(spec.markPrefix);
     // The agent writes the user's project: with the user's umask, not Rudder's private one.
-    this.child = withUserUmask(() => spawn(spec.bin, spec.args, { cwd: spec.cwd, env: { ...spec.env, [MARK_VAR]: mark }, stdio: ['pipe', 'pipe', 'pipe'], detached: true }));
+    this.child = withUserUmask(() =>
+      spawn(spec.bin, spec.args, {
+        cwd: spec.cwd,
+        env: { ...spec.env, [MARK_VAR]: mark },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      }),
+    );
     this.pid = this.child.pid ?? -1;
     if (this.pid > 0) spec.tracker?.started(this.pid, spec.label);
     const splitter = new LineSplitter();
@@ -103,7 +113,9 @@ export class AgentProcess {
     try {
       fs.accessSync(spec.bin, fs.constants.X_OK);
     } catch {
-      throw new RudderError('CLAUDE_BINARY_MISSING', `${spec.bin} is missing or not executable.`, { conversationId: spec.label });
+      throw new RudderError('CLAUDE_BINARY_MISSING', `${spec.bin} is missing or not executable.`, {
+        conversationId: spec.label,
+      });
     }
     return new AgentProcess(spec);
   }
@@ -147,7 +159,10 @@ export class AgentProcess {
     this.killReason ??= reason;
     this.closeStdin();
     let timer: NodeJS.Timeout | undefined;
-    const exitedInTime = await Promise.race([this.exited.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), waitMs)))]);
+    const exitedInTime = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<false>((r) => (timer = setTimeout(() => r(false), waitMs))),
+    ]);
     clearTimeout(timer);
     return exitedInTime ? this.exitInfo! : this.kill(reason, graceMs);
   }

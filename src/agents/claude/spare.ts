@@ -19,7 +19,13 @@ const SPARE_LABEL = 'spare';
 
 /** What makes two launches the same process; the label, logger and tracker only say who it is for. */
 function keyOf(spec: SpawnSpec): string {
-  return JSON.stringify([spec.bin, spec.args, spec.cwd, Object.entries(spec.env).sort(([a], [b]) => a.localeCompare(b)), spec.markPrefix ?? null]);
+  return JSON.stringify([
+    spec.bin,
+    spec.args,
+    spec.cwd,
+    Object.entries(spec.env).sort(([a], [b]) => a.localeCompare(b)),
+    spec.markPrefix ?? null,
+  ]);
 }
 
 export class SpareProcess {
@@ -84,7 +90,10 @@ export class SpareProcess {
           if (this.spare?.proc === proc) this.spare = undefined;
         });
       } catch (err) {
-        this.log.warn({ err: (err as Error).message }, 'the spare agent process could not start; conversations start their own');
+        this.log.warn(
+          { err: (err as Error).message },
+          'the spare agent process could not start; conversations start their own',
+        );
       }
     }, this.delayMs);
     this.timer.unref();

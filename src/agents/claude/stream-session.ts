@@ -7,18 +7,34 @@
  * "one turn behind".
  */
 import { randomUUID } from 'node:crypto';
-import { RudderError, asRudderError } from '../../errors.js';
+import { asRudderError, RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { agentText } from '../common/agent-text.js';
 import { TurnLock } from '../common/turn-lock.js';
-import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
+import {
+  type AgentSession,
+  type Capabilities,
+  type PermissionDecision,
+  type SessionState,
+  type SteerPromise,
+  type SteerResult,
+  steerPromise,
+  type Turn,
+  type TurnInput,
+  type UserInput,
+} from '../session.js';
 import { streamArgs } from './args.js';
-import { classifyResult, interruptedResult } from './frames-to-events.js';
-import { DEFAULT_INTERRUPT_GRACE_MS, DEFAULT_KILL_GRACE_MS, DEFAULT_TURN_TIMEOUT_MS, type ClaudeLaunch } from './launch.js';
-import { AgentProcess, type ExitInfo } from './process.js';
 import { describeExit } from './exit.js';
+import { classifyResult, interruptedResult } from './frames-to-events.js';
+import {
+  type ClaudeLaunch,
+  DEFAULT_INTERRUPT_GRACE_MS,
+  DEFAULT_KILL_GRACE_MS,
+  DEFAULT_TURN_TIMEOUT_MS,
+} from './launch.js';
 import { PermissionRelay } from './permission-relay.js';
-import { encodeFrame, interruptRequest, userMessage, type OutputFrame, type ResultFrame } from './protocol/index.js';
+import { AgentProcess, type ExitInfo } from './process.js';
+import { encodeFrame, interruptRequest, type OutputFrame, type ResultFrame, userMessage } from './protocol/index.js';
 import { parseLine } from './protocol/parse.js';
 import { StreamTurn, type WireMessage } from './stream-turn.js';
 import { WireLedger } from './wire-ledger.js';
@@ -54,7 +70,11 @@ export class ClaudeStreamSession implements AgentSession {
     this.conversationId = launch.conversationId;
     this.log = launch.logger.child({ conversationId: launch.conversationId, backend: this.backend });
     this.sid = launch.sessionId;
-    this.wire = new WireLedger({ conversationId: this.conversationId, current: () => this.current, newTurn: () => this.newTurnLocked([]) });
+    this.wire = new WireLedger({
+      conversationId: this.conversationId,
+      current: () => this.current,
+      newTurn: () => this.newTurnLocked([]),
+    });
   }
 
   sessionId(): string | undefined {
@@ -127,10 +147,18 @@ export class ClaudeStreamSession implements AgentSession {
       // The process is going away; its exit settles the turn.
     }
     const grace = this.launch.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
-    const settled = turn ? turn.result.then(() => true, () => true) : Promise.resolve(true);
+    const settled = turn
+      ? turn.result.then(
+          () => true,
+          () => true,
+        )
+      : Promise.resolve(true);
     const inTime = await Promise.race([settled, new Promise<false>((r) => setTimeout(() => r(false), grace).unref())]);
     if (!inTime && proc.alive()) {
-      this.log.warn({ pid: proc.pid, graceMs: grace }, 'interrupt: no result in time, killing the process; the next turn resumes the session');
+      this.log.warn(
+        { pid: proc.pid, graceMs: grace },
+        'interrupt: no result in time, killing the process; the next turn resumes the session',
+      );
       await proc.kill(`interrupt: no result within ${grace} ms`, this.killGraceMs());
     }
   }
@@ -173,7 +201,9 @@ export class ClaudeStreamSession implements AgentSession {
     } catch (err) {
       this.current = undefined;
       clearTimeout(turn.timer);
-      turn.fail(asRudderError(err, 'AGENT_SPAWN_FAILED', { conversationId: this.conversationId, unanswered: turn.inputIds() }));
+      turn.fail(
+        asRudderError(err, 'AGENT_SPAWN_FAILED', { conversationId: this.conversationId, unanswered: turn.inputIds() }),
+      );
     }
     return turn;
   }
@@ -199,7 +229,16 @@ export class ClaudeStreamSession implements AgentSession {
   private ensureProcessLocked(): AgentProcess {
     if (this.proc?.alive()) return this.proc;
     const args = streamArgs(this.launch, this.sid);
-    const spec = { bin: this.launch.bin, args, cwd: this.launch.cwd, env: this.launch.env, logger: this.log, label: this.conversationId, tracker: this.launch.tracker, markPrefix: this.launch.markPrefix };
+    const spec = {
+      bin: this.launch.bin,
+      args,
+      cwd: this.launch.cwd,
+      env: this.launch.env,
+      logger: this.log,
+      label: this.conversationId,
+      tracker: this.launch.tracker,
+      markPrefix: this.launch.markPrefix,
+    };
     // A new session may start on the spare process started ahead for it (steering.spareProcess).
     const proc = this.launch.spare?.take(spec) ?? AgentProcess.spawn(spec);
     this.proc = proc;
@@ -207,12 +246,19 @@ export class ClaudeStreamSession implements AgentSession {
     this.costBase = 0;
     this.log.info({ pid: proc.pid, resume: this.sid ?? null }, 'agent process started');
     proc.onLine((line) => this.onLine(proc, line));
-    proc.onTruncatedTail((tail) => this.log.warn({ pid: proc.pid, excerpt: tail.slice(0, 120) }, 'agent output ended in the middle of a frame'));
+    proc.onTruncatedTail((tail) =>
+      this.log.warn({ pid: proc.pid, excerpt: tail.slice(0, 120) }, 'agent output ended in the middle of a frame'),
+    );
     void proc.exited.then((info) => this.onExit(proc, info));
     return proc;
   }
 
-  private writeLocked(proc: AgentProcess, inputs: UserInput[], kind: WireMessage['kind'], during: StreamTurn | undefined): WireMessage {
+  private writeLocked(
+    proc: AgentProcess,
+    inputs: UserInput[],
+    kind: WireMessage['kind'],
+    during: StreamTurn | undefined,
+  ): WireMessage {
     const uuid = randomUUID();
     const text = agentText(inputs);
     const msg: WireMessage = { uuid, inputIds: inputs.map((i) => i.id), kind, writtenDuring: during };
@@ -226,7 +272,10 @@ export class ClaudeStreamSession implements AgentSession {
     const parsed = parseLine(line);
     if (parsed.kind === 'blank') return;
     if (parsed.kind === 'malformed') {
-      this.log.warn({ pid: proc.pid, reason: parsed.reason, excerpt: parsed.excerpt }, 'agent output: malformed line skipped');
+      this.log.warn(
+        { pid: proc.pid, reason: parsed.reason, excerpt: parsed.excerpt },
+        'agent output: malformed line skipped',
+      );
       return;
     }
     try {
@@ -246,7 +295,12 @@ export class ClaudeStreamSession implements AgentSession {
         const msg = this.wire.get(frame.command_uuid);
         if (!msg) return;
         if (frame.state === 'started') this.wire.takeIn(msg);
-        else if (frame.state === 'cancelled' && !msg.turn) this.wire.drop(msg, 'AGENT_STOPPED', 'The message was withdrawn by an interrupt before the agent took it in.');
+        else if (frame.state === 'cancelled' && !msg.turn)
+          this.wire.drop(
+            msg,
+            'AGENT_STOPPED',
+            'The message was withdrawn by an interrupt before the agent took it in.',
+          );
         return;
       }
       case 'user':
@@ -297,7 +351,13 @@ export class ClaudeStreamSession implements AgentSession {
     if (typeof frame.total_cost_usd === 'number') this.costBase = frame.total_cost_usd;
     this.finishTurnLocked(turn);
     if (turn.timedOut) {
-      turn.fail(new RudderError('AGENT_TURN_TIMEOUT', undefined, { conversationId: this.conversationId, pid: proc.pid, unanswered: inputIds }));
+      turn.fail(
+        new RudderError('AGENT_TURN_TIMEOUT', undefined, {
+          conversationId: this.conversationId,
+          pid: proc.pid,
+          unanswered: inputIds,
+        }),
+      );
     } else if ('ok' in outcome) {
       turn.succeed(outcome.ok);
     } else {
@@ -313,11 +373,17 @@ export class ClaudeStreamSession implements AgentSession {
   private retireLocked(proc: AgentProcess, why: string): void {
     this.sid = undefined;
     this.proc = undefined;
-    this.wire.dropAll(undefined, 'AGENT_SESSION_NOT_FOUND', `${why} It was not taken in; it runs again in the new session.`);
+    this.wire.dropAll(
+      undefined,
+      'AGENT_SESSION_NOT_FOUND',
+      `${why} It was not taken in; it runs again in the new session.`,
+    );
     this.permissions.dropFor(undefined);
     this.log.info({ pid: proc.pid }, 'agent process retired: its session could not be resumed');
     this.retiring.add(proc);
-    void proc.end('its session could not be resumed', IDLE_EXIT_WAIT_MS, this.killGraceMs()).finally(() => this.retiring.delete(proc));
+    void proc
+      .end('its session could not be resumed', IDLE_EXIT_WAIT_MS, this.killGraceMs())
+      .finally(() => this.retiring.delete(proc));
   }
 
   private finishTurnLocked(turn: StreamTurn): void {
@@ -345,11 +411,23 @@ export class ClaudeStreamSession implements AgentSession {
     this.lock.run(() => {
       this.proc = undefined;
       const turn = this.current;
-      const { code, detail } = describeExit(info, proc.stderrTail(), { stopped: this.stopped, timedOut: !!turn?.timedOut });
+      const { code, detail } = describeExit(info, proc.stderrTail(), {
+        stopped: this.stopped,
+        timedOut: !!turn?.timedOut,
+      });
       if (!info.reason && !this.stopped) this.crashed = true;
       if (code === 'AGENT_SESSION_NOT_FOUND') this.sid = undefined;
-      this.log[info.reason ? 'info' : 'warn']({ pid: proc.pid, exitCode: info.code, signal: info.signal, reason: info.reason, inFlight: !!turn }, 'agent process exited');
-      const context = { conversationId: this.conversationId, pid: proc.pid, exitCode: info.code, signal: info.signal, stderr: proc.stderrTail().slice(-5) };
+      this.log[info.reason ? 'info' : 'warn'](
+        { pid: proc.pid, exitCode: info.code, signal: info.signal, reason: info.reason, inFlight: !!turn },
+        'agent process exited',
+      );
+      const context = {
+        conversationId: this.conversationId,
+        pid: proc.pid,
+        exitCode: info.code,
+        signal: info.signal,
+        stderr: proc.stderrTail().slice(-5),
+      };
       if (turn) {
         this.finishTurnLocked(turn);
         if (turn.interruptRequested && !turn.timedOut && info.reason?.startsWith('interrupt')) {

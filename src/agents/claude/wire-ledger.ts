@@ -4,7 +4,7 @@
  * messages a result answers (result.user_message_uuids). A message taken in while the turn it was
  * written during is current was steered; one taken in later ran as (part of) a later turn.
  */
-import { RudderError, type ErrorCode } from '../../errors.js';
+import { type ErrorCode, RudderError } from '../../errors.js';
 import type { StreamTurn, WireMessage } from './stream-turn.js';
 
 export interface LedgerHooks {
@@ -58,7 +58,9 @@ export class WireLedger {
   /** The message will never be answered: its steer (if pending) fails with the reason. */
   drop(msg: WireMessage, code: ErrorCode, detail: string): void {
     this.open.delete(msg.uuid);
-    msg.settle?.reject(new RudderError(code, detail, { conversationId: this.hooks.conversationId, unanswered: msg.inputIds }));
+    msg.settle?.reject(
+      new RudderError(code, detail, { conversationId: this.hooks.conversationId, unanswered: msg.inputIds }),
+    );
     msg.settle = undefined;
   }
 
@@ -83,7 +85,9 @@ export class WireLedger {
       turn.removeInputs(m.inputIds);
     }
     for (const m of answered) this.open.delete(m.uuid);
-    const steered = answered.filter((m) => m.kind === 'steer' && m.writtenDuring === turn).reduce((n, m) => n + m.inputIds.length, 0);
+    const steered = answered
+      .filter((m) => m.kind === 'steer' && m.writtenDuring === turn)
+      .reduce((n, m) => n + m.inputIds.length, 0);
     return { inputIds: answered.flatMap((m) => m.inputIds), steered };
   }
 

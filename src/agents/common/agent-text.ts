@@ -16,7 +16,10 @@ export interface AgentTextOptions {
 export function agentText(inputs: UserInput[], opts: AgentTextOptions = {}): string {
   return inputs
     .flatMap((input, n) => {
-      const wrapped = input.inSession && input.note && !opts.alwaysWrap ? [] : [wrapExternal(input.text, { source: input.source, id: opts.ids?.[n] })];
+      const wrapped =
+        input.inSession && input.note && !opts.alwaysWrap
+          ? []
+          : [wrapExternal(input.text, { source: input.source, id: opts.ids?.[n] })];
       // Merged inputs that failed together share one note.
       const note = input.note && input.note !== inputs[n - 1]?.note ? [input.note] : [];
       return [...note, ...wrapped];

@@ -3,8 +3,9 @@
  * (its transcript is <uuid>.jsonl), `--resume <id>` continues one in the same file (an unknown id
  * exits with status 1), `--append-system-prompt` and `--permission-mode manual` work as in -p mode.
  */
-import { autocompactArgs, type LaunchOptions, type PermissionMode } from '../claude/args.js';
+
 import { WRAPPER_SYSTEM_PROMPT } from '../../security/wrap.js';
+import { autocompactArgs, type LaunchOptions, type PermissionMode } from '../claude/args.js';
 
 /** 'relay' means the TUI asks at every tool that needs approval and Rudder relays the prompt: its manual mode. */
 function permissionArgs(mode: PermissionMode): string[] {
@@ -26,7 +27,9 @@ export function tuiArgs(opts: LaunchOptions, session: TuiSession): string[] {
   if (session.resume) args.push('--resume', session.resume);
   else if (session.newSessionId) args.push('--session-id', session.newSessionId);
   if (opts.model) args.push('--model', opts.model);
-  const prompt = opts.appendSystemPrompt ? `${WRAPPER_SYSTEM_PROMPT}\n\n${opts.appendSystemPrompt}` : WRAPPER_SYSTEM_PROMPT;
+  const prompt = opts.appendSystemPrompt
+    ? `${WRAPPER_SYSTEM_PROMPT}\n\n${opts.appendSystemPrompt}`
+    : WRAPPER_SYSTEM_PROMPT;
   args.push('--append-system-prompt', prompt);
   args.push(...permissionArgs(opts.permissionMode));
   if (opts.allowedTools?.length) args.push('--allowed-tools', opts.allowedTools.join(','));

@@ -5,7 +5,7 @@
  * the text still sits in the box, and never while a menu is up.
  */
 import { boxIsEmpty } from './injection.js';
-import { sleep, type Pane } from './pane.js';
+import { type Pane, sleep } from './pane.js';
 
 export interface ArrivalOptions {
   pane: Pane;

@@ -39,7 +39,9 @@ export class CommandQueue {
       } finally {
         this.draining = undefined;
         // A stopped session runs nothing more: whoever waits on a command hears so instead of waiting for ever.
-        if (this.stopped()) for (const job of this.queue.splice(0)) job.reject(new RudderError('AGENT_STOPPED', 'The session stopped before the command ran.'));
+        if (this.stopped())
+          for (const job of this.queue.splice(0))
+            job.reject(new RudderError('AGENT_STOPPED', 'The session stopped before the command ran.'));
       }
     })();
     return this.draining;

@@ -4,17 +4,17 @@
  * own message waits for the pane as long as the turn lives (the person is told past the ready
  * timeout); so does a steer, which runs as the next turn when the running one ends first.
  */
-import { RudderError, asRudderError } from '../../errors.js';
+import { asRudderError, RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { TurnLock } from '../common/turn-lock.js';
 import { confirmArrival } from './arrival.js';
 import { clearInputBox, type PreparedMessage } from './injection.js';
-import type { PaneHost } from './pane-host.js';
 import type { PaneLook } from './pane.js';
+import type { PaneHost } from './pane-host.js';
 import type { TmuxLaunch } from './tmux-launch.js';
 import type { TmuxTurn } from './tmux-turn.js';
 import type { Delivery, TurnTracker } from './turn-tracker.js';
-import { typeWhenTypeable, type TypingJob } from './typing.js';
+import { type TypingJob, typeWhenTypeable } from './typing.js';
 
 export interface DeliverDeps {
   launch: TmuxLaunch;
@@ -38,7 +38,8 @@ export class Deliverer {
     try {
       await host.ensureLive(this.deps.context());
       const note = host.takeNewSessionNote();
-      if (note) turn.emit({ type: 'status', notify: note.notify, message: `${note.notify ? '⚠️ ' : ''}${note.message}` });
+      if (note)
+        turn.emit({ type: 'status', notify: note.notify, message: `${note.notify ? '⚠️ ' : ''}${note.message}` });
       await this.deps.commandsFirst();
       if (await typeWhenTypeable(this.job(turn, d, msg, 'ready'))) await this.arrival(d, msg);
     } catch (err) {
@@ -63,7 +64,10 @@ export class Deliverer {
       }
     } catch (err) {
       const error = asRudderError(err, 'AGENT_UNDELIVERED', { ...this.deps.context(), unanswered: d.inputIds });
-      this.deps.log.warn({ code: error.code, marker: d.marker }, 'steer not delivered; it stays owed and runs after the turn');
+      this.deps.log.warn(
+        { code: error.code, marker: d.marker },
+        'steer not delivered; it stays owed and runs after the turn',
+      );
       return lock.run(() => tracker.drop(d, error));
     }
     const next = lock.run(() => (tracker.current || !tracker.deliveries.has(d.marker) ? undefined : this.ownTurn(d)));
@@ -76,7 +80,10 @@ export class Deliverer {
     const { tracker, log } = this.deps;
     d.kind = 'turn';
     const next = tracker.begin(d.inputIds, d);
-    log.info({ marker: d.marker, inputs: d.inputIds }, 'the turn ended before the steer could be typed: it runs as the next turn');
+    log.info(
+      { marker: d.marker, inputs: d.inputIds },
+      'the turn ended before the steer could be typed: it runs as the next turn',
+    );
     d.settle?.resolve({ outcome: 'ran-as-turn', turn: next });
     d.settle = undefined;
     return next;
@@ -94,7 +101,8 @@ export class Deliverer {
       cancelled: () => this.deps.stopped() || !tracker.deliveries.has(d.marker) || !!turn?.isSettled(),
       observe: this.deps.observe,
       // About the message that waits, not the one the running turn already took in.
-      tell: (message) => (turn ?? tracker.current)?.emit({ type: 'status', notify: true, message, inputIds: d.inputIds }),
+      tell: (message) =>
+        (turn ?? tracker.current)?.emit({ type: 'status', notify: true, message, inputIds: d.inputIds }),
       log: this.deps.log,
     };
   }
@@ -110,11 +118,20 @@ export class Deliverer {
       attemptMs: launch.tmux.arrivalTimeoutMs,
       retries: launch.tmux.arrivalRetries,
       abandoned: () => this.deps.stopped() || !host.live || !tracker.deliveries.has(d.marker),
-      onRetry: (n) => log.warn({ marker: d.marker, attempt: n }, 'message not in the transcript yet: Enter pressed again'),
+      onRetry: (n) =>
+        log.warn({ marker: d.marker, attempt: n }, 'message not in the transcript yet: Enter pressed again'),
     });
-    if (outcome === 'arrived') return void log.info({ marker: d.marker, inputs: d.inputIds, savedTo: msg.file }, 'message arrived in the transcript');
+    if (outcome === 'arrived')
+      return void log.info(
+        { marker: d.marker, inputs: d.inputIds, savedTo: msg.file },
+        'message arrived in the transcript',
+      );
     if (outcome === 'abandoned') return;
     if (host.live) await host.withPane(() => clearInputBox(pane));
-    throw new RudderError('AGENT_UNDELIVERED', `It was submitted ${launch.tmux.arrivalRetries + 1} time(s) but never showed up in the session transcript.`, { ...this.deps.context(), unanswered: d.inputIds });
+    throw new RudderError(
+      'AGENT_UNDELIVERED',
+      `It was submitted ${launch.tmux.arrivalRetries + 1} time(s) but never showed up in the session transcript.`,
+      { ...this.deps.context(), unanswered: d.inputIds },
+    );
   }
 }

@@ -5,7 +5,7 @@
  * between versions). Nothing is accepted that the configuration did not ask for.
  */
 import path from 'node:path';
-import { readMenu, selectOption, type MenuOption, type SelectOutcome } from './menus.js';
+import { type MenuOption, readMenu, type SelectOutcome, selectOption } from './menus.js';
 import type { Pane } from './pane.js';
 
 export type DialogKind = 'trust' | 'add-dir' | 'api-key' | 'bypass';
@@ -49,9 +49,14 @@ function shownKeyIsConfigured(text: string, apiKey: string | undefined): boolean
   return tail.length >= 4 && apiKey.endsWith(tail);
 }
 
-/** The directory the dialog names is on the next non-blank line after its heading (under HOME it is shown as `~/...`). */
+/**
+ * The directory the dialog names is on the next non-blank line after its heading (under HOME it is shown as `~/...`).
+ */
 function shownDirIsOurs(text: string, dirs: string[], home: string | undefined): boolean {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const at = lines.findIndex((l) => l.startsWith(ADD_DIR_TEXT));
   const shown = at >= 0 ? lines[at + 1] : undefined;
   if (!shown) return false;
@@ -69,13 +74,19 @@ export async function answerDialog(pane: Pane, text: string, policy: DialogPolic
       // The operator chose this working directory in the configuration: trusting it is asked for.
       return { kind, outcome: await selectOption(pane, { match: label(/^yes\b.*(trust|proceed)/i) }) };
     case 'add-dir':
-      if (!shownDirIsOurs(text, policy.addDirs, policy.home)) return { kind, refused: 'The CLI asks to add a directory Rudder did not pass.' };
+      if (!shownDirIsOurs(text, policy.addDirs, policy.home))
+        return { kind, refused: 'The CLI asks to add a directory Rudder did not pass.' };
       return { kind, outcome: await selectOption(pane, { match: label(/^yes, add it/i) }) };
     case 'api-key':
-      if (!shownKeyIsConfigured(text, policy.apiKey)) return { kind, refused: 'The CLI asks to use an API key that is not the one in the configuration.' };
+      if (!shownKeyIsConfigured(text, policy.apiKey))
+        return { kind, refused: 'The CLI asks to use an API key that is not the one in the configuration.' };
       return { kind, outcome: await selectOption(pane, { match: label(/^yes\b/i) }) };
     case 'bypass':
-      if (!policy.bypass) return { kind, refused: 'The CLI shows the bypass-permissions warning, but agent.permissionMode is not bypassPermissions.' };
+      if (!policy.bypass)
+        return {
+          kind,
+          refused: 'The CLI shows the bypass-permissions warning, but agent.permissionMode is not bypassPermissions.',
+        };
       return { kind, outcome: await selectOption(pane, { match: label(/^yes, i accept/i) }) };
   }
 }

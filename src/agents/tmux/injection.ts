@@ -11,10 +11,10 @@ import { newWrapperId } from '../../security/wrap.js';
 import { agentText } from '../common/agent-text.js';
 import type { UserInput } from '../session.js';
 import { stripControlSequences } from './control-sequences.js';
+import { type Pane, sleep } from './pane.js';
 import { readInputLine } from './pane-input.js';
 import { findLayout } from './pane-layout.js';
 import { isBlank, tailLines } from './pane-lines.js';
-import { sleep, type Pane } from './pane.js';
 
 export interface PreparedMessage {
   /** What is pasted into the box. */
@@ -46,7 +46,8 @@ export function prepareMessage(inputs: UserInput[], opts: PrepareOptions): Prepa
   fs.writeFileSync(file, full, { mode: 0o600 });
   const typed =
     `[Rudder] A message too long to type (${bytes} bytes) was saved to ${file} (${marker}). ` +
-    'Read that whole file now: it holds the message, wrapped as external content, and answer it as if it had been typed here.';
+    'Read that whole file now: it holds the message, wrapped as external content, and answer it as if it had ' +
+    'been typed here.';
   return { typed, full, marker, file };
 }
 
@@ -54,7 +55,9 @@ export function prepareMessage(inputs: UserInput[], opts: PrepareOptions): Prepa
 export function boxIsEmpty(ansiCapture: string): boolean | undefined {
   const line = readInputLine(ansiCapture);
   if (!line) return undefined;
-  const extra = findLayout(tailLines(ansiCapture)).inputLines.slice(1).some((l) => !isBlank(l));
+  const extra = findLayout(tailLines(ansiCapture))
+    .inputLines.slice(1)
+    .some((l) => !isBlank(l));
   return (line.placeholder || line.typedChars === 0) && !extra;
 }
 

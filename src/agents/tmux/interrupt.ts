@@ -8,8 +8,8 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { TurnLock } from '../common/turn-lock.js';
 import { clearInputBox } from './injection.js';
-import type { PaneHost } from './pane-host.js';
 import { sleep } from './pane.js';
+import type { PaneHost } from './pane-host.js';
 import type { Delivery, TurnTracker } from './turn-tracker.js';
 
 export interface InterruptDeps {
@@ -27,8 +27,17 @@ export async function interruptTurn(deps: InterruptDeps, opts: { cancelQueued?: 
   const waiting = () => tracker.waiting();
   if (!turn && waiting().length === 0) return;
   if (turn) turn.interruptRequested = true;
-  const withdrawn = (d: Delivery) => new RudderError('AGENT_STOPPED', 'Withdrawn by an interrupt before the agent took it in.', { ...deps.context(), unanswered: d.inputIds });
-  if (opts.cancelQueued) lock.run(() => waiting().filter((d) => !d.arrived).forEach((d) => tracker.drop(d, withdrawn(d))));
+  const withdrawn = (d: Delivery) =>
+    new RudderError('AGENT_STOPPED', 'Withdrawn by an interrupt before the agent took it in.', {
+      ...deps.context(),
+      unanswered: d.inputIds,
+    });
+  if (opts.cancelQueued)
+    lock.run(() =>
+      waiting()
+        .filter((d) => !d.arrived)
+        .forEach((d) => tracker.drop(d, withdrawn(d))),
+    );
   const pane = host.pane;
   if (!host.live || !pane || (turn && !turn.arrived)) {
     // Nothing reached the agent yet: the message is withdrawn before it was typed.
@@ -52,7 +61,8 @@ export async function interruptTurn(deps: InterruptDeps, opts: { cancelQueued?: 
     if (!left && host.live) await host.withPane(() => pane.keys('Escape'));
   }
   // The interrupt marker can reach the transcript a moment after the pane left busy.
-  for (let wait = 0; wait < 10 && !turn.isSettled() && host.live; wait++) await sleep(100).then(() => host.readTranscript());
+  for (let wait = 0; wait < 10 && !turn.isSettled() && host.live; wait++)
+    await sleep(100).then(() => host.readTranscript());
   if (turn.isSettled()) return;
   const look = host.live ? await pane.look().catch(() => undefined) : undefined;
   if (look && look.verdict !== 'busy' && look.verdict !== 'not-ready') {
@@ -60,7 +70,10 @@ export async function interruptTurn(deps: InterruptDeps, opts: { cancelQueued?: 
     lock.run(() => tracker.finish(turn, { kind: 'interrupted', reason: 'interrupted' }));
     return;
   }
-  deps.log.warn({ graceMs: deps.graceMs, verdict: look?.verdict }, 'interrupt: the pane stayed busy, stopping its process; the next turn resumes the session');
+  deps.log.warn(
+    { graceMs: deps.graceMs, verdict: look?.verdict },
+    'interrupt: the pane stayed busy, stopping its process; the next turn resumes the session',
+  );
   await host.kill('interrupt: the pane stayed busy');
   lock.run(() => tracker.finish(turn, { kind: 'interrupted', reason: 'killed_after_interrupt' }));
 }

@@ -68,9 +68,15 @@ export class MenuWatch {
     if (rule) {
       this.deps.log.info({ tool: req.request.toolName, rule }, 'permission prompt approved by agent.tmux.autoAllow');
       turn.emit({ type: 'status', message: `Allowed ${req.request.toolName} (agent.tmux.autoAllow: ${rule}).` });
-      return this.choose(req.requestId, req.request.options.findIndex((o) => o.id === 'allow'));
+      return this.choose(
+        req.requestId,
+        req.request.options.findIndex((o) => o.id === 'allow'),
+      );
     }
-    this.deps.log.info({ requestId: req.requestId, kind: req.kind, tool: req.request.toolName, options: req.request.options.length }, 'menu relayed to the person');
+    this.deps.log.info(
+      { requestId: req.requestId, kind: req.kind, tool: req.request.toolName, options: req.request.options.length },
+      'menu relayed to the person',
+    );
     turn.emit({ type: 'permission', request: req.request });
   }
 
@@ -82,7 +88,8 @@ export class MenuWatch {
     if (index === undefined) return false;
     if (m.kind === 'permission' && m.request.options[index]!.id === 'deny') {
       const input = m.request.input;
-      const detail = typeof input.command === 'string' ? input.command : typeof input.file_path === 'string' ? input.file_path : '';
+      const detail =
+        typeof input.command === 'string' ? input.command : typeof input.file_path === 'string' ? input.file_path : '';
       m.turn.denied = { toolName: m.request.toolName, detail: detail.slice(0, 200) };
     }
     this.choose(requestId, index);
@@ -107,11 +114,18 @@ export class MenuWatch {
       .then((outcome) => {
         this.open.delete(requestId);
         const label = m.request.options[index]?.label;
-        if (outcome === 'selected' || outcome === 'menu-gone') return void this.deps.log.info({ requestId, option: label, outcome }, 'menu answered in the pane');
+        if (outcome === 'selected' || outcome === 'menu-gone')
+          return void this.deps.log.info({ requestId, option: label, outcome }, 'menu answered in the pane');
         // Not selected: forgotten here, so the next look relays the same menu again under a new id.
         m.turn.denied = undefined;
         this.deps.log.warn({ requestId, option: label, outcome }, 'menu answer could not be selected in the pane');
-        m.turn.emit({ type: 'status', notify: true, message: `⚠️ Could not select “${label}” in the terminal (${outcome}). The question is asked again; or answer it with tmux attach.` });
+        m.turn.emit({
+          type: 'status',
+          notify: true,
+          message:
+            `⚠️ Could not select “${label}” in the terminal (${outcome}). The question is asked ` +
+            `again; or answer it with tmux attach.`,
+        });
       });
   }
 }

@@ -14,8 +14,9 @@
  * above that is scrollback, never part of the menu. Inside it, dashed rules (`╌╌╌`) frame the
  * command or diff a tool prompt shows, and `Tip:` lines advertise other modes.
  */
+
+import { type Pane, sleep } from './pane.js';
 import { highlightedEntry, isBlank, startsNumbered, tailLines } from './pane-lines.js';
-import { sleep, type Pane } from './pane.js';
 
 export interface MenuOption {
   label: string;
@@ -96,13 +97,17 @@ export function readMenu(text: string): MenuView | undefined {
     if (h) return h.indent === entry.indent;
     return leading(l) === col && (!numbered || startsNumbered(l.trimStart()));
   };
-  const isContinuation = (l: string) => !isBlank(l) && !highlightedEntry(l) && (leading(l) > col || (numbered && leading(l) === col && !startsNumbered(l.trimStart())));
+  const isContinuation = (l: string) =>
+    !isBlank(l) &&
+    !highlightedEntry(l) &&
+    (leading(l) > col || (numbered && leading(l) === col && !startsNumbered(l.trimStart())));
   let top = at;
   while (top > 0 && (isOptionStart(lines[top - 1]!) || isContinuation(lines[top - 1]!))) top--;
   // A continuation line above the first option is the question or body, not an option.
   while (top < at && !isOptionStart(lines[top]!)) top++;
   let bottom = at;
-  while (bottom + 1 < lines.length && (isOptionStart(lines[bottom + 1]!) || isContinuation(lines[bottom + 1]!))) bottom++;
+  while (bottom + 1 < lines.length && (isOptionStart(lines[bottom + 1]!) || isContinuation(lines[bottom + 1]!)))
+    bottom++;
 
   const options: MenuOption[] = [];
   let highlighted = 0;
@@ -136,7 +141,17 @@ export function readMenu(text: string): MenuView | undefined {
   const question = [...above].reverse().find((l) => l.endsWith('?'));
   const hintLine = lines.slice(bottom + 1).find((l) => !isBlank(l));
   const signature = JSON.stringify([question ?? '', above.slice(-6), options.map((o) => o.label)]);
-  return { options, highlighted, question, body: above, title: above[0], framed, text: withoutTips(above), hint: hintLine?.trim(), signature };
+  return {
+    options,
+    highlighted,
+    question,
+    body: above,
+    title: above[0],
+    framed,
+    text: withoutTips(above),
+    hint: hintLine?.trim(),
+    signature,
+  };
 }
 
 export type SelectOutcome = 'selected' | 'menu-gone' | 'option-missing' | 'highlight-stuck' | 'enter-ignored';

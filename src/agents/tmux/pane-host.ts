@@ -11,13 +11,13 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { alive } from '../../ops/proc.js';
 import { DEFAULT_KILL_GRACE_MS } from '../claude/launch.js';
-import { bootPane, screenExcerpt, spawnPane, stderrFileOf, stderrTail } from './pane-process.js';
 import { killMarked } from '../common/orphans.js';
-import { sleep, type Pane, type PaneLook } from './pane.js';
-import { TIMING, paneName, type TmuxLaunch } from './tmux-launch.js';
+import { type Pane, type PaneLook, sleep } from './pane.js';
+import { bootPane, screenExcerpt, spawnPane, stderrFileOf, stderrTail } from './pane-process.js';
 import { Tmux } from './tmux.js';
+import { paneName, TIMING, type TmuxLaunch } from './tmux-launch.js';
+import { claudeConfigDir, fileSize, TranscriptTail, transcriptHasConversation, transcriptPath } from './transcript.js';
 import type { TranscriptEntry } from './transcript-entries.js';
-import { TranscriptTail, claudeConfigDir, fileSize, transcriptHasConversation, transcriptPath } from './transcript.js';
 
 export interface PaneHostHooks {
   /** New transcript entries, in order. */
@@ -104,8 +104,14 @@ export class PaneHost {
   private resumable(): string | undefined {
     if (!this.sid) return undefined;
     const file = transcriptPath(this.configDir, this.launch.cwd, this.sid);
-    if (!fs.existsSync(file)) this.log.warn({ sessionId: this.sid }, 'the saved session has no transcript here; starting a new session');
-    else if (!transcriptHasConversation(file)) this.newSessionInstead(this.sid, 'its transcript holds no conversation (the agent was stopped before it wrote any)', false);
+    if (!fs.existsSync(file))
+      this.log.warn({ sessionId: this.sid }, 'the saved session has no transcript here; starting a new session');
+    else if (!transcriptHasConversation(file))
+      this.newSessionInstead(
+        this.sid,
+        'its transcript holds no conversation (the agent was stopped before it wrote any)',
+        false,
+      );
     else return this.sid;
     return undefined;
   }
@@ -114,11 +120,19 @@ export class PaneHost {
     return !transcriptHasConversation(transcriptPath(this.configDir, this.launch.cwd, sessionId));
   }
 
-  /** Records why a saved session is not resumed; the turn that starts the pane tells the person (see takeNewSessionNote). */
+  /**
+   * Records why a saved session is not resumed; the turn that starts the pane tells the person (see
+   * takeNewSessionNote).
+   */
   private newSessionInstead(sessionId: string, why: string, contextLost: boolean): void {
     this.log.warn({ sessionId, why, contextLost }, 'the saved session cannot be resumed; starting a new session');
     const lost = contextLost ? ' The agent does not remember the earlier conversation.' : '';
-    this.newSessionNote = { notify: contextLost, message: `The saved session ${sessionId.slice(0, 8)} could not be resumed: ${why}. A new session was started and the message runs there.${lost}` };
+    this.newSessionNote = {
+      notify: contextLost,
+      message:
+        `The saved session ${sessionId.slice(0, 8)} could not be resumed: ${why}. A new session was ` +
+        `started and the message runs there.${lost}`,
+    };
     this.sid = undefined;
   }
 
@@ -131,7 +145,14 @@ export class PaneHost {
 
   private async startPane(context: Record<string, unknown>, resume: string | undefined): Promise<void> {
     if (!resume) (this.sid = randomUUID()), (this.sidPersisted = false);
-    const { pane, pid, mark } = await spawnPane({ tmux: this.tmux, name: this.name, launch: this.launch, model: this.model, resume, newSessionId: resume ? undefined : this.sid });
+    const { pane, pid, mark } = await spawnPane({
+      tmux: this.tmux,
+      name: this.name,
+      launch: this.launch,
+      model: this.model,
+      resume,
+      newSessionId: resume ? undefined : this.sid,
+    });
     Object.assign(this, { pane, pid, mark, live: true, dead: false });
     if (this.closed) {
       // Stopped while the pane was being created: it must not outlive the session.
@@ -143,9 +164,23 @@ export class PaneHost {
     const file = transcriptPath(this.configDir, this.launch.cwd, this.sid!);
     this.tail?.close(); // the previous process's reader, on a respawn
     this.tail = new TranscriptTail(file, resume ? fileSize(file) : 0);
-    const diagnosis = { env: this.launch.env, nothingToResume: () => !transcriptHasConversation(file), stderrFile: stderrFileOf(this.launch) };
+    const diagnosis = {
+      env: this.launch.env,
+      nothingToResume: () => !transcriptHasConversation(file),
+      stderrFile: stderrFileOf(this.launch),
+    };
     try {
-      await bootPane(pane, { apiKey: this.launch.env.ANTHROPIC_API_KEY, bypass: this.launch.permissionMode === 'bypassPermissions', addDirs: [this.launch.tmux.messageDir], home: this.launch.env.HOME }, this.log, { resuming: !!resume, context: { ...context, pid }, diagnosis });
+      await bootPane(
+        pane,
+        {
+          apiKey: this.launch.env.ANTHROPIC_API_KEY,
+          bypass: this.launch.permissionMode === 'bypassPermissions',
+          addDirs: [this.launch.tmux.messageDir],
+          home: this.launch.env.HOME,
+        },
+        this.log,
+        { resuming: !!resume, context: { ...context, pid }, diagnosis },
+      );
     } catch (err) {
       await this.kill('the pane did not start');
       throw err;
@@ -192,7 +227,10 @@ export class PaneHost {
   startPolling(): void {
     if (this.poller || !this.live || this.closed) return;
     const loop = () => {
-      this.poller = setTimeout(() => void this.tick().finally(() => this.poller && loop()), this.hooks.busy() ? TIMING.pollMs : TIMING.idlePollMs);
+      this.poller = setTimeout(
+        () => void this.tick().finally(() => this.poller && loop()),
+        this.hooks.busy() ? TIMING.pollMs : TIMING.idlePollMs,
+      );
       this.poller.unref();
     };
     loop();
@@ -212,18 +250,24 @@ export class PaneHost {
       const look = busy ? await this.pane.look() : undefined;
       let info = look?.info ?? (await this.tmux.paneInfo(this.name));
       // tmux can mark a pane dead (its pty closed) a moment before it has reaped the exit status.
-      for (let i = 0; i < 5 && info.dead && info.deadStatus === undefined && info.deadSignal === undefined; i++) info = await sleep(100).then(() => this.tmux.paneInfo(this.name));
+      for (let i = 0; i < 5 && info.dead && info.deadStatus === undefined && info.deadSignal === undefined; i++)
+        info = await sleep(100).then(() => this.tmux.paneInfo(this.name));
       if (info.dead) {
         const text = look?.text ?? (await this.tmux.capturePane(this.name).catch(() => ''));
         const how = info.deadSignal ? `signal ${info.deadSignal}` : `status ${info.deadStatus ?? '?'}`;
         this.readTranscript();
         const stderr = stderrTail(stderrFileOf(this.launch));
-        return this.onDeath(`the agent's terminal program exited (${how}); ${stderr ? `it printed: ${stderr}; ` : ''}last screen: ${screenExcerpt(text)}`, text);
+        return this.onDeath(
+          `the agent's terminal program exited (${how}); ${stderr ? `it printed: ${stderr}; ` : ''}last ` +
+            `screen: ${screenExcerpt(text)}`,
+          text,
+        );
       }
       if (look) this.hooks.looked(look);
     } catch (err) {
       // list-panes fails once the tmux session is gone: that is a death too.
-      if (this.live && !(await this.tmux.hasSession(this.name).catch(() => true))) this.onDeath('the tmux session of the agent is gone', '');
+      if (this.live && !(await this.tmux.hasSession(this.name).catch(() => true)))
+        this.onDeath('the tmux session of the agent is gone', '');
       else this.log.debug({ err: (err as Error).message }, 'pane poll failed; trying again');
     } finally {
       this.ticking = false;
@@ -239,7 +283,10 @@ export class PaneHost {
     if (this.pid !== undefined) this.launch.tracker?.exited(this.pid);
     this.hooks.died(detail, screen);
     // Its last screen is in the log: nothing is left behind. A respawn waits for this first.
-    this.reaping = this.tmux.killSession(this.name).then(() => void this.killLeftovers(), () => void this.killLeftovers());
+    this.reaping = this.tmux.killSession(this.name).then(
+      () => void this.killLeftovers(),
+      () => void this.killLeftovers(),
+    );
   }
 
   /** Kills the tmux session by its exact name and waits for the program to exit (SIGKILL after the grace). */
@@ -250,7 +297,9 @@ export class PaneHost {
     const wasLive = this.live;
     this.live = false;
     this.log.info({ pid, reason }, 'killing the agent pane');
-    await this.tmux.killSession(this.name).catch((err: Error) => this.log.warn({ err: err.message }, 'tmux kill-session failed'));
+    await this.tmux
+      .killSession(this.name)
+      .catch((err: Error) => this.log.warn({ err: err.message }, 'tmux kill-session failed'));
     if (pid !== undefined && wasLive) {
       const end = Date.now() + (this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
       while (alive(pid) && Date.now() < end) await sleep(50);

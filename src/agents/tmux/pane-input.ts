@@ -3,9 +3,10 @@
  * capture a placeholder (`❯ Resend your message to try again`, `❯ Press up to edit queued
  * messages`) looks exactly like typed text; only its dim attribute (SGR 2) tells them apart.
  */
+
+import { stripControlSequences } from './control-sequences.js';
 import { findLayout } from './pane-layout.js';
 import { isBlank, tailLines, trimEndSpaces } from './pane-lines.js';
-import { stripControlSequences } from './control-sequences.js';
 
 export interface InputLineContent {
   /** The box shows dim placeholder text and nothing typed. */

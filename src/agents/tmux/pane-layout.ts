@@ -10,7 +10,15 @@
  *
  * Without a box, a bare prompt as the last line (`❯`, `>`, `› `) is the anchor instead.
  */
-import { indentedEmptyPrompt, isBlank, isBoxBottom, isBoxTop, isRule, promptLine, type PromptLine } from './pane-lines.js';
+import {
+  indentedEmptyPrompt,
+  isBlank,
+  isBoxBottom,
+  isBoxTop,
+  isRule,
+  type PromptLine,
+  promptLine,
+} from './pane-lines.js';
 
 export interface Layout {
   kind: 'box' | 'bare-prompt' | 'none';
@@ -46,7 +54,7 @@ function attachedBlock(lines: string[], anchor: number): { attached: string[] } 
   const block: string[] = [];
   let i = anchor - 1;
   let gap = 0;
-  while (i >= 0 && isBlank(lines[i]!) && gap < ATTACHED_GAP_MAX) (i--, gap++);
+  while (i >= 0 && isBlank(lines[i]!) && gap < ATTACHED_GAP_MAX) i--, gap++;
   for (; i >= 0 && block.length < ATTACHED_MAX; i--) {
     const line = lines[i]!;
     if (isBlank(line)) break;
@@ -88,7 +96,15 @@ export function findLayout(lines: string[]): Layout {
   // `❯ text` with a normal space is a history echo or a menu highlight, not an input line.
   if (bare && (bare.nbsp || bare.empty)) {
     const anchor = last > 0 && isTopEdge(lines[last - 1]!) ? last - 1 : last;
-    return { kind: 'bare-prompt', lines, anchor, prompt: bare, inputLines: [lines[last]!], footer: [], ...attachedBlock(lines, anchor) };
+    return {
+      kind: 'bare-prompt',
+      lines,
+      anchor,
+      prompt: bare,
+      inputLines: [lines[last]!],
+      footer: [],
+      ...attachedBlock(lines, anchor),
+    };
   }
   return { kind: 'none', lines, anchor: undefined, prompt: undefined, inputLines: [], footer: [], attached: [] };
 }

@@ -118,7 +118,17 @@ function includesAny(line: string, needles: readonly string[]): boolean {
  * Hints drawn under a dialog or picker whose keys select something: `↓ to navigate` (/config),
  * 2.1.112's `Enter to continue · Esc to exit` (rewind) and `Enter/↓ to select · Esc to clear` (/config).
  */
-const DIALOG_HINTS = ['enter to confirm', 'enter to select', 'esc to cancel', 'to navigate', 'esc to go back', 'enter to continue', 'esc to exit', '↓ to select', 'esc to clear'];
+const DIALOG_HINTS = [
+  'enter to confirm',
+  'enter to select',
+  'esc to cancel',
+  'to navigate',
+  'esc to go back',
+  'enter to continue',
+  'esc to exit',
+  '↓ to select',
+  'esc to clear',
+];
 export const hasDialogHint = (line: string) => includesAny(line, DIALOG_HINTS);
 
 /** Drawn while a turn runs: 2.1.332's footer, older spinner lines. */
@@ -151,7 +161,9 @@ export function isActiveSpinner(line: string): boolean {
  */
 export function isModeFooter(line: string): boolean {
   const t = line.trimStart();
-  return t.startsWith('⏵⏵ ') || t.startsWith('⏸ ') || t.startsWith('? for shortcuts') || t.startsWith('shift+tab to cycle');
+  return (
+    t.startsWith('⏵⏵ ') || t.startsWith('⏸ ') || t.startsWith('? for shortcuts') || t.startsWith('shift+tab to cycle')
+  );
 }
 
 /**

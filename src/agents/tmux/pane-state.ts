@@ -65,10 +65,12 @@ function findMenu(layout: Layout): string | undefined {
   const { attached, footer, lines, anchor } = layout;
   if (anchor !== undefined) {
     // With a live input box, only what is drawn against it counts; older lines are history.
-    if (attached.some(isSelectedNumberedOption) || footer.some(isSelectedNumberedOption)) return 'numbered-option-selected';
+    if (attached.some(isSelectedNumberedOption) || footer.some(isSelectedNumberedOption))
+      return 'numbered-option-selected';
     // While messages wait in the TUI's queue, 2.1.112 draws them as `  ❯ text` above the box: not a list.
     const queueShown = layout.inputLines.some(hasQueuedPlaceholder);
-    if (!queueShown && attached.some((l) => (highlightedEntry(l)?.indent ?? 0) > 0)) return 'list-entry-highlighted-above-input';
+    if (!queueShown && attached.some((l) => (highlightedEntry(l)?.indent ?? 0) > 0))
+      return 'list-entry-highlighted-above-input';
     if (attached.some(hasDialogHint)) return 'dialog-hint-above-input';
     if (footer.some(isListBelowBoxEntry)) return 'list-below-input';
     // Real footers never hold a highlighted choice: a dialog under something that looks like a box is still a dialog.
@@ -79,7 +81,8 @@ function findMenu(layout: Layout): string | undefined {
   const recent = lastNonBlank(lines, MENU_LINES_NO_BOX);
   if (recent.some(isSelectedNumberedOption)) return 'numbered-option-selected';
   const bottom = recent.slice(0, BOTTOM_LINES_NO_BOX);
-  if (bottom.some(hasDialogHint)) return recent.some((l) => highlightedEntry(l)) ? 'dialog-choice-highlighted' : 'dialog-hint';
+  if (bottom.some(hasDialogHint))
+    return recent.some((l) => highlightedEntry(l)) ? 'dialog-choice-highlighted' : 'dialog-hint';
   return undefined;
 }
 

@@ -40,11 +40,20 @@ const MAX_DESCRIPTION_CHARS = 1200;
 
 /** Options that answer more than this one request: what each changes, in words the person reads. */
 const EFFECTS: Array<[RegExp, string]> = [
-  [/\b(switch to|use|enable) auto mode\b/i, 'Switches the session to auto mode: later tool uses run without asking you.'],
-  [/\bauto-accept edits\b|\baccept edits\b|\ballow all edits\b/i, 'Switches the session to accept-edits mode: later file edits run without asking you.'],
+  [
+    /\b(switch to|use|enable) auto mode\b/i,
+    'Switches the session to auto mode: later tool uses run without asking you.',
+  ],
+  [
+    /\bauto-accept edits\b|\baccept edits\b|\ballow all edits\b/i,
+    'Switches the session to accept-edits mode: later file edits run without asking you.',
+  ],
   [/\bbypass permissions\b|\bskip permissions\b/i, 'Turns permission prompts off for the session.'],
   [/\bmy default mode\b|\bdefault permission mode\b/i, 'Changes the default permission mode of later sessions too.'],
-  [/\bdon'?t ask again\b|\bdo not ask again\b|\balways allow\b|\bfrom now on\b/i, 'Remembers this approval: similar requests are no longer asked.'],
+  [
+    /\bdon'?t ask again\b|\bdo not ask again\b|\balways allow\b|\bfrom now on\b/i,
+    'Remembers this approval: similar requests are no longer asked.',
+  ],
 ];
 
 /** What choosing this option changes beyond the request at hand; undefined for a one-off answer. */
@@ -59,13 +68,20 @@ export function asksEveryTime(mode: PermissionMode | undefined): boolean {
 }
 
 function optionId(label: string, index: number, ids: Set<string>): string {
-  const id = /^yes\b/i.test(label) && !ids.has('allow') ? 'allow' : /^no\b/i.test(label) && !ids.has('deny') ? 'deny' : `option-${index + 1}`;
+  const id =
+    /^yes\b/i.test(label) && !ids.has('allow')
+      ? 'allow'
+      : /^no\b/i.test(label) && !ids.has('deny')
+        ? 'deny'
+        : `option-${index + 1}`;
   ids.add(id);
   return id;
 }
 
 export function isPermissionMenu(view: MenuView): boolean {
-  return !!view.question && PERMISSION_QUESTION.test(view.question) && view.options.some((o) => /^yes\b/i.test(o.label));
+  return (
+    !!view.question && PERMISSION_QUESTION.test(view.question) && view.options.some((o) => /^yes\b/i.test(o.label))
+  );
 }
 
 /** The tool a prompt names when the transcript has not shown it yet: its title, e.g. "Bash command". */
@@ -102,7 +118,15 @@ export function menuRequest(view: MenuView, tool: PendingToolUse | undefined, mo
     description: asked ? view.question : describeMenu(view),
     options,
   };
-  return { requestId, signature: view.signature, kind, request, screenIndex, toolUseId: tool && kind === 'permission' ? tool.id : undefined, answered: false };
+  return {
+    requestId,
+    signature: view.signature,
+    kind,
+    request,
+    screenIndex,
+    toolUseId: tool && kind === 'permission' ? tool.id : undefined,
+    answered: false,
+  };
 }
 
 /** Which of the request's options a decision picks; undefined when it has no such option. */
@@ -118,7 +142,9 @@ export function decisionIndex(open: OpenMenu, decision: PermissionDecision): num
  */
 export function autoAllowed(allow: readonly string[], tool: PendingToolUse | undefined): string | undefined {
   if (!tool) return undefined;
-  const subject = ['command', 'file_path', 'path', 'pattern', 'url'].map((k) => tool.input[k]).find((v): v is string => typeof v === 'string');
+  const subject = ['command', 'file_path', 'path', 'pattern', 'url']
+    .map((k) => tool.input[k])
+    .find((v): v is string => typeof v === 'string');
   for (const entry of allow) {
     const m = /^([^()]+?)(?:\((.*)\))?$/.exec(entry.trim());
     if (!m || m[1] !== tool.name) continue;
@@ -126,7 +152,8 @@ export function autoAllowed(allow: readonly string[], tool: PendingToolUse | und
     if (rule === undefined) return entry;
     if (subject === undefined) continue;
     // A prefix never covers a chained or redirected command: `git status; rm -rf ~` is not `git status*`.
-    if (rule.endsWith('*') ? !SHELL_CONTROL.test(subject) && subject.startsWith(rule.slice(0, -1)) : subject === rule) return entry;
+    if (rule.endsWith('*') ? !SHELL_CONTROL.test(subject) && subject.startsWith(rule.slice(0, -1)) : subject === rule)
+      return entry;
   }
   return undefined;
 }

@@ -24,13 +24,17 @@ const SHELL = /^\s+⎿\s+\$ (.+)$/;
 export function toolCallsOnScreen(screen: string, marker?: string): ScreenToolCall[] {
   const lines = tailLines(screen);
   // With a marker, only what follows that message counts (an older turn's calls never do).
-  const from = marker ? lines.map((l) => l.includes(marker)).lastIndexOf(true) : lines.map((l) => l.startsWith('❯ ')).lastIndexOf(true);
+  const from = marker
+    ? lines.map((l) => l.includes(marker)).lastIndexOf(true)
+    : lines.map((l) => l.startsWith('❯ ')).lastIndexOf(true);
   if (from < 0) return [];
   const calls: ScreenToolCall[] = [];
   for (const line of lines.slice(from + 1)) {
     if (isRule(line)) break; // the input box: nothing below it is history
     const shell = SHELL.exec(line);
-    const call = shell ? { name: 'Bash', args: shell[1]!.trim() } : ((m) => m && { name: m[1]!, args: m[2]!.trim() })(CALL.exec(line));
+    const call = shell
+      ? { name: 'Bash', args: shell[1]!.trim() }
+      : ((m) => m && { name: m[1]!, args: m[2]!.trim() })(CALL.exec(line));
     if (!call) continue;
     const input: Record<string, string> = call.name === 'Bash' ? { command: call.args } : { shown: call.args };
     const last = calls.at(-1);
@@ -40,8 +44,13 @@ export function toolCallsOnScreen(screen: string, marker?: string): ScreenToolCa
   return calls;
 }
 
-/** A turn cut off with no tool use in the transcript reports the calls its last screen shows, so a re-run can say what may have run. */
+/**
+ * A turn cut off with no tool use in the transcript reports the calls its last screen shows, so a re-run can say what
+ * may have run.
+ */
 export function reportToolsOnlyOnScreen(turn: TmuxTurn, marker: string | undefined, screen: string): void {
   if (turn.toolUseCount() > 0 || !marker) return;
-  toolCallsOnScreen(screen, marker).forEach((c, i) => turn.emit({ type: 'tool-use', id: `screen-${i + 1}`, name: c.name, input: c.input }));
+  toolCallsOnScreen(screen, marker).forEach((c, i) =>
+    turn.emit({ type: 'tool-use', id: `screen-${i + 1}`, name: c.name, input: c.input }),
+  );
 }

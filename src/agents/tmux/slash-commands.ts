@@ -6,8 +6,8 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { boxIsEmpty, clearInputBox } from './injection.js';
 import { readMenu, selectOption } from './menus.js';
+import { type Pane, sleep } from './pane.js';
 import type { PaneHost } from './pane-host.js';
-import { sleep, type Pane } from './pane.js';
 import { sessionOfPid } from './transcript.js';
 
 export interface SlashCommandRun {
@@ -41,13 +41,23 @@ export async function runSlashCommand(command: string, run: SlashCommandRun): Pr
       return true;
     });
     if (typed) break;
-    if (Date.now() >= deadline) throw new RudderError('AGENT_NOT_READY', `${command} was not typed: the terminal did not show an idle input box.`, run.context);
+    if (Date.now() >= deadline)
+      throw new RudderError(
+        'AGENT_NOT_READY',
+        `${command} was not typed: the terminal did not show an idle input box.`,
+        run.context,
+      );
     await sleep(300);
   }
   const end = Date.now() + TOOK_TIMEOUT_MS;
   let nextEnter = Date.now() + ENTER_RETRY_MS;
   while (!run.took()) {
-    if (Date.now() >= end) throw new RudderError('AGENT_UNDELIVERED', `${command} was typed but did not take effect in the terminal.`, run.context);
+    if (Date.now() >= end)
+      throw new RudderError(
+        'AGENT_UNDELIVERED',
+        `${command} was typed but did not take effect in the terminal.`,
+        run.context,
+      );
     if (Date.now() >= nextEnter) {
       nextEnter = Date.now() + ENTER_RETRY_MS;
       // The Enter was eaten: the command still sits in an idle box (never pressed at a menu).
@@ -61,7 +71,10 @@ export async function runSlashCommand(command: string, run: SlashCommandRun): Pr
       // The person asked for this command: its own confirmation is answered, by the option's text.
       const look = await run.pane.look();
       const menu = look.verdict === 'menu' ? readMenu(look.text) : undefined;
-      if (menu?.options.some((o) => confirm.test(o.label))) await run.withPane(() => selectOption(run.pane, { match: (o) => confirm.test(o.label), signature: menu.signature }));
+      if (menu?.options.some((o) => confirm.test(o.label)))
+        await run.withPane(() =>
+          selectOption(run.pane, { match: (o) => confirm.test(o.label), signature: menu.signature }),
+        );
     }
     await sleep(150);
   }
@@ -79,16 +92,28 @@ export interface TuiCommandDeps {
 }
 
 function runOf(deps: TuiCommandDeps, took: () => boolean): SlashCommandRun {
-  return { pane: deps.host.pane!, withPane: (fn) => deps.host.withPane(fn), readyTimeoutMs: deps.readyTimeoutMs, took, context: deps.context };
+  return {
+    pane: deps.host.pane!,
+    withPane: (fn) => deps.host.withPane(fn),
+    readyTimeoutMs: deps.readyTimeoutMs,
+    took,
+    context: deps.context,
+  };
 }
 
-/** /clear in the TUI: the process moves to a new session (read from sessions/<pid>.json), which is followed and persisted. */
+/**
+ * /clear in the TUI: the process moves to a new session (read from sessions/<pid>.json), which is followed and
+ * persisted.
+ */
 export async function clearInTui(deps: TuiCommandDeps): Promise<void> {
   const { host } = deps;
   const pid = host.pid;
   if (!host.live || pid === undefined) return host.forgetSession();
   const before = sessionOfPid(host.configDir, pid) ?? host.sid;
-  await runSlashCommand('/clear', runOf(deps, () => (sessionOfPid(host.configDir, pid) ?? before) !== before));
+  await runSlashCommand(
+    '/clear',
+    runOf(deps, () => (sessionOfPid(host.configDir, pid) ?? before) !== before),
+  );
   host.switchSession(sessionOfPid(host.configDir, pid)!);
   deps.log.info({ sessionId: host.sid }, 'context cleared with /clear');
 }
@@ -97,7 +122,9 @@ export async function clearInTui(deps: TuiCommandDeps): Promise<void> {
 export async function modelInTui(deps: TuiCommandDeps, name: string): Promise<void> {
   if (!deps.host.live) return;
   const seen = deps.commandTexts.length;
-  const took = () => (deps.host.readTranscript(), deps.commandTexts.slice(seen).some((t) => t.includes('Set model to')));
+  const took = () => (
+    deps.host.readTranscript(), deps.commandTexts.slice(seen).some((t) => t.includes('Set model to'))
+  );
   await runSlashCommand(`/model ${name}`, { ...runOf(deps, took), confirm: /^yes, switch\b/i });
   deps.log.info({ model: name }, 'model switched with /model');
 }

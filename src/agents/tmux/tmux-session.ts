@@ -11,25 +11,36 @@
  *   menus       menu-watch.ts, menus.ts, permission-relay.ts      /stop      interrupt.ts
  *   /clear, /model  command-queue.ts, slash-commands.ts
  */
-import { RudderError, asRudderError } from '../../errors.js';
+import { asRudderError, RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
-import { TurnLock } from '../common/turn-lock.js';
 import { DEFAULT_INTERRUPT_GRACE_MS, DEFAULT_TURN_TIMEOUT_MS } from '../claude/launch.js';
-import { steerPromise, type AgentSession, type Capabilities, type PermissionDecision, type SessionState, type SteerPromise, type SteerResult, type Turn, type TurnInput, type UserInput } from '../session.js';
+import { TurnLock } from '../common/turn-lock.js';
+import {
+  type AgentSession,
+  type Capabilities,
+  type PermissionDecision,
+  type SessionState,
+  type SteerPromise,
+  type SteerResult,
+  steerPromise,
+  type Turn,
+  type TurnInput,
+  type UserInput,
+} from '../session.js';
 import { CommandQueue } from './command-queue.js';
 import { Deliverer } from './deliver.js';
-import { prepareMessage, type PreparedMessage } from './injection.js';
+import { type PreparedMessage, prepareMessage } from './injection.js';
 import { interruptTurn } from './interrupt.js';
 import { MenuWatch } from './menu-watch.js';
-import { PaneHost } from './pane-host.js';
 import type { PaneLook } from './pane.js';
+import { PaneHost } from './pane-host.js';
 import { reportToolsOnlyOnScreen } from './screen-tools.js';
 import { clearInTui, modelInTui, type TuiCommandDeps } from './slash-commands.js';
 import { TIMING, type TmuxLaunch } from './tmux-launch.js';
 import type { TmuxTurn } from './tmux-turn.js';
 import type { TranscriptEntry } from './transcript-entries.js';
 import { armTurnTimeout } from './turn-timeout.js';
-import { TurnTracker, type Delivery } from './turn-tracker.js';
+import { type Delivery, TurnTracker } from './turn-tracker.js';
 
 /** Named states of the pane, for logs and status; recovery from any of them is explicit. */
 export type TmuxPhase = 'not-started' | 'starting' | 'idle' | 'working' | 'asking-person' | 'dead' | 'stopped';
@@ -70,7 +81,10 @@ export class ClaudeTmuxSession implements AgentSession {
       died: (detail, screen) => this.onDeath(detail, screen),
       busy: () => this.tracker.inFlight(),
     });
-    this.commands = new CommandQueue(() => this.tracker.inFlight(), () => this.stopped);
+    this.commands = new CommandQueue(
+      () => this.tracker.inFlight(),
+      () => this.stopped,
+    );
     this.deliverer = new Deliverer({
       launch,
       host: this.host,
@@ -170,7 +184,17 @@ export class ClaudeTmuxSession implements AgentSession {
   /** Escape, then checks the pane left busy; a pane that stays busy has its process stopped (the next turn resumes). */
   interrupt(opts: { cancelQueued?: boolean } = {}): Promise<void> {
     const graceMs = this.launch.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
-    return interruptTurn({ host: this.host, tracker: this.tracker, lock: this.lock, log: this.log, graceMs, context: () => this.context() }, opts);
+    return interruptTurn(
+      {
+        host: this.host,
+        tracker: this.tracker,
+        lock: this.lock,
+        log: this.log,
+        graceMs,
+        context: () => this.context(),
+      },
+      opts,
+    );
   }
 
   answerPermission(requestId: string, decision: PermissionDecision): boolean {
@@ -193,8 +217,13 @@ export class ClaudeTmuxSession implements AgentSession {
     this.stopped = true;
     this.lock.run(() => {
       const turn = this.tracker.current;
-      if (turn) this.tracker.fail(turn, new RudderError('AGENT_STOPPED', reason, { ...this.context(), unanswered: turn.inputIds() }));
-      for (const d of [...this.tracker.deliveries.values()]) this.tracker.drop(d, new RudderError('AGENT_STOPPED', reason, { ...this.context(), unanswered: d.inputIds }));
+      if (turn)
+        this.tracker.fail(
+          turn,
+          new RudderError('AGENT_STOPPED', reason, { ...this.context(), unanswered: turn.inputIds() }),
+        );
+      for (const d of [...this.tracker.deliveries.values()])
+        this.tracker.drop(d, new RudderError('AGENT_STOPPED', reason, { ...this.context(), unanswered: d.inputIds }));
       this.menus.clear();
     });
     await this.host.kill(reason, true);
@@ -207,11 +236,22 @@ export class ClaudeTmuxSession implements AgentSession {
   }
 
   private prepare(inputs: UserInput[]): PreparedMessage {
-    return prepareMessage(inputs, { thresholdBytes: this.launch.tmux.pasteFileThresholdBytes, fileDir: this.launch.tmux.messageDir });
+    return prepareMessage(inputs, {
+      thresholdBytes: this.launch.tmux.pasteFileThresholdBytes,
+      fileDir: this.launch.tmux.messageDir,
+    });
   }
 
   private delivery(msg: PreparedMessage, inputIds: string[], kind: Delivery['kind']): Delivery {
-    const d: Delivery = { marker: msg.marker, inputIds, kind, writtenDuring: kind === 'steer' ? this.tracker.current : undefined, turn: undefined, arrived: false, queued: false };
+    const d: Delivery = {
+      marker: msg.marker,
+      inputIds,
+      kind,
+      writtenDuring: kind === 'steer' ? this.tracker.current : undefined,
+      turn: undefined,
+      arrived: false,
+      queued: false,
+    };
     this.tracker.deliveries.set(d.marker, d);
     return d;
   }
@@ -223,10 +263,17 @@ export class ClaudeTmuxSession implements AgentSession {
     } catch (err) {
       // The long-message file could not be written: the turn fails as undelivered and the lane keeps it owed.
       const turn = this.tracker.begin(inputs.map((i) => i.id));
-      this.tracker.fail(turn, asRudderError(err, 'AGENT_UNDELIVERED', { ...this.context(), unanswered: turn.inputIds() }));
+      this.tracker.fail(
+        turn,
+        asRudderError(err, 'AGENT_UNDELIVERED', { ...this.context(), unanswered: turn.inputIds() }),
+      );
       return turn;
     }
-    const d = this.delivery(msg, inputs.map((i) => i.id), 'turn');
+    const d = this.delivery(
+      msg,
+      inputs.map((i) => i.id),
+      'turn',
+    );
     const turn = this.tracker.begin(d.inputIds, d);
     void this.deliverer.turn(turn, d, msg);
     return turn;
@@ -257,9 +304,20 @@ export class ClaudeTmuxSession implements AgentSession {
     const turn = this.tracker.current;
     this.menus.observe(look, turn);
     // No end marker (an unknown way to end a turn): the pane idle and the transcript quiet for a while, nothing queued.
-    if (turn?.quiet(this.readySince, Date.now(), TIMING.quietEndMs) && !this.menus.waiting() && this.tracker.waiting().length === 0) {
+    if (
+      turn?.quiet(this.readySince, Date.now(), TIMING.quietEndMs) &&
+      !this.menus.waiting() &&
+      this.tracker.waiting().length === 0
+    ) {
       this.log.info({ turnId: turn.id }, 'turn ended without an end marker: the pane is idle and the transcript quiet');
-      this.lock.run(() => this.tracker.finish(turn, turn.interruptRequested ? { kind: 'interrupted', reason: 'interrupted' } : { kind: 'done', reason: 'pane_idle' }));
+      this.lock.run(() =>
+        this.tracker.finish(
+          turn,
+          turn.interruptRequested
+            ? { kind: 'interrupted', reason: 'interrupted' }
+            : { kind: 'done', reason: 'pane_idle' },
+        ),
+      );
     }
   }
 
@@ -267,9 +325,19 @@ export class ClaudeTmuxSession implements AgentSession {
     this.lock.run(() => {
       const turn = this.tracker.current;
       // A TUI killed early may have started a tool its transcript never got to name.
-      if (turn) reportToolsOnlyOnScreen(turn, [...this.tracker.deliveries.values()].find((d) => d.turn === turn)?.marker, screen);
-      if (turn) this.tracker.fail(turn, new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: turn.inputIds() }));
-      for (const d of [...this.tracker.deliveries.values()]) this.tracker.drop(d, new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: d.inputIds }));
+      if (turn)
+        reportToolsOnlyOnScreen(
+          turn,
+          [...this.tracker.deliveries.values()].find((d) => d.turn === turn)?.marker,
+          screen,
+        );
+      if (turn)
+        this.tracker.fail(
+          turn,
+          new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: turn.inputIds() }),
+        );
+      for (const d of [...this.tracker.deliveries.values()])
+        this.tracker.drop(d, new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: d.inputIds }));
       this.menus.clear();
     });
   }
@@ -281,12 +349,18 @@ export class ClaudeTmuxSession implements AgentSession {
       menuWaiting: () => this.menus.waiting(),
       neverTyped: (t) => {
         this.log.warn({ timeoutMs, phase: this.phase() }, 'turn timeout before the message reached the agent');
-        const error = new RudderError('AGENT_NOT_READY', `The terminal did not take the message within ${Math.round(timeoutMs / 1000)} s.`, { ...this.context(), unanswered: t.inputIds() });
+        const error = new RudderError(
+          'AGENT_NOT_READY',
+          `The terminal did not take the message within ${Math.round(timeoutMs / 1000)} s.`,
+          { ...this.context(), unanswered: t.inputIds() },
+        );
         this.lock.run(() => this.tracker.fail(t, error));
       },
       expired: () => {
         this.log.warn({ timeoutMs }, 'turn timeout: interrupting');
-        this.interrupt().catch((err: Error) => this.log.warn({ err: err.message }, 'turn timeout: the interrupt failed; the pane poll reports what follows'));
+        this.interrupt().catch((err: Error) =>
+          this.log.warn({ err: err.message }, 'turn timeout: the interrupt failed; the pane poll reports what follows'),
+        );
       },
     });
     this.host.startPolling();
@@ -300,6 +374,12 @@ export class ClaudeTmuxSession implements AgentSession {
   }
 
   private commandDeps(): TuiCommandDeps {
-    return { host: this.host, log: this.log, readyTimeoutMs: this.launch.tmux.readyTimeoutMs, context: this.context(), commandTexts: this.commandTexts };
+    return {
+      host: this.host,
+      log: this.log,
+      readyTimeoutMs: this.launch.tmux.readyTimeoutMs,
+      context: this.context(),
+      commandTexts: this.commandTexts,
+    };
   }
 }

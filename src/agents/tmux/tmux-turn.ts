@@ -4,8 +4,8 @@
  * one), and the result is assembled when the turn ends.
  */
 import { RudderError } from '../../errors.js';
-import { TurnBase } from '../common/turn-base.js';
 import { isRateLimitText } from '../claude/frames-to-events.js';
+import { TurnBase } from '../common/turn-base.js';
 import type { TurnResult, Usage } from '../session.js';
 import type { PendingToolUse } from './permission-relay.js';
 import type { TranscriptEntry } from './transcript-entries.js';
@@ -30,7 +30,12 @@ export class TmuxTurn extends TurnBase {
   private readonly texts: string[] = [];
   /** Texts since the last tool result: the turn's final answer. */
   private finalTexts: string[] = [];
-  private readonly usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
+  private readonly usage: Usage = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadInputTokens: 0,
+    cacheCreationInputTokens: 0,
+  };
   private readonly messages = new Set<string>();
   private readonly toolUses = new Map<string, PendingToolUse>();
   private pending: PendingToolUse | undefined;
@@ -80,7 +85,8 @@ export class TmuxTurn extends TurnBase {
       const first = !this.messages.has(entry.messageId);
       this.messages.add(entry.messageId);
       // Every block of one message repeats the message's usage: count it once.
-      if (first && entry.usage) for (const k of Object.keys(this.usage) as (keyof Usage)[]) this.usage[k] += entry.usage[k];
+      if (first && entry.usage)
+        for (const k of Object.keys(this.usage) as (keyof Usage)[]) this.usage[k] += entry.usage[k];
       for (const b of entry.blocks) {
         if (b.type === 'text') {
           this.emit({ type: 'text-delta', text: this.texts.length ? `\n\n${b.text}` : b.text });
@@ -93,7 +99,11 @@ export class TmuxTurn extends TurnBase {
           this.emit({ type: 'tool-use', id: b.id, name: b.name, input: b.input });
         }
       }
-      if (entry.apiError) this.apiError = { error: entry.apiError, text: entry.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('') };
+      if (entry.apiError)
+        this.apiError = {
+          error: entry.apiError,
+          text: entry.blocks.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+        };
       return entry.apiError !== undefined;
     }
     if (entry.kind === 'tool-result') {
@@ -131,6 +141,9 @@ export class TmuxTurn extends TurnBase {
   apiFailure(context: Record<string, unknown>): RudderError {
     const e = this.apiError!;
     const limited = e.error === 'rate_limit' || isRateLimitText(e.text);
-    return new RudderError(limited ? 'AGENT_RATE_LIMITED' : 'AGENT_API_ERROR', e.text.slice(0, 300), { ...context, unanswered: this.inputIds() });
+    return new RudderError(limited ? 'AGENT_RATE_LIMITED' : 'AGENT_API_ERROR', e.text.slice(0, 300), {
+      ...context,
+      unanswered: this.inputIds(),
+    });
   }
 }

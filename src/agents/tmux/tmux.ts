@@ -70,26 +70,38 @@ function redactArgs(args: string[]): string[] {
     if (typed) return `<${a.length} chars>`;
     if (a === '--') typed = true;
     const eq = a.indexOf('=');
-    return eq > 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a.slice(0, eq)) ? `${a.slice(0, eq)}=<${a.length - eq - 1} chars>` : a;
+    return eq > 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a.slice(0, eq))
+      ? `${a.slice(0, eq)}=<${a.length - eq - 1} chars>`
+      : a;
   });
 }
 
 function runTmux(args: string[], input?: string): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     // tmux needs a UTF-8 locale to keep ❯ and box drawing intact; `-u` forces it as well.
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+    };
     // Same socket directory as socketPath(); TMUX is left out so tmux never targets an enclosing server.
     if (process.env.TMUX_TMPDIR) env.TMUX_TMPDIR = process.env.TMUX_TMPDIR;
     // The first call starts the tmux server, whose panes run the agent: under the user's umask, not Rudder's.
-    const child = withUserUmask(() => execFile(TMUX_BIN, args, { env, maxBuffer: MAX_OUTPUT, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (!err) return resolve({ stdout, stderr });
-      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
-      const detail = String(stderr).trim();
-      // The command line carries the agent's environment (API keys) and typed text: errors keep neither.
-      const context = { args: redactArgs(args), stderr: detail, exitCode: (err as { code?: unknown }).code };
-      const cause = new Error(detail || `tmux exited with ${String(context.exitCode)}`);
-      reject(missing ? new RudderError('TMUX_MISSING', undefined, context, cause) : new RudderError('TMUX_FAILED', detail || undefined, context, cause));
-    }));
+    const child = withUserUmask(() =>
+      execFile(TMUX_BIN, args, { env, maxBuffer: MAX_OUTPUT, encoding: 'utf8' }, (err, stdout, stderr) => {
+        if (!err) return resolve({ stdout, stderr });
+        const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+        const detail = String(stderr).trim();
+        // The command line carries the agent's environment (API keys) and typed text: errors keep neither.
+        const context = { args: redactArgs(args), stderr: detail, exitCode: (err as { code?: unknown }).code };
+        const cause = new Error(detail || `tmux exited with ${String(context.exitCode)}`);
+        reject(
+          missing
+            ? new RudderError('TMUX_MISSING', undefined, context, cause)
+            : new RudderError('TMUX_FAILED', detail || undefined, context, cause),
+        );
+      }),
+    );
     // A tmux that fails before reading stdin closes the pipe; its exit status reports the failure.
     child.stdin?.on('error', () => undefined);
     if (input !== undefined) child.stdin?.end(input, 'utf8');
@@ -97,7 +109,8 @@ function runTmux(args: string[], input?: string): Promise<RunResult> {
 }
 
 const SERVER_EXIT_RETRIES = 5;
-const serverWasExiting = (err: unknown) => err instanceof RudderError && /server exited unexpectedly|lost server/.test(String(err.context.stderr ?? ''));
+const serverWasExiting = (err: unknown) =>
+  err instanceof RudderError && /server exited unexpectedly|lost server/.test(String(err.context.stderr ?? ''));
 
 /** True when a tmux binary can be run. */
 export async function hasTmux(): Promise<boolean> {
@@ -121,7 +134,7 @@ export function chunkUtf8(text: string, maxBytes: number): string[] {
   let bytes = 0;
   for (const ch of text) {
     const size = Buffer.byteLength(ch, 'utf8');
-    if (bytes + size > maxBytes && current) (chunks.push(current), (current = ''), (bytes = 0));
+    if (bytes + size > maxBytes && current) chunks.push(current), (current = ''), (bytes = 0);
     current += ch;
     bytes += size;
   }
@@ -137,29 +150,45 @@ export function escapeTmuxArg(arg: string): string {
   return arg.endsWith(';') ? `${arg.slice(0, -1)}\\;` : arg;
 }
 
-const PANE_INFO_FORMAT = '#{pane_dead}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{alternate_on}';
+const PANE_INFO_FORMAT =
+  '#{pane_dead}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{alternate_on}';
 
 function parsePaneInfo(line: string): PaneInfo {
   const [dead, pid, inMode, status, signal, alt] = line.split('\t');
   const num = (s: string | undefined) => (s === undefined || s === '' ? undefined : Number(s));
-  return { dead: dead === '1', pid: Number(pid), inMode: inMode === '1', deadStatus: num(status), deadSignal: num(signal), alternateScreen: alt === '1' };
+  return {
+    dead: dead === '1',
+    pid: Number(pid),
+    inMode: inMode === '1',
+    deadStatus: num(status),
+    deadSignal: num(signal),
+    alternateScreen: alt === '1',
+  };
 }
 
 /** Sources the environment file ($1), deletes it, then runs the program in its place, stderr into $2 when given. */
-const LOAD_ENV_AND_EXEC = 'set -a; . "$1" || exit 97; set +a; rm -rf "${1%/*}"; e=$2; shift 2; [ -z "$e" ] && exec "$@"; exec "$@" 2>"$e"';
+const LOAD_ENV_AND_EXEC =
+  'set -a; . "$1" || exit 97; set +a; rm -rf "${1%/*}"; e=$2; shift 2; [ -z "$e" ] && exec "$@"; exec "$@" 2>"$e"';
 
 const shellQuote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
 
 function writeEnvFile(env: Record<string, string>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-env-'));
   const file = path.join(dir, 'env');
-  fs.writeFileSync(file, Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}\n`).join(''), { mode: 0o600 });
+  fs.writeFileSync(
+    file,
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${shellQuote(v)}\n`)
+      .join(''),
+    { mode: 0o600 },
+  );
   return file;
 }
 
 /** tmux rewrites `.` and `:` in session names, which would break exact targets: refuse them up front. */
 function checkSessionName(name: string): void {
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(name)) throw new RudderError('TMUX_FAILED', `Session name ${JSON.stringify(name)} must be 1-200 of A-Z a-z 0-9 _ -.`);
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(name))
+    throw new RudderError('TMUX_FAILED', `Session name ${JSON.stringify(name)} must be 1-200 of A-Z a-z 0-9 _ -.`);
 }
 
 const paneTarget = (name: string) => `=${name}:`;
@@ -192,22 +221,49 @@ export class Tmux {
     checkSessionName(opts.name);
     // env reads leading NAME=VALUE words as assignments, so neither a key nor the program may look like one.
     const badKey = Object.keys(opts.env).find((k) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k));
-    if (badKey !== undefined) throw new RudderError('TMUX_FAILED', `Environment variable name ${JSON.stringify(badKey)} is not valid.`);
-    if (!opts.argv.length || opts.argv[0]!.includes('=')) throw new RudderError('TMUX_FAILED', 'argv must name a program whose path has no "=".');
+    if (badKey !== undefined)
+      throw new RudderError('TMUX_FAILED', `Environment variable name ${JSON.stringify(badKey)} is not valid.`);
+    if (!opts.argv.length || opts.argv[0]!.includes('='))
+      throw new RudderError('TMUX_FAILED', 'argv must name a program whose path has no "=".');
     // `env -i` gives the program exactly opts.env; tmux's global environment would otherwise leak in.
     // The values (API keys among them) travel in a 0600 file the pane's shell reads and deletes,
     // never on a command line that `ps` or tmux's pane_start_command would show.
     const envFile = writeEnvFile(opts.env);
     if (opts.stderrFile) fs.writeFileSync(opts.stderrFile, '', { mode: 0o600 });
-    const command = ['env', '-i', '/bin/sh', '-c', LOAD_ENV_AND_EXEC, 'rudder-env', envFile, opts.stderrFile ?? '', ...opts.argv];
-    const args = ['new-session', '-d', '-s', opts.name, '-x', String(opts.width), '-y', String(opts.height), '-c', opts.cwd];
+    const command = [
+      'env',
+      '-i',
+      '/bin/sh',
+      '-c',
+      LOAD_ENV_AND_EXEC,
+      'rudder-env',
+      envFile,
+      opts.stderrFile ?? '',
+      ...opts.argv,
+    ];
+    const args = [
+      'new-session',
+      '-d',
+      '-s',
+      opts.name,
+      '-x',
+      String(opts.width),
+      '-y',
+      String(opts.height),
+      '-c',
+      opts.cwd,
+    ];
     // remain-on-exit is on for the whole private server before the program starts, so even one
     // that exits at once leaves a dead pane to read (set on the window afterwards, it can be late).
     const keep = opts.remainOnExit ?? true;
     const setKeep = ['set-option', '-g', 'remain-on-exit', 'on'];
     const setOff = ['set-option', '-w', '-t', paneTarget(opts.name), 'remain-on-exit', 'off'];
     try {
-      await this.run(keep ? [['start-server'], setKeep, [...args, ...command]] : [['start-server'], setKeep, [...args, ...command], setOff]);
+      await this.run(
+        keep
+          ? [['start-server'], setKeep, [...args, ...command]]
+          : [['start-server'], setKeep, [...args, ...command], setOff],
+      );
     } catch (err) {
       fs.rmSync(path.dirname(envFile), { recursive: true, force: true }); // no pane will read it
       throw err;
@@ -250,7 +306,8 @@ export class Tmux {
 
   /** Types text as literal keys, in chunks of at most 8 KB. */
   async sendKeysLiteral(name: string, text: string): Promise<void> {
-    for (const chunk of chunkUtf8(text, SEND_KEYS_CHUNK_BYTES)) await this.run(['send-keys', '-t', paneTarget(name), '-l', '--', chunk]);
+    for (const chunk of chunkUtf8(text, SEND_KEYS_CHUNK_BYTES))
+      await this.run(['send-keys', '-t', paneTarget(name), '-l', '--', chunk]);
   }
 
   /** Sends named keys (Enter, Escape, Down, BTab, C-c, ...). */
@@ -289,9 +346,13 @@ export class Tmux {
     await this.run(['send-keys', '-t', paneTarget(name), '-H', ...PASTE_END_HEX]);
   }
 
-  /** Copy mode swallows keys: leave it before typing. No-op when the pane is not in a mode (pass it when just looked at). */
+  /**
+   * Copy mode swallows keys: leave it before typing. No-op when the pane is not in a mode (pass it when just looked
+   * at).
+   */
   async leaveCopyMode(name: string, inMode?: boolean): Promise<void> {
-    if (inMode ?? (await this.paneInfo(name)).inMode) await this.run(['send-keys', '-t', paneTarget(name), '-X', 'cancel']);
+    if (inMode ?? (await this.paneInfo(name)).inMode)
+      await this.run(['send-keys', '-t', paneTarget(name), '-X', 'cancel']);
   }
 
   /** Kills one session by exact name; false when it did not exist. */

@@ -32,9 +32,18 @@ export type TranscriptEntry =
   | { kind: 'tool-result'; toolUseId: string; isError: boolean; excerpt: string }
   /** `[Request interrupted by user]` / `... for tool use]`: an Escape or a "No" at a permission prompt. */
   | { kind: 'interrupted'; forToolUse: boolean }
-  | { kind: 'assistant'; messageId: string; blocks: AssistantBlock[]; apiError: string | undefined; usage: TranscriptUsage | undefined }
+  | {
+      kind: 'assistant';
+      messageId: string;
+      blocks: AssistantBlock[];
+      apiError: string | undefined;
+      usage: TranscriptUsage | undefined;
+    }
   | { kind: 'turn-end'; durationMs: number }
-  /** The TUI's queue of text typed while busy: enqueue on Enter, remove (absorbed into the turn), dequeue (runs next), popAll (pulled back into the box). */
+  /**
+   * The TUI's queue of text typed while busy: enqueue on Enter, remove (absorbed into the turn), dequeue (runs next),
+   * popAll (pulled back into the box).
+   */
   | { kind: 'queue'; operation: string; content: string | undefined; reason: string | undefined }
   /** A slash command the TUI ran itself (/clear, /model): not a prompt. */
   | { kind: 'command'; text: string }
@@ -48,7 +57,13 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((b) => (b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : '')).join('\n');
+  return content
+    .map((b) =>
+      b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string'
+        ? (b as { text: string }).text
+        : '',
+    )
+    .join('\n');
 }
 
 function excerpt(content: unknown): string {
@@ -71,7 +86,13 @@ function blockOf(b: unknown): AssistantBlock {
   if (!b || typeof b !== 'object') return { type: 'other' };
   const r = b as Record<string, unknown>;
   if (r.type === 'text' && typeof r.text === 'string') return { type: 'text', text: r.text };
-  if (r.type === 'tool_use') return { type: 'tool_use', id: str(r.id) ?? '', name: str(r.name) ?? 'tool', input: (r.input && typeof r.input === 'object' ? r.input : {}) as Record<string, unknown> };
+  if (r.type === 'tool_use')
+    return {
+      type: 'tool_use',
+      id: str(r.id) ?? '',
+      name: str(r.name) ?? 'tool',
+      input: (r.input && typeof r.input === 'object' ? r.input : {}) as Record<string, unknown>,
+    };
   return { type: 'other' };
 }
 
@@ -79,12 +100,21 @@ function userEntry(d: Record<string, unknown>): TranscriptEntry {
   const message = (d.message ?? {}) as { content?: unknown };
   const content = message.content;
   if (Array.isArray(content)) {
-    const result = content.find((b) => b && typeof b === 'object' && (b as { type?: unknown }).type === 'tool_result') as Record<string, unknown> | undefined;
-    if (result) return { kind: 'tool-result', toolUseId: str(result.tool_use_id) ?? '', isError: result.is_error === true, excerpt: excerpt(result.content) };
+    const result = content.find(
+      (b) => b && typeof b === 'object' && (b as { type?: unknown }).type === 'tool_result',
+    ) as Record<string, unknown> | undefined;
+    if (result)
+      return {
+        kind: 'tool-result',
+        toolUseId: str(result.tool_use_id) ?? '',
+        isError: result.is_error === true,
+        excerpt: excerpt(result.content),
+      };
   }
   const text = textOf(content);
   if (text.startsWith(INTERRUPT_PREFIX)) return { kind: 'interrupted', forToolUse: text.includes('for tool use') };
-  if (d.isMeta === true || text.startsWith('<command-name>') || text.startsWith('<local-command')) return { kind: 'command', text };
+  if (d.isMeta === true || text.startsWith('<command-name>') || text.startsWith('<local-command'))
+    return { kind: 'command', text };
   return { kind: 'prompt', uuid: str(d.uuid) ?? '', text, source: str(d.promptSource) };
 }
 
@@ -109,7 +139,13 @@ export function parseTranscriptLine(line: string): TranscriptEntry | undefined {
       const message = (d.message ?? {}) as Record<string, unknown>;
       const blocks = Array.isArray(message.content) ? message.content.map(blockOf) : [];
       const apiError = d.isApiErrorMessage === true ? (str(d.error) ?? 'api_error') : undefined;
-      return { kind: 'assistant', messageId: str(message.id) ?? str(d.uuid) ?? '', blocks, apiError, usage: usageOf(message.usage) };
+      return {
+        kind: 'assistant',
+        messageId: str(message.id) ?? str(d.uuid) ?? '',
+        blocks,
+        apiError,
+        usage: usageOf(message.usage),
+      };
     }
     case 'system':
       if (d.subtype === 'turn_duration') return { kind: 'turn-end', durationMs: num(d.durationMs) };

@@ -22,7 +22,10 @@ export function projectDirName(cwd: string): string {
   return cwd.replace(/[^A-Za-z0-9]/g, '-');
 }
 
-/** The transcript of a session; when the derived name misses (long paths are shortened), any project dir holding the file. */
+/**
+ * The transcript of a session; when the derived name misses (long paths are shortened), any project dir holding the
+ * file.
+ */
 export function transcriptPath(configDir: string, cwd: string, sessionId: string): string {
   let real = cwd;
   try {
@@ -46,7 +49,10 @@ export function transcriptPath(configDir: string, cwd: string, sessionId: string
 /** The session a live CLI process is on (it changes on /clear); undefined when the file is missing. */
 export function sessionOfPid(configDir: string, pid: number): string | undefined {
   try {
-    const d = JSON.parse(fs.readFileSync(path.join(configDir, 'sessions', `${pid}.json`), 'utf8')) as { sessionId?: unknown; pid?: unknown };
+    const d = JSON.parse(fs.readFileSync(path.join(configDir, 'sessions', `${pid}.json`), 'utf8')) as {
+      sessionId?: unknown;
+      pid?: unknown;
+    };
     return typeof d.sessionId === 'string' && d.pid === pid ? d.sessionId : undefined;
   } catch {
     return undefined;

@@ -17,7 +17,11 @@ export function armTurnTimeout(turn: TmuxTurn, hooks: TurnTimeoutHooks): void {
   const fire = () => {
     if (turn.isSettled()) return;
     if (hooks.menuWaiting()) {
-      turn.emit({ type: 'status', notify: true, message: '⏳ The agent is still waiting for your answer to its question.' });
+      turn.emit({
+        type: 'status',
+        notify: true,
+        message: '⏳ The agent is still waiting for your answer to its question.',
+      });
       turn.timer = setTimeout(fire, hooks.timeoutMs).unref();
       return;
     }

@@ -14,8 +14,8 @@
  */
 import { RudderError } from '../../errors.js';
 import type { SteerResult, Turn } from '../session.js';
-import type { TranscriptEntry } from './transcript-entries.js';
 import { TmuxTurn, type TurnEnd } from './tmux-turn.js';
+import type { TranscriptEntry } from './transcript-entries.js';
 
 /** One typed message and what became of it. */
 export interface Delivery {
@@ -76,7 +76,10 @@ export class TurnTracker {
   finish(turn: TmuxTurn, end: TurnEnd): void {
     if (turn.isSettled()) return;
     this.close(turn);
-    if (turn.timedOut) return turn.fail(new RudderError('AGENT_TURN_TIMEOUT', undefined, { ...this.hooks.context(), unanswered: turn.inputIds() }));
+    if (turn.timedOut)
+      return turn.fail(
+        new RudderError('AGENT_TURN_TIMEOUT', undefined, { ...this.hooks.context(), unanswered: turn.inputIds() }),
+      );
     if (turn.hasApiError()) return turn.fail(turn.apiFailure(this.hooks.context()));
     turn.succeed(turn.buildResult(end, this.hooks.sessionId()));
   }
@@ -134,7 +137,13 @@ export class TurnTracker {
       case 'interrupted':
         if (this.staleInterrupts > 0) return void this.staleInterrupts--;
         // Before its own prompt is in, a marker belongs to the turn before (ended by the pane going idle).
-        if (turn?.arrived) this.finish(turn, turn.denied ? { kind: 'denied' } : { kind: 'interrupted', reason: turn.interruptRequested ? 'interrupted' : 'interrupted_in_terminal' });
+        if (turn?.arrived)
+          this.finish(
+            turn,
+            turn.denied
+              ? { kind: 'denied' }
+              : { kind: 'interrupted', reason: turn.interruptRequested ? 'interrupted' : 'interrupted_in_terminal' },
+          );
         return;
       case 'turn-end':
         if (turn) this.finish(turn, { kind: 'done', durationMs: e.durationMs, reason: 'completed' });
@@ -155,7 +164,12 @@ export class TurnTracker {
     // A new prompt means the TUI finished the open turn (a queued message runs right after it).
     if (turn && turn.arrived) {
       if (turn.interruptRequested) this.staleInterrupts++;
-      this.finish(turn, turn.interruptRequested ? { kind: 'interrupted', reason: 'interrupted' } : { kind: 'done', reason: 'next_prompt' });
+      this.finish(
+        turn,
+        turn.interruptRequested
+          ? { kind: 'interrupted', reason: 'interrupted' }
+          : { kind: 'done', reason: 'next_prompt' },
+      );
     } else if (turn && !d) {
       // Someone typed into the terminal before our message arrived: ours still comes later.
       return;

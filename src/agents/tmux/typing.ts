@@ -7,8 +7,8 @@
  */
 import type { Logger } from '../../ops/logger.js';
 import { boxIsEmpty, typeMessage } from './injection.js';
-import { sleep, type Pane, type PaneLook } from './pane.js';
 import { readMenu } from './menus.js';
+import { type Pane, type PaneLook, sleep } from './pane.js';
 import { TIMING } from './tmux-launch.js';
 
 export interface TypingJob {
@@ -64,8 +64,14 @@ export async function typeWhenTypeable(job: TypingJob): Promise<boolean> {
     const waited = Date.now() - started;
     if (!told && waited >= job.tellAfterMs) {
       told = true;
-      job.log.warn({ verdict: result.verdict, reasons: result.reasons, waitedMs: waited }, 'message not typed: the pane does not take input');
-      job.tell(`⏳ Your message is not typed yet: ${why(result)}. It waits and is typed as soon as the terminal takes input (send /stop to cancel).`);
+      job.log.warn(
+        { verdict: result.verdict, reasons: result.reasons, waitedMs: waited },
+        'message not typed: the pane does not take input',
+      );
+      job.tell(
+        `⏳ Your message is not typed yet: ${why(result)}. It waits and is typed as soon as the terminal ` +
+          `takes input (send /stop to cancel).`,
+      );
     }
     if (job.giveUpAfterMs !== undefined && waited >= job.giveUpAfterMs) return false;
     await sleep(TIMING.pollMs * 2);

@@ -33,7 +33,12 @@ export function safeSegment(s: string, fallback = 'file'): string {
 }
 
 export function attachmentPath(t: AttachmentTarget): string {
-  const dir = path.join(path.resolve(t.dataDir), 'attachments', safeSegment(t.channel), safeSegment(t.conversationKey, 'chat'));
+  const dir = path.join(
+    path.resolve(t.dataDir),
+    'attachments',
+    safeSegment(t.channel),
+    safeSegment(t.conversationKey, 'chat'),
+  );
   return path.join(dir, `${safeSegment(t.messageId, 'msg')}-${safeSegment(t.name)}`);
 }
 
@@ -52,9 +57,17 @@ export interface DownloadOptions {
 }
 
 /** Streams a URL to the attachment path; fails (and removes the partial file) past maxBytes. */
-export async function downloadTo(t: AttachmentTarget, url: string, o: DownloadOptions = {}): Promise<{ path: string; size: number }> {
+export async function downloadTo(
+  t: AttachmentTarget,
+  url: string,
+  o: DownloadOptions = {},
+): Promise<{ path: string; size: number }> {
   const maxBytes = o.maxBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES;
-  const res = await fetch(url, { headers: o.headers, signal: AbortSignal.timeout(o.timeoutMs ?? 120_000), redirect: 'follow' });
+  const res = await fetch(url, {
+    headers: o.headers,
+    signal: AbortSignal.timeout(o.timeoutMs ?? 120_000),
+    redirect: 'follow',
+  });
   if (!res.ok || !res.body) throw new Error(`download failed with HTTP ${res.status}`);
   const declared = Number(res.headers.get('content-length') ?? '0');
   if (declared > maxBytes) {
@@ -72,7 +85,11 @@ export async function downloadTo(t: AttachmentTarget, url: string, o: DownloadOp
     },
   });
   try {
-    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), limiter, fs.createWriteStream(file));
+    await pipeline(
+      Readable.fromWeb(res.body as import('node:stream/web').ReadableStream),
+      limiter,
+      fs.createWriteStream(file),
+    );
   } catch (err) {
     await fs.promises.rm(file, { force: true });
     throw err;
@@ -116,18 +133,33 @@ export interface SaveAttachmentsOptions {
 }
 
 /** The platform's step: fetches one file to attachmentPath(target), within maxBytes. */
-export type SaveOne<F> = (file: F, target: AttachmentTarget, maxBytes: number) => Promise<{ path: string; size: number }>;
+export type SaveOne<F> = (
+  file: F,
+  target: AttachmentTarget,
+  maxBytes: number,
+) => Promise<{ path: string; size: number }>;
 
 /**
  * Saves each file into msg.attachments, one after another; a file that is too big or fails
  * becomes a note line in msg.text instead, so the agent knows it was sent.
  */
-export async function saveAttachments<F extends PendingAttachment>(msg: InboundMessage, files: readonly F[], o: SaveAttachmentsOptions, save: SaveOne<F>): Promise<void> {
+export async function saveAttachments<F extends PendingAttachment>(
+  msg: InboundMessage,
+  files: readonly F[],
+  o: SaveAttachmentsOptions,
+  save: SaveOne<F>,
+): Promise<void> {
   const notes: string[] = [];
   for (const f of files) {
     try {
       if (f.size !== undefined) checkSize(f.size, o.maxBytes);
-      const target: AttachmentTarget = { dataDir: o.dataDir, channel: msg.channel, conversationKey: msg.conversationKey, messageId: msg.platformMessageId, name: f.name };
+      const target: AttachmentTarget = {
+        dataDir: o.dataDir,
+        channel: msg.channel,
+        conversationKey: msg.conversationKey,
+        messageId: msg.platformMessageId,
+        name: f.name,
+      };
       const saved = await save(f, target, o.maxBytes);
       (msg.attachments ??= []).push({ kind: f.kind, path: saved.path, name: f.name, mime: f.mime, size: saved.size });
     } catch (err) {
@@ -141,7 +173,13 @@ export async function saveAttachments<F extends PendingAttachment>(msg: InboundM
  * Saves a message's files only when the sink admits its sender, so a stranger's message never
  * makes Rudder fetch or store anything; the refusal itself comes from sink.accept().
  */
-export async function saveIfAdmitted<F extends PendingAttachment>(sink: InboundSink, msg: InboundMessage, files: readonly F[], o: SaveAttachmentsOptions, save: SaveOne<F>): Promise<void> {
+export async function saveIfAdmitted<F extends PendingAttachment>(
+  sink: InboundSink,
+  msg: InboundMessage,
+  files: readonly F[],
+  o: SaveAttachmentsOptions,
+  save: SaveOne<F>,
+): Promise<void> {
   if (files.length === 0 || !sink.admits(msg)) return;
   await saveAttachments(msg, files, o, save);
 }

@@ -14,8 +14,13 @@ const OUTCOME_ROOM = 200;
  * split as it must be, and once settled the outcome on the last part (where the buttons were).
  * `fit` splits and renders Markdown (common/split.ts fitParts with the platform's converter).
  */
-export function promptParts(prompt: PromptView, limit: number, fit: (markdown: string, limit: number) => string[]): string[] {
+export function promptParts(
+  prompt: PromptView,
+  limit: number,
+  fit: (markdown: string, limit: number) => string[],
+): string[] {
   const parts = fit(prompt.text, limit - OUTCOME_ROOM);
-  if (prompt.outcome) parts[parts.length - 1] = `${parts[parts.length - 1] ?? ''}\n\n${fit(prompt.outcome, OUTCOME_ROOM).join(' ')}`;
+  if (prompt.outcome)
+    parts[parts.length - 1] = `${parts[parts.length - 1] ?? ''}\n\n${fit(prompt.outcome, OUTCOME_ROOM).join(' ')}`;
   return parts;
 }

@@ -8,7 +8,11 @@ export class PartProgress {
 
   constructor(private readonly capacity = 1000) {}
 
-  async deliver(outboxId: string, parts: string[], sendPart: (part: string, index: number) => Promise<void>): Promise<void> {
+  async deliver(
+    outboxId: string,
+    parts: string[],
+    sendPart: (part: string, index: number) => Promise<void>,
+  ): Promise<void> {
     for (let i = this.done.get(outboxId) ?? 0; i < parts.length; i++) {
       await sendPart(parts[i]!, i);
       this.mark(outboxId, i + 1);

@@ -5,8 +5,9 @@
  * wait is too long or the attempts run out, the caller gets CHANNEL_RATE_LIMITED with
  * `retryAfterMs`, and the gateway keeps the reply owed.
  */
-import type { Logger } from '../../ops/logger.js';
+
 import { RudderError } from '../../errors.js';
+import type { Logger } from '../../ops/logger.js';
 
 export type Verdict =
   | { kind: 'rate-limited'; retryAfterMs: number }
@@ -70,13 +71,19 @@ export async function withRetry<T>(op: () => Promise<T>, o: RetryOptions): Promi
         if (last || wait > maxWait) {
           throw new RudderError('CHANNEL_RATE_LIMITED', detail, { channel: o.channel, retryAfterMs: wait });
         }
-        o.logger?.warn({ channel: o.channel, what: o.what, retryAfterMs: wait, attempt }, 'rate limited; waiting as the platform asked');
+        o.logger?.warn(
+          { channel: o.channel, what: o.what, retryAfterMs: wait, attempt },
+          'rate limited; waiting as the platform asked',
+        );
         await sleep(wait, o.signal);
         continue;
       }
       if (last) throw new RudderError('CHANNEL_SEND_FAILED', detail, { channel: o.channel, permanent: false });
       const wait = backoff * 2 ** (attempt - 1);
-      o.logger?.warn({ channel: o.channel, what: o.what, waitMs: wait, attempt, err: o.describe(err) }, 'platform call failed; retrying');
+      o.logger?.warn(
+        { channel: o.channel, what: o.what, waitMs: wait, attempt, err: o.describe(err) },
+        'platform call failed; retrying',
+      );
       await sleep(wait, o.signal);
     }
   }

@@ -164,7 +164,8 @@ export function splitMarkdown(text: string, limit: number): string[] {
     const room = cur === '' ? limit : limit - cur.length - sep.length;
     const useRoom = cur !== '' && room >= limit / 4;
     const first = useRoom ? room : limit;
-    const pieces = block.kind === 'code' ? splitCode(block, limit, first) : packLines(block.text.split('\n'), limit, first);
+    const pieces =
+      block.kind === 'code' ? splitCode(block, limit, first) : packLines(block.text.split('\n'), limit, first);
     if (useRoom && pieces[0] !== '') cur += sep + pieces[0];
     if (cur !== '') parts.push(cur);
     const rest = useRoom || pieces[0] === '' ? pieces.slice(1) : pieces;

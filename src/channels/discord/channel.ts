@@ -3,11 +3,29 @@
  * (base URL from `restApi`) for replies, reactions and typing. Replies are Discord Markdown as
  * written, split at 2000 characters, with mentions disabled so agent output never pings anyone.
  */
-import { Client, Events, GatewayIntentBits, Partials, REST, Routes, type Message, type PartialMessage } from 'discord.js';
+import {
+  Client,
+  Events,
+  GatewayIntentBits,
+  type Message,
+  type PartialMessage,
+  Partials,
+  REST,
+  Routes,
+} from 'discord.js';
+import type { DiscordConfig } from '../../config/channels-schema.js';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
-import type { DiscordConfig } from '../../config/channels-schema.js';
-import type { AckKind, CardView, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply, PromptView } from '../channel.js';
+import type {
+  AckKind,
+  CardView,
+  Channel,
+  ChannelStatus,
+  InboundSink,
+  MessageRef,
+  OutboundReply,
+  PromptView,
+} from '../channel.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
 import { downloadTo, saveIfAdmitted } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
@@ -16,10 +34,13 @@ import { commitWithRetry, withRetry } from '../common/retry.js';
 import { splitMarkdown } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';
 import { classify, describe, isBadToken, isDisallowedIntents } from './errors.js';
-import { isTextEdit, normalise, type Normalised } from './inbound.js';
+import { isTextEdit, type Normalised, normalise } from './inbound.js';
 import { DiscordSurfaces } from './progress.js';
 
-/** Discord: message content is "up to 2000 characters". https://discord.com/developers/docs/resources/message#create-message */
+/**
+ * Discord: message content is "up to 2000 characters".
+ * https://discord.com/developers/docs/resources/message#create-message
+ */
 export const DISCORD_TEXT_LIMIT = 2000;
 /** The typing indicator lasts 10 seconds or until a message is sent. */
 const TYPING_INTERVAL_MS = 8_000;
@@ -60,21 +81,40 @@ export class DiscordChannel implements Channel {
         await this.rest().post(Routes.channelTyping(to.conversationKey));
       },
     });
-    this.surfaces = new DiscordSurfaces({ rest: () => this.rest(), retry: (what) => this.retryOptions(what), inOrder: (key, task) => this.serial.run(key, task), log: this.log });
+    this.surfaces = new DiscordSurfaces({
+      rest: () => this.rest(),
+      retry: (what) => this.retryOptions(what),
+      inOrder: (key, task) => this.serial.run(key, task),
+      log: this.log,
+    });
   }
 
   private configuredToken(): string {
     const t = this.cfg.token?.trim();
-    if (!t) throw new RudderError('CHANNEL_CONFIG', 'Set channels.discord.token to the bot token from the Discord developer portal.', { channel: 'discord', key: 'channels.discord.token' });
+    if (!t)
+      throw new RudderError(
+        'CHANNEL_CONFIG',
+        'Set channels.discord.token to the bot token from the Discord developer portal.',
+        { channel: 'discord', key: 'channels.discord.token' },
+      );
     // Bot tokens are three dot-separated base64url parts.
     if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(t)) {
-      throw new RudderError('CHANNEL_CONFIG', 'channels.discord.token does not look like a bot token; copy it again from the Bot page of the developer portal.', { channel: 'discord', key: 'channels.discord.token' });
+      throw new RudderError(
+        'CHANNEL_CONFIG',
+        'channels.discord.token does not look like a bot token; copy it again from the Bot page of the ' +
+          'developer portal.',
+        { channel: 'discord', key: 'channels.discord.token' },
+      );
     }
     return t;
   }
 
   private rest(): REST {
-    if (!this.client) throw new RudderError('CHANNEL_SEND_FAILED', 'The Discord channel is not started.', { channel: 'discord', permanent: false });
+    if (!this.client)
+      throw new RudderError('CHANNEL_SEND_FAILED', 'The Discord channel is not started.', {
+        channel: 'discord',
+        permanent: false,
+      });
     return this.client.rest;
   }
 
@@ -96,7 +136,12 @@ export class DiscordChannel implements Channel {
     this.token = token;
     this.abort = new AbortController();
     const client = new Client({
-      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+      intents: [
+        GatewayIntentBits.Guilds,
+        GatewayIntentBits.GuildMessages,
+        GatewayIntentBits.MessageContent,
+        GatewayIntentBits.DirectMessages,
+      ],
       // DM channels are not cached at startup; Partials.Channel lets their messages through.
       partials: [Partials.Channel, Partials.Message],
       rest: this.restOptions(),
@@ -107,7 +152,9 @@ export class DiscordChannel implements Channel {
     });
     client.on(Events.InteractionCreate, (i) => {
       if (!i.isButton()) return;
-      this.surfaces.pressed(sink, i).catch((err: unknown) => this.log.error({ err: (err as Error).message }, 'discord button press not handled'));
+      this.surfaces
+        .pressed(sink, i)
+        .catch((err: unknown) => this.log.error({ err: (err as Error).message }, 'discord button press not handled'));
     });
     client.on(Events.ShardDisconnect, () => this.setState('disconnected', 'gateway closed'));
     client.on(Events.ShardReconnecting, () => this.setState('starting', 'reconnecting to the gateway'));
@@ -121,10 +168,23 @@ export class DiscordChannel implements Channel {
       await client.destroy().catch(() => undefined);
       this.client = undefined;
       const e = isBadToken(err)
-        ? new RudderError('CHANNEL_CONFIG', 'channels.discord.token was rejected by Discord; reset it on the Bot page of the developer portal.', { channel: 'discord', key: 'channels.discord.token' })
+        ? new RudderError(
+            'CHANNEL_CONFIG',
+            'channels.discord.token was rejected by Discord; reset it on the Bot page of the developer portal.',
+            { channel: 'discord', key: 'channels.discord.token' },
+          )
         : isDisallowedIntents(err)
-          ? new RudderError('CHANNEL_CONFIG', 'Discord refused the Message Content intent: turn on "Message Content Intent" on the Bot page of the developer portal.', { channel: 'discord', key: 'channels.discord.token' })
-          : new RudderError('CHANNEL_CONFIG', `Discord could not be reached at channels.discord.restApi: ${describe(err, token)}`, { channel: 'discord', key: 'channels.discord.restApi' });
+          ? new RudderError(
+              'CHANNEL_CONFIG',
+              'Discord refused the Message Content intent: turn on "Message Content Intent" on the Bot page ' +
+                'of the developer portal.',
+              { channel: 'discord', key: 'channels.discord.token' },
+            )
+          : new RudderError(
+              'CHANNEL_CONFIG',
+              `Discord could not be reached at channels.discord.restApi: ${describe(err, token)}`,
+              { channel: 'discord', key: 'channels.discord.restApi' },
+            );
       this.state = { name: 'discord', state: 'error', detail: e.message };
       throw e;
     }
@@ -151,19 +211,30 @@ export class DiscordChannel implements Channel {
         const n = now ?? (await this.fetchPartial(m, botId, edited));
         if (n) await this.accept(sink, n);
       } catch (err) {
-        this.log.error({ err: err instanceof Error ? err.message : String(err), id: m.id }, 'discord message not committed');
+        this.log.error(
+          { err: err instanceof Error ? err.message : String(err), id: m.id },
+          'discord message not committed',
+        );
       }
     });
   }
 
-  private async fetchPartial(m: Message | PartialMessage, botId: string, edited: boolean): Promise<Normalised | undefined> {
+  private async fetchPartial(
+    m: Message | PartialMessage,
+    botId: string,
+    edited: boolean,
+  ): Promise<Normalised | undefined> {
     const full = await m.fetch().catch(() => undefined);
     return full ? normalise(full, botId, edited) : undefined;
   }
 
   private async accept(sink: InboundSink, n: Normalised): Promise<void> {
-    await saveIfAdmitted(sink, n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024 }, (f, target, maxBytes) =>
-      downloadTo(target, f.url, { maxBytes }),
+    await saveIfAdmitted(
+      sink,
+      n.msg,
+      n.files,
+      { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024 },
+      (f, target, maxBytes) => downloadTo(target, f.url, { maxBytes }),
     );
     await commitWithRetry('discord', () => sink.accept(n.msg), this.abort.signal);
   }
@@ -180,7 +251,9 @@ export class DiscordChannel implements Channel {
   send(reply: OutboundReply, to: MessageRef): Promise<void> {
     const parts = splitMarkdown(reply.text, DISCORD_TEXT_LIMIT);
     return this.serial.run(to.conversationKey, () =>
-      this.progress.deliver(reply.outboxId, parts, (content, i) => this.post(to.conversationKey, content, i === 0 ? reply.replyTo : undefined)),
+      this.progress.deliver(reply.outboxId, parts, (content, i) =>
+        this.post(to.conversationKey, content, i === 0 ? reply.replyTo : undefined),
+      ),
     );
   }
 
@@ -191,11 +264,21 @@ export class DiscordChannel implements Channel {
       allowed_mentions: { parse: [], replied_user: false },
       ...(refId ? { message_reference: { message_id: refId, fail_if_not_exists: false } } : {}),
     };
-    await withRetry(() => this.rest().post(Routes.channelMessages(channelId), { body }), this.retryOptions('createMessage'));
+    await withRetry(
+      () => this.rest().post(Routes.channelMessages(channelId), { body }),
+      this.retryOptions('createMessage'),
+    );
   }
 
   private retryOptions(what: string) {
-    return { channel: 'discord', what, classify, describe: (e: unknown) => describe(e, this.token), signal: this.abort.signal, logger: this.log };
+    return {
+      channel: 'discord',
+      what,
+      classify,
+      describe: (e: unknown) => describe(e, this.token),
+      signal: this.abort.signal,
+      logger: this.log,
+    };
   }
 
   async ack(to: MessageRef, kind: AckKind, note?: string): Promise<void> {
@@ -206,7 +289,10 @@ export class DiscordChannel implements Channel {
         await this.rest().put(Routes.channelMessageOwnReaction(to.conversationKey, msgId, emoji));
         return;
       } catch (err) {
-        this.log.debug({ err: describe(err, this.token), kind }, 'discord reaction failed; using the text acknowledgement');
+        this.log.debug(
+          { err: describe(err, this.token), kind },
+          'discord reaction failed; using the text acknowledgement',
+        );
       }
     }
     const text = ackText(kind, note);
@@ -249,7 +335,12 @@ export class DiscordChannel implements Channel {
       const me = (await rest.get(Routes.user('@me'))) as { username: string };
       return { ok: true, detail: `token accepted: ${me.username}` };
     } catch (err) {
-      return { ok: false, detail: isBadToken(err) ? 'channels.discord.token was rejected by Discord' : `Discord not reachable: ${describe(err, token)}` };
+      return {
+        ok: false,
+        detail: isBadToken(err)
+          ? 'channels.discord.token was rejected by Discord'
+          : `Discord not reachable: ${describe(err, token)}`,
+      };
     }
   }
 }

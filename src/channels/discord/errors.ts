@@ -16,7 +16,8 @@ export function classify(err: unknown): Verdict {
 }
 
 export function describe(err: unknown, token: string | undefined): string {
-  if (err instanceof RateLimitError) return `rate limited on ${err.route} (${err.global ? 'global' : 'route'}), retry after ${err.retryAfter} ms`;
+  if (err instanceof RateLimitError)
+    return `rate limited on ${err.route} (${err.global ? 'global' : 'route'}), retry after ${err.retryAfter} ms`;
   if (err instanceof DiscordAPIError) return redact(`${err.status} ${err.code}: ${err.message}`, [token]);
   return redact(err instanceof Error ? err.message : String(err), [token]);
 }

@@ -1,10 +1,11 @@
 /**
  * discord.js Message -> InboundMessage (attachments are listed for download separately). Pure.
  * A thread is a channel of its own, so conversationKey is the message's channel id, which is the
- * thread's id for messages in a thread; parentKey is then the channel the thread belongs to. Message ids are global snowflakes; an edit gets
+ * thread's id for messages in a thread; parentKey is then the channel the thread belongs to. Message ids are global
+ * snowflakes; an edit gets
  * "<id>@<editedTimestamp>" with editOf set to the original id.
  */
-import { MessageFlags, type Message, type PartialMessage } from 'discord.js';
+import { type Message, MessageFlags, type PartialMessage } from 'discord.js';
 import type { Attachment, InboundMessage } from '../channel.js';
 import { kindFromMime } from '../common/attachments.js';
 
@@ -81,7 +82,10 @@ export function normalise(m: Message | PartialMessage, botId: string, edited: bo
     msg.quoted = { text: referenced.content || '[attachment]', ...(author ? { author } : {}) };
   }
   if (chatType === 'group') {
-    msg.addressed = (m.mentions?.users.has(botId) ?? false) || referenced?.author?.id === botId || m.mentions?.repliedUser?.id === botId;
+    msg.addressed =
+      (m.mentions?.users.has(botId) ?? false) ||
+      referenced?.author?.id === botId ||
+      m.mentions?.repliedUser?.id === botId;
   }
   if (edited) msg.editOf = m.id;
   return { msg, files };

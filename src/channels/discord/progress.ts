@@ -4,26 +4,35 @@
  * back as interactions over the gateway. Card calls are tried once: the gateway's progress driver
  * decides what comes next.
  */
-import { ButtonStyle, ComponentType, MessageFlags, Routes, type ButtonInteraction, type REST } from 'discord.js';
+import { type ButtonInteraction, ButtonStyle, ComponentType, MessageFlags, type REST, Routes } from 'discord.js';
+import type { Logger } from '../../ops/logger.js';
 import type { ButtonView, CardView, InboundSink, MessageRef, PromptView } from '../channel.js';
 import { cardMarkdown, promptParts } from '../common/card.js';
-import { withRetry, type RetryOptions } from '../common/retry.js';
+import { type RetryOptions, withRetry } from '../common/retry.js';
 import { splitMarkdown } from '../common/split.js';
-import type { Logger } from '../../ops/logger.js';
 
 export const DISCORD_LIMIT = 2000;
 /** At most five buttons to an action row. */
 const ROW = 5;
 const NO_MENTIONS = { parse: [], replied_user: false };
 
-const STYLE: Record<NonNullable<ButtonView['style']> | 'none', ButtonStyle> = { primary: ButtonStyle.Success, danger: ButtonStyle.Danger, none: ButtonStyle.Secondary };
+const STYLE: Record<NonNullable<ButtonView['style']> | 'none', ButtonStyle> = {
+  primary: ButtonStyle.Success,
+  danger: ButtonStyle.Danger,
+  none: ButtonStyle.Secondary,
+};
 
 export function components(buttons: ButtonView[]) {
   const rows = [];
   for (let i = 0; i < buttons.length; i += ROW) {
     rows.push({
       type: ComponentType.ActionRow,
-      components: buttons.slice(i, i + ROW).map((b) => ({ type: ComponentType.Button, style: STYLE[b.style ?? 'none'], label: b.label.slice(0, 80), custom_id: b.data })),
+      components: buttons.slice(i, i + ROW).map((b) => ({
+        type: ComponentType.Button,
+        style: STYLE[b.style ?? 'none'],
+        label: b.label.slice(0, 80),
+        custom_id: b.data,
+      })),
     });
   }
   return rows;
@@ -44,18 +53,28 @@ export class DiscordSurfaces {
   }
 
   private cardBody(card: CardView) {
-    return { content: splitMarkdown(cardMarkdown(card), DISCORD_LIMIT)[0] ?? card.header, components: components(card.buttons), allowed_mentions: NO_MENTIONS };
+    return {
+      content: splitMarkdown(cardMarkdown(card), DISCORD_LIMIT)[0] ?? card.header,
+      components: components(card.buttons),
+      allowed_mentions: NO_MENTIONS,
+    };
   }
 
   async postCard(to: MessageRef, card: CardView): Promise<string> {
     // The card stays quiet; the final reply is what notifies.
     const body = { ...this.cardBody(card), flags: MessageFlags.SuppressNotifications };
-    const m = (await withRetry(() => this.d.rest().post(Routes.channelMessages(to.conversationKey), { body }), this.once('createMessage (progress card)'))) as { id: string };
+    const m = (await withRetry(
+      () => this.d.rest().post(Routes.channelMessages(to.conversationKey), { body }),
+      this.once('createMessage (progress card)'),
+    )) as { id: string };
     return m.id;
   }
 
   async editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
-    await withRetry(() => this.d.rest().patch(Routes.channelMessage(to.conversationKey, handle), { body: this.cardBody(card) }), this.once('editMessage (progress card)'));
+    await withRetry(
+      () => this.d.rest().patch(Routes.channelMessage(to.conversationKey, handle), { body: this.cardBody(card) }),
+      this.once('editMessage (progress card)'),
+    );
   }
 
   /** The whole request in as many messages as it takes, the buttons on the last; resolves with its id. */
@@ -64,8 +83,15 @@ export class DiscordSurfaces {
     return this.d.inOrder(to.conversationKey, async () => {
       let last = '';
       for (const [i, content] of parts.entries()) {
-        const body = { content, allowed_mentions: NO_MENTIONS, ...(i === parts.length - 1 ? { components: components(prompt.buttons) } : {}) };
-        const m = (await withRetry(() => this.d.rest().post(Routes.channelMessages(to.conversationKey), { body }), this.d.retry('createMessage (permission request)'))) as { id: string };
+        const body = {
+          content,
+          allowed_mentions: NO_MENTIONS,
+          ...(i === parts.length - 1 ? { components: components(prompt.buttons) } : {}),
+        };
+        const m = (await withRetry(
+          () => this.d.rest().post(Routes.channelMessages(to.conversationKey), { body }),
+          this.d.retry('createMessage (permission request)'),
+        )) as { id: string };
         last = m.id;
       }
       return last;
@@ -74,7 +100,13 @@ export class DiscordSurfaces {
 
   async settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
     const content = promptParts(prompt, DISCORD_LIMIT, splitMarkdown).at(-1)!;
-    await withRetry(() => this.d.rest().patch(Routes.channelMessage(to.conversationKey, handle), { body: { content, components: [], allowed_mentions: NO_MENTIONS } }), this.d.retry('editMessage (permission request)'));
+    await withRetry(
+      () =>
+        this.d.rest().patch(Routes.channelMessage(to.conversationKey, handle), {
+          body: { content, components: [], allowed_mentions: NO_MENTIONS },
+        }),
+      this.d.retry('editMessage (permission request)'),
+    );
   }
 
   /** A button press: the gateway decides, the presser alone sees the answer (an ephemeral reply). */

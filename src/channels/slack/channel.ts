@@ -5,20 +5,29 @@
  * Slack offers bots no typing indicator outside its assistant threads, so there is none here.
  */
 import { App, webApi } from '@slack/bolt';
+import type { SlackConfig } from '../../config/channels-schema.js';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
-import type { SlackConfig } from '../../config/channels-schema.js';
-import type { AckKind, CardView, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply, PromptView } from '../channel.js';
+import type {
+  AckKind,
+  CardView,
+  Channel,
+  ChannelStatus,
+  InboundSink,
+  MessageRef,
+  OutboundReply,
+  PromptView,
+} from '../channel.js';
 import { ackText } from '../common/ack-text.js';
 import { saveIfAdmitted } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
+import { toSlackMrkdwn } from '../common/markdown/slack.js';
 import { KeyedSerial } from '../common/ordered.js';
 import { withRetry } from '../common/retry.js';
 import { fitParts } from '../common/split.js';
-import { toSlackMrkdwn } from '../common/markdown/slack.js';
 import { classify, describe, isBadToken, platformError } from './errors.js';
 import { fetchSlackFile } from './files.js';
-import { normalise, parseConversationKey, tsOf, type Normalised, type SlackMessageEvent } from './inbound.js';
+import { type Normalised, normalise, parseConversationKey, type SlackMessageEvent, tsOf } from './inbound.js';
 import { slackLogger } from './logger.js';
 import { SlackSurfaces } from './progress.js';
 import { CommitFirstReceiver } from './receiver.js';
@@ -66,17 +75,29 @@ export class SlackChannel implements Channel {
     this.cfg = o.config;
     this.dataDir = o.dataDir;
     this.log = o.logger.child({ channel: 'slack' });
-    this.surfaces = new SlackSurfaces({ client: () => this.client(), retry: (what) => this.retryOptions(what), inOrder: (key, task) => this.serial.run(key, task), log: this.log });
+    this.surfaces = new SlackSurfaces({
+      client: () => this.client(),
+      retry: (what) => this.retryOptions(what),
+      inOrder: (key, task) => this.serial.run(key, task),
+      log: this.log,
+    });
   }
 
   private configuredTokens(): { bot: string; app: string } {
     const bot = this.cfg.botToken?.trim();
     const app = this.cfg.appToken?.trim();
     const fail = (key: string, what: string) => new RudderError('CHANNEL_CONFIG', what, { channel: 'slack', key });
-    if (!bot) throw fail('channels.slack.botToken', 'Set channels.slack.botToken to the Bot User OAuth Token (xoxb-...).');
-    if (!bot.startsWith('xoxb-')) throw fail('channels.slack.botToken', 'channels.slack.botToken must be a bot token starting with xoxb-.');
-    if (!app) throw fail('channels.slack.appToken', 'Set channels.slack.appToken to an app-level token (xapp-...) with connections:write, for Socket Mode.');
-    if (!app.startsWith('xapp-')) throw fail('channels.slack.appToken', 'channels.slack.appToken must be an app-level token starting with xapp-.');
+    if (!bot)
+      throw fail('channels.slack.botToken', 'Set channels.slack.botToken to the Bot User OAuth Token (xoxb-...).');
+    if (!bot.startsWith('xoxb-'))
+      throw fail('channels.slack.botToken', 'channels.slack.botToken must be a bot token starting with xoxb-.');
+    if (!app)
+      throw fail(
+        'channels.slack.appToken',
+        'Set channels.slack.appToken to an app-level token (xapp-...) with connections:write, for Socket Mode.',
+      );
+    if (!app.startsWith('xapp-'))
+      throw fail('channels.slack.appToken', 'channels.slack.appToken must be an app-level token starting with xapp-.');
     return { bot, app };
   }
 
@@ -108,8 +129,17 @@ export class SlackChannel implements Channel {
     this.tokens = tokens;
     this.abort = new AbortController();
     const logger = slackLogger(this.log);
-    const receiver = new CommitFirstReceiver({ appToken: tokens.app, logger, installerOptions: { clientOptions: { slackApiUrl: this.apiUrl() } } }, this.log);
-    const app = new App({ token: tokens.bot, receiver, logger, clientOptions: this.clientOptions(), deferInitialization: true });
+    const receiver = new CommitFirstReceiver(
+      { appToken: tokens.app, logger, installerOptions: { clientOptions: { slackApiUrl: this.apiUrl() } } },
+      this.log,
+    );
+    const app = new App({
+      token: tokens.bot,
+      receiver,
+      logger,
+      clientOptions: this.clientOptions(),
+      deferInitialization: true,
+    });
     this.app = app;
     // Listener failures propagate to the receiver, which then withholds the ack.
     app.error(async (err) => {
@@ -141,8 +171,16 @@ export class SlackChannel implements Channel {
   }
 
   private startError(err: unknown, key: string, t: { bot: string; app: string }): RudderError {
-    if (isBadToken(err)) return new RudderError('CHANNEL_CONFIG', `${key} was rejected by Slack (${platformError(err)}).`, { channel: 'slack', key });
-    return new RudderError('CHANNEL_CONFIG', `Slack could not be reached at channels.slack.apiUrl: ${describe(err, [t.bot, t.app])}`, { channel: 'slack', key: 'channels.slack.apiUrl' });
+    if (isBadToken(err))
+      return new RudderError('CHANNEL_CONFIG', `${key} was rejected by Slack (${platformError(err)}).`, {
+        channel: 'slack',
+        key,
+      });
+    return new RudderError(
+      'CHANNEL_CONFIG',
+      `Slack could not be reached at channels.slack.apiUrl: ${describe(err, [t.bot, t.app])}`,
+      { channel: 'slack', key: 'channels.slack.apiUrl' },
+    );
   }
 
   private setState(state: ChannelStatus['state'], detail?: string): void {
@@ -156,8 +194,12 @@ export class SlackChannel implements Channel {
       if (quoted) n.msg.quoted = { text: quoted };
     }
     const source = { apiUrl: this.apiUrl(), botToken: this.tokens.bot };
-    await saveIfAdmitted(sink, n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024, secrets: [this.tokens.bot] }, (f, target, maxBytes) =>
-      fetchSlackFile(f, target, maxBytes, source),
+    await saveIfAdmitted(
+      sink,
+      n.msg,
+      n.files,
+      { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024, secrets: [this.tokens.bot] },
+      (f, target, maxBytes) => fetchSlackFile(f, target, maxBytes, source),
     );
     await sink.accept(n.msg);
   }
@@ -188,7 +230,11 @@ export class SlackChannel implements Channel {
   }
 
   private client(): webApi.WebClient {
-    if (!this.app) throw new RudderError('CHANNEL_SEND_FAILED', 'The Slack channel is not started.', { channel: 'slack', permanent: false });
+    if (!this.app)
+      throw new RudderError('CHANNEL_SEND_FAILED', 'The Slack channel is not started.', {
+        channel: 'slack',
+        permanent: false,
+      });
     return this.app.client;
   }
 
@@ -197,18 +243,35 @@ export class SlackChannel implements Channel {
   }
 
   private retryOptions(what: string) {
-    return { channel: 'slack', what, classify, describe: (e: unknown) => describe(e, this.secrets()), signal: this.abort.signal, logger: this.log };
+    return {
+      channel: 'slack',
+      what,
+      classify,
+      describe: (e: unknown) => describe(e, this.secrets()),
+      signal: this.abort.signal,
+      logger: this.log,
+    };
   }
 
   send(reply: OutboundReply, to: MessageRef): Promise<void> {
     const parts = fitParts(reply.text, SLACK_TEXT_LIMIT, toSlackMrkdwn);
-    return this.serial.run(to.conversationKey, () => this.progress.deliver(reply.outboxId, parts, (text) => this.post(to.conversationKey, text)));
+    return this.serial.run(to.conversationKey, () =>
+      this.progress.deliver(reply.outboxId, parts, (text) => this.post(to.conversationKey, text)),
+    );
   }
 
   private async post(conversationKey: string, text: string): Promise<void> {
     const { channel, threadTs } = parseConversationKey(conversationKey);
     await withRetry(
-      () => this.client().chat.postMessage({ channel, text, mrkdwn: true, unfurl_links: false, unfurl_media: false, ...(threadTs ? { thread_ts: threadTs } : {}) }),
+      () =>
+        this.client().chat.postMessage({
+          channel,
+          text,
+          mrkdwn: true,
+          unfurl_links: false,
+          unfurl_media: false,
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+        }),
       this.retryOptions('chat.postMessage'),
     );
   }
@@ -222,7 +285,10 @@ export class SlackChannel implements Channel {
         return;
       } catch (err) {
         if (platformError(err) === 'already_reacted') return;
-        this.log.debug({ err: describe(err, this.secrets()), kind }, 'slack reaction failed; using the text acknowledgement');
+        this.log.debug(
+          { err: describe(err, this.secrets()), kind },
+          'slack reaction failed; using the text acknowledgement',
+        );
       }
     }
     const text = ackText(kind, note);
@@ -261,12 +327,18 @@ export class SlackChannel implements Channel {
         await call();
         return undefined;
       } catch (err) {
-        return isBadToken(err) ? `${key} was rejected by Slack (${platformError(err)})` : `Slack not reachable: ${describe(err, [t.bot, t.app])}`;
+        return isBadToken(err)
+          ? `${key} was rejected by Slack (${platformError(err)})`
+          : `Slack not reachable: ${describe(err, [t.bot, t.app])}`;
       }
     };
-    const bot = await check('channels.slack.botToken', () => new webApi.WebClient(t.bot, this.clientOptions()).auth.test());
+    const bot = await check('channels.slack.botToken', () =>
+      new webApi.WebClient(t.bot, this.clientOptions()).auth.test(),
+    );
     if (bot) return { ok: false, detail: bot };
-    const app = await check('channels.slack.appToken', () => new webApi.WebClient(t.app, this.clientOptions()).apps.connections.open());
+    const app = await check('channels.slack.appToken', () =>
+      new webApi.WebClient(t.app, this.clientOptions()).apps.connections.open(),
+    );
     return app ? { ok: false, detail: app } : { ok: true, detail: 'bot and app tokens accepted' };
   }
 }

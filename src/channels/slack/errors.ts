@@ -44,5 +44,13 @@ export function describe(err: unknown, secrets: Array<string | undefined>): stri
 
 /** Errors meaning the token itself is wrong, revoked or lacks the app-level scope. */
 export function isBadToken(err: unknown): boolean {
-  return ['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'not_allowed_token_type', 'missing_scope'].includes(platformError(err) ?? '');
+  return [
+    'invalid_auth',
+    'not_authed',
+    'account_inactive',
+    'token_revoked',
+    'token_expired',
+    'not_allowed_token_type',
+    'missing_scope',
+  ].includes(platformError(err) ?? '');
 }

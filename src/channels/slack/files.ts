@@ -3,7 +3,7 @@
  * file host or to the host of channels.slack.apiUrl (a proxy or a test server); any other URL is
  * refused before a request is made.
  */
-import { downloadTo, type AttachmentTarget } from '../common/attachments.js';
+import { type AttachmentTarget, downloadTo } from '../common/attachments.js';
 import type { PendingFile } from './inbound.js';
 
 const SLACK_FILES_ORIGIN = 'https://files.slack.com';
@@ -13,9 +13,17 @@ export function tokenMayGoTo(url: string, apiUrl: string): boolean {
   return origin === SLACK_FILES_ORIGIN || origin === new URL(apiUrl).origin;
 }
 
-export async function fetchSlackFile(f: PendingFile, target: AttachmentTarget, maxBytes: number, o: { apiUrl: string; botToken: string }): Promise<{ path: string; size: number }> {
+export async function fetchSlackFile(
+  f: PendingFile,
+  target: AttachmentTarget,
+  maxBytes: number,
+  o: { apiUrl: string; botToken: string },
+): Promise<{ path: string; size: number }> {
   if (!tokenMayGoTo(f.url, o.apiUrl)) {
-    throw new Error(`its URL is not on ${SLACK_FILES_ORIGIN} or the channels.slack.apiUrl host, so it was not fetched with the bot token`);
+    throw new Error(
+      `its URL is not on ${SLACK_FILES_ORIGIN} or the channels.slack.apiUrl host, so it was not fetched with ` +
+        `the bot token`,
+    );
   }
   return downloadTo(target, f.url, { headers: { authorization: `Bearer ${o.botToken}` }, maxBytes });
 }

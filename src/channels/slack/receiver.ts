@@ -4,7 +4,7 @@
  * (the listener awaited sink.accept). If the commit failed, no ack is sent and Slack delivers the
  * envelope again.
  */
-import { SocketModeReceiver, type App, type ReceiverEvent, type SocketModeReceiverOptions } from '@slack/bolt';
+import { type App, type ReceiverEvent, SocketModeReceiver, type SocketModeReceiverOptions } from '@slack/bolt';
 import type { Logger } from '../../ops/logger.js';
 
 export class CommitFirstReceiver extends SocketModeReceiver {
@@ -27,7 +27,10 @@ export class CommitFirstReceiver extends SocketModeReceiver {
       try {
         await app.processEvent(held);
       } catch (err) {
-        this.log.error({ err: err instanceof Error ? err.message : String(err) }, 'slack event not committed; leaving it unacknowledged so Slack redelivers it');
+        this.log.error(
+          { err: err instanceof Error ? err.message : String(err) },
+          'slack event not committed; leaving it unacknowledged so Slack redelivers it',
+        );
         return;
       }
       await event.ack(response);

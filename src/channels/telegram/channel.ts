@@ -6,23 +6,32 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import { Api, Bot } from 'grammy';
 import type { Message } from 'grammy/types';
+import type { TelegramConfig } from '../../config/channels-schema.js';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { registerSecret } from '../../ops/redact.js';
-import type { TelegramConfig } from '../../config/channels-schema.js';
-import type { AckKind, CardView, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply, PromptView } from '../channel.js';
+import type {
+  AckKind,
+  CardView,
+  Channel,
+  ChannelStatus,
+  InboundSink,
+  MessageRef,
+  OutboundReply,
+  PromptView,
+} from '../channel.js';
 import { ackText } from '../common/ack-text.js';
 import { saveIfAdmitted } from '../common/attachments.js';
 import { PartProgress } from '../common/deliver.js';
+import { htmlToText, telegramVisibleLength, toTelegramHtml } from '../common/markdown/telegram.js';
 import { KeyedSerial } from '../common/ordered.js';
 import { withRetry } from '../common/retry.js';
 import { fitParts } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';
-import { htmlToText, telegramVisibleLength, toTelegramHtml } from '../common/markdown/telegram.js';
 import { classify, describe, isBadToken, isEntityError, isMissingReplyTarget } from './errors.js';
 import { fetchFile } from './files.js';
 import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
-import { grammySignal, poll, ALLOWED_UPDATES } from './polling.js';
+import { ALLOWED_UPDATES, grammySignal, poll } from './polling.js';
 import { TelegramSurfaces } from './progress.js';
 import { closeServer, startWebhookServer } from './webhook.js';
 
@@ -89,9 +98,18 @@ export class TelegramChannel implements Channel {
   /** The token, or a CHANNEL_CONFIG error naming the key when it is missing or malformed. */
   private configuredToken(): string {
     const t = this.cfg.token?.trim();
-    if (!t) throw new RudderError('CHANNEL_CONFIG', 'Set channels.telegram.token to the bot token from @BotFather.', { channel: 'telegram', key: 'channels.telegram.token' });
+    if (!t)
+      throw new RudderError('CHANNEL_CONFIG', 'Set channels.telegram.token to the bot token from @BotFather.', {
+        channel: 'telegram',
+        key: 'channels.telegram.token',
+      });
     if (!TOKEN_FORMAT.test(t)) {
-      throw new RudderError('CHANNEL_CONFIG', 'channels.telegram.token does not look like a bot token (digits, a colon, then letters); copy it again from @BotFather.', { channel: 'telegram', key: 'channels.telegram.token' });
+      throw new RudderError(
+        'CHANNEL_CONFIG',
+        'channels.telegram.token does not look like a bot token (digits, a colon, then letters); copy it ' +
+          'again from @BotFather.',
+        { channel: 'telegram', key: 'channels.telegram.token' },
+      );
     }
     return t;
   }
@@ -102,7 +120,11 @@ export class TelegramChannel implements Channel {
   }
 
   private api(): Api {
-    if (!this.bot) throw new RudderError('CHANNEL_SEND_FAILED', 'The Telegram channel is not started.', { channel: 'telegram', permanent: false });
+    if (!this.bot)
+      throw new RudderError('CHANNEL_SEND_FAILED', 'The Telegram channel is not started.', {
+        channel: 'telegram',
+        permanent: false,
+      });
     return this.bot.api;
   }
 
@@ -123,7 +145,11 @@ export class TelegramChannel implements Channel {
     const token = this.configuredToken();
     this.token = token;
     if (this.cfg.mode === 'webhook' && !this.cfg.webhook) {
-      throw new RudderError('CHANNEL_CONFIG', 'channels.telegram.mode is "webhook" but channels.telegram.webhook.url is not set.', { channel: 'telegram', key: 'channels.telegram.webhook.url' });
+      throw new RudderError(
+        'CHANNEL_CONFIG',
+        'channels.telegram.mode is "webhook" but channels.telegram.webhook.url is not set.',
+        { channel: 'telegram', key: 'channels.telegram.webhook.url' },
+      );
     }
     this.abort = new AbortController();
     const bot = new Bot(token, { client: { apiRoot: this.apiRoot() } });
@@ -131,9 +157,17 @@ export class TelegramChannel implements Channel {
       await bot.init(grammySignal(this.abort.signal));
     } catch (err) {
       if (isBadToken(err)) {
-        throw new RudderError('CHANNEL_CONFIG', 'channels.telegram.token was rejected by Telegram; check it with @BotFather.', { channel: 'telegram', key: 'channels.telegram.token' });
+        throw new RudderError(
+          'CHANNEL_CONFIG',
+          'channels.telegram.token was rejected by Telegram; check it with @BotFather.',
+          { channel: 'telegram', key: 'channels.telegram.token' },
+        );
       }
-      throw new RudderError('CHANNEL_CONFIG', `Telegram could not be reached at channels.telegram.apiRoot: ${describe(err, token)}`, { channel: 'telegram', key: 'channels.telegram.apiRoot' });
+      throw new RudderError(
+        'CHANNEL_CONFIG',
+        `Telegram could not be reached at channels.telegram.apiRoot: ${describe(err, token)}`,
+        { channel: 'telegram', key: 'channels.telegram.apiRoot' },
+      );
     }
     bot.on(['message', 'edited_message'], async (ctx) => {
       const edited = ctx.editedMessage !== undefined;
@@ -149,18 +183,39 @@ export class TelegramChannel implements Channel {
       // Without a configured secret, one is made for this run and registered with setWebhook below.
       const secretToken = w.secretToken ?? randomBytes(32).toString('base64url');
       registerSecret(secretToken);
-      this.server = await startWebhookServer({ bot, host: w.host, port: w.port, path: w.path, secretToken, logger: this.log }).catch((err: unknown) => {
-        throw new RudderError('CHANNEL_CONFIG', `The Telegram webhook server could not listen on ${w.host}:${w.port}: ${(err as Error).message}`, { channel: 'telegram', key: 'channels.telegram.webhook.port' });
+      this.server = await startWebhookServer({
+        bot,
+        host: w.host,
+        port: w.port,
+        path: w.path,
+        secretToken,
+        logger: this.log,
+      }).catch((err: unknown) => {
+        throw new RudderError(
+          'CHANNEL_CONFIG',
+          `The Telegram webhook server could not listen on ${w.host}:${w.port}: ${(err as Error).message}`,
+          { channel: 'telegram', key: 'channels.telegram.webhook.port' },
+        );
       });
-      await bot.api.setWebhook(w.url, { secret_token: secretToken, allowed_updates: [...ALLOWED_UPDATES] }).catch((err: unknown) => {
-        throw new RudderError('CHANNEL_CONFIG', `Telegram refused channels.telegram.webhook.url (it must be a public HTTPS URL): ${describe(err, token)}`, { channel: 'telegram', key: 'channels.telegram.webhook.url' });
-      });
+      await bot.api
+        .setWebhook(w.url, { secret_token: secretToken, allowed_updates: [...ALLOWED_UPDATES] })
+        .catch((err: unknown) => {
+          throw new RudderError(
+            'CHANNEL_CONFIG',
+            `Telegram refused channels.telegram.webhook.url (it must be a public HTTPS URL): ${describe(err, token)}`,
+            { channel: 'telegram', key: 'channels.telegram.webhook.url' },
+          );
+        });
       this.state = { name: 'telegram', state: 'connected', detail: `@${bot.botInfo.username} via webhook` };
       return;
     }
     // A webhook left set would make getUpdates fail with 409; pending updates are kept.
     await bot.api.deleteWebhook({ drop_pending_updates: false }).catch((err: unknown) => {
-      throw new RudderError('CHANNEL_CONFIG', `Telegram refused to switch to long polling (deleteWebhook): ${describe(err, token)}`, { channel: 'telegram', key: 'channels.telegram.mode' });
+      throw new RudderError(
+        'CHANNEL_CONFIG',
+        `Telegram refused to switch to long polling (deleteWebhook): ${describe(err, token)}`,
+        { channel: 'telegram', key: 'channels.telegram.mode' },
+      );
     });
     this.state = { name: 'telegram', state: 'connected', detail: `@${bot.botInfo.username} via long polling` };
     this.polling = poll({
@@ -171,19 +226,29 @@ export class TelegramChannel implements Channel {
       token,
       onState: (state, detail) => {
         if (this.state.state === 'stopped') return;
-        this.state = { name: 'telegram', state, detail: state === 'connected' ? `@${bot.botInfo.username} via long polling` : detail };
+        this.state = {
+          name: 'telegram',
+          state,
+          detail: state === 'connected' ? `@${bot.botInfo.username} via long polling` : detail,
+        };
       },
     });
   }
 
-  /** Normalises, downloads attachments (of admitted senders), and commits through the sink. Throws if the commit failed. */
+  /**
+   * Normalises, downloads attachments (of admitted senders), and commits through the sink. Throws if the commit failed.
+   */
   private async accept(sink: InboundSink, bot: Bot, m: Message, edited: boolean): Promise<void> {
     const n = normalise(m, bot.botInfo, edited);
     if (!n) return;
     const source = { api: bot.api, apiRoot: this.apiRoot(), token: this.token };
     // The file URL holds the token; it must not reach a note.
-    await saveIfAdmitted(sink, n.msg, n.files, { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024, secrets: [this.token] }, (f, target, maxBytes) =>
-      fetchFile(f, target, maxBytes, source),
+    await saveIfAdmitted(
+      sink,
+      n.msg,
+      n.files,
+      { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024, secrets: [this.token] },
+      (f, target, maxBytes) => fetchFile(f, target, maxBytes, source),
     );
     await sink.accept(n.msg);
   }
@@ -205,7 +270,9 @@ export class TelegramChannel implements Channel {
   send(reply: OutboundReply, to: MessageRef): Promise<void> {
     const parts = fitParts(reply.text, TELEGRAM_TEXT_LIMIT, toTelegramHtml, telegramVisibleLength);
     return this.serial.run(to.conversationKey, () =>
-      this.progress.deliver(reply.outboxId, parts, (html, i) => this.sendHtml(to, html, i === 0 ? reply.replyTo : undefined)),
+      this.progress.deliver(reply.outboxId, parts, (html, i) =>
+        this.sendHtml(to, html, i === 0 ? reply.replyTo : undefined),
+      ),
     );
   }
 
@@ -214,25 +281,29 @@ export class TelegramChannel implements Channel {
     const { chatId, topicId } = parseConversationKey(to.conversationKey);
     const replyId = replyTo ? messageIdOf(replyTo) : undefined;
     const base = { ...placement(topicId, replyId), link_preview_options: { is_disabled: true } };
-    await withRetry(
-      async () => {
-        try {
-          await this.api().sendMessage(chatId, html, { ...base, parse_mode: 'HTML' });
-        } catch (err) {
-          if (isEntityError(err)) {
-            this.log.warn('Telegram refused the HTML of a reply part; sending it as plain text');
-            await this.api().sendMessage(chatId, htmlToText(html), base);
-          } else if (isMissingReplyTarget(err)) {
-            await this.api().sendMessage(chatId, html, { ...base, reply_parameters: undefined, parse_mode: 'HTML' });
-          } else throw err;
-        }
-      },
-      this.retryOptions('sendMessage'),
-    );
+    await withRetry(async () => {
+      try {
+        await this.api().sendMessage(chatId, html, { ...base, parse_mode: 'HTML' });
+      } catch (err) {
+        if (isEntityError(err)) {
+          this.log.warn('Telegram refused the HTML of a reply part; sending it as plain text');
+          await this.api().sendMessage(chatId, htmlToText(html), base);
+        } else if (isMissingReplyTarget(err)) {
+          await this.api().sendMessage(chatId, html, { ...base, reply_parameters: undefined, parse_mode: 'HTML' });
+        } else throw err;
+      }
+    }, this.retryOptions('sendMessage'));
   }
 
   private retryOptions(what: string) {
-    return { channel: 'telegram', what, classify, describe: (e: unknown) => describe(e, this.token), signal: this.abort.signal, logger: this.log };
+    return {
+      channel: 'telegram',
+      what,
+      classify,
+      describe: (e: unknown) => describe(e, this.token),
+      signal: this.abort.signal,
+      logger: this.log,
+    };
   }
 
   /**
@@ -253,7 +324,10 @@ export class TelegramChannel implements Channel {
     const text = ackText(kind, note);
     if (!text) return;
     await this.serial.run(to.conversationKey, () =>
-      withRetry(() => this.api().sendMessage(chatId, text, placement(topicId, msgId)), this.retryOptions('sendMessage')),
+      withRetry(
+        () => this.api().sendMessage(chatId, text, placement(topicId, msgId)),
+        this.retryOptions('sendMessage'),
+      ),
     );
   }
 
@@ -296,8 +370,12 @@ export class TelegramChannel implements Channel {
       const me = await new Api(token, { apiRoot: this.apiRoot() }).getMe();
       return { ok: true, detail: `token accepted: @${me.username}` };
     } catch (err) {
-      return { ok: false, detail: isBadToken(err) ? 'channels.telegram.token was rejected by Telegram' : `Telegram not reachable: ${describe(err, token)}` };
+      return {
+        ok: false,
+        detail: isBadToken(err)
+          ? 'channels.telegram.token was rejected by Telegram'
+          : `Telegram not reachable: ${describe(err, token)}`,
+      };
     }
   }
 }
-

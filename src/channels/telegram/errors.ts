@@ -27,10 +27,18 @@ export function isBadToken(err: unknown): boolean {
 
 /** The HTML could not be parsed; the part is sent again as plain text. */
 export function isEntityError(err: unknown): boolean {
-  return err instanceof GrammyError && err.error_code === 400 && /can't parse entities|unsupported start tag|can't find end tag/i.test(err.description);
+  return (
+    err instanceof GrammyError &&
+    err.error_code === 400 &&
+    /can't parse entities|unsupported start tag|can't find end tag/i.test(err.description)
+  );
 }
 
 /** A reply target that vanished (deleted message): the reply is sent without it. */
 export function isMissingReplyTarget(err: unknown): boolean {
-  return err instanceof GrammyError && err.error_code === 400 && /message to be replied not found|replied message not found/i.test(err.description);
+  return (
+    err instanceof GrammyError &&
+    err.error_code === 400 &&
+    /message to be replied not found|replied message not found/i.test(err.description)
+  );
 }

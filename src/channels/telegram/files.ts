@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Api } from 'grammy';
-import { attachmentPath, checkSize, downloadTo, type AttachmentTarget } from '../common/attachments.js';
+import { type AttachmentTarget, attachmentPath, checkSize, downloadTo } from '../common/attachments.js';
 import type { TelegramFile } from './inbound.js';
 
 export interface FileSource {
@@ -16,15 +16,25 @@ export interface FileSource {
   token: string;
 }
 
-export async function fetchFile(f: TelegramFile, target: AttachmentTarget, maxBytes: number, o: FileSource): Promise<{ path: string; size: number }> {
+export async function fetchFile(
+  f: TelegramFile,
+  target: AttachmentTarget,
+  maxBytes: number,
+  o: FileSource,
+): Promise<{ path: string; size: number }> {
   const info = await o.api.getFile(f.fileId);
   if (!info.file_path) throw new Error('Telegram gave no download path (files over 20 MB cannot be fetched by bots)');
-  if (path.isAbsolute(info.file_path) && fs.existsSync(info.file_path)) return copyLocal(info.file_path, target, maxBytes);
+  if (path.isAbsolute(info.file_path) && fs.existsSync(info.file_path))
+    return copyLocal(info.file_path, target, maxBytes);
   const url = `${o.apiRoot.replace(/\/+$/, '')}/file/bot${o.token}/${info.file_path}`;
   return downloadTo(target, url, { maxBytes });
 }
 
-async function copyLocal(source: string, target: AttachmentTarget, maxBytes: number): Promise<{ path: string; size: number }> {
+async function copyLocal(
+  source: string,
+  target: AttachmentTarget,
+  maxBytes: number,
+): Promise<{ path: string; size: number }> {
   // Updates may omit file_size; the file on the server's disk is measured before copying.
   const { size } = await fs.promises.stat(source);
   checkSize(size, maxBytes);

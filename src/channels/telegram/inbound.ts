@@ -22,7 +22,9 @@ export interface Normalised {
 }
 
 export function conversationKeyOf(m: Pick<Message, 'chat' | 'is_topic_message' | 'message_thread_id'>): string {
-  return m.is_topic_message && m.message_thread_id !== undefined ? `${m.chat.id}:${m.message_thread_id}` : String(m.chat.id);
+  return m.is_topic_message && m.message_thread_id !== undefined
+    ? `${m.chat.id}:${m.message_thread_id}`
+    : String(m.chat.id);
 }
 
 /** Splits a conversationKey back into the chat and the forum topic. */
@@ -74,10 +76,38 @@ function filesOf(m: Message): TelegramFile[] {
     const kind = d.mime_type?.startsWith('image/') ? 'image' : 'document';
     files.push({ fileId: d.file_id, kind, name: d.file_name ?? 'document', mime: d.mime_type, size: d.file_size });
   }
-  if (m.voice) files.push({ fileId: m.voice.file_id, kind: 'voice', name: 'voice.ogg', mime: m.voice.mime_type ?? 'audio/ogg', size: m.voice.file_size });
-  if (m.audio) files.push({ fileId: m.audio.file_id, kind: 'audio', name: m.audio.file_name ?? 'audio', mime: m.audio.mime_type, size: m.audio.file_size });
-  if (m.video) files.push({ fileId: m.video.file_id, kind: 'video', name: m.video.file_name ?? 'video.mp4', mime: m.video.mime_type, size: m.video.file_size });
-  if (m.video_note) files.push({ fileId: m.video_note.file_id, kind: 'video', name: 'video-note.mp4', mime: 'video/mp4', size: m.video_note.file_size });
+  if (m.voice)
+    files.push({
+      fileId: m.voice.file_id,
+      kind: 'voice',
+      name: 'voice.ogg',
+      mime: m.voice.mime_type ?? 'audio/ogg',
+      size: m.voice.file_size,
+    });
+  if (m.audio)
+    files.push({
+      fileId: m.audio.file_id,
+      kind: 'audio',
+      name: m.audio.file_name ?? 'audio',
+      mime: m.audio.mime_type,
+      size: m.audio.file_size,
+    });
+  if (m.video)
+    files.push({
+      fileId: m.video.file_id,
+      kind: 'video',
+      name: m.video.file_name ?? 'video.mp4',
+      mime: m.video.mime_type,
+      size: m.video.file_size,
+    });
+  if (m.video_note)
+    files.push({
+      fileId: m.video_note.file_id,
+      kind: 'video',
+      name: 'video-note.mp4',
+      mime: 'video/mp4',
+      size: m.video_note.file_size,
+    });
   return files;
 }
 
@@ -118,7 +148,10 @@ export function normalise(m: Message, me: UserFromGetMe, edited: boolean): Norma
   const quotedText = m.quote?.text ?? (reply ? (reply.text ?? reply.caption ?? mediaLabel(reply) ?? '') : undefined);
   const sender = m.from
     ? { id: String(m.from.id), name: displayName(m.from) || undefined }
-    : { id: `chat:${m.sender_chat?.id ?? m.chat.id}`, name: m.sender_chat && 'title' in m.sender_chat ? m.sender_chat.title : undefined };
+    : {
+        id: `chat:${m.sender_chat?.id ?? m.chat.id}`,
+        name: m.sender_chat && 'title' in m.sender_chat ? m.sender_chat.title : undefined,
+      };
 
   const msg: InboundMessage = {
     channel: 'telegram',

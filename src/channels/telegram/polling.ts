@@ -5,11 +5,11 @@
  * why this loop drives bot.api.getUpdates and bot.handleUpdate itself (the seam @grammyjs/runner uses).
  */
 import type { Bot } from 'grammy';
+import { GrammyError } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Logger } from '../../ops/logger.js';
 import { sleep } from '../common/retry.js';
 import { classify, describe } from './errors.js';
-import { GrammyError } from 'grammy';
 
 /** grammY types its signal with the abort-controller shim; the native one works the same at runtime. */
 export function grammySignal(signal: AbortSignal): Parameters<Bot['init']>[0] {
@@ -37,7 +37,10 @@ async function handleUntilDone(u: Update, o: PollOptions): Promise<boolean> {
     } catch (err) {
       if (o.signal.aborted) return false;
       const cause = err instanceof Error && 'error' in err ? (err as { error: unknown }).error : err;
-      o.logger.error({ updateId: u.update_id, attempt, err: describe(cause, o.token) }, 'telegram update not committed; retrying before moving on');
+      o.logger.error(
+        { updateId: u.update_id, attempt, err: describe(cause, o.token) },
+        'telegram update not committed; retrying before moving on',
+      );
       o.onState('error', 'an incoming message could not be committed; retrying');
       await sleep(Math.min(200 * 2 ** attempt, 30_000), o.signal).catch(() => undefined);
       if (o.signal.aborted) return false;

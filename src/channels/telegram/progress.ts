@@ -4,14 +4,14 @@
  * keyboard whose presses come back as callback queries. Card and draft calls are tried once: the
  * gateway's progress driver decides what comes next.
  */
-import { GrammyError, type Api } from 'grammy';
+import { type Api, GrammyError } from 'grammy';
 import type { CallbackQuery, InlineKeyboardButton, Message } from 'grammy/types';
 import type { Logger } from '../../ops/logger.js';
 import type { ButtonView, CardView, InboundSink, MessageRef, PromptView } from '../channel.js';
 import { cardMarkdown, promptParts } from '../common/card.js';
-import { withRetry, type RetryOptions } from '../common/retry.js';
-import { fitParts } from '../common/split.js';
 import { htmlToText, telegramVisibleLength, toTelegramHtml } from '../common/markdown/telegram.js';
+import { type RetryOptions, withRetry } from '../common/retry.js';
+import { fitParts } from '../common/split.js';
 import { isEntityError } from './errors.js';
 import { conversationKeyOf, parseConversationKey } from './inbound.js';
 
@@ -30,7 +30,9 @@ export interface TelegramSurfaceDeps {
 /** Buttons in rows: up to three side by side, more one per row. */
 export function keyboard(buttons: ButtonView[]): { inline_keyboard: InlineKeyboardButton[][] } {
   const row = (b: ButtonView): InlineKeyboardButton => ({ text: b.label, callback_data: b.data });
-  return { inline_keyboard: buttons.length <= 3 ? (buttons.length ? [buttons.map(row)] : []) : buttons.map((b) => [row(b)]) };
+  return {
+    inline_keyboard: buttons.length <= 3 ? (buttons.length ? [buttons.map(row)] : []) : buttons.map((b) => [row(b)]),
+  };
 }
 
 /** Telegram refuses an edit that changes nothing; for a card that is success. */
@@ -85,7 +87,12 @@ export class TelegramSurfaces {
     await withRetry(async () => {
       try {
         await this.html(
-          (text, parse) => this.d.api().editMessageText(chatId, Number(handle), text, { ...(parse ? { parse_mode: 'HTML' as const } : {}), link_preview_options: { is_disabled: true }, reply_markup: keyboard(card.buttons) }),
+          (text, parse) =>
+            this.d.api().editMessageText(chatId, Number(handle), text, {
+              ...(parse ? { parse_mode: 'HTML' as const } : {}),
+              link_preview_options: { is_disabled: true },
+              reply_markup: keyboard(card.buttons),
+            }),
           html,
         );
       } catch (err) {
@@ -99,7 +106,13 @@ export class TelegramSurfaces {
     const { chatId, topicId } = parseConversationKey(to.conversationKey);
     if (!/^\d+$/.test(chatId)) return false;
     const tail = Array.from(text).slice(-TELEGRAM_LIMIT).join('');
-    await withRetry(() => this.d.api().sendMessageDraft(Number(chatId), draftId, tail, topicId !== undefined ? { message_thread_id: topicId } : {}), this.once('sendMessageDraft'));
+    await withRetry(
+      () =>
+        this.d
+          .api()
+          .sendMessageDraft(Number(chatId), draftId, tail, topicId !== undefined ? { message_thread_id: topicId } : {}),
+      this.once('sendMessageDraft'),
+    );
     return true;
   }
 
@@ -112,7 +125,17 @@ export class TelegramSurfaces {
       for (const [i, html] of parts.entries()) {
         const markup = i === parts.length - 1 ? { reply_markup: keyboard(prompt.buttons) } : {};
         const m = await withRetry(
-          () => this.html((text, parse) => this.d.api().sendMessage(chatId, text, { ...(topicId !== undefined ? { message_thread_id: topicId } : {}), ...(parse ? { parse_mode: 'HTML' as const } : {}), link_preview_options: { is_disabled: true }, ...markup }), html),
+          () =>
+            this.html(
+              (text, parse) =>
+                this.d.api().sendMessage(chatId, text, {
+                  ...(topicId !== undefined ? { message_thread_id: topicId } : {}),
+                  ...(parse ? { parse_mode: 'HTML' as const } : {}),
+                  link_preview_options: { is_disabled: true },
+                  ...markup,
+                }),
+              html,
+            ),
           this.d.retry('sendMessage (permission request)'),
         );
         last = String(m.message_id);
@@ -128,7 +151,10 @@ export class TelegramSurfaces {
       ? await sink.press({
           channel: 'telegram',
           conversationKey: conversationKeyOf(m as Message),
-          sender: { id: String(cq.from.id), name: [cq.from.first_name, cq.from.last_name].filter(Boolean).join(' ') || cq.from.username },
+          sender: {
+            id: String(cq.from.id),
+            name: [cq.from.first_name, cq.from.last_name].filter(Boolean).join(' ') || cq.from.username,
+          },
           chatType: m.chat.type === 'private' ? 'direct' : 'group',
           data: cq.data ?? '',
         })
@@ -145,7 +171,15 @@ export class TelegramSurfaces {
     const html = promptParts(prompt, TELEGRAM_LIMIT, fit).at(-1)!;
     await withRetry(async () => {
       try {
-        await this.html((text, parse) => this.d.api().editMessageText(chatId, Number(handle), text, { ...(parse ? { parse_mode: 'HTML' as const } : {}), link_preview_options: { is_disabled: true }, reply_markup: { inline_keyboard: [] } }), html);
+        await this.html(
+          (text, parse) =>
+            this.d.api().editMessageText(chatId, Number(handle), text, {
+              ...(parse ? { parse_mode: 'HTML' as const } : {}),
+              link_preview_options: { is_disabled: true },
+              reply_markup: { inline_keyboard: [] },
+            }),
+          html,
+        );
       } catch (err) {
         if (!isNotModified(err)) throw err;
       }

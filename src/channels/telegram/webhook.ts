@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import { webhookCallback, type Bot } from 'grammy';
+import { type Bot, webhookCallback } from 'grammy';
 import type { Logger } from '../../ops/logger.js';
 
 export interface WebhookServerOptions {
@@ -29,7 +29,11 @@ function secretMatches(given: string | string[] | undefined, secret: string): bo
 
 export async function startWebhookServer(o: WebhookServerOptions): Promise<http.Server> {
   // Downloads of attachments happen before the commit; give them time before Telegram is told no.
-  const handle = webhookCallback(o.bot, 'http', { secretToken: o.secretToken, onTimeout: 'throw', timeoutMilliseconds: 55_000 });
+  const handle = webhookCallback(o.bot, 'http', {
+    secretToken: o.secretToken,
+    onTimeout: 'throw',
+    timeoutMilliseconds: 55_000,
+  });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method !== 'POST' || url.pathname !== o.path) {
@@ -42,7 +46,10 @@ export async function startWebhookServer(o: WebhookServerOptions): Promise<http.
       return;
     }
     handle(req, res).catch((err: unknown) => {
-      o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'telegram webhook update not committed; Telegram will retry');
+      o.logger.error(
+        { err: err instanceof Error ? err.message : String(err) },
+        'telegram webhook update not committed; Telegram will retry',
+      );
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });

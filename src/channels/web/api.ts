@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { GatewayCore } from '../../gateway/core.js';
-import { MAX_TEXT_BYTES, conversationIdOf } from '../../gateway/intake.js';
+import { conversationIdOf, MAX_TEXT_BYTES } from '../../gateway/intake.js';
 import { statusReport } from '../../ops/status.js';
 import { hasQrPairing } from '../registry.js';
 import { conversationRoute } from './api-conversation.js';
@@ -33,7 +33,12 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const MAX_BODY = MAX_TEXT_BYTES * 6 + 4096;
 
 function conversationKey(id: string): string {
-  if (!ID.test(id)) throw new HttpError(400, 'BAD_REQUEST', 'A conversation id is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.');
+  if (!ID.test(id))
+    throw new HttpError(
+      400,
+      'BAD_REQUEST',
+      'A conversation id is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.',
+    );
   return id;
 }
 
@@ -42,16 +47,27 @@ function numberParam(query: URLSearchParams, name: string, min: number, max: num
   const raw = query.get(name);
   if (raw === null) return undefined;
   const n = Number(raw);
-  if (!/^\d{1,16}$/.test(raw) || n < min || n > max) throw new HttpError(400, 'BAD_REQUEST', `The query parameter "${name}" must be a whole number from ${min} to ${max}.`);
+  if (!/^\d{1,16}$/.test(raw) || n < min || n > max)
+    throw new HttpError(
+      400,
+      'BAD_REQUEST',
+      `The query parameter "${name}" must be a whole number from ${min} to ${max}.`,
+    );
   return n;
 }
 
 function only(body: Record<string, unknown>, allowed: string[]): void {
   const extra = Object.keys(body).filter((k) => !allowed.includes(k));
-  if (extra.length) throw new HttpError(400, 'BAD_REQUEST', `Unknown field(s): ${extra.join(', ')}. Allowed: ${allowed.join(', ')}.`);
+  if (extra.length)
+    throw new HttpError(400, 'BAD_REQUEST', `Unknown field(s): ${extra.join(', ')}. Allowed: ${allowed.join(', ')}.`);
 }
 
-export async function handleApi(core: GatewayCore, req: http.IncomingMessage, res: http.ServerResponse, target: Target): Promise<void> {
+export async function handleApi(
+  core: GatewayCore,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  target: Target,
+): Promise<void> {
   const parts = target.segments; // ['api', ...], decoded
   const method = req.method ?? 'GET';
 
@@ -70,22 +86,43 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
   if (parts[1] === 'projects' && parts.length === 2) {
     if (method !== 'GET') throw new HttpError(405, 'BAD_REQUEST', 'Use GET.');
     const set = core.projects.set();
-    return sendJson(res, 200, { projects: set.projects.map((p) => ({ name: p.name, path: p.path, worktrees: !!p.worktrees })), defaultProject: set.defaultName });
+    return sendJson(res, 200, {
+      projects: set.projects.map((p) => ({ name: p.name, path: p.path, worktrees: !!p.worktrees })),
+      defaultProject: set.defaultName,
+    });
   }
   if (parts[1] !== 'conversations') throw new HttpError(404, 'NOT_FOUND', `No route ${method} ${target.path}.`);
 
   if (parts.length === 2) {
     if (method === 'GET') {
       const archived = target.query.get('archived');
-      return sendJson(res, 200, { conversations: listConversations(core, WEB, archived === '1' || archived === 'true') });
+      return sendJson(res, 200, {
+        conversations: listConversations(core, WEB, archived === '1' || archived === 'true'),
+      });
     }
     if (method === 'POST') {
-      const body = req.headers['content-length'] === '0' ? {} : await readJsonObject(req, 4096).catch(() => ({}) as Record<string, unknown>);
+      const body =
+        req.headers['content-length'] === '0'
+          ? {}
+          : await readJsonObject(req, 4096).catch(() => ({}) as Record<string, unknown>);
       only(body, ['title', 'project']);
       const title = typeof body.title === 'string' ? body.title.slice(0, 200) : null;
-      if (body.project !== undefined && typeof body.project !== 'string') throw new HttpError(400, 'BAD_REQUEST', 'The field "project" must be a project name (GET /api/projects lists them).');
+      if (body.project !== undefined && typeof body.project !== 'string')
+        throw new HttpError(
+          400,
+          'BAD_REQUEST',
+          'The field "project" must be a project name (GET /api/projects lists them).',
+        );
       const project = body.project === undefined ? core.projects.initial(WEB, '') : core.projects.find(body.project);
-      if (!project) throw new HttpError(400, 'BAD_REQUEST', `There is no project "${body.project}". Projects: ${core.projects.set().projects.map((p) => p.name).join(', ')}.`);
+      if (!project)
+        throw new HttpError(
+          400,
+          'BAD_REQUEST',
+          `There is no project "${body.project}". Projects: ${core.projects
+            .set()
+            .projects.map((p) => p.name)
+            .join(', ')}.`,
+        );
       const key = `c-${randomUUID().slice(0, 8)}`;
       const id = conversationIdOf(WEB, key);
       core.store.ensureConversation(id, WEB, key, title ?? undefined);
@@ -102,12 +139,25 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
   if (sub === 'messages' && parts.length === 4 && method === 'POST') {
     const body = await readJsonObject(req, MAX_BODY);
     only(body, ['text', 'clientMessageId']);
-    if (typeof body.text !== 'string') throw new HttpError(400, 'BAD_REQUEST', 'The field "text" is required and must be a string.');
+    if (typeof body.text !== 'string')
+      throw new HttpError(400, 'BAD_REQUEST', 'The field "text" is required and must be a string.');
     if (!body.text.trim()) throw new HttpError(400, 'BAD_REQUEST', 'The field "text" is empty.');
-    if (body.text.includes('\0')) throw new HttpError(400, 'BAD_REQUEST', 'The text contains a NUL character (\\u0000), which cannot be passed to the agent. Remove it and send the text again.');
-    if (Buffer.byteLength(body.text, 'utf8') > MAX_TEXT_BYTES) throw new HttpError(400, 'BAD_REQUEST', `The text is over ${MAX_TEXT_BYTES / 1024} KB; send it as a file or in parts.`);
+    if (body.text.includes('\0'))
+      throw new HttpError(
+        400,
+        'BAD_REQUEST',
+        'The text contains a NUL character (\\u0000), which cannot be passed to the agent. Remove it and ' +
+          'send the text again.',
+      );
+    if (Buffer.byteLength(body.text, 'utf8') > MAX_TEXT_BYTES)
+      throw new HttpError(
+        400,
+        'BAD_REQUEST',
+        `The text is over ${MAX_TEXT_BYTES / 1024} KB; send it as a file or in parts.`,
+      );
     const cm = body.clientMessageId;
-    if (cm !== undefined && (typeof cm !== 'string' || cm.length === 0 || cm.length > 200)) throw new HttpError(400, 'BAD_REQUEST', 'clientMessageId must be a string of 1-200 characters.');
+    if (cm !== undefined && (typeof cm !== 'string' || cm.length === 0 || cm.length > 200))
+      throw new HttpError(400, 'BAD_REQUEST', 'clientMessageId must be a string of 1-200 characters.');
     const result = await core.accept({
       channel: WEB,
       platformMessageId: (cm as string | undefined) ?? `web-${randomUUID()}`,
@@ -143,10 +193,12 @@ export async function handleApi(core: GatewayCore, req: http.IncomingMessage, re
   if (sub === 'permissions' && parts.length === 5 && method === 'POST') {
     const body = await readJsonObject(req, 4096);
     only(body, ['allow', 'optionId']);
-    if (typeof body.allow !== 'boolean') throw new HttpError(400, 'BAD_REQUEST', 'The field "allow" is required and must be true or false.');
+    if (typeof body.allow !== 'boolean')
+      throw new HttpError(400, 'BAD_REQUEST', 'The field "allow" is required and must be true or false.');
     const requestId = parts[4]!;
     const optionId = typeof body.optionId === 'string' ? body.optionId : undefined;
-    if (!core.answerPermission(conversationId, requestId, body.allow, optionId, 'web:owner')) throw new HttpError(404, 'NOT_FOUND', 'No permission request with that id is waiting in this conversation.');
+    if (!core.answerPermission(conversationId, requestId, body.allow, optionId, 'web:owner'))
+      throw new HttpError(404, 'NOT_FOUND', 'No permission request with that id is waiting in this conversation.');
     return sendJson(res, 200, { ok: true });
   }
   if (await conversationRoute(core, req, res, { key, conversationId, segments: parts.slice(3), method })) return;

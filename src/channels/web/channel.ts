@@ -47,7 +47,8 @@ export class WebChannel implements Channel {
     server.on('connection', (s) => (this.sockets.add(s), s.on('close', () => this.sockets.delete(s))));
     // A request Node cannot parse (a control character in the path, a bad header) is a 400 too.
     server.on('clientError', (_err, socket) => {
-      if (socket.writable && !socket.destroyed) socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      if (socket.writable && !socket.destroyed)
+        socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
       else socket.destroy();
     });
     await new Promise<void>((resolve, reject) => {
@@ -96,11 +97,19 @@ export class WebChannel implements Channel {
   }
 
   status(): ChannelStatus {
-    return { name: this.name, state: this.state, detail: this.server ? `http://${this.opts.host}:${this.address().port}` : undefined };
+    return {
+      name: this.name,
+      state: this.state,
+      detail: this.server ? `http://${this.opts.host}:${this.address().port}` : undefined,
+    };
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (!this.hosts) return void res.writeHead(503).end();
-    await handleRequest({ token: this.opts.token, hosts: this.hosts, files: this.files, core: this.core, logger: this.opts.logger }, req, res);
+    await handleRequest(
+      { token: this.opts.token, hosts: this.hosts, files: this.files, core: this.core, logger: this.opts.logger },
+      req,
+      res,
+    );
   }
 }

@@ -55,5 +55,6 @@ export function listConversations(core: GatewayCore, channel: string, archived: 
 /** A conversation's first message names it, unless it has a title already (commands do not count). */
 export function titleFromFirstMessage(core: GatewayCore, conversationId: string, text: string): void {
   const conv = core.store.conversation(conversationId);
-  if (conv && conv.title === null && text.trim() && !text.trim().startsWith('/')) core.store.setTitle(conversationId, titleFrom(text));
+  if (conv && conv.title === null && text.trim() && !text.trim().startsWith('/'))
+    core.store.setTitle(conversationId, titleFrom(text));
 }

@@ -50,16 +50,40 @@ function acksOf(m: MessageRow, logged: Array<Record<string, unknown>> | undefine
   return out;
 }
 
-export function historyPage(core: GatewayCore, conversationId: string, before: number | undefined, limit: number): HistoryPage {
+export function historyPage(
+  core: GatewayCore,
+  conversationId: string,
+  before: number | undefined,
+  limit: number,
+): HistoryPage {
   const { history } = core.store;
   const { rows, more } = history.messages(conversationId, before, limit);
-  // The page's stretch of time: from its oldest message (from the start when there is nothing older) to the newer page's oldest.
+  // The page's stretch of time: from its oldest message (from the start when there is nothing older) to the newer
+  // page's oldest.
   const from = more && rows[0] ? rows[0].receivedAt : 0;
-  const to = before === undefined ? Number.MAX_SAFE_INTEGER : history.receivedAt(conversationId, before) ?? Number.MAX_SAFE_INTEGER;
+  const to =
+    before === undefined
+      ? Number.MAX_SAFE_INTEGER
+      : (history.receivedAt(conversationId, before) ?? Number.MAX_SAFE_INTEGER);
   const acks = history.acks(rows.map((m) => m.id));
   return {
-    messages: rows.map((m) => ({ id: m.id, text: m.text, state: m.state, reason: m.reason, receivedAt: m.receivedAt, turnId: m.turnId, acks: acksOf(m, acks.get(m.id)) })),
-    replies: history.replies(conversationId, from, to).map((o) => ({ id: o.id, kind: o.kind, text: o.text, messageIds: o.messageIds, fromFallback: o.fromFallback, at: o.deliveredAt ?? o.createdAt })),
+    messages: rows.map((m) => ({
+      id: m.id,
+      text: m.text,
+      state: m.state,
+      reason: m.reason,
+      receivedAt: m.receivedAt,
+      turnId: m.turnId,
+      acks: acksOf(m, acks.get(m.id)),
+    })),
+    replies: history.replies(conversationId, from, to).map((o) => ({
+      id: o.id,
+      kind: o.kind,
+      text: o.text,
+      messageIds: o.messageIds,
+      fromFallback: o.fromFallback,
+      at: o.deliveredAt ?? o.createdAt,
+    })),
     turns: core.steps.between(conversationId, from, to),
     more,
     before: rows[0]?.seq ?? null,

@@ -70,7 +70,9 @@ export class HostRules {
   }
 
   private allows(name: string, ports: number[], bound = true): boolean {
-    const hit = () => this.anyPort.has(name) || ports.some((p) => this.exactAllowed.has(`${name}:${p}`) || (bound && this.exact.has(`${name}:${p}`)));
+    const hit = () =>
+      this.anyPort.has(name) ||
+      ports.some((p) => this.exactAllowed.has(`${name}:${p}`) || (bound && this.exact.has(`${name}:${p}`)));
     if (hit()) return true;
     // An address added since the last look (a new interface on a 0.0.0.0 bind).
     if (isAnyAddress(this.bound.host) && Date.now() - this.refreshedAt > REFRESH_MS) {
@@ -87,7 +89,9 @@ export class HostRules {
     return this.allows(hp.name, hp.port === undefined ? [80, 443] : [hp.port]);
   }
 
-  /** An Origin header: the page itself (http on the bound address), or an allowed host over http(s); "null" never is. */
+  /**
+   * An Origin header: the page itself (http on the bound address), or an allowed host over http(s); "null" never is.
+   */
   allowsOrigin(origin: string): boolean {
     let u: URL;
     try {
@@ -95,7 +99,8 @@ export class HostRules {
     } catch {
       return false;
     }
-    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== origin.toLowerCase().replace(/\/$/, '')) return false;
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== origin.toLowerCase().replace(/\/$/, ''))
+      return false;
     const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
     return this.allows(u.hostname.toLowerCase(), [port], u.protocol === 'http:');
   }

@@ -15,7 +15,11 @@ export class HttpError extends Error {
 export function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return void res.end();
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -43,6 +47,7 @@ export async function readJsonObject(req: http.IncomingMessage, maxBytes: number
   } catch (err) {
     throw new HttpError(400, 'BAD_REQUEST', `The body is not valid JSON: ${(err as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError(400, 'BAD_REQUEST', 'The body must be a JSON object.');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new HttpError(400, 'BAD_REQUEST', 'The body must be a JSON object.');
   return value as Record<string, unknown>;
 }

@@ -35,22 +35,36 @@ export interface WebRequestContext {
 
 /** Only origin-form targets ("/path?query"); every malformed one is a 400 that says why. */
 export function parseTarget(raw: string | undefined): Target {
-  if (!raw || !raw.startsWith('/')) throw new HttpError(400, 'BAD_REQUEST', 'The request target must be a path starting with "/".');
+  if (!raw || !raw.startsWith('/'))
+    throw new HttpError(400, 'BAD_REQUEST', 'The request target must be a path starting with "/".');
   const q = raw.indexOf('?');
   const path = q < 0 ? raw : raw.slice(0, q);
-  const segments = path.split('/').filter(Boolean).map((s) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      throw new HttpError(400, 'BAD_REQUEST', `The path is not valid URL encoding (at "${s.slice(0, 40)}"); encode "%" as %25.`);
-    }
-  });
+  const segments = path
+    .split('/')
+    .filter(Boolean)
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        throw new HttpError(
+          400,
+          'BAD_REQUEST',
+          `The path is not valid URL encoding (at "${s.slice(0, 40)}"); encode "%" as %25.`,
+        );
+      }
+    });
   return { path, segments, query: new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)) };
 }
 
 /** The only route a browser reaches with EventSource, which cannot send headers: ?token= works here alone. */
 export function isEventStream(method: string, t: Target): boolean {
-  return method === 'GET' && t.segments.length === 4 && t.segments[0] === 'api' && t.segments[1] === 'conversations' && t.segments[3] === 'events';
+  return (
+    method === 'GET' &&
+    t.segments.length === 4 &&
+    t.segments[0] === 'api' &&
+    t.segments[1] === 'conversations' &&
+    t.segments[3] === 'events'
+  );
 }
 
 function bearer(req: http.IncomingMessage): string | undefined {
@@ -61,20 +75,39 @@ function bearer(req: http.IncomingMessage): string | undefined {
 function requireJson(req: http.IncomingMessage): void {
   const type = req.headers['content-type'];
   const [media, ...params] = (type ?? '').split(';').map((p) => p.trim().toLowerCase());
-  const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice(8)
+    .replace(/"/g, '');
   if (media !== 'application/json' || (charset !== undefined && charset !== 'utf-8')) {
-    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', `Send the body with content-type: application/json (got ${type === undefined ? 'none' : JSON.stringify(type.slice(0, 80))}).`);
+    throw new HttpError(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Send the body with content-type: application/json ` +
+        `(got ${type === undefined ? 'none' : JSON.stringify(type.slice(0, 80))}).`,
+    );
   }
 }
 
-export async function handleRequest(ctx: WebRequestContext, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+export async function handleRequest(
+  ctx: WebRequestContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
   const method = req.method ?? 'GET';
   setSecurityHeaders(res);
-  res.once('close', () => ctx.logger.debug({ method, url: redactUrl(req.url ?? ''), status: res.statusCode }, 'web request'));
+  res.once('close', () =>
+    ctx.logger.debug({ method, url: redactUrl(req.url ?? ''), status: res.statusCode }, 'web request'),
+  );
   try {
     const target = parseTarget(req.url);
     if (!ctx.hosts.allowsHost(req.headers.host)) {
-      throw new HttpError(421, 'HOST_NOT_ALLOWED', 'This gateway does not answer to that Host name. Open it by its bound address, or list the name in web.allowedHosts.');
+      throw new HttpError(
+        421,
+        'HOST_NOT_ALLOWED',
+        'This gateway does not answer to that Host name. Open it by its bound address, or list the name in ' +
+          'web.allowedHosts.',
+      );
     }
     if (target.path === '/healthz') return sendJson(res, 200, { ok: true });
     // Everything outside /api is the web app's build (index.html at /, /assets/…, /sw.js, the manifest).
@@ -82,10 +115,20 @@ export async function handleRequest(ctx: WebRequestContext, req: http.IncomingMe
 
     const origin = req.headers.origin;
     if (origin !== undefined && !ctx.hosts.allowsOrigin(origin)) {
-      throw new HttpError(403, 'ORIGIN_NOT_ALLOWED', 'Requests from another origin are refused; use the page this gateway serves, or list its name in web.allowedHosts.');
+      throw new HttpError(
+        403,
+        'ORIGIN_NOT_ALLOWED',
+        'Requests from another origin are refused; use the page this gateway serves, or list its name in ' +
+          'web.allowedHosts.',
+      );
     }
-    const given = bearer(req) ?? (isEventStream(method, target) ? target.query.get('token') ?? undefined : undefined);
-    if (!tokenMatches(given, ctx.token)) throw new HttpError(401, 'UNAUTHORIZED', 'A valid bearer token is required: Authorization: Bearer <token> (it is in web-token in the data dir).');
+    const given = bearer(req) ?? (isEventStream(method, target) ? (target.query.get('token') ?? undefined) : undefined);
+    if (!tokenMatches(given, ctx.token))
+      throw new HttpError(
+        401,
+        'UNAUTHORIZED',
+        'A valid bearer token is required: Authorization: Bearer <token> (it is in web-token in the data dir).',
+      );
     if (method === 'POST' || method === 'PATCH' || method === 'PUT') requireJson(req);
     if (!ctx.core) throw new HttpError(503, 'NOT_FOUND', 'The gateway is starting.');
     await handleApi(ctx.core, req, res, target);

@@ -28,7 +28,12 @@ export function openStreams(core: GatewayCore): number {
 }
 
 function frame(e: BusEvent): string {
-  const data = JSON.stringify({ messageId: e.messageId, ...e.data, ...(e.seq !== undefined ? { seq: e.seq } : {}), at: e.createdAt });
+  const data = JSON.stringify({
+    messageId: e.messageId,
+    ...e.data,
+    ...(e.seq !== undefined ? { seq: e.seq } : {}),
+    at: e.createdAt,
+  });
   return `${e.seq !== undefined ? `id: ${e.seq}\n` : ''}event: ${e.type}\ndata: ${data}\n\n`;
 }
 
@@ -89,12 +94,28 @@ class BoundedWriter {
   }
 }
 
-export function streamEvents(core: GatewayCore, conversationId: string, req: http.IncomingMessage, res: http.ServerResponse, since: number | undefined): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+export function streamEvents(
+  core: GatewayCore,
+  conversationId: string,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  since: number | undefined,
+): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
   const open = streams.get(core) ?? new Set();
   streams.set(core, open);
   open.add(res);
-  const out = new BoundedWriter(res, (why) => core.log.info({ conversationId, why }, 'event stream dropped: the client is not reading; it can reconnect with Last-Event-ID'));
+  const out = new BoundedWriter(res, (why) =>
+    core.log.info(
+      { conversationId, why },
+      'event stream dropped: the client is not reading; it can reconnect with Last-Event-ID',
+    ),
+  );
   let replaying = true;
   let lastSent = since ?? core.store.lastEventSeq(conversationId);
   const buffered: BusEvent[] = [];
@@ -132,7 +153,15 @@ export function streamEvents(core: GatewayCore, conversationId: string, req: htt
   res.on('error', close);
 
   out.write(`retry: 2000\n`);
-  out.write(frame({ conversationId, type: 'status', messageId: null, data: { state: 'connected', lastEventId: lastSent }, createdAt: Date.now() }));
+  out.write(
+    frame({
+      conversationId,
+      type: 'status',
+      messageId: null,
+      data: { state: 'connected', lastEventId: lastSent },
+      createdAt: Date.now(),
+    }),
+  );
   void (async () => {
     if (since !== undefined) {
       for (;;) {

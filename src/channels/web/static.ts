@@ -31,7 +31,9 @@ const TYPES: Record<string, string> = {
 const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.json', '.webmanifest', '.svg', '.txt']);
 const REVALIDATE = 'no-cache';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Rudder</title><p>The web app is not built. Run <code>npm run build</code> in the Rudder folder (<code>npm install</code> runs it), then reload.</p>`;
+const NOT_BUILT =
+  `<!doctype html><meta charset="utf-8"><title>Rudder</title><p>The web app is not built. ` +
+  `Run <code>npm run build</code> in the Rudder folder (<code>npm install</code> runs it), then reload.</p>`;
 
 interface Cached {
   mtimeMs: number;
@@ -52,7 +54,8 @@ export class StaticFiles {
   /** Answers a request for a path outside /api: the file, a 304, a 404 or a 405. */
   serve(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): void {
     const method = req.method ?? 'GET';
-    if (method !== 'GET' && method !== 'HEAD') return sendError(res, new HttpError(405, 'BAD_REQUEST', `Use GET for ${pathname}.`));
+    if (method !== 'GET' && method !== 'HEAD')
+      return sendError(res, new HttpError(405, 'BAD_REQUEST', `Use GET for ${pathname}.`));
     const rel = pathname === '/' ? 'index.html' : this.relative(pathname);
     const file = rel === undefined ? undefined : this.lookup(rel);
     if (!file || rel === undefined) {
@@ -68,7 +71,8 @@ export class StaticFiles {
       'x-content-type-options': 'nosniff',
     };
     // The strict policy for the app's own document (the edge may already have set one for every answer).
-    if (ext === '.html' && !res.hasHeader('content-security-policy')) Object.assign(headers, { 'content-security-policy': contentSecurityPolicy(), 'x-frame-options': 'DENY' });
+    if (ext === '.html' && !res.hasHeader('content-security-policy'))
+      Object.assign(headers, { 'content-security-policy': contentSecurityPolicy(), 'x-frame-options': 'DENY' });
     if (req.headers['if-none-match'] === file.etag) {
       res.writeHead(304, headers);
       return void res.end();
@@ -123,7 +127,11 @@ export class StaticFiles {
   }
 
   private notBuilt(res: http.ServerResponse): void {
-    res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': contentSecurityPolicy() });
+    res.writeHead(503, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': contentSecurityPolicy(),
+    });
     res.end(NOT_BUILT);
   }
 }

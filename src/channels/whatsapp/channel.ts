@@ -4,23 +4,37 @@
  * Baileys acknowledges receipt to WhatsApp itself, before Rudder sees a message; commits here are
  * retried so a failing inbox does not lose it.
  */
-import { DisconnectReason, downloadMediaMessage, type WAMessage, type WAMessageKey, type WASocket } from '@whiskeysockets/baileys';
+import {
+  DisconnectReason,
+  downloadMediaMessage,
+  type WAMessage,
+  type WAMessageKey,
+  type WASocket,
+} from '@whiskeysockets/baileys';
 import qrcode from 'qrcode-terminal';
+import type { WhatsAppConfig } from '../../config/channels-schema.js';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
-import type { WhatsAppConfig } from '../../config/channels-schema.js';
 import type { AckKind, CardView, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
-import { cardMarkdown } from '../common/card.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
 import { saveBuffer, saveIfAdmitted } from '../common/attachments.js';
+import { cardMarkdown } from '../common/card.js';
 import { PartProgress } from '../common/deliver.js';
+import { toWhatsApp } from '../common/markdown/whatsapp.js';
 import { KeyedSerial } from '../common/ordered.js';
-import { commitWithRetry, withRetry, type Verdict } from '../common/retry.js';
+import { commitWithRetry, type Verdict, withRetry } from '../common/retry.js';
 import { fitParts } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';
-import { toWhatsApp } from '../common/markdown/whatsapp.js';
-import { normalise, parsePlatformId, type Normalised } from './inbound.js';
-import { authDir, baileysLogger, defaultSocketFactory, loadAuth, socketConfig, type BaileysLogger, type SocketFactory } from './socket.js';
+import { type Normalised, normalise, parsePlatformId } from './inbound.js';
+import {
+  authDir,
+  type BaileysLogger,
+  baileysLogger,
+  defaultSocketFactory,
+  loadAuth,
+  type SocketFactory,
+  socketConfig,
+} from './socket.js';
 
 /**
  * WhatsApp's documented text body limit is 4096 characters (Cloud API `text.body`,
@@ -54,7 +68,8 @@ function statusOf(err: unknown): number | undefined {
 function classify(err: unknown): Verdict {
   const status = statusOf(err);
   if (status === 429) return { kind: 'rate-limited', retryAfterMs: 5_000 };
-  if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 428) return { kind: 'permanent' };
+  if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 428)
+    return { kind: 'permanent' };
   return { kind: 'transient' };
 }
 
@@ -126,7 +141,9 @@ export class WhatsAppChannel implements Channel {
     const sock = this.factory(socketConfig({ auth, logger: this.libLog, webSocketUrl: this.cfg.webSocketUrl }));
     this.sock = sock;
     sock.ev.on('creds.update', () => {
-      void saveCreds().catch((err: unknown) => this.log.error({ err: describe(err) }, 'whatsapp credentials not saved'));
+      void saveCreds().catch((err: unknown) =>
+        this.log.error({ err: describe(err) }, 'whatsapp credentials not saved'),
+      );
     });
     sock.ev.on('connection.update', (u) => {
       if (sock !== this.sock) return;
@@ -148,9 +165,15 @@ export class WhatsAppChannel implements Channel {
   private setQr(qr: string | undefined): void {
     this.currentQr = qr;
     if (qr) {
-      this.state = { name: 'whatsapp', state: 'starting', detail: 'waiting for pairing: scan the QR code in WhatsApp > Linked devices' };
+      this.state = {
+        name: 'whatsapp',
+        state: 'starting',
+        detail: 'waiting for pairing: scan the QR code in WhatsApp > Linked devices',
+      };
       if (this.cfg.printQr) {
-        qrcode.generate(qr, { small: true }, (art: string) => process.stderr.write(`\nWhatsApp: scan this QR code in WhatsApp > Linked devices\n${art}\n`));
+        qrcode.generate(qr, { small: true }, (art: string) =>
+          process.stderr.write(`\nWhatsApp: scan this QR code in WhatsApp > Linked devices\n${art}\n`),
+        );
       }
     }
     for (const l of this.qrListeners) l(qr);
@@ -160,15 +183,24 @@ export class WhatsAppChannel implements Channel {
     if (this.stopping) return;
     const code = statusOf(error);
     if (code === DisconnectReason.loggedOut) {
-      this.state = { name: 'whatsapp', state: 'error', detail: `logged out by WhatsApp; delete ${authDir(this.dataDir)} and restart to pair again` };
+      this.state = {
+        name: 'whatsapp',
+        state: 'error',
+        detail: `logged out by WhatsApp; delete ${authDir(this.dataDir)} and restart to pair again`,
+      };
       return;
     }
     // 515 "restart required" follows a fresh pairing and wants an immediate reconnect.
     const wait = code === DisconnectReason.restartRequired ? 0 : Math.min(1000 * 2 ** this.reconnects, 60_000);
     this.reconnects++;
-    this.state = { name: 'whatsapp', state: 'disconnected', detail: `${error?.message ?? 'connection closed'}; reconnecting` };
+    this.state = {
+      name: 'whatsapp',
+      state: 'disconnected',
+      detail: `${error?.message ?? 'connection closed'}; reconnecting`,
+    };
     this.reconnectTimer = setTimeout(() => {
-      if (!this.stopping) void this.connect().catch((err: unknown) => this.onClose(err instanceof Error ? err : new Error(String(err))));
+      if (!this.stopping)
+        void this.connect().catch((err: unknown) => this.onClose(err instanceof Error ? err : new Error(String(err))));
     }, wait);
   }
 
@@ -179,13 +211,28 @@ export class WhatsAppChannel implements Channel {
     this.remember(n.msg.platformMessageId, m);
     const sink = this.sink!;
     this.inbound = this.inbound.then(() =>
-      this.accept(sink, n, m, sock).catch((err: unknown) => this.log.error({ err: describe(err) }, 'whatsapp message not committed')),
+      this.accept(sink, n, m, sock).catch((err: unknown) =>
+        this.log.error({ err: describe(err) }, 'whatsapp message not committed'),
+      ),
     );
   }
 
   private async accept(sink: InboundSink, n: Normalised, m: WAMessage, sock: WASocket): Promise<void> {
-    await saveIfAdmitted(sink, n.msg, n.media ? [n.media] : [], { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024 }, async (_f, target) =>
-      saveBuffer(target, await downloadMediaMessage(m, 'buffer', {}, { logger: this.libLog, reuploadRequest: sock.updateMediaMessage })),
+    await saveIfAdmitted(
+      sink,
+      n.msg,
+      n.media ? [n.media] : [],
+      { dataDir: this.dataDir, maxBytes: this.cfg.maxAttachmentMb * 1024 * 1024 },
+      async (_f, target) =>
+        saveBuffer(
+          target,
+          await downloadMediaMessage(
+            m,
+            'buffer',
+            {},
+            { logger: this.libLog, reuploadRequest: sock.updateMediaMessage },
+          ),
+        ),
     );
     await commitWithRetry('whatsapp', () => sink.accept(n.msg), this.abort.signal);
   }
@@ -197,7 +244,10 @@ export class WhatsAppChannel implements Channel {
 
   private socket(): WASocket {
     if (!this.sock || this.state.state !== 'connected') {
-      throw new RudderError('CHANNEL_SEND_FAILED', 'WhatsApp is not connected; the reply stays owed until it is.', { channel: 'whatsapp', permanent: false });
+      throw new RudderError('CHANNEL_SEND_FAILED', 'WhatsApp is not connected; the reply stays owed until it is.', {
+        channel: 'whatsapp',
+        permanent: false,
+      });
     }
     return this.sock;
   }
@@ -249,7 +299,13 @@ export class WhatsAppChannel implements Channel {
     if (!text) return;
     const quoted = to.platformMessageId ? this.recent.get(to.platformMessageId) : undefined;
     await this.serial.run(to.conversationKey, () =>
-      withRetry(() => this.socket().sendMessage(to.conversationKey, { text }, quoted ? { quoted } : {}), { channel: 'whatsapp', what: 'sendMessage', classify, describe, logger: this.log }),
+      withRetry(() => this.socket().sendMessage(to.conversationKey, { text }, quoted ? { quoted } : {}), {
+        channel: 'whatsapp',
+        what: 'sendMessage',
+        classify,
+        describe,
+        logger: this.log,
+      }),
     );
   }
 
@@ -259,21 +315,49 @@ export class WhatsAppChannel implements Channel {
 
   /** A card has no buttons here; it says how to stop while its turn runs. */
   private cardText(card: CardView): string {
-    return toWhatsApp(card.buttons.length ? `${cardMarkdown(card)}\n_Send /stop to stop._` : cardMarkdown(card)).slice(0, WHATSAPP_TEXT_LIMIT);
+    return toWhatsApp(card.buttons.length ? `${cardMarkdown(card)}\n_Send /stop to stop._` : cardMarkdown(card)).slice(
+      0,
+      WHATSAPP_TEXT_LIMIT,
+    );
   }
 
   /** Posts a card; the handle is its key and when it was sent (edits are shown for 15 minutes only). */
   async postCard(to: MessageRef, card: CardView): Promise<string> {
-    const m = await withRetry(() => this.socket().sendMessage(to.conversationKey, { text: this.cardText(card) }), { channel: 'whatsapp', what: 'sendMessage (progress card)', classify, describe, logger: this.log, attempts: 1 });
-    if (!m?.key) throw new RudderError('CHANNEL_SEND_FAILED', 'WhatsApp gave no key for the progress card.', { channel: 'whatsapp', permanent: true });
+    const m = await withRetry(() => this.socket().sendMessage(to.conversationKey, { text: this.cardText(card) }), {
+      channel: 'whatsapp',
+      what: 'sendMessage (progress card)',
+      classify,
+      describe,
+      logger: this.log,
+      attempts: 1,
+    });
+    if (!m?.key)
+      throw new RudderError('CHANNEL_SEND_FAILED', 'WhatsApp gave no key for the progress card.', {
+        channel: 'whatsapp',
+        permanent: true,
+      });
     return JSON.stringify({ key: m.key, at: Date.now() });
   }
 
-  /** Edits a card through Baileys (`edit: key`); past WhatsApp's edit window it says it cannot, and the gateway posts short status messages instead. */
+  /**
+   * Edits a card through Baileys (`edit: key`); past WhatsApp's edit window it says it cannot, and the gateway posts
+   * short status messages instead.
+   */
   async editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
     const { key, at } = JSON.parse(handle) as { key: WAMessageKey; at: number };
-    if (Date.now() - at > this.editWindowMs) throw new RudderError('CHANNEL_SEND_FAILED', 'WhatsApp shows edits made within 15 minutes only.', { channel: 'whatsapp', permanent: true });
-    await withRetry(() => this.socket().sendMessage(to.conversationKey, { text: this.cardText(card), edit: key }), { channel: 'whatsapp', what: 'sendMessage (progress card edit)', classify, describe, logger: this.log, attempts: 1 });
+    if (Date.now() - at > this.editWindowMs)
+      throw new RudderError('CHANNEL_SEND_FAILED', 'WhatsApp shows edits made within 15 minutes only.', {
+        channel: 'whatsapp',
+        permanent: true,
+      });
+    await withRetry(() => this.socket().sendMessage(to.conversationKey, { text: this.cardText(card), edit: key }), {
+      channel: 'whatsapp',
+      what: 'sendMessage (progress card edit)',
+      classify,
+      describe,
+      logger: this.log,
+      attempts: 1,
+    });
   }
 
   status(): ChannelStatus {
@@ -282,8 +366,10 @@ export class WhatsAppChannel implements Channel {
 
   /** WhatsApp has no token: the probe reports whether the socket is paired and open. */
   async probe(): Promise<{ ok: boolean; detail: string }> {
-    if (this.state.state === 'connected') return { ok: true, detail: `connected as ${this.state.detail ?? 'paired device'}` };
-    if (this.currentQr) return { ok: false, detail: 'not paired: scan the QR code (terminal or web page) in WhatsApp > Linked devices' };
+    if (this.state.state === 'connected')
+      return { ok: true, detail: `connected as ${this.state.detail ?? 'paired device'}` };
+    if (this.currentQr)
+      return { ok: false, detail: 'not paired: scan the QR code (terminal or web page) in WhatsApp > Linked devices' };
     return { ok: false, detail: this.state.detail ?? `not connected (${this.state.state})` };
   }
 }

@@ -43,7 +43,8 @@ export function senderId(jid: string): string {
   return jidNormalizedUser(jid);
 }
 
-const sameUser = (a: string | null | undefined, b: string | undefined) => !!a && !!b && jidDecode(a)?.user === jidDecode(b)?.user;
+const sameUser = (a: string | null | undefined, b: string | undefined) =>
+  !!a && !!b && jidDecode(a)?.user === jidDecode(b)?.user;
 
 type Content = proto.IMessage;
 
@@ -55,25 +56,54 @@ function contextOf(c: Content): proto.IContextInfo | undefined {
     c.documentMessage?.contextInfo ??
     c.audioMessage?.contextInfo ??
     undefined
-  ) ?? undefined;
+  );
 }
 
 export function textOf(c: Content | null | undefined): string {
   if (!c) return '';
-  return c.conversation ?? c.extendedTextMessage?.text ?? c.imageMessage?.caption ?? c.videoMessage?.caption ?? c.documentMessage?.caption ?? '';
+  return (
+    c.conversation ??
+    c.extendedTextMessage?.text ??
+    c.imageMessage?.caption ??
+    c.videoMessage?.caption ??
+    c.documentMessage?.caption ??
+    ''
+  );
 }
 
 function mediaOf(c: Content): MediaRef | undefined {
-  if (c.imageMessage) return { kind: 'image', name: 'image.jpg', mime: c.imageMessage.mimetype ?? 'image/jpeg', size: Number(c.imageMessage.fileLength ?? 0) || undefined };
+  if (c.imageMessage)
+    return {
+      kind: 'image',
+      name: 'image.jpg',
+      mime: c.imageMessage.mimetype ?? 'image/jpeg',
+      size: Number(c.imageMessage.fileLength ?? 0) || undefined,
+    };
   if (c.documentMessage) {
     const d = c.documentMessage;
-    return { kind: d.mimetype?.startsWith('image/') ? 'image' : 'document', name: d.fileName ?? 'document', mime: d.mimetype ?? undefined, size: Number(d.fileLength ?? 0) || undefined };
+    return {
+      kind: d.mimetype?.startsWith('image/') ? 'image' : 'document',
+      name: d.fileName ?? 'document',
+      mime: d.mimetype ?? undefined,
+      size: Number(d.fileLength ?? 0) || undefined,
+    };
   }
   if (c.audioMessage) {
     const a = c.audioMessage;
-    return { kind: a.ptt ? 'voice' : 'audio', name: a.ptt ? 'voice.ogg' : 'audio', mime: a.mimetype ?? 'audio/ogg', size: Number(a.fileLength ?? 0) || undefined };
+    return {
+      kind: a.ptt ? 'voice' : 'audio',
+      name: a.ptt ? 'voice.ogg' : 'audio',
+      mime: a.mimetype ?? 'audio/ogg',
+      size: Number(a.fileLength ?? 0) || undefined,
+    };
   }
-  if (c.videoMessage) return { kind: 'video', name: 'video.mp4', mime: c.videoMessage.mimetype ?? 'video/mp4', size: Number(c.videoMessage.fileLength ?? 0) || undefined };
+  if (c.videoMessage)
+    return {
+      kind: 'video',
+      name: 'video.mp4',
+      mime: c.videoMessage.mimetype ?? 'video/mp4',
+      size: Number(c.videoMessage.fileLength ?? 0) || undefined,
+    };
   return undefined;
 }
 
@@ -101,7 +131,8 @@ export function normalise(m: WAMessage, me: Me): Normalised | undefined {
   let editOf: string | undefined;
   const pm = content.protocolMessage;
   if (pm) {
-    if (pm.type !== proto.Message.ProtocolMessage.Type.MESSAGE_EDIT || !pm.key?.id || !pm.editedMessage) return undefined;
+    if (pm.type !== proto.Message.ProtocolMessage.Type.MESSAGE_EDIT || !pm.key?.id || !pm.editedMessage)
+      return undefined;
     editOf = platformIdOf(jid, pm.key.id);
     content = normalizeMessageContent(pm.editedMessage);
     if (!content) return undefined;
@@ -125,7 +156,9 @@ export function normalise(m: WAMessage, me: Me): Normalised | undefined {
     text: stripSelf(raw, me) || label(media),
     ...(time ? { sentAt: time } : {}),
   };
-  const quotedText = ctx?.quotedMessage ? textOf(normalizeMessageContent(ctx.quotedMessage)) || label(mediaOf(ctx.quotedMessage)) : '';
+  const quotedText = ctx?.quotedMessage
+    ? textOf(normalizeMessageContent(ctx.quotedMessage)) || label(mediaOf(ctx.quotedMessage))
+    : '';
   if (quotedText) msg.quoted = { text: quotedText, ...(ctx?.participant ? { author: senderId(ctx.participant) } : {}) };
   if (group) {
     const mentioned = (ctx?.mentionedJid ?? []).some((j) => sameUser(j, me.id) || sameUser(j, me.lid));

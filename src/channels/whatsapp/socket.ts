@@ -4,7 +4,12 @@
  * pass one that builds the real socket against a loopback server and records what it sends.
  */
 import path from 'node:path';
-import makeWASocket, { Browsers, useMultiFileAuthState, type UserFacingSocketConfig, type WASocket } from '@whiskeysockets/baileys';
+import makeWASocket, {
+  Browsers,
+  type UserFacingSocketConfig,
+  useMultiFileAuthState,
+  type WASocket,
+} from '@whiskeysockets/baileys';
 import type { Logger } from '../../ops/logger.js';
 
 export type SocketFactory = (config: UserFacingSocketConfig) => WASocket;
@@ -23,10 +28,17 @@ export type BaileysLogger = NonNullable<UserFacingSocketConfig['logger']>;
 
 /** Baileys logs every frame at debug; only its warnings are worth the operator's attention. */
 export function baileysLogger(logger: Logger): BaileysLogger {
-  return logger.child({ lib: 'baileys' }, { level: logger.levelVal >= 40 ? logger.level : 'warn' }) as unknown as BaileysLogger;
+  return logger.child(
+    { lib: 'baileys' },
+    { level: logger.levelVal >= 40 ? logger.level : 'warn' },
+  ) as unknown as BaileysLogger;
 }
 
-export function socketConfig(o: { auth: UserFacingSocketConfig['auth']; logger: BaileysLogger; webSocketUrl?: string }): UserFacingSocketConfig {
+export function socketConfig(o: {
+  auth: UserFacingSocketConfig['auth'];
+  logger: BaileysLogger;
+  webSocketUrl?: string;
+}): UserFacingSocketConfig {
   return {
     auth: o.auth,
     logger: o.logger,

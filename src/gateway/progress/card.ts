@@ -54,7 +54,12 @@ export function newCard(turn: TurnView, target: { channel: Channel; key: string 
     failures: 0,
     streaming: '',
     // Telegram wants a non-zero draft id; one per turn keeps its updates animated as one draft.
-    draft: { id: nextDraftId++, on: !!target.channel.draftText && cfg.text !== 'final-only', lastAt: 0, inFlight: false },
+    draft: {
+      id: nextDraftId++,
+      on: !!target.channel.draftText && cfg.text !== 'final-only',
+      lastAt: 0,
+      inFlight: false,
+    },
   };
 }
 

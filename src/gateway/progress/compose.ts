@@ -79,7 +79,8 @@ export function stepLine(s: Step, now: number): string {
     case 'permission': {
       const what = `**${s.toolName}** ${code(oneLine(s.summary, LINE_CHARS))}`;
       if (s.status === 'open') return `🔐 waiting for your answer: ${what}`;
-      if (s.status === 'answered') return `🔐 ${what}: ${s.answer?.label ?? 'answered'}${s.answer?.by ? ` (${oneLine(s.answer.by, 40)})` : ''}`;
+      if (s.status === 'answered')
+        return `🔐 ${what}: ${s.answer?.label ?? 'answered'}${s.answer?.by ? ` (${oneLine(s.answer.by, 40)})` : ''}`;
       return `🔐 ${what}: withdrawn`;
     }
     case 'notice':
@@ -104,11 +105,17 @@ export function runningCard(turn: TurnView, o: CardInput): CardView {
   if (done.length > recent.length) lines.push(`… ${plural(done.length - recent.length, 'earlier step')}`);
   lines.push(...recent.map((s) => stepLine(s, o.now)));
   if (current.length) lines.push(...current.map((s) => stepLine(s, o.now)));
-  else if (o.streaming?.trim() && o.textMode !== 'final-only') lines.push(`✍️ ${prose(o.streaming.slice(-STREAM_CHARS * 2), STREAM_CHARS)}`);
+  else if (o.streaming?.trim() && o.textMode !== 'final-only')
+    lines.push(`✍️ ${prose(o.streaming.slice(-STREAM_CHARS * 2), STREAM_CHARS)}`);
   else lines.push('💭 thinking…');
   if (o.queued > 0) lines.push(`📥 ${plural(o.queued, 'message')} waiting`);
   const buttons: ButtonView[] = o.stopData ? [{ label: '⏹ Stop', data: o.stopData, style: 'danger' }] : [];
-  return { header: `⏳ Working · ${plural(steps.length, 'step')} · ${elapsed(o.now - turn.startedAt)}`, lines, buttons, final: false };
+  return {
+    header: `⏳ Working · ${plural(steps.length, 'step')} · ${elapsed(o.now - turn.startedAt)}`,
+    lines,
+    buttons,
+    final: false,
+  };
 }
 
 /** The card once the turn ended: one line. */

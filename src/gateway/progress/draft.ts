@@ -32,7 +32,10 @@ export function streamDraft(card: Card, host: DraftHost): void {
   card.draft.inFlight = true;
   const off = (err?: unknown) => {
     card.draft.on = false;
-    host.log.debug({ conversationId: card.conversationId, err: err instanceof Error ? err.message : undefined }, 'reply draft not shown; the card shows the text instead');
+    host.log.debug(
+      { conversationId: card.conversationId, err: err instanceof Error ? err.message : undefined },
+      'reply draft not shown; the card shows the text instead',
+    );
     host.fallBack(card);
   };
   card.channel.draftText!(card.to, card.draft.id, card.streaming)
@@ -41,7 +44,8 @@ export function streamDraft(card: Card, host: DraftHost): void {
         if (!ok) off();
       },
       (err: unknown) => {
-        if (isRudderError(err, 'CHANNEL_RATE_LIMITED')) host.hold(card.conversationId, Number(err.context.retryAfterMs ?? 1000));
+        if (isRudderError(err, 'CHANNEL_RATE_LIMITED'))
+          host.hold(card.conversationId, Number(err.context.retryAfterMs ?? 1000));
         else off(err);
       },
     )

@@ -17,11 +17,11 @@ import type { Logger } from '../../ops/logger.js';
 import type { BusEvent, EventBus } from '../bus.js';
 import type { StepLog } from '../steps/step-log.js';
 import type { Step, TurnView } from '../steps/types.js';
-import { clearTimers, newCard, type Card } from './card.js';
+import { type Card, clearTimers, newCard } from './card.js';
 import { collapsedCard, runningCard } from './compose.js';
-import { streamDraft, type DraftHost } from './draft.js';
+import { type DraftHost, streamDraft } from './draft.js';
 import { IntermediateTexts } from './intermediate.js';
-import { progressFor, type ProgressConfig } from './settings.js';
+import { type ProgressConfig, progressFor } from './settings.js';
 
 /** A running card with nothing new is refreshed this often (its elapsed time), unless edits are rarer. */
 const HEARTBEAT_MS = 15_000;
@@ -128,7 +128,8 @@ export class ProgressDriver {
     }
     // The queue moved: its count is on the card.
     if (e.type === 'ack' && (e.data.kind === 'queued' || e.data.kind === 'steered')) {
-      for (const c of this.cards.values()) if (c.conversationId === e.conversationId && c.view.status === 'running') this.schedule(c);
+      for (const c of this.cards.values())
+        if (c.conversationId === e.conversationId && c.view.status === 'running') this.schedule(c);
     }
   }
 
@@ -173,7 +174,10 @@ export class ProgressDriver {
           card.state = 'waiting';
           return this.post(card);
         }
-        this.host.log.warn({ conversationId: card.conversationId, err: (err as Error).message }, 'progress card not posted; the turn goes on without one');
+        this.host.log.warn(
+          { conversationId: card.conversationId, err: (err as Error).message },
+          'progress card not posted; the turn goes on without one',
+        );
         this.done(card);
       },
     );
@@ -210,37 +214,54 @@ export class ProgressDriver {
     if (card.state === 'status' && view.final) return this.done(card);
     card.inFlight = true;
     const kind = card.state === 'status' ? 'status' : 'edit';
-    const call = kind === 'status' ? card.channel.postCard!(card.to, view).then(() => undefined) : card.channel.editCard ? card.channel.editCard(card.to, card.handle!, view) : Promise.reject(notEditable(card.channel.name));
-    call.then(
-      () => {
-        card.shown = text;
-        card.failures = 0;
-      },
-      (err: unknown) => {
-        card.failures++;
-        if (isRudderError(err, 'CHANNEL_RATE_LIMITED')) {
-          this.hold(card.conversationId, Number(err.context.retryAfterMs ?? 1000));
-          card.dirty = true;
-        } else if (isRudderError(err, 'CHANNEL_SEND_FAILED') && err.context.permanent && kind === 'edit') {
-          this.host.log.info({ conversationId: card.conversationId, err: err.message }, 'progress card cannot be edited here; a short status message at most once a minute instead');
-          card.state = 'status';
-          card.dirty = true;
-        } else {
-          this.host.log.debug({ conversationId: card.conversationId, err: (err as Error).message }, 'progress card edit failed; the next one carries the change');
-          card.dirty = true;
-        }
-        if (card.failures >= MAX_FAILURES) {
-          this.host.log.warn({ conversationId: card.conversationId }, 'progress card edits keep failing; leaving the card as it is');
-          card.dirty = false;
-          card.state = 'done';
-        }
-      },
-    ).finally(() => {
-      card.inFlight = false;
-      // From the answer, so the platform never sees two calls closer than the interval, whatever the network's delays.
-      card.lastCallAt = Date.now();
-      this.settle(card);
-    });
+    const call =
+      kind === 'status'
+        ? card.channel.postCard!(card.to, view).then(() => undefined)
+        : card.channel.editCard
+          ? card.channel.editCard(card.to, card.handle!, view)
+          : Promise.reject(notEditable(card.channel.name));
+    call
+      .then(
+        () => {
+          card.shown = text;
+          card.failures = 0;
+        },
+        (err: unknown) => {
+          card.failures++;
+          if (isRudderError(err, 'CHANNEL_RATE_LIMITED')) {
+            this.hold(card.conversationId, Number(err.context.retryAfterMs ?? 1000));
+            card.dirty = true;
+          } else if (isRudderError(err, 'CHANNEL_SEND_FAILED') && err.context.permanent && kind === 'edit') {
+            this.host.log.info(
+              { conversationId: card.conversationId, err: err.message },
+              'progress card cannot be edited here; a short status message at most once a minute instead',
+            );
+            card.state = 'status';
+            card.dirty = true;
+          } else {
+            this.host.log.debug(
+              { conversationId: card.conversationId, err: (err as Error).message },
+              'progress card edit failed; the next one carries the change',
+            );
+            card.dirty = true;
+          }
+          if (card.failures >= MAX_FAILURES) {
+            this.host.log.warn(
+              { conversationId: card.conversationId },
+              'progress card edits keep failing; leaving the card as it is',
+            );
+            card.dirty = false;
+            card.state = 'done';
+          }
+        },
+      )
+      .finally(() => {
+        card.inFlight = false;
+        // From the answer, so the platform never sees two calls closer than the interval, whatever the network's
+        // delays.
+        card.lastCallAt = Date.now();
+        this.settle(card);
+      });
   }
 
   /** After an edit (or a skipped one): the next if something changed, the end if it was the last, else a heartbeat. */

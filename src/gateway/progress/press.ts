@@ -29,7 +29,8 @@ export async function handlePress(core: GatewayCore, p: InboundPress): Promise<P
   }
   const card = core.progress?.cardOf(action.ref);
   if (!card || card.conversationId !== conversationId) return { ok: false, text: 'That card is no longer live.' };
-  if (!card.running || core.lane(conversationId).session()?.currentTurn()?.id !== card.turnId) return { ok: false, text: 'That turn already ended.' };
+  if (!card.running || core.lane(conversationId).session()?.currentTurn()?.id !== card.turnId)
+    return { ok: false, text: 'That turn already ended.' };
   // The stop runs on its own: a platform wants its press answered within seconds, an interrupt may take longer.
   core.log.info({ conversationId, by: byOf(p) }, 'stopping a turn from its progress card');
   void runCommand({ name: 'stop', args: '' }, core.commandContext(conversationId, Date.now(), byOf(p))).then(
@@ -37,7 +38,8 @@ export async function handlePress(core: GatewayCore, p: InboundPress): Promise<P
       for (const r of outcome.stopped ?? []) core.ack(r, 'stopped');
       core.send(conversationId, 'notice', outcome.reply, []);
     },
-    (err: unknown) => core.log.error({ conversationId, err: (err as Error).message }, 'the Stop button could not stop the turn'),
+    (err: unknown) =>
+      core.log.error({ conversationId, err: (err as Error).message }, 'the Stop button could not stop the turn'),
   );
   return { ok: true, text: '⏹ Stopping the turn.' };
 }

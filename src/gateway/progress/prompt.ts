@@ -54,19 +54,30 @@ export function composePrompt(req: PermissionRequest, o: { buttons: boolean }): 
     }
     const shown = full.length > budget ? full.slice(0, budget) : full;
     budget -= full.length;
-    if (shown.length === full.length && !shown.includes('\n') && shown.length <= INLINE_CHARS) lines.push(`**${key}**: ${code(shown)}`);
+    if (shown.length === full.length && !shown.includes('\n') && shown.length <= INLINE_CHARS)
+      lines.push(`**${key}**: ${code(shown)}`);
     else lines.push(`**${key}**`, block(shown));
-    if (shown.length < full.length) lines.push(`✂️ ${full.length - shown.length} more characters of **${key}** are not shown.`);
+    if (shown.length < full.length)
+      lines.push(`✂️ ${full.length - shown.length} more characters of **${key}** are not shown.`);
   }
   if (hidden.length) lines.push(`✂️ Not shown: ${hidden.map((k) => `**${k}**`).join(', ')}.`);
   const cut = inputChars > PROMPT_INPUT_LIMIT;
   const offered = offeredOptions(req, cut);
   if (cut) {
-    lines.push(`✂️ This input is ${inputChars} characters, too long to show whole here, so it cannot be approved from this chat. Deny it, or answer on the web page.`);
+    lines.push(
+      `✂️ This input is ${inputChars} characters, too long to show whole here, so it cannot be approved from ` +
+        `this chat. Deny it, or answer on the web page.`,
+    );
   }
   if (offered.length) {
     lines.push(offered.map((x) => `${x.number}. ${x.label}${x.effect ? ` (⚠️ ${x.effect})` : ''}`).join('\n'));
-    lines.push(o.buttons ? 'Press a button, or reply with the option number.' : `Reply with the option number${offered.some((x) => x.id === 'allow') ? ', /allow' : ''}${offered.some((x) => x.id === 'deny') ? ' or /deny' : ''}.`);
+    lines.push(
+      o.buttons
+        ? 'Press a button, or reply with the option number.'
+        : `Reply with the option number${
+            offered.some((x) => x.id === 'allow') ? ', ' + '/allow' : ''
+          }${offered.some((x) => x.id === 'deny') ? ' or /deny' : ''}.`,
+    );
   }
   return { text: lines.join('\n'), cut, inputChars, offered };
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { PermissionRequest } from '../../agents/session.js';
 import type { ButtonView, Channel, MessageRef, PressResult, PromptView } from '../../channels/channel.js';
 import type { Logger } from '../../ops/logger.js';
-import { composePrompt, type ComposedPrompt } from './prompt.js';
+import { type ComposedPrompt, composePrompt } from './prompt.js';
 
 /** Settled prompts remembered, so a late press is told who answered. */
 const KEEP_SETTLED = 500;
@@ -56,7 +56,10 @@ export class PermissionPrompts {
     p.channel = target.channel;
     p.to = { conversationKey: target.key, platformMessageId };
     p.handle = target.channel.askPermission!(p.to, this.view(p)).catch((err: unknown) => {
-      this.host.log.warn({ conversationId, err: (err as Error).message }, 'permission buttons not shown; sending the numbered request instead');
+      this.host.log.warn(
+        { conversationId, err: (err as Error).message },
+        'permission buttons not shown; sending the numbered request instead',
+      );
       this.host.sendNotice(conversationId, composePrompt(request, { buttons: false }).text, messageId);
       return undefined;
     });
@@ -66,7 +69,10 @@ export class PermissionPrompts {
   refusal(requestId: string, optionId: string): string | undefined {
     const p = this.byRequest.get(requestId);
     if (!p?.composed.cut || optionId === 'deny') return undefined;
-    return `This request's input is ${p.composed.inputChars} characters, too long to show whole in a chat, so it cannot be approved here. Deny it, or answer on the web page.`;
+    return (
+      `This request's input is ${p.composed.inputChars} characters, too long to show whole in a chat, ` +
+      `so it cannot be approved here. Deny it, or answer on the web page.`
+    );
   }
 
   /** The request was answered (any way) or withdrawn: the message with the buttons says so. */
@@ -80,7 +86,12 @@ export class PermissionPrompts {
     const channel = p.channel;
     void p.handle
       .then((handle) => (handle ? channel.settlePermission!(p.to!, handle, this.view(p)) : undefined))
-      .catch((err: unknown) => this.host.log.warn({ conversationId: p.conversationId, err: (err as Error).message }, 'permission message not updated with its answer'));
+      .catch((err: unknown) =>
+        this.host.log.warn(
+          { conversationId: p.conversationId, err: (err as Error).message },
+          'permission message not updated with its answer',
+        ),
+      );
   }
 
   /** A press of one of a prompt's buttons, by an owner (checked by the caller). Answers at most once. */
@@ -88,13 +99,17 @@ export class PermissionPrompts {
     const p = this.byRef.get(ref);
     if (!p || p.conversationId !== conversationId) return { ok: false, text: 'This request is no longer waiting.' };
     if (p.settled) {
-      return p.settled.kind === 'answered' ? { ok: false, text: `Already answered by ${p.settled.by}: ${p.settled.label}.` } : { ok: false, text: 'This request was withdrawn: its turn ended.' };
+      return p.settled.kind === 'answered'
+        ? { ok: false, text: `Already answered by ${p.settled.by}: ${p.settled.label}.` }
+        : { ok: false, text: 'This request was withdrawn: its turn ended.' };
     }
     const option = p.request.options[number - 1];
-    if (!option || !p.composed.offered.some((o) => o.number === number)) return { ok: false, text: 'That option is not offered here.' };
+    if (!option || !p.composed.offered.some((o) => o.number === number))
+      return { ok: false, text: 'That option is not offered here.' };
     const refused = this.refusal(p.request.requestId, option.id);
     if (refused) return { ok: false, text: refused };
-    if (!this.host.answer(conversationId, p.request.requestId, option.id, by)) return { ok: false, text: 'This request is no longer waiting.' };
+    if (!this.host.answer(conversationId, p.request.requestId, option.id, by))
+      return { ok: false, text: 'This request is no longer waiting.' };
     return { ok: true, text: `${option.label}: sent to the agent.` };
   }
 

@@ -12,9 +12,12 @@ function quote(text: string): string {
 export function describeTurn(turn: TurnView, textOf: (messageId: string) => string | undefined): string {
   const first = turn.inputIds.map(textOf).find((t): t is string => !!t?.trim());
   const parts = first ? [quote(first)] : [];
-  const last = [...turn.steps].reverse().find((s) => (s.kind === 'tool' && s.status === 'running') || (s.kind === 'permission' && s.status === 'open'));
+  const last = [...turn.steps]
+    .reverse()
+    .find((s) => (s.kind === 'tool' && s.status === 'running') || (s.kind === 'permission' && s.status === 'open'));
   if (last?.kind === 'tool') parts.push(`at ${last.name}: ${last.summary}`);
   else if (last?.kind === 'permission') parts.push(`waiting for permission to use ${last.toolName}`);
-  else if (turn.steps.some((s) => s.kind === 'tool')) parts.push(`after ${turn.steps.filter((s) => s.kind === 'tool').length} tool call(s)`);
+  else if (turn.steps.some((s) => s.kind === 'tool'))
+    parts.push(`after ${turn.steps.filter((s) => s.kind === 'tool').length} tool call(s)`);
   return parts.join(', ');
 }

@@ -13,14 +13,19 @@ import type { Logger } from '../../ops/logger.js';
 import type { Store } from '../../store/store.js';
 import type { TurnRow } from '../../store/types.js';
 import type { EventBus } from '../bus.js';
-import { TurnRecord, type TurnEnd } from './turn-record.js';
+import { type TurnEnd, TurnRecord } from './turn-record.js';
 import type { NoticeCode, Step, TurnStatus, TurnSummary, TurnView } from './types.js';
 
-type Write = { kind: 'step'; step: Step; messageId: string | null } | { kind: 'turn'; turn: TurnSummary; messageId: string | null };
+type Write =
+  | { kind: 'step'; step: Step; messageId: string | null }
+  | { kind: 'turn'; turn: TurnSummary; messageId: string | null };
 
 export class StepLog {
   private readonly live = new Map<string, TurnRecord>();
-  /** The conversation's running turns, newest last (a backend runs one at a time; a put-back message may start the next). */
+  /**
+   * The conversation's running turns, newest last (a backend runs one at a time; a put-back message may start the
+   * next).
+   */
   private readonly byConversation = new Map<string, string[]>();
   private readonly byRequest = new Map<string, string>();
   private pending: Write[] = [];
@@ -100,7 +105,10 @@ export class StepLog {
   }
 
   /** Past and running turns of a conversation, oldest first; `before` (a turn's startedAt) pages back. */
-  history(conversationId: string, opts: { before?: number; limit?: number } = {}): { turns: TurnView[]; more: boolean } {
+  history(
+    conversationId: string,
+    opts: { before?: number; limit?: number } = {},
+  ): { turns: TurnView[]; more: boolean } {
     this.flush();
     const limit = Math.max(1, Math.min(opts.limit ?? 50, 200));
     const rows = this.store.turnsOf(conversationId, opts.before, limit + 1);
@@ -110,7 +118,10 @@ export class StepLog {
     return { turns: page.map((r) => this.live.get(r.id)?.view() ?? viewOf(r, steps.get(r.id) ?? [])), more };
   }
 
-  /** Turns started in [from, to), oldest first, with their steps (running ones as they are now): a page of the web app's history. */
+  /**
+   * Turns started in [from, to), oldest first, with their steps (running ones as they are now): a page of the web app's
+   * history.
+   */
   between(conversationId: string, from: number, to: number): TurnView[] {
     this.flush();
     const rows = this.store.history.turns(conversationId, from, to);
@@ -147,7 +158,12 @@ export class StepLog {
   private publishSteps(rec: TurnRecord, steps: Step[]): void {
     const messageId = rec.summary.inputIds[0] ?? null;
     // Each step is written as it is now; a snapshot keeps a later change from rewriting a queued write.
-    for (const step of steps) this.queue({ kind: 'step', step: structuredClone(step), messageId: step.kind === 'steer' ? step.messageId : messageId });
+    for (const step of steps)
+      this.queue({
+        kind: 'step',
+        step: structuredClone(step),
+        messageId: step.kind === 'steer' ? step.messageId : messageId,
+      });
     this.changed(rec, steps);
   }
 
@@ -178,7 +194,7 @@ const STATUS_OF: Record<string, TurnStatus> = { answered: 'answered', interrupte
 
 /** A stored turn that is not running here: ended, or cut off when a previous run of Rudder stopped. */
 function viewOf(r: TurnRow, steps: Step[]): TurnView {
-  const ended = r.outcome ? STATUS_OF[r.outcome] ?? 'failed' : undefined;
+  const ended = r.outcome ? (STATUS_OF[r.outcome] ?? 'failed') : undefined;
   return {
     id: r.id,
     conversationId: r.conversationId,
@@ -186,7 +202,11 @@ function viewOf(r: TurnRow, steps: Step[]): TurnView {
     startedAt: r.startedAt,
     ...(r.endedAt ? { endedAt: r.endedAt } : {}),
     inputIds: r.inputIds,
-    ...(r.error ? { error: { code: r.error, message: (ERRORS as Record<string, string>)[r.error] ?? r.error } } : ended ? {} : { error: { code: 'TURN_CUT_OFF', message: ERRORS.TURN_CUT_OFF } }),
+    ...(r.error
+      ? { error: { code: r.error, message: (ERRORS as Record<string, string>)[r.error] ?? r.error } }
+      : ended
+        ? {}
+        : { error: { code: 'TURN_CUT_OFF', message: ERRORS.TURN_CUT_OFF } }),
     stepCount: steps.length,
     steps,
   };

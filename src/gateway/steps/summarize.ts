@@ -36,10 +36,15 @@ export function toolSummary(name: string, input: unknown): string {
 }
 
 export function asObject(input: unknown): Record<string, unknown> {
-  return input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : { value: input };
+  return input && typeof input === 'object' && !Array.isArray(input)
+    ? (input as Record<string, unknown>)
+    : { value: input };
 }
 
-/** A copy of the input whose every string is at most `limit` characters (marked when cut); `cut` says whether anything was. */
+/**
+ * A copy of the input whose every string is at most `limit` characters (marked when cut); `cut` says whether anything
+ * was.
+ */
 export function boundedInput(input: unknown, limit: number = STEP_LIMITS.inputField): Record<string, unknown> {
   return boundInput(input, limit).input;
 }
@@ -56,7 +61,11 @@ export function boundInput(input: unknown, limit: number): { input: Record<strin
     const entries = Array.isArray(v) ? v : Object.entries(v);
     if (entries.length > (Array.isArray(v) ? 100 : 50)) cut = true;
     if (Array.isArray(v)) return v.slice(0, 100).map((x) => bound(x, depth + 1));
-    return Object.fromEntries(Object.entries(v).slice(0, 50).map(([k, x]) => [k, bound(x, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(v)
+        .slice(0, 50)
+        .map(([k, x]) => [k, bound(x, depth + 1)]),
+    );
   };
   return { input: bound(asObject(input), 0) as Record<string, unknown>, cut };
 }

@@ -3,10 +3,22 @@
  * added or changed, and the StepLog persists and publishes them.
  */
 import type { TurnEvent } from '../../agents/session.js';
-import { asObject, boundInput, boundedInput, boundedOutput, toolSummary } from './summarize.js';
-import { STEP_LIMITS, type NoticeCode, type PermissionStep, type Step, type TurnStatus, type TurnSummary, type TurnView } from './types.js';
+import { asObject, boundedInput, boundedOutput, boundInput, toolSummary } from './summarize.js';
+import {
+  type NoticeCode,
+  type PermissionStep,
+  STEP_LIMITS,
+  type Step,
+  type TurnStatus,
+  type TurnSummary,
+  type TurnView,
+} from './types.js';
 
-type NewStep = Step extends infer S ? (S extends Step ? Omit<S, 'id' | 'turnId' | 'conversationId' | 'index' | 'at'> : never) : never;
+type NewStep = Step extends infer S
+  ? S extends Step
+    ? Omit<S, 'id' | 'turnId' | 'conversationId' | 'index' | 'at'>
+    : never
+  : never;
 
 export interface TurnEnd {
   status: Exclude<TurnStatus, 'running'>;
@@ -26,7 +38,14 @@ export class TurnRecord {
   readonly permissions = new Map<string, PermissionStep>();
 
   constructor(conversationId: string, turnId: string, inputIds: string[], now = Date.now()) {
-    this.summary = { id: turnId, conversationId, status: 'running', startedAt: now, inputIds: [...inputIds], stepCount: 0 };
+    this.summary = {
+      id: turnId,
+      conversationId,
+      status: 'running',
+      startedAt: now,
+      inputIds: [...inputIds],
+      stepCount: 0,
+    };
   }
 
   view(): TurnView {
@@ -43,7 +62,17 @@ export class TurnRecord {
         this.partial = '';
         return e.text.trim() ? [this.add({ kind: 'text', text: e.text }, now)] : [];
       case 'tool-use': {
-        const step = this.add({ kind: 'tool', toolUseId: e.id, name: e.name, summary: toolSummary(e.name, e.input), input: boundedInput(e.input), status: 'running' }, now) as Step & { kind: 'tool' };
+        const step = this.add(
+          {
+            kind: 'tool',
+            toolUseId: e.id,
+            name: e.name,
+            summary: toolSummary(e.name, e.input),
+            input: boundedInput(e.input),
+            status: 'running',
+          },
+          now,
+        ) as Step & { kind: 'tool' };
         this.tools.set(e.id, step);
         return [step];
       }
@@ -64,7 +93,17 @@ export class TurnRecord {
         const whole = boundInput(asObject(r.input), STEP_LIMITS.permissionInputField);
         const options = r.options.map((o) => ({ id: o.id, label: o.label, ...(o.effect ? { effect: o.effect } : {}) }));
         const step = this.add(
-          { kind: 'permission', requestId: r.requestId, toolName: r.toolName, summary: toolSummary(r.toolName, r.input), input: whole.input, ...(whole.cut ? { inputCut: true } : {}), ...(r.description ? { description: r.description } : {}), options, status: 'open' },
+          {
+            kind: 'permission',
+            requestId: r.requestId,
+            toolName: r.toolName,
+            summary: toolSummary(r.toolName, r.input),
+            input: whole.input,
+            ...(whole.cut ? { inputCut: true } : {}),
+            ...(r.description ? { description: r.description } : {}),
+            options,
+            status: 'open',
+          },
           now,
         ) as PermissionStep;
         this.permissions.set(r.requestId, step);
@@ -94,7 +133,13 @@ export class TurnRecord {
     if (this.partial.trim()) changed.push(this.add({ kind: 'text', text: this.partial, partial: true }, now));
     this.partial = '';
     for (const step of this.tools.values()) {
-      Object.assign(step, { status: 'error', endedAt: now, output: step.output ?? (end.status === 'stopped' ? 'Stopped before it finished.' : 'The turn ended before this tool finished.') });
+      Object.assign(step, {
+        status: 'error',
+        endedAt: now,
+        output:
+          step.output ??
+          (end.status === 'stopped' ? 'Stopped before it finished.' : 'The turn ended before this tool finished.'),
+      });
       changed.push(step);
     }
     this.tools.clear();
@@ -104,18 +149,36 @@ export class TurnRecord {
       changed.push(step);
     }
     const last = [...this.steps].reverse().find((s) => s.kind === 'text');
-    if (end.status === 'answered' && last?.kind === 'text' && !last.partial && end.finalText !== undefined && last.text.trim() === end.finalText.trim()) {
+    if (
+      end.status === 'answered' &&
+      last?.kind === 'text' &&
+      !last.partial &&
+      end.finalText !== undefined &&
+      last.text.trim() === end.finalText.trim()
+    ) {
       last.final = true;
       changed.push(last);
     }
-    if (end.inputIds) for (const id of end.inputIds) if (!this.summary.inputIds.includes(id)) this.summary.inputIds.push(id);
-    Object.assign(this.summary, { status: end.status, endedAt: now, stepCount: this.steps.length }, end.error ? { error: end.error } : {});
+    if (end.inputIds)
+      for (const id of end.inputIds) if (!this.summary.inputIds.includes(id)) this.summary.inputIds.push(id);
+    Object.assign(
+      this.summary,
+      { status: end.status, endedAt: now, stepCount: this.steps.length },
+      end.error ? { error: end.error } : {},
+    );
     return changed;
   }
 
   private add(fields: NewStep, now: number): Step {
     const index = this.steps.length;
-    const step = { ...fields, id: `${this.summary.id}:${index}`, turnId: this.summary.id, conversationId: this.summary.conversationId, index, at: now } as Step;
+    const step = {
+      ...fields,
+      id: `${this.summary.id}:${index}`,
+      turnId: this.summary.id,
+      conversationId: this.summary.conversationId,
+      index,
+      at: now,
+    } as Step;
     this.steps.push(step);
     this.summary.stepCount = this.steps.length;
     return step;

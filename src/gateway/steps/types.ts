@@ -74,7 +74,9 @@ export interface SteerStep extends StepBase {
 export interface PermissionOption {
   id: string;
   label: string;
-  /** Set when choosing it changes more than this request (later prompts are no longer asked): show it beside the label. */
+  /**
+   * Set when choosing it changes more than this request (later prompts are no longer asked): show it beside the label.
+   */
   effect?: string;
 }
 

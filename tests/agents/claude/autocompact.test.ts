@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oneShotArgs, streamArgs } from '../../../src/agents/claude/args.js';
 import { tuiArgs } from '../../../src/agents/tmux/args.js';
 import { parseConfig } from '../../../src/config/load.js';
-import { startMockApi, type MockApi, type MockRequest } from '../../support/mock-anthropic.js';
 import { tempDir } from '../../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../../support/gateway-rig.js';
+import { type MockApi, type MockRequest, startMockApi } from '../../support/mock-anthropic.js';
 
 const CONTEXT = 190_000;
 /** The CLI's compaction request: it asks the model for a summary of the conversation so far. */
@@ -16,7 +16,12 @@ const isCompaction = (r: MockRequest) => /create a detailed summary of the conve
 
 let mock: MockApi;
 beforeAll(async () => {
-  mock = await startMockApi({ script: (r) => (r.side ? undefined : { kind: 'text', text: isCompaction(r) ? '<summary>talked</summary>' : `ok ${r.seq}`, inputTokens: CONTEXT }) });
+  mock = await startMockApi({
+    script: (r) =>
+      r.side
+        ? undefined
+        : { kind: 'text', text: isCompaction(r) ? '<summary>talked</summary>' : `ok ${r.seq}`, inputTokens: CONTEXT },
+  });
 });
 afterAll(async () => {
   await mock?.close();
@@ -26,17 +31,25 @@ describe('--autocompact', () => {
   it('is passed on every launch: auto by default, or the configured size', () => {
     const auto = parseConfig({}).agent.autocompact;
     expect(auto).toBe('auto');
-    for (const args of [streamArgs({ permissionMode: 'relay', autocompact: auto }, undefined), oneShotArgs({ permissionMode: 'relay', autocompact: 200_000 }, 's'), tuiArgs({ permissionMode: 'relay', autocompact: auto }, {})]) {
+    for (const args of [
+      streamArgs({ permissionMode: 'relay', autocompact: auto }, undefined),
+      oneShotArgs({ permissionMode: 'relay', autocompact: 200_000 }, 's'),
+      tuiArgs({ permissionMode: 'relay', autocompact: auto }, {}),
+    ]) {
       const i = args.indexOf('--autocompact');
       expect(i).toBeGreaterThan(-1);
       expect(['auto', '200000']).toContain(args[i + 1]);
     }
-    expect(() => parseConfig({ agent: { autocompact: 50_000 } })).toThrow(/agent\.autocompact: must be "auto" or at least 100000 tokens/);
+    expect(() => parseConfig({ agent: { autocompact: 50_000 } })).toThrow(
+      /agent\.autocompact: must be "auto" or at least 100000 tokens/,
+    );
     expect(() => parseConfig({ agent: { autocompact: 'never' } })).toThrow(/agent\.autocompact/);
   });
 
   async function conversation(autocompact: 'auto' | number | undefined, conv: string): Promise<MockRequest[]> {
-    const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome'), autocompact === undefined ? {} : { autocompact }) });
+    const gw = await startInProcess({
+      agent: agentConfig(mock.url, tempDir('chome'), autocompact === undefined ? {} : { autocompact }),
+    });
     const from = mock.requests.length;
     try {
       const w = gw.watch(conv);

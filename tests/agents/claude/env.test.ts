@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { oneShotArgs, streamArgs } from '../../../src/agents/claude/args.js';
 import { resolveClaudeBinary } from '../../../src/agents/claude/binary.js';
 import { buildAgentEnv } from '../../../src/agents/claude/env.js';
-import { oneShotArgs, streamArgs } from '../../../src/agents/claude/args.js';
 import { isRudderError } from '../../../src/errors.js';
 import { tempDir } from '../../support/claude-rig.js';
 
@@ -34,14 +34,52 @@ describe('agent environment', () => {
   });
 
   it('is an allow-list: the base set passes, every other inherited variable stays out unless passEnv names it', () => {
-    const secrets = { GITHUB_TOKEN: 'ghp_1', OPENAI_API_KEY: 'sk-o', AWS_SECRET_ACCESS_KEY: 'aws', SSH_AUTH_SOCK: '/tmp/agent.sock', NODE_OPTIONS: '--require /x.js', RUDDER_TOKEN: 'rt' };
-    const base = { USER: 'u', LOGNAME: 'u', SHELL: '/bin/bash', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', LC_CTYPE: 'C.UTF-8', TERM: 'xterm', TZ: 'UTC', TMPDIR: '/tmp/t', HTTPS_PROXY: 'http://proxy:3128', no_proxy: 'localhost', NODE_EXTRA_CA_CERTS: '/etc/ca.pem' };
+    const secrets = {
+      GITHUB_TOKEN: 'ghp_1',
+      OPENAI_API_KEY: 'sk-o',
+      AWS_SECRET_ACCESS_KEY: 'aws',
+      SSH_AUTH_SOCK: '/tmp/agent.sock',
+      NODE_OPTIONS: '--require /x.js',
+      RUDDER_TOKEN: 'rt',
+    };
+    const base = {
+      USER: 'u',
+      LOGNAME: 'u',
+      SHELL: '/bin/bash',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      LC_CTYPE: 'C.UTF-8',
+      TERM: 'xterm',
+      TZ: 'UTC',
+      TMPDIR: '/tmp/t',
+      HTTPS_PROXY: 'http://proxy:3128',
+      no_proxy: 'localhost',
+      NODE_EXTRA_CA_CERTS: '/etc/ca.pem',
+    };
     const env = buildAgentEnv({ inherited: { ...inherited, ...secrets, ...base } });
     for (const k of Object.keys(secrets)) expect(env[k], k).toBeUndefined();
-    expect(env).toMatchObject({ ...base, PATH: '/usr/bin', HOME: '/home/u', ANTHROPIC_API_KEY: 'sk-1', DISABLE_AUTOUPDATER: '1' });
-    expect(Object.keys(env).sort()).toEqual([...Object.keys(base), 'PATH', 'HOME', 'ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'DISABLE_AUTOUPDATER'].sort());
+    expect(env).toMatchObject({
+      ...base,
+      PATH: '/usr/bin',
+      HOME: '/home/u',
+      ANTHROPIC_API_KEY: 'sk-1',
+      DISABLE_AUTOUPDATER: '1',
+    });
+    expect(Object.keys(env).sort()).toEqual(
+      [
+        ...Object.keys(base),
+        'PATH',
+        'HOME',
+        'ANTHROPIC_API_KEY',
+        'CLAUDE_CODE_OAUTH_TOKEN',
+        'DISABLE_AUTOUPDATER',
+      ].sort(),
+    );
 
-    const named = buildAgentEnv({ inherited: { ...inherited, ...secrets }, passVars: ['GITHUB_TOKEN', 'SSH_AUTH_SOCK', 'RUDDER_TOKEN'] });
+    const named = buildAgentEnv({
+      inherited: { ...inherited, ...secrets },
+      passVars: ['GITHUB_TOKEN', 'SSH_AUTH_SOCK', 'RUDDER_TOKEN'],
+    });
     expect(named.GITHUB_TOKEN).toBe('ghp_1');
     expect(named.SSH_AUTH_SOCK).toBe('/tmp/agent.sock');
     expect(named.OPENAI_API_KEY).toBeUndefined();
@@ -51,7 +89,11 @@ describe('agent environment', () => {
   });
 
   it('passes what config allows, and sets configured variables last', () => {
-    const env = buildAgentEnv({ inherited, passVars: ['ANTHROPIC_MODEL'], extra: { ANTHROPIC_BASE_URL: 'http://proxy:8080', HOME: '/h2', DISABLE_AUTOUPDATER: '0' } });
+    const env = buildAgentEnv({
+      inherited,
+      passVars: ['ANTHROPIC_MODEL'],
+      extra: { ANTHROPIC_BASE_URL: 'http://proxy:8080', HOME: '/h2', DISABLE_AUTOUPDATER: '0' },
+    });
     expect(env.ANTHROPIC_MODEL).toBe('x');
     expect(env.ANTHROPIC_API_KEY).toBeUndefined();
     expect(env.ANTHROPIC_BASE_URL).toBe('http://proxy:8080');
@@ -72,8 +114,14 @@ describe('claude binary resolution', () => {
   const viaConfig = exe('claude-config');
 
   it('prefers config, then RUDDER_CLAUDE_BIN, then PATH, then the bundled binary', () => {
-    expect(resolveClaudeBinary(viaConfig, { RUDDER_CLAUDE_BIN: viaEnv, PATH: dir })).toEqual({ path: viaConfig, source: 'config' });
-    expect(resolveClaudeBinary(undefined, { RUDDER_CLAUDE_BIN: viaEnv, PATH: dir })).toEqual({ path: viaEnv, source: 'env' });
+    expect(resolveClaudeBinary(viaConfig, { RUDDER_CLAUDE_BIN: viaEnv, PATH: dir })).toEqual({
+      path: viaConfig,
+      source: 'config',
+    });
+    expect(resolveClaudeBinary(undefined, { RUDDER_CLAUDE_BIN: viaEnv, PATH: dir })).toEqual({
+      path: viaEnv,
+      source: 'env',
+    });
     expect(resolveClaudeBinary(undefined, { PATH: `/nonexistent:${dir}` })).toEqual({ path: onPath, source: 'path' });
     const bundled = resolveClaudeBinary(undefined, { PATH: '/nonexistent' });
     expect(bundled.source).toBe('bundled');
@@ -95,8 +143,19 @@ describe('claude binary resolution', () => {
 describe('CLI arguments', () => {
   it('builds the persistent command line with the mandatory flags', () => {
     const args = streamArgs({ permissionMode: 'relay', model: 'sonnet', appendSystemPrompt: 'Be brief.' }, 'sid-1');
-    expect(args.slice(0, 8)).toEqual(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--replay-user-messages', '--include-partial-messages']);
-    expect(args).toEqual(expect.arrayContaining(['--resume', 'sid-1', '--model', 'sonnet', '--permission-prompt-tool', 'stdio']));
+    expect(args.slice(0, 8)).toEqual([
+      '-p',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--replay-user-messages',
+      '--include-partial-messages',
+    ]);
+    expect(args).toEqual(
+      expect.arrayContaining(['--resume', 'sid-1', '--model', 'sonnet', '--permission-prompt-tool', 'stdio']),
+    );
     const prompt = args[args.indexOf('--append-system-prompt') + 1]!;
     expect(prompt).toContain('EXTERNAL_USER_MESSAGE');
     expect(prompt.endsWith('Be brief.')).toBe(true);

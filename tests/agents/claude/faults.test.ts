@@ -10,7 +10,12 @@ const sessions = trackSessions<ClaudeStreamSession>();
 
 function fakeSession(mode: string, extraEnv: Record<string, string> = {}) {
   const { logger, records } = recordingLogger();
-  const launch = rigLaunch({ mockUrl: 'http://127.0.0.1:9', bin: FAKE_CLAUDE, logger, env: { FAKE_CLAUDE_MODE: mode, ...extraEnv } });
+  const launch = rigLaunch({
+    mockUrl: 'http://127.0.0.1:9',
+    bin: FAKE_CLAUDE,
+    logger,
+    env: { FAKE_CLAUDE_MODE: mode, ...extraEnv },
+  });
   const session = new ClaudeStreamSession(launch);
   sessions.push(session);
   return { session, records };
@@ -32,14 +37,23 @@ describe('claude stream session faults (fake CLI)', () => {
     const r = await session.startTurn({ inputs: [{ id: 'f2', text: 'go' }] }).result;
     expect(r.text).toBe('still here');
     const skipped = records.filter((x) => x.msg === 'agent output: malformed line skipped');
-    expect(skipped.map((x) => x.reason)).toEqual(['not JSON', 'not JSON', 'not a JSON object', 'result frame without boolean is_error']);
+    expect(skipped.map((x) => x.reason)).toEqual([
+      'not JSON',
+      'not JSON',
+      'not a JSON object',
+      'result frame without boolean is_error',
+    ]);
     expect(String(skipped[0]!.excerpt)).toBe('this is not json');
-    expect(records.some((x) => x.msg === 'agent output: unmodelled frame kept' && x.wireType === 'mystery_frame')).toBe(true);
+    expect(records.some((x) => x.msg === 'agent output: unmodelled frame kept' && x.wireType === 'mystery_frame')).toBe(
+      true,
+    );
   });
 
   it('turns EOF without a result into a clear error naming the unanswered input', async () => {
     const { session } = fakeSession('eof-no-result');
-    const err = (await session.startTurn({ inputs: [{ id: 'f3', text: 'go' }] }).result.catch((e: unknown) => e)) as RudderError;
+    const err = (await session
+      .startTurn({ inputs: [{ id: 'f3', text: 'go' }] })
+      .result.catch((e: unknown) => e)) as RudderError;
     expect(isRudderError(err, 'AGENT_EOF_WITHOUT_RESULT')).toBe(true);
     expect(err.context.unanswered).toEqual(['f3']);
     expect(err.message).toContain('closed its output before the turn produced a result');
@@ -47,7 +61,9 @@ describe('claude stream session faults (fake CLI)', () => {
 
   it('reports an exit in the middle of a frame as a crash, and logs the cut frame', async () => {
     const { session, records } = fakeSession('midframe');
-    const err = (await session.startTurn({ inputs: [{ id: 'f4', text: 'go' }] }).result.catch((e: unknown) => e)) as RudderError;
+    const err = (await session
+      .startTurn({ inputs: [{ id: 'f4', text: 'go' }] })
+      .result.catch((e: unknown) => e)) as RudderError;
     expect(isRudderError(err, 'AGENT_CRASHED')).toBe(true);
     expect(err.context.unanswered).toEqual(['f4']);
     expect(err.context.exitCode).toBe(1);
@@ -58,7 +74,9 @@ describe('claude stream session faults (fake CLI)', () => {
     const launch = rigLaunch({ mockUrl: 'http://127.0.0.1:9', bin: '/nonexistent/claude' });
     const session = new ClaudeStreamSession(launch);
     sessions.push(session);
-    const err = (await session.startTurn({ inputs: [{ id: 'f5', text: 'go' }] }).result.catch((e: unknown) => e)) as RudderError;
+    const err = (await session
+      .startTurn({ inputs: [{ id: 'f5', text: 'go' }] })
+      .result.catch((e: unknown) => e)) as RudderError;
     expect(isRudderError(err, 'CLAUDE_BINARY_MISSING')).toBe(true);
     expect(err.context.unanswered).toEqual(['f5']);
     expect(session.state()).toBe('idle');

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeOneShotSession } from '../../../src/agents/claude/oneshot-session.js';
-import { startMockApi, type MockApi } from '../../support/mock-anthropic.js';
 import { rigLaunch, trackSessions, untilEvent } from '../../support/claude-rig.js';
+import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
 
 let mock: MockApi;
 const sessions = trackSessions<ClaudeOneShotSession>();
@@ -40,7 +40,12 @@ describe('claude one-shot session (real CLI)', () => {
   it('runs a merged prompt over 128 KiB (too long for one argv string), answering every input', async () => {
     const session = newSession();
     const big = (tag: string) => `${'x'.repeat(99 * 1024)} tag:${tag}`;
-    const r = await session.startTurn({ inputs: [{ id: 'b1', text: big('b1') }, { id: 'b2', text: big('b2') }] }).result;
+    const r = await session.startTurn({
+      inputs: [
+        { id: 'b1', text: big('b1') },
+        { id: 'b2', text: big('b2') },
+      ],
+    }).result;
     expect(r.inputIds).toEqual(['b1', 'b2']);
     expect(r.text).toBe('ok tag:b1 tag:b2');
     expect(mock.mainRequests().at(-1)!.lastUserText.length).toBeGreaterThan(198 * 1024);

@@ -1,27 +1,88 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, encodeFrame, interruptRequest, parseLine, userMessage, type ContentBlock, type OutputFrame } from '../../../src/agents/claude/protocol/index.js';
+import {
+  type ContentBlock,
+  encodeFrame,
+  interruptRequest,
+  LineSplitter,
+  type OutputFrame,
+  parseLine,
+  userMessage,
+} from '../../../src/agents/claude/protocol/index.js';
 
 const text = fc.string({ unit: 'grapheme' });
-const usage = fc.record({ input_tokens: fc.nat(), output_tokens: fc.nat(), cache_read_input_tokens: fc.nat(), cache_creation_input_tokens: fc.nat() }, { requiredKeys: [] });
+const usage = fc.record(
+  {
+    input_tokens: fc.nat(),
+    output_tokens: fc.nat(),
+    cache_read_input_tokens: fc.nat(),
+    cache_creation_input_tokens: fc.nat(),
+  },
+  { requiredKeys: [] },
+);
 const toolInput = fc.record({ command: text, description: text, file_path: text }, { requiredKeys: [] });
 const block: fc.Arbitrary<ContentBlock> = fc.oneof(
   fc.record({ type: fc.constant('text'), text }),
   fc.record({ type: fc.constant('thinking'), thinking: text }),
-  fc.record({ type: fc.constant('tool_use'), id: fc.string(), name: fc.constantFrom('Bash', 'Read', 'Edit'), input: toolInput }),
-  fc.record({ type: fc.constant('tool_result'), tool_use_id: fc.string(), content: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }))), is_error: fc.boolean() }, { requiredKeys: ['type', 'tool_use_id', 'content'] }),
+  fc.record({
+    type: fc.constant('tool_use'),
+    id: fc.string(),
+    name: fc.constantFrom('Bash', 'Read', 'Edit'),
+    input: toolInput,
+  }),
+  fc.record(
+    {
+      type: fc.constant('tool_result'),
+      tool_use_id: fc.string(),
+      content: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }))),
+      is_error: fc.boolean(),
+    },
+    { requiredKeys: ['type', 'tool_use_id', 'content'] },
+  ),
 );
 
 /** Every modelled stdout frame type, with the fields the parser requires and a mix of the optional ones. */
 const FRAMES: { [K in Exclude<OutputFrame['type'], 'unknown'>]: fc.Arbitrary<Extract<OutputFrame, { type: K }>> } = {
   system: fc.oneof(
-    fc.record({ type: fc.constant('system'), subtype: fc.constant('init'), session_id: fc.uuid(), model: fc.string(), cwd: fc.string(), tools: fc.array(fc.string()), claude_code_version: fc.string() }, { requiredKeys: ['type', 'subtype', 'session_id'] }),
-    fc.record({ type: fc.constant('system'), subtype: fc.constantFrom('status', 'api_retry', 'task_started', 'compact_boundary'), session_id: fc.uuid(), attempt: fc.nat(), max_retries: fc.nat(), retry_delay_ms: fc.nat(), error_status: fc.nat() }, { requiredKeys: ['type', 'subtype'] }),
+    fc.record(
+      {
+        type: fc.constant('system'),
+        subtype: fc.constant('init'),
+        session_id: fc.uuid(),
+        model: fc.string(),
+        cwd: fc.string(),
+        tools: fc.array(fc.string()),
+        claude_code_version: fc.string(),
+      },
+      { requiredKeys: ['type', 'subtype', 'session_id'] },
+    ),
+    fc.record(
+      {
+        type: fc.constant('system'),
+        subtype: fc.constantFrom('status', 'api_retry', 'task_started', 'compact_boundary'),
+        session_id: fc.uuid(),
+        attempt: fc.nat(),
+        max_retries: fc.nat(),
+        retry_delay_ms: fc.nat(),
+        error_status: fc.nat(),
+      },
+      { requiredKeys: ['type', 'subtype'] },
+    ),
   ),
   assistant: fc.record(
     {
       type: fc.constant('assistant'),
-      message: fc.record({ id: fc.string(), role: fc.constant('assistant'), model: fc.string(), content: fc.array(block, { maxLength: 3 }), stop_reason: fc.option(fc.string(), { nil: null }), usage }, { requiredKeys: ['role', 'content'] }),
+      message: fc.record(
+        {
+          id: fc.string(),
+          role: fc.constant('assistant'),
+          model: fc.string(),
+          content: fc.array(block, { maxLength: 3 }),
+          stop_reason: fc.option(fc.string(), { nil: null }),
+          usage,
+        },
+        { requiredKeys: ['role', 'content'] },
+      ),
       session_id: fc.uuid(),
       parent_tool_use_id: fc.option(fc.string(), { nil: null }),
       uuid: fc.uuid(),
@@ -44,7 +105,17 @@ const FRAMES: { [K in Exclude<OutputFrame['type'], 'unknown'>]: fc.Arbitrary<Ext
   stream_event: fc.record(
     {
       type: fc.constant('stream_event'),
-      event: fc.record({ type: fc.constantFrom('content_block_delta', 'message_start', 'message_stop'), index: fc.nat(), delta: fc.record({ type: fc.constantFrom('text_delta', 'input_json_delta'), text, partial_json: fc.string() }, { requiredKeys: ['type'] }) }, { requiredKeys: ['type'] }),
+      event: fc.record(
+        {
+          type: fc.constantFrom('content_block_delta', 'message_start', 'message_stop'),
+          index: fc.nat(),
+          delta: fc.record(
+            { type: fc.constantFrom('text_delta', 'input_json_delta'), text, partial_json: fc.string() },
+            { requiredKeys: ['type'] },
+          ),
+        },
+        { requiredKeys: ['type'] },
+      ),
       session_id: fc.uuid(),
       parent_tool_use_id: fc.option(fc.string(), { nil: null }),
     },
@@ -53,7 +124,14 @@ const FRAMES: { [K in Exclude<OutputFrame['type'], 'unknown'>]: fc.Arbitrary<Ext
   rate_limit_event: fc.record(
     {
       type: fc.constant('rate_limit_event'),
-      rate_limit_info: fc.record({ status: fc.constantFrom('allowed', 'allowed_warning', 'rejected'), resetsAt: fc.nat(), rateLimitType: fc.string() }, { requiredKeys: ['status'] }),
+      rate_limit_info: fc.record(
+        {
+          status: fc.constantFrom('allowed', 'allowed_warning', 'rejected'),
+          resetsAt: fc.nat(),
+          rateLimitType: fc.string(),
+        },
+        { requiredKeys: ['status'] },
+      ),
       session_id: fc.uuid(),
     },
     { requiredKeys: ['type', 'rate_limit_info'] },
@@ -79,13 +157,40 @@ const FRAMES: { [K in Exclude<OutputFrame['type'], 'unknown'>]: fc.Arbitrary<Ext
   control_request: fc.record({
     type: fc.constant('control_request'),
     request_id: fc.string(),
-    request: fc.record({ subtype: fc.constantFrom('can_use_tool', 'hook_callback'), tool_name: fc.string(), input: toolInput, tool_use_id: fc.string() }, { requiredKeys: ['subtype'] }),
+    request: fc.record(
+      {
+        subtype: fc.constantFrom('can_use_tool', 'hook_callback'),
+        tool_name: fc.string(),
+        input: toolInput,
+        tool_use_id: fc.string(),
+      },
+      { requiredKeys: ['subtype'] },
+    ),
   }),
   control_response: fc.record({
     type: fc.constant('control_response'),
-    response: fc.record({ subtype: fc.constantFrom('success', 'error'), request_id: fc.string(), response: fc.record({ still_queued: fc.array(fc.uuid()), cancelled: fc.array(fc.uuid()) }, { requiredKeys: [] }), error: fc.string() }, { requiredKeys: ['subtype', 'request_id'] }),
+    response: fc.record(
+      {
+        subtype: fc.constantFrom('success', 'error'),
+        request_id: fc.string(),
+        response: fc.record(
+          { still_queued: fc.array(fc.uuid()), cancelled: fc.array(fc.uuid()) },
+          { requiredKeys: [] },
+        ),
+        error: fc.string(),
+      },
+      { requiredKeys: ['subtype', 'request_id'] },
+    ),
   }),
-  command_lifecycle: fc.record({ type: fc.constant('command_lifecycle'), command_uuid: fc.uuid(), state: fc.constantFrom('queued', 'started', 'completed', 'cancelled'), session_id: fc.uuid() }, { requiredKeys: ['type', 'command_uuid', 'state'] }),
+  command_lifecycle: fc.record(
+    {
+      type: fc.constant('command_lifecycle'),
+      command_uuid: fc.uuid(),
+      state: fc.constantFrom('queued', 'started', 'completed', 'cancelled'),
+      session_id: fc.uuid(),
+    },
+    { requiredKeys: ['type', 'command_uuid', 'state'] },
+  ),
 };
 
 describe('stream-json line parser', () => {
@@ -110,14 +215,20 @@ describe('stream-json line parser', () => {
 
   it('keeps unknown frames as unknown with their wire type', () => {
     const p = parseLine('{"type":"brand_new","x":1}');
-    expect(p).toEqual({ kind: 'frame', frame: { type: 'unknown', wireType: 'brand_new', raw: { type: 'brand_new', x: 1 } } });
+    expect(p).toEqual({
+      kind: 'frame',
+      frame: { type: 'unknown', wireType: 'brand_new', raw: { type: 'brand_new', x: 1 } },
+    });
   });
 
   it('reports malformed lines with a short excerpt', () => {
     const p = parseLine('x'.repeat(1000));
     expect(p.kind).toBe('malformed');
     if (p.kind === 'malformed') expect(p.excerpt.length).toBeLessThan(160);
-    expect(parseLine('{"type":"result"}')).toMatchObject({ kind: 'malformed', reason: 'result frame without boolean is_error' });
+    expect(parseLine('{"type":"result"}')).toMatchObject({
+      kind: 'malformed',
+      reason: 'result frame without boolean is_error',
+    });
     expect(parseLine('   ')).toEqual({ kind: 'blank' });
   });
 
@@ -129,8 +240,14 @@ describe('stream-json line parser', () => {
       }),
       { numRuns: 2000 },
     );
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 500 }), (s) => void parseLine(s)), { numRuns: 2000 });
-    fc.assert(fc.property(fc.jsonValue(), (v) => void parseLine(JSON.stringify(v))), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 500 }), (s) => void parseLine(s)),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => void parseLine(JSON.stringify(v))),
+      { numRuns: 2000 },
+    );
   });
 
   it('round-trips valid frames of every modelled type', () => {
@@ -149,8 +266,18 @@ describe('stream-json line parser', () => {
     const line = encodeFrame(userMessage('multi\nline', 'u1'));
     expect(line.endsWith('\n')).toBe(true);
     expect(line.slice(0, -1)).not.toContain('\n');
-    expect(JSON.parse(line)).toEqual({ type: 'user', message: { role: 'user', content: 'multi\nline' }, parent_tool_use_id: null, session_id: '', uuid: 'u1' });
-    expect(JSON.parse(encodeFrame(interruptRequest('r1', true)))).toEqual({ type: 'control_request', request_id: 'r1', request: { subtype: 'interrupt', cancel_queued: true } });
+    expect(JSON.parse(line)).toEqual({
+      type: 'user',
+      message: { role: 'user', content: 'multi\nline' },
+      parent_tool_use_id: null,
+      session_id: '',
+      uuid: 'u1',
+    });
+    expect(JSON.parse(encodeFrame(interruptRequest('r1', true)))).toEqual({
+      type: 'control_request',
+      request_id: 'r1',
+      request: { subtype: 'interrupt', cancel_queued: true },
+    });
   });
 });
 

@@ -6,9 +6,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SPARE_DELAY_MS } from '../../../src/agents/claude/spare.js';
-import { startMockApi, type MockApi } from '../../support/mock-anthropic.js';
 import { pidAlive, tempDir, waitUntil } from '../../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
 
 let mock: MockApi;
 let gw: Awaited<ReturnType<typeof startInProcess>> | undefined;
@@ -35,29 +35,35 @@ async function ask(conv: string, tag: string) {
 }
 
 describe('steering.spareProcess', () => {
-  it('the next new conversation runs on the spare; a resumed one does not; the spare stops with the gateway', async () => {
-    gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')), steering: { spareProcess: true, maxLive: 4 } });
-    expect(await ask('first', 's1')).toBe('ok tag:s1');
-    // The first new conversation primes it, a few seconds later (so it does not slow that turn).
-    await waitUntil(() => spares().length === 1, SPARE_DELAY_MS + 15_000);
-    const spare = spares()[0]!.pid;
+  it(
+    'the next new conversation runs on the spare; a resumed one does not; the spare stops with the ' + 'gateway',
+    async () => {
+      gw = await startInProcess({
+        agent: agentConfig(mock.url, tempDir('chome')),
+        steering: { spareProcess: true, maxLive: 4 },
+      });
+      expect(await ask('first', 's1')).toBe('ok tag:s1');
+      // The first new conversation primes it, a few seconds later (so it does not slow that turn).
+      await waitUntil(() => spares().length === 1, SPARE_DELAY_MS + 15_000);
+      const spare = spares()[0]!.pid;
 
-    expect(await ask('second', 's2')).toBe('ok tag:s2');
-    expect(pidOf('second')).toBe(spare);
-    expect(gw.gw.core.store.processes().find((p) => p.pid === spare)?.conversationId).toBe('web:second');
-    await waitUntil(() => spares().length === 1 && spares()[0]!.pid !== spare, SPARE_DELAY_MS + 15_000);
-    const next = spares()[0]!.pid;
+      expect(await ask('second', 's2')).toBe('ok tag:s2');
+      expect(pidOf('second')).toBe(spare);
+      expect(gw.gw.core.store.processes().find((p) => p.pid === spare)?.conversationId).toBe('web:second');
+      await waitUntil(() => spares().length === 1 && spares()[0]!.pid !== spare, SPARE_DELAY_MS + 15_000);
+      const next = spares()[0]!.pid;
 
-    // A conversation that resumes its session starts its own process: the spare is for new sessions.
-    await gw.gw.core.pool.release('web:first', 'test: make it resume');
-    expect(await ask('first', 's3')).toBe('ok tag:s3');
-    expect(pidOf('first')).not.toBe(next);
-    expect(spares().map((p) => p.pid)).toEqual([next]);
+      // A conversation that resumes its session starts its own process: the spare is for new sessions.
+      await gw.gw.core.pool.release('web:first', 'test: make it resume');
+      expect(await ask('first', 's3')).toBe('ok tag:s3');
+      expect(pidOf('first')).not.toBe(next);
+      expect(spares().map((p) => p.pid)).toEqual([next]);
 
-    await gw.stop();
-    gw = undefined;
-    await waitUntil(() => !pidAlive(next), 10_000);
-  });
+      await gw.stop();
+      gw = undefined;
+      await waitUntil(() => !pidAlive(next), 10_000);
+    },
+  );
 
   it('is off by default: no process is started ahead', async () => {
     gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });

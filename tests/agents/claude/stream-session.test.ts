@@ -5,8 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeStreamSession } from '../../../src/agents/claude/stream-session.js';
 import type { Turn, TurnResult } from '../../../src/agents/session.js';
 import { isRudderError, type RudderError } from '../../../src/errors.js';
-import { startMockApi, type MockApi } from '../../support/mock-anthropic.js';
 import { pidAlive, rigLaunch, trackSessions, untilEvent, waitUntil } from '../../support/claude-rig.js';
+import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
 
 let mock: MockApi;
 const sessions = trackSessions<ClaudeStreamSession>();
@@ -35,12 +35,18 @@ function recordTurns(session: ClaudeStreamSession) {
   session.onTurn((turn) => {
     const rec: (typeof outcomes)[number] = { turn };
     outcomes.push(rec);
-    turn.result.then((r) => (rec.result = r), (e) => (rec.error = e));
+    turn.result.then(
+      (r) => (rec.result = r),
+      (e) => (rec.error = e),
+    );
   });
   return outcomes;
 }
 
-const WRAPPED = (text: string) => new RegExp(`<<<EXTERNAL_USER_MESSAGE id=[0-9a-f]+[^>]*>>>\\n${text.replace(/[[\]]/g, '\\$&')}\\n<<<END_EXTERNAL_USER_MESSAGE id=[0-9a-f]+>>>`);
+const WRAPPED = (text: string) =>
+  new RegExp(
+    `<<<EXTERNAL_USER_MESSAGE id=[0-9a-f]+[^>]*>>>\\n${text.replace(/[[\]]/g, '\\$&')}\\n<<<END_EXTERNAL_USER_MESSAGE id=[0-9a-f]+>>>`,
+  );
 
 describe('claude stream session (real CLI)', () => {
   it('round-trips a turn with the result fields filled and the session id persisted', async () => {
@@ -82,7 +88,10 @@ describe('claude stream session (real CLI)', () => {
     expect(r.steered).toBe(1);
     expect(r.text).toBe('done ok tag:s');
     expect(turns).toHaveLength(1);
-    const afterTool = mock.mainRequests().filter((q) => q.afterTool).at(-1)!;
+    const afterTool = mock
+      .mainRequests()
+      .filter((q) => q.afterTool)
+      .at(-1)!;
     expect(afterTool.lastUserText).toMatch(WRAPPED('also do this tag:s'));
     expect(session.steeredCount()).toBe(1);
   });
@@ -164,7 +173,10 @@ describe('claude stream session (real CLI)', () => {
     const turn = session.startTurn({ inputs: [{ id: 'k1', text: 'slow [[bash:echo start; sleep 30]] tag:k1' }] });
     await untilEvent(turn, 'tool-use');
     process.kill(session.pid()!, 'SIGKILL');
-    const err = await turn.result.then(() => undefined, (e: unknown) => e);
+    const err = await turn.result.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isRudderError(err, 'AGENT_CRASHED')).toBe(true);
     expect((err as RudderError).context.unanswered).toEqual(['k1']);
     expect(session.state()).toBe('dead');
@@ -176,7 +188,9 @@ describe('claude stream session (real CLI)', () => {
 
   it('types a 429 in API-key style as a rate limit', async () => {
     const { session } = newSession();
-    const err = await session.startTurn({ inputs: [{ id: 'r1', text: 'go [[429:apikey]]' }] }).result.catch((e: unknown) => e);
+    const err = await session
+      .startTurn({ inputs: [{ id: 'r1', text: 'go [[429:apikey]]' }] })
+      .result.catch((e: unknown) => e);
     expect(isRudderError(err, 'AGENT_RATE_LIMITED')).toBe(true);
     expect((err as RudderError).context.unanswered).toEqual(['r1']);
     expect((err as RudderError).context.apiErrorStatus).toBe(429);
@@ -186,14 +200,20 @@ describe('claude stream session (real CLI)', () => {
 
   it('types a 429 in subscription style as a rate limit with resetsAt', async () => {
     const resetsAt = Math.floor(Date.now() / 1000) + 7200;
-    mock.setScript((req) => (!req.side && /\[\[429:subscription\]\]/.test(req.lastUserText) ? { kind: 'error', status: 429, style: 'subscription', resetsAt } : undefined));
+    mock.setScript((req) =>
+      !req.side && /\[\[429:subscription\]\]/.test(req.lastUserText)
+        ? { kind: 'error', status: 429, style: 'subscription', resetsAt }
+        : undefined,
+    );
     const { session } = newSession();
     (session as unknown as { launch: { env: Record<string, string> } }).launch.env = {
       ...(session as unknown as { launch: { env: Record<string, string> } }).launch.env,
       CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-test',
     };
     delete (session as unknown as { launch: { env: Record<string, string> } }).launch.env.ANTHROPIC_API_KEY;
-    const err = await session.startTurn({ inputs: [{ id: 'r3', text: 'go [[429:subscription]]' }] }).result.catch((e: unknown) => e);
+    const err = await session
+      .startTurn({ inputs: [{ id: 'r3', text: 'go [[429:subscription]]' }] })
+      .result.catch((e: unknown) => e);
     expect(isRudderError(err, 'AGENT_RATE_LIMITED')).toBe(true);
     expect((err as RudderError).context.resetsAt).toBe(resetsAt * 1000);
     expect((err as RudderError).message).toContain("You've hit your");

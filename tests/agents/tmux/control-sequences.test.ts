@@ -40,7 +40,8 @@ describe('stripControlSequences', () => {
   });
 
   it('does not touch text without controls', () => {
-    const hasControl = (t: string) => Array.from({ length: t.length }, (_, i) => t.charCodeAt(i)).some((c) => isForbidden(c) || c === 0x0d);
+    const hasControl = (t: string) =>
+      Array.from({ length: t.length }, (_, i) => t.charCodeAt(i)).some((c) => isForbidden(c) || c === 0x0d);
     const clean = fc.string({ unit: 'grapheme' }).filter((t) => !hasControl(t));
     fc.assert(
       fc.property(clean, (text) => {
@@ -55,7 +56,9 @@ describe('stripControlSequences', () => {
       const text = unit.repeat(Math.floor(1_000_000 / unit.length));
       const started = performance.now();
       const out = stripControlSequences(text);
-      console.log(`stripControlSequences on ${JSON.stringify(unit)} x ${text.length / unit.length}: ${(performance.now() - started).toFixed(1)} ms`);
+      console.log(
+        `stripControlSequences on ${JSON.stringify(unit)} x ${text.length / unit.length}: ${(performance.now() - started).toFixed(1)} ms`,
+      );
       expect(out.includes('\x1b')).toBe(false);
     }
   });

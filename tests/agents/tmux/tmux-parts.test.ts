@@ -9,12 +9,17 @@ import { tuiArgs } from '../../../src/agents/tmux/args.js';
 import { identifyDialog } from '../../../src/agents/tmux/dialogs.js';
 import { boxIsEmpty, prepareMessage } from '../../../src/agents/tmux/injection.js';
 import { readMenu } from '../../../src/agents/tmux/menus.js';
-import { autoAllowed, decisionIndex, isPermissionMenu, menuRequest } from '../../../src/agents/tmux/permission-relay.js';
+import {
+  autoAllowed,
+  decisionIndex,
+  isPermissionMenu,
+  menuRequest,
+} from '../../../src/agents/tmux/permission-relay.js';
 import { toolCallsOnScreen } from '../../../src/agents/tmux/screen-tools.js';
 import { paneName } from '../../../src/agents/tmux/tmux-launch.js';
 import { TmuxTurn } from '../../../src/agents/tmux/tmux-turn.js';
+import { projectDirName, sessionOfPid, TranscriptTail, transcriptPath } from '../../../src/agents/tmux/transcript.js';
 import { parseTranscriptLine, unwrapPasted } from '../../../src/agents/tmux/transcript-entries.js';
-import { TranscriptTail, projectDirName, sessionOfPid, transcriptPath } from '../../../src/agents/tmux/transcript.js';
 import { tempDir } from '../../support/claude-rig.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/panes');
@@ -26,23 +31,76 @@ const line = (o: object) => JSON.stringify(o);
 
 describe('transcript entries (shapes written by 2.1.332)', () => {
   it('reads prompts, tool results, interrupt markers, replies, turn ends and queue operations', () => {
-    expect(parseTranscriptLine(line({ type: 'user', message: { role: 'user', content: 'hi' }, uuid: 'u1', promptSource: 'typed' }))).toEqual({ kind: 'prompt', uuid: 'u1', text: 'hi', source: 'typed' });
-    expect(parseTranscriptLine(line({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't1', content: 'done', is_error: false }] } }))).toEqual({ kind: 'tool-result', toolUseId: 't1', isError: false, excerpt: 'done' });
-    expect(parseTranscriptLine(line({ type: 'user', message: { content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] } }))).toEqual({ kind: 'interrupted', forToolUse: true });
-    expect(parseTranscriptLine(line({ type: 'user', isMeta: true, message: { content: '<local-command-caveat>…' } }))).toMatchObject({ kind: 'command' });
-    expect(parseTranscriptLine(line({ type: 'user', message: { content: '<command-name>/clear</command-name>' } }))).toMatchObject({ kind: 'command' });
-    const reply = parseTranscriptLine(line({ type: 'assistant', message: { id: 'msg1', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 3, output_tokens: 2 } } }));
-    expect(reply).toEqual({ kind: 'assistant', messageId: 'msg1', blocks: [{ type: 'text', text: 'ok' }], apiError: undefined, usage: { inputTokens: 3, outputTokens: 2, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } });
-    expect(parseTranscriptLine(line({ type: 'assistant', isApiErrorMessage: true, error: 'server_error', message: { id: 'm', content: [{ type: 'text', text: 'API Error: 500' }] } }))).toMatchObject({ apiError: 'server_error' });
-    expect(parseTranscriptLine(line({ type: 'system', subtype: 'turn_duration', durationMs: 263 }))).toEqual({ kind: 'turn-end', durationMs: 263 });
-    expect(parseTranscriptLine(line({ type: 'queue-operation', operation: 'remove', content: 'x', reason: 'absorbed_mid_turn' }))).toEqual({ kind: 'queue', operation: 'remove', content: 'x', reason: 'absorbed_mid_turn' });
+    expect(
+      parseTranscriptLine(
+        line({ type: 'user', message: { role: 'user', content: 'hi' }, uuid: 'u1', promptSource: 'typed' }),
+      ),
+    ).toEqual({ kind: 'prompt', uuid: 'u1', text: 'hi', source: 'typed' });
+    expect(
+      parseTranscriptLine(
+        line({
+          type: 'user',
+          message: { content: [{ type: 'tool_result', tool_use_id: 't1', content: 'done', is_error: false }] },
+        }),
+      ),
+    ).toEqual({ kind: 'tool-result', toolUseId: 't1', isError: false, excerpt: 'done' });
+    expect(
+      parseTranscriptLine(
+        line({
+          type: 'user',
+          message: { content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] },
+        }),
+      ),
+    ).toEqual({ kind: 'interrupted', forToolUse: true });
+    expect(
+      parseTranscriptLine(line({ type: 'user', isMeta: true, message: { content: '<local-command-caveat>…' } })),
+    ).toMatchObject({ kind: 'command' });
+    expect(
+      parseTranscriptLine(line({ type: 'user', message: { content: '<command-name>/clear</command-name>' } })),
+    ).toMatchObject({ kind: 'command' });
+    const reply = parseTranscriptLine(
+      line({
+        type: 'assistant',
+        message: { id: 'msg1', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 3, output_tokens: 2 } },
+      }),
+    );
+    expect(reply).toEqual({
+      kind: 'assistant',
+      messageId: 'msg1',
+      blocks: [{ type: 'text', text: 'ok' }],
+      apiError: undefined,
+      usage: { inputTokens: 3, outputTokens: 2, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+    });
+    expect(
+      parseTranscriptLine(
+        line({
+          type: 'assistant',
+          isApiErrorMessage: true,
+          error: 'server_error',
+          message: { id: 'm', content: [{ type: 'text', text: 'API Error: 500' }] },
+        }),
+      ),
+    ).toMatchObject({ apiError: 'server_error' });
+    expect(parseTranscriptLine(line({ type: 'system', subtype: 'turn_duration', durationMs: 263 }))).toEqual({
+      kind: 'turn-end',
+      durationMs: 263,
+    });
+    expect(
+      parseTranscriptLine(
+        line({ type: 'queue-operation', operation: 'remove', content: 'x', reason: 'absorbed_mid_turn' }),
+      ),
+    ).toEqual({ kind: 'queue', operation: 'remove', content: 'x', reason: 'absorbed_mid_turn' });
   });
 
   it('is total: blank, malformed, non-object and subagent lines never throw', () => {
     expect(parseTranscriptLine('   ')).toBeUndefined();
     expect(parseTranscriptLine('{"type":')).toEqual({ kind: 'other', type: 'malformed' });
     expect(parseTranscriptLine('[1,2]')).toEqual({ kind: 'other', type: 'not-an-object' });
-    expect(parseTranscriptLine(line({ type: 'assistant', isSidechain: true, message: { content: [{ type: 'text', text: 'sub' }] } }))).toEqual({ kind: 'other', type: 'assistant' });
+    expect(
+      parseTranscriptLine(
+        line({ type: 'assistant', isSidechain: true, message: { content: [{ type: 'text', text: 'sub' }] } }),
+      ),
+    ).toEqual({ kind: 'other', type: 'assistant' });
     expect(parseTranscriptLine(line({ type: 'user', message: null }))).toMatchObject({ kind: 'prompt', text: '' });
   });
 
@@ -61,25 +119,30 @@ describe('transcript files', () => {
     const config = tempDir('cfg');
     fs.mkdirSync(path.join(config, 'projects', 'shortened-name'), { recursive: true });
     fs.writeFileSync(path.join(config, 'projects', 'shortened-name', 's1.jsonl'), '');
-    expect(transcriptPath(config, '/some/long/cwd', 's1')).toBe(path.join(config, 'projects', 'shortened-name', 's1.jsonl'));
+    expect(transcriptPath(config, '/some/long/cwd', 's1')).toBe(
+      path.join(config, 'projects', 'shortened-name', 's1.jsonl'),
+    );
     expect(transcriptPath(config, '/a/b', 'none')).toBe(path.join(config, 'projects', '-a-b', 'none.jsonl'));
   });
 
-  it('tails only complete lines, keeps a character cut between reads, and starts over when the file is replaced', () => {
-    const file = path.join(tempDir('tail'), 't.jsonl');
-    fs.writeFileSync(file, '');
-    const tail = new TranscriptTail(file);
-    const full = line({ type: 'user', message: { content: 'héllo ❯' }, uuid: 'u' });
-    const bytes = Buffer.from(`${full}\n`);
-    fs.appendFileSync(file, bytes.subarray(0, 30));
-    expect(tail.read()).toEqual([]);
-    fs.appendFileSync(file, bytes.subarray(30));
-    expect(tail.read()).toEqual([{ kind: 'prompt', uuid: 'u', text: 'héllo ❯', source: undefined }]);
-    expect(tail.read()).toEqual([]);
-    fs.writeFileSync(file, `${line({ type: 'system', subtype: 'turn_duration', durationMs: 1 })}\n`);
-    expect(tail.read()).toEqual([{ kind: 'turn-end', durationMs: 1 }]);
-    tail.close();
-  });
+  it(
+    'tails only complete lines, keeps a character cut between reads, and starts over when the file is ' + 'replaced',
+    () => {
+      const file = path.join(tempDir('tail'), 't.jsonl');
+      fs.writeFileSync(file, '');
+      const tail = new TranscriptTail(file);
+      const full = line({ type: 'user', message: { content: 'héllo ❯' }, uuid: 'u' });
+      const bytes = Buffer.from(`${full}\n`);
+      fs.appendFileSync(file, bytes.subarray(0, 30));
+      expect(tail.read()).toEqual([]);
+      fs.appendFileSync(file, bytes.subarray(30));
+      expect(tail.read()).toEqual([{ kind: 'prompt', uuid: 'u', text: 'héllo ❯', source: undefined }]);
+      expect(tail.read()).toEqual([]);
+      fs.writeFileSync(file, `${line({ type: 'system', subtype: 'turn_duration', durationMs: 1 })}\n`);
+      expect(tail.read()).toEqual([{ kind: 'turn-end', durationMs: 1 }]);
+      tail.close();
+    },
+  );
 
   it('reads the session a live process is on from sessions/<pid>.json', () => {
     const config = tempDir('cfg');
@@ -109,10 +172,18 @@ describe('menus read off real captures', () => {
   });
 
   it('reads unnumbered dialogs and where the highlight is', () => {
-    expect(readMenu(pane('trust-dialog--fresh-home-untrusted-cwd'))).toMatchObject({ options: [{ label: 'No, exit' }, { label: 'Yes, I trust this folder' }], highlighted: 0 });
+    expect(readMenu(pane('trust-dialog--fresh-home-untrusted-cwd'))).toMatchObject({
+      options: [{ label: 'No, exit' }, { label: 'Yes, I trust this folder' }],
+      highlighted: 0,
+    });
     expect(readMenu(pane('trust-dialog--highlight-moved-to-trust'))!.highlighted).toBe(1);
-    expect(readMenu(pane('api-key-dialog--key-not-approved-in-home'))).toMatchObject({ options: [{ label: 'Yes' }, { label: 'No (recommended)' }], highlighted: 1 });
-    expect(readMenu(pane('bypass-warning--dangerously-skip-permissions-not-accepted'))!.options.map((o) => o.label)).toEqual(['No, exit', 'Yes, I accept']);
+    expect(readMenu(pane('api-key-dialog--key-not-approved-in-home'))).toMatchObject({
+      options: [{ label: 'Yes' }, { label: 'No (recommended)' }],
+      highlighted: 1,
+    });
+    expect(
+      readMenu(pane('bypass-warning--dangerously-skip-permissions-not-accepted'))!.options.map((o) => o.label),
+    ).toEqual(['No, exit', 'Yes, I accept']);
   });
 
   it('reads other menus as menus, not permission prompts', () => {
@@ -123,7 +194,12 @@ describe('menus read off real captures', () => {
   });
 
   it('finds no menu on an idle pane or in a history echo', () => {
-    for (const f of ['idle-manual--started-permission-mode-manual', 'idle-after-turn--reply-finished-1-5s-ago', 'tool-running--bash-sleep-8-3s-in']) expect(readMenu(pane(f))).toBeUndefined();
+    for (const f of [
+      'idle-manual--started-permission-mode-manual',
+      'idle-after-turn--reply-finished-1-5s-ago',
+      'tool-running--bash-sleep-8-3s-in',
+    ])
+      expect(readMenu(pane(f))).toBeUndefined();
   });
 
   it('recognises the first-run dialogs by their text', () => {
@@ -158,73 +234,112 @@ describe('the permission relay', () => {
     ['2.1.112 80x24', pane112('permission-prompt--default-mode-bash-touch', '80x24')],
   ] as const;
 
-  it.each(prompts)('relays the question, the tool, its whole input and the options, nothing of the drawing (%s)', (_v, text) => {
-    const long = { id: 't2', name: 'Bash', input: { command: `touch probe.txt && ${'echo a-long-argument '.repeat(12)}`, description: 'Run the requested command' } };
-    const { request } = menuRequest(readMenu(text)!, long, 'acceptEdits');
-    expect(request.toolName).toBe('Bash');
-    expect(request.input).toEqual(long.input);
-    expect(request.description).toBe('Do you want to proceed?');
-    expect(request.options[0]).toEqual({ id: 'allow', label: 'Yes' });
-    expect(request.options.at(-1)).toEqual({ id: 'deny', label: 'No' });
-    const all = JSON.stringify(request);
-    for (const drawn of ['Tip:', '─', '╌', '│', 'Esc to cancel', 'make a file', 'Claude Code']) expect(all).not.toContain(drawn);
-  });
+  it.each(prompts)(
+    'relays the question, the tool, its whole input and the options, nothing of the drawing (%s)',
+    (_v, text) => {
+      const long = {
+        id: 't2',
+        name: 'Bash',
+        input: {
+          command: `touch probe.txt && ${'echo a-long-argument '.repeat(12)}`,
+          description: 'Run the requested command',
+        },
+      };
+      const { request } = menuRequest(readMenu(text)!, long, 'acceptEdits');
+      expect(request.toolName).toBe('Bash');
+      expect(request.input).toEqual(long.input);
+      expect(request.description).toBe('Do you want to proceed?');
+      expect(request.options[0]).toEqual({ id: 'allow', label: 'Yes' });
+      expect(request.options.at(-1)).toEqual({ id: 'deny', label: 'No' });
+      const all = JSON.stringify(request);
+      for (const drawn of ['Tip:', '─', '╌', '│', 'Esc to cancel', 'make a file', 'Claude Code'])
+        expect(all).not.toContain(drawn);
+    },
+  );
 
-  it.each(prompts)('marks options that change later prompts, and leaves them out when the person asked to be asked (%s)', (_v, text) => {
-    const view = readMenu(text)!;
-    const marked = menuRequest(view, tool, 'acceptEdits').request.options;
-    const sessionWide = marked.filter((o) => o.effect);
-    expect(sessionWide.length).toBeGreaterThanOrEqual(1);
-    expect(sessionWide.map((o) => o.label).join(' ')).toMatch(/always allow access/);
-    for (const o of sessionWide) expect(o.effect).toMatch(/no longer asked|without asking you/);
-    if (text.includes('switch to auto mode')) expect(marked.find((o) => /switch to auto mode/.test(o.label))!.effect).toMatch(/^Switches the session to auto mode/);
-    for (const mode of ['relay', 'manual'] as const) {
-      const open = menuRequest(view, tool, mode);
-      expect(open.request.options.map((o) => o.label)).toEqual(['Yes', 'No']);
-      expect(open.request.options.map((o) => o.id)).toEqual(['allow', 'deny']);
-      // The answer still lands on the right line of the menu on screen.
-      expect(open.screenIndex[decisionIndex(open, { allow: false })!]).toBe(view.options.length - 1);
-    }
-  });
+  it.each(prompts)(
+    'marks options that change later prompts, and leaves them out when the person asked to be asked (%s)',
+    (_v, text) => {
+      const view = readMenu(text)!;
+      const marked = menuRequest(view, tool, 'acceptEdits').request.options;
+      const sessionWide = marked.filter((o) => o.effect);
+      expect(sessionWide.length).toBeGreaterThanOrEqual(1);
+      expect(sessionWide.map((o) => o.label).join(' ')).toMatch(/always allow access/);
+      for (const o of sessionWide) expect(o.effect).toMatch(/no longer asked|without asking you/);
+      if (text.includes('switch to auto mode'))
+        expect(marked.find((o) => /switch to auto mode/.test(o.label))!.effect).toMatch(
+          /^Switches the session to auto mode/,
+        );
+      for (const mode of ['relay', 'manual'] as const) {
+        const open = menuRequest(view, tool, mode);
+        expect(open.request.options.map((o) => o.label)).toEqual(['Yes', 'No']);
+        expect(open.request.options.map((o) => o.id)).toEqual(['allow', 'deny']);
+        // The answer still lands on the right line of the menu on screen.
+        expect(open.screenIndex[decisionIndex(open, { allow: false })!]).toBe(view.options.length - 1);
+      }
+    },
+  );
 
   it('names the tool and what the prompt shows when the transcript has not shown the tool yet', () => {
-    expect(menuRequest(prompt, undefined).request).toMatchObject({ toolName: 'Bash', input: { shown: 'touch probe.txt' }, description: 'Do you want to proceed?' });
-    expect(menuRequest(readMenu(pane112('permission-prompt--default-mode-bash-touch'))!, undefined).request).toMatchObject({ toolName: 'Bash', input: { shown: 'touch probe.txt\nRun the requested command' } });
+    expect(menuRequest(prompt, undefined).request).toMatchObject({
+      toolName: 'Bash',
+      input: { shown: 'touch probe.txt' },
+      description: 'Do you want to proceed?',
+    });
+    expect(
+      menuRequest(readMenu(pane112('permission-prompt--default-mode-bash-touch'))!, undefined).request,
+    ).toMatchObject({ toolName: 'Bash', input: { shown: 'touch probe.txt\nRun the requested command' } });
   });
 
   it.each([
     ['2.1.332', pane('model-picker--slash-model-entered'), 5],
     ['2.1.112', pane112('model-picker--slash-model-entered'), 4],
-  ] as const)('describes a menu without a question by its own title and options, not the scrollback above it (%s /model)', (_v, text, count) => {
-    const open = menuRequest(readMenu(text)!, undefined, 'relay');
-    expect(open.kind).toBe('menu');
-    expect(open.request.toolName).toBe('menu');
-    expect(open.request.input).toEqual({ title: 'Select model' });
-    expect(open.request.description!.split('\n')[0]).toBe('Select model');
-    expect(open.request.description!.split('\n')).toHaveLength(2);
-    for (const scrollback of ['Auto mode is now', 'Claude Code v', '/model', 'API Usage Billing']) expect(open.request.description).not.toContain(scrollback);
-    expect(open.request.options).toHaveLength(count);
-  });
+  ] as const)(
+    'describes a menu without a question by its own title and options, not the scrollback above it (%s /model)',
+    (_v, text, count) => {
+      const open = menuRequest(readMenu(text)!, undefined, 'relay');
+      expect(open.kind).toBe('menu');
+      expect(open.request.toolName).toBe('menu');
+      expect(open.request.input).toEqual({ title: 'Select model' });
+      expect(open.request.description!.split('\n')[0]).toBe('Select model');
+      expect(open.request.description!.split('\n')).toHaveLength(2);
+      for (const scrollback of ['Auto mode is now', 'Claude Code v', '/model', 'API Usage Billing'])
+        expect(open.request.description).not.toContain(scrollback);
+      expect(open.request.options).toHaveLength(count);
+    },
+  );
 
-  it('marks a consent dialog’s mode-changing answers too, and offers only the way out under relay (2.1.112 auto mode)', () => {
-    const view = readMenu(pane112('auto-mode-consent--started-permission-mode-auto'))!;
-    const marked = menuRequest(view, undefined, 'acceptEdits').request.options;
-    expect(marked.map((o) => [o.label, !!o.effect])).toEqual([
-      ['Yes, and make it my default mode', true],
-      ['Yes, enable auto mode', true],
-      ['No, exit', false],
-    ]);
-    expect(menuRequest(view, undefined, 'relay').request.options.map((o) => o.label)).toEqual(['No, exit']);
-  });
+  it(
+    'marks a consent dialog’s mode-changing answers too, and offers only the way out under relay (2.1.112 ' +
+      'auto mode)',
+    () => {
+      const view = readMenu(pane112('auto-mode-consent--started-permission-mode-auto'))!;
+      const marked = menuRequest(view, undefined, 'acceptEdits').request.options;
+      expect(marked.map((o) => [o.label, !!o.effect])).toEqual([
+        ['Yes, and make it my default mode', true],
+        ['Yes, enable auto mode', true],
+        ['No, exit', false],
+      ]);
+      expect(menuRequest(view, undefined, 'relay').request.options.map((o) => o.label)).toEqual(['No, exit']);
+    },
+  );
 
   it('describes the other menus of both TUI lines by their own words', () => {
     const limit = menuRequest(readMenu(pane112('rate-limit-menu--mock-429-subscription'))!, undefined, 'relay').request;
-    expect(limit).toMatchObject({ toolName: 'menu', description: 'What do you want to do?', input: { title: 'What do you want to do?', question: 'What do you want to do?' } });
+    expect(limit).toMatchObject({
+      toolName: 'menu',
+      description: 'What do you want to do?',
+      input: { title: 'What do you want to do?', question: 'What do you want to do?' },
+    });
     expect(limit.options.map((o) => o.label)).toEqual(['Stop and wait for limit to reset', 'Upgrade your plan']);
     const rewind = menuRequest(readMenu(pane('rewind-menu--esc-esc-after-a-turn'))!, undefined).request;
     expect(rewind.description).toMatch(/^Rewind\nRestore the code/);
     expect(rewind.description).not.toContain('Cooked');
-    const plan = menuRequest(readMenu(pane('plan-exit-menu--plan-mode-exitplanmode-call'))!, undefined, 'acceptEdits').request;
+    const plan = menuRequest(
+      readMenu(pane('plan-exit-menu--plan-mode-exitplanmode-call'))!,
+      undefined,
+      'acceptEdits',
+    ).request;
     expect(plan.description).toContain('1. Read the parser');
     expect(plan.options.find((o) => /auto mode/.test(o.label))?.effect).toMatch(/auto mode/);
   });
@@ -262,10 +377,18 @@ describe('tool calls read off the last screen', () => {
 
 describe('typing', () => {
   it('wraps every input with its own id, strips control sequences, and marks the message', () => {
-    const m = prepareMessage([{ id: 'a', text: `one\x1b[201~two`, source: 'web:x' }, { id: 'b', text: 'three' }], { thresholdBytes: 10_000, fileDir: tempDir('msg') });
+    const m = prepareMessage(
+      [
+        { id: 'a', text: `one\x1b[201~two`, source: 'web:x' },
+        { id: 'b', text: 'three' },
+      ],
+      { thresholdBytes: 10_000, fileDir: tempDir('msg') },
+    );
     expect(m.typed).toBe(m.full);
     expect(m.typed).not.toContain('\x1b');
-    expect(m.typed).toMatch(/^<<<EXTERNAL_USER_MESSAGE id=(\w+) from="web:x">>>\nonetwo\n<<<END_EXTERNAL_USER_MESSAGE id=\1>>>\n\n<<<EXTERNAL_USER_MESSAGE id=\w+>>>\nthree\n/);
+    expect(m.typed).toMatch(
+      /^<<<EXTERNAL_USER_MESSAGE id=(\w+) from="web:x">>>\nonetwo\n<<<END_EXTERNAL_USER_MESSAGE id=\1>>>\n\n<<<EXTERNAL_USER_MESSAGE id=\w+>>>\nthree\n/,
+    );
     expect(m.typed).toContain(m.marker);
     expect(m.file).toBeUndefined();
   });
@@ -294,7 +417,9 @@ describe('typing', () => {
     expect(fresh).toContain('--append-system-prompt');
     expect(fresh.join(' ')).toContain('--permission-mode manual');
     expect(fresh.join(' ')).toContain('--add-dir /d');
-    expect(tuiArgs({ permissionMode: 'bypassPermissions' }, { resume: 's1' })).toEqual(expect.arrayContaining(['--resume', 's1', '--dangerously-skip-permissions']));
+    expect(tuiArgs({ permissionMode: 'bypassPermissions' }, { resume: 's1' })).toEqual(
+      expect.arrayContaining(['--resume', 's1', '--dangerously-skip-permissions']),
+    );
   });
 
   it('names panes per conversation, exact-target safe', () => {
@@ -305,29 +430,39 @@ describe('typing', () => {
 
 describe('a turn without an end marker', () => {
   const QUIET = 3000;
-  const text = (t: string) => parseTranscriptLine(line({ type: 'assistant', uuid: 'a1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: t }] } }))!;
+  const text = (t: string) =>
+    parseTranscriptLine(
+      line({
+        type: 'assistant',
+        uuid: 'a1',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: t }] },
+      }),
+    )!;
 
-  it('is quiet only after the pane idled and the transcript was silent for the whole time since its input arrived', () => {
-    vi.useFakeTimers({ now: 1_000_000 });
-    try {
-      const readySince = Date.now(); // the pane went idle after the turn before
-      const turn = new TmuxTurn(['q2']);
-      // Typed after a respawn that took 9 s: neither the old idle nor the time spent waiting counts.
-      vi.setSystemTime(Date.now() + 9000);
-      expect(turn.quiet(readySince, Date.now(), QUIET)).toBe(false);
-      turn.arrive();
-      expect(turn.quiet(readySince, Date.now() + 10, QUIET)).toBe(false);
-      expect(turn.quiet(readySince, Date.now() + QUIET - 1, QUIET)).toBe(false);
-      expect(turn.quiet(readySince, Date.now() + QUIET + 1, QUIET)).toBe(true);
-      // A pane that went idle after the arrival counts from then; an entry restarts the silence.
-      expect(turn.quiet(Date.now() + 2000, Date.now() + QUIET + 1, QUIET)).toBe(false);
-      vi.setSystemTime(Date.now() + 2000);
-      turn.take(text('working on it'));
-      expect(turn.quiet(readySince, Date.now() + QUIET - 1, QUIET)).toBe(false);
-      expect(turn.quiet(undefined, Date.now() + QUIET + 1, QUIET)).toBe(false);
-      expect(turn.quiet(readySince, Date.now() + QUIET + 1, QUIET)).toBe(true);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+  it(
+    'is quiet only after the pane idled and the transcript was silent for the whole time since its input ' + 'arrived',
+    () => {
+      vi.useFakeTimers({ now: 1_000_000 });
+      try {
+        const readySince = Date.now(); // the pane went idle after the turn before
+        const turn = new TmuxTurn(['q2']);
+        // Typed after a respawn that took 9 s: neither the old idle nor the time spent waiting counts.
+        vi.setSystemTime(Date.now() + 9000);
+        expect(turn.quiet(readySince, Date.now(), QUIET)).toBe(false);
+        turn.arrive();
+        expect(turn.quiet(readySince, Date.now() + 10, QUIET)).toBe(false);
+        expect(turn.quiet(readySince, Date.now() + QUIET - 1, QUIET)).toBe(false);
+        expect(turn.quiet(readySince, Date.now() + QUIET + 1, QUIET)).toBe(true);
+        // A pane that went idle after the arrival counts from then; an entry restarts the silence.
+        expect(turn.quiet(Date.now() + 2000, Date.now() + QUIET + 1, QUIET)).toBe(false);
+        vi.setSystemTime(Date.now() + 2000);
+        turn.take(text('working on it'));
+        expect(turn.quiet(readySince, Date.now() + QUIET - 1, QUIET)).toBe(false);
+        expect(turn.quiet(undefined, Date.now() + QUIET + 1, QUIET)).toBe(false);
+        expect(turn.quiet(readySince, Date.now() + QUIET + 1, QUIET)).toBe(true);
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 });

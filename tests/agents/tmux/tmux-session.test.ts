@@ -6,18 +6,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Turn, TurnEvent } from '../../../src/agents/session.js';
+import { stripControlSequences } from '../../../src/agents/tmux/control-sequences.js';
 import { readMenu } from '../../../src/agents/tmux/menus.js';
 import { classifyPane } from '../../../src/agents/tmux/pane-state.js';
-import { stripControlSequences } from '../../../src/agents/tmux/control-sequences.js';
-import { ClaudeTmuxSession } from '../../../src/agents/tmux/tmux-session.js';
 import { hasTmux, Tmux } from '../../../src/agents/tmux/tmux.js';
-import { parseTranscriptLine, unwrapPasted } from '../../../src/agents/tmux/transcript-entries.js';
+import { ClaudeTmuxSession } from '../../../src/agents/tmux/tmux-session.js';
 import { claudeConfigDir, transcriptPath } from '../../../src/agents/tmux/transcript.js';
-import type { Turn, TurnEvent } from '../../../src/agents/session.js';
+import { parseTranscriptLine, unwrapPasted } from '../../../src/agents/tmux/transcript-entries.js';
 import { cmdlineOf } from '../../../src/ops/proc.js';
-import { startMockApi, type MockApi } from '../../support/mock-anthropic.js';
 import { pidAlive, tempDir, waitUntil } from '../../support/claude-rig.js';
-import { killAtToolStart, killServers, privateSocket, removeRigDirs, tmuxLaunch, type TmuxRigOptions } from '../../support/tmux-rig.js';
+import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
+import {
+  killAtToolStart,
+  killServers,
+  privateSocket,
+  removeRigDirs,
+  type TmuxRigOptions,
+  tmuxLaunch,
+} from '../../support/tmux-rig.js';
 
 const tmuxAvailable = await hasTmux();
 const ESC = '\x1b';
@@ -45,7 +52,12 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
     const socket = privateSocket('sess');
     sockets.push(socket);
     const persisted: string[] = [];
-    const launch = tmuxLaunch({ mockUrl: mock.url, socket, ...opts, launch: { onSessionId: (id) => persisted.push(id), ...opts.launch } });
+    const launch = tmuxLaunch({
+      mockUrl: mock.url,
+      socket,
+      ...opts,
+      launch: { onSessionId: (id) => persisted.push(id), ...opts.launch },
+    });
     const s = new ClaudeTmuxSession(launch);
     sessions.push(s);
     const tmux = new Tmux({ name: socket });
@@ -60,51 +72,71 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
 
   function transcript(launch: ReturnType<typeof tmuxLaunch>, sid: string) {
     const file = transcriptPath(claudeConfigDir(launch.env), launch.cwd, sid);
-    return fs.readFileSync(file, 'utf8').split('\n').map(parseTranscriptLine).filter((e) => e !== undefined);
+    return fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .map(parseTranscriptLine)
+      .filter((e) => e !== undefined);
   }
 
-  it('round-trips a message: typed when ready, confirmed in the transcript, the reply read from the transcript', async () => {
-    const { s, launch, persisted } = start();
-    // Markdown the pane would render without its asterisks: the reply can only come from the transcript.
-    mock.setScript((r) => (!r.side && r.lastText.includes('tag:rt') ? { kind: 'text', text: '**bold** and `code` for tag:rt' } : undefined));
-    const turn = s.startTurn({ inputs: [{ id: 'm1', text: 'hello tag:rt', source: 'web:owner' }] });
-    const events = collect(turn);
-    const r = await turn.result;
-    expect(r.text).toBe('**bold** and `code` for tag:rt');
-    expect(r.inputIds).toEqual(['m1']);
-    expect(events.some((e) => e.type === 'text-delta')).toBe(true);
-    const sid = s.sessionId()!;
-    expect(persisted).toContain(sid);
-    const prompts = transcript(launch, sid).filter((e) => e.kind === 'prompt');
-    expect(prompts).toHaveLength(1);
-    expect(prompts[0]!.kind === 'prompt' && prompts[0]!.text).toMatch(/^<<<EXTERNAL_USER_MESSAGE id=\w+ from="web:owner">>>\nhello tag:rt\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>$/);
-    // The first-run dialogs were answered by their text: the folder is trusted and the configured key approved.
-    const config = JSON.parse(fs.readFileSync(path.join(launch.home, '.claude.json'), 'utf8'));
-    expect(config.projects[launch.cwd].hasTrustDialogAccepted).toBe(true);
-    expect(config.customApiKeyResponses.approved).toContain('sk-ant-test-key'.slice(-20));
-  });
+  it(
+    'round-trips a message: typed when ready, confirmed in the transcript, the reply read from the ' + 'transcript',
+    async () => {
+      const { s, launch, persisted } = start();
+      // Markdown the pane would render without its asterisks: the reply can only come from the transcript.
+      mock.setScript((r) =>
+        !r.side && r.lastText.includes('tag:rt') ? { kind: 'text', text: '**bold** and `code` for tag:rt' } : undefined,
+      );
+      const turn = s.startTurn({ inputs: [{ id: 'm1', text: 'hello tag:rt', source: 'web:owner' }] });
+      const events = collect(turn);
+      const r = await turn.result;
+      expect(r.text).toBe('**bold** and `code` for tag:rt');
+      expect(r.inputIds).toEqual(['m1']);
+      expect(events.some((e) => e.type === 'text-delta')).toBe(true);
+      const sid = s.sessionId()!;
+      expect(persisted).toContain(sid);
+      const prompts = transcript(launch, sid).filter((e) => e.kind === 'prompt');
+      expect(prompts).toHaveLength(1);
+      expect(prompts[0]!.kind === 'prompt' && prompts[0]!.text).toMatch(
+        /^<<<EXTERNAL_USER_MESSAGE id=\w+ from="web:owner">>>\nhello tag:rt\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>$/,
+      );
+      // The first-run dialogs were answered by their text: the folder is trusted and the configured key approved.
+      const config = JSON.parse(fs.readFileSync(path.join(launch.home, '.claude.json'), 'utf8'));
+      expect(config.projects[launch.cwd].hasTrustDialogAccepted).toBe(true);
+      expect(config.customApiKeyResponses.approved).toContain('sk-ant-test-key'.slice(-20));
+    },
+  );
 
-  it('acknowledges a message sent while a Bash sleep 3 runs as steered, and addresses it in the same turn', async () => {
-    const { s } = start();
-    const turn = s.startTurn({ inputs: [{ id: 'a', text: 'work [[bash:sleep 3]] tag:st1' }] });
-    const events = collect(turn);
-    await waitUntil(() => events.some((e) => e.type === 'tool-use'), 30_000);
-    const p = s.steer({ id: 'b', text: 'also this tag:st2' });
-    expect(p.written).toBe(true);
-    const outcome = await p;
-    expect(outcome.outcome).toBe('steered');
-    const r = await turn.result;
-    expect(r.inputIds).toEqual(['a', 'b']);
-    expect(r.steered).toBe(1);
-    expect(r.text).toContain('tag:st2');
-    expect(events.filter((e) => e.type === 'result')).toHaveLength(1);
-    expect(events.some((e) => e.type === 'steer-absorbed' && e.inputId === 'b')).toBe(true);
-    expect(mock.mainRequests().at(-1)!.lastUserText).toContain('The user sent a new message while you were working');
-  });
+  it(
+    'acknowledges a message sent while a Bash sleep 3 runs as steered, and addresses it in the same ' + 'turn',
+    async () => {
+      const { s } = start();
+      const turn = s.startTurn({ inputs: [{ id: 'a', text: 'work [[bash:sleep 3]] tag:st1' }] });
+      const events = collect(turn);
+      await waitUntil(() => events.some((e) => e.type === 'tool-use'), 30_000);
+      const p = s.steer({ id: 'b', text: 'also this tag:st2' });
+      expect(p.written).toBe(true);
+      const outcome = await p;
+      expect(outcome.outcome).toBe('steered');
+      const r = await turn.result;
+      expect(r.inputIds).toEqual(['a', 'b']);
+      expect(r.steered).toBe(1);
+      expect(r.text).toContain('tag:st2');
+      expect(events.filter((e) => e.type === 'result')).toHaveLength(1);
+      expect(events.some((e) => e.type === 'steer-absorbed' && e.inputId === 'b')).toBe(true);
+      expect(mock.mainRequests().at(-1)!.lastUserText).toContain('The user sent a new message while you were working');
+    },
+  );
 
   it('pastes a 20 KB multi-line message intact; ESC[201~ in it cannot end the paste early', async () => {
     const { s, launch } = start();
-    const lines = Array.from({ length: 320 }, (_, i) => `line ${String(i).padStart(3, '0')} ${'lorem ipsum dolor '.repeat(3)}${i === 150 ? `${ESC}[201~ then Enter?\r` : ''}`);
+    const lines = Array.from(
+      { length: 320 },
+      (_, i) =>
+        `line ${String(i).padStart(3, '0')} ${'lorem ipsum dolor '.repeat(3)}${
+          i === 150 ? `${ESC}[201~ then ` + `Enter?\r` : ''
+        }`,
+    );
     const text = `BEGIN tag:big\n${lines.join('\n')}\nEND OF MESSAGE`;
     expect(Buffer.byteLength(text)).toBeGreaterThan(20_000);
     const before = mock.mainRequests().length;
@@ -114,7 +146,9 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
     expect(prompts).toHaveLength(1);
     const arrived = unwrapPasted(prompts[0]!.kind === 'prompt' ? prompts[0]!.text : '');
     expect(arrived).toContain(stripControlSequences(text));
-    expect(arrived).toMatch(/^<<<EXTERNAL_USER_MESSAGE id=\w+>>>\nBEGIN tag:big\n[\s\S]*\nEND OF MESSAGE\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>$/);
+    expect(arrived).toMatch(
+      /^<<<EXTERNAL_USER_MESSAGE id=\w+>>>\nBEGIN tag:big\n[\s\S]*\nEND OF MESSAGE\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>$/,
+    );
     // One submission: the marker inside did not end the paste and no line was sent on its own.
     const sent = mock.mainRequests().slice(before);
     expect(sent).toHaveLength(1);
@@ -176,56 +210,64 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
     await waitUntil(() => !pidAlive(pid2), 5000);
   });
 
-  it('killed at its first tool, before the TUI wrote the conversation: the message runs in a new session, and later kills resume that one', async () => {
-    const { s, launch, persisted } = start();
-    const flag = path.join(launch.cwd, 'tool-started');
-    const turn = s.startTurn({ inputs: [{ id: 'e1', text: `work [[bash:touch ${flag}; sleep 20]] tag:e1` }] });
-    const cut = collect(turn);
-    const transcriptFile = () => transcriptPath(claudeConfigDir(launch.env), launch.cwd, s.sessionId()!);
-    await killAtToolStart(() => s.pid(), flag, transcriptFile);
-    const first = s.sessionId()!;
-    await expect(turn.result).rejects.toMatchObject({ code: 'AGENT_CRASHED', context: { unanswered: ['e1'] } });
-    expect(fs.readFileSync(transcriptFile(), 'utf8')).not.toMatch(/"type":"(user|assistant)"/);
-    // The transcript never named the tool; the last screen did, and the turn reports it (a re-run names it).
-    const started = cut.filter((e) => e.type === 'tool-use');
-    expect(started).toHaveLength(1);
-    expect(started[0]).toMatchObject({ name: 'Bash', input: { command: expect.stringContaining(`touch ${flag}`) } });
+  it(
+    'killed at its first tool, before the TUI wrote the conversation: the message runs in a new session, ' +
+      'and later kills resume that one',
+    async () => {
+      const { s, launch, persisted } = start();
+      const flag = path.join(launch.cwd, 'tool-started');
+      const turn = s.startTurn({ inputs: [{ id: 'e1', text: `work [[bash:touch ${flag}; sleep 20]] tag:e1` }] });
+      const cut = collect(turn);
+      const transcriptFile = () => transcriptPath(claudeConfigDir(launch.env), launch.cwd, s.sessionId()!);
+      await killAtToolStart(() => s.pid(), flag, transcriptFile);
+      const first = s.sessionId()!;
+      await expect(turn.result).rejects.toMatchObject({ code: 'AGENT_CRASHED', context: { unanswered: ['e1'] } });
+      expect(fs.readFileSync(transcriptFile(), 'utf8')).not.toMatch(/"type":"(user|assistant)"/);
+      // The transcript never named the tool; the last screen did, and the turn reports it (a re-run names it).
+      const started = cut.filter((e) => e.type === 'tool-use');
+      expect(started).toHaveLength(1);
+      expect(started[0]).toMatchObject({ name: 'Bash', input: { command: expect.stringContaining(`touch ${flag}`) } });
 
-    // What the lane does next: the same input again. It is typed into a new session, not lost to a failed --resume.
-    const again = s.startTurn({ inputs: [{ id: 'e1', text: 'work tag:e1 again' }] });
-    const events = collect(again);
-    const r = await again.result;
-    expect(r.text).toContain('ok tag:e1');
-    const second = s.sessionId()!;
-    expect(second).not.toBe(first);
-    expect(cmdlineOf(s.pid()!)).toContain(`--session-id ${second}`);
-    const note = events.find((e) => e.type === 'status' && /could not be resumed/.test(e.message));
-    expect(note?.type === 'status' && note.message).toMatch(/holds no conversation/);
-    expect(persisted.at(-1)).toBe(second);
+      // What the lane does next: the same input again. It is typed into a new session, not lost to a failed --resume.
+      const again = s.startTurn({ inputs: [{ id: 'e1', text: 'work tag:e1 again' }] });
+      const events = collect(again);
+      const r = await again.result;
+      expect(r.text).toContain('ok tag:e1');
+      const second = s.sessionId()!;
+      expect(second).not.toBe(first);
+      expect(cmdlineOf(s.pid()!)).toContain(`--session-id ${second}`);
+      const note = events.find((e) => e.type === 'status' && /could not be resumed/.test(e.message));
+      expect(note?.type === 'status' && note.message).toMatch(/holds no conversation/);
+      expect(persisted.at(-1)).toBe(second);
 
-    // A later kill resumes the new session, keeping its history.
-    process.kill(s.pid()!, 'SIGKILL');
-    await waitUntil(() => s.state() === 'dead', 15_000);
-    await s.startTurn({ inputs: [{ id: 'e2', text: 'after tag:e2' }] }).result;
-    expect(cmdlineOf(s.pid()!)).toContain(`--resume ${second}`);
-    expect(s.sessionId()).toBe(second);
-    expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:e1');
-  });
+      // A later kill resumes the new session, keeping its history.
+      process.kill(s.pid()!, 'SIGKILL');
+      await waitUntil(() => s.state() === 'dead', 15_000);
+      await s.startTurn({ inputs: [{ id: 'e2', text: 'after tag:e2' }] }).result;
+      expect(cmdlineOf(s.pid()!)).toContain(`--resume ${second}`);
+      expect(s.sessionId()).toBe(second);
+      expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:e1');
+    },
+  );
 
-  it('names the real cause when the TUI exits while starting: ~/.claude.json is blamed only when it is missing', async () => {
-    const { s } = start({ launch: { extraArgs: ['--no-such-option'] } });
-    const err = await s.startTurn({ inputs: [{ id: 'x1', text: 'hello' }] }).result.catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'AGENT_SPAWN_FAILED' });
-    // The status, when tmux has it: tmux 3.3a loses it when it reads the pty's end before the exit (a loaded machine).
-    expect((err as Error).message).toMatch(/exited while starting \(status (1|\?)\)/);
-    expect((err as Error).message).toMatch(/unknown option/);
-    expect((err as Error).message).not.toMatch(/claude\.json/);
+  it(
+    'names the real cause when the TUI exits while starting: ~/.claude.json is blamed only when it is ' + 'missing',
+    async () => {
+      const { s } = start({ launch: { extraArgs: ['--no-such-option'] } });
+      const err = await s.startTurn({ inputs: [{ id: 'x1', text: 'hello' }] }).result.catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'AGENT_SPAWN_FAILED' });
+      // The status, when tmux has it: tmux 3.3a loses it when it reads the pty's end before the exit (a loaded
+      // machine).
+      expect((err as Error).message).toMatch(/exited while starting \(status (1|\?)\)/);
+      expect((err as Error).message).toMatch(/unknown option/);
+      expect((err as Error).message).not.toMatch(/claude\.json/);
 
-    const bare = tempDir('thome-bare');
-    const { s: s2 } = start({ home: bare });
-    const err2 = await s2.startTurn({ inputs: [{ id: 'x2', text: 'hello' }] }).result.catch((e: unknown) => e);
-    expect((err2 as Error).message).toMatch(/\.claude\.json (is missing|lacks "hasCompletedOnboarding": true)/);
-  });
+      const bare = tempDir('thome-bare');
+      const { s: s2 } = start({ home: bare });
+      const err2 = await s2.startTurn({ inputs: [{ id: 'x2', text: 'hello' }] }).result.catch((e: unknown) => e);
+      expect((err2 as Error).message).toMatch(/\.claude\.json (is missing|lacks "hasCompletedOnboarding": true)/);
+    },
+  );
 
   it('does not type a steer into a permission prompt: nothing is written and the reason is given', async () => {
     const { s, capture, launch } = start({ launch: { permissionMode: 'relay' } });
@@ -251,103 +293,120 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
     expect(fs.existsSync(marker)).toBe(true);
   });
 
-  it('a steer written as a prompt comes up waits behind it, the notice names it, and when the turn ends first it runs as its own turn (ran-as-turn)', async () => {
-    const { s, capture } = start({ launch: { permissionMode: 'relay' }, tmux: { readyTimeoutMs: 1500 } });
-    const never = path.join(tempDir('never'), 'not-made');
-    // The steer must be written (the pane last seen busy) while the prompt is already drawn: the model's
-    // tool call is held until the test watches the pane, and the steer goes the moment the prompt shows.
-    // The session's own look lags by up to one poll, so now and then it has seen the prompt: try again.
-    for (let attempt = 1; ; attempt++) {
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let asked = false;
-      // Once per attempt: after a denied tool the next prompt shares a user message with its tool result.
-      mock.setScript(async (r) => (!r.side && r.lastText.includes(`tag:pw${attempt}`) && !asked ? ((asked = true), await held, { kind: 'tool', name: 'Bash', input: { command: `touch ${never}` } }) : undefined));
-      const turn = s.startTurn({ inputs: [{ id: `pw${attempt}`, text: `work tag:pw${attempt}` }] });
+  it(
+    'a steer written as a prompt comes up waits behind it, the notice names it, and when the turn ends ' +
+      'first it runs as its own turn (ran-as-turn)',
+    async () => {
+      const { s, capture } = start({ launch: { permissionMode: 'relay' }, tmux: { readyTimeoutMs: 1500 } });
+      const never = path.join(tempDir('never'), 'not-made');
+      // The steer must be written (the pane last seen busy) while the prompt is already drawn: the model's
+      // tool call is held until the test watches the pane, and the steer goes the moment the prompt shows.
+      // The session's own look lags by up to one poll, so now and then it has seen the prompt: try again.
+      for (let attempt = 1; ; attempt++) {
+        let release!: () => void;
+        const held = new Promise<void>((r) => (release = r));
+        let asked = false;
+        // Once per attempt: after a denied tool the next prompt shares a user message with its tool result.
+        mock.setScript(async (r) =>
+          !r.side && r.lastText.includes(`tag:pw${attempt}`) && !asked
+            ? ((asked = true), await held, { kind: 'tool', name: 'Bash', input: { command: `touch ${never}` } })
+            : undefined,
+        );
+        const turn = s.startTurn({ inputs: [{ id: `pw${attempt}`, text: `work tag:pw${attempt}` }] });
+        const events = collect(turn);
+        await mock.waitFor((r) => !r.side && r.lastText.includes(`tag:pw${attempt}`), 30_000);
+        release();
+        await waitUntil(async () => readMenu(await capture())?.question === 'Do you want to proceed?', 30_000, 5);
+        const p = s.steer({ id: `ps${attempt}`, text: `meanwhile tag:ps${attempt}` });
+        await waitUntil(() => events.some((e) => e.type === 'permission'), 30_000);
+        const req = events.find((e) => e.type === 'permission')!;
+        if (!p.written) {
+          expect(attempt, 'the steer was never written before the session saw the prompt').toBeLessThan(10);
+          s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: false });
+          await turn.result;
+          continue;
+        }
+        // It waits behind the prompt; the person is told, about this message.
+        await waitUntil(() => events.some((e) => e.type === 'status' && e.notify === true), 20_000);
+        const told = events.find((e) => e.type === 'status' && e.notify === true)!;
+        expect(told.type === 'status' && told.message).toMatch(/not typed yet: the agent terminal shows a menu/);
+        expect(told.type === 'status' && told.inputIds).toEqual([`ps${attempt}`]);
+        expect(await capture()).not.toContain(`tag:ps${attempt}`);
+        // The person says No: the turn ends, and the waiting message runs as the next turn of its own.
+        expect(s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: false })).toBe(true);
+        const first = await turn.result;
+        expect(first.inputIds).toEqual([`pw${attempt}`]);
+        const outcome = await p;
+        expect(outcome.outcome).toBe('ran-as-turn');
+        if (outcome.outcome !== 'ran-as-turn') return;
+        expect(outcome.turn).not.toBe(turn);
+        expect(outcome.turn.inputIds()).toEqual([`ps${attempt}`]);
+        const r = await outcome.turn.result;
+        expect(r.text).toContain(`ok tag:ps${attempt}`);
+        expect(mock.mainRequests().filter((q) => q.lastText.includes(`tag:ps${attempt}`))).toHaveLength(1);
+        expect(fs.existsSync(never)).toBe(false);
+        return;
+      }
+    },
+  );
+
+  it(
+    'outside relay and manual mode a relayed prompt keeps the options that change later prompts, each ' +
+      'saying what it does',
+    async () => {
+      const { s } = start({ launch: { permissionMode: 'acceptEdits' } });
+      // Outside the working directory: acceptEdits asks for it.
+      const marker = path.join(tempDir('outside'), 'made-in-accept-edits');
+      const turn = s.startTurn({ inputs: [{ id: 'ae1', text: `[[bash:touch ${marker}]] tag:ae1` }] });
       const events = collect(turn);
-      await mock.waitFor((r) => !r.side && r.lastText.includes(`tag:pw${attempt}`), 30_000);
-      release();
-      await waitUntil(async () => readMenu(await capture())?.question === 'Do you want to proceed?', 30_000, 5);
-      const p = s.steer({ id: `ps${attempt}`, text: `meanwhile tag:ps${attempt}` });
       await waitUntil(() => events.some((e) => e.type === 'permission'), 30_000);
       const req = events.find((e) => e.type === 'permission')!;
-      if (!p.written) {
-        expect(attempt, 'the steer was never written before the session saw the prompt').toBeLessThan(10);
-        s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: false });
-        await turn.result;
-        continue;
-      }
-      // It waits behind the prompt; the person is told, about this message.
+      if (req.type !== 'permission') throw new Error('no permission request');
+      expect(req.request.description).toBe('Do you want to proceed?');
+      expect(req.request.input).toEqual({ command: `touch ${marker}`, description: 'Run the requested command' });
+      const plain = req.request.options.filter((o) => !o.effect).map((o) => o.label);
+      expect(plain).toEqual(['Yes', 'No']);
+      const marked = req.request.options.filter((o) => o.effect);
+      expect(marked.length).toBeGreaterThanOrEqual(1);
+      for (const o of marked) expect(o.effect).toMatch(/no longer asked|without asking you/);
+      // A plain Yes still answers only this request.
+      expect(s.answerPermission(req.request.requestId, { allow: true })).toBe(true);
+      await turn.result;
+      expect(fs.existsSync(marker)).toBe(true);
+    },
+  );
+
+  it(
+    'a new message never goes into a menu left open in the terminal: it waits, the person is told and ' + 'asked',
+    async () => {
+      const { s, tmux, capture } = start({ tmux: { readyTimeoutMs: 2000 } });
+      await s.startTurn({ inputs: [{ id: 'w0', text: 'warm up tag:w0' }] }).result;
+      // Someone at the terminal opens the /model picker and walks away.
+      await tmux.sendKeysLiteral(s.paneName, '/model');
+      await new Promise((r) => setTimeout(r, 400));
+      await tmux.sendKeys(s.paneName, 'Enter');
+      await waitUntil(async () => readMenu(await capture())?.options.length === 5, 15_000);
+      const turn = s.startTurn({ inputs: [{ id: 'w1', text: 'waiting tag:w1' }] });
+      const events = collect(turn);
       await waitUntil(() => events.some((e) => e.type === 'status' && e.notify === true), 20_000);
-      const told = events.find((e) => e.type === 'status' && e.notify === true)!;
+      await waitUntil(() => events.some((e) => e.type === 'permission'), 20_000);
+      const told = events.find((e) => e.type === 'status' && e.notify)!;
       expect(told.type === 'status' && told.message).toMatch(/not typed yet: the agent terminal shows a menu/);
-      expect(told.type === 'status' && told.inputIds).toEqual([`ps${attempt}`]);
-      expect(await capture()).not.toContain(`tag:ps${attempt}`);
-      // The person says No: the turn ends, and the waiting message runs as the next turn of its own.
-      expect(s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: false })).toBe(true);
-      const first = await turn.result;
-      expect(first.inputIds).toEqual([`pw${attempt}`]);
-      const outcome = await p;
-      expect(outcome.outcome).toBe('ran-as-turn');
-      if (outcome.outcome !== 'ran-as-turn') return;
-      expect(outcome.turn).not.toBe(turn);
-      expect(outcome.turn.inputIds()).toEqual([`ps${attempt}`]);
-      const r = await outcome.turn.result;
-      expect(r.text).toContain(`ok tag:ps${attempt}`);
-      expect(mock.mainRequests().filter((q) => q.lastText.includes(`tag:ps${attempt}`))).toHaveLength(1);
-      expect(fs.existsSync(never)).toBe(false);
-      return;
-    }
-  });
-
-  it('outside relay and manual mode a relayed prompt keeps the options that change later prompts, each saying what it does', async () => {
-    const { s } = start({ launch: { permissionMode: 'acceptEdits' } });
-    // Outside the working directory: acceptEdits asks for it.
-    const marker = path.join(tempDir('outside'), 'made-in-accept-edits');
-    const turn = s.startTurn({ inputs: [{ id: 'ae1', text: `[[bash:touch ${marker}]] tag:ae1` }] });
-    const events = collect(turn);
-    await waitUntil(() => events.some((e) => e.type === 'permission'), 30_000);
-    const req = events.find((e) => e.type === 'permission')!;
-    if (req.type !== 'permission') throw new Error('no permission request');
-    expect(req.request.description).toBe('Do you want to proceed?');
-    expect(req.request.input).toEqual({ command: `touch ${marker}`, description: 'Run the requested command' });
-    const plain = req.request.options.filter((o) => !o.effect).map((o) => o.label);
-    expect(plain).toEqual(['Yes', 'No']);
-    const marked = req.request.options.filter((o) => o.effect);
-    expect(marked.length).toBeGreaterThanOrEqual(1);
-    for (const o of marked) expect(o.effect).toMatch(/no longer asked|without asking you/);
-    // A plain Yes still answers only this request.
-    expect(s.answerPermission(req.request.requestId, { allow: true })).toBe(true);
-    await turn.result;
-    expect(fs.existsSync(marker)).toBe(true);
-  });
-
-  it('a new message never goes into a menu left open in the terminal: it waits, the person is told and asked', async () => {
-    const { s, tmux, capture } = start({ tmux: { readyTimeoutMs: 2000 } });
-    await s.startTurn({ inputs: [{ id: 'w0', text: 'warm up tag:w0' }] }).result;
-    // Someone at the terminal opens the /model picker and walks away.
-    await tmux.sendKeysLiteral(s.paneName, '/model');
-    await new Promise((r) => setTimeout(r, 400));
-    await tmux.sendKeys(s.paneName, 'Enter');
-    await waitUntil(async () => readMenu(await capture())?.options.length === 5, 15_000);
-    const turn = s.startTurn({ inputs: [{ id: 'w1', text: 'waiting tag:w1' }] });
-    const events = collect(turn);
-    await waitUntil(() => events.some((e) => e.type === 'status' && e.notify === true), 20_000);
-    await waitUntil(() => events.some((e) => e.type === 'permission'), 20_000);
-    const told = events.find((e) => e.type === 'status' && e.notify)!;
-    expect(told.type === 'status' && told.message).toMatch(/not typed yet: the agent terminal shows a menu/);
-    const asked = events.find((e) => e.type === 'permission')!;
-    expect(asked.type === 'permission' && asked.request.toolName).toBe('menu');
-    expect(s.phase()).toBe('asking-person');
-    const screen = await capture();
-    expect(readMenu(screen)?.options).toHaveLength(5);
-    expect(screen).not.toContain('tag:w1');
-    expect(mock.requests.some((q) => q.historyText.includes('tag:w1'))).toBe(false);
-    // The person picks the first option; the picker closes and the message is typed.
-    expect(s.answerPermission(asked.type === 'permission' ? asked.request.requestId : '', { optionId: 'option-1' })).toBe(true);
-    const r = await turn.result;
-    expect(r.text).toContain('ok tag:w1');
-  });
+      const asked = events.find((e) => e.type === 'permission')!;
+      expect(asked.type === 'permission' && asked.request.toolName).toBe('menu');
+      expect(s.phase()).toBe('asking-person');
+      const screen = await capture();
+      expect(readMenu(screen)?.options).toHaveLength(5);
+      expect(screen).not.toContain('tag:w1');
+      expect(mock.requests.some((q) => q.historyText.includes('tag:w1'))).toBe(false);
+      // The person picks the first option; the picker closes and the message is typed.
+      expect(
+        s.answerPermission(asked.type === 'permission' ? asked.request.requestId : '', { optionId: 'option-1' }),
+      ).toBe(true);
+      const r = await turn.result;
+      expect(r.text).toContain('ok tag:w1');
+    },
+  );
 
   it('clears the context with the TUI’s /clear and switches the model with its /model', async () => {
     const { s, persisted } = start();

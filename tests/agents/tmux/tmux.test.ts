@@ -18,7 +18,12 @@ describe('Tmux on a private socket', () => {
     if (!tmuxAvailable) throw new Error('tmux is not installed: apt-get install -y tmux (.ci/run does this).');
   });
   const tmux = new Tmux({ name: `rudder-test-${process.pid}-${Date.now().toString(36)}` });
-  const baseEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.tmpdir(), TERM: 'tmux-256color', LANG: 'C.UTF-8' };
+  const baseEnv = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: os.tmpdir(),
+    TERM: 'tmux-256color',
+    LANG: 'C.UTF-8',
+  };
   const recorders: Recorder[] = [];
   let counter = 0;
   const sessionName = (tag: string) => `t${process.pid}-${tag}-${counter++}`;
@@ -89,13 +94,27 @@ describe('Tmux on a private socket', () => {
     const name = sessionName('secret');
     const env = { ...baseEnv, ANTHROPIC_API_KEY: 'sk-secret-value-123' };
     await tmux.newSession({ name, cwd: os.tmpdir(), width: 80, height: 24, env, argv: ['sleep', '30'] });
-    const err = await tmux.newSession({ name, cwd: os.tmpdir(), width: 80, height: 24, env, argv: ['sleep', '30'] }).catch((e: unknown) => e);
+    const err = await tmux
+      .newSession({ name, cwd: os.tmpdir(), width: 80, height: 24, env, argv: ['sleep', '30'] })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'TMUX_FAILED' });
-    const everything = JSON.stringify(err) + String(err) + String((err as Error).cause) + JSON.stringify((err as { context: unknown }).context);
+    const everything =
+      JSON.stringify(err) +
+      String(err) +
+      String((err as Error).cause) +
+      JSON.stringify((err as { context: unknown }).context);
     expect(everything).toContain('duplicate session');
     expect(everything).not.toContain('sk-secret-value-123');
     // The key reached the program, but never a command line (ps, or tmux's pane_start_command).
-    const started = await promisify(execFile)('tmux', ['-L', (tmux.socket as { name: string }).name, 'display-message', '-p', '-t', `=${name}:`, '#{pane_start_command}']);
+    const started = await promisify(execFile)('tmux', [
+      '-L',
+      (tmux.socket as { name: string }).name,
+      'display-message',
+      '-p',
+      '-t',
+      `=${name}:`,
+      '#{pane_start_command}',
+    ]);
     expect(started.stdout).toContain('rudder-env');
     expect(started.stdout).not.toContain('sk-secret-value-123');
     const pid = (await tmux.paneInfo(name)).pid;
@@ -110,8 +129,12 @@ describe('Tmux on a private socket', () => {
     const ok = { cwd: os.tmpdir(), width: 80, height: 24, env: baseEnv, argv: ['sleep', '1'] };
     await expect(tmux.newSession({ ...ok, name: 'has.dot' })).rejects.toMatchObject({ code: 'TMUX_FAILED' });
     await expect(tmux.newSession({ ...ok, name: 'has:colon' })).rejects.toMatchObject({ code: 'TMUX_FAILED' });
-    await expect(tmux.newSession({ ...ok, name: sessionName('badenv'), env: { 'A=B': 'x' } })).rejects.toMatchObject({ code: 'TMUX_FAILED' });
-    await expect(tmux.newSession({ ...ok, name: sessionName('badargv'), argv: ['X=1', 'sleep'] })).rejects.toMatchObject({ code: 'TMUX_FAILED' });
+    await expect(tmux.newSession({ ...ok, name: sessionName('badenv'), env: { 'A=B': 'x' } })).rejects.toMatchObject({
+      code: 'TMUX_FAILED',
+    });
+    await expect(
+      tmux.newSession({ ...ok, name: sessionName('badargv'), argv: ['X=1', 'sleep'] }),
+    ).rejects.toMatchObject({ code: 'TMUX_FAILED' });
     expect((await tmux.listSessions()).filter((n) => n.includes('badenv') || n.includes('badargv'))).toEqual([]);
   });
 
@@ -119,27 +142,47 @@ describe('Tmux on a private socket', () => {
     const name = sessionName('dead');
     // tmux 3.3a loses the status for good when it reads the pty's end before the child's exit (a
     // loaded machine): a background sleep holds the pty open, so the exit is always seen first.
-    await tmux.newSession({ name, cwd: os.tmpdir(), width: 80, height: 24, env: baseEnv, argv: ['sh', '-c', '(sleep 3 &); sleep 0.3; exit 3'] });
+    await tmux.newSession({
+      name,
+      cwd: os.tmpdir(),
+      width: 80,
+      height: 24,
+      env: baseEnv,
+      argv: ['sh', '-c', '(sleep 3 &); sleep 0.3; exit 3'],
+    });
     // tmux can mark the pane dead (its pty closed) a moment before it has reaped the exit status.
-    const settled = (i: Awaited<ReturnType<Tmux['paneInfo']>>) => i.dead && (i.deadStatus !== undefined || i.deadSignal !== undefined);
+    const settled = (i: Awaited<ReturnType<Tmux['paneInfo']>>) =>
+      i.dead && (i.deadStatus !== undefined || i.deadSignal !== undefined);
     let info = await tmux.paneInfo(name);
-    for (const end = Date.now() + 15_000; !settled(info) && Date.now() < end; ) (await sleep(50), (info = await tmux.paneInfo(name)));
+    for (const end = Date.now() + 15_000; !settled(info) && Date.now() < end; )
+      await sleep(50), (info = await tmux.paneInfo(name));
     expect(info).toMatchObject({ dead: true, deadStatus: 3, inMode: false });
     await tmux.killSession(name);
   });
 
-  it('starts a session right after the server’s last one was killed (as a respawn does): never “server exited unexpectedly”', async () => {
-    const own = new Tmux({ name: `rudder-test-respawn-${process.pid}` });
-    try {
-      // The server exits when its last session closes; a client connecting meanwhile fails unless it tries again.
-      for (let i = 0; i < 40; i++) {
-        await own.newSession({ name: 'respawn', cwd: os.tmpdir(), width: 80, height: 24, env: baseEnv, argv: ['sleep', '30'] });
-        expect(await own.killSession('respawn')).toBe(true);
+  it(
+    'starts a session right after the server’s last one was killed (as a respawn does): never “server ' +
+      'exited unexpectedly”',
+    async () => {
+      const own = new Tmux({ name: `rudder-test-respawn-${process.pid}` });
+      try {
+        // The server exits when its last session closes; a client connecting meanwhile fails unless it tries again.
+        for (let i = 0; i < 40; i++) {
+          await own.newSession({
+            name: 'respawn',
+            cwd: os.tmpdir(),
+            width: 80,
+            height: 24,
+            env: baseEnv,
+            argv: ['sleep', '30'],
+          });
+          expect(await own.killSession('respawn')).toBe(true);
+        }
+      } finally {
+        await own.killServer();
       }
-    } finally {
-      await own.killServer();
-    }
-  });
+    },
+  );
 
   it('reports a live pane with its pid', async () => {
     const name = sessionName('live');
@@ -164,7 +207,10 @@ describe('Tmux on a private socket', () => {
 
   it('pastes 20 KB of multi-line text intact, inside one pair of bracketed-paste markers', async () => {
     const { name, rec } = await startRecorder('bracketed');
-    const lines = Array.from({ length: 400 }, (_, i) => `line ${String(i).padStart(3, '0')}: ${'the quick brown fox; '.repeat(2)}❯`);
+    const lines = Array.from(
+      { length: 400 },
+      (_, i) => `line ${String(i).padStart(3, '0')}: ${'the quick brown fox; '.repeat(2)}❯`,
+    );
     const text = lines.join('\n');
     expect(Buffer.byteLength(text)).toBeGreaterThan(20_000);
     await tmux.pasteBracketed(name, text);
@@ -177,7 +223,11 @@ describe('Tmux on a private socket', () => {
 
   it('pastes in pieces of at most 8 KB inside one pair of markers, and strips what could end the paste', async () => {
     const { name, rec } = await startRecorder('bracketed');
-    const lines = Array.from({ length: 400 }, (_, i) => `line ${String(i).padStart(3, '0')}: ${'the quick brown fox; '.repeat(2)}❯${i === 200 ? `${PASTE_END}\r` : ''}`);
+    const lines = Array.from(
+      { length: 400 },
+      (_, i) =>
+        `line ${String(i).padStart(3, '0')}: ${'the quick brown fox; '.repeat(2)}❯${i === 200 ? `${PASTE_END}\r` : ''}`,
+    );
     const text = lines.join('\n');
     await tmux.pasteChunked(name, text);
     const expected = Buffer.from(`${PASTE_START}${stripControlSequences(text)}${PASTE_END}`, 'utf8');
@@ -191,7 +241,8 @@ describe('Tmux on a private socket', () => {
   it('tmux itself passes ESC[201~ in a buffer through, which is why text is stripped first', async () => {
     const { name, rec } = await startRecorder('bracketed');
     const raw = `a${PASTE_END}b`;
-    const tmuxRaw = (...args: string[]) => promisify(execFile)('tmux', ['-L', (tmux.socket as { name: string }).name, ...args]);
+    const tmuxRaw = (...args: string[]) =>
+      promisify(execFile)('tmux', ['-L', (tmux.socket as { name: string }).name, ...args]);
     const loaded = tmuxRaw('load-buffer', '-b', 'raw-test', '-');
     loaded.child.stdin?.end(raw);
     await loaded;
@@ -236,7 +287,14 @@ describe('Tmux on a private socket', () => {
 
   it('captures with escapes on request', async () => {
     const name = sessionName('sgr');
-    await tmux.newSession({ name, cwd: os.tmpdir(), width: 80, height: 24, env: baseEnv, argv: ['sh', '-c', "printf '\\033[2mdim\\033[0m plain\\n'; sleep 30"] });
+    await tmux.newSession({
+      name,
+      cwd: os.tmpdir(),
+      width: 80,
+      height: 24,
+      env: baseEnv,
+      argv: ['sh', '-c', "printf '\\033[2mdim\\033[0m plain\\n'; sleep 30"],
+    });
     await waitForText(name, 'dim plain');
     expect(await tmux.capturePane(name)).not.toContain(ESC);
     expect(await tmux.capturePane(name, { escapes: true })).toContain(`${ESC}[2mdim`);

@@ -6,12 +6,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/claude-rig.js';
 import { startInProcess } from '../../support/gateway-rig.js';
-import { rawRequest, type RawRequest } from '../../support/raw-http.js';
+import { type RawRequest, rawRequest } from '../../support/raw-http.js';
 
 let gw: Awaited<ReturnType<typeof startInProcess>>;
 let port: string;
 beforeAll(async () => {
-  gw = await startInProcess({ agent: { claudeBin: '/bin/false', env: { HOME: tempDir('chome') } }, web: { port: 0, allowedHosts: ['rudder.example.com', 'proxy.example:8443'] } });
+  gw = await startInProcess({
+    agent: { claudeBin: '/bin/false', env: { HOME: tempDir('chome') } },
+    web: { port: 0, allowedHosts: ['rudder.example.com', 'proxy.example:8443'] },
+  });
   port = new URL(gw.ep.base).port;
 });
 afterAll(async () => {
@@ -21,19 +24,41 @@ afterAll(async () => {
 const auth = () => ({ authorization: `Bearer ${gw.ep.token}` });
 const send = (r: RawRequest) => rawRequest(gw.ep.base, r);
 const postHelp = (headers: Record<string, string>, target = '/api/conversations/guard/messages') =>
-  send({ method: 'POST', target, headers: { ...auth(), 'content-type': 'application/json', ...headers }, body: JSON.stringify({ text: '/help' }) });
+  send({
+    method: 'POST',
+    target,
+    headers: { ...auth(), 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ text: '/help' }),
+  });
 const code = (body: string) => (JSON.parse(body) as { error: { code: string } }).error.code;
 
 describe('Host header', () => {
   it('answers the bound address by its loopback names, and web.allowedHosts', async () => {
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`, 'rudder.example.com', 'rudder.example.com:443', 'proxy.example:8443']) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `[::1]:${port}`,
+      `LOCALHOST:${port}`,
+      'rudder.example.com',
+      'rudder.example.com:443',
+      'proxy.example:8443',
+    ]) {
       const r = await send({ target: '/api/status', headers: { ...auth(), host } });
       expect(r.status, host).toBe(200);
     }
   });
 
   it('refuses any other name with 421, before the token is even looked at (DNS rebinding)', async () => {
-    for (const host of ['attacker.example', `attacker.example:${port}`, `127.0.0.1:${Number(port) + 1}`, '127.0.0.1', `127.0.0.2:${port}`, 'proxy.example:8444', `localhost.:${port}`, '']) {
+    for (const host of [
+      'attacker.example',
+      `attacker.example:${port}`,
+      `127.0.0.1:${Number(port) + 1}`,
+      '127.0.0.1',
+      `127.0.0.2:${port}`,
+      'proxy.example:8444',
+      `localhost.:${port}`,
+      '',
+    ]) {
       for (const target of ['/', '/healthz', '/api/status', '/api/conversations/x/events?token=whatever']) {
         const r = await send({ target, headers: { ...auth(), host } });
         expect(r.status, `${host} ${target}`).toBe(421);
@@ -49,7 +74,15 @@ describe('Origin header', () => {
     expect((await postHelp({ origin: `http://127.0.0.1:${port}` })).status).toBe(202);
     expect((await postHelp({ origin: 'https://rudder.example.com' })).status).toBe(202);
     expect((await postHelp({})).status).toBe(202); // curl and rudder send no Origin
-    for (const origin of ['http://attacker.example', `http://attacker.example:${port}`, 'null', `https://127.0.0.1:${Number(port) + 1}`, `file://`, `http://127.0.0.1:${port}/path`, 'garbage']) {
+    for (const origin of [
+      'http://attacker.example',
+      `http://attacker.example:${port}`,
+      'null',
+      `https://127.0.0.1:${Number(port) + 1}`,
+      `file://`,
+      `http://127.0.0.1:${port}/path`,
+      'garbage',
+    ]) {
       const r = await postHelp({ origin });
       expect(r.status, origin).toBe(403);
       expect(code(r.body)).toBe('ORIGIN_NOT_ALLOWED');
@@ -65,25 +98,55 @@ describe('token and content type', () => {
     const sse = await send({ target: `/api/conversations/tok/events?token=${t}`, headersOnly: true });
     expect(sse.status).toBe(200);
     expect(sse.headers['content-type']).toMatch(/^text\/event-stream/);
-    for (const target of [`/api/status?token=${t}`, `/api/conversations?token=${t}`, `/api/conversations/tok/messages?token=${t}`]) {
+    for (const target of [
+      `/api/status?token=${t}`,
+      `/api/conversations?token=${t}`,
+      `/api/conversations/tok/messages?token=${t}`,
+    ]) {
       expect((await send({ target })).status, target).toBe(401);
     }
-    const post = await send({ method: 'POST', target: `/api/conversations/tok/messages?token=${t}`, headers: { 'content-type': 'application/json' }, body: '{"text":"/help"}' });
+    const post = await send({
+      method: 'POST',
+      target: `/api/conversations/tok/messages?token=${t}`,
+      headers: { 'content-type': 'application/json' },
+      body: '{"text":"/help"}',
+    });
     expect(post.status).toBe(401);
   });
 
   it('takes POST bodies as application/json only (415 otherwise), so no form can post here', async () => {
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/jsonx', '']) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=utf-16',
+      'application/jsonx',
+      '',
+    ]) {
       const r = await postHelp({ 'content-type': type });
       expect(r.status, type).toBe(415);
       expect(code(r.body)).toBe('UNSUPPORTED_MEDIA_TYPE');
     }
-    const none = await send({ method: 'POST', target: '/api/conversations/guard/messages', headers: auth(), body: '{"text":"/help"}' });
+    const none = await send({
+      method: 'POST',
+      target: '/api/conversations/guard/messages',
+      headers: auth(),
+      body: '{"text":"/help"}',
+    });
     expect(none.status).toBe(415);
     for (const type of ['application/json', 'Application/JSON; charset=UTF-8', 'application/json;charset="utf-8"']) {
       expect((await postHelp({ 'content-type': type })).status, type).toBe(202);
     }
-    expect((await send({ method: 'POST', target: '/api/conversations', headers: { ...auth(), 'content-type': 'text/plain' }, body: '' })).status).toBe(415);
+    expect(
+      (
+        await send({
+          method: 'POST',
+          target: '/api/conversations',
+          headers: { ...auth(), 'content-type': 'text/plain' },
+          body: '',
+        })
+      ).status,
+    ).toBe(415);
   });
 });
 
@@ -136,7 +199,12 @@ describe('malformed request targets', () => {
     ];
     for (const target of targets) {
       for (const method of ['GET', 'POST']) {
-        const r = await send({ method, target, headers: { ...auth(), 'content-type': 'application/json' }, body: method === 'POST' ? '{"allow":true}' : undefined });
+        const r = await send({
+          method,
+          target,
+          headers: { ...auth(), 'content-type': 'application/json' },
+          body: method === 'POST' ? '{"allow":true}' : undefined,
+        });
         expect(r.status, `${method} ${target}`).toBe(400);
         expect(code(r.body)).toBe('BAD_REQUEST');
       }

@@ -32,7 +32,9 @@ function rawStream(conv: string, lastEventId?: number) {
   });
   s.on('close', () => (closed = true));
   s.on('error', () => undefined);
-  s.write(`GET /api/conversations/${conv}/events${lastEventId === undefined ? '' : `?lastEventId=${lastEventId}`} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${gw.ep.token}\r\n\r\n`);
+  s.write(
+    `GET /api/conversations/${conv}/events${lastEventId === undefined ? '' : `?lastEventId=${lastEventId}`} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${gw.ep.token}\r\n\r\n`,
+  );
   return { socket: s, bytes: () => bytes, text: () => text, closed: () => closed };
 }
 
@@ -64,7 +66,7 @@ describe('event stream backpressure', () => {
     expect(stuck.bytes()).toBeLessThan(count * delta.length);
   });
 
-  it('replays a long history at a slow reader\'s pace, whole and in order, then goes live', async () => {
+  it("replays a long history at a slow reader's pace, whole and in order, then goes live", async () => {
     const conv = 'replay';
     const pad = 'y'.repeat(4000);
     const stored = 1500; // 6 MB of stored events, several replay pages

@@ -21,13 +21,19 @@ interface Answer {
   body: Buffer;
 }
 
-function raw(target: string, opts: { method?: string; headers?: Record<string, string>; to?: number } = {}): Promise<Answer> {
+function raw(
+  target: string,
+  opts: { method?: string; headers?: Record<string, string>; to?: number } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: opts.to ?? port, path: target, method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: opts.to ?? port, path: target, method: opts.method ?? 'GET', headers: opts.headers },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -82,7 +88,13 @@ describe('static files of the web app', () => {
     ];
     for (const [target, type, cache] of cases) {
       const a = await raw(target);
-      expect([target, a.status, a.headers['content-type'], a.headers['cache-control'], a.headers['x-content-type-options']]).toEqual([target, 200, type, cache, 'nosniff']);
+      expect([
+        target,
+        a.status,
+        a.headers['content-type'],
+        a.headers['cache-control'],
+        a.headers['x-content-type-options'],
+      ]).toEqual([target, 200, type, cache, 'nosniff']);
     }
   });
 

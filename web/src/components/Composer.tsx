@@ -77,9 +77,22 @@ export function Composer() {
             if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && !coarse()) submit(e);
           }}
         />
-        <button class="primary send" data-testid="send" disabled={!ready || !text.trim()} aria-label="Send" title="Send">
+        <button
+          class="primary send"
+          data-testid="send"
+          disabled={!ready || !text.trim()}
+          aria-label="Send"
+          title="Send"
+        >
           <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
-            <path d="M12 19V5M5 12l7-7 7 7" fill="none" stroke="currentColor" stroke-width="2.4" stroke-linecap="round" stroke-linejoin="round" />
+            <path
+              d="M12 19V5M5 12l7-7 7 7"
+              fill="none"
+              stroke="currentColor"
+              stroke-width="2.4"
+              stroke-linecap="round"
+              stroke-linejoin="round"
+            />
           </svg>
         </button>
       </form>

@@ -1,4 +1,7 @@
-/** The conversations: newest activity first, unread marked; a new one (in a project, when there are projects); archived ones apart. */
+/**
+ * The conversations: newest activity first, unread marked; a new one (in a project, when there are projects); archived
+ * ones apart.
+ */
 import { useState } from 'preact/hooks';
 import { ago } from '../format.js';
 import { useNow } from '../hooks.js';
@@ -38,14 +41,22 @@ export function ConversationList() {
     <div class="convlist">
       <div class="convlist-head">
         <span class="brand">Rudder</span>
-        <button class="primary" data-testid="new-conversation" onClick={() => void newConversation(projects ? chosen : undefined)}>
+        <button
+          class="primary"
+          data-testid="new-conversation"
+          onClick={() => void newConversation(projects ? chosen : undefined)}
+        >
           New
         </button>
       </div>
       {projects && projects.projects.length > 0 && (
         <label class="picker">
           <span>Project</span>
-          <select data-testid="project-picker" value={chosen} onChange={(e) => setProject((e.target as HTMLSelectElement).value)}>
+          <select
+            data-testid="project-picker"
+            value={chosen}
+            onChange={(e) => setProject((e.target as HTMLSelectElement).value)}
+          >
             {projects.projects.map((p) => (
               <option value={p.name} key={p.name}>
                 {p.name}
@@ -60,7 +71,12 @@ export function ConversationList() {
         ))}
       </ul>
       <div class="archived">
-        <button class="quiet" data-testid="show-archived" aria-expanded={!!archived} onClick={() => void showArchived(!archived)}>
+        <button
+          class="quiet"
+          data-testid="show-archived"
+          aria-expanded={!!archived}
+          onClick={() => void showArchived(!archived)}
+        >
           {archived ? 'Hide archived' : 'Archived'}
         </button>
         {archived && (

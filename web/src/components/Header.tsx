@@ -5,7 +5,9 @@ import './Header.css';
 
 export function Header() {
   const id = useStore((s) => s.currentId);
-  const item = useStore((s) => s.conversations.find((c) => c.id === s.currentId) ?? s.archived?.find((c) => c.id === s.currentId));
+  const item = useStore(
+    (s) => s.conversations.find((c) => c.id === s.currentId) ?? s.archived?.find((c) => c.id === s.currentId),
+  );
   const labelled = useStore((s) => !!s.projects);
   const drawerOpen = useStore((s) => s.drawerOpen);
   const [editing, setEditing] = useState<string | undefined>();
@@ -20,12 +22,27 @@ export function Header() {
 
   return (
     <header class="header">
-      <button class="quiet drawer-toggle" data-testid="drawer-toggle" aria-controls="sidebar" aria-expanded={drawerOpen} aria-label="Conversations" onClick={() => setDrawer(!drawerOpen)}>
+      <button
+        class="quiet drawer-toggle"
+        data-testid="drawer-toggle"
+        aria-controls="sidebar"
+        aria-expanded={drawerOpen}
+        aria-label="Conversations"
+        onClick={() => setDrawer(!drawerOpen)}
+      >
         <span class="burger" aria-hidden="true" />
       </button>
       {editing !== undefined ? (
         <form class="rename" onSubmit={save}>
-          <input data-testid="rename-input" aria-label="Conversation title" value={editing} maxLength={200} onInput={(e) => setEditing((e.target as HTMLInputElement).value)} onBlur={save} ref={(el) => el?.focus()} />
+          <input
+            data-testid="rename-input"
+            aria-label="Conversation title"
+            value={editing}
+            maxLength={200}
+            onInput={(e) => setEditing((e.target as HTMLInputElement).value)}
+            onBlur={save}
+            ref={(el) => el?.focus()}
+          />
         </form>
       ) : (
         <h1 class="title" data-testid="conversation-title" title={title}>
@@ -35,7 +52,14 @@ export function Header() {
       )}
       {id && (
         <div class="menu-wrap">
-          <button class="quiet" aria-haspopup="menu" aria-expanded={menu} aria-label="Conversation actions" data-testid="conversation-menu" onClick={() => setMenu(!menu)}>
+          <button
+            class="quiet"
+            aria-haspopup="menu"
+            aria-expanded={menu}
+            aria-label="Conversation actions"
+            data-testid="conversation-menu"
+            onClick={() => setMenu(!menu)}
+          >
             ⋯
           </button>
           {menu && (

@@ -6,7 +6,10 @@ import type { Ack, Message } from '../types.js';
 import './MessageBubble.css';
 
 export function Acks({ acks }: { acks: Ack[] }) {
-  const note = acks.map((a) => a.note).filter(Boolean).join(' · ');
+  const note = acks
+    .map((a) => a.note)
+    .filter(Boolean)
+    .join(' · ');
   return (
     <span class="acks" data-testid="acks" title={note || undefined}>
       {acks.map((a) => a.emoji).join(' ')}
@@ -67,7 +70,13 @@ export const QueuedMessage = memo(function QueuedMessage({ m }: { m: Message }) 
         </div>
       ) : (
         <form class="edit" onSubmit={save}>
-          <textarea data-testid="edit-input" aria-label="Edit the waiting message" value={draft} rows={Math.min(8, draft.split('\n').length + 1)} onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)} />
+          <textarea
+            data-testid="edit-input"
+            aria-label="Edit the waiting message"
+            value={draft}
+            rows={Math.min(8, draft.split('\n').length + 1)}
+            onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
+          />
           <div class="row">
             <button type="button" onClick={() => setDraft(undefined)}>
               Cancel
@@ -79,7 +88,9 @@ export const QueuedMessage = memo(function QueuedMessage({ m }: { m: Message }) 
         </form>
       )}
       <div class="wait-line">
-        <span class="wait-text">{note && (m.state === 'queued' || m.state === 'deferred') ? `⏳ ${note}` : WAITING_TEXT[m.state] ?? m.state}</span>
+        <span class="wait-text">
+          {note && (m.state === 'queued' || m.state === 'deferred') ? `⏳ ${note}` : (WAITING_TEXT[m.state] ?? m.state)}
+        </span>
         {canChange && draft === undefined && (
           <span class="wait-actions">
             <button data-testid="edit" onClick={() => setDraft(m.text)}>

@@ -9,13 +9,24 @@ const LABEL: Record<string, string> = { allow: 'Approve', deny: 'Deny' };
 /** The whole input as a person reads it: a command as it will run, other fields one by one. */
 function inputText(input: Record<string, unknown>): string {
   const entries = Object.entries(input);
-  if (typeof input.command === 'string') return [input.command, ...entries.filter(([k]) => k !== 'command' && k !== 'description').map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)].join('\n');
+  if (typeof input.command === 'string')
+    return [
+      input.command,
+      ...entries
+        .filter(([k]) => k !== 'command' && k !== 'description')
+        .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
+    ].join('\n');
   return entries.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v, null, 2)}`).join('\n');
 }
 
 export function PermissionCard({ step }: { step: PermissionStep }) {
   const [sent, setSent] = useState<string | undefined>();
-  const all = step.options.length ? step.options : [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }];
+  const all = step.options.length
+    ? step.options
+    : [
+        { id: 'allow', label: 'Allow' },
+        { id: 'deny', label: 'Deny' },
+      ];
   // What cannot be shown whole cannot be approved here: only a refusal is offered.
   const options = step.inputCut ? all.filter((o) => o.id === 'deny') : all;
   const choose = (id: string) => {
@@ -23,17 +34,35 @@ export function PermissionCard({ step }: { step: PermissionStep }) {
     void answerPermission(step.requestId, id).finally(() => setSent(undefined));
   };
   return (
-    <div class={`permission ${step.status}`} data-testid="permission" data-request-id={step.requestId} data-status={step.status}>
+    <div
+      class={`permission ${step.status}`}
+      data-testid="permission"
+      data-request-id={step.requestId}
+      data-status={step.status}
+    >
       <div class="ask">
         🔐 The agent asks to use <strong>{step.toolName}</strong>
         {step.description ? `: ${step.description}` : ''}
       </div>
-      <pre class="what" data-testid="permission-input">{inputText(step.input)}</pre>
-      {step.inputCut && step.status === 'open' && <div class="cut">✂️ Part of this input is too long to show here, so it cannot be approved from this page. Deny it, or answer in the agent's terminal.</div>}
+      <pre class="what" data-testid="permission-input">
+        {inputText(step.input)}
+      </pre>
+      {step.inputCut && step.status === 'open' && (
+        <div class="cut">
+          ✂️ Part of this input is too long to show here, so it cannot be approved from this page. Deny it, or answer in
+          the agent's terminal.
+        </div>
+      )}
       {step.status === 'open' ? (
         <div class="choices">
           {options.map((o) => (
-            <button key={o.id} class={o.id === 'allow' ? 'primary' : o.id === 'deny' ? 'danger' : ''} data-testid={`permission-${o.id}`} disabled={sent !== undefined} onClick={() => choose(o.id)}>
+            <button
+              key={o.id}
+              class={o.id === 'allow' ? 'primary' : o.id === 'deny' ? 'danger' : ''}
+              data-testid={`permission-${o.id}`}
+              disabled={sent !== undefined}
+              onClick={() => choose(o.id)}
+            >
               {LABEL[o.id] ?? o.label}
               {'effect' in o && o.effect ? <span class="effect">⚠️ {o.effect}</span> : null}
             </button>

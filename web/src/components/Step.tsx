@@ -4,7 +4,7 @@
  * in, a permission request, a notice.
  */
 import { memo } from 'preact/compat';
-import { lineDiff, withContext, type DiffLine } from '../diff.js';
+import { type DiffLine, lineDiff, withContext } from '../diff.js';
 import { duration } from '../format.js';
 import { useNow } from '../hooks.js';
 import { useStore } from '../state.js';
@@ -38,7 +38,8 @@ function edits(step: ToolStep): Array<{ before: string; after: string }> {
   const i = step.input;
   if (step.name === 'Write') return [{ before: '', after: str(i.content) }];
   if (step.name === 'NotebookEdit') return [{ before: '', after: str(i.new_source) }];
-  if (step.name === 'MultiEdit' && Array.isArray(i.edits)) return i.edits.map((e: Record<string, unknown>) => ({ before: str(e?.old_string), after: str(e?.new_string) }));
+  if (step.name === 'MultiEdit' && Array.isArray(i.edits))
+    return i.edits.map((e: Record<string, unknown>) => ({ before: str(e?.old_string), after: str(e?.new_string) }));
   return [{ before: str(i.old_string), after: str(i.new_string) }];
 }
 
@@ -69,7 +70,8 @@ function Diff({ step }: { step: ToolStep }) {
 }
 
 function Output({ step }: { step: ToolStep }) {
-  if (step.output === undefined || step.output === '') return step.status === 'running' ? null : <div class="no-output dim">no output</div>;
+  if (step.output === undefined || step.output === '')
+    return step.status === 'running' ? null : <div class="no-output dim">no output</div>;
   const lines = step.output.split('\n').length;
   const open = step.status === 'error' || lines <= SHORT_OUTPUT_LINES;
   return (
@@ -124,7 +126,15 @@ function SteerView({ messageId, text }: { messageId: string; text: string }) {
 }
 
 /** `cut`: the turn was stopped right after this step (its text is what had arrived). */
-export const StepView = memo(function StepView({ step, hideFinal, cut }: { step: Step; hideFinal: boolean; cut?: boolean }) {
+export const StepView = memo(function StepView({
+  step,
+  hideFinal,
+  cut,
+}: {
+  step: Step;
+  hideFinal: boolean;
+  cut?: boolean;
+}) {
   switch (step.kind) {
     case 'text':
       if (step.final && hideFinal) return null;

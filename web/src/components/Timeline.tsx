@@ -68,7 +68,10 @@ export function Timeline() {
   useEffect(() => {
     const el = top.current;
     if (!el || !more) return;
-    const io = new IntersectionObserver((seen) => seen.some((s) => s.isIntersecting) && loaded && older(), { root: scroller.current, rootMargin: '200px 0px 0px 0px' });
+    const io = new IntersectionObserver((seen) => seen.some((s) => s.isIntersecting) && loaded && older(), {
+      root: scroller.current,
+      rootMargin: '200px 0px 0px 0px',
+    });
     io.observe(el);
     return () => io.disconnect();
   }, [more, loaded, id]);
@@ -83,9 +86,17 @@ export function Timeline() {
           </button>
         )}
         {!loaded && id && <p class="dim placeholder">Loading…</p>}
-        {loaded && entries.length === 0 && waiting.length === 0 && <p class="dim placeholder">Ask the agent something. It can read and change files in its working directory.</p>}
+        {loaded && entries.length === 0 && waiting.length === 0 && (
+          <p class="dim placeholder">Ask the agent something. It can read and change files in its working directory.</p>
+        )}
         {entries.map((e) =>
-          e.kind === 'message' ? <MessageBubble key={e.key} m={e.message} /> : e.kind === 'turn' ? <Turn key={e.key} turn={e.turn} replies={e.replies} /> : <ReplyView key={e.key} reply={e.reply} />,
+          e.kind === 'message' ? (
+            <MessageBubble key={e.key} m={e.message} />
+          ) : e.kind === 'turn' ? (
+            <Turn key={e.key} turn={e.turn} replies={e.replies} />
+          ) : (
+            <ReplyView key={e.key} reply={e.reply} />
+          ),
         )}
         {waiting.map((m) => (
           <QueuedMessage key={`w:${m.id}`} m={m} />

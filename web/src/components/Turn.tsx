@@ -58,7 +58,17 @@ export const Turn = memo(
       <section class={`turn ${turn.status}`} data-testid="turn" data-turn-id={turn.id} data-status={turn.status}>
         <Status turn={turn} />
         <div class="steps">
-          {turn.steps.map((s, i) => s && <StepView key={s.id} step={s} hideFinal={hasReply} cut={turn.status === 'stopped' && i === turn.steps.length - 1} />)}
+          {turn.steps.map(
+            (s, i) =>
+              s && (
+                <StepView
+                  key={s.id}
+                  step={s}
+                  hideFinal={hasReply}
+                  cut={turn.status === 'stopped' && i === turn.steps.length - 1}
+                />
+              ),
+          )}
           {turn.status === 'running' && <Streaming turnId={turn.id} />}
         </div>
         {turn.error && turn.status === 'failed' && (

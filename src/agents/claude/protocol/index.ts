@@ -1,3 +1,3 @@
-export * from './output.js';
 export * from './input.js';
+export * from './output.js';
 export * from './parse.js';

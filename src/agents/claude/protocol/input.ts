@@ -24,7 +24,11 @@ export interface ControlRequestInput {
 export interface ControlResponseInput {
   type: 'control_response';
   response:
-    | { subtype: 'success'; request_id: string; response: { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string } }
+    | {
+        subtype: 'success';
+        request_id: string;
+        response: { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
+      }
     | { subtype: 'error'; request_id: string; error: string };
 }
 
@@ -35,15 +39,25 @@ export function userMessage(text: string, uuid: string): UserMessageInput {
 }
 
 export function interruptRequest(requestId: string, cancelQueued: boolean): ControlRequestInput {
-  return { type: 'control_request', request_id: requestId, request: { subtype: 'interrupt', ...(cancelQueued ? { cancel_queued: true } : {}) } };
+  return {
+    type: 'control_request',
+    request_id: requestId,
+    request: { subtype: 'interrupt', ...(cancelQueued ? { cancel_queued: true } : {}) },
+  };
 }
 
 export function permissionAllow(requestId: string, input: Record<string, unknown>): ControlResponseInput {
-  return { type: 'control_response', response: { subtype: 'success', request_id: requestId, response: { behavior: 'allow', updatedInput: input } } };
+  return {
+    type: 'control_response',
+    response: { subtype: 'success', request_id: requestId, response: { behavior: 'allow', updatedInput: input } },
+  };
 }
 
 export function permissionDeny(requestId: string, message: string): ControlResponseInput {
-  return { type: 'control_response', response: { subtype: 'success', request_id: requestId, response: { behavior: 'deny', message } } };
+  return {
+    type: 'control_response',
+    response: { subtype: 'success', request_id: requestId, response: { behavior: 'deny', message } },
+  };
 }
 
 /** One stdin line; the trailing newline is what the CLI splits on. */

@@ -48,7 +48,14 @@ export interface SystemOtherFrame {
 /** One frame per content block; several frames share one message.id. */
 export interface AssistantFrame {
   type: 'assistant';
-  message: { id?: string; role: 'assistant'; model?: string; content: ContentBlock[]; stop_reason?: string | null; usage?: ApiUsage };
+  message: {
+    id?: string;
+    role: 'assistant';
+    model?: string;
+    content: ContentBlock[];
+    stop_reason?: string | null;
+    usage?: ApiUsage;
+  };
   session_id?: string;
   parent_tool_use_id?: string | null;
   uuid?: string;
@@ -73,14 +80,24 @@ export interface UserFrame {
 /** With --include-partial-messages: raw SSE events of the model stream. */
 export interface StreamEventFrame {
   type: 'stream_event';
-  event: { type: string; index?: number; delta?: { type: string; text?: string; partial_json?: string }; [k: string]: unknown };
+  event: {
+    type: string;
+    index?: number;
+    delta?: { type: string; text?: string; partial_json?: string };
+    [k: string]: unknown;
+  };
   session_id?: string;
   parent_tool_use_id?: string | null;
 }
 
 export interface RateLimitEventFrame {
   type: 'rate_limit_event';
-  rate_limit_info: { status: 'allowed' | 'allowed_warning' | 'rejected' | string; resetsAt?: number; rateLimitType?: string; [k: string]: unknown };
+  rate_limit_info: {
+    status: 'allowed' | 'allowed_warning' | 'rejected' | string;
+    resetsAt?: number;
+    rateLimitType?: string;
+    [k: string]: unknown;
+  };
   session_id?: string;
 }
 

@@ -9,7 +9,17 @@ export type ParsedLine =
   | { kind: 'blank' }
   | { kind: 'malformed'; reason: string; excerpt: string };
 
-const KNOWN = new Set(['system', 'assistant', 'user', 'stream_event', 'rate_limit_event', 'result', 'control_request', 'control_response', 'command_lifecycle']);
+const KNOWN = new Set([
+  'system',
+  'assistant',
+  'user',
+  'stream_event',
+  'rate_limit_event',
+  'result',
+  'control_request',
+  'control_response',
+  'command_lifecycle',
+]);
 
 const EXCERPT = 120;
 
@@ -33,11 +43,15 @@ function shapeProblem(o: Record<string, unknown>): string | undefined {
     case 'result':
       return typeof o.is_error === 'boolean' ? undefined : 'result frame without boolean is_error';
     case 'control_request':
-      return typeof o.request_id === 'string' && isObject(o.request) ? undefined : 'control_request without request_id/request';
+      return typeof o.request_id === 'string' && isObject(o.request)
+        ? undefined
+        : 'control_request without request_id/request';
     case 'control_response':
       return isObject(o.response) ? undefined : 'control_response without response';
     case 'command_lifecycle':
-      return typeof o.command_uuid === 'string' && typeof o.state === 'string' ? undefined : 'command_lifecycle without command_uuid/state';
+      return typeof o.command_uuid === 'string' && typeof o.state === 'string'
+        ? undefined
+        : 'command_lifecycle without command_uuid/state';
     case 'rate_limit_event':
       return isObject(o.rate_limit_info) ? undefined : 'rate_limit_event without rate_limit_info';
     case 'stream_event':
@@ -60,7 +74,10 @@ export function parseLine(line: string): ParsedLine {
     if (!isObject(value)) return { kind: 'malformed', reason: 'not a JSON object', excerpt: excerpt(trimmed) };
     const type = value.type;
     if (typeof type !== 'string' || !KNOWN.has(type)) {
-      return { kind: 'frame', frame: { type: 'unknown', wireType: typeof type === 'string' ? type : undefined, raw: value } };
+      return {
+        kind: 'frame',
+        frame: { type: 'unknown', wireType: typeof type === 'string' ? type : undefined, raw: value },
+      };
     }
     const problem = shapeProblem(value);
     if (problem) return { kind: 'malformed', reason: problem, excerpt: excerpt(trimmed) };

@@ -39,7 +39,8 @@ function splitFences(md: string): Array<{ fence: true; lang: string; code: strin
   return out;
 }
 
-const INLINE = /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)|\[([^\]\n]+)\]\((https?:\/\/[^)\s]+|mailto:[^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g;
+const INLINE =
+  /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)|\[([^\]\n]+)\]\((https?:\/\/[^)\s]+|mailto:[^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g;
 
 /** Segments Markdown into fences, inline code, links, bare URLs and prose, in order. */
 export function segment(md: string): Segment[] {
@@ -117,7 +118,12 @@ function unhold(s: string, held: string[]): string {
 export function proseLines(
   text: string,
   atLineStart: boolean,
-  rules: { heading(s: string): string; quote(s: string): string; bullet(indent: string, s: string): string; plain(s: string): string },
+  rules: {
+    heading(s: string): string;
+    quote(s: string): string;
+    bullet(indent: string, s: string): string;
+    plain(s: string): string;
+  },
 ): string {
   return text
     .split('\n')
