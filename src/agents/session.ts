@@ -76,7 +76,15 @@ export interface PermissionRequest {
   options: PermissionOption[];
 }
 
-export type PermissionDecision = { allow: true } | { allow: false; message?: string } | { optionId: string };
+/**
+ * The person's answer to a permission request: one of its options, by id. A backend turns it into its
+ * own wire form (Claude's allow/deny, a TUI menu line, Codex's decision); nothing above it does.
+ */
+export interface PermissionAnswer {
+  optionId: string;
+  /** Told to the agent with a refusal, where the backend can carry it. */
+  message?: string;
+}
 
 /** A tool-result event's excerpt holds at most this many characters of the output, then "…". */
 export const TOOL_EXCERPT_CHARS = 4000;
@@ -130,7 +138,8 @@ export function steerPromise(outcome: Promise<SteerResult>, written: boolean, re
 export type SessionState = 'idle' | 'busy' | 'dead' | 'stopped';
 
 export interface AgentSession {
-  readonly backend: 'claude-stream' | 'claude-oneshot' | 'claude-tmux';
+  /** A name for logs and status (claude-stream, claude-tmux, …); never tested to decide anything. */
+  readonly backend: string;
   readonly capabilities: Capabilities;
   readonly conversationId: string;
   sessionId(): string | undefined;
@@ -159,7 +168,7 @@ export interface AgentSession {
   /** Stops the running turn; the session survives. cancelQueued also drops steers not yet taken in. */
   interrupt(opts?: { cancelQueued?: boolean }): Promise<void>;
   /** Answers a permission request raised by the running turn. */
-  answerPermission(requestId: string, decision: PermissionDecision): boolean;
+  answerPermission(requestId: string, answer: PermissionAnswer): boolean;
   /** Stops the process for good (the session id stays resumable). */
   stop(reason: string): Promise<void>;
   /**

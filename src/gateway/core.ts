@@ -308,10 +308,7 @@ export class GatewayCore implements InboundSink {
     const open = this.permissions.get(requestId);
     if (!open || open.conversationId !== conversationId) return false;
     this.permissions.delete(requestId);
-    const ok = open.session.answerPermission(
-      requestId,
-      optionId ? { optionId } : allow ? { allow: true } : { allow: false, message: 'The person denied this.' },
-    );
+    const ok = open.session.answerPermission(requestId, { optionId: optionId ?? (allow ? 'allow' : 'deny') });
     if (!ok) {
       this.log.warn(
         { conversationId, requestId },

@@ -6,7 +6,7 @@
  * to edits, WhatsApp's numbered permission reply with the whole input, and its status fallback.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PermissionDecision } from '../../src/agents/session.js';
+import type { FakeWireAnswer } from '../support/fake-agent.js';
 import { WhatsAppChannel } from '../../src/channels/whatsapp/channel.js';
 import { whatsappSchema } from '../../src/config/channels-schema.js';
 import { silentLogger } from '../../src/ops/logger.js';
@@ -69,7 +69,7 @@ function script(texts: string[]): ScriptStep[] {
 
 async function gateway(
   channels: Record<string, unknown>,
-  opts: { extra?: WhatsAppChannel[]; progress?: Record<string, unknown>; decisions?: PermissionDecision[] } = {},
+  opts: { extra?: WhatsAppChannel[]; progress?: Record<string, unknown>; decisions?: FakeWireAnswer[] } = {},
 ) {
   const gw = await startInProcess(
     { progress: { editEverySeconds: EVERY_S, minTurnSeconds: 0.3, ...opts.progress }, channels },
@@ -208,7 +208,7 @@ describe('progress on WhatsApp (Baileys socket, sends recorded)', () => {
   const ANN = '4915551112222@s.whatsapp.net';
   let n = 0;
 
-  async function paired(progress?: Record<string, unknown>, decisions?: PermissionDecision[]) {
+  async function paired(progress?: Record<string, unknown>, decisions?: FakeWireAnswer[]) {
     const fake: FakeWhatsApp = await startFakeWhatsApp();
     cleanups.push(() => fake.close());
     const dataDir = tempDir('wa');
@@ -245,7 +245,7 @@ describe('progress on WhatsApp (Baileys socket, sends recorded)', () => {
   it(
     'edits the card with Baileys and relays a permission request as a numbered reply with the whole ' + 'input',
     async () => {
-      const decisions: PermissionDecision[] = [];
+      const decisions: FakeWireAnswer[] = [];
       const { fake, say } = await paired(undefined, decisions);
       const long = `deploy ${'--flag '.repeat(900)}--end`;
       say(`ship it [[ask:${long}]] [[tools:2:700]] tag:w1`);

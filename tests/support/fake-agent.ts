@@ -12,7 +12,7 @@ import type { SessionFactory } from '../../src/agents/pool.js';
 import {
   type AgentSession,
   type Capabilities,
-  type PermissionDecision,
+  type PermissionAnswer,
   type PermissionRequest,
   type SessionState,
   type SteerPromise,
@@ -32,7 +32,7 @@ export interface FakeAgentOptions {
   /** Events a turn plays before its answer, from the texts it took in. */
   script?: (texts: string[]) => ScriptStep[];
   /** Called with each permission answer the agent got. */
-  onDecision?: (requestId: string, decision: PermissionDecision) => void;
+  onDecision?: (requestId: string, decision: FakeWireAnswer) => void;
   /** How long a turn runs before its result; 0 answers on the next macrotask. */
   turnMs?: number;
   /** The reply text of a turn, from the texts it took in. */
@@ -41,6 +41,15 @@ export interface FakeAgentOptions {
   onInput?: (inputId: string, at: number, how: 'turn' | 'steer') => void;
   /** 'none' plays a backend that cannot take a message mid-turn. */
   steer?: Capabilities['steer'];
+}
+
+/** What this fake agent's "wire" carries for an answer: allow/deny like Claude's, any other option by id. */
+export type FakeWireAnswer = { allow: true } | { allow: false; message?: string } | { optionId: string };
+
+function toWire(answer: PermissionAnswer): FakeWireAnswer {
+  if (answer.optionId === 'allow') return { allow: true };
+  if (answer.optionId === 'deny') return answer.message ? { allow: false, message: answer.message } : { allow: false };
+  return { optionId: answer.optionId };
 }
 
 class FakeTurn extends TurnBase {
@@ -122,11 +131,11 @@ export class FakeAgentSession implements AgentSession {
     this.finish(turn, { interrupted: true, isError: true, text: '' });
   }
 
-  answerPermission(requestId: string, decision: PermissionDecision): boolean {
+  answerPermission(requestId: string, answer: PermissionAnswer): boolean {
     const asking = this.asking;
     if (!asking || asking.requestId !== requestId) return false;
     this.asking = undefined;
-    this.opts.onDecision?.(requestId, decision);
+    this.opts.onDecision?.(requestId, toWire(answer));
     setImmediate(asking.resume);
     return true;
   }

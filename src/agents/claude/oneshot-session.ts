@@ -13,7 +13,7 @@ import { TurnLock } from '../common/turn-lock.js';
 import {
   type AgentSession,
   type Capabilities,
-  type PermissionDecision,
+  type PermissionAnswer,
   type SessionState,
   type SteerPromise,
   type SteerResult,
@@ -110,7 +110,7 @@ export class ClaudeOneShotSession implements AgentSession {
     await turn.proc.kill('interrupt', this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
   }
 
-  answerPermission(_requestId: string, _decision: PermissionDecision): boolean {
+  answerPermission(_requestId: string, _answer: PermissionAnswer): boolean {
     return false; // a one-shot process has no stdin channel for permission answers
   }
 

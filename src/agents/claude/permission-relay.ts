@@ -4,7 +4,7 @@
  * person's answer goes back as its control_response. Other control requests are refused, since
  * one left unanswered would hang the CLI.
  */
-import type { PermissionDecision } from '../session.js';
+import type { PermissionAnswer } from '../session.js';
 import type { AgentProcess } from './process.js';
 import { type ControlRequestFrame, encodeFrame, permissionAllow, permissionDeny } from './protocol/index.js';
 import type { StreamTurn } from './stream-turn.js';
@@ -48,12 +48,13 @@ export class PermissionRelay {
   }
 
   /** Writes the answer; false when the request is unknown, already answered, or the pipe is gone. */
-  answer(proc: AgentProcess, requestId: string, decision: PermissionDecision): boolean {
+  answer(proc: AgentProcess, requestId: string, answer: PermissionAnswer): boolean {
     const p = this.pending.get(requestId);
     if (!p) return false;
     this.pending.delete(requestId);
-    const allow = 'allow' in decision ? decision.allow : decision.optionId === 'allow';
-    const message = 'message' in decision && decision.message ? decision.message : 'The person denied this tool use.';
+    // Claude's wire has allow and deny only: any other option id is a refusal.
+    const allow = answer.optionId === 'allow';
+    const message = answer.message || 'The person denied this.';
     try {
       proc.write(encodeFrame(allow ? permissionAllow(requestId, p.input) : permissionDeny(requestId, message)));
       return true;

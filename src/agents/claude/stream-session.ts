@@ -14,7 +14,7 @@ import { TurnLock } from '../common/turn-lock.js';
 import {
   type AgentSession,
   type Capabilities,
-  type PermissionDecision,
+  type PermissionAnswer,
   type SessionState,
   type SteerPromise,
   type SteerResult,
@@ -167,8 +167,8 @@ export class ClaudeStreamSession implements AgentSession {
     return this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   }
 
-  answerPermission(requestId: string, decision: PermissionDecision): boolean {
-    return this.proc?.alive() ? this.permissions.answer(this.proc, requestId, decision) : false;
+  answerPermission(requestId: string, answer: PermissionAnswer): boolean {
+    return this.proc?.alive() ? this.permissions.answer(this.proc, requestId, answer) : false;
   }
 
   async stop(reason: string): Promise<void> {

@@ -6,10 +6,10 @@
  */
 import type { Logger } from '../../ops/logger.js';
 import type { PermissionMode } from '../claude/args.js';
-import type { PermissionDecision } from '../session.js';
+import type { PermissionAnswer } from '../session.js';
 import { readMenu, selectOption } from './menus.js';
 import type { Pane, PaneLook } from './pane.js';
-import { autoAllowed, decisionIndex, menuRequest, type OpenMenu } from './permission-relay.js';
+import { autoAllowed, menuRequest, optionIndex, type OpenMenu } from './permission-relay.js';
 import { TIMING } from './tmux-launch.js';
 import type { TmuxTurn } from './tmux-turn.js';
 
@@ -81,10 +81,10 @@ export class MenuWatch {
   }
 
   /** The person's answer; false when the request is unknown, answered, or has no such option. */
-  answer(requestId: string, decision: PermissionDecision): boolean {
+  answer(requestId: string, answer: PermissionAnswer): boolean {
     const m = this.open.get(requestId);
     if (!m || m.answered || !this.deps.pane()) return false;
-    const index = decisionIndex(m, decision);
+    const index = optionIndex(m, answer);
     if (index === undefined) return false;
     if (m.kind === 'permission' && m.request.options[index]!.id === 'deny') {
       const input = m.request.input;

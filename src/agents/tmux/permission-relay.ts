@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PermissionMode } from '../claude/args.js';
-import type { PermissionDecision, PermissionOption, PermissionRequest } from '../session.js';
+import type { PermissionAnswer, PermissionOption, PermissionRequest } from '../session.js';
 import type { MenuView } from './menus.js';
 
 export interface PendingToolUse {
@@ -129,10 +129,9 @@ export function menuRequest(view: MenuView, tool: PendingToolUse | undefined, mo
   };
 }
 
-/** Which of the request's options a decision picks; undefined when it has no such option. */
-export function decisionIndex(open: OpenMenu, decision: PermissionDecision): number | undefined {
-  const id = 'optionId' in decision ? decision.optionId : decision.allow ? 'allow' : 'deny';
-  const i = open.request.options.findIndex((o) => o.id === id);
+/** Which of the request's options an answer picks; undefined when it has no such option. */
+export function optionIndex(open: OpenMenu, answer: PermissionAnswer): number | undefined {
+  const i = open.request.options.findIndex((o) => o.id === answer.optionId);
   return i < 0 ? undefined : i;
 }
 

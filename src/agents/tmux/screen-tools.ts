@@ -18,7 +18,7 @@ export interface ScreenToolCall {
   input: Record<string, string>;
 }
 
-const CALL = /^(?:[●⏺] |  )([A-Z][A-Za-z]+)\((.*)\)$/;
+const CALL = /^(?:[●⏺] | {2})([A-Z][A-Za-z]+)\((.*)\)$/;
 const SHELL = /^\s+⎿\s+\$ (.+)$/;
 
 export function toolCallsOnScreen(screen: string, marker?: string): ScreenToolCall[] {

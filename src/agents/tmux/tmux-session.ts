@@ -18,7 +18,7 @@ import { TurnLock } from '../common/turn-lock.js';
 import {
   type AgentSession,
   type Capabilities,
-  type PermissionDecision,
+  type PermissionAnswer,
   type SessionState,
   type SteerPromise,
   type SteerResult,
@@ -197,8 +197,8 @@ export class ClaudeTmuxSession implements AgentSession {
     );
   }
 
-  answerPermission(requestId: string, decision: PermissionDecision): boolean {
-    return this.host.live && this.menus.answer(requestId, decision);
+  answerPermission(requestId: string, answer: PermissionAnswer): boolean {
+    return this.host.live && this.menus.answer(requestId, answer);
   }
 
   /** Clears the context with the TUI's /clear once no turn runs; the new session id is persisted. */

@@ -9,12 +9,7 @@ import { tuiArgs } from '../../../src/agents/tmux/args.js';
 import { identifyDialog } from '../../../src/agents/tmux/dialogs.js';
 import { boxIsEmpty, prepareMessage } from '../../../src/agents/tmux/injection.js';
 import { readMenu } from '../../../src/agents/tmux/menus.js';
-import {
-  autoAllowed,
-  decisionIndex,
-  isPermissionMenu,
-  menuRequest,
-} from '../../../src/agents/tmux/permission-relay.js';
+import { autoAllowed, optionIndex, isPermissionMenu, menuRequest } from '../../../src/agents/tmux/permission-relay.js';
 import { toolCallsOnScreen } from '../../../src/agents/tmux/screen-tools.js';
 import { paneName } from '../../../src/agents/tmux/tmux-launch.js';
 import { TmuxTurn } from '../../../src/agents/tmux/tmux-turn.js';
@@ -221,10 +216,10 @@ describe('the permission relay', () => {
     expect(open.request.toolName).toBe('Bash');
     expect(open.request.input).toEqual({ command: 'touch probe.txt' });
     expect(open.request.options.map((o) => o.id)).toEqual(['allow', 'option-2', 'option-3', 'deny']);
-    expect(decisionIndex(open, { allow: true })).toBe(0);
-    expect(decisionIndex(open, { allow: false })).toBe(3);
-    expect(decisionIndex(open, { optionId: 'option-2' })).toBe(1);
-    expect(decisionIndex(open, { optionId: 'nope' })).toBeUndefined();
+    expect(optionIndex(open, { optionId: 'allow' })).toBe(0);
+    expect(optionIndex(open, { optionId: 'deny' })).toBe(3);
+    expect(optionIndex(open, { optionId: 'option-2' })).toBe(1);
+    expect(optionIndex(open, { optionId: 'nope' })).toBeUndefined();
   });
 
   const prompts = [
@@ -275,7 +270,7 @@ describe('the permission relay', () => {
         expect(open.request.options.map((o) => o.label)).toEqual(['Yes', 'No']);
         expect(open.request.options.map((o) => o.id)).toEqual(['allow', 'deny']);
         // The answer still lands on the right line of the menu on screen.
-        expect(open.screenIndex[decisionIndex(open, { allow: false })!]).toBe(view.options.length - 1);
+        expect(open.screenIndex[optionIndex(open, { optionId: 'deny' })!]).toBe(view.options.length - 1);
       }
     },
   );

@@ -288,7 +288,9 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
     const req = events.find((e) => e.type === 'permission')!;
     // relay: the person wants to be asked, so the options that stop the asking are not offered.
     expect(req.type === 'permission' && req.request.options.map((o) => o.id)).toEqual(['allow', 'deny']);
-    expect(s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: true })).toBe(true);
+    expect(s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { optionId: 'allow' })).toBe(
+      true,
+    );
     await turn.result;
     expect(fs.existsSync(marker)).toBe(true);
   });
@@ -322,7 +324,7 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
         const req = events.find((e) => e.type === 'permission')!;
         if (!p.written) {
           expect(attempt, 'the steer was never written before the session saw the prompt').toBeLessThan(10);
-          s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: false });
+          s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { optionId: 'deny' });
           await turn.result;
           continue;
         }
@@ -333,7 +335,9 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
         expect(told.type === 'status' && told.inputIds).toEqual([`ps${attempt}`]);
         expect(await capture()).not.toContain(`tag:ps${attempt}`);
         // The person says No: the turn ends, and the waiting message runs as the next turn of its own.
-        expect(s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { allow: false })).toBe(true);
+        expect(s.answerPermission(req.type === 'permission' ? req.request.requestId : '', { optionId: 'deny' })).toBe(
+          true,
+        );
         const first = await turn.result;
         expect(first.inputIds).toEqual([`pw${attempt}`]);
         const outcome = await p;
@@ -370,7 +374,7 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
       expect(marked.length).toBeGreaterThanOrEqual(1);
       for (const o of marked) expect(o.effect).toMatch(/no longer asked|without asking you/);
       // A plain Yes still answers only this request.
-      expect(s.answerPermission(req.request.requestId, { allow: true })).toBe(true);
+      expect(s.answerPermission(req.request.requestId, { optionId: 'allow' })).toBe(true);
       await turn.result;
       expect(fs.existsSync(marker)).toBe(true);
     },
