@@ -22,7 +22,7 @@ export async function paneState(opts: { file?: string; json?: boolean }): Promis
     process.stderr.write(`rudder pane-state: cannot read ${opts.file ?? 'stdin'}: ${(err as Error).message}\n`);
     return 2;
   }
-  const { classifyPaneDetailed } = await import('../agents/tmux/pane-state.js');
+  const { classifyPaneDetailed } = await import('../agents/tmux/screen/pane-state.js');
   const r = classifyPaneDetailed(text);
   process.stdout.write(opts.json ? `${JSON.stringify({ state: r.state, reasons: r.reasons })}\n` : `${r.state}\n`);
   return 0;

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { buildAgentEnv } from '../agents/claude/env.js';
-import { claudeConfigDir } from '../agents/tmux/transcript.js';
+import { claudeConfigDir } from '../agents/tmux/transcript/transcript.js';
 import type { Config } from '../config/schema.js';
 import { RudderError } from '../errors.js';
 import type { Logger } from '../ops/logger.js';

@@ -10,7 +10,7 @@
  * non-joiner between letters (Persian, Indic scripts) and a joiner inside an emoji sequence;
  * variation selectors after a letter, digit or emoji; tag characters inside a subdivision flag.
  */
-import { stripControlSequences } from '../agents/tmux/control-sequences.js';
+import { stripControlSequences } from './control-sequences.js';
 
 const ZWNJ = 0x200c;
 const ZWJ = 0x200d;

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ackText, clip } from '../../src/channels/common/ack-text.js';
 import { attachmentPath, safeSegment } from '../../src/channels/common/attachments.js';
-import { PartProgress } from '../../src/channels/common/deliver.js';
 import { KeyedSerial } from '../../src/channels/common/ordered.js';
+import { PartProgress } from '../../src/channels/common/part-progress.js';
 import { redact, type Verdict, withRetry } from '../../src/channels/common/retry.js';
 import { TypingKeeper } from '../../src/channels/common/typing.js';
 import { isRudderError } from '../../src/errors.js';

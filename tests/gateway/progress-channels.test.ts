@@ -6,11 +6,11 @@
  * to edits, WhatsApp's numbered permission reply with the whole input, and its status fallback.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeWireAnswer } from '../support/fake-agent.js';
 import { WhatsAppChannel } from '../../src/channels/whatsapp/channel.js';
 import { whatsappSchema } from '../../src/config/channels-schema.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
+import type { FakeWireAnswer } from '../support/fake-agent.js';
 import { fakeSessionFactory, type ScriptStep } from '../support/fake-agent.js';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';

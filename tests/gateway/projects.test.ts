@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Tmux } from '../../src/agents/tmux/tmux.js';
+import { Tmux } from '../../src/agents/tmux/pane/tmux.js';
 import { openSessions } from '../../src/projects/sessions.js';
 import { CLAUDE_BIN, rigEnv, tempDir, waitUntil } from '../support/claude-rig.js';
 import { startFakeTelegram } from '../support/fake-telegram.js';

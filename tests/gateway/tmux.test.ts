@@ -4,10 +4,10 @@
  */
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readMenu } from '../../src/agents/tmux/menus.js';
-import { hasTmux, Tmux } from '../../src/agents/tmux/tmux.js';
+import { readMenu } from '../../src/agents/tmux/menus/menus.js';
+import { hasTmux, Tmux } from '../../src/agents/tmux/pane/tmux.js';
 import type { ClaudeTmuxSession } from '../../src/agents/tmux/tmux-session.js';
-import { claudeConfigDir, transcriptPath } from '../../src/agents/tmux/transcript.js';
+import { claudeConfigDir, transcriptPath } from '../../src/agents/tmux/transcript/transcript.js';
 import { cmdlineOf } from '../../src/ops/proc.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';

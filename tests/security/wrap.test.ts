@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { prepareMessage } from '../../src/agents/tmux/injection.js';
+import { prepareMessage } from '../../src/agents/tmux/input/injection.js';
 import { removeInvisible, sanitiseText } from '../../src/security/sanitise.js';
 import { MARKER_CLOSE, MARKER_OPEN, neutralise, WRAPPER_SYSTEM_PROMPT, wrapExternal } from '../../src/security/wrap.js';
 import { tempDir } from '../support/claude-rig.js';

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Tmux } from '../../src/agents/tmux/tmux.js';
+import { Tmux } from '../../src/agents/tmux/pane/tmux.js';
 import { TMUX_DEFAULTS, type TmuxLaunch, type TmuxSettings } from '../../src/agents/tmux/tmux-launch.js';
 import { ClaudeTmuxSession } from '../../src/agents/tmux/tmux-session.js';
 import type { Logger } from '../../src/ops/logger.js';

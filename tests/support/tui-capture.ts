@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Tmux, tmuxVersion } from '../../src/agents/tmux/tmux.js';
+import { Tmux, tmuxVersion } from '../../src/agents/tmux/pane/tmux.js';
 import { CLAUDE_BIN, claudeEnv, REPO_ROOT, startRig } from './tui-rig.js';
 import { SCENARIOS } from './tui-scenarios.js';
 import { SCENARIOS_112 } from './tui-scenarios-112.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PaneInfo, Tmux } from '../../src/agents/tmux/tmux.js';
+import type { PaneInfo, Tmux } from '../../src/agents/tmux/pane/tmux.js';
 import { type MockApi, type Script, startMockApi } from './mock-anthropic.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

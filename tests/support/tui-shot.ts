@@ -2,8 +2,9 @@
  * A scenario's view of one rig: every action it takes is written down as a step, so each
  * capture carries the exact steps that produced it, and its verdict comes from those steps.
  */
-import type { PaneVerdict } from '../../src/agents/tmux/pane-state.js';
-import type { PaneInfo } from '../../src/agents/tmux/tmux.js';
+
+import type { PaneInfo } from '../../src/agents/tmux/pane/tmux.js';
+import type { PaneVerdict } from '../../src/agents/tmux/screen/pane-state.js';
 import type { MockRequest, Script } from './mock-anthropic.js';
 import { type Rig, type RigOptions, sleep } from './tui-rig.js';
 

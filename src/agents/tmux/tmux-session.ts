@@ -27,20 +27,20 @@ import {
   type TurnInput,
   type UserInput,
 } from '../session.js';
-import { CommandQueue } from './command-queue.js';
-import { Deliverer } from './deliver.js';
-import { type PreparedMessage, prepareMessage } from './injection.js';
-import { interruptTurn } from './interrupt.js';
-import { MenuWatch } from './menu-watch.js';
-import type { PaneLook } from './pane.js';
-import { PaneHost } from './pane-host.js';
-import { reportToolsOnlyOnScreen } from './screen-tools.js';
-import { clearInTui, modelInTui, type TuiCommandDeps } from './slash-commands.js';
+import { CommandQueue } from './commands/command-queue.js';
+import { interruptTurn } from './commands/interrupt.js';
+import { clearInTui, modelInTui, type TuiCommandDeps } from './commands/slash-commands.js';
+import { Deliverer } from './input/enter-message.js';
+import { type PreparedMessage, prepareMessage } from './input/injection.js';
+import { MenuWatch } from './menus/menu-watch.js';
+import type { PaneLook } from './pane/pane.js';
+import { PaneHost } from './pane/pane-host.js';
+import { reportToolsOnlyOnScreen } from './screen/screen-tools.js';
 import { TIMING, type TmuxLaunch } from './tmux-launch.js';
 import type { TmuxTurn } from './tmux-turn.js';
-import type { TranscriptEntry } from './transcript-entries.js';
+import type { TranscriptEntry } from './transcript/transcript-entries.js';
+import { type Delivery, TurnTracker } from './transcript/turn-tracker.js';
 import { armTurnTimeout } from './turn-timeout.js';
-import { type Delivery, TurnTracker } from './turn-tracker.js';
 
 /** Named states of the pane, for logs and status; recovery from any of them is explicit. */
 export type TmuxPhase = 'not-started' | 'starting' | 'idle' | 'working' | 'asking-person' | 'dead' | 'stopped';

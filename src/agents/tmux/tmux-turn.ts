@@ -7,8 +7,8 @@ import { RudderError } from '../../errors.js';
 import { isRateLimitText } from '../claude/frames-to-events.js';
 import { TurnBase } from '../common/turn-base.js';
 import type { TurnResult, Usage } from '../session.js';
-import type { PendingToolUse } from './permission-relay.js';
-import type { TranscriptEntry } from './transcript-entries.js';
+import type { PendingToolUse } from './menus/permission-relay.js';
+import type { TranscriptEntry } from './transcript/transcript-entries.js';
 
 export type TurnEnd =
   | { kind: 'done'; durationMs?: number; reason: string }

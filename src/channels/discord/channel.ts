@@ -28,8 +28,8 @@ import type {
 } from '../channel.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
 import { downloadTo, saveIfAdmitted } from '../common/attachments.js';
-import { PartProgress } from '../common/deliver.js';
 import { KeyedSerial } from '../common/ordered.js';
+import { PartProgress } from '../common/part-progress.js';
 import { commitWithRetry, withRetry } from '../common/retry.js';
 import { splitMarkdown } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';

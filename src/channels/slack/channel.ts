@@ -20,9 +20,9 @@ import type {
 } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
 import { saveIfAdmitted } from '../common/attachments.js';
-import { PartProgress } from '../common/deliver.js';
 import { toSlackMrkdwn } from '../common/markdown/slack.js';
 import { KeyedSerial } from '../common/ordered.js';
+import { PartProgress } from '../common/part-progress.js';
 import { withRetry } from '../common/retry.js';
 import { fitParts } from '../common/split.js';
 import { classify, describe, isBadToken, platformError } from './errors.js';

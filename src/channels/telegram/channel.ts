@@ -22,9 +22,9 @@ import type {
 } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
 import { saveIfAdmitted } from '../common/attachments.js';
-import { PartProgress } from '../common/deliver.js';
 import { htmlToText, telegramVisibleLength, toTelegramHtml } from '../common/markdown/telegram.js';
 import { KeyedSerial } from '../common/ordered.js';
+import { PartProgress } from '../common/part-progress.js';
 import { withRetry } from '../common/retry.js';
 import { fitParts } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';

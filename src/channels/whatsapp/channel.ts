@@ -19,9 +19,9 @@ import type { AckKind, CardView, Channel, ChannelStatus, InboundSink, MessageRef
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
 import { saveBuffer, saveIfAdmitted } from '../common/attachments.js';
 import { cardMarkdown } from '../common/card.js';
-import { PartProgress } from '../common/deliver.js';
 import { toWhatsApp } from '../common/markdown/whatsapp.js';
 import { KeyedSerial } from '../common/ordered.js';
+import { PartProgress } from '../common/part-progress.js';
 import { commitWithRetry, type Verdict, withRetry } from '../common/retry.js';
 import { fitParts } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';

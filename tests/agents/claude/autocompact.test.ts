@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oneShotArgs, streamArgs } from '../../../src/agents/claude/args.js';
-import { tuiArgs } from '../../../src/agents/tmux/args.js';
+import { tuiArgs } from '../../../src/agents/tmux/pane/args.js';
 import { parseConfig } from '../../../src/config/load.js';
 import { tempDir } from '../../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../../support/gateway-rig.js';

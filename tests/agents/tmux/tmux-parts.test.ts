@@ -5,16 +5,26 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { tuiArgs } from '../../../src/agents/tmux/args.js';
-import { identifyDialog } from '../../../src/agents/tmux/dialogs.js';
-import { boxIsEmpty, prepareMessage } from '../../../src/agents/tmux/injection.js';
-import { readMenu } from '../../../src/agents/tmux/menus.js';
-import { autoAllowed, optionIndex, isPermissionMenu, menuRequest } from '../../../src/agents/tmux/permission-relay.js';
-import { toolCallsOnScreen } from '../../../src/agents/tmux/screen-tools.js';
+import { boxIsEmpty, prepareMessage } from '../../../src/agents/tmux/input/injection.js';
+import { readMenu } from '../../../src/agents/tmux/menus/menus.js';
+import {
+  autoAllowed,
+  isPermissionMenu,
+  menuRequest,
+  optionIndex,
+} from '../../../src/agents/tmux/menus/permission-relay.js';
+import { tuiArgs } from '../../../src/agents/tmux/pane/args.js';
+import { identifyDialog } from '../../../src/agents/tmux/pane/dialogs.js';
+import { toolCallsOnScreen } from '../../../src/agents/tmux/screen/screen-tools.js';
 import { paneName } from '../../../src/agents/tmux/tmux-launch.js';
 import { TmuxTurn } from '../../../src/agents/tmux/tmux-turn.js';
-import { projectDirName, sessionOfPid, TranscriptTail, transcriptPath } from '../../../src/agents/tmux/transcript.js';
-import { parseTranscriptLine, unwrapPasted } from '../../../src/agents/tmux/transcript-entries.js';
+import {
+  projectDirName,
+  sessionOfPid,
+  TranscriptTail,
+  transcriptPath,
+} from '../../../src/agents/tmux/transcript/transcript.js';
+import { parseTranscriptLine, unwrapPasted } from '../../../src/agents/tmux/transcript/transcript-entries.js';
 import { tempDir } from '../../support/claude-rig.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/panes');

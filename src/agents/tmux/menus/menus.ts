@@ -15,8 +15,8 @@
  * command or diff a tool prompt shows, and `Tip:` lines advertise other modes.
  */
 
-import { type Pane, sleep } from './pane.js';
-import { highlightedEntry, isBlank, startsNumbered, tailLines } from './pane-lines.js';
+import { type Pane, sleep } from '../pane/pane.js';
+import { highlightedEntry, isBlank, startsNumbered, tailLines } from '../screen/pane-lines.js';
 
 export interface MenuOption {
   label: string;

@@ -3,7 +3,7 @@
  * and what kind of line each one is (rule, prompt, spinner, footer, menu option, dialog hint).
  * Every test here is a prefix, substring or character-class check: no backtracking regexes.
  */
-import { stripControlSequences } from './control-sequences.js';
+import { stripControlSequences } from '../../../security/control-sequences.js';
 
 /** Only the end of a capture matters; bounding it keeps 1 MB of scrollback as cheap as a screen. */
 export const TAIL_CHARS = 32 * 1024;

@@ -12,9 +12,9 @@
  * A prompt entry while a turn is open ends that turn first: the TUI only starts a turn after the
  * previous one. Synchronous: the session runs it inside its turn lock.
  */
-import { RudderError } from '../../errors.js';
-import type { SteerResult, Turn } from '../session.js';
-import { TmuxTurn, type TurnEnd } from './tmux-turn.js';
+import { RudderError } from '../../../errors.js';
+import type { SteerResult, Turn } from '../../session.js';
+import { TmuxTurn, type TurnEnd } from '../tmux-turn.js';
 import type { TranscriptEntry } from './transcript-entries.js';
 
 /** One typed message and what became of it. */

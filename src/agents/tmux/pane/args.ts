@@ -4,8 +4,8 @@
  * exits with status 1), `--append-system-prompt` and `--permission-mode manual` work as in -p mode.
  */
 
-import { WRAPPER_SYSTEM_PROMPT } from '../../security/wrap.js';
-import { autocompactArgs, type LaunchOptions, type PermissionMode } from '../claude/args.js';
+import { WRAPPER_SYSTEM_PROMPT } from '../../../security/wrap.js';
+import { autocompactArgs, type LaunchOptions, type PermissionMode } from '../../claude/args.js';
 
 /** 'relay' means the TUI asks at every tool that needs approval and Rudder relays the prompt: its manual mode. */
 function permissionArgs(mode: PermissionMode): string[] {

@@ -4,8 +4,9 @@
  * is sometimes eaten. Until it shows, Enter is pressed again (a bounded number of times) while
  * the text still sits in the box, and never while a menu is up.
  */
+
+import { type Pane, sleep } from '../pane/pane.js';
 import { boxIsEmpty } from './injection.js';
-import { type Pane, sleep } from './pane.js';
 
 export interface ArrivalOptions {
   pane: Pane;

@@ -10,8 +10,8 @@
  * unless the configured allowlist names it.
  */
 import { randomUUID } from 'node:crypto';
-import type { PermissionMode } from '../claude/args.js';
-import type { PermissionAnswer, PermissionOption, PermissionRequest } from '../session.js';
+import type { PermissionMode } from '../../claude/args.js';
+import type { PermissionAnswer, PermissionOption, PermissionRequest } from '../../session.js';
 import type { MenuView } from './menus.js';
 
 export interface PendingToolUse {

@@ -5,7 +5,7 @@
  * between versions). Nothing is accepted that the configuration did not ask for.
  */
 import path from 'node:path';
-import { type MenuOption, readMenu, type SelectOutcome, selectOption } from './menus.js';
+import { type MenuOption, readMenu, type SelectOutcome, selectOption } from '../menus/menus.js';
 import type { Pane } from './pane.js';
 
 export type DialogKind = 'trust' | 'add-dir' | 'api-key' | 'bypass';

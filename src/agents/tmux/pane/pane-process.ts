@@ -5,15 +5,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { RudderError } from '../../errors.js';
-import type { Logger } from '../../ops/logger.js';
-import { MARK_VAR, newMark } from '../common/orphans.js';
+import { RudderError } from '../../../errors.js';
+import type { Logger } from '../../../ops/logger.js';
+import { MARK_VAR, newMark } from '../../common/orphans.js';
+import { readMenu } from '../menus/menus.js';
+import { TIMING, type TmuxLaunch } from '../tmux-launch.js';
 import { tuiArgs } from './args.js';
 import { answerDialog, type DialogPolicy } from './dialogs.js';
-import { readMenu } from './menus.js';
 import { Pane, type PaneLook, sleep } from './pane.js';
 import type { Tmux } from './tmux.js';
-import { TIMING, type TmuxLaunch } from './tmux-launch.js';
 
 export interface SpawnRequest {
   tmux: Tmux;

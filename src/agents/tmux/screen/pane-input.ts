@@ -4,7 +4,7 @@
  * messages`) looks exactly like typed text; only its dim attribute (SGR 2) tells them apart.
  */
 
-import { stripControlSequences } from './control-sequences.js';
+import { stripControlSequences } from '../../../security/control-sequences.js';
 import { findLayout } from './pane-layout.js';
 import { isBlank, tailLines, trimEndSpaces } from './pane-lines.js';
 

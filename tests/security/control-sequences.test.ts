@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { stripControlSequences } from '../../../src/agents/tmux/control-sequences.js';
+import { stripControlSequences } from '../../src/security/control-sequences.js';
 
 const isForbidden = (c: number) => (c < 0x20 && c !== 0x0a && c !== 0x09) || (c >= 0x7f && c <= 0x9f);
 

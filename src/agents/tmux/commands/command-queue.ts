@@ -2,7 +2,7 @@
  * Slash commands (/clear, /model) run between turns, in order: at once when no turn is in
  * flight, otherwise after the running turn and before the next message is typed.
  */
-import { RudderError } from '../../errors.js';
+import { RudderError } from '../../../errors.js';
 
 interface Job {
   run: () => Promise<void>;

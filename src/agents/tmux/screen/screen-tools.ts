@@ -10,8 +10,9 @@
  *
  * What is drawn is cut at the pane's width: enough to name the call, not to run it again.
  */
+
+import type { TmuxTurn } from '../tmux-turn.js';
 import { isRule, tailLines } from './pane-lines.js';
-import type { TmuxTurn } from './tmux-turn.js';
 
 export interface ScreenToolCall {
   name: string;

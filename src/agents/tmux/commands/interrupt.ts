@@ -4,13 +4,13 @@
  * pulled back into the box (Up) and erased first, so they cannot run as the next turn. A pane
  * that stays busy through three Escapes has its process stopped; the next turn resumes it.
  */
-import { RudderError } from '../../errors.js';
-import type { Logger } from '../../ops/logger.js';
-import type { TurnLock } from '../common/turn-lock.js';
-import { clearInputBox } from './injection.js';
-import { sleep } from './pane.js';
-import type { PaneHost } from './pane-host.js';
-import type { Delivery, TurnTracker } from './turn-tracker.js';
+import { RudderError } from '../../../errors.js';
+import type { Logger } from '../../../ops/logger.js';
+import type { TurnLock } from '../../common/turn-lock.js';
+import { clearInputBox } from '../input/injection.js';
+import { sleep } from '../pane/pane.js';
+import type { PaneHost } from '../pane/pane-host.js';
+import type { Delivery, TurnTracker } from '../transcript/turn-tracker.js';
 
 export interface InterruptDeps {
   host: PaneHost;

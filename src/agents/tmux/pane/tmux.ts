@@ -7,11 +7,11 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RudderError } from '../../errors.js';
-import { withUserUmask } from '../../ops/data-dir.js';
-import { stripControlSequences } from './control-sequences.js';
+import { RudderError } from '../../../errors.js';
+import { withUserUmask } from '../../../ops/data-dir.js';
+import { stripControlSequences } from '../../../security/control-sequences.js';
 
-export { stripControlSequences } from './control-sequences.js';
+export { stripControlSequences } from '../../../security/control-sequences.js';
 
 /** Which tmux server to talk to: `-L name` (socket under tmux's tmp dir) or `-S path`. */
 export type TmuxSocket = { name: string } | { path: string };

@@ -2,14 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hasPlaceholderInput } from '../../../src/agents/tmux/pane-input.js';
+import { hasPlaceholderInput } from '../../../../src/agents/tmux/screen/pane-input.js';
 import {
   canTypeNow,
   classifyPane,
   classifyPaneDetailed,
   type PaneVerdict,
-} from '../../../src/agents/tmux/pane-state.js';
-import { REPO_ROOT } from '../../support/tui-rig.js';
+} from '../../../../src/agents/tmux/screen/pane-state.js';
+import { REPO_ROOT } from '../../../support/tui-rig.js';
 
 const PANES = path.join(REPO_ROOT, 'tests/fixtures/panes');
 const PEERS = path.join(REPO_ROOT, 'tests/fixtures/peer-panes');

@@ -2,13 +2,13 @@
  * The TUI's own commands (/clear, /model), typed only into an idle input box and checked
  * afterwards: the command's effect must show (a new session id, the command in the transcript).
  */
-import { RudderError } from '../../errors.js';
-import type { Logger } from '../../ops/logger.js';
-import { boxIsEmpty, clearInputBox } from './injection.js';
-import { readMenu, selectOption } from './menus.js';
-import { type Pane, sleep } from './pane.js';
-import type { PaneHost } from './pane-host.js';
-import { sessionOfPid } from './transcript.js';
+import { RudderError } from '../../../errors.js';
+import type { Logger } from '../../../ops/logger.js';
+import { boxIsEmpty, clearInputBox } from '../input/injection.js';
+import { readMenu, selectOption } from '../menus/menus.js';
+import { type Pane, sleep } from '../pane/pane.js';
+import type { PaneHost } from '../pane/pane-host.js';
+import { sessionOfPid } from '../transcript/transcript.js';
 
 export interface SlashCommandRun {
   pane: Pane;

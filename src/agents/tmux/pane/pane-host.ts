@@ -7,17 +7,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { RudderError } from '../../errors.js';
-import type { Logger } from '../../ops/logger.js';
-import { alive } from '../../ops/proc.js';
-import { DEFAULT_KILL_GRACE_MS } from '../claude/launch.js';
-import { killMarked } from '../common/orphans.js';
+import { RudderError } from '../../../errors.js';
+import type { Logger } from '../../../ops/logger.js';
+import { alive } from '../../../ops/proc.js';
+import { DEFAULT_KILL_GRACE_MS } from '../../claude/launch.js';
+import { killMarked } from '../../common/orphans.js';
+import { paneName, TIMING, type TmuxLaunch } from '../tmux-launch.js';
+import {
+  claudeConfigDir,
+  fileSize,
+  TranscriptTail,
+  transcriptHasConversation,
+  transcriptPath,
+} from '../transcript/transcript.js';
+import type { TranscriptEntry } from '../transcript/transcript-entries.js';
 import { type Pane, type PaneLook, sleep } from './pane.js';
 import { bootPane, screenExcerpt, spawnPane, stderrFileOf, stderrTail } from './pane-process.js';
 import { Tmux } from './tmux.js';
-import { paneName, TIMING, type TmuxLaunch } from './tmux-launch.js';
-import { claudeConfigDir, fileSize, TranscriptTail, transcriptHasConversation, transcriptPath } from './transcript.js';
-import type { TranscriptEntry } from './transcript-entries.js';
 
 export interface PaneHostHooks {
   /** New transcript entries, in order. */

@@ -3,8 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { chunkUtf8, escapeTmuxArg, hasTmux, stripControlSequences, Tmux } from '../../../src/agents/tmux/tmux.js';
-import { makeRecorder, type Recorder } from '../../support/pane-recorder.js';
+import {
+  chunkUtf8,
+  escapeTmuxArg,
+  hasTmux,
+  stripControlSequences,
+  Tmux,
+} from '../../../../src/agents/tmux/pane/tmux.js';
+import { makeRecorder, type Recorder } from '../../../support/pane-recorder.js';
 
 const tmuxAvailable = await hasTmux();
 const ESC = '\x1b';

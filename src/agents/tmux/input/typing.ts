@@ -5,11 +5,11 @@
  * be selected meanwhile), waits and looks again; past the ready timeout the person is told once.
  * An empty box in shell mode (`!`, where Enter would run the text as a command) is left first.
  */
-import type { Logger } from '../../ops/logger.js';
+import type { Logger } from '../../../ops/logger.js';
+import { readMenu } from '../menus/menus.js';
+import { type Pane, type PaneLook, sleep } from '../pane/pane.js';
+import { TIMING } from '../tmux-launch.js';
 import { boxIsEmpty, typeMessage } from './injection.js';
-import { readMenu } from './menus.js';
-import { type Pane, type PaneLook, sleep } from './pane.js';
-import { TIMING } from './tmux-launch.js';
 
 export interface TypingJob {
   /** `ready`: a new turn's message; `typeable`: a steer (ready or busy). */

@@ -7,14 +7,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { newWrapperId } from '../../security/wrap.js';
-import { agentText } from '../common/agent-text.js';
-import type { UserInput } from '../session.js';
-import { stripControlSequences } from './control-sequences.js';
-import { type Pane, sleep } from './pane.js';
-import { readInputLine } from './pane-input.js';
-import { findLayout } from './pane-layout.js';
-import { isBlank, tailLines } from './pane-lines.js';
+import { stripControlSequences } from '../../../security/control-sequences.js';
+import { newWrapperId } from '../../../security/wrap.js';
+import { agentText } from '../../common/agent-text.js';
+import type { UserInput } from '../../session.js';
+import { type Pane, sleep } from '../pane/pane.js';
+import { readInputLine } from '../screen/pane-input.js';
+import { findLayout } from '../screen/pane-layout.js';
+import { isBlank, tailLines } from '../screen/pane-lines.js';
 
 export interface PreparedMessage {
   /** What is pasted into the box. */

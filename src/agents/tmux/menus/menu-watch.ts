@@ -4,14 +4,14 @@
  * menu at once when the turn's message is in (the agent is asking), else after the ready timeout.
  * A menu is never dismissed on Rudder's own initiative: the person answers it, here or in tmux.
  */
-import type { Logger } from '../../ops/logger.js';
-import type { PermissionMode } from '../claude/args.js';
-import type { PermissionAnswer } from '../session.js';
+import type { Logger } from '../../../ops/logger.js';
+import type { PermissionMode } from '../../claude/args.js';
+import type { PermissionAnswer } from '../../session.js';
+import type { Pane, PaneLook } from '../pane/pane.js';
+import { TIMING } from '../tmux-launch.js';
+import type { TmuxTurn } from '../tmux-turn.js';
 import { readMenu, selectOption } from './menus.js';
-import type { Pane, PaneLook } from './pane.js';
-import { autoAllowed, menuRequest, optionIndex, type OpenMenu } from './permission-relay.js';
-import { TIMING } from './tmux-launch.js';
-import type { TmuxTurn } from './tmux-turn.js';
+import { autoAllowed, menuRequest, type OpenMenu, optionIndex } from './permission-relay.js';
 
 export interface MenuWatchDeps {
   pane: () => Pane | undefined;

@@ -4,16 +4,16 @@
  * own message waits for the pane as long as the turn lives (the person is told past the ready
  * timeout); so does a steer, which runs as the next turn when the running one ends first.
  */
-import { asRudderError, RudderError } from '../../errors.js';
-import type { Logger } from '../../ops/logger.js';
-import type { TurnLock } from '../common/turn-lock.js';
+import { asRudderError, RudderError } from '../../../errors.js';
+import type { Logger } from '../../../ops/logger.js';
+import type { TurnLock } from '../../common/turn-lock.js';
+import type { PaneLook } from '../pane/pane.js';
+import type { PaneHost } from '../pane/pane-host.js';
+import type { TmuxLaunch } from '../tmux-launch.js';
+import type { TmuxTurn } from '../tmux-turn.js';
+import type { Delivery, TurnTracker } from '../transcript/turn-tracker.js';
 import { confirmArrival } from './arrival.js';
 import { clearInputBox, type PreparedMessage } from './injection.js';
-import type { PaneLook } from './pane.js';
-import type { PaneHost } from './pane-host.js';
-import type { TmuxLaunch } from './tmux-launch.js';
-import type { TmuxTurn } from './tmux-turn.js';
-import type { Delivery, TurnTracker } from './turn-tracker.js';
 import { type TypingJob, typeWhenTypeable } from './typing.js';
 
 export interface DeliverDeps {

@@ -12,7 +12,7 @@
  * Large pastes reach the transcript wrapped as `<pasted_content id="...">\n...\n</pasted_content ...>`.
  * The parser is pure and never throws: a line it cannot read becomes `other`.
  */
-import { TOOL_EXCERPT_CHARS } from '../session.js';
+import { TOOL_EXCERPT_CHARS } from '../../session.js';
 
 export interface TranscriptUsage {
   inputTokens: number;

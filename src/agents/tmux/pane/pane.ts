@@ -3,7 +3,7 @@
  * the classifier's verdict), and the keys it can be sent. Every read is fresh: a decision to type
  * is never made on a capture older than the call that makes it.
  */
-import { classifyPaneDetailed, type PaneVerdict } from './pane-state.js';
+import { classifyPaneDetailed, type PaneVerdict } from '../screen/pane-state.js';
 import type { PaneInfo, Tmux } from './tmux.js';
 
 export interface PaneLook {
