@@ -4,21 +4,12 @@
  * rendering). Every event may arrive twice (a replay after a reconnect overlaps what was seen):
  * steps and turns replace by id, acks and replies are kept once.
  */
-import type {
-  Ack,
-  HistoryPage,
-  Message,
-  MessageState,
-  Reply,
-  Step,
-  StreamEvent,
-  TurnSummary,
-  TurnView,
-} from './types.js';
+import type { ChatMessage, TimedAck, Unsent } from './model.js';
+import type { HistoryPage, MessageState, Reply, Step, StreamEvent, TurnSummary, TurnView } from './types.js';
 
 export interface ConversationState {
   id: string;
-  messages: Map<string, Message>;
+  messages: Map<string, ChatMessage>;
   turns: Map<string, TurnView>;
   replies: Map<string, Reply>;
   /** Text streamed since each running turn's last completed block. */
@@ -46,7 +37,7 @@ export function emptyConversation(id: string): ConversationState {
 
 const FINAL: MessageState[] = ['answered', 'steered', 'merged', 'refused', 'failed', 'stopped', 'withdrawn', 'command'];
 
-function withAck(m: Message, ack: Ack): Message {
+function withAck(m: ChatMessage, ack: TimedAck): ChatMessage {
   return m.acks.some((a) => a.kind === ack.kind) ? m : { ...m, acks: [...m.acks, ack] };
 }
 
@@ -55,8 +46,18 @@ export function mergePage(c: ConversationState, page: HistoryPage, newest: boole
   const messages = new Map(c.messages);
   for (const m of page.messages) {
     const had = messages.get(m.id);
-    const acks = had ? [...m.acks, ...had.acks.filter((a) => !m.acks.some((b) => b.kind === a.kind))] : m.acks;
-    messages.set(m.id, { id: m.id, text: m.text, state: m.state, reason: m.reason, receivedAt: m.receivedAt, acks });
+    // A page's acks carry no time; the ones seen live keep theirs.
+    const acks: TimedAck[] = m.acks.map((a) => ({ ...had?.acks.find((b) => b.kind === a.kind), ...a }));
+    for (const a of had?.acks ?? []) if (!acks.some((b) => b.kind === a.kind)) acks.push(a);
+    messages.set(m.id, {
+      id: m.id,
+      text: m.text,
+      state: m.state,
+      reason: m.reason,
+      receivedAt: m.receivedAt,
+      acks,
+      ...(had?.seen ? { seen: had.seen } : {}),
+    });
   }
   const turns = new Map(c.turns);
   for (const t of page.turns) turns.set(t.id, t);
@@ -74,7 +75,7 @@ export function mergePage(c: ConversationState, page: HistoryPage, newest: boole
   };
 }
 
-function setMessage(c: ConversationState, id: string, change: (m: Message) => Message): ConversationState {
+function setMessage(c: ConversationState, id: string, change: (m: ChatMessage) => ChatMessage): ConversationState {
   const m = c.messages.get(id);
   if (!m) return c;
   const next = change(m);
@@ -179,10 +180,11 @@ export function applyEvent(
         unknownMessage(messageId);
         return next;
       }
-      const ack: Ack = {
+      const ack: TimedAck = {
         kind: String(d.kind),
         emoji: String(d.emoji ?? ''),
         ...(typeof d.note === 'string' ? { note: d.note } : {}),
+        ...(typeof d.at === 'number' ? { at: d.at } : {}),
       };
       return setMessage(next, messageId, (m) => {
         let out = withAck(m, ack);
@@ -211,21 +213,41 @@ export function applyEvent(
     }
     case 'message': {
       if (!messageId) return next;
-      return setMessage(next, messageId, (m) => ({
-        ...m,
-        ...(typeof d.state === 'string' ? { state: d.state as MessageState } : {}),
-        ...(typeof d.text === 'string' ? { text: d.text } : {}),
-      }));
+      return setMessage(next, messageId, (m) => {
+        const edited = typeof d.text === 'string' && d.text !== m.text;
+        if (!edited && (typeof d.state !== 'string' || d.state === m.state)) return m;
+        return {
+          ...m,
+          ...(typeof d.state === 'string' ? { state: d.state as MessageState } : {}),
+          ...(typeof d.text === 'string' ? { text: d.text } : {}),
+          ...(edited ? { seen: [...(m.seen ?? []), { kind: 'edited' as const, at: Number(d.at ?? Date.now()) }] } : {}),
+        };
+      });
     }
     default:
       return next;
   }
 }
 
-/** A message this device just sent: shown at once, under a local id until the POST answers. */
-export function addLocal(c: ConversationState, localId: string, text: string, now: number): ConversationState {
+/** A message this device wrote: shown at once under its client id, until the POST answers (or while it waits to). */
+export function addLocal(
+  c: ConversationState,
+  localId: string,
+  text: string,
+  now: number,
+  unsent?: { unsent: Unsent; reason: string },
+): ConversationState {
   const messages = new Map(c.messages);
-  messages.set(localId, { id: localId, text, state: 'sending', reason: null, receivedAt: now, acks: [], local: true });
+  messages.set(localId, {
+    id: localId,
+    text,
+    state: unsent?.unsent === 'failed' ? 'failed' : 'sending',
+    reason: unsent?.reason ?? null,
+    receivedAt: now,
+    acks: [],
+    local: true,
+    ...(unsent ? { unsent: unsent.unsent } : {}),
+  });
   return { ...c, messages };
 }
 
@@ -238,7 +260,11 @@ const DISPOSITION_STATE: Record<string, MessageState> = {
   refused: 'refused',
 };
 
-/** The POST answered: the local message takes its real id (events may already have told us about it). */
+/**
+ * The POST answered: the local message takes its real id (events may already have told us about it). A `duplicate`
+ * is one the gateway had already accepted (its answer was lost): it takes that id too, and the caller fetches its
+ * state.
+ */
 export function confirmLocal(
   c: ConversationState,
   localId: string,
@@ -249,9 +275,14 @@ export function confirmLocal(
   const local = c.messages.get(localId);
   const messages = new Map(c.messages);
   messages.delete(localId);
-  if (local && disposition !== 'duplicate') {
+  if (local) {
     const known = messages.get(messageId);
-    const state = known && known.state !== 'accepted' ? known.state : (DISPOSITION_STATE[disposition] ?? 'accepted');
+    const state =
+      known && known.state !== 'accepted'
+        ? known.state
+        : disposition === 'duplicate'
+          ? 'accepted'
+          : (DISPOSITION_STATE[disposition] ?? 'accepted');
     messages.set(messageId, {
       ...local,
       ...known,
@@ -260,12 +291,27 @@ export function confirmLocal(
       state,
       reason: reason ?? known?.reason ?? null,
       local: undefined,
+      unsent: undefined,
       acks: known?.acks ?? [],
     });
   }
   return { ...c, messages };
 }
 
-export function failLocal(c: ConversationState, localId: string, reason: string): ConversationState {
-  return setMessage(c, localId, (m) => ({ ...m, state: 'failed', reason }));
+/** The POST did not go through: it waits for the gateway (`offline`) or for the person (`failed`). */
+export function failLocal(c: ConversationState, localId: string, unsent: Unsent, reason: string): ConversationState {
+  return setMessage(c, localId, (m) => ({ ...m, state: unsent === 'failed' ? 'failed' : 'sending', unsent, reason }));
+}
+
+/** Sent again (Retry, or the gateway came back). */
+export function resendLocal(c: ConversationState, localId: string): ConversationState {
+  return setMessage(c, localId, (m) => ({ ...m, state: 'sending', unsent: undefined, reason: null }));
+}
+
+/** Deleted before it reached the gateway (Delete, or taken back into the input to edit). */
+export function dropLocal(c: ConversationState, localId: string): ConversationState {
+  if (!c.messages.has(localId)) return c;
+  const messages = new Map(c.messages);
+  messages.delete(localId);
+  return { ...c, messages };
 }

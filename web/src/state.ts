@@ -1,83 +1,45 @@
 /**
- * The app's one state: the conversation list, the open conversation (reduce.ts says how events
- * change it), the connection, and the actions the views call. Views read it with useStore(), which
- * re-renders a component only when the part it selected changed.
+ * The app's actions: the conversation list, the open conversation (reduce.ts says how events
+ * change it) and its event stream, and what the views call. The state itself lives in
+ * app-store.ts; what this device sends, in outbox.ts.
  */
-import { Api, ApiError, type EventStream, UnreachableError } from './api.js';
-import {
-  addLocal,
-  applyEvent,
-  type ConversationState,
-  confirmLocal,
-  emptyConversation,
-  failLocal,
-  mergePage,
-} from './reduce.js';
-import { createStore } from './store.js';
-import type { Connection, ConversationItem, Project, StreamEvent } from './types.js';
+import { Api, type EventStream, UnreachableError } from './api.js';
+import { latestTurns } from './api-extra.js';
+import { api, explain, failed, getState, set, setApi, setConv } from './app-store.js';
+import { loadDraft, saveDraft } from './device.js';
+import { flush, hold, outboxHooks, posting, send as sendMessage, takeBack, withUnsent } from './outbox.js';
+import { applyEvent, emptyConversation, mergePage } from './reduce.js';
+import { waitsForYou } from './timeline.js';
+import type { StreamEvent } from './types.js';
+import type { ListItem } from './wire-extra.js';
 
-export interface AppState {
-  connection: Connection;
-  /** Why the connection is not live, in words for the person. */
-  connectionDetail?: string;
-  conversations: ConversationItem[];
-  /** Loaded when the person opens the archived list. */
-  archived?: ConversationItem[];
-  currentId?: string;
-  conv?: ConversationState;
-  projects?: { projects: Project[]; defaultProject?: string };
-  drawerOpen: boolean;
-  pairing: Array<{ name: string; qrSvg: string }>;
-  /** A short-lived message about an action that failed. */
-  toast?: string;
-}
+export { type AppState, getState, toast, useStore } from './app-store.js';
+export { discard, retry } from './outbox.js';
 
 const PAGE = 100;
 const LIST_POLL_MS = 20_000;
 const PAIRING_POLL_MS = 3_000;
+/** The most recently active conversations whose newest turn is checked for a waiting permission request. */
+const WAITING_CHECKS = 30;
 
-const store = createStore<AppState>({ connection: 'connecting', conversations: [], drawerOpen: false, pairing: [] });
-let api = new Api(undefined);
 let stream: EventStream | undefined;
-/** Events about messages whose POST has not answered yet, applied once it has. */
-let early: StreamEvent[] = [];
-let localCounter = 0;
 let refetchTimer: ReturnType<typeof setTimeout> | undefined;
 let readTimer: ReturnType<typeof setTimeout> | undefined;
-let toastTimer: ReturnType<typeof setTimeout> | undefined;
+/** The last event id at which each conversation was checked for a waiting request. */
+const checkedAt = new Map<string, number>();
 
-export const getState = store.get;
-export const useStore = store.use;
-const set = store.set;
-
-function setConv(id: string, change: (c: ConversationState) => ConversationState): void {
-  set((s) => (s.conv && s.conv.id === id ? { conv: change(s.conv) } : {}));
-}
-
-export function toast(text: string): void {
-  clearTimeout(toastTimer);
-  set({ toast: text });
-  toastTimer = setTimeout(() => set({ toast: undefined }), 6000);
-}
-
-function explain(err: unknown): string {
-  if (err instanceof UnreachableError) return 'Cannot reach the gateway. It may be stopped, or this device is offline.';
-  if (err instanceof ApiError && err.status === 401)
-    return 'The access token was not accepted. Open the address Rudder printed at startup (it carries the token).';
-  return (err as Error).message;
-}
-
-function failed(err: unknown): void {
-  if (err instanceof UnreachableError) set({ connection: 'unreachable', connectionDetail: explain(err) });
-  else if (err instanceof ApiError && err.status === 401)
-    set({ connection: 'unauthorized', connectionDetail: explain(err) });
-  else toast(explain(err));
-}
+outboxHooks({
+  replay: (id, e) => onEvent(id, e),
+  refetch: (id) => refetchNewest(id),
+  sent: (id) => {
+    if (getState().conversations.find((x) => x.id === id)?.title == null) void refreshList();
+  },
+});
 
 // ---- start ----
 
 export async function boot(token: string | undefined): Promise<void> {
-  api = new Api(token);
+  setApi(new Api(token));
   if (!token)
     return set({
       connection: 'unauthorized',
@@ -90,21 +52,28 @@ export async function boot(token: string | undefined): Promise<void> {
     if (document.visibilityState !== 'visible') return;
     stream?.nudge();
     void refreshList();
+    void flush();
     scheduleRead();
   });
-  window.addEventListener('online', () => stream?.nudge());
+  window.addEventListener('online', () => {
+    stream?.nudge();
+    void flush();
+  });
   // One project is no choice: the picker and the labels appear when there are several.
-  void api.projects().then(
-    (p) => set({ projects: p.projects.length > 1 ? p : undefined }),
-    () => undefined,
-  );
+  void api()
+    .projects()
+    .then(
+      (p) => set({ projects: p.projects.length > 1 ? p : undefined }),
+      () => undefined,
+    );
   await startList();
 }
 
 async function startList(): Promise<void> {
   try {
-    const { conversations } = await api.conversations();
+    const { conversations } = await api().conversations();
     set({ conversations });
+    void checkWaiting(conversations);
     // The address names a conversation (#c=…, a link or a reload): open it, even one not started yet.
     const wanted = new URLSearchParams(location.hash.slice(1)).get('c');
     const first = wanted && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(wanted) ? wanted : conversations[0]?.id;
@@ -119,17 +88,45 @@ async function startList(): Promise<void> {
 
 export async function refreshList(): Promise<void> {
   try {
-    const { conversations } = await api.conversations();
+    const { conversations } = await api().conversations();
     set((s) => ({ conversations, ...(s.connection === 'unreachable' && !stream ? { connection: 'connecting' } : {}) }));
-    if (getState().archived) set({ archived: (await api.conversations(true)).conversations });
+    void checkWaiting(conversations);
+    if (getState().archived) set({ archived: (await api().conversations(true)).conversations });
   } catch (err) {
     if (err instanceof UnreachableError) set({ connection: 'unreachable', connectionDetail: explain(err) });
   }
 }
 
+/**
+ * Which conversations wait for the person: the list says so when the gateway sends `waiting`; else the newest turn of
+ * each one whose events moved since it was last looked at (the open one is followed live).
+ */
+async function checkWaiting(list: ListItem[]): Promise<void> {
+  for (const c of list.slice(0, WAITING_CHECKS)) {
+    if (c.id === getState().currentId) continue;
+    if (typeof c.waiting === 'boolean') {
+      setWaiting(c.id, c.waiting);
+      continue;
+    }
+    if (checkedAt.get(c.id) === c.lastEventId) continue;
+    checkedAt.set(c.id, c.lastEventId);
+    if (!c.lastEventId) continue;
+    try {
+      setWaiting(c.id, waitsForYou((await latestTurns(api(), c.id)).turns));
+    } catch {
+      checkedAt.delete(c.id);
+      return;
+    }
+  }
+}
+
+function setWaiting(id: string, waiting: boolean): void {
+  if (!!getState().waiting[id] !== waiting) set((s) => ({ waiting: { ...s.waiting, [id]: waiting } }));
+}
+
 async function pollPairing(): Promise<void> {
   try {
-    const { channels } = await api.channels();
+    const { channels } = await api().channels();
     const pairing = channels.filter((c) => c.qrSvg).map((c) => ({ name: c.name, qrSvg: c.qrSvg! }));
     if (JSON.stringify(pairing) !== JSON.stringify(getState().pairing)) set({ pairing });
   } catch {
@@ -142,24 +139,35 @@ async function pollPairing(): Promise<void> {
 export async function openConversation(id: string): Promise<void> {
   stream?.close();
   stream = undefined;
-  early = [];
-  set({ currentId: id, conv: emptyConversation(id), drawerOpen: false });
+  const left = getState().currentId;
+  if (left && left !== id) checkedAt.delete(left);
+  set({ currentId: id, conv: withUnsent(emptyConversation(id)), drawerOpen: false, draft: loadDraft(id) });
   history.replaceState(null, '', `${location.pathname}${location.search}#c=${encodeURIComponent(id)}`);
   try {
-    const page = await api.history(id, undefined, PAGE);
+    const page = await api().history(id, undefined, PAGE);
     if (getState().currentId !== id) return;
     setConv(id, (c) => mergePage(c, page, true));
+    followWaiting(id);
   } catch (err) {
     failed(err);
     if (getState().currentId === id)
       setTimeout(() => getState().currentId === id && !getState().conv?.loaded && void openConversation(id), 3000);
     return;
   }
-  stream = api.events(id, getState().conv!.lastEventId, {
+  stream = api().events(id, getState().conv!.lastEventId, {
     event: (e) => onEvent(id, e),
-    state: (s, detail) => set({ connection: s, connectionDetail: s === 'live' ? undefined : detail }),
+    state: (s, detail) => {
+      set({ connection: s, connectionDetail: s === 'live' ? undefined : detail });
+      // Back in touch: what waited on this device goes out now.
+      if (s === 'live') void flush();
+    },
   });
   scheduleRead();
+}
+
+function followWaiting(id: string): void {
+  const c = getState().conv;
+  if (c?.id === id) setWaiting(id, waitsForYou(c.turns.values()));
 }
 
 function onEvent(id: string, e: StreamEvent): void {
@@ -168,18 +176,22 @@ function onEvent(id: string, e: StreamEvent): void {
   setConv(id, (c) => applyEvent(c, e, (messageId) => (unknown = messageId)));
   if (unknown) {
     // Ours, with its POST still on the way; or sent from another device: fetch the newest page.
-    if ([...getState().conv!.messages.values()].some((m) => m.local)) early.push(e);
+    if (posting()) hold(id, e);
     else refetchNewest(id);
   }
+  if (e.type === 'step' || e.type === 'turn') followWaiting(id);
   if (e.type === 'reply') scheduleRead();
+  // A command's answer may have moved the conversation (/project) or renamed it.
+  if (e.type === 'reply' && e.data.kind === 'notice') void refreshList();
 }
 
 function refetchNewest(id: string): void {
   clearTimeout(refetchTimer);
   refetchTimer = setTimeout(async () => {
     try {
-      const page = await api.history(id, undefined, PAGE);
+      const page = await api().history(id, undefined, PAGE);
       setConv(id, (c) => mergePage(c, page, true));
+      followWaiting(id);
     } catch (err) {
       failed(err);
     }
@@ -192,19 +204,22 @@ function scheduleRead(): void {
   readTimer = setTimeout(() => {
     const c = getState().conv;
     if (!c || document.visibilityState !== 'visible' || !c.lastEventId) return;
-    void api.markRead(c.id, c.lastEventId).then(
-      (item) => set((s) => ({ conversations: s.conversations.map((x) => (x.id === item.id ? item : x)) })),
-      () => undefined,
-    );
+    void api()
+      .markRead(c.id, c.lastEventId)
+      .then(
+        (item) => set((s) => ({ conversations: s.conversations.map((x) => (x.id === item.id ? item : x)) })),
+        () => undefined,
+      );
   }, 150);
 }
 
+let loadingOlder = false;
 export async function loadOlder(): Promise<void> {
   const c = getState().conv;
-  if (!c || !c.more || loadingOlder) return;
+  if (!c?.more || loadingOlder) return;
   loadingOlder = true;
   try {
-    const page = await api.history(c.id, c.before, PAGE);
+    const page = await api().history(c.id, c.before, PAGE);
     setConv(c.id, (x) => mergePage(x, page, false));
   } catch (err) {
     failed(err);
@@ -212,36 +227,39 @@ export async function loadOlder(): Promise<void> {
     loadingOlder = false;
   }
 }
-let loadingOlder = false;
 
-export async function send(text: string): Promise<void> {
-  const c = getState().conv;
-  if (!c || !text.trim()) return;
-  const localId = `local-${Date.now().toString(36)}-${localCounter++}`;
-  setConv(c.id, (x) => addLocal(x, localId, text, Date.now()));
-  try {
-    const r = await api.send(c.id, text, localId);
-    setConv(c.id, (x) => confirmLocal(x, localId, r.messageId, r.disposition, r.reason));
-    const mine = early.filter((e) => e.data.messageId === r.messageId);
-    early = early.filter((e) => e.data.messageId !== r.messageId);
-    for (const e of mine) onEvent(c.id, e);
-    // Events about messages that were not ours came from another device: fetch them.
-    if (early.length && ![...(getState().conv?.messages.values() ?? [])].some((m) => m.local)) {
-      early = [];
-      refetchNewest(c.id);
-    }
-    if (getState().conversations.find((x) => x.id === c.id)?.title == null) void refreshList();
-  } catch (err) {
-    setConv(c.id, (x) => failLocal(x, localId, explain(err)));
-    failed(err);
-  }
+// ---- writing ----
+
+/** The input's text, kept on the device as the open conversation's draft. */
+export function setDraft(text: string): void {
+  set({ draft: text });
+  const id = getState().currentId;
+  if (id) saveDraft(id, text);
+}
+
+export function send(text: string): void {
+  if (!getState().conv || !text.trim()) return;
+  sendMessage(text);
+}
+
+/** Edit an unsent message: its text goes back into the input, after what is there. */
+export function editUnsent(localId: string): void {
+  const text = takeBack(localId);
+  if (text === undefined) return;
+  const draft = getState().draft;
+  setDraft(draft.trim() ? `${draft}\n${text}` : text);
+}
+
+/** Moves the open conversation to another project: the /project command, sent as any message is. */
+export function moveToProject(project: string): void {
+  send(`/project ${project}`);
 }
 
 export async function withdraw(messageId: string): Promise<void> {
   const c = getState().conv;
   if (!c) return;
   try {
-    await api.withdraw(c.id, messageId);
+    await api().withdraw(c.id, messageId);
     setConv(c.id, (x) => applyEvent(x, { type: 'message', data: { messageId, state: 'withdrawn' } }));
   } catch (err) {
     failed(err);
@@ -252,7 +270,7 @@ export async function edit(messageId: string, text: string): Promise<boolean> {
   const c = getState().conv;
   if (!c) return false;
   try {
-    await api.edit(c.id, messageId, text);
+    await api().edit(c.id, messageId, text);
     setConv(c.id, (x) => applyEvent(x, { type: 'message', data: { messageId, text } }));
     return true;
   } catch (err) {
@@ -265,7 +283,7 @@ export async function stop(): Promise<void> {
   const c = getState().conv;
   if (!c) return;
   try {
-    await api.stop(c.id);
+    await api().stop(c.id);
   } catch (err) {
     failed(err);
   }
@@ -275,7 +293,7 @@ export async function answerPermission(requestId: string, optionId: string): Pro
   const c = getState().conv;
   if (!c) return;
   try {
-    await api.answerPermission(c.id, requestId, optionId);
+    await api().answerPermission(c.id, requestId, optionId);
   } catch (err) {
     failed(err);
   }
@@ -285,7 +303,7 @@ export async function answerPermission(requestId: string, optionId: string): Pro
 
 export async function newConversation(project?: string): Promise<void> {
   try {
-    const { id } = await api.createConversation(project ? { project } : {});
+    const { id } = await api().createConversation(project ? { project } : {});
     await refreshList();
     await openConversation(id);
   } catch (err) {
@@ -295,7 +313,7 @@ export async function newConversation(project?: string): Promise<void> {
 
 export async function rename(id: string, title: string): Promise<void> {
   try {
-    const item = await api.updateConversation(id, { title });
+    const item = await api().updateConversation(id, { title });
     set((s) => ({ conversations: s.conversations.map((x) => (x.id === id ? item : x)) }));
   } catch (err) {
     failed(err);
@@ -304,9 +322,12 @@ export async function rename(id: string, title: string): Promise<void> {
 
 export async function archive(id: string, archived: boolean): Promise<void> {
   try {
-    await api.updateConversation(id, { archived });
-    const { conversations } = await api.conversations();
-    set({ conversations, ...(getState().archived ? { archived: (await api.conversations(true)).conversations } : {}) });
+    await api().updateConversation(id, { archived });
+    const { conversations } = await api().conversations();
+    set({
+      conversations,
+      ...(getState().archived ? { archived: (await api().conversations(true)).conversations } : {}),
+    });
     if (archived && getState().currentId === id) {
       const next = conversations[0];
       if (next) await openConversation(next.id);
@@ -320,10 +341,14 @@ export async function archive(id: string, archived: boolean): Promise<void> {
 export async function showArchived(show: boolean): Promise<void> {
   if (!show) return set({ archived: undefined });
   try {
-    set({ archived: (await api.conversations(true)).conversations });
+    set({ archived: (await api().conversations(true)).conversations });
   } catch (err) {
     failed(err);
   }
+}
+
+export function setProjectFilter(project: string | undefined): void {
+  set({ projectFilter: project });
 }
 
 export function setDrawer(open: boolean): void {

@@ -1,18 +1,24 @@
-/** The open conversation's title bar: the drawer toggle (phone), the title, rename and archive. */
+/**
+ * The open conversation's title bar: the drawer toggle (phone), the title with its project (and
+ * branch), and the ⋯ menu.
+ */
 import { useState } from 'preact/hooks';
-import { archive, rename, setDrawer, useStore } from '../state.js';
+import { branchOf } from '../projects.js';
+import { rename, setDrawer, useStore } from '../state.js';
+import type { ListItem } from '../wire-extra.js';
+import { ConversationMenu } from './ConversationMenu.js';
 import './Header.css';
 
 export function Header() {
   const id = useStore((s) => s.currentId);
   const item = useStore(
     (s) => s.conversations.find((c) => c.id === s.currentId) ?? s.archived?.find((c) => c.id === s.currentId),
-  );
-  const labelled = useStore((s) => !!s.projects);
+  ) as ListItem | undefined;
+  const projects = useStore((s) => s.projects?.projects);
   const drawerOpen = useStore((s) => s.drawerOpen);
   const [editing, setEditing] = useState<string | undefined>();
-  const [menu, setMenu] = useState(false);
   const title = item?.title ?? (id ? 'New conversation' : 'Rudder');
+  const branch = item ? branchOf(item, projects) : null;
 
   const save = (e: Event) => {
     e.preventDefault();
@@ -23,6 +29,7 @@ export function Header() {
   return (
     <header class="header">
       <button
+        type="button"
         class="quiet drawer-toggle"
         data-testid="drawer-toggle"
         aria-controls="sidebar"
@@ -45,35 +52,19 @@ export function Header() {
           />
         </form>
       ) : (
-        <h1 class="title" data-testid="conversation-title" title={title}>
-          {title}
-          {labelled && item?.project && <span class="project">{item.project}</span>}
-        </h1>
-      )}
-      {id && (
-        <div class="menu-wrap">
-          <button
-            class="quiet"
-            aria-haspopup="menu"
-            aria-expanded={menu}
-            aria-label="Conversation actions"
-            data-testid="conversation-menu"
-            onClick={() => setMenu(!menu)}
-          >
-            ⋯
-          </button>
-          {menu && (
-            <div class="menu" role="menu" onClick={() => setMenu(false)}>
-              <button role="menuitem" data-testid="rename" onClick={() => setEditing(item?.title ?? '')}>
-                Rename
-              </button>
-              <button role="menuitem" data-testid="archive" onClick={() => void archive(id, !item?.archived)}>
-                {item?.archived ? 'Unarchive' : 'Archive'}
-              </button>
-            </div>
+        <div class="heading">
+          <h1 class="title" data-testid="conversation-title" title={title}>
+            {title}
+          </h1>
+          {projects && item?.project && (
+            <span class="project" data-testid="project-chip" title={branch ? `${item.project} · ${branch}` : undefined}>
+              {item.project}
+              {branch && <span class="branch"> · {branch}</span>}
+            </span>
           )}
         </div>
       )}
+      {id && <ConversationMenu id={id} item={item} onRename={() => setEditing(item?.title ?? '')} />}
     </header>
   );
 }

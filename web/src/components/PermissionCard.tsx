@@ -1,23 +1,11 @@
 /** The agent asks to use a tool: Approve, Deny, and the CLI's other options, right in the turn. */
 import { useState } from 'preact/hooks';
 import { answerPermission } from '../state.js';
+import { inputText } from '../tool-input.js';
 import type { PermissionStep } from '../types.js';
 import './PermissionCard.css';
 
 const LABEL: Record<string, string> = { allow: 'Approve', deny: 'Deny' };
-
-/** The whole input as a person reads it: a command as it will run, other fields one by one. */
-function inputText(input: Record<string, unknown>): string {
-  const entries = Object.entries(input);
-  if (typeof input.command === 'string')
-    return [
-      input.command,
-      ...entries
-        .filter(([k]) => k !== 'command' && k !== 'description')
-        .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
-    ].join('\n');
-  return entries.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v, null, 2)}`).join('\n');
-}
 
 export function PermissionCard({ step }: { step: PermissionStep }) {
   const [sent, setSent] = useState<string | undefined>();
@@ -57,6 +45,7 @@ export function PermissionCard({ step }: { step: PermissionStep }) {
         <div class="choices">
           {options.map((o) => (
             <button
+              type="button"
               key={o.id}
               class={o.id === 'allow' ? 'primary' : o.id === 'deny' ? 'danger' : ''}
               data-testid={`permission-${o.id}`}
