@@ -88,13 +88,24 @@ export function flush(): Promise<void> {
       again = false;
       for (const item of loadOutbox()) {
         if (item.failed || inflight.has(item.clientMessageId)) continue;
-        if (!(await post(item))) return;
+        if (!(await post(item))) return waitAll();
       }
     } while (again);
   })().finally(() => {
     flushing = undefined;
   });
   return flushing;
+}
+
+/** The gateway is away: everything behind the one that failed waits with it, and says so. */
+function waitAll(): void {
+  for (const item of loadOutbox())
+    if (!item.failed && !inflight.has(item.clientMessageId))
+      setConv(item.conversationId, (x) =>
+        x.messages.get(item.clientMessageId)?.unsent
+          ? x
+          : failLocal(x, item.clientMessageId, 'offline', OFFLINE_REASON),
+      );
 }
 
 function retryLater(): void {

@@ -69,14 +69,23 @@ export async function boot(token: string | undefined): Promise<void> {
   await startList();
 }
 
+/** The conversation the address names (#c=…, a link or a reload), if it is a valid id. */
+function wantedConversation(): string | undefined {
+  const wanted = new URLSearchParams(location.hash.slice(1)).get('c');
+  return wanted && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(wanted) ? wanted : undefined;
+}
+
 async function startList(): Promise<void> {
+  // Before the gateway answers (it may not, offline): what this device kept of that conversation shows at once.
+  const wanted = wantedConversation();
+  if (wanted && !getState().currentId)
+    set({ currentId: wanted, conv: withUnsent(emptyConversation(wanted)), draft: loadDraft(wanted) });
   try {
     const { conversations } = await api().conversations();
     set({ conversations });
     void checkWaiting(conversations);
-    // The address names a conversation (#c=…, a link or a reload): open it, even one not started yet.
-    const wanted = new URLSearchParams(location.hash.slice(1)).get('c');
-    const first = wanted && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(wanted) ? wanted : conversations[0]?.id;
+    // The address names a conversation: open it, even one not started yet.
+    const first = wanted ?? conversations[0]?.id;
     if (first) return openConversation(first);
     await newConversation();
   } catch (err) {
