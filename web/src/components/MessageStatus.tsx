@@ -10,6 +10,8 @@ import type { ChatMessage } from '../model.js';
 import './MessageStatus.css';
 
 const NONE = new Map();
+/** States that are the usual course of things: the time and emoji say enough; a tap still tells the story. */
+const QUIET = new Set(['answered', 'running', 'steered', 'command', 'accepted']);
 
 function History({ m }: { m: ChatMessage }) {
   const turns = useStore((s) => s.conv?.turns ?? NONE);
@@ -46,7 +48,7 @@ export function MessageStatus({ m }: { m: ChatMessage }) {
       >
         <span class="when">{clock(m.receivedAt)}</span>
         {emoji && <span class="emoji">{emoji}</span>}
-        <span class="word">{word}</span>
+        {(!QUIET.has(m.state) || m.unsent) && <span class="word">{word}</span>}
       </button>
       {open && <History m={m} />}
     </div>

@@ -5,6 +5,8 @@
 import { useState } from 'preact/hooks';
 import { duration } from '../format.js';
 import { useNow } from '../hooks.js';
+import { useStore } from '../state.js';
+import { outOfTouch } from '../timeline.js';
 import { inputText } from '../tool-input.js';
 import type { ToolStep } from '../types.js';
 import { DIFF_FIELDS, Diff } from './Diff.js';
@@ -46,7 +48,9 @@ function Output({ step }: { step: ToolStep }) {
 export function ToolView({ step }: { step: ToolStep }) {
   const [open, setOpen] = useState(false);
   const running = step.status === 'running';
-  const now = useNow(running);
+  // Without the gateway a running tool may have ended long ago: its clock stops rather than counting on.
+  const stale = useStore((s) => running && outOfTouch(s.connection));
+  const now = useNow(running && !stale);
   const took = (step.endedAt ?? now) - step.at;
   const diff = DIFF_TOOLS.has(step.name);
   const body = diff ? (
@@ -60,7 +64,12 @@ export function ToolView({ step }: { step: ToolStep }) {
     <Output step={step} />
   );
   return (
-    <div class={`tool ${step.status}`} data-testid="tool-step" data-tool={step.name} data-status={step.status}>
+    <div
+      class={`tool ${step.status}${stale ? ' stale' : ''}`}
+      data-testid="tool-step"
+      data-tool={step.name}
+      data-status={step.status}
+    >
       <button
         type="button"
         class="tool-head"
@@ -72,7 +81,7 @@ export function ToolView({ step }: { step: ToolStep }) {
         <span class="state" aria-hidden="true" />
         <span class="tool-name">{step.name}</span>
         <Summary step={step} />
-        <span class="tool-time">{running ? `${duration(took)}…` : duration(took)}</span>
+        <span class="tool-time">{stale ? '?' : running ? `${duration(took)}…` : duration(took)}</span>
         <span class="chevron" aria-hidden="true" />
       </button>
       {open && (

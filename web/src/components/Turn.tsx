@@ -27,7 +27,7 @@ function Status({ turn }: { turn: TurnView }) {
   if (unknown)
     return (
       <div class="turn-status unknown" data-testid="turn-status" data-unknown="true">
-        Was working · its state is unknown until the gateway is back
+        Was working · state unknown until the gateway is back
       </div>
     );
   if (running) {
