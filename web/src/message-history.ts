@@ -82,7 +82,9 @@ export function messageHistory(m: ChatMessage, turns: Iterable<TurnView>, replie
     if (a.kind === 'received') continue;
     const text = ACK_TEXT[a.kind] ?? a.kind;
     const rank = ACK_RANK[a.kind] ?? 5;
-    lines.push({ key: `ack:${a.kind}`, rank, emoji: a.emoji, text: a.note ? `${text} (${a.note})` : text, at: a.at });
+    // A queued ack's note says where it waits; a steered one's repeats the message itself.
+    const note = a.kind === 'queued' ? a.note : undefined;
+    lines.push({ key: `ack:${a.kind}`, rank, emoji: a.emoji, text: note ? `${text} (${note})` : text, at: a.at });
   }
   for (const e of m.seen ?? [])
     lines.push({ key: `seen:${e.kind}:${e.at}`, rank: 2, emoji: '✏️', text: 'Edited while it waited', at: e.at });
