@@ -33,6 +33,7 @@ function Item({ c, active, now }: { c: ListItem; active: boolean; now: number })
       >
         <span class="name-row">
           <span class="name">{c.title ?? 'New conversation'}</span>
+          <span class="when">{ago(c.lastActivityAt, now)}</span>
           {unread && <span class="dot" data-testid="unread" role="img" aria-label="unread" />}
         </span>
         {waiting && (
@@ -40,19 +41,20 @@ function Item({ c, active, now }: { c: ListItem; active: boolean; now: number })
             🔐 Waiting for you
           </span>
         )}
-        <span class="meta">
-          {projects && c.project && (
-            <span class="project" data-testid="item-project">
-              {c.project}
-            </span>
-          )}
-          {branch && (
-            <span class="branch" data-testid="item-branch">
-              {branch}
-            </span>
-          )}
-          <span class="when">{ago(c.lastActivityAt, now)}</span>
-        </span>
+        {((projects && c.project) || branch) && (
+          <span class="meta">
+            {projects && c.project && (
+              <span class="project" data-testid="item-project">
+                {c.project}
+              </span>
+            )}
+            {branch && (
+              <span class="branch" data-testid="item-branch">
+                {branch}
+              </span>
+            )}
+          </span>
+        )}
       </button>
     </li>
   );

@@ -9,7 +9,7 @@ import type { ToolStep } from '../types.js';
 import './Diff.css';
 
 /** Lines shown before "Show all". */
-export const DIFF_PREVIEW_LINES = 40;
+export const DIFF_PREVIEW_LINES = 24;
 /** Characters of one line shown before "Show all". */
 export const DIFF_LINE_CHARS = 240;
 
