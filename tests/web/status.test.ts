@@ -4,7 +4,7 @@
  * its story; a message steered into a running turn keeps saying it was handed over once the agent
  * took it in, after the turn ends and after a reload.
  */
-import type { Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApp, shot, useWebGateway } from '../support/browser-rig.js';
 import { tempDir } from '../support/claude-rig.js';
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 /** Opens a message's story the way this device would (a tap on a phone) and returns its lines. */
-async function story(page: Page, message: Locator, touch: boolean): Promise<string[]> {
+async function story(message: Locator, touch: boolean): Promise<string[]> {
   const status = message.getByTestId('acks').last();
   if ((await status.getAttribute('aria-expanded')) !== 'true') await (touch ? status.tap() : status.click());
   const lines = message.getByTestId('message-history').last();
@@ -51,13 +51,13 @@ describe('message status by touch (real browser, real CLI)', () => {
 
       // Taken in and answered: it still says it was handed to the running turn.
       expect(await steered.textContent()).toContain('Handed to the running turn');
-      const steeredStory = await story(page, steered, touch);
+      const steeredStory = await story(steered, touch);
       expect(steeredStory.join('\n')).toMatch(/Received by the gateway[\s\S]*Handed to the running turn/);
       expect(steeredStory.join('\n')).toContain('Taken in by the agent');
       await shot(page, `status-story-${size}`);
 
       const first = page.locator('[data-testid="user-message"]:not([data-steered])').filter({ hasText: 'work first' });
-      expect((await story(page, first, touch)).join('\n')).toMatch(
+      expect((await story(first, touch)).join('\n')).toMatch(
         /Received by the gateway[\s\S]*The agent started on it[\s\S]*Answered/,
       );
 
@@ -66,7 +66,7 @@ describe('message status by touch (real browser, real CLI)', () => {
       const again = page.getByTestId('turn').last().locator('[data-steered="true"]');
       await again.waitFor({ timeout: rig.budget });
       expect(await again.textContent()).toContain('Handed to the running turn');
-      expect((await story(page, again, touch)).join('\n')).toMatch(/Handed to the running turn[\s\S]*Taken in/);
+      expect((await story(again, touch)).join('\n')).toMatch(/Handed to the running turn[\s\S]*Taken in/);
       expect(app.problems).toEqual([]);
       await app.close();
     });
@@ -80,12 +80,12 @@ describe('message status by touch (real browser, real CLI)', () => {
       const queued = page.getByTestId('queued-message').filter({ hasText: `tag:q2${size}` });
       await expect.poll(() => queued.getAttribute('data-state'), { timeout: rig.budget }).toBe('queued');
       await expect.poll(() => queued.getByTestId('acks').textContent(), { timeout: rig.budget }).toContain('⏳');
-      expect((await story(page, queued, touch)).join('\n')).toContain('Waits in line');
+      expect((await story(queued, touch)).join('\n')).toContain('Waits in line');
 
       await page.getByTestId('stop').click();
       const first = page.getByTestId('user-message').filter({ hasText: `tag:q1${size}` });
       await expect.poll(() => first.getByTestId('acks').textContent(), { timeout: rig.budget }).toContain('⏹');
-      expect((await story(page, first, touch)).join('\n')).toContain('Stopped');
+      expect((await story(first, touch)).join('\n')).toContain('Stopped');
       expect(app.problems).toEqual([]);
       await app.close();
     });
