@@ -36,13 +36,13 @@ function Item({ c, active, now }: { c: ListItem; active: boolean; now: number })
           <span class="when">{ago(c.lastActivityAt, now)}</span>
           {unread && <span class="dot" data-testid="unread" role="img" aria-label="unread" />}
         </span>
-        {waiting && (
-          <span class="waiting-badge" data-testid="waiting">
-            🔐 Waiting for you
-          </span>
-        )}
-        {((projects && c.project) || branch) && (
+        {((projects && c.project) || branch || waiting) && (
           <span class="meta">
+            {waiting && (
+              <span class="waiting-badge" data-testid="waiting">
+                🔐 Waiting for you
+              </span>
+            )}
             {projects && c.project && (
               <span class="project" data-testid="item-project">
                 {c.project}
