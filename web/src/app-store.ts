@@ -28,6 +28,8 @@ export interface AppState {
   draft: string;
   /** Counts this device's sends: the timeline brings each one into view. */
   sentSeq: number;
+  /** Counts the times text was put back into the input for the person to go on with (Edit on an unsent one). */
+  focusSeq: number;
   /** A short-lived message about an action that failed. */
   toast?: string;
 }
@@ -40,6 +42,7 @@ const store = createStore<AppState>({
   waiting: {},
   draft: '',
   sentSeq: 0,
+  focusSeq: 0,
 });
 
 export const getState = store.get;

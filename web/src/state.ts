@@ -257,6 +257,7 @@ export function editUnsent(localId: string): void {
   if (text === undefined) return;
   const draft = getState().draft;
   setDraft(draft.trim() ? `${draft}\n${text}` : text);
+  set((s) => ({ focusSeq: s.focusSeq + 1 }));
 }
 
 /** Moves the open conversation to another project: the /project command, sent as any message is. */

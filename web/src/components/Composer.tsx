@@ -57,8 +57,8 @@ export function Composer() {
   // Written while the gateway is away, a message waits on the device: only a refused token stops the input.
   const ready = useStore((s) => s.connection !== 'unauthorized' && !!s.conv);
   const text = useStore((s) => s.draft);
+  const focusSeq = useStore((s) => s.focusSeq);
   const input = useRef<HTMLTextAreaElement>(null);
-  const last = useRef(text);
 
   useLayoutEffect(() => {
     const el = input.current;
@@ -69,13 +69,11 @@ export function Composer() {
 
   // Text put back from elsewhere (Edit on an unsent message) is where the person types next.
   useEffect(() => {
-    const grew = text.length > last.current.length + 1;
-    last.current = text;
-    if (grew && document.activeElement !== input.current) {
-      input.current?.focus();
-      input.current?.setSelectionRange(text.length, text.length);
-    }
-  }, [text]);
+    const el = input.current;
+    if (!focusSeq || !el) return;
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }, [focusSeq]);
 
   const submit = (e?: Event) => {
     e?.preventDefault();
