@@ -1,5 +1,5 @@
 /** Small steps the web app's browser tests share: typing and sending, and where the timeline is scrolled. */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 export async function send(page: Page, text: string): Promise<void> {
   await page.getByTestId('input').fill(text);
@@ -26,7 +26,9 @@ export async function scrollBy(page: Page, dy: number): Promise<void> {
   await page.getByTestId('log').evaluate(
     (el, by) =>
       new Promise<void>((resolve) => {
-        el.addEventListener('scroll', () => requestAnimationFrame(() => resolve()), { once: true });
+        el.addEventListener('scroll', () => el.ownerDocument.defaultView!.requestAnimationFrame(() => resolve()), {
+          once: true,
+        });
         el.scrollTop += by;
       }),
     dy,
@@ -38,4 +40,12 @@ export async function inView(page: Page, selector: ReturnType<Page['locator']>):
   const log = await page.getByTestId('log').boundingBox();
   const box = await selector.boundingBox();
   return !!log && !!box && box.y >= log.y - 1 && box.y + box.height <= log.y + log.height + 1;
+}
+
+/** The page's own getComputedStyle, typed here (the tests compile without the DOM's types). */
+type Styles = { getComputedStyle(el: unknown): { getPropertyValue(p: string): string } };
+
+/** A computed style of the element, as the browser gives it. */
+export function style(l: Locator, property: string): Promise<string> {
+  return l.evaluate((el, p) => (globalThis as unknown as Styles).getComputedStyle(el).getPropertyValue(p), property);
 }

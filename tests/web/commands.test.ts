@@ -11,7 +11,7 @@ import { launch, openApp, shot } from '../support/browser-rig.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
-import { send } from './chat-helpers.js';
+import { send, style } from './chat-helpers.js';
 
 let mock: MockApi;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
@@ -57,14 +57,12 @@ async function answer(page: Page, command: string): Promise<Locator> {
 async function leftAligned(page: Page, block: Locator): Promise<void> {
   const box = (await block.boundingBox())!;
   const content = (await page.locator('.timeline-content').boundingBox())!;
-  const pad = await page
-    .locator('.timeline-content')
-    .evaluate((el) => Number.parseFloat(getComputedStyle(el).paddingLeft));
+  const pad = Number.parseFloat(await style(page.locator('.timeline-content'), 'padding-left'));
   expect(Math.abs(box.x - (content.x + pad))).toBeLessThanOrEqual(2);
-  expect(await block.evaluate((el) => getComputedStyle(el).textAlign)).toMatch(/^(left|start)$/);
+  expect(await style(block, 'text-align')).toMatch(/^(left|start)$/);
 }
 
-const px = (l: Locator) => l.evaluate((el) => Number.parseFloat(getComputedStyle(el).fontSize));
+const px = (l: Locator) => style(l, 'font-size').then(Number.parseFloat);
 
 describe('answers and reading sizes (real browser, real CLI)', () => {
   for (const size of ['phone', 'desktop'] as const) {
@@ -82,21 +80,16 @@ describe('answers and reading sizes (real browser, real CLI)', () => {
       await leftAligned(page, project);
       const list = project.locator('pre');
       expect(await list.textContent()).toMatch(/→ site — .*\n\s+api — /);
-      expect(await list.evaluate((el) => getComputedStyle(el).fontFamily)).toMatch(/mono/i);
+      expect(await style(list, 'font-family')).toMatch(/mono/i);
 
       await send(page, `show the counts tag:table${size}`);
       const reply = page.getByTestId('reply').filter({ hasText: 'Counts' });
       await reply.waitFor({ timeout: budget });
       const cells = reply.locator('td');
-      expect(await cells.nth(1).evaluate((el) => getComputedStyle(el).textAlign)).toBe('right');
-      expect(await cells.nth(2).evaluate((el) => getComputedStyle(el).textAlign)).toBe('center');
-      expect(await cells.nth(0).evaluate((el) => getComputedStyle(el).textAlign)).toMatch(/^(left|start)$/);
-      expect(
-        await reply
-          .locator('th')
-          .nth(1)
-          .evaluate((el) => getComputedStyle(el).textAlign),
-      ).toBe('right');
+      expect(await style(cells.nth(1), 'text-align')).toBe('right');
+      expect(await style(cells.nth(2), 'text-align')).toBe('center');
+      expect(await style(cells.nth(0), 'text-align')).toMatch(/^(left|start)$/);
+      expect(await style(reply.locator('th').nth(1), 'text-align')).toBe('right');
 
       // A turn ran in the project: its CLI session is listed.
       const sessions = await answer(page, '/sessions');

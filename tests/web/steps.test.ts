@@ -13,7 +13,7 @@ import { launch, openApp, shot } from '../support/browser-rig.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 import { type MockApi, type MockReply, startMockApi } from '../support/mock-anthropic.js';
-import { send } from './chat-helpers.js';
+import { send, style } from './chat-helpers.js';
 
 let mock: MockApi;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
@@ -103,7 +103,7 @@ describe('tool steps and diffs (real browser, real CLI)', () => {
       const output = failed.locator('.output pre');
       expect(await output.textContent()).toContain(`file-${size}`);
       await noSideways(page, '.tool .output pre');
-      expect(await output.evaluate((el) => getComputedStyle(el).whiteSpace)).toBe('pre-wrap');
+      expect(await style(output, 'white-space')).toBe('pre-wrap');
       await page.getByTestId('turn').last().getByTestId('reply').waitFor({ timeout: budget });
       expect(app.problems).toEqual([]);
       await app.close();
