@@ -3,7 +3,7 @@
  * sent as any message is), archive. It closes on Escape, on a tap outside it, and when another
  * conversation opens.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { archive, moveToProject, useStore } from '../state.js';
 import type { ConversationItem } from '../types.js';
 
@@ -19,7 +19,8 @@ export function ConversationMenu({ id, item, onRename }: { id: string; item?: Co
   };
 
   useEffect(close, [id]);
-  useEffect(() => {
+  // Attached before the menu is painted: an Escape or a tap right after it shows is not missed.
+  useLayoutEffect(() => {
     if (!open) return;
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape') return;
