@@ -107,6 +107,7 @@ export const QueuedMessage = memo(function QueuedMessage({ m }: { m: ChatMessage
           </div>
         </form>
       )}
+      {!m.local && <MessageStatus m={m} />}
       <div class="wait-line">
         <span class="wait-text" data-testid="wait-text">
           {waitText(m)}
@@ -131,7 +132,6 @@ export const QueuedMessage = memo(function QueuedMessage({ m }: { m: ChatMessage
           </span>
         )}
       </div>
-      {!m.local && <MessageStatus m={m} />}
     </div>
   );
 });
