@@ -8,16 +8,9 @@
  * `sink.admits()` says the sender is let in.
  */
 
-export type ChatType = 'direct' | 'group';
+import type { Attachment, ChatType } from '../store/types.js';
 
-export interface Attachment {
-  kind: 'image' | 'document' | 'audio' | 'voice' | 'video';
-  /** Absolute path under the data dir where the file was saved. */
-  path: string;
-  name: string;
-  mime?: string;
-  size?: number;
-}
+export type { Attachment, ChatType };
 
 export interface InboundMessage {
   /** Channel name, e.g. "web", "telegram". */

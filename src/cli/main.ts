@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { RudderError } from '../errors.js';
-import { VERSION } from '../ops/status.js';
+import { VERSION } from '../ops/version.js';
 import * as backup from './backup.js';
 import * as doctor from './doctor.js';
 import * as pairing from './pairing.js';

@@ -4,9 +4,9 @@
  * Every key is documented in the README.
  */
 import { z } from 'zod';
-import { PERMISSION_MODES } from '../agents/claude/args.js';
-import { isLoopbackHost, splitHostPort } from '../channels/web/hosts.js';
+import { isLoopbackHost, splitHostPort } from '../security/hosts.js';
 import { channelsSchema, progressSchema, queueModeSchema, sttSchema } from './channels-schema.js';
+import { PERMISSION_MODES } from './permission-modes.js';
 
 export { queueModeSchema };
 export type QueueMode = z.infer<typeof queueModeSchema>;

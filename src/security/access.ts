@@ -7,10 +7,20 @@
  * (gateway/intake.ts route(), with isOwner() from here).
  */
 import { randomInt } from 'node:crypto';
-import type { InboundMessage } from '../channels/channel.js';
 import type { ChannelAccessConfig } from '../config/channels-schema.js';
 import type { AccessStore, PairingRequest } from './access-store.js';
 import { SenderLimiter } from './pairing-limits.js';
+
+/** What access control looks at in an inbound message (a channel's InboundMessage has all of it). */
+export interface AccessRequest {
+  channel: string;
+  conversationKey: string;
+  /** A thread's own channel (Discord): a group allowlist may name it. */
+  parentKey?: string;
+  sender: { id: string; name?: string };
+  chatType: 'direct' | 'group';
+  addressed?: boolean;
+}
 
 export type AccessDecision =
   | { allowed: true; owner: boolean }
@@ -108,7 +118,7 @@ export class AccessControl {
    * The door's decision, with its side effects: a stranger in a direct chat is given a pairing
    * code (or reminded of it), a stranger in a group is pointed to a direct chat (throttled).
    */
-  check(msg: InboundMessage): AccessDecision {
+  check(msg: AccessRequest): AccessDecision {
     const d = this.decide(msg);
     return d === 'stranger' ? this.refuseStranger(msg, this.config[msg.channel]!) : d;
   }
@@ -117,7 +127,7 @@ export class AccessControl {
    * The same decision as check(), without side effects and cheap: channels ask it before they
    * download anything a message carries.
    */
-  admits(msg: InboundMessage): boolean {
+  admits(msg: AccessRequest): boolean {
     const d = this.decide(msg);
     return d !== 'stranger' && d.allowed;
   }
@@ -129,7 +139,7 @@ export class AccessControl {
     return this.config[channel]?.owners.some((o) => normaliseId(o) === sender) ?? false;
   }
 
-  private decide(msg: InboundMessage): AccessDecision | 'stranger' {
+  private decide(msg: AccessRequest): AccessDecision | 'stranger' {
     if (this.trusted.has(msg.channel)) return { allowed: true, owner: true };
     const cfg = this.config[msg.channel];
     if (!cfg) return { allowed: false, reason: 'channel-not-configured' };
@@ -154,7 +164,7 @@ export class AccessControl {
   }
 
   /** Strangers get a pairing code in a direct chat; in a group they are pointed to one. */
-  private refuseStranger(msg: InboundMessage, cfg: ChannelAccessConfig): AccessDecision {
+  private refuseStranger(msg: AccessRequest, cfg: ChannelAccessConfig): AccessDecision {
     if (!cfg.pairing) return { allowed: false, reason: 'not-allowed' };
     const now = this.now();
     if (msg.chatType === 'group') {

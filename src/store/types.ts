@@ -1,5 +1,15 @@
 /** Rows of the store, as the rest of Rudder sees them. */
-import type { Attachment, ChatType } from '../channels/channel.js';
+
+export type ChatType = 'direct' | 'group';
+
+export interface Attachment {
+  kind: 'image' | 'document' | 'audio' | 'voice' | 'video';
+  /** Absolute path under the data dir where the file was saved. */
+  path: string;
+  name: string;
+  mime?: string;
+  size?: number;
+}
 
 /** open: accepted, queued, running, steering, deferred. Terminal: the rest. */
 export type MessageState =
