@@ -213,7 +213,7 @@ export async function benchFloor(ctx: BenchContext): Promise<SectionBody> {
       const cw = await watch(conv);
       samples.rudderCold.push(await rudderTurn(cw, conv, `rc${i}`));
       cw.close();
-      await gw.gw.core.pool.release(`web:${conv}`, 'benchmark sample over');
+      await gw.gw.services.pool.release(`web:${conv}`, 'benchmark sample over');
     };
     const sdkCold = async (i: number) => {
       const sentWall = Date.now();

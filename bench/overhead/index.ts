@@ -30,7 +30,7 @@ async function withGateway<T>(fn: (g: FakeGateway) => Promise<T>, groupCommit = 
 }
 
 function openCount(g: FakeGateway): number {
-  const counts = g.gw.core.store.countsByState();
+  const counts = g.gw.services.store.countsByState();
   return OPEN_STATES.reduce((n, s) => n + (counts[s] ?? 0), 0);
 }
 
@@ -53,14 +53,14 @@ async function httpLoad(g: FakeGateway, conversations: number, total: number) {
   };
   // The accepted messages are answered in the background; the figure counts until the last is.
   const settleStart = performance.now();
-  while (openCount(g) > 0 || g.gw.core.store.owedCount() > 0) await sleep(5);
+  while (openCount(g) > 0 || g.gw.services.store.owedCount() > 0) await sleep(5);
   const drainMs = performance.now() - settleStart;
   return { ...r, drainMs, perSecond: (r.sent / (r.elapsedMs + drainMs)) * 1000 };
 }
 
 /** Counts group commits: with store.groupCommit each loop turn's writes end in one COMMIT statement. */
 function groupCommits(g: FakeGateway): () => number {
-  const db = g.gw.core.store.db;
+  const db = g.gw.services.store.db;
   let commits = 0;
   const exec = db.exec.bind(db);
   db.exec = ((sql: string) => {
@@ -134,7 +134,7 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
 
   const flow = await withGateway(async (g) => {
     await closedLoop(g, 10, n(300), { tag: 'warm' });
-    const tally = instrumentStore(g.gw.core.store);
+    const tally = instrumentStore(g.gw.services.store);
     const r = await closedLoop(g, 100, n(5000), { tag: 'sql' });
     return { messages: r.messages, ...tally() };
   });
@@ -143,7 +143,7 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
 
   const groupedFlow = await withGateway(async (g) => {
     await closedLoop(g, 10, n(300), { tag: 'warm' });
-    const tally = instrumentStore(g.gw.core.store);
+    const tally = instrumentStore(g.gw.services.store);
     const commits = groupCommits(g);
     const r = await closedLoop(g, 100, n(5000), { tag: 'sql' });
     return { messages: r.messages, ...tally(), groupCommits: commits() };

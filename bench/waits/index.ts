@@ -112,7 +112,7 @@ export async function benchWaits(ctx: BenchContext): Promise<SectionBody> {
         conv,
       });
       cold[name].push({ ...p, reply: reply.at - sent });
-      await g.gw.core.pool.release(`web:${conv}`, 'benchmark sample over');
+      await g.gw.services.pool.release(`web:${conv}`, 'benchmark sample over');
     };
     for (let i = 0; i < coldRuns + 1; i++) {
       // The first sample of each primes (with the flag on, the first new conversation starts the first spare).

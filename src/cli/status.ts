@@ -1,6 +1,6 @@
 /** `rudder status [--json]`: GET /api/status, for humans or raw. */
 import type { Command } from 'commander';
-import type { StatusReport } from '../ops/status.js';
+import type { StatusReport } from '../http/wire.js';
 import { call, endpoint } from './client.js';
 
 const mb = (b: number | null) => (b === null ? '-' : `${Math.round(b / 1024 / 1024)} MB`);

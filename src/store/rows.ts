@@ -29,6 +29,7 @@ export function toMessage(r: any): MessageRow {
     attempts: r.attempts,
     turnId: r.turn_id,
     retryAt: r.retry_at,
+    heldFor: r.held_for ?? null,
   };
 }
 

@@ -9,6 +9,7 @@ import { ConversationProjects } from './conversation-projects.js';
 import { type Db, integrityCheck, openDatabase } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { HistoryQueries } from './history.js';
+import { Inbox, type NewMessage, transitionStatements } from './inbox.js';
 import { json, toConversation, toEvent, toMessage, toOutbox, toTurn } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import type {
@@ -33,17 +34,7 @@ export const newId = (prefix: string) =>
 /** Tool calls recorded per turn, at most: enough to tell the agent what a cut-off turn had started. */
 const MAX_TURN_TOOLS = 20;
 
-export interface NewMessage {
-  conversationId: string;
-  channel: string;
-  platformMessageId: string;
-  senderId: string;
-  text: string;
-  extra?: MessageExtra;
-  sentAt?: number;
-  state: MessageState;
-  reason?: string;
-}
+export type { NewMessage };
 
 export interface NewOutbox {
   conversationId: string;
@@ -78,6 +69,8 @@ export class Store {
   /** Per conversation and project: its saved session and its worktree. */
   readonly projects: ConversationProjects;
   private readonly s: Statements;
+  /** Every inbound message and its state, changed through named transitions only. */
+  readonly inbox: Inbox;
   /** Conversation rows are read on every message; the setters below keep this in step with the table. */
   private readonly convCache = new Map<string, ConversationRow>();
   private readonly checkpointer: Checkpointer | undefined;
@@ -91,7 +84,8 @@ export class Store {
       this.db.pragma('wal_autocheckpoint = 0');
       this.checkpointer = new Checkpointer(file, 500, opts.onError);
     }
-    this.s = prepareStatements(this.db);
+    this.s = { ...prepareStatements(this.db), ...transitionStatements(this.db) };
+    this.inbox = new Inbox(this.s, newId);
     this.projects = new ConversationProjects(this.db);
     this.history = new HistoryQueries(this.db);
     if (opts.groupCommit) {
@@ -214,92 +208,27 @@ export class Store {
     if (cached) this.convCache.set(id, { ...cached, lastReadSeq: Math.max(cached.lastReadSeq, seq) });
   }
 
-  // ---- inbox ----
+  // ---- inbox (the messages and their states: inbox.ts) ----
 
   /** Commits an inbound message; a redelivery (same channel and platform id) returns the existing row. */
   insertMessage(m: NewMessage): { row: MessageRow; duplicate: boolean } {
-    const id = newId('m');
-    const info = this.s.msgInsert!.run({
-      id,
-      conversationId: m.conversationId,
-      channel: m.channel,
-      platformMessageId: m.platformMessageId,
-      senderId: m.senderId,
-      text: m.text,
-      extra: m.extra ? json(m.extra) : null,
-      sentAt: m.sentAt ?? null,
-      receivedAt: Date.now(),
-      state: m.state,
-      reason: m.reason ?? null,
-    });
-    const row = toMessage(this.s.msgByPlatform!.get(m.channel, m.platformMessageId));
-    return { row, duplicate: info.changes === 0 };
+    return this.inbox.insert(m);
   }
 
   message(id: string): MessageRow | undefined {
-    const r = this.s.msgGet!.get(id);
-    return r ? toMessage(r) : undefined;
+    return this.inbox.get(id);
   }
 
   messageByPlatformId(channel: string, platformMessageId: string): MessageRow | undefined {
-    const r = this.s.msgByPlatform!.get(channel, platformMessageId);
-    return r ? toMessage(r) : undefined;
-  }
-
-  setState(ids: string[], state: MessageState, reason?: string | null): void {
-    const now = Date.now();
-    for (const id of ids) this.s.msgState!.run(state, reason ?? null, now, id);
-  }
-
-  markQueued(id: string): void {
-    this.s.msgQueued!.run(Date.now(), id);
-  }
-
-  /** Marks inputs as handed to a turn ('running' or 'steering') and counts the attempt. */
-  markInTurn(ids: string[], state: 'running' | 'steering', turnId: string): void {
-    const now = Date.now();
-    for (const id of ids) this.s.msgRunning!.run(state, turnId, now, id);
-  }
-
-  /** A steer the agent never took in was no attempt: it does not count towards the re-run limit. */
-  untaken(id: string): void {
-    this.s.msgUntaken!.run(Date.now(), id);
-  }
-
-  /** Records which turn answered each input (a steer written between turns learns it only then). */
-  setTurn(ids: string[], turnId: string): void {
-    const now = Date.now();
-    for (const id of ids) this.s.msgTurn!.run(turnId, now, id);
-  }
-
-  defer(ids: string[], retryAt: number, reason: string): void {
-    const now = Date.now();
-    for (const id of ids) this.s.msgDefer!.run(retryAt, reason, now, id);
-  }
-
-  updateText(id: string, text: string): void {
-    this.s.msgText!.run(text, Date.now(), id);
-  }
-
-  setExtra(id: string, extra: MessageExtra): void {
-    this.s.msgExtra!.run(json(extra), Date.now(), id);
-  }
-
-  openMessages(): MessageRow[] {
-    return this.s.msgOpen!.all(...OPEN_STATES).map(toMessage);
-  }
-
-  /** Messages of a conversation held by a rate limit or a hold, oldest first. */
-  deferredMessages(conversationId: string): MessageRow[] {
-    return this.s.msgDeferred!.all(conversationId).map(toMessage);
+    return this.inbox.byPlatformId(channel, platformMessageId);
   }
 
   recentMessages(conversationId: string, limit = 100): MessageRow[] {
-    return this.s.msgByConv!.all(conversationId, limit).map(toMessage).reverse();
+    return this.inbox.recent(conversationId, limit);
   }
 
   countsByState(): Record<string, number> {
-    return Object.fromEntries(this.s.msgCountByState!.all().map((r: any) => [r.state, r.n]));
+    return this.inbox.countsByState();
   }
 
   // ---- outbox ----
@@ -354,7 +283,8 @@ export class Store {
     conversationId: string,
     type: EventType,
     messageId: string | null,
-    data: Record<string, unknown>,
+    /** Plain data, stored as JSON. */
+    data: object,
   ): EventRow {
     return this.appendEventLocked(conversationId, type, messageId, data, null)!;
   }
@@ -363,13 +293,20 @@ export class Store {
     conversationId: string,
     type: EventType,
     messageId: string | null,
-    data: Record<string, unknown>,
+    data: object,
     outboxId: string | null,
   ): EventRow | undefined {
     const now = Date.now();
     const info = this.s.evInsert!.run(conversationId, type, messageId, outboxId, json(data), now);
     if (!info.changes) return undefined;
-    return { seq: Number(info.lastInsertRowid), conversationId, type, messageId, data, createdAt: now };
+    return {
+      seq: Number(info.lastInsertRowid),
+      conversationId,
+      type,
+      messageId,
+      data: data as Record<string, unknown>,
+      createdAt: now,
+    };
   }
 
   lastEventSeq(conversationId: string): number {

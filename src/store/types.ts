@@ -29,6 +29,10 @@ export type MessageState =
 
 export const OPEN_STATES: MessageState[] = ['accepted', 'queued', 'running', 'steering', 'deferred'];
 
+/** Why a deferred message is held: a rate limit (its reset time known or estimated), or the agent's terminal. */
+export const HELD_FOR = ['rate-limit', 'rate-limit-estimated', 'agent-terminal'] as const;
+export type HeldFor = (typeof HELD_FOR)[number];
+
 export interface MessageExtra {
   senderName?: string;
   chatType?: ChatType;
@@ -55,6 +59,8 @@ export interface MessageRow {
   attempts: number;
   turnId: string | null;
   retryAt: number | null;
+  /** Why a deferred message is held; null otherwise. */
+  heldFor: HeldFor | null;
 }
 
 export interface ConversationRow {

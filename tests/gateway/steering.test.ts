@@ -122,7 +122,7 @@ describe('steering and queue modes (real CLI)', () => {
       await w.ready;
       await gw.post('nul1', '/queue collect');
       const accept = (id: string, text: string) =>
-        gw.gw.core.accept({
+        gw.gw.services.intake.accept({
           channel: 'web',
           platformMessageId: id,
           conversationKey: 'nul1',
@@ -139,7 +139,7 @@ describe('steering and queue modes (real CLI)', () => {
       const r = await w.waitReply(a.messageId, 'reply');
       expect(r.data.messageIds).toEqual([a.messageId, c.messageId]);
       expect(r.data.text).toBe('ok tag:n1 tag:n3');
-      expect(gw.gw.core.store.message(bad.messageId)!.state).toBe('refused');
+      expect(gw.gw.services.store.message(bad.messageId)!.state).toBe('refused');
     },
   );
 
@@ -182,7 +182,7 @@ describe('steering and queue modes (real CLI)', () => {
       const summary = mock.mainRequests().find((q) => q.lastUserText.includes('tag:cap3'))!;
       expect(summary.lastUserText).toContain('[2 messages arrived while the queue was full; they are merged here]');
       expect(summary.lastUserText).toContain('tag:cap4');
-      const states = sent.map((s) => small.gw.core.store.message(s.messageId)!.state);
+      const states = sent.map((s) => small.gw.services.store.message(s.messageId)!.state);
       expect(states).toEqual(['answered', 'answered', 'answered', 'merged']);
     } finally {
       await small.stop();
@@ -210,7 +210,7 @@ describe('every turn in a stream-json process, beyond the warm cap (real CLI)', 
         const replies = await Promise.all(ws.map((w, i) => w.waitReply(steers[i]!.messageId, 'reply', 60_000)));
         replies.forEach((r, i) => expect(r.data.messageIds).toEqual([firsts[i]!.messageId, steers[i]!.messageId]));
         // Between turns only one process stays warm; the others exited.
-        const registry = g.gw.core.registry;
+        const registry = g.gw.services.registry;
         await waitUntil(() => registry.sessions().filter((s) => s.pid() !== undefined).length === 1, 15_000);
         expect(registry.idleWarm()).toHaveLength(1);
 

@@ -6,7 +6,7 @@ import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 
 // SQLite's numbering: PRAGMA synchronous reads 1 for NORMAL, 2 for FULL.
 const level = (gw: Awaited<ReturnType<typeof startInProcess>>) =>
-  gw.gw.core.store.db.pragma('synchronous', { simple: true });
+  gw.gw.services.store.db.pragma('synchronous', { simple: true });
 
 describe('store.synchronous', () => {
   it('defaults to normal and takes only normal or full', () => {
@@ -31,7 +31,7 @@ describe('store.synchronous', () => {
       });
       try {
         expect(level(gw)).toBe(expected);
-        expect(gw.gw.core.store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+        expect(gw.gw.services.store.db.pragma('journal_mode', { simple: true })).toBe('wal');
       } finally {
         await gw.stop();
       }

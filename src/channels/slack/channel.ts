@@ -12,6 +12,7 @@ import type {
   AckKind,
   CardView,
   Channel,
+  ChannelCapabilities,
   ChannelStatus,
   InboundSink,
   MessageRef,
@@ -70,6 +71,7 @@ export class SlackChannel implements Channel {
   private inbound: Promise<unknown> = Promise.resolve();
   private readonly threadText = new Map<string, string>();
   private readonly surfaces: SlackSurfaces;
+  readonly capabilities: ChannelCapabilities;
 
   constructor(o: SlackChannelOptions) {
     this.cfg = o.config;
@@ -81,6 +83,7 @@ export class SlackChannel implements Channel {
       inOrder: (key, task) => this.serial.run(key, task),
       log: this.log,
     });
+    this.capabilities = { cards: this.surfaces, buttons: this.surfaces };
   }
 
   private configuredTokens(): { bot: string; app: string } {
@@ -293,22 +296,6 @@ export class SlackChannel implements Channel {
     }
     const text = ackText(kind, note);
     if (text) await this.serial.run(to.conversationKey, () => this.post(to.conversationKey, text));
-  }
-
-  postCard(to: MessageRef, card: CardView): Promise<string> {
-    return this.surfaces.postCard(to, card);
-  }
-
-  editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
-    return this.surfaces.editCard(to, handle, card);
-  }
-
-  askPermission(to: MessageRef, prompt: PromptView): Promise<string> {
-    return this.surfaces.askPermission(to, prompt);
-  }
-
-  settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
-    return this.surfaces.settlePermission(to, handle, prompt);
   }
 
   status(): ChannelStatus {

@@ -14,6 +14,7 @@ import type {
   AckKind,
   CardView,
   Channel,
+  ChannelCapabilities,
   ChannelStatus,
   InboundSink,
   MessageRef,
@@ -73,6 +74,7 @@ export class TelegramChannel implements Channel {
   private readonly progress = new PartProgress();
   private readonly typingKeeper: TypingKeeper;
   private readonly surfaces: TelegramSurfaces;
+  readonly capabilities: ChannelCapabilities;
 
   constructor(o: TelegramChannelOptions) {
     this.cfg = o.config;
@@ -85,6 +87,7 @@ export class TelegramChannel implements Channel {
       log: this.log,
       describe: (err) => describe(err, this.token),
     });
+    this.capabilities = { cards: this.surfaces, drafts: this.surfaces, buttons: this.surfaces };
     this.typingKeeper = new TypingKeeper({
       intervalMs: o.typingIntervalMs ?? TYPING_INTERVAL_MS,
       logger: this.log,
@@ -333,26 +336,6 @@ export class TelegramChannel implements Channel {
 
   typing(to: MessageRef, on: boolean): void {
     if (this.bot) this.typingKeeper.set(to, on);
-  }
-
-  postCard(to: MessageRef, card: CardView): Promise<string> {
-    return this.surfaces.postCard(to, card);
-  }
-
-  editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
-    return this.surfaces.editCard(to, handle, card);
-  }
-
-  draftText(to: MessageRef, draftId: number, text: string): Promise<boolean> {
-    return this.surfaces.draftText(to, draftId, text);
-  }
-
-  askPermission(to: MessageRef, prompt: PromptView): Promise<string> {
-    return this.surfaces.askPermission(to, prompt);
-  }
-
-  settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
-    return this.surfaces.settlePermission(to, handle, prompt);
   }
 
   status(): ChannelStatus {

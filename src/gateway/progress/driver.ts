@@ -2,7 +2,7 @@
  * The progress driver: one card per running turn in each chat, built from the StepLog (never
  * from a backend's events). It decides when a card is posted, edited and collapsed, by the
  * `progress` settings of the conversation's channel, and calls the channel's optional
- * postCard/editCard/draftText. Everything here is best effort: the final reply travels through
+ * capabilities (cards, drafts). Everything here is best effort: the final reply travels through
  * the outbox on its own, and no card call waits for it or delays it.
  *
  * Cadence, per card: edits are at least `editEverySeconds` apart, counted from the previous call's
@@ -10,15 +10,16 @@
  * next edit (never queued up), which renders the turn as it is then. A 429 holds every card of
  * that chat until its retry-after passed.
  */
-import type { CardView, Channel } from '../../channels/channel.js';
+import type { CardCalls, CardView } from '../../channels/channel.js';
 import type { Config } from '../../config/schema.js';
 import { isRudderError, RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { BusEvent, EventBus } from '../bus.js';
+import type { Chat } from '../chats.js';
 import type { StepLog } from '../steps/step-log.js';
 import type { Step, TurnView } from '../steps/types.js';
 import { type Card, clearTimers, newCard } from './card.js';
-import { collapsedCard, runningCard } from './compose.js';
+import { collapsedCard, runningCard } from './card-view.js';
 import { type DraftHost, streamDraft } from './draft.js';
 import { IntermediateTexts } from './intermediate.js';
 import { type ProgressConfig, progressFor } from './settings.js';
@@ -38,7 +39,7 @@ export interface ProgressHost {
   log: Logger;
   settings(): Config;
   /** The chat a conversation lives in, when its channel runs. */
-  target(conversationId: string): { channel: Channel; key: string } | undefined;
+  target(conversationId: string): Chat | undefined;
   queued(conversationId: string): number;
   /** Sends text the agent wrote between tools as a message of its own (progress.text "messages"). */
   sendText(conversationId: string, text: string, inputIds: string[]): void;
@@ -86,14 +87,15 @@ export class ProgressDriver {
   private changed(turn: TurnView, changed: Step[]): void {
     if (this.stopped) return;
     const target = this.host.target(turn.conversationId);
-    if (!target || target.channel.name === 'web') return;
+    const caps = target?.channel.capabilities;
+    if (!target || caps?.drawsTurns) return;
     const cfg = progressFor(this.host.settings(), target.channel.name);
     if (cfg.text === 'messages') this.intermediate.seen(turn);
     let card = this.cards.get(turn.id);
     if (!card) {
       if (turn.status !== 'running') return void this.gaveUp.delete(turn.id);
-      if (cfg.mode !== 'card' || !target.channel.postCard || this.gaveUp.has(turn.id)) return;
-      card = this.open(turn, target, cfg);
+      if (cfg.mode !== 'card' || !caps?.cards || this.gaveUp.has(turn.id)) return;
+      card = this.open(turn, target, caps.cards, cfg);
     }
     card.view = turn;
     if (changed.some((s) => s.kind === 'text')) card.streaming = '';
@@ -105,8 +107,8 @@ export class ProgressDriver {
     this.schedule(card);
   }
 
-  private open(turn: TurnView, target: { channel: Channel; key: string }, cfg: ProgressConfig): Card {
-    const card = newCard(turn, target, cfg);
+  private open(turn: TurnView, target: Chat, cards: CardCalls, cfg: ProgressConfig): Card {
+    const card = newCard(turn, target, cards, cfg);
     this.cards.set(turn.id, card);
     this.byRef.set(card.ref, card);
     const wait = Math.max(0, turn.startedAt + cfg.minTurnSeconds * 1000 - Date.now());
@@ -160,7 +162,7 @@ export class ProgressDriver {
     }
     card.state = 'posting';
     const view = this.render(card, Date.now());
-    card.channel.postCard!(card.to, view).then(
+    card.cards.postCard(card.to, view).then(
       (handle) => {
         card.handle = handle;
         card.lastCallAt = Date.now();
@@ -216,9 +218,9 @@ export class ProgressDriver {
     const kind = card.state === 'status' ? 'status' : 'edit';
     const call =
       kind === 'status'
-        ? card.channel.postCard!(card.to, view).then(() => undefined)
-        : card.channel.editCard
-          ? card.channel.editCard(card.to, card.handle!, view)
+        ? card.cards.postCard(card.to, view).then(() => undefined)
+        : card.cards.editCard
+          ? card.cards.editCard(card.to, card.handle!, view)
           : Promise.reject(notEditable(card.channel.name));
     call
       .then(
