@@ -10,7 +10,7 @@ import { type Db, integrityCheck, openDatabase } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { HistoryQueries } from './history.js';
 import { json, toConversation, toEvent, toMessage, toOutbox, toTurn } from './rows.js';
-import { prepareStatements, type Statements } from './statements.js';
+import { type ConversationSetter, prepareStatements, type Statements } from './statements.js';
 import type {
   ConversationRow,
   EventRow,
@@ -97,7 +97,7 @@ export class Store {
     if (opts.groupCommit) {
       const group = (this.group = new GroupCommit(this.db));
       // Every write of the store joins the loop turn's group (reads need not).
-      for (const st of Object.values(this.s)) {
+      for (const st of Object.values<Statements[keyof Statements]>(this.s)) {
         if (st.reader) continue;
         const run = st.run.bind(st);
         st.run = ((...args: unknown[]) => (group.join(), run(...args))) as typeof st.run;
@@ -156,7 +156,7 @@ export class Store {
     return (channel ? this.s.convList!.all(channel, limit) : this.s.convListAll!.all(limit)).map(toConversation);
   }
 
-  private updateConversation(id: string, stmt: string, value: unknown, field: keyof ConversationRow): void {
+  private updateConversation(id: string, stmt: ConversationSetter, value: unknown, field: keyof ConversationRow): void {
     const now = Date.now();
     this.s[stmt]!.run(value, now, id);
     const cached = this.convCache.get(id);
@@ -232,7 +232,7 @@ export class Store {
       state: m.state,
       reason: m.reason ?? null,
     });
-    const row = toMessage(this.s.msgByPlatform!.get(m.channel, m.platformMessageId));
+    const row = toMessage(this.s.msgByPlatform!.get(m.channel, m.platformMessageId)!);
     return { row, duplicate: info.changes === 0 };
   }
 
@@ -299,7 +299,7 @@ export class Store {
   }
 
   countsByState(): Record<string, number> {
-    return Object.fromEntries(this.s.msgCountByState!.all().map((r: any) => [r.state, r.n]));
+    return Object.fromEntries(this.s.msgCountByState!.all().map((r) => [r.state, r.n]));
   }
 
   // ---- outbox ----
@@ -316,7 +316,7 @@ export class Store {
       fromFallback: o.fromFallback ? 1 : 0,
       createdAt: Date.now(),
     });
-    return toOutbox(this.s.outGet!.get(id));
+    return toOutbox(this.s.outGet!.get(id)!);
   }
 
   owed(limit = 500): OutboxRow[] {
@@ -328,7 +328,7 @@ export class Store {
   }
 
   owedCount(): number {
-    return (this.s.outOwedCount!.get() as { n: number }).n;
+    return this.s.outOwedCount!.get()!.n;
   }
 
   recentOutbox(conversationId: string, limit = 100): OutboxRow[] {
@@ -373,7 +373,7 @@ export class Store {
   }
 
   lastEventSeq(conversationId: string): number {
-    return (this.s.evLast!.get(conversationId) as { seq: number } | undefined)?.seq ?? 0;
+    return this.s.evLast!.get(conversationId)?.seq ?? 0;
   }
 
   eventsSince(conversationId: string, seq: number, limit = 1000): EventRow[] {
@@ -455,6 +455,6 @@ export class Store {
   processes(): Array<{ pid: number; conversationId: string; startedAt: number }> {
     return this.s
       .procAll!.all()
-      .map((r: any) => ({ pid: r.pid, conversationId: r.conversation_id, startedAt: r.started_at }));
+      .map((r) => ({ pid: r.pid, conversationId: r.conversation_id, startedAt: r.started_at }));
   }
 }
