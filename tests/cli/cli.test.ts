@@ -56,7 +56,7 @@ describe('rudder send / status', () => {
     expect(human.status).toBe(0);
     expect(human.stdout).toMatch(
       new RegExp(
-        String.raw`Steering: on; default mode steer; agent processes 1, 1 idle; maxLive [2-8] ` +
+        'Steering: on; default mode steer; agent processes 1, 1 idle; maxLive [2-8] ' +
           String.raw`\(from [\d.]+ GB available memory: one per 2 GB, 2\.\.8\)`,
       ),
     );

@@ -149,7 +149,7 @@ describe('external-content wrapper', () => {
     const w = wrapExternal('hello', { source: 'web:owner' });
     const m = new RegExp(
       String.raw`^<<<EXTERNAL_USER_MESSAGE id=([0-9a-f]{12}) from="web:owner">>>\nhello\n` +
-        String.raw`<<<END_EXTERNAL_USER_MESSAGE id=([0-9a-f]{12})>>>$`,
+        '<<<END_EXTERNAL_USER_MESSAGE id=([0-9a-f]{12})>>>$',
     ).exec(w);
     expect(m).not.toBeNull();
     expect(m![1]).toBe(m![2]);
