@@ -9,7 +9,6 @@
  * write, the mock's request and first token, the CLI's first text on stdout), so what the host
  * adds is told apart from what the CLI and the model take.
  */
-import type { SseEvent } from '../src/cli/client.js';
 import { tempDir } from '../tests/support/claude-rig.js';
 import { startInProcess } from '../tests/support/gateway-rig.js';
 import { type MockApi, startMockApi } from '../tests/support/mock-anthropic.js';

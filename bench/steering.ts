@@ -12,7 +12,7 @@
  */
 
 import { OPEN_STATES } from '../src/store/types.js';
-import { tempDir, waitUntil } from '../tests/support/claude-rig.js';
+import { waitUntil } from '../tests/support/claude-rig.js';
 import { startInProcess } from '../tests/support/gateway-rig.js';
 import { startMockApi } from '../tests/support/mock-anthropic.js';
 import { type BenchContext, benchAgent } from './context.js';

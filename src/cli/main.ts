@@ -45,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv).then((code) => {
+// main reports every failure itself and resolves with the exit code; it never rejects.
+void main(process.argv).then((code) => {
   process.exitCode = code;
 });

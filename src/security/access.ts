@@ -11,14 +11,18 @@ import type { ChannelAccessConfig } from '../config/channels-schema.js';
 import type { AccessStore, PairingRequest } from './access-store.js';
 import { SenderLimiter } from './pairing-limits.js';
 
-/** What access control looks at in an inbound message (a channel's InboundMessage has all of it). */
+/**
+ * What a decision reads of an inbound message: the fields of the channels' InboundMessage it needs,
+ * declared here so this floor does not import the channels above it (an InboundMessage is one).
+ */
 export interface AccessRequest {
   channel: string;
   conversationKey: string;
-  /** A thread's own channel (Discord): a group allowlist may name it. */
+  /** The channel a thread belongs to (Discord), which a group allowlist may name. */
   parentKey?: string;
   sender: { id: string; name?: string };
   chatType: 'direct' | 'group';
+  /** In a group: the bot was mentioned or replied to. */
   addressed?: boolean;
 }
 

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { TRANSITIONS, type Transition } from './message-states.js';
 import { json, toMessage } from './rows.js';
-import type { Statements } from './statements.js';
+import type { Statement, Statements } from './statements.js';
 import type { HeldFor, MessageExtra, MessageRow, MessageState } from './types.js';
 import { OPEN_STATES } from './types.js';
 
@@ -25,18 +25,15 @@ export interface NewMessage {
 type Ids = readonly string[];
 
 export class Inbox {
-  private readonly moves = new Map<Transition, Database.Statement>();
-
   constructor(
     private readonly s: Statements,
+    private readonly moves: Record<Transition, Statement>,
     private readonly newId: (prefix: string) => string,
-  ) {
-    for (const name of Object.keys(TRANSITIONS) as Transition[]) this.moves.set(name, s[`msg_${name}`]!);
-  }
+  ) {}
 
   /** Commits an inbound message; a redelivery (same channel and platform id) returns the existing row. */
   insert(m: NewMessage): { row: MessageRow; duplicate: boolean } {
-    const info = this.s.msgInsert!.run({
+    const info = this.s.msgInsert.run({
       id: this.newId('m'),
       conversationId: m.conversationId,
       channel: m.channel,
@@ -49,17 +46,17 @@ export class Inbox {
       state: m.state,
       reason: m.reason ?? null,
     });
-    const row = toMessage(this.s.msgByPlatform!.get(m.channel, m.platformMessageId));
+    const row = toMessage(this.s.msgByPlatform.get(m.channel, m.platformMessageId)!);
     return { row, duplicate: info.changes === 0 };
   }
 
   get(id: string): MessageRow | undefined {
-    const r = this.s.msgGet!.get(id);
+    const r = this.s.msgGet.get(id);
     return r ? toMessage(r) : undefined;
   }
 
   byPlatformId(channel: string, platformMessageId: string): MessageRow | undefined {
-    const r = this.s.msgByPlatform!.get(channel, platformMessageId);
+    const r = this.s.msgByPlatform.get(channel, platformMessageId);
     return r ? toMessage(r) : undefined;
   }
 
@@ -123,7 +120,7 @@ export class Inbox {
   }
 
   private move(t: Transition, ids: Ids, args: (id: string, now: number) => unknown[]): void {
-    const st = this.moves.get(t)!;
+    const st = this.moves[t];
     const now = Date.now();
     for (const id of ids) st.run(...args(id, now));
   }
@@ -132,48 +129,46 @@ export class Inbox {
 
   /** A steer the agent never took in was no attempt: it does not count towards the re-run limit. */
   untaken(id: string): void {
-    this.s.msgUntaken!.run(Date.now(), id);
+    this.s.msgUntaken.run(Date.now(), id);
   }
 
   /** Records which turn answered each input (a steer written between turns learns it only then). */
   setTurn(ids: Ids, turnId: string): void {
     const now = Date.now();
-    for (const id of ids) this.s.msgTurn!.run(turnId, now, id);
+    for (const id of ids) this.s.msgTurn.run(turnId, now, id);
   }
 
   updateText(id: string, text: string): void {
-    this.s.msgText!.run(text, Date.now(), id);
+    this.s.msgText.run(text, Date.now(), id);
   }
 
   setExtra(id: string, extra: MessageExtra): void {
-    this.s.msgExtra!.run(json(extra), Date.now(), id);
+    this.s.msgExtra.run(json(extra), Date.now(), id);
   }
 
   // ---- queries ----
 
   open(): MessageRow[] {
-    return this.s.msgOpen!.all(...OPEN_STATES).map(toMessage);
+    return this.s.msgOpen.all(...OPEN_STATES).map(toMessage);
   }
 
   /** Messages of a conversation held by a rate limit or a hold, oldest first. */
   held(conversationId: string): MessageRow[] {
-    return this.s.msgDeferred!.all(conversationId).map(toMessage);
+    return this.s.msgDeferred.all(conversationId).map(toMessage);
   }
 
   recent(conversationId: string, limit = 100): MessageRow[] {
-    return this.s.msgByConv!.all(conversationId, limit).map(toMessage).reverse();
+    return this.s.msgByConv.all(conversationId, limit).map(toMessage).reverse();
   }
 
   countsByState(): Record<string, number> {
-    return Object.fromEntries(
-      (this.s.msgCountByState!.all() as Array<{ state: string; n: number }>).map((r) => [r.state, r.n]),
-    );
+    return Object.fromEntries(this.s.msgCountByState.all().map((r) => [r.state, r.n]));
   }
 }
 
 /** The UPDATE of each transition, applied only from the states its table lists. */
-export function transitionStatements(db: Database.Database): Statements {
-  const out: Statements = {};
+export function transitionStatements(db: Database.Database): Record<Transition, Statement> {
+  const out = {} as Record<Transition, Statement>;
   for (const [name, t] of Object.entries(TRANSITIONS)) {
     const from = `state IN (${t.from.map((s) => `'${s}'`).join(', ')})`;
     const set: Record<string, string> = {
@@ -184,7 +179,7 @@ export function transitionStatements(db: Database.Database): Statements {
       hold: "state = 'deferred', retry_at = ?, held_for = ?, reason = ?",
     };
     const assign = set[name] ?? `state = '${t.to}', reason = ?`;
-    out[`msg_${name}`] = db.prepare(`UPDATE messages SET ${assign}, updated_at = ? WHERE id = ? AND ${from}`);
+    out[name as Transition] = db.prepare(`UPDATE messages SET ${assign}, updated_at = ? WHERE id = ? AND ${from}`);
   }
   return out;
 }

@@ -11,7 +11,7 @@ import { GroupCommit } from './group-commit.js';
 import { HistoryQueries } from './history.js';
 import { Inbox, type NewMessage, transitionStatements } from './inbox.js';
 import { json, toConversation, toEvent, toMessage, toOutbox, toTurn } from './rows.js';
-import { prepareStatements, type Statements } from './statements.js';
+import { type ConversationSetter, prepareStatements, type Statements } from './statements.js';
 import type {
   ConversationRow,
   EventRow,
@@ -84,14 +84,16 @@ export class Store {
       this.db.pragma('wal_autocheckpoint = 0');
       this.checkpointer = new Checkpointer(file, 500, opts.onError);
     }
-    this.s = { ...prepareStatements(this.db), ...transitionStatements(this.db) };
-    this.inbox = new Inbox(this.s, newId);
+    this.s = prepareStatements(this.db);
+    const moves = transitionStatements(this.db);
+    this.inbox = new Inbox(this.s, moves, newId);
     this.projects = new ConversationProjects(this.db);
     this.history = new HistoryQueries(this.db);
     if (opts.groupCommit) {
       const group = (this.group = new GroupCommit(this.db));
       // Every write of the store joins the loop turn's group (reads need not).
-      for (const st of Object.values(this.s)) {
+      const all: Array<Statements[keyof Statements]> = [...Object.values(this.s), ...Object.values(moves)];
+      for (const st of all) {
         if (st.reader) continue;
         const run = st.run.bind(st);
         st.run = ((...args: unknown[]) => (group.join(), run(...args))) as typeof st.run;
@@ -150,7 +152,7 @@ export class Store {
     return (channel ? this.s.convList!.all(channel, limit) : this.s.convListAll!.all(limit)).map(toConversation);
   }
 
-  private updateConversation(id: string, stmt: string, value: unknown, field: keyof ConversationRow): void {
+  private updateConversation(id: string, stmt: ConversationSetter, value: unknown, field: keyof ConversationRow): void {
     const now = Date.now();
     this.s[stmt]!.run(value, now, id);
     const cached = this.convCache.get(id);
@@ -245,7 +247,7 @@ export class Store {
       fromFallback: o.fromFallback ? 1 : 0,
       createdAt: Date.now(),
     });
-    return toOutbox(this.s.outGet!.get(id));
+    return toOutbox(this.s.outGet!.get(id)!);
   }
 
   owed(limit = 500): OutboxRow[] {
@@ -257,7 +259,7 @@ export class Store {
   }
 
   owedCount(): number {
-    return (this.s.outOwedCount!.get() as { n: number }).n;
+    return this.s.outOwedCount!.get()!.n;
   }
 
   recentOutbox(conversationId: string, limit = 100): OutboxRow[] {
@@ -310,7 +312,7 @@ export class Store {
   }
 
   lastEventSeq(conversationId: string): number {
-    return (this.s.evLast!.get(conversationId) as { seq: number } | undefined)?.seq ?? 0;
+    return this.s.evLast!.get(conversationId)?.seq ?? 0;
   }
 
   eventsSince(conversationId: string, seq: number, limit = 1000): EventRow[] {
@@ -392,6 +394,6 @@ export class Store {
   processes(): Array<{ pid: number; conversationId: string; startedAt: number }> {
     return this.s
       .procAll!.all()
-      .map((r: any) => ({ pid: r.pid, conversationId: r.conversation_id, startedAt: r.started_at }));
+      .map((r) => ({ pid: r.pid, conversationId: r.conversation_id, startedAt: r.started_at }));
   }
 }

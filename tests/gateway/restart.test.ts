@@ -123,7 +123,7 @@ describe('crash and restart (real CLI)', () => {
       messageIds: [row.id],
       text: 'the owed answer',
     });
-    store.close();
+    await store.close();
     const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) }, { home });
     running.push(gw);
     const w = gw.watch('owed', 0);

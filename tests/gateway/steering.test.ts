@@ -43,7 +43,10 @@ describe('steering and queue modes (real CLI)', () => {
     const afterTool = mock.mainRequests().filter((q) => q.afterTool && q.lastUserText.includes('tag:st2'));
     expect(afterTool).toHaveLength(1);
     expect(afterTool[0]!.lastUserText).toMatch(
-      /<<<EXTERNAL_USER_MESSAGE id=\w+ from="web:owner \(web\)">>>\nand also this tag:st2\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>/,
+      new RegExp(
+        String.raw`<<<EXTERNAL_USER_MESSAGE id=\w+ from="web:owner \(web\)">>>\nand also this tag:st2\n` +
+          String.raw`<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>`,
+      ),
     );
     const history = (await (await gw.api('GET', '/api/conversations/steer1/messages')).json()) as any;
     expect(history.messages.map((m: { state: string }) => m.state)).toEqual(['answered', 'steered', 'answered']);
@@ -208,7 +211,8 @@ describe('every turn in a stream-json process, beyond the warm cap (real CLI)', 
         const steers = await Promise.all(convs.map((c, i) => g.post(c, `and this tag:capS${i}`)));
         expect(steers.map((s) => s.disposition)).toEqual(['steered', 'steered', 'steered']);
         const replies = await Promise.all(ws.map((w, i) => w.waitReply(steers[i]!.messageId, 'reply', 60_000)));
-        replies.forEach((r, i) => expect(r.data.messageIds).toEqual([firsts[i]!.messageId, steers[i]!.messageId]));
+        for (const [i, r] of replies.entries())
+          expect(r.data.messageIds).toEqual([firsts[i]!.messageId, steers[i]!.messageId]);
         // Between turns only one process stays warm; the others exited.
         const registry = g.gw.services.registry;
         await waitUntil(() => registry.sessions().filter((s) => s.pid() !== undefined).length === 1, 15_000);

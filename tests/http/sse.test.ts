@@ -33,7 +33,8 @@ function rawStream(conv: string, lastEventId?: number) {
   s.on('close', () => (closed = true));
   s.on('error', () => undefined);
   s.write(
-    `GET /api/conversations/${conv}/events${lastEventId === undefined ? '' : `?lastEventId=${lastEventId}`} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${gw.ep.token}\r\n\r\n`,
+    `GET /api/conversations/${conv}/events${lastEventId === undefined ? '' : `?lastEventId=${lastEventId}`} ` +
+      `HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${gw.ep.token}\r\n\r\n`,
   );
   return { socket: s, bytes: () => bytes, text: () => text, closed: () => closed };
 }

@@ -156,13 +156,13 @@ export class TurnTracker {
   private onPrompt(text: string): void {
     const d = this.byMarker(text);
     const turn = this.current;
-    if (d && d.turn && d.turn === turn) {
+    if (d?.turn && d.turn === turn) {
       d.arrived = true;
       turn.arrive();
       return;
     }
     // A new prompt means the TUI finished the open turn (a queued message runs right after it).
-    if (turn && turn.arrived) {
+    if (turn?.arrived) {
       if (turn.interruptRequested) this.staleInterrupts++;
       this.finish(
         turn,
