@@ -1,8 +1,9 @@
 /**
  * The event bus of conversations (gateway/events.ts: ack, text, reply, permission, error, status,
  * step, turn, message), each carrying the messageId it answers. Events other than streaming text
- * (and what the emitter marks ephemeral, such as status) are written to the store's event log first (so the web page can replay them after a
- * Last-Event-ID), then published, with store.groupCommit once committed.
+ * (and what the emitter marks ephemeral, such as status) are written to the store's event log
+ * first, so the web page can replay them after a Last-Event-ID, then published (with
+ * store.groupCommit, once committed).
  */
 import type { Store } from '../store/store.js';
 import type { EventRow } from '../store/types.js';
@@ -37,7 +38,7 @@ export class EventBus {
     return e;
   }
 
-  /** Publishes an event already written to the store (e.g. a delivered reply); with store.groupCommit, once committed. */
+  /** Publishes an event already written to the store (a delivered reply); with store.groupCommit, once committed. */
   publish(e: BusEvent | EventRow): void {
     const event = asBusEvent(e);
     this.store.afterCommit(() => {

@@ -32,8 +32,7 @@ export interface WebRequestContext {
 
 /** Only origin-form targets ("/path?query"); every malformed one is a 400 that says why. */
 export function parseTarget(raw: string | undefined): Target {
-  if (!raw || !raw.startsWith('/'))
-    throw new HttpError('BAD_REQUEST', 'The request target must be a path starting with "/".');
+  if (!raw?.startsWith('/')) throw new HttpError('BAD_REQUEST', 'The request target must be a path starting with "/".');
   const q = raw.indexOf('?');
   const path = q < 0 ? raw : raw.slice(0, q);
   const segments = path

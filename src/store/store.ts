@@ -10,20 +10,9 @@ import { type Db, integrityCheck, openDatabase } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { HistoryQueries } from './history.js';
 import { Inbox, type NewMessage, transitionStatements } from './inbox.js';
-import { json, toConversation, toEvent, toMessage, toOutbox, toTurn } from './rows.js';
+import { json, toConversation, toEvent, toOutbox, toTurn } from './rows.js';
 import { type ConversationSetter, prepareStatements, type Statements } from './statements.js';
-import type {
-  ConversationRow,
-  EventRow,
-  EventType,
-  MessageExtra,
-  MessageRow,
-  MessageState,
-  OutboxRow,
-  ToolCall,
-  TurnRow,
-} from './types.js';
-import { OPEN_STATES } from './types.js';
+import type { ConversationRow, EventRow, EventType, MessageRow, OutboxRow, ToolCall, TurnRow } from './types.js';
 
 /** Unique across restarts (time and a per-process random tag) without a random draw per id. */
 const PROCESS_TAG = randomBytes(4).toString('hex');

@@ -18,14 +18,12 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type {
   AckKind,
-  CardView,
   Channel,
   ChannelCapabilities,
   ChannelStatus,
   InboundSink,
   MessageRef,
   OutboundReply,
-  PromptView,
 } from '../channel.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
 import { downloadTo, saveIfAdmitted } from '../common/attachments.js';

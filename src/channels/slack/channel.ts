@@ -10,14 +10,12 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type {
   AckKind,
-  CardView,
   Channel,
   ChannelCapabilities,
   ChannelStatus,
   InboundSink,
   MessageRef,
   OutboundReply,
-  PromptView,
 } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
 import { saveIfAdmitted } from '../common/attachments.js';

@@ -12,14 +12,12 @@ import type { Logger } from '../../ops/logger.js';
 import { registerSecret } from '../../ops/redact.js';
 import type {
   AckKind,
-  CardView,
   Channel,
   ChannelCapabilities,
   ChannelStatus,
   InboundSink,
   MessageRef,
   OutboundReply,
-  PromptView,
 } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
 import { saveIfAdmitted } from '../common/attachments.js';

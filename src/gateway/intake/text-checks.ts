@@ -21,5 +21,7 @@ export const TEXT_REFUSAL: Record<Exclude<TextProblem, 'empty'>, string> = {
   'nul-character':
     'That message contains a NUL character (\\0), which cannot be passed to the agent; it was not passed on. ' +
     'Remove the character and send it again.',
-  'text-too-long': `That message is longer than ${MAX_TEXT_BYTES / 1024} KB and was not passed on. Send it as a file, or in parts.`,
+  'text-too-long':
+    `That message is longer than ${MAX_TEXT_BYTES / 1024} KB and was not passed on. ` +
+    'Send it as a file, or in parts.',
 };

@@ -9,19 +9,19 @@
  * The lane owns its state (internals.ts); everything else asks through these methods.
  */
 import type { AgentSession, Turn } from '../../agents/session.js';
-import { isRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { MessageRow } from '../../store/types.js';
-import { composeAgentText, sourceOf } from './agent-text.js';
-import { CANNOT_START, MAX_ATTEMPTS } from './decide.js';
 import type { LaneDeps, LaneSettings } from './deps.js';
-import { Hold, type HoldReason, holdOf } from './hold.js';
+import { collect, enqueue } from './enqueue.js';
+import { heldOnArrival } from './held.js';
+import { Hold, type HoldReason } from './hold.js';
 import type { LaneInternals } from './internals.js';
 import { TurnOutcomes } from './outcome.js';
 import { LaneQueue, type QueueItem } from './queue.js';
-import { rerunInput } from './rerun.js';
+import { type Recovered, recoverRow } from './recover.js';
+import { startTurn } from './start.js';
 import { steerBlocker, steerInto } from './steer.js';
-import { RESTART_FAILED_TEXT, RESTART_RERUN_TEXT } from './texts.js';
+import { stopLane, withoutStopped } from './stop.js';
 
 export type Disposition = 'turn' | 'steered' | 'queued' | 'merged';
 
@@ -71,7 +71,7 @@ export class Lane {
       session: () => this.session(),
       pump: () => this.pump(),
       forget: (id) => this.forget(id),
-      withoutStopped: (rows) => this.withoutStopped(rows),
+      withoutStopped: (rows) => withoutStopped(this.st, rows),
       sentBeforeCutoff: (row) => this.sentBeforeCutoff(row),
     };
     this.outcomes = new TurnOutcomes(this.st);
@@ -102,11 +102,11 @@ export class Lane {
   accept(row: MessageRow): Disposition {
     const st = this.deps.settings(this.conversationId);
     if (this.st.hold.active()) {
-      this.outcomes.heldOnArrival(row);
+      heldOnArrival(this.st, row);
       return 'queued';
     }
     // Sent after a /stop that is still running: it waits for the stop instead of joining the turn it ends.
-    if (this.st.stopping) return this.enqueue(row, 'a stop is running', st);
+    if (this.st.stopping) return enqueue(this.st, row, 'a stop is running', st);
     if (st.mode === 'collect') return this.collect(row, st);
     const session = this.session();
     const busy = this.busy();
@@ -125,7 +125,7 @@ export class Lane {
     } else if (busy && st.mode === 'followup') {
       reason = 'followup mode';
     }
-    return this.enqueue(row, reason, st);
+    return enqueue(this.st, row, reason, st);
   }
 
   /** A message that must wait for something (voice transcription) but keeps its place in line. */
@@ -157,44 +157,14 @@ export class Lane {
     return this.st.queue.withdraw(messageId);
   }
 
-  private enqueue(row: MessageRow, reason: string, st: LaneSettings): Disposition {
-    const { store, replies } = this.deps;
-    if (this.st.queue.depth() >= st.queueCap) {
-      const item = this.st.queue.pushOverflow(row);
-      store.inbox.queue([row.id]);
-      this.log.info(
-        { messageId: row.id, queueCap: st.queueCap },
-        'queue full: message merged into the overflow summary',
-      );
-      replies.ack(
-        row,
-        'queued',
-        `the queue is full (${st.queueCap}); this will be merged with ${item.rows.length - 1} other message(s) ` +
-          'into one turn',
-      );
-      return 'merged';
-    }
-    this.st.queue.push(row);
-    store.inbox.queue([row.id]);
-    this.log.info({ messageId: row.id, reason }, 'message queued');
-    replies.ack(row, 'queued', `queued (${this.st.queue.depth()} waiting): ${reason}`);
-    return 'queued';
-  }
-
   private collect(row: MessageRow, st: LaneSettings): Disposition {
-    const { item, merged } = this.st.queue.collect(row);
-    this.deps.store.inbox.queue([row.id]);
-    this.deps.replies.ack(
-      row,
-      'queued',
-      merged ? 'merged with the messages just before it' : `collecting messages for ${st.collectWindowMs} ms`,
-    );
+    const { waiting, item } = collect(this.st, row, st);
     clearTimeout(this.collectTimer);
     this.collectTimer = setTimeout(() => {
       this.st.queue.closeCollect(item);
       this.pump();
     }, st.collectWindowMs);
-    return merged ? 'merged' : 'queued';
+    return waiting;
   }
 
   /** Starts the next runnable item when the agent is free. */
@@ -209,62 +179,17 @@ export class Lane {
 
   private start(rows: MessageRow[], overflow = false): void {
     if (rows.length === 0) return this.pump();
-    const { store, pool, replies } = this.deps;
-    const conv = store.conversation(this.conversationId);
     this.starting = true;
-    let failed = false;
+    let outcome: ReturnType<typeof startTurn>;
     try {
-      const session = pool.sessionFor(this.conversationId, conv?.sessionId ?? undefined);
-      this.watch(session);
-      this.tellOnceIfCannotSteer(session, rows);
-      const sessionId = session.sessionId() ?? conv?.sessionId ?? undefined;
-      const inputs = rows.map((r) => ({
-        id: r.id,
-        text: composeAgentText(r),
-        source: sourceOf(r),
-        ...rerunInput(store, r, sessionId),
-      }));
-      if (overflow)
-        inputs[0]!.text = `[${rows.length} messages arrived while the queue was full; they are merged here]\n\n${inputs[0]!.text}`;
-      for (const r of rows) this.st.inFlight.set(r.id, r);
-      for (const r of rows.slice(1)) this.st.merged.add(r.id);
-      const turn = session.startTurn({ inputs });
-      this.st.turnSender.set(turn.id, rows[0]!.senderId);
-      store.tx(() => {
-        store.inbox.run(
-          rows.map((r) => r.id),
-          turn.id,
-        );
-        store.turnStarted(
-          turn.id,
-          this.conversationId,
-          rows.map((r) => r.id),
-          session.sessionId() ?? null,
-        );
+      outcome = startTurn(this.st, rows, overflow, (session) => {
+        this.watch(session);
+        this.tellOnceIfCannotSteer(session, rows);
       });
-    } catch (err) {
-      for (const r of rows) this.forget(r.id);
-      if (isRudderError(err) && CANNOT_START.has(err.code)) {
-        // No agent can start here (e.g. its project's directory or worktree): say why instead of waiting for ever.
-        store.inbox.fail(
-          rows.map((r) => r.id),
-          `${err.code}: ${err.message}`,
-        );
-        replies.send(this.conversationId, 'notice', `⚠️ ${err.message}`, rows);
-        this.log.warn(
-          { code: err.code, err: err.message, messages: rows.length },
-          'no agent could be started for this turn',
-        );
-        failed = true;
-      } else {
-        // AGENT_BUSY: the agent started a turn of its own (a queued steer); run these right after it.
-        this.st.queue.unshift(rows);
-        this.log.info({ err: (err as Error).message }, 'turn start deferred');
-      }
     } finally {
       this.starting = false;
     }
-    if (failed) this.pump();
+    if (outcome === 'failed') this.pump();
   }
 
   /** A backend that cannot do better than a process per message: the person learns once what that costs. */
@@ -286,42 +211,10 @@ export class Lane {
     session.onTurn((turn: Turn) => this.outcomes.follow(session, turn));
   }
 
-  /**
-   * /stop and /clear: interrupt the running turn and end everything sent before the command: what
-   * waits in line, what was steered but not taken in, what a hold defers. The session survives.
-   * Nothing starts while this runs; the caller pumps once it is done (after /clear's reset too).
-   */
-  async stop(reason: string, cutoffAt: number): Promise<{ interrupted: boolean; dropped: MessageRow[] }> {
-    const { store } = this.deps;
+  /** /stop and /clear (stop.ts): ends what runs and waits; the caller pumps once it is done. */
+  stop(reason: string, cutoffAt: number): Promise<{ interrupted: boolean; dropped: MessageRow[] }> {
     clearTimeout(this.collectTimer);
-    this.st.hold.clear();
-    store.setCutoff(this.conversationId, cutoffAt);
-    const held = store.inbox.held(this.conversationId);
-    const queued = this.st.queue.drain();
-    const dropped = [...held.filter((h) => !queued.some((q) => q.id === h.id)), ...queued];
-    store.inbox.stop(
-      dropped.map((r) => r.id),
-      reason,
-    );
-    const session = this.session();
-    const interrupted = !!session?.currentTurn();
-    this.st.stopping = true;
-    try {
-      await session?.interrupt({ cancelQueued: true });
-      // Give the interrupted turn's outcome handler its turn before sweeping what is left.
-      await new Promise((r) => setImmediate(r));
-      const leftovers = [...this.st.inFlight.values()].filter(
-        (r) => !this.session()?.currentTurn()?.inputIds().includes(r.id),
-      );
-      store.inbox.stop(
-        leftovers.map((r) => r.id),
-        reason,
-      );
-      for (const r of leftovers) this.forget(r.id);
-      return { interrupted, dropped: [...dropped, ...leftovers] };
-    } finally {
-      this.st.stopping = false;
-    }
+    return stopLane(this.st, reason, cutoffAt);
   }
 
   /** A release (/model) that must wait for the running turn: it happens when the turn ends. */
@@ -330,23 +223,9 @@ export class Lane {
     else await this.deps.pool.release(this.conversationId, reason);
   }
 
-  /**
-   * Rows /stop or /clear already ended (sent before the conversation's cutoff) are marked stopped,
-   * with the ⏹ ack; the rest are returned. Every path that would run or hold a message again asks.
-   */
+  /** Rows a /stop or /clear already ended are marked stopped (stop.ts); the rest are returned. */
   withoutStopped(rows: MessageRow[]): MessageRow[] {
-    const ended = rows.filter((r) => this.sentBeforeCutoff(r));
-    if (ended.length === 0) return rows;
-    this.deps.store.inbox.stop(
-      ended.map((r) => r.id),
-      'stopped on request',
-    );
-    for (const r of ended) {
-      this.forget(r.id);
-      this.deps.replies.ack(r, 'stopped', 'stopped on request');
-    }
-    this.log.info({ messages: ended.map((r) => r.id) }, 'sent before /stop or /clear: stopped, not run again');
-    return rows.filter((r) => !ended.includes(r));
+    return withoutStopped(this.st, rows);
   }
 
   /** Sent before the last /stop or /clear: that command ended it. */
@@ -372,31 +251,9 @@ export class Lane {
     return held.length;
   }
 
-  /**
-   * A message found open after a restart (not `accepted`: intake routes those): what was waiting
-   * waits again, what was held is held until its time, what a turn had taken in runs again once.
-   */
-  recover(row: MessageRow): 'queued' | 'deferred' | 'rerun' | 'failed' {
-    const { store, replies } = this.deps;
-    if (row.state === 'deferred') {
-      const h = holdOf(row.heldFor);
-      this.st.hold.start(row.retryAt ?? Date.now(), h.why, h.estimated);
-      return 'deferred';
-    }
-    if (row.state === 'queued') {
-      this.st.queue.push(row);
-      return 'queued';
-    }
-    if (row.attempts < MAX_ATTEMPTS) {
-      // running or steering when Rudder stopped: the turn was cut off.
-      this.st.queue.push(row);
-      store.inbox.queue([row.id]);
-      replies.send(this.conversationId, 'notice', RESTART_RERUN_TEXT, [row]);
-      return 'rerun';
-    }
-    store.inbox.fail([row.id], 'cut off by a restart, twice');
-    replies.send(this.conversationId, 'notice', RESTART_FAILED_TEXT, [row]);
-    return 'failed';
+  /** A message found open after a restart (recover.ts). */
+  recover(row: MessageRow): Recovered {
+    return recoverRow(this.st, row);
   }
 
   dispose(): void {

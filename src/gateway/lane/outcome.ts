@@ -7,16 +7,9 @@ import type { AgentSession, Turn, TurnEvent, TurnResult } from '../../agents/ses
 import { isRudderError, RudderError } from '../../errors.js';
 import type { MessageRow } from '../../store/types.js';
 import { decideError, decideResult, MAX_ATTEMPTS } from './decide.js';
+import { heldBack, rateLimited } from './held.js';
 import type { LaneInternals } from './internals.js';
 import { failureText, replyText, rerunText, summarizeInput } from './texts.js';
-
-/** When the CLI gives no reset time, try Claude again after this long. */
-const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
-/** The store's reason of a message held by a rate limit; the second says the reset time is a guess. */
-const RATE_LIMITED = 'rate limited';
-const RATE_LIMITED_ESTIMATED = 'rate limited (reset time estimated)';
-/** A message the agent's terminal did not take is tried again after this long (or at /retry). */
-const AGENT_HOLD_MS = 60_000;
 
 export class TurnOutcomes {
   constructor(private readonly lane: LaneInternals) {}
@@ -206,9 +199,9 @@ export class TurnOutcomes {
     );
     switch (d.kind) {
       case 'rate-limited':
-        return this.rateLimited(rows, err);
+        return rateLimited(this.lane, rows, err);
       case 'held-back':
-        return this.heldBack(rows, err);
+        return heldBack(this.lane, rows, err);
       case 'keep-open':
         return;
       case 'stopped':
@@ -236,76 +229,6 @@ export class TurnOutcomes {
           replies.send(conv, 'notice', `⚠️ ${failureText(err)}`, d.failed);
         }
         return;
-    }
-  }
-
-  private rateLimited(rows: MessageRow[], err: RudderError): void {
-    const known = err.context.resetsAt !== undefined;
-    const until = err.context.resetsAt ?? Date.now() + DEFAULT_RATE_LIMIT_WAIT_MS;
-    this.deps.store.inbox.hold(
-      rows.map((r) => r.id),
-      until,
-      known ? 'rate-limit' : 'rate-limit-estimated',
-      known ? RATE_LIMITED : RATE_LIMITED_ESTIMATED,
-    );
-    this.lane.hold.start(until, 'rate-limit', !known);
-    void this.answerFromFallback(rows, this.lane.hold.until, !this.lane.hold.estimated);
-  }
-
-  /** The agent's terminal did not take the message (or it never showed up there): it stays owed and runs again after a hold. */
-  private heldBack(rows: MessageRow[], err: RudderError): void {
-    const until = Date.now() + AGENT_HOLD_MS;
-    this.deps.store.inbox.hold(
-      rows.map((r) => r.id),
-      until,
-      'agent-terminal',
-      err.code,
-    );
-    this.lane.hold.start(until, 'agent-terminal', false);
-    const when = `${new Date(until).toISOString().slice(11, 19)} UTC`;
-    this.deps.replies.send(
-      this.lane.conversationId,
-      'notice',
-      `⏳ ${err.message} Your message is kept and tried again at ${when}; send /retry to try sooner.`,
-      rows,
-    );
-  }
-
-  /** A message arriving while the lane is held waits (deferred), answered by the fallback meanwhile. */
-  heldOnArrival(row: MessageRow): void {
-    const { store, replies } = this.deps;
-    const hold = this.lane.hold;
-    if (hold.why === 'agent-terminal') {
-      store.inbox.hold([row.id], hold.until, 'agent-terminal', 'waiting for the agent terminal');
-      replies.ack(row, 'queued', 'an earlier message waits for the agent terminal; this runs after it');
-      return;
-    }
-    store.inbox.hold([row.id], hold.until, hold.heldFor(), hold.estimated ? RATE_LIMITED_ESTIMATED : RATE_LIMITED);
-    replies.ack(row, 'queued', 'Claude is rate limited; this runs when the limit resets');
-    void this.answerFromFallback([row], hold.until, !hold.estimated);
-  }
-
-  private async answerFromFallback(rows: MessageRow[], until: number, known: boolean): Promise<void> {
-    const conv = this.lane.conversationId;
-    const when = `${new Date(until).toISOString().slice(11, 16)} UTC${known ? '' : ' (estimated)'}`;
-    try {
-      const text = await this.deps.fallback(rows);
-      this.deps.replies.send(
-        conv,
-        'reply',
-        `[local model, Claude is rate limited until ${when}; this message runs on Claude again then]\n\n${text}`,
-        rows,
-        { fromFallback: true },
-      );
-    } catch (err) {
-      const why = isRudderError(err) ? err.message : String(err);
-      this.deps.replies.send(
-        conv,
-        'notice',
-        `⏳ Claude is rate limited until ${when}. Your message is kept and runs on Claude then; send /retry to try ` +
-          `sooner. (No local model answered: ${why})`,
-        rows,
-      );
     }
   }
 

@@ -26,7 +26,10 @@ export type PermissionEvent =
 
 export type AnswerResult =
   | { ok: true; label: string }
-  /** unknown: no such request waits there (answered, withdrawn, another conversation's); undelivered: its turn or process ended. */
+  /**
+   * unknown: no such request waits there (answered, withdrawn, another conversation's); undelivered:
+   * its turn or process ended.
+   */
   | { ok: false; reason: 'unknown' | 'undelivered' };
 
 type Listener = (e: PermissionEvent) => void;

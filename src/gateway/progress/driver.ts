@@ -119,11 +119,10 @@ export class ProgressDriver {
 
   private busEvent(e: BusEvent): void {
     if (this.stopped) return;
-    if (e.type === 'text' && typeof e.data.turnId === 'string') {
+    if (e.type === 'text') {
       const card = this.cards.get(e.data.turnId);
-      if (!card || card.view.status !== 'running') return;
-      if (card.cfg.text === 'final-only') return;
-      card.streaming = (card.streaming + String(e.data.delta ?? '')).slice(-STREAM_KEEP);
+      if (card?.view.status !== 'running' || card.cfg.text === 'final-only') return;
+      card.streaming = (card.streaming + e.data.delta).slice(-STREAM_KEEP);
       if (card.draft.on) streamDraft(card, this.drafts);
       else this.schedule(card);
       return;
@@ -144,10 +143,6 @@ export class ProgressDriver {
       streaming: card.draft.on ? undefined : card.streaming,
       stopData: `s:${card.ref}`,
     });
-  }
-
-  private interval(card: Card): number {
-    return card.cfg.editEverySeconds * 1000;
   }
 
   private post(card: Card): void {
@@ -193,7 +188,7 @@ export class ProgressDriver {
       card.dirty = true;
       return;
     }
-    const every = card.state === 'status' ? STATUS_EVERY_MS : this.interval(card);
+    const every = card.state === 'status' ? STATUS_EVERY_MS : card.cfg.editEverySeconds * 1000;
     const due = Math.max(card.lastCallAt + every, this.blockedUntil.get(card.conversationId) ?? 0);
     const wait = due - Date.now();
     if (wait <= 0) return this.flush(card);
@@ -273,7 +268,7 @@ export class ProgressDriver {
     if (collapsed && card.shown && JSON.parse(card.shown).final) return this.done(card);
     if (card.dirty || collapsed) return this.schedule(card);
     clearTimeout(card.heartbeat);
-    card.heartbeat = setTimeout(() => this.schedule(card), Math.max(HEARTBEAT_MS, this.interval(card)));
+    card.heartbeat = setTimeout(() => this.schedule(card), Math.max(HEARTBEAT_MS, card.cfg.editEverySeconds * 1000));
     card.heartbeat.unref();
   }
 
