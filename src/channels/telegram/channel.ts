@@ -31,11 +31,9 @@ import { classify, describe, isBadToken, isEntityError, isMissingReplyTarget } f
 import { fetchFile } from './files.js';
 import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
 import { ALLOWED_UPDATES, grammySignal, poll } from './polling.js';
-import { TelegramSurfaces } from './progress.js';
+import { TELEGRAM_TEXT_LIMIT, TelegramSurfaces } from './progress.js';
 import { closeServer, startWebhookServer } from './webhook.js';
 
-/** Bot API: "Text of the message to be sent, 1-4096 characters after entities parsing". */
-export const TELEGRAM_TEXT_LIMIT = 4096;
 /** Telegram shows "typing…" for 5 seconds; re-sent a little before it fades. */
 const TYPING_INTERVAL_MS = 4_000;
 const TOKEN_FORMAT = /^\d+:[A-Za-z0-9_-]{20,}$/;
