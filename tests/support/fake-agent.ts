@@ -41,6 +41,8 @@ export interface FakeAgentOptions {
   onInput?: (inputId: string, at: number, how: 'turn' | 'steer') => void;
   /** 'none' plays a backend that cannot take a message mid-turn. */
   steer?: Capabilities['steer'];
+  /** A turn that fails instead of answering (a rate limit, a crash), from the texts it took in. */
+  fail?: (texts: string[]) => RudderError | undefined;
 }
 
 /** What this fake agent's "wire" carries for an answer: allow/deny like Claude's, any other option by id. */
@@ -163,6 +165,13 @@ export class FakeAgentSession implements AgentSession {
     });
     const answer = () => {
       if (this.current !== turn) return;
+      const err = this.opts.fail?.(turn.texts);
+      if (err) {
+        this.current = undefined;
+        this.lastActive = Date.now();
+        err.context.unanswered ??= turn.inputIds();
+        return turn.fail(err);
+      }
       const text = this.opts.reply?.(turn.texts) ?? `ok (${turn.texts.length})`;
       turn.emit({ type: 'text', text });
       this.finish(turn, { text });
