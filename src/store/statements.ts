@@ -75,6 +75,7 @@ export function prepareStatements(db: Database.Database) {
     turnStart: p(
       'INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)',
     ),
+    turnDiscard: p('DELETE FROM turns WHERE id = ? AND outcome IS NULL'),
     turnEnd: p(
       'UPDATE turns SET ended_at = ?, outcome = ?, steered = ?, input_ids = ?, session_id = ?, error = ? WHERE id = ?',
     ),

@@ -66,6 +66,8 @@ export class Store {
   /** Paged reads of a conversation's history (the web app). */
   readonly history: HistoryQueries;
   private readonly group: GroupCommit | undefined;
+  /** Without group commit: what waits for the transaction running now to commit. */
+  private afterTx: Array<() => void> = [];
 
   constructor(file: string, opts: StoreOptions = {}) {
     this.db = openDatabase(file, { synchronous: opts.synchronous });
@@ -92,7 +94,15 @@ export class Store {
 
   tx<T>(fn: () => T): T {
     this.group?.join();
-    return this.db.transaction(fn)();
+    if (this.group || this.db.inTransaction) return this.db.transaction(fn)();
+    // The outermost transaction: what waits for its commit runs once it is committed, or never.
+    try {
+      const out = this.db.transaction(fn)();
+      this.runAfterTx();
+      return out;
+    } finally {
+      this.afterTx = [];
+    }
   }
 
   /** Resolves once every write made so far is committed: at once, without store.groupCommit. */
@@ -100,10 +110,24 @@ export class Store {
     return this.group?.committed() ?? Promise.resolve();
   }
 
-  /** Runs fn once every write made so far is committed: at once, without store.groupCommit. */
+  /**
+   * Runs fn once every write made so far is committed, in the order asked: with store.groupCommit
+   * after the loop turn's commit, else at the end of the transaction running now, else at once.
+   */
   afterCommit(fn: () => void): void {
     if (this.group) this.group.afterCommit(fn);
+    else if (this.db.inTransaction) this.afterTx.push(fn);
     else fn();
+  }
+
+  private runAfterTx(): void {
+    for (const fn of this.afterTx.splice(0)) {
+      try {
+        fn();
+      } catch {
+        // An acknowledgement or an event subscriber that throws must not stop the others.
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -317,6 +341,11 @@ export class Store {
   /** Records a turn once, whether the lane started it or the agent did (a queued steer). */
   turnStarted(id: string, conversationId: string, inputIds: string[], sessionId: string | null): void {
     this.s.turnStart!.run(id, conversationId, Date.now(), json(inputIds), sessionId);
+  }
+
+  /** A turn recorded before its hand-off that never started (the agent was busy with one of its own). */
+  turnDiscarded(id: string): void {
+    this.s.turnDiscard.run(id);
   }
 
   turnEnded(

@@ -10,7 +10,7 @@ const level = (gw: Awaited<ReturnType<typeof startInProcess>>) =>
 
 describe('store.synchronous', () => {
   it('defaults to normal and takes only normal or full', () => {
-    expect(parseConfig({}).store).toEqual({ synchronous: 'normal', groupCommit: false });
+    expect(parseConfig({}).store).toEqual({ synchronous: 'normal', groupCommit: true });
     expect(parseConfig({ store: { synchronous: 'full' } }).store.synchronous).toBe('full');
     expect(() => parseConfig({ store: { synchronous: 'off' } })).toThrow(
       /store\.synchronous: Invalid option: expected one of "normal"\|"full"/,

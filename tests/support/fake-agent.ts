@@ -111,7 +111,7 @@ export class FakeAgentSession implements AgentSession {
   startTurn(input: TurnInput): Turn {
     if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId });
     if (this.current) throw new RudderError('AGENT_BUSY', undefined, { conversationId: this.conversationId });
-    return this.begin(input.inputs);
+    return this.begin(input.inputs, input.turnId);
   }
 
   steer(input: UserInput): SteerPromise {
@@ -152,10 +152,13 @@ export class FakeAgentSession implements AgentSession {
     );
   }
 
-  private begin(inputs: UserInput[]): FakeTurn {
+  private begin(inputs: UserInput[], turnId?: string): FakeTurn {
     const now = performance.now();
     for (const i of inputs) this.opts.onInput?.(i.id, now, 'turn');
-    const turn = new FakeTurn(inputs.map((i) => i.id));
+    const turn = new FakeTurn(
+      inputs.map((i) => i.id),
+      turnId,
+    );
     turn.texts.push(...inputs.map((i) => i.text));
     this.current = turn;
     this.lastActive = Date.now();

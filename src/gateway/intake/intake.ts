@@ -97,15 +97,18 @@ export class Intake implements InboundSink {
     const { router } = this.d;
     const r = store.tx(() => {
       const r = store.insertMessage({ ...base, state: 'accepted' });
-      if (r.duplicate) return { ...r, decided: undefined, disposition: undefined };
+      if (r.duplicate) return { ...r, decided: undefined, ticket: undefined };
       this.d.bus.publish(store.appendEvent(conversationId, 'ack', r.row.id, ackData('received')));
       this.d.replies.channelAck(r.row, 'received'); // before the lane's own ack, so reactions land in order
       const decided = router.decide(r.row);
-      const disposition = decided.kind === 'text' && !router.isVoice(r.row) ? lane.accept(r.row) : undefined;
-      return { ...r, decided, disposition };
+      const ticket = decided.kind === 'text' && !router.isVoice(r.row) ? lane.accept(r.row) : undefined;
+      return { ...r, decided, ticket };
     });
     if (r.duplicate) return { messageId: r.row.id, disposition: 'duplicate' };
-    return r.disposition ? { messageId: r.row.id, disposition: r.disposition } : router.route(r.row, r.decided);
+    if (!r.ticket) return router.route(r.row, r.decided);
+    // A steer is settled once the message is committed (it was handed over then, or it waits in line).
+    await this.d.store.committed();
+    return { messageId: r.row.id, disposition: r.ticket.disposition };
   }
 
   /** Only its author's edit into plain text replaces a waiting message; anything else is a new message. */

@@ -56,7 +56,9 @@ export class Router {
     if (decided.kind !== 'text') return this.runCommand(row, decided);
     const voice = voiceOf(row);
     if (voice) return this.transcribeFirst(row, voice.path);
-    return { messageId: row.id, disposition: this.d.conversations.lane(row.conversationId).accept(row) };
+    const ticket = this.d.conversations.lane(row.conversationId).accept(row);
+    await this.d.store.committed();
+    return { messageId: row.id, disposition: ticket.disposition };
   }
 
   /** Refused, never passed to the agent as text either; a caption's files go with it. */

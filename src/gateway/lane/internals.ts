@@ -9,6 +9,12 @@ import type { LaneDeps } from './deps.js';
 import type { Hold } from './hold.js';
 import type { LaneQueue } from './queue.js';
 
+/** A turn written and waiting for its commit before its inputs are handed over (start.ts). */
+export interface PendingStart {
+  turnId: string;
+  sender: string;
+}
+
 export interface LaneInternals {
   readonly conversationId: string;
   readonly deps: LaneDeps;
@@ -25,6 +31,8 @@ export interface LaneInternals {
   readonly hold: Hold;
   /** Set while /stop or /clear runs, so interrupted inputs are recorded as stopped. */
   stopping: boolean;
+  /** A turn written and waiting for its commit before its inputs are handed over (start.ts). */
+  pendingStart: PendingStart | undefined;
   /** A release (/model) waiting for the running turn to end. */
   pendingRelease: string | undefined;
   session(): AgentSession | undefined;

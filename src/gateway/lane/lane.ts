@@ -20,7 +20,7 @@ import { TurnOutcomes } from './outcome.js';
 import { LaneQueue, type QueueItem } from './queue.js';
 import { type Recovered, recoverRow } from './recover.js';
 import { startTurn } from './start.js';
-import { steerBlocker, steerInto } from './steer.js';
+import { steerBlocker, steerInto, type Ticket } from './steer.js';
 import { stopLane, withoutStopped } from './stop.js';
 
 export type Disposition = 'turn' | 'steered' | 'queued' | 'merged';
@@ -67,6 +67,7 @@ export class Lane {
       turnSender: new Map(),
       hold: new Hold((why) => this.resume(why)),
       stopping: false,
+      pendingStart: undefined,
       pendingRelease: undefined,
       session: () => this.session(),
       pump: () => this.pump(),
@@ -98,26 +99,29 @@ export class Lane {
     };
   }
 
-  /** Routes a committed message; returns what happened to it. */
-  accept(row: MessageRow): Disposition {
+  /**
+   * Routes a committed message; returns what happened to it. A steer is handed to the agent once the
+   * message is committed, and the ticket says `queued` instead if the agent could not take it then.
+   */
+  accept(row: MessageRow): Ticket {
     const st = this.deps.settings(this.conversationId);
     if (this.st.hold.active()) {
       heldOnArrival(this.st, row);
-      return 'queued';
+      return { disposition: 'queued' };
     }
     // Sent after a /stop that is still running: it waits for the stop instead of joining the turn it ends.
-    if (this.st.stopping) return enqueue(this.st, row, 'a stop is running', st);
-    if (st.mode === 'collect') return this.collect(row, st);
+    if (this.st.stopping) return { disposition: enqueue(this.st, row, 'a stop is running', st) };
+    if (st.mode === 'collect') return { disposition: this.collect(row, st) };
     const session = this.session();
     const busy = this.busy();
     if (!busy && this.st.queue.length === 0) {
       this.start([row]);
-      return 'turn';
+      return { disposition: 'turn' };
     }
     let reason = busy ? 'a turn is running' : 'earlier messages are waiting';
     if (busy && this.st.queue.length === 0 && st.mode === 'steer') {
-      const blocker = steerBlocker(this.st, session, row, st) ?? steerInto(this.st, session!, row);
-      if (!blocker) return 'steered';
+      const blocker = steerBlocker(this.st, session, row, st);
+      if (!blocker) return steerInto(this.st, session!, row, st);
       reason = `not steered: ${blocker}`;
     } else if (busy && st.mode === 'interrupt') {
       reason = 'interrupt mode: stopping the running turn first';
@@ -125,7 +129,7 @@ export class Lane {
     } else if (busy && st.mode === 'followup') {
       reason = 'followup mode';
     }
-    return enqueue(this.st, row, reason, st);
+    return { disposition: enqueue(this.st, row, reason, st) };
   }
 
   /** A message that must wait for something (voice transcription) but keeps its place in line. */
@@ -177,19 +181,18 @@ export class Lane {
     if (item) this.start(item.rows, item.overflow);
   }
 
+  /** The turn is written now and handed to the agent once that is committed (start.ts); busy until then. */
   private start(rows: MessageRow[], overflow = false): void {
     if (rows.length === 0) return this.pump();
     this.starting = true;
-    let outcome: ReturnType<typeof startTurn>;
-    try {
-      outcome = startTurn(this.st, rows, overflow, (session) => {
-        this.watch(session);
-        this.tellOnceIfCannotSteer(session, rows);
-      });
-    } finally {
+    const ready = (session: AgentSession) => {
+      this.watch(session);
+      this.tellOnceIfCannotSteer(session, rows);
+    };
+    startTurn(this.st, rows, overflow, ready, (outcome) => {
       this.starting = false;
-    }
-    if (outcome === 'failed') this.pump();
+      if (outcome === 'failed') this.pump();
+    });
   }
 
   /** A backend that cannot do better than a process per message: the person learns once what that costs. */
@@ -262,4 +265,4 @@ export class Lane {
   }
 }
 
-export type { QueueItem };
+export type { QueueItem, Ticket };

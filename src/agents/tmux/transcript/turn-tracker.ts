@@ -59,8 +59,8 @@ export class TurnTracker {
     return this.current !== undefined || this.waiting().length > 0;
   }
 
-  begin(inputIds: string[], delivery?: Delivery): TmuxTurn {
-    const turn = new TmuxTurn(inputIds);
+  begin(inputIds: string[], delivery?: Delivery, turnId?: string): TmuxTurn {
+    const turn = new TmuxTurn(inputIds, turnId);
     this.current = turn;
     this.lastActive = Date.now();
     if (delivery) delivery.turn = turn;
