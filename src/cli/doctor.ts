@@ -14,8 +14,8 @@ import { buildAgentEnv } from '../agents/claude/env.js';
 import { checkClaude } from '../agents/claude/health.js';
 import { dataDir, findConfigFile, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import type { StatusReport } from '../http/wire.js';
 import { inspectDataDir } from '../ops/data-dir.js';
-import type { StatusReport } from '../ops/status.js';
 import { call, endpoint } from './client.js';
 
 const exec = promisify(execFile);

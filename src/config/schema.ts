@@ -4,9 +4,9 @@
  * Every key is documented in the README.
  */
 import { z } from 'zod';
-import { PERMISSION_MODES } from '../agents/claude/args.js';
-import { isLoopbackHost, splitHostPort } from '../channels/web/hosts.js';
+import { isLoopbackHost, splitHostPort } from '../security/hosts.js';
 import { channelsSchema, progressSchema, queueModeSchema, sttSchema } from './channels-schema.js';
+import { PERMISSION_MODES } from './permission-modes.js';
 
 export { queueModeSchema };
 export type QueueMode = z.infer<typeof queueModeSchema>;
@@ -161,8 +161,11 @@ export const storeSchema = z
   .object({
     /** normal: a commit survives a crash of Rudder; full: also a power cut (one fsync per commit). */
     synchronous: z.enum(['normal', 'full']).default('normal'),
-    /** The writes of one event-loop turn share one commit; acknowledgements and replies wait for it. */
-    groupCommit: z.boolean().default(false),
+    /**
+     * The writes of one event-loop turn share one commit; acknowledgements, replies and the hand-off of a
+     * message to the agent wait for it. On by default; false commits every write on its own.
+     */
+    groupCommit: z.boolean().default(true),
   })
   .strict();
 

@@ -124,6 +124,8 @@ describe('the branch shown', () => {
     expect(branchOf({ ...item, id: 'c-1a2b', project: 'api', sessionId: 's1' }, projects)).toBeNull();
     // An id git would need rewritten is not guessed; the gateway's own field wins.
     expect(branchOf({ ...item, id: 'a..b', project: 'site', sessionId: 's1' }, projects)).toBeNull();
-    expect(branchOf({ ...item, id: 'x', project: 'site', branch: 'feature/x' }, projects)).toBe('feature/x');
+    expect(branchOf({ ...item, id: 'x', project: 'site', sessionId: null, branch: 'feature/x' }, projects)).toBe(
+      'feature/x',
+    );
   });
 });

@@ -33,7 +33,7 @@ function reachedOnce(conv: string, tag: string): void {
   const main = rig.mock.mainRequests();
   expect([tag, main.filter((r) => r.lastText.includes(tag)).length]).toEqual([tag, 1]);
   expect([tag, Math.max(...main.map((r) => wrappedCopies(r, tag)))]).toEqual([tag, 1]);
-  const rows = rig.gw.gw.core.store.recentMessages(`web:${conv}`).filter((m) => m.text.includes(tag));
+  const rows = rig.gw.gw.services.store.recentMessages(`web:${conv}`).filter((m) => m.text.includes(tag));
   expect([tag, rows.length]).toEqual([tag, 1]);
 }
 
@@ -87,7 +87,7 @@ describe('offline and failed sends (real browser, real CLI)', () => {
         .toBe(2);
       reachedOnce(conv, `tag:${size}1`);
       reachedOnce(conv, `tag:${size}2`);
-      const texts = rig.gw.gw.core.store.recentMessages(`web:${conv}`).map((m) => m.text);
+      const texts = rig.gw.gw.services.store.recentMessages(`web:${conv}`).map((m) => m.text);
       expect(texts.indexOf(one)).toBeLessThan(texts.indexOf(two));
       expect(await page.evaluate<string | null>("localStorage.getItem('rudder-outbox')")).toBeNull();
       expect(await page.getByTestId('input').inputValue()).toBe('a half-written thought');

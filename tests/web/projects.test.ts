@@ -99,7 +99,7 @@ describe('projects (real browser, real CLI, real git)', () => {
       await page.getByTestId('move-to-site').click();
       await page.getByTestId('notice').filter({ hasText: 'now works in site' }).waitFor({ timeout: budget });
       await expect.poll(() => chip.textContent(), { timeout: budget }).toMatch(/^site/);
-      expect(gw.gw.core.store.conversation(`web:${conv}`)?.project).toBe('site');
+      expect(gw.gw.services.store.conversation(`web:${conv}`)?.project).toBe('site');
       await send(page, 'where am I now [[bash:pwd]]');
       const pwd = page.getByTestId('tool-step').filter({ hasText: 'pwd' });
       await expect.poll(() => pwd.getAttribute('data-status'), { timeout: budget }).toBe('ok');

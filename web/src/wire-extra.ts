@@ -1,20 +1,15 @@
 /**
- * Wire shapes the page reads beyond web/src/types.ts: fields of a list item the gateway sends
- * today without types.ts naming them (`sessionId`), fields the page uses as soon as the gateway
- * sends them (`branch`, `waiting`), and the answer of GET /api/conversations/:id/turns.
+ * Wire shapes the page reads beyond web/src/types.ts: the answer of GET /api/conversations/:id/turns
+ * (the gateway's own type), and fields of a list item the page uses as soon as the gateway sends
+ * them (`branch`, `waiting`; derived meanwhile).
  */
-import type { ConversationItem, TurnView } from './types.js';
+import type { ConversationItem } from './types.js';
+
+export type { TurnsPage } from '../../src/http/wire.js';
 
 export type ListItem = ConversationItem & {
-  /** The agent session it last had; null before its first turn. */
-  sessionId?: string | null;
   /** Its git branch, in a project with a worktree per conversation (not sent yet: derived meanwhile). */
   branch?: string | null;
   /** A permission request waits for the person (not sent yet: derived meanwhile). */
   waiting?: boolean;
 };
-
-export interface TurnsPage {
-  turns: TurnView[];
-  more: boolean;
-}

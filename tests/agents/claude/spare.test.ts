@@ -23,8 +23,8 @@ afterAll(async () => {
   await mock.close();
 });
 
-const spares = () => gw!.gw.core.store.processes().filter((p) => p.conversationId === 'spare' && pidAlive(p.pid));
-const pidOf = (conv: string) => gw!.gw.core.registry.get(`web:${conv}`)?.pid();
+const spares = () => gw!.gw.services.store.processes().filter((p) => p.conversationId === 'spare' && pidAlive(p.pid));
+const pidOf = (conv: string) => gw!.gw.services.registry.get(`web:${conv}`)?.pid();
 async function ask(conv: string, tag: string) {
   const w = gw!.watch(conv);
   await w.ready;
@@ -49,12 +49,12 @@ describe('steering.spareProcess', () => {
 
       expect(await ask('second', 's2')).toBe('ok tag:s2');
       expect(pidOf('second')).toBe(spare);
-      expect(gw.gw.core.store.processes().find((p) => p.pid === spare)?.conversationId).toBe('web:second');
+      expect(gw.gw.services.store.processes().find((p) => p.pid === spare)?.conversationId).toBe('web:second');
       await waitUntil(() => spares().length === 1 && spares()[0]!.pid !== spare, SPARE_DELAY_MS + 15_000);
       const next = spares()[0]!.pid;
 
       // A conversation that resumes its session starts its own process: the spare is for new sessions.
-      await gw.gw.core.pool.release('web:first', 'test: make it resume');
+      await gw.gw.services.pool.release('web:first', 'test: make it resume');
       expect(await ask('first', 's3')).toBe('ok tag:s3');
       expect(pidOf('first')).not.toBe(next);
       expect(spares().map((p) => p.pid)).toEqual([next]);
@@ -67,9 +67,9 @@ describe('steering.spareProcess', () => {
 
   it('is off by default: no process is started ahead', async () => {
     gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
-    expect(gw.gw.core.settings().steering.spareProcess).toBe(false);
+    expect(gw.gw.services.config.current().steering.spareProcess).toBe(false);
     expect(await ask('only', 'o1')).toBe('ok tag:o1');
     await new Promise((r) => setTimeout(r, SPARE_DELAY_MS + 1500));
-    expect(gw.gw.core.store.processes().map((p) => p.conversationId)).toEqual(['web:only']);
+    expect(gw.gw.services.store.processes().map((p) => p.conversationId)).toEqual(['web:only']);
   });
 });
