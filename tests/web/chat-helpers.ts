@@ -21,7 +21,7 @@ export function scrollState(page: Page): Promise<ScrollState> {
   }));
 }
 
-/** Scrolls the timeline by dy CSS pixels (negative: up), as a wheel or a finger would, and waits for the scroll event. */
+/** Scrolls the timeline by dy CSS pixels (negative: up), as a wheel or a finger would; waits for the scroll event. */
 export async function scrollBy(page: Page, dy: number): Promise<void> {
   await page.getByTestId('log').evaluate(
     (el, by) =>

@@ -109,7 +109,7 @@ describe('projects (real browser, real CLI, real git)', () => {
       await app.close();
     });
 
-    it(`at ${size} size: each conversation shows its project and branch, a waiting one is marked, a filter`, async () => {
+    it(`at ${size} size: project and branch on each conversation, a waiting one marked, a filter`, async () => {
       const inSite = `branch-${size}`;
       const waiting = `ask-${size}`;
       await turn(inSite, 'make a worktree tag:wt');

@@ -19,7 +19,7 @@ const CODE = `${LONG}\n\n\`\`\`ts\n${Array.from({ length: 60 }, (_, i) => `const
 
 describe('scrolling (real browser, real CLI)', () => {
   for (const size of ['phone', 'desktop'] as const) {
-    it(`at ${size} size: follows a reply in one block, stays put above, counts what is new, shows my message`, async () => {
+    it(`at ${size} size: follows a reply in one block, stays put above, counts what is new, shows mine`, async () => {
       rig.mock.setScript((req) =>
         req.side
           ? undefined
