@@ -17,7 +17,10 @@ export interface AppState {
   archived?: ConversationItem[];
   currentId?: string;
   conv?: ConversationState;
+  /** The projects to choose from: set only when there are several (one is no choice). */
   projects?: { projects: Project[]; defaultProject?: string };
+  /** Every project, the one alone included: whether it gives each conversation a worktree (and branch). */
+  allProjects?: Project[];
   /** The list shows only this project's conversations. */
   projectFilter?: string;
   /** Conversations with a permission request waiting for the person, by id. */

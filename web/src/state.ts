@@ -63,7 +63,7 @@ export async function boot(token: string | undefined): Promise<void> {
   void api()
     .projects()
     .then(
-      (p) => set({ projects: p.projects.length > 1 ? p : undefined }),
+      (p) => set({ projects: p.projects.length > 1 ? p : undefined, allProjects: p.projects }),
       () => undefined,
     );
   await startList();

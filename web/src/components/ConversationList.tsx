@@ -15,10 +15,11 @@ import { Pairing } from './Pairing.js';
 
 function Item({ c, active, now }: { c: ListItem; active: boolean; now: number }) {
   const projects = useStore((s) => s.projects?.projects);
+  const all = useStore((s) => s.allProjects);
   const waiting = useStore((s) => s.waiting[c.id] ?? false);
   // The open conversation is being read: it is marked read on the gateway a moment later.
   const unread = c.unread && !active;
-  const branch = branchOf(c, projects);
+  const branch = branchOf(c, all);
   return (
     <li
       class={`conv${active ? ' active' : ''}${unread ? ' unread' : ''}${waiting ? ' waiting' : ''}`}

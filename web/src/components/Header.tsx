@@ -15,10 +15,12 @@ export function Header() {
     (s) => s.conversations.find((c) => c.id === s.currentId) ?? s.archived?.find((c) => c.id === s.currentId),
   ) as ListItem | undefined;
   const projects = useStore((s) => s.projects?.projects);
+  const all = useStore((s) => s.allProjects);
   const drawerOpen = useStore((s) => s.drawerOpen);
   const [editing, setEditing] = useState<string | undefined>();
   const title = item?.title ?? (id ? 'New conversation' : 'Rudder');
-  const branch = item ? branchOf(item, projects) : null;
+  const branch = item ? branchOf(item, all) : null;
+  const project = projects && item?.project;
 
   const save = (e: Event) => {
     e.preventDefault();
@@ -56,10 +58,19 @@ export function Header() {
           <h1 class="title" data-testid="conversation-title" title={title}>
             {title}
           </h1>
-          {projects && item?.project && (
-            <span class="project" data-testid="project-chip" title={branch ? `${item.project} · ${branch}` : undefined}>
-              {item.project}
-              {branch && <span class="branch"> · {branch}</span>}
+          {(project || branch) && (
+            <span
+              class={`project${project ? '' : ' branch-only'}`}
+              data-testid="project-chip"
+              title={[project, branch].filter(Boolean).join(' · ')}
+            >
+              {project}
+              {branch && (
+                <span class="branch">
+                  {project ? ' · ' : ''}
+                  {branch}
+                </span>
+              )}
             </span>
           )}
         </div>
