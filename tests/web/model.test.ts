@@ -9,7 +9,8 @@ import { messageHistory } from '../../web/src/message-history.js';
 import type { ChatMessage } from '../../web/src/model.js';
 import { noticeBlocks } from '../../web/src/notice-format.js';
 import { branchOf } from '../../web/src/projects.js';
-import { addLocal, confirmLocal, emptyConversation, failLocal } from '../../web/src/reduce.js';
+import { emptyConversation } from '../../web/src/reduce.js';
+import { addLocal, confirmLocal, failLocal } from '../../web/src/reduce-local.js';
 import { buildTimeline } from '../../web/src/timeline.js';
 
 describe('command answers', () => {

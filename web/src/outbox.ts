@@ -8,7 +8,8 @@
 import { ApiError } from './api.js';
 import { api, explain, failed, getState, set, setConv, transient } from './app-store.js';
 import { dropOutbox, loadOutbox, newClientMessageId, type OutboxItem, outboxOf, putOutbox } from './device.js';
-import { addLocal, type ConversationState, confirmLocal, dropLocal, failLocal, resendLocal } from './reduce.js';
+import type { ConversationState } from './reduce.js';
+import { addLocal, confirmLocal, dropLocal, failLocal, resendLocal } from './reduce-local.js';
 import type { StreamEvent } from './types.js';
 
 export const OFFLINE_REASON = 'Not sent yet: the gateway cannot be reached. It goes out by itself when it is back.';
