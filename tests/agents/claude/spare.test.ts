@@ -66,7 +66,7 @@ describe('steering.spareProcess', () => {
     },
   );
 
-  it('unset, it follows the memory: no process is started ahead when there is no room beside the warm cap', async () => {
+  it('unset, it follows the memory: no process is started ahead without room beside the warm cap', async () => {
     // maxLive 50 would need 102 GB beside it: no machine here has that.
     gw = await startInProcess({
       agent: agentConfig(mock.url, tempDir('chome')),
