@@ -19,7 +19,7 @@ import {
   type Section,
   type SectionChanges,
 } from './types.js';
-import { newFile } from './untracked.js';
+import { insideTree, newFile } from './untracked.js';
 
 export interface ChangesOptions {
   limits?: Partial<ReviewLimits>;
@@ -176,13 +176,10 @@ async function untrackedSection(
     if (n.mode !== '100644') f.newMode = n.mode;
     if (!n.binary && n.lines !== null && n.lines > limits.maxFileLines)
       f.collapsed = { reason: 'lines', lines: n.lines, bytes: n.diffBytes };
-    else if (n.diff === undefined)
-      f.collapsed = {
-        reason: n.diffBytes !== null && n.diffBytes <= limits.maxFileBytes ? 'budget' : 'bytes',
-        lines: n.lines,
-        bytes: n.diffBytes ?? n.bytes,
-      };
-    else place(f, n.diff, limits, budget);
+    else if (n.diff === undefined) {
+      const bytes = n.diffBytes ?? n.bytes;
+      f.collapsed = { reason: bytes > limits.maxFileBytes ? 'bytes' : 'budget', lines: n.lines, bytes };
+    } else place(f, n.diff, limits, budget);
   }
   return { files, omitted: paths.length - files.length };
 }
@@ -257,6 +254,7 @@ export async function fileDiff(
   const top = await topOf(run, worktree);
   const unknown = () =>
     new RudderError('REVIEW_FILE_UNKNOWN', `${ref.path} has no ${ref.section} change here.`, { path: ref.path });
+  if (!insideTree(top, ref.path) || (ref.oldPath !== undefined && !insideTree(top, ref.oldPath))) throw unknown();
   if (ref.section === 'untracked') {
     // Only a path git itself lists as untracked is read: never an ignored file, never one outside the tree.
     const listed = await run.git(['ls-files', '--others', '--exclude-standard', '-z', '--', literal(ref.path)], {

@@ -166,11 +166,12 @@ export class ConversationReview {
     );
   }
 
-  /** Pushes the worktree's branch to the project's remote. */
-  push(o: { remote?: string } = {}): Promise<PushResult> {
-    return this.desk.act(this.target, 'push', [this.target.dir], async () =>
-      push(this.desk.run, this.target.dir, await this.branch(), o),
-    );
+  /** Pushes the worktree's branch (or, with which: 'base', the base branch after a merge) to the project's remote. */
+  push(o: { remote?: string; which?: 'branch' | 'base' } = {}): Promise<PushResult> {
+    return this.desk.act(this.target, 'push', [this.target.dir], async () => {
+      const branch = o.which === 'base' ? await this.base() : await this.branch();
+      return push(this.desk.run, this.target.dir, branch, { remote: o.remote });
+    });
   }
 
   /** Whether the page should offer "open a pull request", and if not, why. */

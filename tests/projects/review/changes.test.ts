@@ -196,6 +196,9 @@ describe('changes', () => {
     expect((await failure(fileDiff(run, wt.path, { section: 'untracked', path: '../../../../etc/passwd' }))).code).toBe(
       'REVIEW_FILE_UNKNOWN',
     );
+    expect((await failure(fileDiff(run, wt.path, { section: 'unstaged', path: '../outside.txt' }))).code).toBe(
+      'REVIEW_FILE_UNKNOWN',
+    );
     expect((await failure(fileDiff(run, wt.path, { section: 'unstaged', path: 'a.txt' }))).code).toBe(
       'REVIEW_FILE_UNKNOWN',
     );

@@ -63,11 +63,14 @@ describe('the review guard', () => {
     await review.commit('agent work');
     expect(await review.merge()).toMatchObject({ kind: 'fast-forward' });
     expect(await review.push()).toMatchObject({ remote: 'origin', kind: 'created' });
+    expect(await review.push({ which: 'base' })).toMatchObject({ branch: 'main', kind: 'created' });
+    expect(runGit(bare, 'log', '--format=%s', '-1', 'main')).toBe('agent work');
     expect(await review.openPullRequest({ title: 'x' })).toMatchObject({ opened: false, code: 'REVIEW_GH_MISSING' });
     expect(runGit(repo, 'log', '--format=%s', '-1')).toBe('agent work');
     expect(records.map((r) => [r.action, r.ok])).toEqual([
       ['commit', true],
       ['merge', true],
+      ['push', true],
       ['push', true],
       ['pull-request', true],
     ]);
