@@ -32,7 +32,8 @@ export async function baseBranchOf(run: GitRunner, dir: string): Promise<string>
   if (r.code !== 0)
     throw new RudderError(
       'REVIEW_BASE_UNKNOWN',
-      `${dir} is not on a branch (detached HEAD), so there is no base branch. Check out the branch to merge into there.`,
+      `${dir} is not on a branch (detached HEAD), so there is no base branch. Check out the branch to merge ` +
+        'into there.',
       { cwd: dir },
     );
   return r.stdout.trim();

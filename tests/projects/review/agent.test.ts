@@ -65,7 +65,7 @@ function editScript(worktreeOf: () => string) {
 }
 
 describe('reviewing the agent’s edits (real CLI)', () => {
-  it('shows the two edits and the new file, refuses while a turn runs, then commit, merge and push land them', async () => {
+  it('shows the edits and the new file, refuses while a turn runs, then commit, merge and push land them', async () => {
     const made = await gw.api('POST', '/api/conversations', { project: 'repo' });
     const conv = ((await made.json()) as { id: string }).id;
     const conversationId = `web:${conv}`;

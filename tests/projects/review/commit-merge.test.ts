@@ -162,7 +162,7 @@ describe('merge', () => {
     expect(statusLines(repo)).toEqual(['?? c.txt']);
   });
 
-  it('fast-forwards a base nobody has checked out by moving its ref; refuses the base as the branch itself', async () => {
+  it('fast-forwards a base nobody has checked out by moving its ref; refuses the branch as its base', async () => {
     const repo = projectRepo();
     runGit(repo, 'branch', 'release');
     const wt = worktree(repo);

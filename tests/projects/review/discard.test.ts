@@ -1,4 +1,4 @@
-/** Discarding a worktree's uncommitted changes: the list (ignored files included), the token, the refusal of a stale one. */
+/** Discarding a worktree's uncommitted changes: the list (ignored files too), the token, a stale one refused. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

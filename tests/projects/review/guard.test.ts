@@ -79,7 +79,7 @@ describe('the review guard', () => {
     expect(records.at(-1)).toMatchObject({ action: 'commit', ok: false, error: { code: 'REVIEW_NOTHING_TO_COMMIT' } });
   });
 
-  it('refuses a second action on the same tree while one runs, and one on the same base from another worktree', async () => {
+  it('refuses a second action on a tree while one runs, and a merge into a base another is merging into', async () => {
     const { repo, wt, desk, review } = rig();
     const gate = path.join(tempDir('gate'), 'go');
     // A pre-commit hook that holds the commit until the test opens the gate.
