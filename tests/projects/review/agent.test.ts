@@ -69,7 +69,7 @@ describe('reviewing the agent’s edits (real CLI)', () => {
     const made = await gw.api('POST', '/api/conversations', { project: 'repo' });
     const conv = ((await made.json()) as { id: string }).id;
     const conversationId = `web:${conv}`;
-    const store = gw.gw.core.store;
+    const store = gw.gw.services.store;
     const worktreeOf = () => store.projects.get(conversationId, 'repo')!.worktree!;
     editScript(worktreeOf);
     const w = gw.watch(conv);
@@ -82,7 +82,7 @@ describe('reviewing the agent’s edits (real CLI)', () => {
     expect(read(wt, 'a.txt')).toBe(A_TXT.replace('gamma', 'GAMMA'));
     expect(read(repo, 'a.txt')).toBe(A_TXT);
 
-    const lane = gw.gw.core.lane(conversationId);
+    const lane = gw.gw.services.conversations.lane(conversationId);
     const desk = new ReviewDesk({ run: runner() });
     const review = desk.for({ conversationId, dir: wt, projectDir: repo, worktree: true, busy: () => lane.busy() });
     const set = await review.changes();
