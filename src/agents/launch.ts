@@ -16,12 +16,15 @@ import type { ClaudeLaunch } from './claude/launch.js';
 import { SpareProcess } from './claude/spare.js';
 import { ClaudeStreamSession } from './claude/stream-session.js';
 import type { SessionFactory } from './pool.js';
+import { spareProcess, warmCap } from './registry.js';
 import type { AgentSession } from './session.js';
 import { paneName, type TmuxLaunch } from './tmux/tmux-launch.js';
 import { ClaudeTmuxSession } from './tmux/tmux-session.js';
 
 export interface AgentLaunchesDeps {
   dataDir: string;
+  /** MemAvailable at start: whether a spare process fits (steering.spareProcess unset). */
+  memAvailable: number | undefined;
   config: LiveConfig;
   store: Store;
   projects: Projects;
@@ -47,7 +50,7 @@ export class AgentLaunches {
   claude(conversationId: string, sessionId: string | undefined): ClaudeLaunch {
     const { config, projects, store, env, log } = this.d;
     const agent = config.current().agent;
-    const spareOn = config.current().steering.spareProcess;
+    const spareOn = this.spareProcess().on;
     if (!spareOn && this.spare.ready()) void this.spare.stop('steering.spareProcess turned off');
     // The conversation's project: its directory (or its own worktree there) and its agent settings.
     const target = projects.prepare(conversationId);
@@ -84,6 +87,13 @@ export class AgentLaunches {
       markPrefix: this.markPrefix,
       spare: spareOn ? this.spare : undefined,
     };
+  }
+
+  /** Whether a process is kept started ahead for the next new conversation, and why (registry.ts). */
+  spareProcess(): { on: boolean; why: string } {
+    const { steering } = this.d.config.current();
+    const { maxLive } = warmCap(steering.maxLive, this.d.memAvailable);
+    return spareProcess(steering.spareProcess, maxLive, this.d.memAvailable);
   }
 
   /** The launch of a conversation's TUI in a tmux pane: the Claude launch plus the pane's settings. */

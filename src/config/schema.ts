@@ -109,8 +109,11 @@ export const steeringSchema = z
     maxLive: z.number().int().min(0).optional(),
     /** Live sessions idle longer than this are stopped (values below 1 count as 1). */
     idleMinutes: z.number().default(20),
-    /** Keep one agent process started ahead for the next new conversation (one more process, idle). */
-    spareProcess: z.boolean().default(false),
+    /**
+     * Keep one agent process started ahead for the next new conversation (one more process, idle); unset,
+     * on when the machine's memory has room for it beside the warm cap (one per 2 GB).
+     */
+    spareProcess: z.boolean().optional(),
   })
   .strict();
 

@@ -16,6 +16,7 @@ import { HttpServer } from '../http/server.js';
 import { loadOrCreateToken } from '../http/token.js';
 import { acquireLock, type DataDirLock } from '../ops/lock.js';
 import type { Logger } from '../ops/logger.js';
+import { memAvailableBytes } from '../ops/proc.js';
 import { registerSecret } from '../ops/redact.js';
 import { Projects } from '../projects/service.js';
 import { Store } from '../store/store.js';
@@ -78,11 +79,12 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
 
   const store = openStore(dataDir, cfg, log);
   const projects = new Projects({ store, config: () => config.current(), env, log });
-  const launches = new AgentLaunches({ dataDir, config, store, projects, env, log });
+  const memAvailable = memAvailableBytes();
+  const launches = new AgentLaunches({ dataDir, config, store, projects, env, log, memAvailable });
   killOrphans(store, log, launches.markPrefix);
   store.pruneEvents(EVENT_RETENTION_MS);
   const factory = opts.sessionFactory?.(launches);
-  const s = buildServices({ config, store, log, env, projects, launches, factory });
+  const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable });
   const claude = s.claude.refresh();
 
   const web = cfg.web.enabled ? webServer(dataDir, cfg, s, log) : undefined;

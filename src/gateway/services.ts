@@ -8,7 +8,6 @@ import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry, warmCap } from '../agents/registry.js';
 import type { LiveConfig } from '../config/load.js';
 import type { Logger } from '../ops/logger.js';
-import { memAvailableBytes } from '../ops/proc.js';
 import type { Projects } from '../projects/service.js';
 import { AccessControl } from '../security/access.js';
 import { AccessStore } from '../security/access-store.js';
@@ -40,16 +39,17 @@ export interface ServiceParts {
   /** Each conversation's project (launches read it too). */
   projects: Projects;
   launches: AgentLaunches;
+  /** MemAvailable at start, for the default warm cap. */
+  memAvailable: number | undefined;
   /** Replaces the agent session factory (benchmarks measure the gateway with an in-process fake agent). */
   factory?: SessionFactory;
 }
 
 export type Services = ReturnType<typeof buildServices>;
 
-export function buildServices({ config, store, log, env, projects, launches, factory }: ServiceParts) {
+export function buildServices({ config, store, log, env, projects, launches, factory, memAvailable }: ServiceParts) {
   const cfg = config.current();
   // Agents: the warm cap from the machine's memory (or the config), the pool over the registry.
-  const memAvailable = memAvailableBytes();
   const cap = warmCap(cfg.steering.maxLive, memAvailable);
   log.info({ maxLive: cap.maxLive, why: cap.why }, 'idle agent processes kept warm');
   const registry = new SessionRegistry({ maxLive: cap.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
@@ -121,7 +121,17 @@ export function buildServices({ config, store, log, env, projects, launches, fac
 
   // Channels start in parallel; the status report reads their starts.
   const channelStarts = new ChannelStarter(intake, log, () => replies.delivery.kickAll());
-  const status = new StatusReporter({ config, store, registry, conversations, projects, chats, channelStarts, claude });
+  const status = new StatusReporter({
+    config,
+    store,
+    registry,
+    conversations,
+    projects,
+    chats,
+    channelStarts,
+    claude,
+    spare: () => launches.spareProcess(),
+  });
   const api = new GatewayApi({ store, bus, chats, intake, desk, stopper, steps, projects, status, conversations, log });
 
   return {

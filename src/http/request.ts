@@ -79,9 +79,11 @@ export async function handleRequest(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   setSecurityHeaders(res);
-  res.once('close', () =>
-    ctx.logger.debug({ method, url: redactUrl(req.url ?? ''), status: res.statusCode }, 'web request'),
-  );
+  // A line per request at debug level only (the URL redacted when it is written).
+  if (ctx.logger.isLevelEnabled('debug'))
+    res.once('close', () =>
+      ctx.logger.debug({ method, url: redactUrl(req.url ?? ''), status: res.statusCode }, 'web request'),
+    );
   try {
     const target = parseTarget(req.url);
     if (!ctx.hosts.allowsHost(req.headers.host)) {

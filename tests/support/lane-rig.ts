@@ -42,7 +42,15 @@ export async function laneRig(config: Record<string, unknown> = {}, agent: FakeA
   const log = silentLogger();
   const store = new Store(path.join(dataDir, 'rudder.db'));
   const projects = new Projects({ store, config: () => live.current(), env: process.env, log });
-  const launches = new AgentLaunches({ dataDir, config: live, store, projects, env: process.env, log });
+  const launches = new AgentLaunches({
+    dataDir,
+    config: live,
+    store,
+    projects,
+    env: process.env,
+    log,
+    memAvailable: undefined,
+  });
   const agents = new Map<string, FakeAgentSession>();
   const inputs: LaneRig['inputs'] = [];
   const factory = {
@@ -58,7 +66,16 @@ export async function laneRig(config: Record<string, unknown> = {}, agent: FakeA
       return a;
     },
   };
-  const s = buildServices({ config: live, store, log, env: process.env, projects, launches, factory });
+  const s = buildServices({
+    config: live,
+    store,
+    log,
+    env: process.env,
+    projects,
+    launches,
+    factory,
+    memAvailable: undefined,
+  });
   let n = 0;
   const row = (id: string) => {
     const r = store.message(id);

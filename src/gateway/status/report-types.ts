@@ -19,6 +19,9 @@ export interface StatusReport {
     maxLiveWhy: string;
     liveSessions: number;
     warm: number;
+    /** Whether a process is kept started ahead for the next new conversation (steering.spareProcess), and why. */
+    spareProcess: boolean;
+    spareProcessWhy: string;
   };
   sessions: Array<{
     conversationId: string;

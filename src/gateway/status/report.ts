@@ -25,6 +25,8 @@ export interface StatusReportDeps {
   chats: Chats;
   channelStarts: { state(name: string): ChannelStartState | undefined };
   claude: ClaudeHealth;
+  /** Whether a spare process is kept, and why. */
+  spare(): { on: boolean; why: string };
 }
 
 const started = Date.now();
@@ -73,6 +75,8 @@ export class StatusReporter {
         maxLiveWhy: cap.why,
         liveSessions: sessions.filter((s) => s.pid !== null).length,
         warm: registry.idleWarm().length,
+        spareProcess: this.d.spare().on,
+        spareProcessWhy: this.d.spare().why,
       },
       sessions,
       queues,

@@ -30,7 +30,7 @@ describe('decideResult', () => {
     expect([d.turn, d.steps]).toEqual(['answered', 'answered']);
   });
 
-  it('stops an interrupted turn: "stopped on request" during a /stop, "interrupted" otherwise, and replies to none', () => {
+  it('stops an interrupted turn ("stopped on request" during a /stop, else "interrupted"), replying to none', () => {
     for (const stopping of [true, false]) {
       const d = decideResult({ inputIds: ['a'], interrupted: true }, facts({ stopping }));
       expect(d.outcomes).toEqual([{ id: 'a', as: 'stop', reason: stopping ? 'stopped on request' : 'interrupted' }]);
