@@ -8,7 +8,6 @@ import type { TurnView } from '../../src/gateway/steps/types.js';
 import { messageHistory } from '../../web/src/message-history.js';
 import type { ChatMessage } from '../../web/src/model.js';
 import { noticeBlocks } from '../../web/src/notice-format.js';
-import { branchOf } from '../../web/src/projects.js';
 import { emptyConversation } from '../../web/src/reduce.js';
 import { addLocal, confirmLocal, failLocal } from '../../web/src/reduce-local.js';
 import { buildTimeline } from '../../web/src/timeline.js';
@@ -110,23 +109,5 @@ describe('a resend', () => {
     expect([...c.messages.values()].map((x) => [x.id, x.state, x.local, x.unsent])).toEqual([
       ['m9', 'accepted', undefined, undefined],
     ]);
-  });
-});
-
-describe('the branch shown', () => {
-  const projects = [
-    { name: 'site', path: '/srv/site', worktrees: true },
-    { name: 'api', path: '/srv/api', worktrees: false },
-  ];
-  const item = { title: null, createdAt: 0, lastActivityAt: 0, unread: false, archived: false, lastEventId: 3 };
-  it('is the worktree branch of a conversation that has run in a worktree project, else none', () => {
-    expect(branchOf({ ...item, id: 'c-1a2b', project: 'site', sessionId: 's1' }, projects)).toBe('rudder/web/c-1a2b');
-    expect(branchOf({ ...item, id: 'c-1a2b', project: 'site', sessionId: null }, projects)).toBeNull();
-    expect(branchOf({ ...item, id: 'c-1a2b', project: 'api', sessionId: 's1' }, projects)).toBeNull();
-    // An id git would need rewritten is not guessed; the gateway's own field wins.
-    expect(branchOf({ ...item, id: 'a..b', project: 'site', sessionId: 's1' }, projects)).toBeNull();
-    expect(branchOf({ ...item, id: 'x', project: 'site', sessionId: null, branch: 'feature/x' }, projects)).toBe(
-      'feature/x',
-    );
   });
 });

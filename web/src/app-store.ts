@@ -19,8 +19,6 @@ export interface AppState {
   conv?: ConversationState;
   /** The projects to choose from: set only when there are several (one is no choice). */
   projects?: { projects: Project[]; defaultProject?: string };
-  /** Every project, the one alone included: whether it gives each conversation a worktree (and branch). */
-  allProjects?: Project[];
   /** The list shows only this project's conversations. */
   projectFilter?: string;
   /** Conversations with a permission request waiting for the person, by id. */

@@ -5,7 +5,7 @@
 import type { EventStream } from './api.js';
 import { api, failed, getState, set, setConv } from './app-store.js';
 import { loadDraft, saveDraft } from './device.js';
-import { forgetWaiting, refreshList, setWaiting } from './list-refresh.js';
+import { refreshList, setWaiting } from './list-refresh.js';
 import { flush, hold, outboxHooks, posting, send as sendMessage, takeBack, withUnsent } from './outbox.js';
 import { applyEvent, emptyConversation, mergePage } from './reduce.js';
 import { waitsForYou } from './timeline.js';
@@ -33,8 +33,6 @@ export function nudge(): void {
 export async function openConversation(id: string): Promise<void> {
   stream?.close();
   stream = undefined;
-  const left = getState().currentId;
-  if (left && left !== id) forgetWaiting(left);
   set({ currentId: id, conv: withUnsent(emptyConversation(id)), drawerOpen: false, draft: loadDraft(id) });
   history.replaceState(null, '', `${location.pathname}${location.search}#c=${encodeURIComponent(id)}`);
   try {

@@ -8,7 +8,7 @@ import { api, failed, getState, set, setApi } from './app-store.js';
 import { nudge, openConversation, scheduleRead } from './conversation.js';
 import { loadDraft } from './device.js';
 import { newConversation } from './list.js';
-import { checkWaiting, refreshList } from './list-refresh.js';
+import { markWaiting, refreshList } from './list-refresh.js';
 import { flush, withUnsent } from './outbox.js';
 import { emptyConversation } from './reduce.js';
 
@@ -57,7 +57,7 @@ export async function boot(token: string | undefined): Promise<void> {
   void api()
     .projects()
     .then(
-      (p) => set({ projects: p.projects.length > 1 ? p : undefined, allProjects: p.projects }),
+      (p) => set({ projects: p.projects.length > 1 ? p : undefined }),
       () => undefined,
     );
   await startList();
@@ -77,7 +77,7 @@ async function startList(): Promise<void> {
   try {
     const { conversations } = await api().conversations();
     set({ conversations });
-    void checkWaiting(conversations);
+    markWaiting(conversations);
     // The address names a conversation: open it, even one not started yet.
     const first = wanted ?? conversations[0]?.id;
     if (first) return openConversation(first);

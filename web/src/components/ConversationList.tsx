@@ -6,20 +6,17 @@
 import { useState } from 'preact/hooks';
 import { ago } from '../format.js';
 import { useNow } from '../hooks.js';
-import { branchOf } from '../projects.js';
 import { newConversation, openConversation, setProjectFilter, showArchived, useStore } from '../state.js';
 import type { ConversationItem } from '../types.js';
-import type { ListItem } from '../wire-extra.js';
 import './ConversationList.css';
 import { Pairing } from './Pairing.js';
 
-function Item({ c, active, now }: { c: ListItem; active: boolean; now: number }) {
+function Item({ c, active, now }: { c: ConversationItem; active: boolean; now: number }) {
   const projects = useStore((s) => s.projects?.projects);
-  const all = useStore((s) => s.allProjects);
   const waiting = useStore((s) => s.waiting[c.id] ?? false);
   // The open conversation is being read: it is marked read on the gateway a moment later.
   const unread = c.unread && !active;
-  const branch = branchOf(c, all);
+  const branch = c.branch;
   return (
     <li
       class={`conv${active ? ' active' : ''}${unread ? ' unread' : ''}${waiting ? ' waiting' : ''}`}

@@ -3,9 +3,7 @@
  * branch), and the ⋯ menu.
  */
 import { useState } from 'preact/hooks';
-import { branchOf } from '../projects.js';
 import { rename, setDrawer, useStore } from '../state.js';
-import type { ListItem } from '../wire-extra.js';
 import { ConversationMenu } from './ConversationMenu.js';
 import './Header.css';
 
@@ -13,13 +11,12 @@ export function Header() {
   const id = useStore((s) => s.currentId);
   const item = useStore(
     (s) => s.conversations.find((c) => c.id === s.currentId) ?? s.archived?.find((c) => c.id === s.currentId),
-  ) as ListItem | undefined;
+  );
   const projects = useStore((s) => s.projects?.projects);
-  const all = useStore((s) => s.allProjects);
   const drawerOpen = useStore((s) => s.drawerOpen);
   const [editing, setEditing] = useState<string | undefined>();
   const title = item?.title ?? (id ? 'New conversation' : 'Rudder');
-  const branch = item ? branchOf(item, all) : null;
+  const branch = item?.branch ?? null;
   const project = projects && item?.project;
 
   const save = (e: Event) => {
