@@ -13,7 +13,7 @@ export const ERRORS = {
   AGENT_CRASHED: 'The agent process died in the middle of a turn.',
   AGENT_TURN_TIMEOUT: 'The turn took longer than agent.turnTimeoutSeconds and was stopped.',
   AGENT_RATE_LIMITED: 'Claude is rate limited.',
-  AGENT_API_ERROR: 'The Anthropic API returned an error for this turn.',
+  AGENT_API_ERROR: 'The request to the model failed.',
   AGENT_TURN_FAILED: 'The turn ended with an error.',
   AGENT_BUSY: 'A turn is already running in this session.',
   AGENT_STOPPED: 'The agent session was stopped.',
