@@ -38,7 +38,7 @@ const rudder = (args: string[], env: Record<string, string> = {}) =>
 
 describe('rudder send / status', () => {
   it('send prints the reply stream and exits 0', async () => {
-    const r = await rudder(['send', 'cli1', 'hello from the cli tag:cli']);
+    const r = await rudder(['send', '--new', 'cli1', 'hello from the cli tag:cli']);
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe('ok tag:cli');
     expect(r.stderr).toMatch(/sent m_\w+: turn/);
@@ -60,7 +60,8 @@ describe('rudder send / status', () => {
           String.raw`\(from [\d.]+ GB available memory: one per 2 GB, 2\.\.8\)`,
       ),
     );
-    expect(human.stdout).toMatch(/web:cli1 {2}claude-stream {2}pid \d+ {2}idle/);
+    // Named by its title (its first message), beside the id.
+    expect(human.stdout).toMatch(/web:cli1 {2}"hello from the cli tag:cli" {2}claude-stream {2}pid \d+ {2}idle/);
     const json = JSON.parse((await rudder(['status', '--json'])).stdout);
     expect(json.sessions[0]).toMatchObject({
       conversationId: 'web:cli1',
