@@ -12,6 +12,7 @@ import type { Step, ToolStep } from '../types.js';
 import { Markdown } from './Markdown.js';
 import { Acks } from './MessageBubble.js';
 import { PermissionCard } from './PermissionCard.js';
+import { Reveal } from './Revealed.js';
 import './Step.css';
 
 const ONE_LINE = new Set(['Read', 'Grep', 'Glob', 'LS', 'WebFetch', 'WebSearch', 'NotebookRead', 'TodoRead']);
@@ -25,11 +26,20 @@ const PATH_TOOLS = new Set(['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit'
 /** A path keeps its file name in view when the line is short of room (the folder is cut instead). */
 function Summary({ step }: { step: ToolStep }) {
   const cut = PATH_TOOLS.has(step.name) ? step.summary.lastIndexOf('/') + 1 : 0;
-  if (cut <= 0) return <code class="tool-summary">{step.summary}</code>;
+  if (cut <= 0)
+    return (
+      <code class="tool-summary">
+        <Reveal text={step.summary} />
+      </code>
+    );
   return (
     <code class="tool-summary path" title={step.summary}>
-      <span class="dir">{step.summary.slice(0, cut)}</span>
-      <span class="base">{step.summary.slice(cut)}</span>
+      <span class="dir">
+        <Reveal text={step.summary.slice(0, cut)} />
+      </span>
+      <span class="base">
+        <Reveal text={step.summary.slice(cut)} />
+      </span>
     </code>
   );
 }
@@ -58,7 +68,7 @@ function Diff({ step }: { step: ToolStep }) {
               </span>
             ) : (
               <span class={l.type === '+' ? 'add' : l.type === '-' ? 'del' : 'ctx'} key={k}>
-                {l.type} {l.text}
+                {l.type} <Reveal text={l.text} />
                 {'\n'}
               </span>
             );
