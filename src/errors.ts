@@ -18,6 +18,7 @@ export const ERRORS = {
   AGENT_BUSY: 'A turn is already running in this session.',
   AGENT_STOPPED: 'The agent session was stopped.',
   AGENT_SESSION_NOT_FOUND: 'The saved session could not be resumed; a new session was started.',
+  SESSION_HELD: 'That Claude Code session belongs to another conversation: one session, one conversation.',
   AGENT_UNDELIVERED: 'The message could not be delivered to the agent.',
   AGENT_NOT_READY: 'The agent terminal is not ready for input.',
   TURN_CUT_OFF: 'Rudder stopped while this turn was running.',
