@@ -17,7 +17,7 @@ import { AgentProcess } from '../agents/claude/process.js';
 import type { OutputFrame } from '../agents/claude/protocol/output.js';
 import { parseLine } from '../agents/claude/protocol/parse.js';
 import { silentLogger } from '../ops/logger.js';
-import type { Check } from './doctor.js';
+import type { Check } from './doctor-check.js';
 
 export const PROBE_PROMPT = 'Reply with the single word OK.';
 
@@ -48,7 +48,8 @@ type Outcome =
 
 export async function probeModel(o: ModelProbeOptions): Promise<Check> {
   const ep = apiEndpoint(o.env);
-  const target = `${ep.url.origin}${ep.setBy ? ` (${ep.setBy})` : ''}${ep.proxy ? ` through ${ep.proxy.host} (${ep.proxyVar})` : ''}`;
+  const via = ep.proxy ? ` through ${ep.proxy.host} (${ep.proxyVar})` : '';
+  const target = `${ep.url.origin}${ep.setBy ? ` (${ep.setBy})` : ''}${via}`;
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-doctor-request-'));
   const home = o.env.HOME ?? os.homedir();
   const used = fs.existsSync(path.join(home, '.claude')) || fs.existsSync(path.join(home, '.claude.json'));

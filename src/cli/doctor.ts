@@ -19,17 +19,12 @@ import type { Config } from '../config/schema.js';
 import type { StatusReport } from '../http/wire.js';
 import { inspectDataDir } from '../ops/data-dir.js';
 import { call, endpoint } from './client.js';
+import type { Check } from './doctor-check.js';
 import { probeModel } from './doctor-model.js';
 
-const exec = promisify(execFile);
+export type { Check } from './doctor-check.js';
 
-export interface Check {
-  name: string;
-  ok: boolean;
-  required: boolean;
-  detail: string;
-  fix?: string;
-}
+const exec = promisify(execFile);
 
 export function register(program: Command): void {
   program

@@ -6,7 +6,7 @@
  */
 import os from 'node:os';
 import qrcode from 'qrcode-terminal';
-import { isAnyAddress, isLoopbackHost } from '../channels/web/hosts.js';
+import { isAnyAddress, isLoopbackHost } from '../security/hosts.js';
 
 export interface PageQrInput {
   /** The page URL with its token, as the startup line prints it. */

@@ -66,7 +66,7 @@ describe('the agent environment (real CLI, its Bash tool)', () => {
     },
   );
 
-  it('reaches the endpoint ANTHROPIC_BASE_URL names in the gateway environment, with no passEnv or agent.env for it', async () => {
+  it('reaches the endpoint ANTHROPIC_BASE_URL names in the environment alone (no passEnv, no agent.env)', async () => {
     const home = tempDir('chome');
     // agent.env keeps only the test's private HOME and retries off; the endpoint and key come from the environment.
     const { ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, ...rest } = mockAgentEnv(mock.url, home);

@@ -38,7 +38,8 @@ function expectRunning(fn: () => unknown, pid: number) {
   } catch (err) {
     expect(isRudderError(err, 'ALREADY_RUNNING')).toBe(true);
     expect((err as Error).message).toBe(
-      `Rudder is already running on this data dir. It runs as pid ${pid}: stop it first, or set RUDDER_HOME to another data dir.`,
+      `Rudder is already running on this data dir. It runs as pid ${pid}: stop it first, or set RUDDER_HOME to ` +
+        'another data dir.',
     );
     return;
   }

