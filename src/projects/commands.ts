@@ -6,30 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isRudderError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { ProjectCommandDeps } from './command-deps.js';
 import type { Project } from './projects.js';
-import type { Projects } from './service.js';
+import { moveSession, nameOf } from './session-move.js';
 import { type CliSession, listSessions, type OpenBy, openSessions, transcriptsDir } from './sessions.js';
 import { branchFor, removeWorktree, type WorktreeStatus, worktreeStatus } from './worktree.js';
 
-export interface ProjectCommandDeps {
-  conversationId: string;
-  projects: Projects;
-  store: Store;
-  /** A turn is running (or starting). */
-  busy(): boolean;
-  /** Stops the conversation's live session; the next turn starts a new process. */
-  release(reason: string): Promise<void>;
-  /** The pid of the conversation's own agent process, if one runs. */
-  ownPid(): number | undefined;
-  /**
-   * Stops another conversation's live session: its Claude Code session moved here (/resume --force).
-   * Without it a warm process there keeps the session, and this conversation's next turn is refused.
-   */
-  releaseOther?(conversationId: string, reason: string): Promise<void>;
-  /** Tells another conversation something, as a notice in its chat (its session moved away). */
-  tell?(conversationId: string, text: string): void;
-}
+export type { ProjectCommandDeps } from './command-deps.js';
 
 const SESSIONS_SHOWN = 10;
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -169,15 +152,6 @@ export class ProjectCommands {
     if (conv?.sessionId === id && conv.project === p.name) return `This conversation is already on session ${id}.`;
     const busy = this.busyReply(`/resume ${ref}`);
     if (busy) return busy;
-    // One session, one conversation: another Rudder conversation that holds it (even with its process reaped) keeps it.
-    const holders = this.d.store.sessionHolders(id).filter((h) => h.conversationId !== this.d.conversationId);
-    if (holders.length && !force) {
-      return (
-        `Session ${id} belongs to conversation ${holders.map((h) => this.nameOf(h.conversationId)).join(', ')}: ` +
-        `two conversations on one session write one transcript and mix their histories. Continue it there, or ` +
-        `send /resume ${ref} --force to move it here (that conversation then starts a new session).`
-      );
-    }
     const open = openSessions(configDir).get(id);
     if (open && open.pid !== this.d.ownPid() && !force) {
       return (
@@ -185,42 +159,29 @@ export class ProjectCommands {
         `there first, or send /resume ${ref} --force if that process is not writing any more.`
       );
     }
+    // One session, one conversation: another Rudder conversation that holds it (even with its process reaped) keeps it.
+    const holders = this.d.store.sessionHolders(id).filter((h) => h.conversationId !== this.d.conversationId);
+    const names = (hs: typeof holders) => hs.map((h) => nameOf(this.d.store, h.conversationId)).join(', ');
+    const running = holders.filter((h) => this.d.busyOther?.(h.conversationId));
+    if (running.length)
+      return (
+        `Session ${id} is in a running turn of conversation ${names(running)}: it cannot move while that turn ` +
+        'works. Try again when it has ended.'
+      );
+    if (holders.length && !force) {
+      return (
+        `Session ${id} belongs to conversation ${names(holders)}: ` +
+        `two conversations on one session write one transcript and mix their histories. Continue it there, or ` +
+        `send /resume ${ref} --force to move it here (that conversation then starts a new session).`
+      );
+    }
     this.d.projects.of(this.d.conversationId); // records the project if this is the first use
-    const moved = await this.takeFrom(holders, id);
+    const moved = await moveSession(this.d, holders, id);
     this.d.store.setSessionId(this.d.conversationId, id);
     await this.d.release(`resuming session ${id}`);
     return (
       `This conversation continues session ${id} in ${p.name} from the next ` +
       `message.${open && force ? ` (It is still ${this.openText(open)}.)` : ''}${moved}`
-    );
-  }
-
-  /** A conversation as a person knows it: “its title” (its id), or its id. */
-  private nameOf(conversationId: string): string {
-    const title = this.d.store.conversation(conversationId)?.title;
-    return title ? `“${clip(title, 40)}” (${conversationId})` : conversationId;
-  }
-
-  /** /resume --force: the holders give the session up (their next turn starts a new one) and are told. */
-  private async takeFrom(holders: Array<{ conversationId: string; project: string | null }>, id: string) {
-    if (!holders.length) return '';
-    const here = this.nameOf(this.d.conversationId);
-    const untold: string[] = [];
-    for (const h of holders) {
-      if (h.project) this.d.store.setProjectSession(h.conversationId, h.project, null);
-      if (this.d.store.conversation(h.conversationId)?.sessionId === id)
-        this.d.store.setSessionId(h.conversationId, null);
-      await this.d.releaseOther?.(h.conversationId, `session ${id} moved to conversation ${this.d.conversationId}`);
-      const note =
-        `ⓘ Session ${id} was moved to conversation ${here} (/resume --force there). This conversation starts ` +
-        'a new session at its next message.';
-      if (this.d.tell) this.d.tell(h.conversationId, note);
-      else untold.push(this.nameOf(h.conversationId));
-    }
-    const from = holders.map((h) => this.nameOf(h.conversationId)).join(', ');
-    return (
-      ` It was moved from conversation ${from}, which starts a new session at its next message` +
-      `${untold.length ? ` (it was not told: tell it yourself)` : ' and was told so'}.`
     );
   }
 
