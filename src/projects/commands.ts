@@ -4,12 +4,11 @@
  * changes where the next turn runs, so the next turn starts a process in the new place.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { isRudderError } from '../errors.js';
 import type { ProjectCommandDeps } from './command-deps.js';
 import type { Project } from './projects.js';
 import { moveSession, nameOf } from './session-move.js';
-import { type CliSession, listSessions, type OpenBy, openSessions, transcriptsDir } from './sessions.js';
+import { type CliSession, hasSession, listSessions, type OpenBy, openSessions } from './sessions.js';
 import { branchFor, removeWorktree, type WorktreeStatus, worktreeStatus } from './worktree.js';
 
 export type { ProjectCommandDeps } from './command-deps.js';
@@ -144,9 +143,7 @@ export class ProjectCommands {
       return `"${clip(ref, 40)}" is neither a number from /sessions nor a session id.`;
     }
     const configDir = this.d.projects.configDir();
-    const known = this.sessionDirs(p).some((dir) =>
-      fs.existsSync(path.join(transcriptsDir(configDir, dir), `${id}.jsonl`)),
-    );
+    const known = hasSession(configDir, this.sessionDirs(p), id);
     if (!known) return `There is no session ${id} in project ${p.name}. Send /sessions to see them.`;
     const conv = this.d.store.conversation(this.d.conversationId);
     if (conv?.sessionId === id && conv.project === p.name) return `This conversation is already on session ${id}.`;
