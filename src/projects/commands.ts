@@ -210,10 +210,15 @@ export class ProjectCommands {
     } catch {
       status = undefined; // already gone: removing only forgets it
     }
-    if (status?.changes.length && !force) {
+    if ((status?.changes.length || status?.ignored.length) && !force) {
+      const what = [
+        status.changes.length ? `uncommitted changes: ${changeList(status.changes)}` : '',
+        status.ignored.length ? `ignored files that git does not keep: ${changeList(status.ignored)}` : '',
+      ].filter(Boolean);
+      const keep = status.ignored.length ? 'Commit or copy out what you need' : 'Commit them';
       return (
-        `The worktree ${known.worktree} has uncommitted changes: ${changeList(status.changes)}. Commit ` +
-        `them, or send /worktree remove --force to throw them away.`
+        `The worktree ${known.worktree} has ${what.join('; and ')}. ${keep}, or send /worktree remove --force ` +
+        'to throw them away.'
       );
     }
     await this.d.release('worktree removed');
