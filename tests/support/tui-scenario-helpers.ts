@@ -93,7 +93,7 @@ export const leavesShellModeThenProbeArrives = (s: ShotContext) => async () => {
   return `Backspace (Rudder's way out of an empty shell-mode box), then ${got}`;
 };
 
-/** Shell mode, then out of it again: "!" into the empty box, a shot, Backspace and the probe; "!" and Backspace, a shot. */
+/** Shell mode and out again: "!" into the empty box, a shot, Backspace and the probe; "!" and Backspace, a shot. */
 export async function shellModeShots(s: ShotContext): Promise<void> {
   await s.keys('!');
   await s.settle(500);
