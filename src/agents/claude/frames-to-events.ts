@@ -49,7 +49,11 @@ export class TurnFrames {
     switch (frame.type) {
       case 'assistant': {
         if (frame.parent_tool_use_id) return true; // a subagent's own traffic
-        if (frame.error) this.apiError = frame.error;
+        // A synthetic frame ("API Error: …") is no model output: the turn's error says it once, with cause and fix.
+        if (frame.error) {
+          this.apiError = frame.error;
+          return true;
+        }
         for (const block of frame.message.content ?? []) this.block(block, turn);
         return true;
       }

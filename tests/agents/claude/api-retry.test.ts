@@ -38,7 +38,8 @@ async function runTurn(s: ClaudeStreamSession, text: string) {
   // Events are delivered in a microtask after the result settles.
   await new Promise((r) => setTimeout(r, 50));
   const statuses = events.filter((e): e is Extract<TurnEvent, { type: 'status' }> => e.type === 'status');
-  return { ...outcome, statuses };
+  const texts = events.filter((e) => e.type === 'text').map((e) => (e.type === 'text' ? e.text : ''));
+  return { ...outcome, statuses, texts };
 }
 
 async function closedPort(): Promise<number> {
@@ -52,7 +53,9 @@ async function closedPort(): Promise<number> {
 describe('API retries (real CLI)', () => {
   it('names an unresolvable host in every retry line, under one key, and in the failure with its fix', async () => {
     const s = session({ ANTHROPIC_BASE_URL: 'http://no-such-host.invalid' });
-    const { error, statuses } = await runTurn(s, 'hello');
+    const { error, statuses, texts } = await runTurn(s, 'hello');
+    // The CLI's synthetic "API Error: …" message is not shown as the agent's text: the error says it once.
+    expect(texts).toEqual([]);
     expect(statuses.map((e) => e.message)).toEqual([
       expect.stringMatching(/^retrying 1\/2 in \d+ s: cannot reach no-such-host\.invalid \((ENOTFOUND|EAI_AGAIN)\)/),
       expect.stringMatching(/^retrying 2\/2 in \d+ s: cannot reach no-such-host\.invalid \((ENOTFOUND|EAI_AGAIN)\)/),
