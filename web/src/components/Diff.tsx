@@ -7,6 +7,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { type DiffLine, lineDiff, withContext } from '../diff.js';
 import type { ToolStep } from '../types.js';
 import './Diff.css';
+import { Reveal } from './Revealed.js';
 
 /** Lines shown before "Show all". */
 export const DIFF_PREVIEW_LINES = 24;
@@ -34,7 +35,7 @@ function Line({ l, whole }: { l: DiffLine; whole: boolean }) {
       <span class="sign" aria-hidden="true">
         {l.type}
       </span>
-      {long ? l.text.slice(0, DIFF_LINE_CHARS) : l.text}
+      <Reveal text={long ? l.text.slice(0, DIFF_LINE_CHARS) : l.text} />
       {long && <span class="more-chars"> … {(l.text.length - DIFF_LINE_CHARS).toLocaleString()} more characters</span>}
       {'\n'}
     </span>

@@ -4,6 +4,7 @@ import { answerPermission } from '../state.js';
 import { inputText } from '../tool-input.js';
 import type { PermissionStep } from '../types.js';
 import './PermissionCard.css';
+import { Reveal, RevealedText, revealInvisible, revealNote } from './Revealed.js';
 
 const LABEL: Record<string, string> = { allow: 'Approve', deny: 'Deny' };
 
@@ -17,6 +18,9 @@ export function PermissionCard({ step }: { step: PermissionStep }) {
       ];
   // What cannot be shown whole cannot be approved here: only a refusal is offered.
   const options = step.inputCut ? all.filter((o) => o.id === 'deny') : all;
+  // Shown as it will run: hidden characters as escapes, and the card says the input holds them.
+  const revealed = revealInvisible(inputText(step.input));
+  const hidden = revealNote(revealed);
   const choose = (id: string) => {
     setSent(id);
     void answerPermission(step.requestId, id).finally(() => setSent(undefined));
@@ -30,10 +34,21 @@ export function PermissionCard({ step }: { step: PermissionStep }) {
     >
       <div class="ask">
         🔐 The agent asks to use <strong>{step.toolName}</strong>
-        {step.description ? `: ${step.description}` : ''}
+        {step.description ? (
+          <>
+            : <Reveal text={step.description} />
+          </>
+        ) : (
+          ''
+        )}
       </div>
-      <pre class="what" data-testid="permission-input">
-        {inputText(step.input)}
+      {hidden && (
+        <div class="hidden-note" data-testid="permission-hidden">
+          {hidden}
+        </div>
+      )}
+      <pre class="what" data-testid="permission-input" data-hidden={revealed.changed ? 'true' : undefined}>
+        <RevealedText revealed={revealed} />
       </pre>
       {step.inputCut && step.status === 'open' && (
         <div class="cut">

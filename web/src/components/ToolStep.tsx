@@ -11,6 +11,7 @@ import { inputText } from '../tool-input.js';
 import type { ToolStep } from '../types.js';
 import { DIFF_FIELDS, Diff } from './Diff.js';
 import './ToolStep.css';
+import { Reveal } from './Revealed.js';
 
 const ONE_LINE = new Set(['Read', 'Grep', 'Glob', 'LS', 'WebFetch', 'WebSearch', 'NotebookRead', 'TodoRead']);
 const DIFF_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
@@ -20,11 +21,20 @@ const PATH_TOOLS = new Set(['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit'
 /** A path keeps its file name in view when the line is short of room (the folder is cut instead). */
 function Summary({ step }: { step: ToolStep }) {
   const cut = PATH_TOOLS.has(step.name) ? step.summary.lastIndexOf('/') + 1 : 0;
-  if (cut <= 0) return <code class="tool-summary">{step.summary}</code>;
+  if (cut <= 0)
+    return (
+      <code class="tool-summary">
+        <Reveal text={step.summary} />
+      </code>
+    );
   return (
     <code class="tool-summary path">
-      <span class="dir">{step.summary.slice(0, cut)}</span>
-      <span class="base">{step.summary.slice(cut)}</span>
+      <span class="dir">
+        <Reveal text={step.summary.slice(0, cut)} />
+      </span>
+      <span class="base">
+        <Reveal text={step.summary.slice(cut)} />
+      </span>
     </code>
   );
 }
@@ -86,7 +96,7 @@ export function ToolView({ step }: { step: ToolStep }) {
       </button>
       {open && (
         <pre class="tool-input" data-testid="tool-input">
-          {inputText(step.input, diff ? DIFF_FIELDS : []) || '(no other input)'}
+          <Reveal text={inputText(step.input, diff ? DIFF_FIELDS : []) || '(no other input)'} />
         </pre>
       )}
       {body}
