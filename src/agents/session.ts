@@ -67,6 +67,8 @@ export interface PermissionOption {
    * Set when choosing it changes more than this request (later prompts are no longer asked): show it beside the label.
    */
   effect?: string;
+  /** `allow` runs what was asked, `deny` refuses it (a chat offers only these where it cannot show the input whole). */
+  kind?: 'allow' | 'deny';
 }
 
 export interface PermissionRequest {

@@ -56,7 +56,7 @@ export interface ErrorData {
 export type StatusData =
   | { state: 'tool'; tool: string; turnId: string; input: string }
   | { state: 'steer-absorbed'; turnId: string }
-  | { state: 'agent'; message: string; turnId: string }
+  | { state: 'agent'; message: string; turnId: string; key?: string }
   | { state: 'turn-started'; turnId: string; inputIds: string[] }
   | { state: 'connected'; lastEventId: number };
 

@@ -8,7 +8,9 @@
  *   5. the log (0600, redacted), the gateway (orphans swept under the lock), the startup line.
  */
 import path from 'node:path';
+import { passEnvWarning } from '../agents/claude/env.js';
 import type { ClaudeCheck } from '../agents/claude/health.js';
+import { pageQr } from '../cli/qr.js';
 import {
   findConfigFile,
   LiveConfig,
@@ -133,9 +135,11 @@ export async function runGateway(): Promise<number> {
 
   const log = createLogger({ dataDir: dir, level: logLevel(loaded.config.log.level) });
   life.logger(log);
-  for (const w of warnings(loaded)) {
+  // Said once on the terminal; the log line is marked shown so its pretty copy is not printed again.
+  const pw = passEnvWarning({ passVars: loaded.config.agent.passEnv, extra: loaded.config.agent.env });
+  for (const w of [...warnings(loaded), ...(pw ? [pw] : [])]) {
     say(`warning: ${w}`);
-    log.warn(w);
+    log.warn({ shown: true }, w);
   }
   const live = new LiveConfig(loaded.file, loaded.config, {
     applied: (keys, next) => {
@@ -164,8 +168,13 @@ export async function runGateway(): Promise<number> {
   log.info({ dataDir: dir, config: loaded.file ?? '(defaults)', url: gw.web?.baseUrl() }, 'rudder started');
   // The token goes to the terminal only, never to the log.
   const url = gw.web?.url();
-  if (!life.requested)
+  if (!life.requested) {
     process.stdout.write(url ? `Rudder is running. Open ${url}\n` : 'Rudder is running (the web channel is off).\n');
+    // A phone opens the page from a QR code (only on a terminal, and only of an address a phone can reach).
+    const isTTY = Boolean(process.stdout.isTTY);
+    const qr = url ? pageQr({ url, allowedHosts: loaded.config.web.allowedHosts, isTTY }) : undefined;
+    if (qr) process.stdout.write(qr);
+  }
   // The page runs without claude, so the person can read this there too (rudder status, /status).
   void gw.claude.then((c) => warnAboutClaude(c, log));
   life.running(gw, log);
@@ -175,5 +184,8 @@ export async function runGateway(): Promise<number> {
 function warnAboutClaude(c: ClaudeCheck, log: Logger): void {
   if (c.ok) return;
   process.stderr.write(`warning: ${c.problem} Agents cannot start until this is fixed (fix: ${c.fix})\n`);
-  log.warn({ problem: c.problem, fix: c.fix }, 'the claude binary is missing or broken; agents cannot start');
+  log.warn(
+    { shown: true, problem: c.problem, fix: c.fix },
+    'the claude binary is missing or broken; agents cannot start',
+  );
 }

@@ -9,6 +9,7 @@ import { SessionRegistry, warmCap } from '../agents/registry.js';
 import type { LiveConfig } from '../config/load.js';
 import type { Logger } from '../ops/logger.js';
 import type { Projects } from '../projects/service.js';
+import { nameOf } from '../projects/session-move.js';
 import { AccessControl } from '../security/access.js';
 import { AccessStore } from '../security/access-store.js';
 import type { Store } from '../store/store.js';
@@ -53,7 +54,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
   const cap = warmCap(cfg.steering.maxLive, memAvailable);
   log.info({ maxLive: cap.maxLive, why: cap.why }, 'idle agent processes kept warm');
   const registry = new SessionRegistry({ maxLive: cap.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
-  const pool = new AgentPool(registry, factory ?? launches.factory());
+  const pool = new AgentPool(registry, factory ?? launches.factory(), (id) => nameOf(store, id));
   const claude = new ClaudeHealth(() => ({
     configured: config.current().agent.claudeBin,
     env,
@@ -113,6 +114,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     prompts,
     stopper,
     statusText,
+    replies,
     log,
   });
   const router = new Router({ config, store, access, conversations, commands, desk, replies, log });

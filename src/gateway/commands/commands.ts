@@ -16,6 +16,8 @@ import type { MessageRow } from '../../store/types.js';
 import type { Conversations } from '../conversations/conversations.js';
 import type { ChatPrompts } from '../permissions/chat-prompts.js';
 import type { PermissionDesk } from '../permissions/desk.js';
+import { plainApproval, refusal } from '../permissions/options.js';
+import type { Replies } from '../replies/replies.js';
 import type { StatusText } from '../status/conversation-text.js';
 import { HELP } from './help.js';
 import type { ParsedCommand } from './parse.js';
@@ -31,6 +33,7 @@ export interface CommandsDeps {
   prompts: ChatPrompts;
   stopper: Stopper;
   statusText: StatusText;
+  replies: Replies;
   log: Logger;
 }
 
@@ -107,7 +110,8 @@ export class Commands {
     const open = this.d.desk.pending(conversationId);
     if (!open) return undefined;
     const options = open.request.options;
-    const option = typeof choice === 'number' ? options[choice - 1] : options.find((o) => o.id === choice);
+    const option =
+      typeof choice === 'number' ? options[choice - 1] : choice === 'allow' ? plainApproval(options) : refusal(options);
     if (!option) return `Choose one of: ${options.map((o, i) => `${i + 1}. ${o.label}`).join(', ')}`;
     const refused = this.d.prompts.refusal(open.request.requestId, option.id);
     if (refused) return refused;
@@ -125,6 +129,9 @@ export class Commands {
       busy: () => lane.busy(),
       release: (reason) => this.d.pool.release(conversationId, reason),
       ownPid: () => this.d.pool.peek(conversationId)?.pid(),
+      releaseOther: (id, reason) => this.d.pool.release(id, reason),
+      busyOther: (id) => this.d.conversations.lane(id).busy(),
+      tell: (id, text) => this.d.replies.notice(id, text, null),
     });
   }
 

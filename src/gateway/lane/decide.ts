@@ -27,6 +27,7 @@ export const CANNOT_START: ReadonlySet<ErrorCode> = new Set([
   'NOT_A_GIT_REPO',
   'WORKTREE_FAILED',
   'GIT_MISSING',
+  'SESSION_HELD',
 ]);
 
 export interface InputFacts {

@@ -86,7 +86,13 @@ export class TurnOutcomes {
         desk.opened({ conversationId: conv, turnId: turn.id, messageId: primary, request: e.request, session });
         return;
       case 'status':
-        bus.emit(conv, 'status', primary, { state: 'agent', message: e.message, turnId: turn.id }, { ephemeral: true });
+        bus.emit(
+          conv,
+          'status',
+          primary,
+          { state: 'agent', message: e.message, turnId: turn.id, ...(e.key ? { key: e.key } : {}) },
+          { ephemeral: true },
+        );
         // The person is told in the chat: a message waits for the terminal, a menu answer failed.
         // Attributed to the message it names (a steer still waiting), the turn's, or what the lane handed the agent.
         if (e.notify) replies.send(conv, 'notice', e.message, this.noticeRows(turn, e.inputIds));

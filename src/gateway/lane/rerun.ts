@@ -7,6 +7,7 @@
  * The notes are Rudder's, written outside the external-content wrapper.
  */
 import type { UserInput } from '../../agents/session.js';
+import { sanitiseText } from '../../security/sanitise.js';
 import { neutralise } from '../../security/wrap.js';
 import type { Store } from '../../store/store.js';
 import type { MessageRow, ToolCall } from '../../store/types.js';
@@ -51,7 +52,8 @@ export function rerunInput(
 
 function toolsText(tools: ToolCall[]): string {
   if (tools.length === 0) return '';
-  const list = tools.map((t, i) => `${i + 1}. ${t.name}: ${neutralise(t.input)}`).join('\n');
+  // Tool input the agent wrote (a prompt injection can steer it): sanitised, then neutralised, like user text.
+  const list = tools.map((t, i) => `${i + 1}. ${t.name}: ${neutralise(sanitiseText(t.input))}`).join('\n');
   return (
     ` It had already started these tool calls, which may have run in full, in part or not at ` +
     `all:\n${list}\nCheck what they did before you run any of them again.`

@@ -6,13 +6,14 @@
  * requests itself (the web page) gets nothing here.
  */
 import { randomBytes } from 'node:crypto';
-import type { PermissionRequest } from '../../agents/session.js';
+import type { PermissionOption, PermissionRequest } from '../../agents/session.js';
 import type { ButtonView, MessageRef, PressResult, PromptCalls, PromptView } from '../../channels/channel.js';
 import type { Logger } from '../../ops/logger.js';
 import type { Store } from '../../store/store.js';
 import type { Chats } from '../chats.js';
 import type { Replies } from '../replies/replies.js';
 import type { OpenRequest, PermissionDesk, PermissionEvent } from './desk.js';
+import { refuses } from './options.js';
 import { type ComposedPrompt, composePrompt } from './prompt-text.js';
 
 /** Settled prompts remembered, so a late press is told who answered. */
@@ -79,10 +80,16 @@ export class ChatPrompts {
     });
   }
 
-  /** Why a chat may not choose this option (the input was not shown whole), or undefined. */
+  /** Why a chat may not choose this option (the input was not shown whole, or hides characters), or undefined. */
   refusal(requestId: string, optionId: string): string | undefined {
     const p = this.byRequest.get(requestId);
-    if (!p?.composed.cut || optionId === 'deny') return undefined;
+    const option = p?.request.options.find((o) => o.id === optionId);
+    if (!p || (!p.composed.cut && !p.composed.revealed) || (option && refuses(option))) return undefined;
+    if (p.composed.revealed && !p.composed.cut)
+      return (
+        "This request's input holds characters that hide or reorder text, so it cannot be approved from a " +
+        'chat. Deny it, or approve it on the web page, where the escapes are shown.'
+      );
     return (
       `This request's input is ${p.composed.inputChars} characters, too long to show whole in a chat, so it ` +
       'cannot be approved here. Deny it, or answer on the web page.'
@@ -128,11 +135,11 @@ export class ChatPrompts {
   }
 
   private view(p: Prompt): PromptView {
-    if (p.settled) return { text: p.composed.text, buttons: [], outcome: outcomeText(p.settled) };
+    if (p.settled) return { text: p.composed.text, buttons: [], outcome: outcomeText(p.settled, p.request.options) };
     const buttons: ButtonView[] = p.composed.offered.map((o) => ({
       label: o.effect ? `⚠️ ${o.label}` : o.label,
       data: `p:${p.ref}:${o.number}`,
-      ...(o.id === 'allow' ? { style: 'primary' as const } : o.id === 'deny' ? { style: 'danger' as const } : {}),
+      ...(o.id === 'allow' ? { style: 'primary' as const } : refuses(o) ? { style: 'danger' as const } : {}),
     }));
     return { text: p.composed.text, buttons };
   }
@@ -143,7 +150,8 @@ export class ChatPrompts {
   }
 }
 
-function outcomeText(s: Settlement): string {
+function outcomeText(s: Settlement, options: PermissionOption[]): string {
   if (s.kind === 'withdrawn') return '⏹ Withdrawn: the turn ended before an answer.';
-  return `${s.optionId === 'deny' ? '🚫' : '✅'} **${s.label}**, answered by ${s.by}`;
+  const option = options.find((o) => o.id === s.optionId);
+  return `${option && refuses(option) ? '🚫' : '✅'} **${s.label}**, answered by ${s.by}`;
 }

@@ -4,8 +4,10 @@
  * only its denial is offered: nobody approves from a chat a command whose tail they never saw.
  */
 import type { PermissionRequest } from '../../agents/session.js';
+import { revealInvisible, revealNote } from '../../security/reveal.js';
 import { code } from '../markdown.js';
 import type { PermissionOption } from '../steps/types.js';
+import { kindOf, refuses } from './options.js';
 
 /** Characters of tool input a chat shows (split across messages as the platform needs). */
 export const PROMPT_INPUT_LIMIT = 16_000;
@@ -19,7 +21,9 @@ export interface ComposedPrompt {
   cut: boolean;
   /** Characters of input in all (string values, and other values as JSON). */
   inputChars: number;
-  /** The options a chat may choose, with their number in the request (deny only, when cut). */
+  /** The input held characters that hide or reorder text, shown as ⟨U+…⟩: a chat may only refuse it. */
+  revealed: boolean;
+  /** The options a chat may choose, with their number in the request (refusals only, when cut or revealed). */
   offered: Array<PermissionOption & { number: number }>;
 }
 
@@ -34,20 +38,23 @@ function valueText(v: unknown): string {
   return typeof v === 'string' ? v : (JSON.stringify(v, null, 2) ?? String(v));
 }
 
-/** The options a chat may choose: a cut input may only be denied. */
-export function offeredOptions(req: PermissionRequest, cut: boolean): ComposedPrompt['offered'] {
-  return req.options.map((o, i) => ({ ...o, number: i + 1 })).filter((o) => !cut || o.id === 'deny');
+/** The options a chat may choose: an input not shown whole, or one that hides characters, may only be refused. */
+export function offeredOptions(req: PermissionRequest, refuseOnly: boolean): ComposedPrompt['offered'] {
+  return req.options.map((o, i) => ({ ...o, number: i + 1 })).filter((o) => !refuseOnly || refuses(o));
 }
 
 export function composePrompt(req: PermissionRequest, o: { buttons: boolean }): ComposedPrompt {
-  const entries = Object.entries(req.input ?? {});
-  const inputChars = entries.reduce((n, [, v]) => n + valueText(v).length, 0);
+  // Shown as it will run: what hides or reorders text (bidi controls, zero-width…) drawn as ⟨U+…⟩.
+  const shownText = revealInvisible(JSON.stringify(req.input ?? {}) + (req.description ?? ''));
+  const entries = Object.entries(req.input ?? {}).map(([k, v]) => [k, revealInvisible(valueText(v)).text] as const);
+  const inputChars = entries.reduce((n, [, v]) => n + v.length, 0);
   const lines: string[] = [`🔐 **The agent asks to use ${req.toolName}**`];
-  if (req.description?.trim()) lines.push(req.description.trim());
+  if (req.description?.trim()) lines.push(revealInvisible(req.description.trim()).text);
+  const note = revealNote(shownText);
+  if (note) lines.push(note);
   let budget = PROMPT_INPUT_LIMIT;
   const hidden: string[] = [];
-  for (const [key, v] of entries) {
-    const full = valueText(v);
+  for (const [key, full] of entries) {
     if (budget <= 0) {
       hidden.push(key);
       continue;
@@ -62,11 +69,16 @@ export function composePrompt(req: PermissionRequest, o: { buttons: boolean }): 
   }
   if (hidden.length) lines.push(`✂️ Not shown: ${hidden.map((k) => `**${k}**`).join(', ')}.`);
   const cut = inputChars > PROMPT_INPUT_LIMIT;
-  const offered = offeredOptions(req, cut);
+  const revealed = shownText.changed;
+  const offered = offeredOptions(req, cut || revealed);
   if (cut) {
     lines.push(
       `✂️ This input is ${inputChars} characters, too long to show whole here, so it cannot be approved from ` +
         `this chat. Deny it, or answer on the web page.`,
+    );
+  } else if (revealed) {
+    lines.push(
+      'It cannot be approved from this chat: deny it, or approve it on the web page, where it shows the same.',
     );
   }
   if (offered.length) {
@@ -75,9 +87,9 @@ export function composePrompt(req: PermissionRequest, o: { buttons: boolean }): 
       o.buttons
         ? 'Press a button, or reply with the option number.'
         : `Reply with the option number${
-            offered.some((x) => x.id === 'allow') ? ', ' + '/allow' : ''
-          }${offered.some((x) => x.id === 'deny') ? ' or /deny' : ''}.`,
+            offered.some((x) => kindOf(x) === 'allow') ? ', ' + '/allow' : ''
+          }${offered.some(refuses) ? ' or /deny' : ''}.`,
     );
   }
-  return { text: lines.join('\n'), cut, inputChars, offered };
+  return { text: lines.join('\n'), cut, revealed, inputChars, offered };
 }

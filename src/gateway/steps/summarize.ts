@@ -1,4 +1,6 @@
 /** One-line summaries and bounded copies of tool inputs and outputs, for steps. */
+
+import { revealInvisible } from '../../security/reveal.js';
 import { STEP_LIMITS } from './types.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
@@ -27,12 +29,13 @@ const KEY_FIELD: Record<string, (i: Record<string, unknown>) => string | undefin
   TodoWrite: (i) => (Array.isArray(i.todos) ? `${i.todos.length} to-do item(s)` : undefined),
 };
 
+/** One line of what a tool call does, as it will run: hidden characters shown as ⟨U+…⟩ (security/reveal.ts). */
 export function toolSummary(name: string, input: unknown): string {
   const obj = asObject(input);
   const key = KEY_FIELD[name]?.(obj);
-  if (key) return oneLine(key);
+  if (key) return oneLine(revealInvisible(key).text);
   const json = JSON.stringify(input ?? {});
-  return oneLine(json === '{}' ? name : json);
+  return oneLine(json === '{}' ? name : revealInvisible(json).text);
 }
 
 export function asObject(input: unknown): Record<string, unknown> {

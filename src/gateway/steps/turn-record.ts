@@ -6,6 +6,7 @@ import type { TurnEvent } from '../../agents/session.js';
 import { asObject, boundedInput, boundedOutput, boundInput, toolSummary } from './summarize.js';
 import {
   type NoticeCode,
+  type NoticeStep,
   type PermissionStep,
   STEP_LIMITS,
   type Step,
@@ -109,8 +110,19 @@ export class TurnRecord {
         this.permissions.set(r.requestId, step);
         return [step];
       }
-      case 'status':
-        return [this.add({ kind: 'notice', code: 'agent-status', text: e.message }, now)];
+      case 'status': {
+        // One line that updates (retrying 3/10: …), not a new step for every attempt.
+        const same = e.key
+          ? this.steps.find((s): s is NoticeStep => s.kind === 'notice' && s.key === e.key)
+          : undefined;
+        if (same) {
+          same.text = e.message;
+          return [same];
+        }
+        return [
+          this.add({ kind: 'notice', code: 'agent-status', text: e.message, ...(e.key ? { key: e.key } : {}) }, now),
+        ];
+      }
       default:
         return [];
     }

@@ -78,6 +78,8 @@ export interface PermissionOption {
    * Set when choosing it changes more than this request (later prompts are no longer asked): show it beside the label.
    */
   effect?: string;
+  /** `allow` runs what was asked, `deny` refuses it (a chat offers only these where it cannot show the input whole). */
+  kind?: 'allow' | 'deny';
 }
 
 /** The agent asked to use a tool and waits for the person. */
@@ -105,6 +107,8 @@ export interface NoticeStep extends StepBase {
   kind: 'notice';
   code: NoticeCode;
   text: string;
+  /** A notice that updates in place (the API's retries): a later status with the same key replaces its text. */
+  key?: string;
 }
 
 export type Step = TextStep | ToolStep | SteerStep | PermissionStep | NoticeStep;
