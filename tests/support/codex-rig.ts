@@ -1,0 +1,82 @@
+/**
+ * The rig for real-codex tests: the pinned codex binary against the mock Responses API, each
+ * session with its own CODEX_HOME, HOME and working directory. Sessions of one test may share an
+ * app-server pool (servers()), as the gateway's do.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+import { bundledCodex } from '../../src/agents/codex/binary.js';
+import { CodexSession } from '../../src/agents/codex/codex-session.js';
+import { buildCodexEnv } from '../../src/agents/codex/env.js';
+import type { CodexLaunch } from '../../src/agents/codex/launch.js';
+import { CodexServers } from '../../src/agents/codex/server/servers.js';
+import { silentLogger } from '../../src/ops/logger.js';
+import { tempDir } from './claude-rig.js';
+import { mockCodexConfig } from './mock-responses.js';
+
+export const CODEX_BIN = (() => {
+  const bin = bundledCodex();
+  if (!bin) throw new Error('The pinned @openai/codex (and its native binary) is not installed: run npm ci.');
+  return bin;
+})();
+
+export interface CodexRigOptions {
+  mockUrl: string;
+  conversationId?: string;
+  /** Share the app-server with other sessions of the test (same CODEX_HOME then). */
+  servers?: CodexServers;
+  codexHome?: string;
+  launch?: Partial<CodexLaunch>;
+}
+
+/** A private CODEX_HOME and HOME for one test (codex keeps its threads and config there). */
+export function codexHome(): { codexHome: string; home: string } {
+  const home = tempDir('codex-user');
+  const codexHome = path.join(home, '.codex');
+  fs.mkdirSync(codexHome, { recursive: true, mode: 0o700 });
+  return { codexHome, home };
+}
+
+export function codexLaunch(opts: CodexRigOptions): CodexLaunch & { codexHome: string } {
+  const homes = opts.codexHome ? { codexHome: opts.codexHome, home: path.dirname(opts.codexHome) } : codexHome();
+  const cwd = tempDir('codex-cwd');
+  return {
+    conversationId: opts.conversationId ?? 'test',
+    cwd,
+    codexHome: homes.codexHome,
+    bin: CODEX_BIN,
+    config: mockCodexConfig(opts.mockUrl),
+    env: buildCodexEnv({
+      inherited: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
+      extra: { HOME: homes.home, CODEX_HOME: homes.codexHome },
+    }),
+    logger: silentLogger(),
+    permissionMode: 'bypassPermissions',
+    servers: opts.servers,
+    ...opts.launch,
+  };
+}
+
+/** Pools and sessions a test file starts, all stopped after every test. Call at the top of the file. */
+export function trackCodex() {
+  const sessions: CodexSession[] = [];
+  const pools: CodexServers[] = [];
+  afterEach(async () => {
+    await Promise.all(sessions.splice(0).map((s) => s.stop('test over')));
+    await Promise.all(pools.splice(0).map((p) => p.stopAll('test over')));
+  });
+  return {
+    sessions,
+    session(launch: CodexLaunch): CodexSession {
+      const s = new CodexSession(launch);
+      sessions.push(s);
+      return s;
+    },
+    servers(): CodexServers {
+      const p = new CodexServers({ logger: silentLogger() });
+      pools.push(p);
+      return p;
+    },
+  };
+}
