@@ -1,10 +1,14 @@
 /**
  * The Codex session on the REAL pinned codex binary against the mock Responses API.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HELD_NOTE } from '../../../src/agents/codex/codex-session.js';
+import { processGone } from '../../../src/agents/codex/server/commands.js';
 import type { Turn, TurnResult } from '../../../src/agents/session.js';
-import type { RudderError } from '../../../src/errors.js';
-import { pidAlive, untilEvent } from '../../support/claude-rig.js';
+import { isRudderError, type RudderError } from '../../../src/errors.js';
+import { pidAlive, untilEvent, waitUntil } from '../../support/claude-rig.js';
 import { codexLaunch, trackCodex } from '../../support/codex-rig.js';
 import { historyCopies, type MockResponses, startMockResponses, timesSent } from '../../support/mock-responses.js';
 
@@ -71,5 +75,145 @@ describe('codex session (real codex)', () => {
     expect(session.state()).toBe('idle');
     expect(pidAlive(session.pid()!)).toBe(true);
     expect(timesSent(mock.requests, 'hello tag:m1')).toBe(1);
+  });
+});
+
+describe('codex session: steering (real codex)', () => {
+  it('steers a message sent while a command runs into the same turn, after the tool output', async () => {
+    const { session } = newSession();
+    const turns = recordTurns(session);
+    const turn = session.startTurn({ inputs: [{ id: 'a', text: 'work [[exec:sleep 2; echo slept]] tag:a' }] });
+    await untilEvent(turn, 'tool-use');
+    const steer = session.steer({ id: 's', text: 'also do this tag:s' });
+    expect(steer.written).toBe(true);
+    expect((await steer).outcome).toBe('steered');
+    const r = await turn.result;
+    expect(r.inputIds).toEqual(['a', 's']);
+    expect(r.steered).toBe(1);
+    expect(r.text).toBe('done ok tag:s');
+    expect(turns).toHaveLength(1);
+    // The mock saw the steer in the request that carried the command's output: the same turn.
+    const after = mock.requests.find((q) => q.threadId === r.sessionId && q.afterTool)!;
+    expect(after.toolOutputs.join('\n')).toContain('slept');
+    expect(after.lastUserText).toMatch(WRAPPED('also do this tag:s'));
+    expect(timesSent(mock.requests, 'also do this tag:s')).toBe(1);
+    expect(historyCopies(after, 'work [[exec')).toBe(1);
+    expect(session.steeredCount()).toBe(1);
+  });
+
+  it('steers a message sent while the text streams: codex samples again with it, in the same turn', async () => {
+    const { session } = newSession();
+    const turns = recordTurns(session);
+    const first = session.startTurn({ inputs: [{ id: 'p1', text: 'talk [[slow:2500]] tag:p1' }] });
+    await untilEvent(first, 'text-delta');
+    const steer = await session.steer({ id: 'p2', text: 'and this tag:p2' });
+    expect(steer.outcome).toBe('steered');
+    const r = await first.result;
+    expect(r.inputIds).toEqual(['p1', 'p2']);
+    expect(r.steered).toBe(1);
+    expect(r.text).toContain('tag:p2');
+    expect(turns).toHaveLength(1);
+    // The dropped request does not count: each input reached the model in exactly one completed request.
+    expect(timesSent(mock.requests, 'talk [[slow')).toBe(1);
+    expect(timesSent(mock.requests, 'and this tag:p2')).toBe(1);
+  });
+
+  it('loses, duplicates and misattributes nothing when steers land at the end of a turn (20 tries)', async () => {
+    const { session } = newSession();
+    const turns = recordTurns(session);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const turn = session.startTurn({ inputs: [{ id: `a${i}`, text: `quick tag:a${i}` }] });
+      await untilEvent(turn, i % 2 ? 'text' : 'text-delta');
+      if (i % 4 > 1) await new Promise((r) => setTimeout(r, (i % 4) * 3));
+      const s = await session.steer({ id: `b${i}`, text: `boundary tag:b${i} end` });
+      outcomes.push(s.outcome);
+      await waitIdle(session);
+    }
+    await waitIdle(session);
+    const answered = turns.flatMap((t) => t.result?.inputIds ?? []);
+    const expected = Array.from({ length: 20 }, (_, i) => [`a${i}`, `b${i}`]).flat();
+    expect([...answered].sort()).toEqual([...expected].sort()); // each exactly once
+    expect(turns.every((t) => t.error === undefined)).toBe(true);
+    for (const t of turns) {
+      const tags = [...t.result!.text.matchAll(/tag:(\w+)/g)].map((m) => m[1]);
+      for (const tag of tags) expect(t.result!.inputIds).toContain(tag);
+    }
+    for (let i = 0; i < 20; i++) expect(timesSent(mock.requests, `boundary tag:b${i} end`), `b${i}`).toBe(1);
+    expect(outcomes.every((o) => o === 'steered' || o === 'ran-as-turn')).toBe(true);
+    // The race is exercised: some steers reached their turn before it ended.
+    expect(outcomes, outcomes.join(' ')).toContain('steered');
+  });
+});
+
+async function waitIdle(session: { state(): string }) {
+  const end = Date.now() + 30_000;
+  while (session.state() === 'busy' && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** The pid a test command wrote to a file in its cwd (`echo $$ > FILE; exec sleep N`). */
+async function commandPid(cwd: string, file: string): Promise<number> {
+  const at = path.join(cwd, file);
+  await waitUntil(() => fs.existsSync(at) && fs.readFileSync(at, 'utf8').trim() !== '', 20_000);
+  return Number(fs.readFileSync(at, 'utf8').trim());
+}
+
+describe('codex session: stop and crash (real codex)', () => {
+  it('interrupts a running command: the command is gone when interrupt() resolves, the thread lives on', async () => {
+    const { session, launch } = newSession();
+    const turn = session.startTurn({
+      inputs: [{ id: 'i1', text: 'long [[exec:echo $$ > cmd.pid; exec sleep 30]] tag:i1' }],
+    });
+    await untilEvent(turn, 'tool-use');
+    const pid = await commandPid(launch.cwd, 'cmd.pid');
+    expect(processGone(pid)).toBe(false);
+    const server = session.pid()!;
+    await session.interrupt();
+    expect(processGone(pid)).toBe(true);
+    const r = await turn.result;
+    expect(r.interrupted).toBe(true);
+    expect(r.inputIds).toEqual(['i1']);
+    expect(session.pid()).toBe(server);
+    const next = await session.startTurn({ inputs: [{ id: 'i2', text: 'after tag:i2' }] }).result;
+    expect(next.text).toMatch(/ok tag:i2$/);
+    expect(next.sessionId).toBe(r.sessionId);
+    const last = mock.requests.filter((q) => q.threadId === r.sessionId).at(-1)!;
+    expect(historyCopies(last, 'tag:i1')).toBe(1);
+  });
+
+  it('reports the unanswered input after kill -9 of the app-server mid-turn, then resumes the thread; the re-run sends only the note', async () => {
+    const { session, saved, launch } = newSession();
+    const first = await session.startTurn({ inputs: [{ id: 'k0', text: 'remember tag:k0' }] }).result;
+    const turn = session.startTurn({
+      inputs: [{ id: 'k1', text: 'slow [[exec:echo $$ > k1.pid; exec sleep 30]] tag:k1' }],
+    });
+    await untilEvent(turn, 'tool-use');
+    const command = await commandPid(launch.cwd, 'k1.pid');
+    const server = session.pid()!;
+    process.kill(server, 'SIGKILL');
+    const err = await turn.result.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isRudderError(err, 'AGENT_CRASHED')).toBe(true);
+    expect((err as RudderError).context.unanswered).toEqual(['k1']);
+    expect((err as RudderError).message).toMatch(/SIGKILL/);
+    expect(session.state()).toBe('dead');
+    // Nothing the dead server started outlives it.
+    await waitUntil(() => processGone(command));
+    // The re-run, as the gateway sends it: the text again, after Rudder's note.
+    const note = '[Rudder] This message is being run again: your previous attempt at it was cut off.';
+    const again = await session.startTurn({
+      inputs: [{ id: 'k1', text: 'slow [[exec:echo $$ > k1.pid; exec sleep 30]] tag:k1', note }],
+    }).result;
+    expect(again.sessionId).toBe(first.sessionId);
+    expect(session.pid()).not.toBe(server);
+    expect(saved.at(-1)).toBe(first.sessionId);
+    const last = mock.requests.filter((q) => q.threadId === first.sessionId).at(-1)!;
+    expect(historyCopies(last, 'tag:k0')).toBe(1);
+    // The thread already held the cut-off input: it reached the model once, and the note came alone.
+    expect(historyCopies(last, 'slow [[exec')).toBe(1);
+    expect(last.historyTexts.join('\n')).toContain(HELD_NOTE);
+    expect(timesSent(mock.requests, 'slow [[exec')).toBe(1);
   });
 });
