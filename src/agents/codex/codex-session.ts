@@ -268,6 +268,7 @@ export class CodexSession implements AgentSession {
   private beginTurnLocked(inputs: UserInput[]): CodexTurn {
     const turn = new CodexTurn(inputs.map((i) => i.id));
     this.current = turn;
+    this.crashed = false;
     this.lastActive = Date.now();
     const timeout = this.launch.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
     turn.timer = setTimeout(() => {
@@ -451,8 +452,9 @@ export class CodexSession implements AgentSession {
 
   private onServerExitLocked(info: ExitInfo, why: ExitWhy): void {
     this.link.dropped();
-    if (!this.stopped && !info.reason) this.crashed = true;
     const turn = this.current;
+    // Only a conversation whose turn it cut off counts as crashed; an idle one resumes on the next server.
+    if (!this.stopped && !info.reason && (turn || this.steers.waiting() > 0)) this.crashed = true;
     const context = { conversationId: this.conversationId, exitCode: info.code, signal: info.signal };
     if (turn) {
       this.finishTurnLocked(turn);

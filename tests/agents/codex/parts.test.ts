@@ -1,0 +1,252 @@
+/**
+ * The pure parts of the Codex backend: the line parser, TOML literals for -c, binary resolution,
+ * the permission table, tool inputs from codex items, client ids and error typing.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PERMISSION_MODES } from '../../../src/agents/claude/args.js';
+import { bundledCodex, resolveCodexBinary } from '../../../src/agents/codex/binary.js';
+import { configArgs, secretKeyProblem, tomlLiteral, tomlString } from '../../../src/agents/codex/config-args.js';
+import { buildCodexEnv } from '../../../src/agents/codex/env.js';
+import { CODEX_POLICIES } from '../../../src/agents/codex/permission-mode.js';
+import { parseMessage } from '../../../src/agents/codex/protocol/parse.js';
+import { decodeClientId, encodeClientId } from '../../../src/agents/codex/session/client-id.js';
+import { resetsAtOf, turnError } from '../../../src/agents/codex/session/results.js';
+import { fileChangeCall, hunksOf, unwrapShell } from '../../../src/agents/codex/session/tool-inputs.js';
+import { isRudderError } from '../../../src/errors.js';
+import { tempDir } from '../../support/claude-rig.js';
+
+describe('codex line parser', () => {
+  it('tells responses, errors, notifications and server requests apart', () => {
+    expect(parseMessage('{"id":3,"result":{"turnId":"t"}}')).toEqual({
+      kind: 'response',
+      id: 3,
+      result: { turnId: 't' },
+    });
+    expect(parseMessage('{"error":{"code":-32600,"message":"no active turn to steer"},"id":4}')).toEqual({
+      kind: 'error-response',
+      id: 4,
+      error: { code: -32600, message: 'no active turn to steer' },
+    });
+    expect(parseMessage('{"method":"turn/started","params":{"threadId":"x"}}')).toEqual({
+      kind: 'notification',
+      method: 'turn/started',
+      params: { threadId: 'x' },
+    });
+    expect(parseMessage('{"method":"item/commandExecution/requestApproval","id":0,"params":{}}')).toMatchObject({
+      kind: 'request',
+      id: 0,
+    });
+    expect(parseMessage('   ')).toEqual({ kind: 'blank' });
+  });
+
+  it('never throws, whatever the line', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+        ),
+        (line) => {
+          const m = parseMessage(line);
+          expect(['response', 'error-response', 'notification', 'request', 'blank', 'malformed']).toContain(m.kind);
+        },
+      ),
+    );
+    expect(parseMessage('{"id":{"x":1},"result":1}').kind).toBe('malformed');
+    expect(parseMessage('{"id":1}').kind).toBe('malformed');
+    expect(parseMessage('[1,2]').kind).toBe('malformed');
+    expect(parseMessage('{"id":1,"error":"nope"}').kind).toBe('malformed');
+  });
+});
+
+describe('agent.codex.config as -c overrides', () => {
+  it('writes each value as a TOML literal', () => {
+    expect(
+      configArgs({
+        model_provider: 'mock',
+        'model_providers.mock.base_url': 'http://127.0.0.1:9/v1',
+        'model_providers.mock.request_max_retries': 0,
+        'features.web_search': false,
+        'sandbox_workspace_write.writable_roots': ['/a', 'b "c"'],
+        'shell_environment_policy.set': { FOO: 'bar', 'with space': 1.5 },
+      }),
+    ).toEqual([
+      '-c',
+      'model_provider="mock"',
+      '-c',
+      'model_providers.mock.base_url="http://127.0.0.1:9/v1"',
+      '-c',
+      'model_providers.mock.request_max_retries=0',
+      '-c',
+      'features.web_search=false',
+      '-c',
+      'sandbox_workspace_write.writable_roots=["/a", "b \\"c\\""]',
+      '-c',
+      'shell_environment_policy.set={ FOO = "bar", "with space" = 1.5 }',
+    ]);
+  });
+
+  it('escapes what a TOML basic string cannot hold', () => {
+    expect(tomlString('a\\b"c\nd\te\u0001')).toBe('"a\\\\b\\"c\\nd\\te\\u0001"');
+    // Round trip through JSON, whose escapes TOML basic strings share for these characters.
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        expect(JSON.parse(tomlString(s).replace(/\\u007f/g, '\u007f'))).toBe(s);
+      }),
+    );
+  });
+
+  it('refuses what TOML has no literal for, and keys that are not dotted names', () => {
+    expect(() => tomlLiteral(null, 'x')).toThrow(/TOML has no null/);
+    expect(() => tomlLiteral(Number.NaN, 'x')).toThrow(/not a TOML number/);
+    expect(() => configArgs({ 'a..b': 1 })).toThrow(/not a dotted key/);
+  });
+
+  it('flags keys whose values would be secrets on the command line', () => {
+    expect(secretKeyProblem('model_providers.x.experimental_bearer_token')).toMatch(/ps/);
+    expect(secretKeyProblem('model_providers.x.http_headers')).toMatch(/env_key/);
+    expect(secretKeyProblem('model_providers.x.env_key')).toBeUndefined();
+    expect(secretKeyProblem('model')).toBeUndefined();
+  });
+});
+
+describe('codex binary', () => {
+  it('an explicit path that does not run is an error naming the setting, with no fallback', () => {
+    const missing = path.join(tempDir('nobin'), 'codex');
+    const err = (() => {
+      try {
+        resolveCodexBinary(missing, { PATH: path.dirname(bundledCodex()!) });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isRudderError(err, 'CODEX_BINARY_MISSING')).toBe(true);
+    expect((err as Error).message).toContain(`agent.codex.bin is set to ${missing}`);
+    expect(() => resolveCodexBinary(undefined, { RUDDER_CODEX_BIN: missing })).toThrow(/RUDDER_CODEX_BIN is set to/);
+  });
+
+  it('takes RUDDER_CODEX_BIN, then codex on PATH, then the pinned package', () => {
+    const dir = tempDir('bin');
+    const fake = path.join(dir, 'codex');
+    fs.writeFileSync(fake, '#!/bin/sh\n', { mode: 0o755 });
+    expect(resolveCodexBinary(undefined, { RUDDER_CODEX_BIN: fake, PATH: '' })).toEqual({ path: fake, source: 'env' });
+    expect(resolveCodexBinary(undefined, { PATH: dir })).toEqual({ path: fake, source: 'path' });
+    expect(resolveCodexBinary(undefined, { PATH: '' })).toEqual({ path: bundledCodex(), source: 'bundled' });
+    expect(resolveCodexBinary(fake, { PATH: '' }).source).toBe('config');
+  });
+});
+
+describe('codex environment', () => {
+  it('passes the codex keys and the user CODEX_HOME; agent.env CODEX_HOME wins', () => {
+    const inherited = { PATH: '/bin', OPENAI_API_KEY: 'k1', CODEX_API_KEY: 'k2', CODEX_HOME: '/u', GITHUB_TOKEN: 'no' };
+    const env = buildCodexEnv({ inherited });
+    expect(env).toMatchObject({ OPENAI_API_KEY: 'k1', CODEX_API_KEY: 'k2', CODEX_HOME: '/u' });
+    expect(env.GITHUB_TOKEN).toBeUndefined();
+    expect(buildCodexEnv({ inherited, extra: { CODEX_HOME: '/mine' } }).CODEX_HOME).toBe('/mine');
+  });
+});
+
+describe('permission modes on codex', () => {
+  it('maps every Rudder mode; bypass is never + full access, relay is on-request + workspace-write', () => {
+    for (const m of PERMISSION_MODES) expect(CODEX_POLICIES[m]).toBeDefined();
+    expect(CODEX_POLICIES.bypassPermissions).toMatchObject({ approvalPolicy: 'never', sandbox: 'danger-full-access' });
+    expect(CODEX_POLICIES.relay).toMatchObject({ approvalPolicy: 'on-request', sandbox: 'workspace-write' });
+    expect(CODEX_POLICIES.plan.sandbox).toBe('read-only');
+  });
+});
+
+describe('codex items as tool inputs', () => {
+  it('unwraps the shell codex adds around a command', () => {
+    expect(unwrapShell("/bin/bash -lc 'echo hi; pwd'")).toBe('echo hi; pwd');
+    expect(unwrapShell("/bin/bash -lc 'echo '\\''quoted'\\'''")).toBe("echo 'quoted'");
+    expect(unwrapShell('ls -la')).toBe('ls -la');
+  });
+
+  it('turns file changes into Write, Edit and MultiEdit with before and after texts', () => {
+    expect(fileChangeCall({ path: '/p/new.txt', kind: { type: 'add' }, diff: 'hello\n' })).toEqual({
+      name: 'Write',
+      input: { file_path: '/p/new.txt', content: 'hello\n' },
+    });
+    const two = '@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -7,2 +7,2 @@\n g\n-h\n+H\n';
+    expect(hunksOf(two)).toEqual([
+      { old_string: 'a\nb\nc', new_string: 'a\nB\nc' },
+      { old_string: 'g\nh', new_string: 'g\nH' },
+    ]);
+    expect(fileChangeCall({ path: '/p/u.txt', kind: { type: 'update', move_path: null }, diff: two }).name).toBe(
+      'MultiEdit',
+    );
+    expect(fileChangeCall({ path: '/p/d.txt', kind: { type: 'delete' }, diff: 'bye\n' }).input).toMatchObject({
+      old_string: 'bye\n',
+      new_string: '',
+    });
+  });
+});
+
+describe('client ids and failures', () => {
+  it('a client id names the inputs it carries; others name none', () => {
+    expect(decodeClientId(encodeClientId(['m1', 'm,2']))).toEqual(['m1', 'm,2']);
+    expect(decodeClientId('someone-else')).toBeUndefined();
+    expect(decodeClientId('rudder1.!!!')).toBeUndefined();
+    expect(decodeClientId(null)).toBeUndefined();
+  });
+
+  it('types codex errors: 429s and usage limits as rate limits, HTTP statuses as API errors', () => {
+    const ctx = { conversationId: 'c', threadId: 't', pid: 1, rateLimits: undefined };
+    const usage = turnError(
+      { message: 'limit', codexErrorInfo: 'usageLimitExceeded', additionalDetails: null, misalignment: null },
+      {
+        ...ctx,
+        rateLimits: {
+          limitId: 'codex',
+          limitName: null,
+          normalModelSlug: null,
+          primary: { usedPercent: 100, windowDurationMins: 300, resetsAt: 1_900_000_000 },
+          secondary: { usedPercent: 20, windowDurationMins: 10_080, resetsAt: 1_900_500_000 },
+          credits: null,
+          individualLimit: null,
+          spendControlReached: null,
+          planType: null,
+          rateLimitReachedType: null,
+        },
+      },
+      ['m'],
+    );
+    expect(usage.code).toBe('AGENT_RATE_LIMITED');
+    expect(usage.context).toMatchObject({ resetsAt: 1_900_000_000_000, unanswered: ['m'], apiErrorStatus: 429 });
+    const too = turnError(
+      {
+        message: 'x',
+        codexErrorInfo: { responseTooManyFailedAttempts: { httpStatusCode: 429 } },
+        additionalDetails: null,
+        misalignment: null,
+      },
+      ctx,
+      [],
+    );
+    expect(too.code).toBe('AGENT_RATE_LIMITED');
+    const api = turnError(
+      {
+        message: 'x',
+        codexErrorInfo: { httpConnectionFailed: { httpStatusCode: 503 } },
+        additionalDetails: null,
+        misalignment: null,
+      },
+      ctx,
+      [],
+    );
+    expect(api.code).toBe('AGENT_API_ERROR');
+    expect(api.context.apiErrorStatus).toBe(503);
+    expect(
+      turnError(
+        { message: 'x', codexErrorInfo: 'contextWindowExceeded', additionalDetails: null, misalignment: null },
+        ctx,
+        [],
+      ).code,
+    ).toBe('AGENT_TURN_FAILED');
+    expect(resetsAtOf(undefined)).toBeUndefined();
+  });
+});
