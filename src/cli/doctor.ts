@@ -1,7 +1,8 @@
 /**
  * `rudder doctor`: checks the claude binary (a real stream-json probe), an auth source, the data
  * dir, the SQLite store, the config, tmux and the TUI's first run when the claude-tmux backend is
- * configured, the fallback endpoint and each channel's token. Prints how to fix what fails; exits
+ * configured, codex (binary, version, app-server handshake, auth, a minimal request) when a
+ * conversation may run on it, the fallback endpoint and each channel's token. Prints how to fix what fails; exits
  * 1 when a required check fails. It changes nothing: no data dir or store is created.
  */
 import { execFile } from 'node:child_process';
@@ -12,6 +13,8 @@ import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { buildAgentEnv } from '../agents/claude/env.js';
 import { checkClaude } from '../agents/claude/health.js';
+import { buildCodexEnv } from '../agents/codex/env.js';
+import { checkCodex } from '../agents/codex/health.js';
 import { dataDir, findConfigFile, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { inspectDataDir } from '../ops/data-dir.js';
@@ -37,7 +40,8 @@ export function register(program: Command): void {
       `
 Checks the claude binary (its version, and a real stream-json probe), an auth source, the data
 dir and the store, the config, tmux and the TUI's first run when agent.backend is claude-tmux,
-the fallback model and each channel's token. Creates nothing. Exits 1 when a required check fails.`,
+codex (binary, version, app-server handshake, auth, one short request) when agent.backend or a
+project's backend is codex, the fallback model and each channel's token. Creates nothing. Exits 1 when a required check fails.`,
     )
     .action(async () => {
       process.exitCode = await run();
@@ -274,6 +278,16 @@ export async function doctor(): Promise<Check[]> {
   await storeChecks(checks);
   checks.push(...(await runningChannelChecks()));
   await claudeChecks(config, checks);
+  const backends = [config?.agent.backend, ...Object.values(config?.projects ?? {}).map((p) => p.backend)];
+  if (config && backends.includes('codex'))
+    checks.push(
+      ...(await checkCodex({
+        configured: config.agent.codex.bin,
+        config: config.agent.codex.config,
+        env: process.env,
+        agentEnv: buildCodexEnv({ passVars: config.agent.passEnv, extra: config.agent.env }),
+      })),
+    );
   if (config?.agent.backend === 'claude-tmux') {
     try {
       const { stdout } = await exec('tmux', ['-V']);
