@@ -8,8 +8,8 @@ import { TurnItems } from './items-to-events.js';
 export interface SteerMsg {
   clientId: string;
   input: UserInput;
-  /** The turn that was running when the person sent it. */
-  writtenDuring: CodexTurn;
+  /** The turn that was running when the person sent it (none: it was sent for the next turn). */
+  writtenDuring: CodexTurn | undefined;
   /** The turn it is (to be) steered into; a refused steer moves on to the next one. */
   target: CodexTurn | undefined;
   /**

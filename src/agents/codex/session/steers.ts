@@ -63,6 +63,21 @@ export class SteerDesk {
     return msg;
   }
 
+  /** A message for the next turn, which steers put back are about to start: it runs with them, after them. */
+  later(input: UserInput, settle: SteerMsg['settle']): void {
+    const msg: SteerMsg = {
+      clientId: encodeClientId([input.id]),
+      input,
+      writtenDuring: undefined,
+      target: undefined,
+      state: 'queued',
+      settle,
+    };
+    this.open.set(msg.clientId, msg);
+    this.next.push(msg);
+    queueMicrotask(() => this.h.lock.run(() => this.drain()));
+  }
+
   /** The turn opened (turn/started): what waited for it goes now. */
   opened(turn: CodexTurn): void {
     for (const msg of turn.steers) if (msg.target === turn && msg.state === 'queued') this.send(msg, turn);
