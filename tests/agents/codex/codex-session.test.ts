@@ -217,3 +217,89 @@ describe('codex session: stop and crash (real codex)', () => {
     expect(timesSent(mock.requests, 'slow [[exec')).toBe(1);
   });
 });
+
+describe('codex session: stops, timeouts and start-up failures (real codex)', () => {
+  it('an interrupt puts back a steer codex had not taken in: it runs as the next turn, once', async () => {
+    const { session } = newSession();
+    const turns = recordTurns(session);
+    const turn = session.startTurn({ inputs: [{ id: 'q1', text: 'long [[exec:sleep 30]] tag:q1' }] });
+    await untilEvent(turn, 'tool-use');
+    const steer = session.steer({ id: 'q2', text: 'meanwhile tag:q2' });
+    expect(steer.written).toBe(true);
+    await new Promise((r) => setTimeout(r, 300)); // accepted by codex, not taken in (the command runs)
+    await session.interrupt();
+    const s = await steer;
+    expect(s.outcome).toBe('ran-as-turn');
+    const r2 = await (s as { turn: { result: Promise<{ inputIds: string[]; text: string }> } }).turn.result;
+    expect(r2.inputIds).toEqual(['q2']);
+    expect(r2.text).toMatch(/tag:q2$/);
+    expect((await turn.result).inputIds).toEqual(['q1']);
+    expect(turns).toHaveLength(2);
+    expect(timesSent(mock.requests, 'meanwhile tag:q2')).toBe(1);
+  });
+
+  it('a stop with the queue (/stop) withdraws that steer: it never reaches the model', async () => {
+    const { session } = newSession();
+    const turn = session.startTurn({ inputs: [{ id: 'w1', text: 'long [[exec:sleep 30]] tag:w1' }] });
+    await untilEvent(turn, 'tool-use');
+    const steer = session.steer({ id: 'w2', text: 'withdrawn tag:w2' });
+    const outcome = steer.catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    await session.interrupt({ cancelQueued: true });
+    const err = await outcome;
+    expect(isRudderError(err, 'AGENT_STOPPED')).toBe(true);
+    expect((err as RudderError).context.unanswered).toEqual(['w2']);
+    expect((await turn.result).interrupted).toBe(true);
+    expect(session.state()).toBe('idle');
+    await session.startTurn({ inputs: [{ id: 'w3', text: 'next tag:w3' }] }).result;
+    expect(timesSent(mock.requests, 'withdrawn tag:w2')).toBe(0);
+  });
+
+  it('stop() mid-turn fails the turn as stopped, naming its input, and leaves no process behind', async () => {
+    const { session, launch } = newSession();
+    const turn = session.startTurn({
+      inputs: [{ id: 's1', text: 'long [[exec:echo $$ > s1.pid; exec sleep 30]] tag:s1' }],
+    });
+    await untilEvent(turn, 'tool-use');
+    const command = await commandPid(launch.cwd, 's1.pid');
+    const server = session.pid()!;
+    await session.stop('test: stop mid-turn');
+    const err = await turn.result.catch((e: unknown) => e);
+    expect(isRudderError(err, 'AGENT_STOPPED')).toBe(true);
+    expect((err as RudderError).context.unanswered).toEqual(['s1']);
+    expect(processGone(command)).toBe(true);
+    expect(processGone(server)).toBe(true);
+    expect(session.state()).toBe('stopped');
+    expect(() => session.startTurn({ inputs: [{ id: 's2', text: 'x' }] })).toThrow(/stopped/);
+  });
+
+  it('a turn past agent.turnTimeoutSeconds is stopped and typed AGENT_TURN_TIMEOUT; its command is gone', async () => {
+    const { session, launch } = newSession({ turnTimeoutMs: 1500 });
+    const turn = session.startTurn({ inputs: [{ id: 't1', text: 'long [[exec:echo $$ > t1.pid; exec sleep 30]]' }] });
+    const command = await commandPid(launch.cwd, 't1.pid');
+    const err = await turn.result.catch((e: unknown) => e);
+    expect(isRudderError(err, 'AGENT_TURN_TIMEOUT')).toBe(true);
+    expect((err as RudderError).context.unanswered).toEqual(['t1']);
+    await waitUntil(() => processGone(command));
+    expect((await session.startTurn({ inputs: [{ id: 't2', text: 'again tag:t2' }] }).result).text).toMatch(/tag:t2$/);
+  });
+
+  it('a codex binary that is not there fails the turn with CODEX_BINARY_MISSING at once, nothing hangs', async () => {
+    const { session } = newSession({ bin: '/nonexistent/codex' });
+    const err = await session.startTurn({ inputs: [{ id: 'n1', text: 'hi' }] }).result.catch((e: unknown) => e);
+    expect(isRudderError(err, 'CODEX_BINARY_MISSING')).toBe(true);
+    expect((err as RudderError).context.unanswered).toEqual(['n1']);
+    expect(session.state()).toBe('idle');
+  });
+
+  it('a working directory that is gone fails the turn with the reason, and the session stays usable', async () => {
+    const { session, launch } = newSession();
+    fs.rmSync(launch.cwd, { recursive: true });
+    const err = await session.startTurn({ inputs: [{ id: 'g1', text: 'hi' }] }).result.catch((e: unknown) => e);
+    expect(isRudderError(err, 'AGENT_SPAWN_FAILED')).toBe(true);
+    expect((err as RudderError).message).toContain(`The working directory ${launch.cwd} does not exist.`);
+    expect((err as RudderError).context.unanswered).toEqual(['g1']);
+    fs.mkdirSync(launch.cwd);
+    expect((await session.startTurn({ inputs: [{ id: 'g2', text: 'back tag:g2' }] }).result).text).toBe('ok tag:g2');
+  });
+});

@@ -4,6 +4,7 @@
  * turn/completed, and failing what a dead server cut off. Every method but run() is called
  * inside the session's turn lock.
  */
+import fs from 'node:fs';
 import { asRudderError, RudderError } from '../../../errors.js';
 import type { Logger } from '../../../ops/logger.js';
 import type { ExitInfo } from '../../claude/process.js';
@@ -203,7 +204,13 @@ export class ThreadTurns {
   /** Loads the thread (starting the server when needed), then turn/start. Runs outside the lock. */
   private async run(turn: CodexTurn, inputs: UserInput[]): Promise<void> {
     const link = this.o.link;
+    // Called inside the lock: everything from here runs after it, so a failure can settle the turn.
+    await Promise.resolve();
     try {
+      // Codex would start a thread in a directory that is not there (and fail each command in it).
+      const cwd = this.o.launch.cwd;
+      if (!fs.existsSync(cwd))
+        throw new RudderError('AGENT_SPAWN_FAILED', `The working directory ${cwd} does not exist.`, { cwd });
       let server = await link.open();
       if (this.current !== turn) return;
       turn.clientId = encodeClientId(inputs.map((i) => i.id));
