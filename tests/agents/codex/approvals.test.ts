@@ -102,6 +102,18 @@ describe('codex approvals (real codex)', () => {
     expect(fs.readFileSync(marker, 'utf8')).toBe('rule\nrule\n');
   });
 
+  it('a request still open when the turn is interrupted can no longer be answered', async () => {
+    const { session, launch } = relaySession();
+    const turn = session.startTurn({
+      inputs: [{ id: 'i1', text: `go [[escalate:echo x > ${path.join(launch.cwd, 'i.txt')}]] tag:i1` }],
+    });
+    const req = await ask(turn);
+    await session.interrupt();
+    expect((await turn.result).interrupted).toBe(true);
+    expect(session.answerPermission(req.requestId, { optionId: 'allow' })).toBe(false);
+    expect(fs.existsSync(path.join(launch.cwd, 'i.txt'))).toBe(false);
+  });
+
   it('an unknown option is refused and the request stays open', async () => {
     const { session, launch } = relaySession();
     const turn = session.startTurn({
