@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HELD_NOTE } from '../../../src/agents/codex/codex-session.js';
 import { processGone } from '../../../src/agents/codex/server/commands.js';
+import { markedPids } from '../../../src/agents/common/orphans.js';
 import type { Turn, TurnResult } from '../../../src/agents/session.js';
 import { isRudderError, type RudderError } from '../../../src/errors.js';
 import { pidAlive, untilEvent, waitUntil } from '../../support/claude-rig.js';
@@ -253,6 +254,18 @@ describe('codex session: stops, timeouts and start-up failures (real codex)', ()
     expect(session.state()).toBe('idle');
     await session.startTurn({ inputs: [{ id: 'w3', text: 'next tag:w3' }] }).result;
     expect(timesSent(mock.requests, 'withdrawn tag:w2')).toBe(0);
+  });
+
+  it("a command carries the gateway's orphan mark, so a restart of Rudder finds what a killed gateway left", async () => {
+    const prefix = `rtest${process.pid}`;
+    const { session, launch } = newSession({ markPrefix: prefix });
+    const turn = session.startTurn({ inputs: [{ id: 'o1', text: 'long [[exec:echo $$ > o1.pid; exec sleep 30]]' }] });
+    const command = await commandPid(launch.cwd, 'o1.pid');
+    const marked = markedPids((m) => m.startsWith(`${prefix}:`));
+    expect(marked).toContain(command);
+    expect(marked).toContain(session.pid());
+    await session.interrupt();
+    await turn.result;
   });
 
   it('stop() mid-turn fails the turn as stopped, naming its input, and leaves no process behind', async () => {

@@ -13,8 +13,11 @@ import { buildCodexEnv } from '../../../src/agents/codex/env.js';
 import { CODEX_POLICIES } from '../../../src/agents/codex/permission-mode.js';
 import { parseMessage } from '../../../src/agents/codex/protocol/parse.js';
 import { decodeClientId, encodeClientId } from '../../../src/agents/codex/session/client-id.js';
+import { TurnItems } from '../../../src/agents/codex/session/items-to-events.js';
 import { resetsAtOf, turnError } from '../../../src/agents/codex/session/results.js';
 import { fileChangeCall, hunksOf, unwrapShell } from '../../../src/agents/codex/session/tool-inputs.js';
+import { TurnBase } from '../../../src/agents/common/turn-base.js';
+import type { TurnEvent } from '../../../src/agents/session.js';
 import { isRudderError } from '../../../src/errors.js';
 import { tempDir } from '../../support/claude-rig.js';
 
@@ -248,5 +251,108 @@ describe('client ids and failures', () => {
       ).code,
     ).toBe('AGENT_TURN_FAILED');
     expect(resetsAtOf(undefined)).toBeUndefined();
+  });
+});
+
+describe('codex notifications as turn events', () => {
+  async function eventsFor(notes: Array<[string, unknown]>): Promise<TurnEvent[]> {
+    const turn = new TurnBase([]);
+    const items = new TurnItems();
+    for (const [m, p] of notes) items.handle(m, p, turn);
+    const out: TurnEvent[] = [];
+    turn.onEvent((e) => out.push(e));
+    await new Promise((r) => setImmediate(r));
+    return out;
+  }
+
+  it("a plan update is a TodoWrite step in Claude's shape, its output the list", async () => {
+    const events = await eventsFor([
+      [
+        'turn/plan/updated',
+        {
+          threadId: 't',
+          turnId: 'u',
+          explanation: null,
+          plan: [
+            { step: 'read the code', status: 'completed' },
+            { step: 'fix the bug', status: 'inProgress' },
+            { step: 'test', status: 'pending' },
+          ],
+        },
+      ],
+    ]);
+    expect(events[0]).toMatchObject({
+      type: 'tool-use',
+      name: 'TodoWrite',
+      input: {
+        todos: [
+          { content: 'read the code', status: 'completed' },
+          { content: 'fix the bug', status: 'in_progress' },
+          { content: 'test', status: 'pending' },
+        ],
+      },
+    });
+    expect(events[1]).toMatchObject({ type: 'tool-result', excerpt: '☑ read the code\n▶ fix the bug\n☐ test' });
+  });
+
+  it('an MCP call is a tool step named mcp__server__tool; a retried error is a status; usage adds up per request', async () => {
+    const items = new TurnItems();
+    const turn = new TurnBase([]);
+    const mcp = {
+      type: 'mcpToolCall',
+      id: 'm1',
+      server: 'docs',
+      tool: 'search',
+      arguments: { q: 'x' },
+      status: 'inProgress',
+    };
+    items.handle('item/started', { item: mcp, threadId: 't', turnId: 'u', startedAtMs: 0 }, turn);
+    items.handle(
+      'item/completed',
+      {
+        item: { ...mcp, status: 'completed', result: { content: [{ type: 'text', text: 'found' }] }, error: null },
+        threadId: 't',
+        turnId: 'u',
+        completedAtMs: 0,
+      },
+      turn,
+    );
+    items.handle(
+      'error',
+      {
+        error: { message: 'stream dropped', codexErrorInfo: null, additionalDetails: null, misalignment: null },
+        willRetry: true,
+        threadId: 't',
+        turnId: 'u',
+      },
+      turn,
+    );
+    const last = {
+      totalTokens: 15,
+      inputTokens: 10,
+      cachedInputTokens: 4,
+      cacheWriteInputTokens: 1,
+      outputTokens: 5,
+      reasoningOutputTokens: 0,
+    };
+    for (let i = 0; i < 2; i++)
+      items.handle(
+        'thread/tokenUsage/updated',
+        { threadId: 't', turnId: 'u', tokenUsage: { total: last, last, modelContextWindow: null } },
+        turn,
+      );
+    const out: TurnEvent[] = [];
+    turn.onEvent((e) => out.push(e));
+    await new Promise((r) => setImmediate(r));
+    expect(out[0]).toMatchObject({ type: 'tool-use', name: 'mcp__docs__search', input: { q: 'x' } });
+    expect(out[1]).toMatchObject({ type: 'tool-result', isError: false, excerpt: 'found' });
+    expect(out[2]).toMatchObject({ type: 'status', message: 'Codex: stream dropped (retrying)' });
+    expect(items.usage).toEqual({
+      inputTokens: 20,
+      cachedInputTokens: 8,
+      cacheWriteInputTokens: 2,
+      outputTokens: 10,
+      requests: 2,
+    });
   });
 });

@@ -6,14 +6,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processGone } from '../../../src/agents/codex/server/commands.js';
+import { CodexServers } from '../../../src/agents/codex/server/servers.js';
 import type { TurnEvent } from '../../../src/agents/session.js';
 import { isRudderError, type RudderError } from '../../../src/errors.js';
-import { untilEvent, waitUntil } from '../../support/claude-rig.js';
+import { recordingLogger, untilEvent, waitUntil } from '../../support/claude-rig.js';
 import { codexHome, codexLaunch, trackCodex } from '../../support/codex-rig.js';
 import { historyCopies, type MockResponses, startMockResponses } from '../../support/mock-responses.js';
 
 let mock: MockResponses;
 const rig = trackCodex();
+const pools: CodexServers[] = [];
+afterAll(async () => {
+  await Promise.all(pools.map((p) => p.stopAll('test over')));
+});
 
 beforeAll(async () => {
   mock = await startMockResponses();
@@ -100,8 +105,19 @@ describe('codex: one app-server, several conversations (real codex)', () => {
     expect(a!.session.pid()).toBe(b!.session.pid());
   });
 
-  it("stop() of one conversation ends its thread's commands; the last one's stop ends the server", async () => {
-    const [a, b] = sharedSessions(2);
+  it("stop() of one conversation ends its thread's commands; the last one's stop ends the server, reason recorded", async () => {
+    const tracked: string[] = [];
+    const { logger, records } = recordingLogger();
+    const servers = new CodexServers({
+      logger,
+      tracker: { started: (pid) => tracked.push(`started ${pid}`), exited: (pid) => tracked.push(`exited ${pid}`) },
+    });
+    pools.push(servers);
+    const home = codexHome().codexHome;
+    const [a, b] = [0, 1].map((i) => {
+      const launch = codexLaunch({ mockUrl: mock.url, servers, codexHome: home, conversationId: `s${i}` });
+      return { session: rig.session(launch), launch };
+    });
     await b!.session.startTurn({ inputs: [{ id: 'b0', text: 'hello tag:b0' }] }).result;
     // A background command that outlives its turn (yield 1 s, then the turn ends while it runs).
     mock.setScript((req) =>
@@ -124,5 +140,8 @@ describe('codex: one app-server, several conversations (real codex)', () => {
     await b!.session.stop('test: stop b');
     await waitUntil(() => processGone(server));
     expect(a!.session.state()).toBe('stopped');
+    expect(tracked).toEqual([`started ${server}`, `exited ${server}`]);
+    const exit = records.find((r) => r.msg === 'codex app-server exited')!;
+    expect(exit.reason).toBe('no conversation uses it any more (last: test: stop b)');
   });
 });

@@ -32,6 +32,14 @@ const turnIdOf = (params: unknown): string | undefined => {
   return typeof p?.turnId === 'string' ? p.turnId : typeof p?.turn?.id === 'string' ? p.turn.id : undefined;
 };
 
+/** Ids kept per session: enough for any late notification, bounded over a long conversation. */
+const KEEP_IDS = 2_000;
+
+function remember(set: Set<string>, id: string): void {
+  set.add(id);
+  if (set.size > KEEP_IDS) set.delete(set.values().next().value!);
+}
+
 export interface ThreadTurnsOptions {
   launch: CodexLaunch;
   log: Logger;
@@ -99,8 +107,8 @@ export class ThreadTurns {
   finish(turn: CodexTurn): void {
     clearTimeout(turn.timer);
     if (this.current === turn) this.current = undefined;
-    if (turn.codexTurnId) this.ended.add(turn.codexTurnId);
-    for (const id of turn.items.commandIds) this.earlierCommands.add(id);
+    if (turn.codexTurnId) remember(this.ended, turn.codexTurnId);
+    for (const id of turn.items.commandIds) remember(this.earlierCommands, id);
     this.lastActive = Date.now();
     this.approvals.dropFor(turn);
   }
