@@ -80,3 +80,34 @@ export function trackCodex() {
     },
   };
 }
+
+/** The rollout file codex keeps a thread in (CODEX_HOME/sessions/…/rollout-…-<thread>.jsonl), whence the model's context. */
+function rolloutFile(codexHome: string, threadId: string): string | undefined {
+  const walk = (dir: string): string | undefined => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        const found = walk(p);
+        if (found) return found;
+      } else if (e.name.includes(threadId)) return p;
+    }
+    return undefined;
+  };
+  const root = path.join(codexHome, 'sessions');
+  return fs.existsSync(root) ? walk(root) : undefined;
+}
+
+/**
+ * Waits until codex has written the needle to the thread's rollout, so a kill -9 after it tests a
+ * thread that holds the input (codex keeps the same items in CODEX_HOME/thread_history_1.sqlite,
+ * which thread/resume lists; Rudder reads what the thread holds from there).
+ */
+export async function untilPersisted(codexHome: string, threadId: string, needle: string): Promise<void> {
+  const end = Date.now() + 30_000;
+  while (Date.now() < end) {
+    const file = rolloutFile(codexHome, threadId);
+    if (file && fs.readFileSync(file, 'utf8').includes(needle)) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`codex did not write ${needle} to the rollout of ${threadId} within 30 s`);
+}

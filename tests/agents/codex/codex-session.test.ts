@@ -10,7 +10,7 @@ import { markedPids } from '../../../src/agents/common/orphans.js';
 import type { Turn, TurnResult } from '../../../src/agents/session.js';
 import { isRudderError, type RudderError } from '../../../src/errors.js';
 import { pidAlive, untilEvent, waitUntil } from '../../support/claude-rig.js';
-import { codexLaunch, trackCodex } from '../../support/codex-rig.js';
+import { codexLaunch, trackCodex, untilPersisted } from '../../support/codex-rig.js';
 import { historyCopies, type MockResponses, startMockResponses, timesSent } from '../../support/mock-responses.js';
 
 let mock: MockResponses;
@@ -190,6 +190,7 @@ describe('codex session: stop and crash (real codex)', () => {
     });
     await untilEvent(turn, 'tool-use');
     const command = await commandPid(launch.cwd, 'k1.pid');
+    await untilPersisted(launch.codexHome, first.sessionId!, 'tag:k1');
     const server = session.pid()!;
     process.kill(server, 'SIGKILL');
     const err = await turn.result.then(
@@ -324,6 +325,7 @@ describe('codex session: resume and external content (real codex)', () => {
     const cut = first.session.startTurn({ inputs: [{ id: 'h1', text: 'cut [[exec:sleep 30]] tag:h1' }] });
     await untilEvent(cut, 'tool-use');
     const threadId = first.session.sessionId()!;
+    await untilPersisted(first.launch.codexHome, threadId, 'tag:h1');
     process.kill(first.session.pid()!, 'SIGKILL');
     await cut.result.catch(() => undefined);
     // The restarted gateway builds a new session with the saved id (same CODEX_HOME and cwd).

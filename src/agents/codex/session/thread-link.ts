@@ -134,8 +134,13 @@ export class ThreadLink {
     return thread.id;
   }
 
-  /** The inputs a resumed thread already holds, from the client ids of its userMessage items. */
+  /**
+   * The inputs a resumed thread already holds, from the client ids of its userMessage items. What
+   * was seen before counts no more: codex may not have written the last items to its rollout when
+   * it died, and then the thread does not hold them.
+   */
   private noteHistory(thread: v2.Thread): void {
+    this.held.clear();
     for (const turn of thread.turns)
       for (const item of turn.items)
         if (item.type === 'userMessage') for (const id of decodeClientId(item.clientId) ?? []) this.held.add(id);
