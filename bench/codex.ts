@@ -152,7 +152,9 @@ export async function benchCodex(ctx: BenchContext): Promise<SectionBody> {
     const wShared = await waits(mock, 'shared', runs);
     const wEach = await waits(mock, 'per conversation', runs);
     const memory: Table = {
-      caption: `PSS of the app-server processes and their descendants after n warm conversations (1 turn with a command each)`,
+      caption:
+        'PSS of the app-server processes and their descendants after n warm conversations (1 turn with a command ' +
+        'each)',
       head: ['n', 'shared server', 'server per conversation'],
       rows: shared.rows.map((r, i) => [String(r.n), mb(r.pss), mb(each.rows[i]?.pss)]),
     };
@@ -169,8 +171,9 @@ export async function benchCodex(ctx: BenchContext): Promise<SectionBody> {
       `${ms(a.p50)} / ${ms(a.p95)}`,
       `${ms(b.p50)} / ${ms(b.p95)}`,
     ];
+    const latencyText = ctx.latency ? `${ctx.latency.firstTokenMs} ms first token` : 'off';
     const timing: Table = {
-      caption: `What a person waits for (p50 / p95 over ${runs} runs; mock latency ${ctx.latency ? `${ctx.latency.firstTokenMs} ms first token` : 'off'})`,
+      caption: `What a person waits for (p50 / p95 over ${runs} runs; mock latency ${latencyText})`,
       head: ['', 'shared server', 'server per conversation'],
       rows: [
         line('new conversation, server cold: first text', wShared.cold, wEach.cold),

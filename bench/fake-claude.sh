@@ -9,7 +9,10 @@ answer() {
   printf '%s\n' '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"echo"}]}}'
   u=''
   [ -n "$1" ] && u=',"user_message_uuid":"'$1'","user_message_uuids":["'$1'"]'
-  printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"echo","session_id":"'$sid'","num_turns":1,"duration_ms":1,"total_cost_usd":0.001,"usage":{"input_tokens":1,"output_tokens":1},"terminal_reason":"completed"'"$u"'}'
+  r='{"type":"result","subtype":"success","is_error":false,"result":"echo","session_id":"'$sid'","num_turns":1,'
+  r=$r'"duration_ms":1,"total_cost_usd":0.001,"usage":{"input_tokens":1,"output_tokens":1},'
+  r=$r'"terminal_reason":"completed"'
+  printf '%s\n' "$r$u}"
 }
 case " $* " in
   *" --version "*) echo '2.1.332 (Claude Code)' ;;

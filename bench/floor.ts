@@ -9,7 +9,6 @@
  * write, the mock's request and first token, the CLI's first text on stdout), so what the host
  * adds is told apart from what the CLI and the model take.
  */
-import type { SseEvent } from '../src/cli/client.js';
 import { tempDir } from '../tests/support/claude-rig.js';
 import { startInProcess } from '../tests/support/gateway-rig.js';
 import { type MockApi, startMockApi } from '../tests/support/mock-anthropic.js';
@@ -213,7 +212,7 @@ export async function benchFloor(ctx: BenchContext): Promise<SectionBody> {
       const cw = await watch(conv);
       samples.rudderCold.push(await rudderTurn(cw, conv, `rc${i}`));
       cw.close();
-      await gw.gw.core.pool.release(`web:${conv}`, 'benchmark sample over');
+      await gw.gw.services.pool.release(`web:${conv}`, 'benchmark sample over');
     };
     const sdkCold = async (i: number) => {
       const sentWall = Date.now();

@@ -71,6 +71,7 @@ for (const s of SECTIONS)
   if (!only || only.has(s.id)) sections.push(await measure(s.id, s.title, () => s.run(ctx).finally(untapAll)));
 const files = writeReport(HERE, m, startedAt, sections, argv, ctx);
 process.stdout.write(
-  `\nWrote ${path.relative(process.cwd(), files.md)} and ${path.relative(process.cwd(), files.json)} (${((Date.now() - startedAt.getTime()) / 60_000).toFixed(1)} min)\n`,
+  `\nWrote ${path.relative(process.cwd(), files.md)} and ${path.relative(process.cwd(), files.json)} ` +
+    `(${((Date.now() - startedAt.getTime()) / 60_000).toFixed(1)} min)\n`,
 );
 process.exit(0);

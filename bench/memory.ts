@@ -193,7 +193,9 @@ export async function benchMemory(ctx: BenchContext): Promise<SectionBody> {
       target:
         `the steering.maxLive default (${d.rule}; ${d.n} here): its warm processes fit in a quarter of ` +
         `the memory available`,
-      measured: `${d.n} warm processes take ${mb(warm.rows.find((r) => r.n === d.n)?.pss ?? estimate(d.n))} PSS; ${mb(warm.available0)} was available; each further one adds ${mb(marginal)}`,
+      measured:
+        `${d.n} warm processes take ${mb(warm.rows.find((r) => r.n === d.n)?.pss ?? estimate(d.n))} PSS; ` +
+        `${mb(warm.available0)} was available; each further one adds ${mb(marginal)}`,
       pass: (warm.rows.find((r) => r.n === d.n)?.pss ?? estimate(d.n)) < warm.available0 / 4,
     },
   ];
@@ -210,7 +212,8 @@ export async function benchMemory(ctx: BenchContext): Promise<SectionBody> {
           ]),
           ['peak (VmHWM) while those turns ran', mb(gw.peak)],
           [
-            `per idle conversation, from ${first.conversations.toLocaleString('en')} to ${last.conversations.toLocaleString('en')}`,
+            `per idle conversation, from ${first.conversations.toLocaleString('en')} ` +
+              `to ${last.conversations.toLocaleString('en')}`,
             `${(perConv / 1024).toFixed(1)} KB`,
           ],
         ],

@@ -100,7 +100,12 @@ export function renderMarkdown(
   if (loads.length) {
     const busy = Math.max(...loads) >= m.cores;
     out.push(
-      `Load average (1 min) over the run: ${Math.min(...loads)} to ${Math.max(...loads)} on ${m.cores} cores${busy ? ': the machine was busy with other work, so times that involve the CLI are slower and noisier than on a quiet machine' : ''}. Each section gives its own below.`,
+      `Load average (1 min) over the run: ${Math.min(...loads)} to ${Math.max(...loads)} on ${m.cores} cores` +
+        (busy
+          ? ': the machine was busy with other work, so times that involve the CLI are slower and noisier ' +
+            'than on a quiet machine'
+          : '') +
+        '. Each section gives its own below.',
       '',
     );
   }

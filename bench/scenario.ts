@@ -37,7 +37,7 @@ export class Scenario {
     const messages: any[] = req.body.messages ?? [];
     const text = (m: any) => (typeof m?.content === 'string' ? m.content : JSON.stringify(m?.content ?? ''));
     let start = -1;
-    messages.forEach((m, i) => m?.role === 'user' && text(m).includes('bench-run:') && (start = i));
+    for (const [i, m] of messages.entries()) if (m?.role === 'user' && text(m).includes('bench-run:')) start = i;
     if (start < 0) return undefined;
     const first = text(messages[start]);
     const tag = /bench-run:([\w-]+)/.exec(first)![1]!;

@@ -12,7 +12,7 @@
  */
 
 import { OPEN_STATES } from '../src/store/types.js';
-import { tempDir, waitUntil } from '../tests/support/claude-rig.js';
+import { waitUntil } from '../tests/support/claude-rig.js';
 import { startInProcess } from '../tests/support/gateway-rig.js';
 import { startMockApi } from '../tests/support/mock-anthropic.js';
 import { type BenchContext, benchAgent } from './context.js';
@@ -54,7 +54,7 @@ export async function benchSteering(ctx: BenchContext): Promise<SectionBody> {
   const gw = await startInProcess({ agent: benchAgent(mock.url), steering: { maxLive: 4 } });
   const port = gw.gw.web!.address().port;
   const sdk = new SdkAgent({ mockUrl: mock.url, label: 'sdk-steer', taps });
-  const terminal = (id: string) => !OPEN_STATES.includes(gw.gw.core.store.message(id)?.state ?? 'accepted');
+  const terminal = (id: string) => !OPEN_STATES.includes(gw.gw.services.store.message(id)?.state ?? 'accepted');
   const seen = (tag: string) => mock.waitFor((r) => !r.side && r.historyText.includes(`[c:${tag}]`), 180_000);
 
   const measure = async (

@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { APP_DIR } from '../src/channels/web/static.js';
 import type { BusEvent } from '../src/gateway/bus.js';
+import { APP_DIR } from '../src/http/static.js';
 import { launch, openApp } from '../tests/support/browser-rig.js';
 import { tempDir } from '../tests/support/claude-rig.js';
 import { fakeSessionFactory } from '../tests/support/fake-agent.js';
@@ -66,7 +66,7 @@ async function deltaToDom(quick: boolean): Promise<{ latencies: number[]; turns:
   });
   const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) });
   const busAt = new Map<string, number>();
-  const unsubscribe = gw.gw.core.bus.subscribeAll((e: BusEvent) => {
+  const unsubscribe = gw.gw.services.bus.subscribeAll((e: BusEvent) => {
     if (e.type !== 'text') return;
     const now = performance.timeOrigin + performance.now();
     for (const m of String(e.data.delta).matchAll(/w(\d{4})/g)) if (!busAt.has(m[1]!)) busAt.set(m[1]!, now);

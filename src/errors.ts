@@ -39,6 +39,9 @@ export const ERRORS = {
   BAD_REQUEST: 'The request is not valid.',
   UNAUTHORIZED: 'A valid bearer token is required.',
   NOT_FOUND: 'Not found.',
+  METHOD_NOT_ALLOWED: 'That method is not served at this path.',
+  GATEWAY_STARTING: 'The gateway is starting; try again in a moment.',
+  INTERNAL_ERROR: 'Internal error; see the gateway log.',
   HOST_NOT_ALLOWED: 'The Host header names an address this gateway does not serve.',
   ORIGIN_NOT_ALLOWED: 'Requests from this origin are not allowed.',
   UNSUPPORTED_MEDIA_TYPE: 'The body must be sent as application/json.',
@@ -58,6 +61,38 @@ export const ERRORS = {
   NOT_A_GIT_REPO: 'The project is not a git repository, so it cannot give conversations their own worktrees.',
   WORKTREE_FAILED: 'The git worktree could not be prepared.',
   GIT_MISSING: 'git is not installed. Install it (apt-get install -y git) or set worktrees to false.',
+  // review: the agent's work in a worktree (changes, commit, merge, push, pull request, discard)
+  REVIEW_BUSY: 'A turn is running in this worktree. Wait for it to end or /stop it, then try again.',
+  REVIEW_READ_ONLY:
+    "This project has no worktrees, so its changes are shown read-only. Set the project's worktrees to true to " +
+    'commit, merge and discard from here.',
+  REVIEW_IN_PROGRESS: 'Another review action is running on this worktree. Wait for it to end, then try again.',
+  REVIEW_GIT_FAILED: 'A git command failed.',
+  REVIEW_GIT_TIMEOUT: 'A git command took too long and was stopped.',
+  REVIEW_GIT_STOPPED: 'A git command was stopped because Rudder is shutting down.',
+  REVIEW_NO_IDENTITY:
+    'git does not know who you are, so it cannot commit. Run git config --global user.name "Your Name" and ' +
+    'git config --global user.email you@example.com, then try again.',
+  REVIEW_NOT_ON_BRANCH: 'The worktree is not on a branch (detached HEAD).',
+  REVIEW_BASE_UNKNOWN: 'The base branch cannot be used.',
+  REVIEW_EMPTY_MESSAGE: 'The commit message is empty. Write what the change does, then commit again.',
+  REVIEW_NOTHING_TO_COMMIT: 'There is nothing to commit: the worktree has no uncommitted changes.',
+  REVIEW_OPERATION_IN_PROGRESS: 'git is in the middle of another operation there. Finish or abort it first.',
+  REVIEW_WORKTREE_DIRTY: 'The worktree has uncommitted changes.',
+  REVIEW_BASE_DIRTY: "The base branch's checkout has uncommitted changes.",
+  REVIEW_MERGE_FAILED: 'The merge did not happen.',
+  REVIEW_MERGE_NOT_CLEAN: 'The merge was stopped but a tree is not as it was before. Check it with git status.',
+  REVIEW_NO_REMOTE: 'The project has no git remote to push to. Add one with git remote add origin <url>.',
+  REVIEW_PUSH_FAILED: 'The push was refused.',
+  REVIEW_GH_MISSING:
+    'Opening a pull request needs the GitHub CLI, which is not installed. Install gh (https://cli.github.com), ' +
+    'run gh auth login, then try again.',
+  REVIEW_GH_LOGGED_OUT: 'The GitHub CLI is not logged in. Run gh auth login, then try again.',
+  REVIEW_PR_FAILED: 'The pull request could not be opened.',
+  REVIEW_NOT_A_WORKTREE: "Discarding works only in a conversation's own worktree, never in the project's checkout.",
+  REVIEW_TOO_MANY_FILES: 'There are too many uncommitted files to list them all for a confirmation.',
+  REVIEW_CONFIRM_STALE: 'The files to discard changed since they were listed, so nothing was discarded.',
+  REVIEW_FILE_UNKNOWN: 'That file has no change to show.',
   // tmux
   TMUX_MISSING: 'tmux is not installed. Install it (apt-get install -y tmux) or use the claude-stream backend.',
   TMUX_FAILED: 'A tmux command failed.',

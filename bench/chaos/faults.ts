@@ -54,7 +54,8 @@ export async function send(
       ? await ctx.rig.post(conv.key, text)
       : await ctx.rig.slowPost(conv.key, text, `slow-${process.pid}-${platformSeq++}`);
   ctx.log(
-    `${conv.id} <- ${JSON.stringify(text)}: ${accepted ? `${accepted.disposition} ${accepted.messageId}` : 'not accepted (gateway down)'}`,
+    `${conv.id} <- ${JSON.stringify(text)}: ` +
+      (accepted ? `${accepted.disposition} ${accepted.messageId}` : 'not accepted (gateway down)'),
   );
   return { tag, accepted };
 }

@@ -36,6 +36,7 @@ const all = reports.flatMap((r) => r.violations);
 const count = (k: string) => all.filter((v) => v.kind === k).length;
 const others = all.filter((v) => v.kind !== 'lost' && v.kind !== 'duplicated');
 process.stdout.write(
-  `chaos: ${runs} runs, ${reports.reduce((n, r) => n + r.faults.length, 0)} faults, ${count('lost')} lost, ${count('duplicated')} duplicated${others.length ? `, ${others.length} other violation(s)` : ''}\n`,
+  `chaos: ${runs} runs, ${reports.reduce((n, r) => n + r.faults.length, 0)} faults, ${count('lost')} lost, ` +
+    `${count('duplicated')} duplicated${others.length ? `, ${others.length} other violation(s)` : ''}\n`,
 );
 process.exit(all.length ? 1 : 0);

@@ -53,7 +53,7 @@ export function processesOfRun(agentHome: string): ProcInfo[] {
     const pid = Number(name);
     if (pid === process.pid) continue;
     const env = read(`/proc/${pid}/environ`);
-    if (!env || !env.split('\0').includes(`HOME=${agentHome}`)) continue;
+    if (!env?.split('\0').includes(`HOME=${agentHome}`)) continue;
     const info = procInfo(pid);
     if (info && alive(pid)) out.push(info);
   }

@@ -46,7 +46,7 @@ export async function startFakeGateway(
   });
   const done = new Set<string>();
   const waiters = new Map<string, () => void>();
-  gw.core.bus.subscribeAll((e) => {
+  gw.services.bus.subscribeAll((e) => {
     if (e.type !== 'reply') return;
     for (const id of (e.data.messageIds as string[] | undefined) ?? []) {
       const w = waiters.get(id);

@@ -30,7 +30,7 @@ async function withGateway<T>(fn: (g: FakeGateway) => Promise<T>, groupCommit = 
 }
 
 function openCount(g: FakeGateway): number {
-  const counts = g.gw.core.store.countsByState();
+  const counts = g.gw.services.store.countsByState();
   return OPEN_STATES.reduce((n, s) => n + (counts[s] ?? 0), 0);
 }
 
@@ -53,14 +53,14 @@ async function httpLoad(g: FakeGateway, conversations: number, total: number) {
   };
   // The accepted messages are answered in the background; the figure counts until the last is.
   const settleStart = performance.now();
-  while (openCount(g) > 0 || g.gw.core.store.owedCount() > 0) await sleep(5);
+  while (openCount(g) > 0 || g.gw.services.store.owedCount() > 0) await sleep(5);
   const drainMs = performance.now() - settleStart;
   return { ...r, drainMs, perSecond: (r.sent / (r.elapsedMs + drainMs)) * 1000 };
 }
 
 /** Counts group commits: with store.groupCommit each loop turn's writes end in one COMMIT statement. */
 function groupCommits(g: FakeGateway): () => number {
-  const db = g.gw.core.store.db;
+  const db = g.gw.services.store.db;
   let commits = 0;
   const exec = db.exec.bind(db);
   db.exec = ((sql: string) => {
@@ -134,16 +134,16 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
 
   const flow = await withGateway(async (g) => {
     await closedLoop(g, 10, n(300), { tag: 'warm' });
-    const tally = instrumentStore(g.gw.core.store);
+    const tally = instrumentStore(g.gw.services.store);
     const r = await closedLoop(g, 100, n(5000), { tag: 'sql' });
     return { messages: r.messages, ...tally() };
   });
-  const normalUs = inboxCommitCost(n(20000), 'NORMAL');
-  const fullUs = inboxCommitCost(n(3000), 'FULL');
+  const normalUs = await inboxCommitCost(n(20000), 'NORMAL');
+  const fullUs = await inboxCommitCost(n(3000), 'FULL');
 
   const groupedFlow = await withGateway(async (g) => {
     await closedLoop(g, 10, n(300), { tag: 'warm' });
-    const tally = instrumentStore(g.gw.core.store);
+    const tally = instrumentStore(g.gw.services.store);
     const commits = groupCommits(g);
     const r = await closedLoop(g, 100, n(5000), { tag: 'sql' });
     return { messages: r.messages, ...tally(), groupCommits: commits() };
@@ -215,13 +215,15 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
           [
             'every store call of one message in the real flow',
             `${((flow.ms / flow.messages) * 1000).toFixed(0)} µs ` +
-              `in ${(flow.calls / flow.messages).toFixed(1)} calls, ${(flow.commits / flow.messages).toFixed(1)} commits`,
+              `in ${(flow.calls / flow.messages).toFixed(1)} calls, ` +
+              `${(flow.commits / flow.messages).toFixed(1)} commits`,
           ],
           ['largest store calls per message', topMethods.join('; ')],
           [
             'the same flow with store.groupCommit',
             `${((groupedFlow.ms / groupedFlow.messages) * 1000).toFixed(0)} µs ` +
-              `in ${(groupedFlow.calls / groupedFlow.messages).toFixed(1)} calls, ${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits (100 conversations)`,
+              `in ${(groupedFlow.calls / groupedFlow.messages).toFixed(1)} calls, ` +
+              `${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits (100 conversations)`,
           ],
         ],
       },
@@ -305,7 +307,13 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
               `budget of 500 µs a message for 2,000 msg/s. Each commit writes every page it touched (table ` +
               `and index leaves, 4 KB each) to the WAL, so the cost is per commit, not per byte. Fewer ` +
               `commits per message (inbox row, its ack event and the turn start in one transaction), a ` +
-              `cached conversation row (read ${((flow.byMethod.conversation?.calls ?? 0) / flow.messages).toFixed(0)} times a message) and group commit would close the gap. Group commit is measured above: ${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits a message instead of ${(flow.commits / flow.messages).toFixed(1)} and ${groupMin.toFixed(0)} msg/s${groupMin >= TARGET_PER_SECOND ? ', over the target' : ''}; it stays off by default for the durability it gives up (table above).`,
+              `cached conversation row (read ` +
+              `${((flow.byMethod.conversation?.calls ?? 0) / flow.messages).toFixed(0)} times a message) ` +
+              `and group commit would close the gap. Group commit is measured above: ` +
+              `${(groupedFlow.groupCommits / groupedFlow.messages).toFixed(2)} commits a message instead of ` +
+              `${(flow.commits / flow.messages).toFixed(1)} and ${groupMin.toFixed(0)} msg/s` +
+              `${groupMin >= TARGET_PER_SECOND ? ', over the target' : ''}; it stays off by default for the ` +
+              `durability it gives up (table above).`,
       },
     ],
     notes: [
@@ -319,7 +327,8 @@ export async function benchOverhead(ctx: BenchContext): Promise<SectionBody> {
       'Durable means committed to SQLite in WAL mode with synchronous=NORMAL before the channel is ' +
         'acknowledged: a crash or kill -9 of Rudder loses nothing; a power cut can lose the last commits.',
       `CPU time of the benchmark process per message (all ` +
-        `threads): ${throughput.map((t) => `${t.conversations} conv. ${t.cpuUsPerMessage.toFixed(0)} µs`).join(', ')}; on a machine busy with other work the msg/s figures fall while these hold.`,
+        `threads): ${throughput.map((t) => `${t.conversations} conv. ${t.cpuUsPerMessage.toFixed(0)} µs`).join(', ')}` +
+        '; on a machine busy with other work the msg/s figures fall while these hold.',
     ],
     data: {
       latency: lat,

@@ -1,4 +1,4 @@
-/** Load shapes driven through core.accept(): closed loops per conversation, paced or flat out. */
+/** Load shapes driven through intake.accept(): closed loops per conversation, paced or flat out. */
 import { performance } from 'node:perf_hooks';
 import { sleep } from '../stats.js';
 import { type FakeGateway, webMessage } from './fake-gateway.js';
@@ -24,7 +24,7 @@ export async function closedLoop(
   total: number,
   opts: { thinkMs?: () => number; tag?: string } = {},
 ): Promise<LoadResult> {
-  const core = g.gw.core;
+  const intake = g.gw.services.intake;
   const acceptToInput: number[] = [];
   const dispositions: Record<string, number> = {};
   let next = 0;
@@ -33,7 +33,7 @@ export async function closedLoop(
     while (next < total) {
       const i = next++;
       const t0 = performance.now();
-      const r = await core.accept(webMessage(key, `message ${i}`));
+      const r = await intake.accept(webMessage(key, `message ${i}`));
       const at = g.inputs.get(r.messageId);
       if (at !== undefined) acceptToInput.push(at - t0);
       g.inputs.delete(r.messageId);

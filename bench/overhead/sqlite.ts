@@ -35,7 +35,7 @@ const WRITES = new Set([
 ]);
 
 /** Microseconds per inbox commit, over n messages in a fresh store. */
-export function inboxCommitCost(n: number, synchronous: 'NORMAL' | 'FULL'): number {
+export async function inboxCommitCost(n: number, synchronous: 'NORMAL' | 'FULL'): Promise<number> {
   const dir = tempDir('bench-sqlite');
   const store = new Store(path.join(dir, 'rudder.db'));
   store.db.pragma(`synchronous = ${synchronous}`);
@@ -54,7 +54,7 @@ export function inboxCommitCost(n: number, synchronous: 'NORMAL' | 'FULL'): numb
     });
   }
   const us = ((performance.now() - start) / n) * 1000;
-  store.close();
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
   return us;
 }

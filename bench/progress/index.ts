@@ -73,7 +73,7 @@ export async function benchProgress(quick: boolean): Promise<SectionBody> {
   try {
     const all = await chats.ready();
     const toolStarts = new Map<string, number[]>();
-    gw.core.bus.subscribeAll((e) => {
+    gw.services.bus.subscribeAll((e) => {
       if (e.type === 'status' && e.data.state === 'tool')
         toolStarts.set(e.conversationId, [...(toolStarts.get(e.conversationId) ?? []), Date.now()]);
     });

@@ -96,7 +96,7 @@ export async function startChatFakes(): Promise<ChatFakes> {
       {
         name: 'first text (sendMessage)',
         kind: 'text',
-        seen: (s, tag, ms) =>
+        seen: (_s, tag, ms) =>
           firstCall(
             () => telegram.calls,
             (c) => c.method === 'sendMessage' && String(c.body.text).includes(`done ${tag}`),
@@ -155,7 +155,7 @@ export async function startChatFakes(): Promise<ChatFakes> {
       {
         name: 'first text (POST …/messages)',
         kind: 'text',
-        seen: (s, tag, ms) =>
+        seen: (_s, tag, ms) =>
           firstCall(
             () => discord.calls,
             (c) =>
@@ -191,7 +191,7 @@ export async function startChatFakes(): Promise<ChatFakes> {
       {
         name: 'first text (chat.postMessage)',
         kind: 'text',
-        seen: (s, tag, ms) =>
+        seen: (_s, tag, ms) =>
           firstCall(
             () => slack.calls,
             (c) => c.method === 'chat.postMessage' && String(c.args.text ?? '').includes(`done ${tag}`),
@@ -239,7 +239,7 @@ export async function startChatFakes(): Promise<ChatFakes> {
       {
         name: 'first text (sendMessage)',
         kind: 'text',
-        seen: (s, tag, ms) =>
+        seen: (_s, tag, ms) =>
           firstCall(
             () => whatsapp.sent,
             (c) => String(c.content?.text ?? '').includes(`done ${tag}`),

@@ -28,7 +28,7 @@ function script(req: MockRequest): MockReply | undefined {
   const users: any[] = (req.body.messages ?? []).filter((m: any) => m?.role === 'user');
   const text = (m: any) => (typeof m?.content === 'string' ? m.content : JSON.stringify(m?.content ?? ''));
   let start = -1;
-  users.forEach((m, i) => text(m).includes('wait-run:') && (start = i));
+  for (const [i, m] of users.entries()) if (text(m).includes('wait-run:')) start = i;
   if (start < 0) return undefined;
   const tag = /wait-run:([\w-]+)/.exec(text(users[start]))![1]!;
   const afterTool = users
@@ -112,7 +112,7 @@ export async function benchWaits(ctx: BenchContext): Promise<SectionBody> {
         conv,
       });
       cold[name].push({ ...p, reply: reply.at - sent });
-      await g.gw.core.pool.release(`web:${conv}`, 'benchmark sample over');
+      await g.gw.services.pool.release(`web:${conv}`, 'benchmark sample over');
     };
     for (let i = 0; i < coldRuns + 1; i++) {
       // The first sample of each primes (with the flag on, the first new conversation starts the first spare).
@@ -154,7 +154,10 @@ export async function benchWaits(ctx: BenchContext): Promise<SectionBody> {
       pass: saved > 0,
       why:
         `The saving is the CLI's start-up before it reads its first message (the "stdin → the mock's ` +
-        `request" phase below: ${ms(summarize(cold.off.map((p) => p.toRequest).filter(Number.isFinite)).p50)} on a fresh process, ${ms(summarize(cold.on.map((p) => p.toRequest).filter(Number.isFinite)).p50)} on a spare). The flag is off by default: the spare is one more idle claude process (see the memory section for its size), and it serves only a new session with the default settings of its project.`,
+        `request" phase below: ${ms(summarize(cold.off.map((p) => p.toRequest).filter(Number.isFinite)).p50)} ` +
+        `on a fresh process, ${ms(summarize(cold.on.map((p) => p.toRequest).filter(Number.isFinite)).p50)} ` +
+        'on a spare). The flag is off by default: the spare is one more idle claude process (see the memory ' +
+        'section for its size), and it serves only a new session with the default settings of its project.',
     },
   ];
   return {

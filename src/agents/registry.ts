@@ -25,6 +25,24 @@ export function warmCap(
   return { maxLive: n, why: `from ${(memAvailable / 1e9).toFixed(1)} GB available memory: one per 2 GB, ${range}` };
 }
 
+/**
+ * steering.spareProcess when the config sets it, else on when the memory available at start has room,
+ * by the warm cap's rule (one process per 2 GB), for one process more than the warm cap keeps.
+ */
+export function spareProcess(
+  configured: boolean | undefined,
+  maxLive: number,
+  memAvailable: number | undefined,
+): { on: boolean; why: string } {
+  if (configured !== undefined) return { on: configured, why: 'steering.spareProcess in the config' };
+  if (memAvailable === undefined) return { on: false, why: 'available memory unknown' };
+  const need = (maxLive + 1) * WARM_CAP.bytesPerProcess;
+  const gb = (n: number) => `${(n / 1e9).toFixed(1)} GB`;
+  return memAvailable >= need
+    ? { on: true, why: `${gb(memAvailable)} available: room for ${maxLive} warm processes and a spare` }
+    : { on: false, why: `${gb(memAvailable)} available: ${gb(need)} needed beside ${maxLive} warm processes` };
+}
+
 export interface RegistryOptions {
   /** Idle processes kept warm at most; 0 keeps none. Default 2. */
   maxLive?: number;

@@ -23,6 +23,8 @@ export interface UserInput {
 /** A turn's input: usually one message, several when the lane merged them (collect mode). */
 export interface TurnInput {
   inputs: UserInput[];
+  /** The id the turn is to have (the lane records the turn before it hands it over); a backend makes one without it. */
+  turnId?: string;
 }
 
 export interface Capabilities {

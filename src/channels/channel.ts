@@ -8,16 +8,9 @@
  * `sink.admits()` says the sender is let in.
  */
 
-export type ChatType = 'direct' | 'group';
+import type { Attachment, ChatType } from '../store/types.js';
 
-export interface Attachment {
-  kind: 'image' | 'document' | 'audio' | 'voice' | 'video';
-  /** Absolute path under the data dir where the file was saved. */
-  path: string;
-  name: string;
-  mime?: string;
-  size?: number;
-}
+export type { Attachment, ChatType };
 
 export interface InboundMessage {
   /** Channel name, e.g. "web", "telegram". */
@@ -155,22 +148,42 @@ export interface Channel {
   /** Probes the token or connection, for `rudder doctor`. */
   probe?(): Promise<{ ok: boolean; detail: string }>;
 
-  // Live progress (optional). These calls are tried once and never retried or queued by the channel:
-  // the gateway's progress driver decides what to send next. They throw CHANNEL_RATE_LIMITED
-  // (context.retryAfterMs) or CHANNEL_SEND_FAILED (context.permanent), and never hold up send().
+  /** What the channel can show besides replies and acks; absent: replies only. */
+  readonly capabilities?: ChannelCapabilities;
+}
 
+/**
+ * What a channel can show while a turn runs. The gateway asks for a capability, never for a channel's
+ * name. Live calls are tried once and never retried or queued by the channel: the gateway's progress
+ * driver decides what to send next. They throw CHANNEL_RATE_LIMITED (context.retryAfterMs) or
+ * CHANNEL_SEND_FAILED (context.permanent), and never hold up send().
+ */
+export interface ChannelCapabilities {
+  /** The surface draws turns, their steps and permission requests itself from the event stream (the web page). */
+  drawsTurns?: boolean;
+  /** Progress cards, posted and then edited in place. */
+  cards?: CardCalls;
+  /** The text being written, streamed as a draft (Telegram private chats). */
+  drafts?: DraftCalls;
+  /** Permission requests with a button per option. */
+  buttons?: PromptCalls;
+}
+
+export interface CardCalls {
   /** Posts a progress card as a new message; resolves with a handle for editCard. */
-  postCard?(to: MessageRef, card: CardView): Promise<string>;
+  postCard(to: MessageRef, card: CardView): Promise<string>;
   /** Replaces a card's content. A platform that cannot edit throws CHANNEL_SEND_FAILED with permanent set. */
   editCard?(to: MessageRef, handle: string, card: CardView): Promise<void>;
-  /** Streams the text being written as a draft (Telegram private chats); false where drafts do not work. */
-  draftText?(to: MessageRef, draftId: number, text: string): Promise<boolean>;
+}
 
-  /**
-   * Shows a permission request with a button per option (the whole request, split as needed); resolves with a handle
-   * for settlePermission.
-   */
-  askPermission?(to: MessageRef, prompt: PromptView): Promise<string>;
+export interface DraftCalls {
+  /** Streams the text being written as a draft; false where drafts do not work (e.g. a group). */
+  draftText(to: MessageRef, draftId: number, text: string): Promise<boolean>;
+}
+
+export interface PromptCalls {
+  /** Shows a request with a button per option (the whole request, split as needed); resolves with a handle. */
+  askPermission(to: MessageRef, prompt: PromptView): Promise<string>;
   /** Edits the request's message to show who answered what (prompt.outcome), without buttons. */
   settlePermission?(to: MessageRef, handle: string, prompt: PromptView): Promise<void>;
 }

@@ -17,8 +17,8 @@ import { buildCodexEnv } from '../agents/codex/env.js';
 import { checkCodex } from '../agents/codex/health.js';
 import { dataDir, findConfigFile, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import type { StatusReport } from '../http/wire.js';
 import { inspectDataDir } from '../ops/data-dir.js';
-import type { StatusReport } from '../ops/status.js';
 import { call, endpoint } from './client.js';
 
 const exec = promisify(execFile);
@@ -41,7 +41,8 @@ export function register(program: Command): void {
 Checks the claude binary (its version, and a real stream-json probe), an auth source, the data
 dir and the store, the config, tmux and the TUI's first run when agent.backend is claude-tmux,
 codex (binary, version, app-server handshake, auth, one short request) when agent.backend or a
-project's backend is codex, the fallback model and each channel's token. Creates nothing. Exits 1 when a required check fails.`,
+project's backend is codex, the fallback model and each channel's token. Creates nothing. Exits 1
+when a required check fails.`,
     )
     .action(async () => {
       process.exitCode = await run();

@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { RudderError } from '../errors.js';
-import { VERSION } from '../ops/status.js';
+import { VERSION } from '../ops/version.js';
 import * as backup from './backup.js';
 import * as doctor from './doctor.js';
 import * as pairing from './pairing.js';
@@ -45,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv).then((code) => {
+// main reports every failure itself and resolves with the exit code; it never rejects.
+void main(process.argv).then((code) => {
   process.exitCode = code;
 });

@@ -1,6 +1,6 @@
 /** `rudder status [--json]`: GET /api/status, for humans or raw. */
 import type { Command } from 'commander';
-import type { StatusReport } from '../ops/status.js';
+import type { StatusReport } from '../http/wire.js';
 import { call, endpoint } from './client.js';
 
 const mb = (b: number | null) => (b === null ? '-' : `${Math.round(b / 1024 / 1024)} MB`);
@@ -29,6 +29,10 @@ function claudeLine(s: StatusReport): string {
   return `Claude: ✘ ${c.problem} (fix: ${c.fix})`;
 }
 
+function channelsLine(s: StatusReport): string {
+  return s.channels.map((c) => `${c.name} ${c.state}${c.detail ? ` (${c.detail})` : ''}`).join(', ') || 'none';
+}
+
 export async function status(opts: { json?: boolean }): Promise<number> {
   const s = await call<StatusReport>(endpoint(), 'GET', '/api/status');
   if (opts.json) {
@@ -41,7 +45,7 @@ export async function status(opts: { json?: boolean }): Promise<number> {
     `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; ` +
       `agent processes ${s.steering.liveSessions}, ${s.steering.warm} idle; ` +
       `maxLive ${s.steering.maxLive} (${s.steering.maxLiveWhy})`,
-    `Channels: ${s.channels.map((c) => `${c.name} ${c.state}${c.detail ? ` (${c.detail})` : ''}`).join(', ') || 'none'}`,
+    `Channels: ${channelsLine(s)}`,
     ...s.channels
       .filter((c) => !c.started)
       .map((c) => `Not started: ${c.name} (${c.error ?? c.state}${c.retryAt ? `; next try ${c.retryAt}` : ''})`),

@@ -177,6 +177,7 @@ export class LiveConfig {
   private lastError: string | undefined;
   /** Pending keys already reported, with the value reported. */
   private readonly reported = new Map<string, string>();
+  private readonly listeners = new Set<(config: Config, keys: string[]) => void>();
 
   constructor(
     private readonly file: string | undefined,
@@ -209,9 +210,18 @@ export class LiveConfig {
     }
     const merged = mergeHot(this.cached, next);
     this.cached = merged.config;
-    if (merged.applied.length) this.events.applied?.(merged.applied, this.cached);
+    if (merged.applied.length) {
+      this.events.applied?.(merged.applied, this.cached);
+      for (const l of this.listeners) l(this.cached, merged.applied);
+    }
     this.reportPending(merged.pending, next);
     return this.cached;
+  }
+
+  /** Called with the config after a re-read applied hot keys (inside the current() call that read it). */
+  onChange(listener: (config: Config, keys: string[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   private reportPending(keys: string[], next: Config): void {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isRudderError } from '../errors.js';
-import { repoTopSync } from '../projects/git.js';
+import { repoTopSync } from '../ops/git.js';
 import type { Config } from './schema.js';
 
 export interface ConfigProblem {

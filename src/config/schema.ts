@@ -4,10 +4,10 @@
  * Every key is documented in the README.
  */
 import { z } from 'zod';
-import { PERMISSION_MODES } from '../agents/claude/args.js';
-import { CONFIG_KEY, type JsonValue, secretKeyProblem } from '../agents/codex/config-args.js';
-import { isLoopbackHost, splitHostPort } from '../channels/web/hosts.js';
+import { isLoopbackHost, splitHostPort } from '../security/hosts.js';
 import { channelsSchema, progressSchema, queueModeSchema, sttSchema } from './channels-schema.js';
+import { CONFIG_KEY, type JsonValue, secretKeyProblem } from './codex-config.js';
+import { PERMISSION_MODES } from './permission-modes.js';
 
 export { queueModeSchema };
 export type QueueMode = z.infer<typeof queueModeSchema>;
@@ -71,7 +71,7 @@ export const BACKENDS = ['claude-stream', 'claude-tmux', 'codex'] as const;
 
 export const agentSchema = z
   .object({
-    /** claude-stream: headless persistent process; claude-tmux: the interactive TUI in tmux; codex: Codex's app-server. */
+    /** claude-stream: headless persistent process; claude-tmux: the TUI in tmux; codex: Codex's app-server. */
     backend: z.enum(BACKENDS).default('claude-stream'),
     /** Path to the claude binary; otherwise RUDDER_CLAUDE_BIN, then claude on PATH, then the bundled one. */
     claudeBin: z.string().min(1).optional(),
@@ -137,8 +137,11 @@ export const steeringSchema = z
     maxLive: z.number().int().min(0).optional(),
     /** Live sessions idle longer than this are stopped (values below 1 count as 1). */
     idleMinutes: z.number().default(20),
-    /** Keep one agent process started ahead for the next new conversation (one more process, idle). */
-    spareProcess: z.boolean().default(false),
+    /**
+     * Keep one agent process started ahead for the next new conversation (one more process, idle); unset,
+     * on when the machine's memory has room for it beside the warm cap (one per 2 GB).
+     */
+    spareProcess: z.boolean().optional(),
   })
   .strict();
 
@@ -189,8 +192,11 @@ export const storeSchema = z
   .object({
     /** normal: a commit survives a crash of Rudder; full: also a power cut (one fsync per commit). */
     synchronous: z.enum(['normal', 'full']).default('normal'),
-    /** The writes of one event-loop turn share one commit; acknowledgements and replies wait for it. */
-    groupCommit: z.boolean().default(false),
+    /**
+     * The writes of one event-loop turn share one commit; acknowledgements, replies and the hand-off of a
+     * message to the agent wait for it. On by default; false commits every write on its own.
+     */
+    groupCommit: z.boolean().default(true),
   })
   .strict();
 

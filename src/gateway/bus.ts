@@ -1,20 +1,16 @@
 /**
- * The event bus of conversations: ack, text, reply, permission, error and status events, each
- * carrying the messageId it answers. Events other than streaming text are written to the store's
- * event log first (so the web page can replay them after a Last-Event-ID), then published.
+ * The event bus of conversations (gateway/events.ts: ack, text, reply, permission, error, status,
+ * step, turn, message), each carrying the messageId it answers. Events other than streaming text
+ * (and what the emitter marks ephemeral, such as status) are written to the store's event log
+ * first, so the web page can replay them after a Last-Event-ID, then published (with
+ * store.groupCommit, once committed).
  */
 import type { Store } from '../store/store.js';
-import type { EventRow, EventType } from '../store/types.js';
+import type { EventRow } from '../store/types.js';
+import type { ConversationEvent, EventDataOf, EventType } from './events.js';
 
-/** A published event; `seq` is absent for ephemeral ones (streaming text). */
-export interface BusEvent {
-  seq?: number;
-  conversationId: string;
-  type: EventType;
-  messageId: string | null;
-  data: Record<string, unknown>;
-  createdAt: number;
-}
+/** A published event; `seq` is absent for ephemeral ones (streaming text, status). */
+export type BusEvent = ConversationEvent;
 
 type Listener = (e: BusEvent) => void;
 
@@ -25,28 +21,29 @@ export class EventBus {
   constructor(private readonly store: Store) {}
 
   /** Persists then publishes; streaming text (and anything marked ephemeral) is published only. */
-  emit(
+  emit<K extends EventType>(
     conversationId: string,
-    type: EventType,
+    type: K,
     messageId: string | null,
-    data: Record<string, unknown>,
+    data: EventDataOf[K],
     opts: { ephemeral?: boolean } = {},
   ): BusEvent {
-    const ephemeral = opts.ephemeral || type === 'text';
-    const e: BusEvent = ephemeral
-      ? { conversationId, type, messageId, data, createdAt: Date.now() }
-      : this.store.appendEvent(conversationId, type, messageId, data);
+    const e =
+      opts.ephemeral || type === 'text'
+        ? ({ conversationId, type, messageId, data, createdAt: Date.now() } as BusEvent)
+        : asBusEvent(
+            this.store.appendEvent(conversationId, type, messageId, data as unknown as Record<string, unknown>),
+          );
     this.publish(e);
     return e;
   }
 
-  /**
-   * Publishes an event already written to the store (e.g. a delivered reply); with store.groupCommit, once committed.
-   */
+  /** Publishes an event already written to the store (a delivered reply); with store.groupCommit, once committed. */
   publish(e: BusEvent | EventRow): void {
+    const event = asBusEvent(e);
     this.store.afterCommit(() => {
-      for (const l of this.listeners.get(e.conversationId) ?? []) safe(l, e);
-      for (const l of this.all) safe(l, e);
+      for (const l of this.listeners.get(event.conversationId) ?? []) safe(l, event);
+      for (const l of this.all) safe(l, event);
     });
   }
 
@@ -55,8 +52,8 @@ export class EventBus {
     if (!set) this.listeners.set(conversationId, (set = new Set()));
     set.add(l);
     return () => {
-      set!.delete(l);
-      if (set!.size === 0) this.listeners.delete(conversationId);
+      set.delete(l);
+      if (set.size === 0) this.listeners.delete(conversationId);
     };
   }
 
@@ -64,6 +61,11 @@ export class EventBus {
     this.all.add(l);
     return () => void this.all.delete(l);
   }
+}
+
+/** A stored row as the event it was written from (the store keeps the data as JSON). */
+export function asBusEvent(e: BusEvent | EventRow): BusEvent {
+  return e as unknown as BusEvent;
 }
 
 function safe(l: Listener, e: BusEvent): void {

@@ -1,44 +1,28 @@
 /**
- * The gateway, wired: the table of contents of the system. One call starts it (store, agents,
- * channels, recovery, delivery); one call stops it (drain in-flight turns for a bounded time,
- * then stop every agent process, the channels and the store).
+ * The gateway, wired: the table of contents of the system. One call starts it (the store, the
+ * agents' launches, the services, recovery, the page's server, the chat channels); one call stops
+ * it (shutdown.ts).
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { resolveClaudeBinary } from '../agents/claude/binary.js';
-import { buildAgentEnv } from '../agents/claude/env.js';
-import { type ClaudeCheck, ClaudeHealth } from '../agents/claude/health.js';
-import type { ClaudeLaunch } from '../agents/claude/launch.js';
-import { SpareProcess } from '../agents/claude/spare.js';
-import { ClaudeStreamSession } from '../agents/claude/stream-session.js';
-import { AgentPool, type SessionFactory } from '../agents/pool.js';
-import { SessionRegistry, warmCap } from '../agents/registry.js';
-import { paneName, type TmuxLaunch } from '../agents/tmux/tmux-launch.js';
-import { ClaudeTmuxSession } from '../agents/tmux/tmux-session.js';
+import type { ClaudeCheck } from '../agents/claude/health.js';
+import { AgentLaunches } from '../agents/launch.js';
+import type { SessionFactory } from '../agents/pool.js';
 import type { Channel } from '../channels/channel.js';
 import { createChannels } from '../channels/registry.js';
 import { WebChannel } from '../channels/web/channel.js';
-import { loadOrCreateToken } from '../channels/web/token.js';
 import { checkProjects, type LiveConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { LocalModel } from '../fallback/local-model.js';
+import { HttpServer } from '../http/server.js';
+import { loadOrCreateToken } from '../http/token.js';
 import { acquireLock, type DataDirLock } from '../ops/lock.js';
 import type { Logger } from '../ops/logger.js';
 import { memAvailableBytes } from '../ops/proc.js';
 import { registerSecret } from '../ops/redact.js';
-import { projectAgent } from '../projects/projects.js';
 import { Projects } from '../projects/service.js';
-import { AccessControl } from '../security/access.js';
-import { AccessStore } from '../security/access-store.js';
 import { Store } from '../store/store.js';
-import { EventBus } from './bus.js';
-import { ChannelStarter } from './channel-start.js';
-import { GatewayCore } from './core.js';
-import { Delivery } from './delivery.js';
-import { ProgressDriver } from './progress/driver.js';
-import { PermissionPrompts } from './progress/prompts.js';
 import { killOrphans, recoverOpenMessages } from './recovery.js';
-import { StepLog } from './steps/step-log.js';
+import { buildServices, type Services } from './services.js';
+import { shutdown, undoStart } from './shutdown.js';
 
 export interface GatewayOptions {
   dataDir: string;
@@ -51,15 +35,14 @@ export interface GatewayOptions {
   lock?: DataDirLock;
   /** Aborts the wait for chat channels at startup (a signal arrived). */
   signal?: AbortSignal;
-  /** Replaces the Claude session factory (benchmarks measure the gateway with an in-process fake agent). */
-  sessionFactory?: (
-    launchFor: (conversationId: string, sessionId: string | undefined) => ClaudeLaunch,
-  ) => SessionFactory;
+  /** Replaces the agent session factory (benchmarks measure the gateway with an in-process fake agent). */
+  sessionFactory?: (launches: AgentLaunches) => SessionFactory;
 }
 
 export interface RunningGateway {
-  core: GatewayCore;
-  web: WebChannel | undefined;
+  services: Services;
+  /** The page's HTTP server (web.enabled). */
+  web: HttpServer | undefined;
   /** The claude binary checked at start: a missing or broken one is reported, not fatal. */
   claude: Promise<ClaudeCheck>;
   stop(reason: string): Promise<void>;
@@ -70,15 +53,8 @@ const EVENT_RETENTION_MS = 7 * 24 * 3600_000;
 /** Tokens and keys from the config never reach the log, whatever a library puts in an error. */
 function registerConfigSecrets(cfg: Config): void {
   const ch = cfg.channels;
-  for (const v of [
-    ch.telegram?.token,
-    ch.telegram?.webhook?.secretToken,
-    ch.discord?.token,
-    ch.slack?.botToken,
-    ch.slack?.appToken,
-    cfg.fallback?.apiKey,
-  ])
-    registerSecret(v?.trim());
+  const secrets = [ch.telegram?.token, ch.telegram?.webhook?.secretToken, ch.discord?.token, ch.slack?.botToken];
+  for (const v of [...secrets, ch.slack?.appToken, cfg.fallback?.apiKey]) registerSecret(v?.trim());
   for (const [k, v] of Object.entries(cfg.agent.env)) if (/KEY|TOKEN|SECRET|PASSWORD/i.test(k)) registerSecret(v);
 }
 
@@ -95,236 +71,82 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
 }
 
 async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<RunningGateway> {
-  const log = opts.logger;
+  const { config, dataDir, logger: log } = opts;
   const env = opts.env ?? process.env;
-  const cfg = opts.config.current();
+  const cfg = config.current();
   registerConfigSecrets(cfg);
-  // A project inside this data dir is refused before anything starts.
-  checkProjects(cfg, opts.dataDir);
-  const store = new Store(path.join(opts.dataDir, 'rudder.db'), {
+  checkProjects(cfg, dataDir); // a project inside this data dir is refused before anything starts
+
+  const store = openStore(dataDir, cfg, log);
+  const projects = new Projects({ store, config: () => config.current(), env, log });
+  const memAvailable = memAvailableBytes();
+  const launches = new AgentLaunches({ dataDir, config, store, projects, env, log, memAvailable });
+  killOrphans(store, log, launches.markPrefix);
+  store.pruneEvents(EVENT_RETENTION_MS);
+  const factory = opts.sessionFactory?.(launches);
+  const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable });
+  const claude = s.claude.refresh();
+
+  const web = cfg.web.enabled ? webServer(dataDir, cfg, s, log) : undefined;
+  const channels = [...(opts.extraChannels ?? []), ...(await chatChannels(cfg, dataDir, log))];
+  if (web) s.chats.add(new WebChannel({ serving: () => web.serving(), detail: () => detailOf(web) }));
+  for (const ch of channels) s.chats.add(ch);
+
+  // Recovered messages are put back in line before any channel can deliver a new one.
+  const recovered = await recoverOpenMessages(s);
+  if (Object.values(recovered).some((n) => n > 0)) log.info(recovered, 'recovered open messages from the previous run');
+  // Without its own page the gateway does not run: what recovery started is undone.
+  if (web) await startWeb(web, log).catch((err) => undoStart(s, launches, err));
+
+  // The chat channels all at once: one that cannot reach its platform holds up nothing else.
+  await s.channelStarts.startAll(channels, config.current().channelStartTimeoutSeconds * 1000, opts.signal);
+  s.replies.delivery.kickAll();
+  s.registry.startReaper();
+  const release = () => {
+    if (!opts.lock) lock.release();
+  };
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string) => (stopping ??= shutdown({ s, launches, web, release }, reason));
+  return { services: s, web, claude, stop };
+}
+
+function openStore(dataDir: string, cfg: Config, log: Logger): Store {
+  return new Store(path.join(dataDir, 'rudder.db'), {
     backgroundCheckpoints: true,
     synchronous: cfg.store.synchronous,
     groupCommit: cfg.store.groupCommit,
     onError: (message) =>
       log.warn({ err: message }, 'WAL checkpoint failed; SQLite keeps the data in the WAL meanwhile'),
   });
-  const accessStore = new AccessStore(store.db);
-  accessStore.init();
-  // The mark prefix names this data dir, so a restart finds exactly this gateway's leftovers.
-  const markPrefix = `rudder-${createHash('sha256').update(path.resolve(opts.dataDir)).digest('hex').slice(0, 12)}`;
-  killOrphans(store, log, markPrefix);
-  store.pruneEvents(EVENT_RETENTION_MS);
+}
 
-  const memAvailable = memAvailableBytes();
-  const cap = warmCap(cfg.steering.maxLive, memAvailable);
-  log.info({ maxLive: cap.maxLive, why: cap.why }, 'idle agent processes kept warm');
-  const registry = new SessionRegistry({ maxLive: cap.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
-  const projects = new Projects({ store, config: () => opts.config.current(), env, log });
-  const spare = new SpareProcess(log);
-  const launchFor = (conversationId: string, sessionId: string | undefined): ClaudeLaunch => {
-    const agent = opts.config.current().agent;
-    const spareOn = opts.config.current().steering.spareProcess;
-    if (!spareOn && spare.ready()) void spare.stop('steering.spareProcess turned off');
-    // The conversation's project: its directory (or its own worktree there) and its agent settings.
-    const target = projects.prepare(conversationId);
-    const settings = projectAgent(agent, target.project);
-    const conv = store.conversation(conversationId);
-    let bin: string;
-    try {
-      bin = resolveClaudeBinary(agent.claudeBin, env).path;
-    } catch (err) {
-      log.error({ err: (err as Error).message }, 'no claude binary: run `rudder doctor`');
-      bin = agent.claudeBin ?? 'claude';
-    }
-    return {
-      conversationId,
-      cwd: target.cwd,
-      bin,
-      env: buildAgentEnv({ inherited: env, passVars: agent.passEnv, extra: agent.env }),
-      logger: log,
-      sessionId: target.rebound ? (conv?.sessionId ?? undefined) : sessionId,
-      model: conv?.model ?? settings.model,
-      permissionMode: settings.permissionMode,
-      allowedTools: settings.allowedTools,
-      disallowedTools: settings.disallowedTools,
-      appendSystemPrompt: settings.appendSystemPrompt,
-      autocompact: agent.autocompact,
-      turnTimeoutMs: agent.turnTimeoutSeconds * 1000,
-      interruptGraceMs: agent.interruptGraceSeconds * 1000,
-      // Kept per project: a late report from a process of the project it left must not land in the new one.
-      onSessionId: (id) => store.setProjectSession(conversationId, target.project.name, id),
-      tracker: { started: (pid, label) => store.processStarted(pid, label), exited: (pid) => store.processExited(pid) },
-      markPrefix,
-      spare: spareOn ? spare : undefined,
-    };
-  };
-  const tmuxLaunchFor = (conversationId: string, sessionId: string | undefined): TmuxLaunch => {
-    const t = opts.config.current().agent.tmux;
-    const settings = {
-      socket: t.socket,
-      width: t.width,
-      height: t.height,
-      pasteFileThresholdBytes: t.pasteFileThresholdBytes,
-      messageDir: path.join(opts.dataDir, 'tmux-messages', paneName(conversationId)),
-      readyTimeoutMs: t.readyTimeoutSeconds * 1000,
-      arrivalRetries: t.arrivalRetries,
-      arrivalTimeoutMs: t.arrivalTimeoutSeconds * 1000,
-      autoAllow: t.autoAllow,
-    };
-    return { ...launchFor(conversationId, sessionId), tmux: settings };
-  };
-  // The backend is read when a session is created.
-  const factory: SessionFactory = opts.sessionFactory?.(launchFor) ?? {
-    live: (c, s) =>
-      projectAgent(opts.config.current().agent, projects.peek(c)).backend === 'claude-tmux'
-        ? new ClaudeTmuxSession(tmuxLaunchFor(c, s))
-        : new ClaudeStreamSession(launchFor(c, s)),
-  };
-  const pool = new AgentPool(registry, factory);
-  const bus = new EventBus(store);
-  let localModel: { key: string; model: LocalModel } | undefined;
-  const core = new GatewayCore({
-    config: opts.config,
-    store,
-    bus,
-    registry,
-    pool,
-    access: new AccessControl({ store: accessStore, config: opts.config.current().channels as never }),
-    log,
-    steps: new StepLog(store, bus, log),
-    env,
-    projects,
-    localModel: () => {
-      const f = opts.config.current().fallback;
-      if (!f) return undefined;
-      const key = JSON.stringify(f);
-      if (localModel?.key !== key) localModel = { key, model: new LocalModel(f) };
-      return localModel.model;
-    },
-    memAvailable,
-  });
-  const claude = new ClaudeHealth(() => {
-    const agent = opts.config.current().agent;
-    return {
-      configured: agent.claudeBin,
-      env,
-      agentEnv: buildAgentEnv({ inherited: env, passVars: agent.passEnv, extra: agent.env }),
-    };
-  });
-  core.claudeHealth = claude;
-  const claudeChecked = claude.refresh();
-  core.delivery = new Delivery(
-    store,
-    bus,
-    (id) => {
-      const conv = store.conversation(id);
-      return conv ? { channel: core.channels.get(conv.channel), key: conv.key } : undefined;
-    },
-    log,
-  );
-  core.prompts = new PermissionPrompts({
-    log,
-    target: (id) => core.chatOf(id),
-    sendNotice: (id, text, messageId) =>
-      core.send(id, 'notice', text, messageId ? [store.message(messageId)].filter((r) => r !== undefined) : []),
-    answer: (id, requestId, optionId, by) =>
-      core.answerPermission(
-        id,
-        requestId,
-        optionId === 'allow',
-        optionId === 'allow' || optionId === 'deny' ? undefined : optionId,
-        by,
-      ),
-  });
-  core.progress = new ProgressDriver({
-    steps: core.steps,
-    bus,
-    log,
-    settings: () => opts.config.current(),
-    target: (id) => core.chatOf(id),
-    queued: (id) => core.lanes.get(id)?.queueDepth() ?? 0,
-    sendText: (id, text, inputIds) =>
-      core.send(
-        id,
-        'notice',
-        text,
-        inputIds.map((m) => store.message(m)).filter((r) => r !== undefined),
-      ),
-  });
+function webServer(dataDir: string, cfg: Config, s: Services, log: Logger): HttpServer {
+  const token = loadOrCreateToken(dataDir);
+  registerSecret(token);
+  const { host, port, allowedHosts } = cfg.web;
+  return new HttpServer({ host, port, allowedHosts, token, logger: log, api: s.api });
+}
 
-  let web: WebChannel | undefined;
-  const channels: Channel[] = [...(opts.extraChannels ?? [])];
-  if (cfg.web.enabled) {
-    const token = loadOrCreateToken(opts.dataDir);
-    registerSecret(token);
-    web = new WebChannel({
-      host: cfg.web.host,
-      port: cfg.web.port,
-      allowedHosts: cfg.web.allowedHosts,
-      token,
-      logger: log,
-    });
-    web.bind(core);
-  }
+async function chatChannels(cfg: Config, dataDir: string, log: Logger): Promise<Channel[]> {
   try {
-    channels.push(...(await createChannels(cfg.channels, { dataDir: opts.dataDir, logger: log })));
+    return await createChannels(cfg.channels, { dataDir, logger: log });
   } catch (err) {
     log.error({ err: (err as Error).message }, 'a chat channel could not be created');
+    return [];
   }
-  if (web) core.channels.set(web.name, web);
-  for (const ch of channels) core.channels.set(ch.name, ch);
+}
 
-  // Recovered messages are put back in line before any channel can deliver a new one.
-  const recovered = await recoverOpenMessages(core);
-  if (Object.values(recovered).some((n) => n > 0)) log.info(recovered, 'recovered open messages from the previous run');
-
-  if (web) {
-    try {
-      await web.start(core);
-      log.info({ channel: web.name, url: web.baseUrl() }, 'channel started');
-    } catch (err) {
-      // Without its own page the gateway does not run: undo what recovery started.
-      log.error({ channel: web.name, err: (err as Error).message }, 'the web channel failed to start');
-      await Promise.all([
-        pool.stopAll('the web channel could not start'),
-        spare.stop('the web channel could not start', true),
-      ]);
-      await Promise.allSettled([...core.channels.values()].map((c) => c.stop()));
-      await store.close();
-      throw err;
-    }
+async function startWeb(web: HttpServer, log: Logger): Promise<void> {
+  try {
+    await web.start();
+    log.info({ channel: 'web', url: web.baseUrl() }, 'channel started');
+  } catch (err) {
+    log.error({ channel: 'web', err: (err as Error).message }, 'the web channel failed to start');
+    throw err;
   }
-  // The chat channels all at once: one that cannot reach its platform holds up nothing else.
-  const starter = new ChannelStarter(core, log, () => core.delivery.kickAll());
-  core.channelStarts = starter;
-  await starter.startAll(channels, opts.config.current().channelStartTimeoutSeconds * 1000, opts.signal);
-  core.delivery.kickAll();
-  registry.startReaper();
+}
 
-  let stopping: Promise<void> | undefined;
-  const stop = (reason: string) =>
-    (stopping ??= (async () => {
-      const drainMs = opts.config.current().shutdownDrainSeconds * 1000;
-      log.info({ reason, drainSeconds: drainMs / 1000 }, 'stopping: draining in-flight turns');
-      core.markShuttingDown();
-      starter.stop();
-      const end = Date.now() + drainMs;
-      while (Date.now() < end && [...core.lanes.values()].some((l) => l.busy()))
-        await new Promise((r) => setTimeout(r, 50));
-      await Promise.all([
-        pool.stopAll(`gateway stopping (${reason})`),
-        spare.stop(`gateway stopping (${reason})`, true),
-      ]);
-      await core.delivery.idle(2000);
-      core.delivery.stop();
-      core.progress?.stop();
-      for (const l of core.lanes.values()) l.dispose();
-      await Promise.allSettled([...core.channels.values()].map((c) => c.stop()));
-      core.steps.flush();
-      await store.close();
-      log.info('stopped');
-      if (!opts.lock) lock.release();
-    })());
-
-  return { core, web, claude: claudeChecked, stop };
+function detailOf(web: HttpServer): string {
+  const { host, port } = web.address();
+  return `http://${host}:${port}`;
 }

@@ -9,9 +9,8 @@ import type { Logger } from '../ops/logger.js';
 import { alive, cmdlineOf } from '../ops/proc.js';
 import type { Store } from '../store/store.js';
 import type { MessageRow } from '../store/types.js';
-import type { GatewayCore } from './core.js';
-import { route } from './intake.js';
-import { MAX_ATTEMPTS, RATE_LIMITED, RATE_LIMITED_ESTIMATED } from './lane-outcomes.js';
+import type { Conversations } from './conversations/conversations.js';
+import type { Router } from './intake/route.js';
 
 /**
  * Kills process groups recorded by an earlier run that are still alive and still claude, and anything carrying this
@@ -43,57 +42,33 @@ export function killOrphans(store: Store, log: Logger, markPrefix?: string): num
   return killed;
 }
 
+export interface RecoveryDeps {
+  store: Store;
+  conversations: Conversations;
+  router: Router;
+}
+
+/** Gives every message a previous run left open its due, in order per conversation; before any channel runs. */
 export async function recoverOpenMessages(
-  core: GatewayCore,
+  d: RecoveryDeps,
 ): Promise<{ routed: number; queued: number; rerun: number; failed: number; deferred: number }> {
   const counts = { routed: 0, queued: 0, rerun: 0, failed: 0, deferred: 0 };
   const byConversation = new Map<string, MessageRow[]>();
-  for (const row of core.store.openMessages()) {
+  for (const row of d.store.inbox.open()) {
     const list = byConversation.get(row.conversationId) ?? [];
     list.push(row);
     byConversation.set(row.conversationId, list);
   }
   for (const [conversationId, rows] of byConversation) {
-    const lane = core.lane(conversationId);
+    const lane = d.conversations.lane(conversationId);
     // What a /stop or /clear ended before the crash stays ended.
     const kept = new Set(lane.withoutStopped(rows.filter((r) => r.state !== 'accepted')).map((r) => r.id));
     for (const row of rows) {
-      if (row.state !== 'accepted' && !kept.has(row.id)) continue;
       if (row.state === 'accepted') {
-        await route(core, row);
+        await d.router.route(row);
         counts.routed++;
-      } else if (row.state === 'deferred') {
-        const rateLimited = row.reason?.startsWith(RATE_LIMITED) ?? false;
-        lane.pause(
-          row.retryAt ?? Date.now(),
-          rateLimited ? 'rate-limit' : 'agent-terminal',
-          row.reason === RATE_LIMITED_ESTIMATED,
-        );
-        counts.deferred++;
-      } else if (row.state === 'queued') {
-        lane.queue.push({ rows: [row] });
-        counts.queued++;
-      } else if (row.attempts < MAX_ATTEMPTS) {
-        // running or steering when Rudder stopped: the turn was cut off.
-        lane.queue.push({ rows: [row] });
-        core.store.markQueued(row.id);
-        core.send(
-          conversationId,
-          'notice',
-          '↻ Rudder restarted while this message was being worked on; running it again on the resumed session.',
-          [row],
-        );
-        counts.rerun++;
-      } else {
-        core.store.setState([row.id], 'failed', 'cut off by a restart, twice');
-        core.send(
-          conversationId,
-          'notice',
-          '⚠️ This message was cut off by a Rudder restart, twice, and was not answered. Send it again if ' +
-            'you still need it.',
-          [row],
-        );
-        counts.failed++;
+      } else if (kept.has(row.id)) {
+        counts[lane.recover(row)]++;
       }
     }
     lane.pump();

@@ -9,7 +9,6 @@
  */
 import path from 'node:path';
 import type { ClaudeCheck } from '../agents/claude/health.js';
-import { isLoopbackHost } from '../channels/web/hosts.js';
 import {
   findConfigFile,
   LiveConfig,
@@ -21,6 +20,7 @@ import { isRudderError } from '../errors.js';
 import { prepareDataDir, usePrivateUmask } from '../ops/data-dir.js';
 import { acquireLock, type DataDirLock } from '../ops/lock.js';
 import { createLogger, type Logger, logLevel } from '../ops/logger.js';
+import { isLoopbackHost } from '../security/hosts.js';
 import { type RunningGateway, startGateway } from './gateway.js';
 
 const say = (line: string) => process.stderr.write(`rudder: ${line}\n`);

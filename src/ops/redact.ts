@@ -8,7 +8,7 @@ const REDACTED = '[redacted]';
 const secrets = new Set<string>();
 let secretPattern: RegExp | undefined;
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Registers a value that must never be written to a log (shorter values would blank common words). */
 export function registerSecret(value: string | undefined): void {
@@ -17,7 +17,7 @@ export function registerSecret(value: string | undefined): void {
   secretPattern = new RegExp(
     [...secrets]
       .sort((a, b) => b.length - a.length)
-      .map(escape)
+      .map(escapeRegExp)
       .join('|'),
     'g',
   );

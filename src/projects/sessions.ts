@@ -94,18 +94,33 @@ function unwrap(text: string): string {
     .trim();
 }
 
+/** The fields of a transcript line read here; each is whatever JSON the CLI wrote. */
+interface TranscriptEntry {
+  type?: unknown;
+  isMeta?: unknown;
+  isCompactSummary?: unknown;
+  isSidechain?: unknown;
+  timestamp?: unknown;
+  message?: { content?: unknown } | null;
+}
+
+/** A block of a message's content array: text, tool_use, tool_result... */
+type ContentBlock = { type?: unknown; text?: unknown } | null | undefined;
+
 /** The text a person or the model wrote in an entry, or undefined for tool traffic, meta entries and commands. */
-function entryText(e: any): { role: 'user' | 'assistant'; text: string } | undefined {
-  if ((e?.type !== 'user' && e?.type !== 'assistant') || e.isMeta || e.isCompactSummary || e.isSidechain)
+function entryText(e: TranscriptEntry): { role: 'user' | 'assistant'; text: string } | undefined {
+  if ((e.type !== 'user' && e.type !== 'assistant') || e.isMeta || e.isCompactSummary || e.isSidechain)
     return undefined;
+  const role = e.type;
   const c = e.message?.content;
+  const blocks: ContentBlock[] | undefined = Array.isArray(c) ? c : undefined;
   const text =
     typeof c === 'string'
       ? c
-      : Array.isArray(c) && !c.some((b: any) => b?.type === 'tool_result')
-        ? c
-            .filter((b: any) => b?.type === 'text')
-            .map((b: any) => String(b.text))
+      : blocks && !blocks.some((b) => b?.type === 'tool_result')
+        ? blocks
+            .filter((b) => b?.type === 'text')
+            .map((b) => String(b?.text))
             .join('\n')
         : '';
   const clean = unwrap(text);
@@ -115,15 +130,17 @@ function entryText(e: any): { role: 'user' | 'assistant'; text: string } | undef
     clean.startsWith('[Request interrupted')
   )
     return undefined;
-  return { role: e.type, text: clean };
+  return { role, text: clean };
 }
 
-function parseLines(text: string): any[] {
-  const out: any[] = [];
+/** The lines that parse as JSON objects (no other value has a field this file reads). */
+function parseLines(text: string): TranscriptEntry[] {
+  const out: TranscriptEntry[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
-      out.push(JSON.parse(line));
+      const entry: unknown = JSON.parse(line);
+      if (typeof entry === 'object' && entry !== null) out.push(entry);
     } catch {
       // a cut line at the edge of what was read, or a line being written
     }
@@ -158,7 +175,7 @@ export function describeTranscript(file: string): Omit<CliSession, 'openBy'> | u
     .reverse()
     .map(entryText)
     .find((t) => t !== undefined);
-  const stamp = head.map((e) => Date.parse(e?.timestamp)).find((t) => !Number.isNaN(t));
+  const stamp = head.map((e) => Date.parse(String(e.timestamp))).find((t) => !Number.isNaN(t));
   return {
     id: path.basename(file, '.jsonl'),
     file,

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { RudderError } from '../errors.js';
-import { git, gitComplaint, gitSync, repoTopSync } from './git.js';
+import { git, gitComplaint, gitSync, repoTopSync } from '../ops/git.js';
 import type { Project } from './projects.js';
 
 export interface Worktree {

@@ -7,10 +7,24 @@
  * (gateway/intake.ts route(), with isOwner() from here).
  */
 import { randomInt } from 'node:crypto';
-import type { InboundMessage } from '../channels/channel.js';
 import type { ChannelAccessConfig } from '../config/channels-schema.js';
 import type { AccessStore, PairingRequest } from './access-store.js';
 import { SenderLimiter } from './pairing-limits.js';
+
+/**
+ * What a decision reads of an inbound message: the fields of the channels' InboundMessage it needs,
+ * declared here so this floor does not import the channels above it (an InboundMessage is one).
+ */
+export interface AccessRequest {
+  channel: string;
+  conversationKey: string;
+  /** The channel a thread belongs to (Discord), which a group allowlist may name. */
+  parentKey?: string;
+  sender: { id: string; name?: string };
+  chatType: 'direct' | 'group';
+  /** In a group: the bot was mentioned or replied to. */
+  addressed?: boolean;
+}
 
 export type AccessDecision =
   | { allowed: true; owner: boolean }
@@ -108,7 +122,7 @@ export class AccessControl {
    * The door's decision, with its side effects: a stranger in a direct chat is given a pairing
    * code (or reminded of it), a stranger in a group is pointed to a direct chat (throttled).
    */
-  check(msg: InboundMessage): AccessDecision {
+  check(msg: AccessRequest): AccessDecision {
     const d = this.decide(msg);
     return d === 'stranger' ? this.refuseStranger(msg, this.config[msg.channel]!) : d;
   }
@@ -117,7 +131,7 @@ export class AccessControl {
    * The same decision as check(), without side effects and cheap: channels ask it before they
    * download anything a message carries.
    */
-  admits(msg: InboundMessage): boolean {
+  admits(msg: AccessRequest): boolean {
     const d = this.decide(msg);
     return d !== 'stranger' && d.allowed;
   }
@@ -129,7 +143,7 @@ export class AccessControl {
     return this.config[channel]?.owners.some((o) => normaliseId(o) === sender) ?? false;
   }
 
-  private decide(msg: InboundMessage): AccessDecision | 'stranger' {
+  private decide(msg: AccessRequest): AccessDecision | 'stranger' {
     if (this.trusted.has(msg.channel)) return { allowed: true, owner: true };
     const cfg = this.config[msg.channel];
     if (!cfg) return { allowed: false, reason: 'channel-not-configured' };
@@ -154,7 +168,7 @@ export class AccessControl {
   }
 
   /** Strangers get a pairing code in a direct chat; in a group they are pointed to one. */
-  private refuseStranger(msg: InboundMessage, cfg: ChannelAccessConfig): AccessDecision {
+  private refuseStranger(msg: AccessRequest, cfg: ChannelAccessConfig): AccessDecision {
     if (!cfg.pairing) return { allowed: false, reason: 'not-allowed' };
     const now = this.now();
     if (msg.chatType === 'group') {

@@ -3,6 +3,7 @@
  * `/project` back to a project resumes it) and its own git worktree and branch.
  */
 import type { Db } from './db.js';
+import type { ConversationProjectSqlRow } from './sql-rows.js';
 
 export interface ConversationProjectRow {
   conversationId: string;
@@ -13,7 +14,7 @@ export interface ConversationProjectRow {
   updatedAt: number;
 }
 
-const toRow = (r: any): ConversationProjectRow => ({
+const toRow = (r: ConversationProjectSqlRow): ConversationProjectRow => ({
   conversationId: r.conversation_id,
   project: r.project,
   sessionId: r.session_id,
@@ -26,7 +27,7 @@ export class ConversationProjects {
   private readonly s;
 
   constructor(db: Db) {
-    const p = (sql: string) => db.prepare(sql);
+    const p = (sql: string) => db.prepare<unknown[], ConversationProjectSqlRow>(sql);
     this.s = {
       get: p('SELECT * FROM conversation_projects WHERE conversation_id = ? AND project = ?'),
       ofConversation: p('SELECT * FROM conversation_projects WHERE conversation_id = ? ORDER BY updated_at DESC'),

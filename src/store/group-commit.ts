@@ -5,9 +5,11 @@
  * durable waits for the commit:
  *   - committed(): the platform's acknowledgement (the HTTP 202, the update confirmed to the
  *     platform) and the delivery of a reply wait for it;
- *   - afterCommit(fn): reactions and event-stream events run after it, in the order they came.
- * What does not wait: the agent may be handed a message in the loop turn before it is committed.
- * Without the option, nothing changes: every write commits on its own, at once.
+ *   - afterCommit(fn): reactions, event-stream events and the hand-off of a message to the agent
+ *     (the lane's turn start and steer) run after it, in the order they came.
+ * Nothing a person or the agent could notice happens before the write it depends on is durable.
+ * Without the option (store.groupCommit false) every write commits on its own, and what waits for
+ * a commit waits for the end of the transaction it was asked in.
  */
 import type { Db } from './db.js';
 

@@ -5,6 +5,7 @@
  */
 import type { Db } from './db.js';
 import { toMessage, toOutbox, toTurn } from './rows.js';
+import type { MessageSqlRow, OutboxSqlRow, TurnSqlRow } from './sql-rows.js';
 import type { ConversationActivity, MessageRow, OutboxRow, TurnRow } from './types.js';
 
 export class HistoryQueries {
@@ -27,14 +28,14 @@ export class HistoryQueries {
       "SELECT text FROM messages WHERE conversation_id = ? AND state NOT IN ('command', 'refused') ORDER BY " +
         'seq LIMIT 1',
     );
-    this.messagePage = db.prepare(
+    this.messagePage = db.prepare<unknown[], MessageSqlRow>(
       'SELECT * FROM messages WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
     );
-    this.repliesBetween = db.prepare(
+    this.repliesBetween = db.prepare<unknown[], OutboxSqlRow>(
       'SELECT * FROM outbox WHERE conversation_id = ? AND created_at >= ? AND created_at < ? AND ' +
         'delivered_at IS NOT NULL ORDER BY seq',
     );
-    this.turnsInWindow = db.prepare(
+    this.turnsInWindow = db.prepare<unknown[], TurnSqlRow>(
       'SELECT * FROM turns WHERE conversation_id = ? AND started_at >= ? AND started_at < ? ORDER BY started_at, rowid',
     );
     this.receivedAtOf = db.prepare('SELECT received_at FROM messages WHERE conversation_id = ? AND seq = ?');
@@ -54,9 +55,7 @@ export class HistoryQueries {
 
   /** Up to `limit` messages before seq `before` (all when absent), oldest first, and whether older ones exist. */
   messages(conversationId: string, before: number | undefined, limit: number): { rows: MessageRow[]; more: boolean } {
-    const rows = (this.messagePage.all(conversationId, before ?? Number.MAX_SAFE_INTEGER, limit + 1) as unknown[]).map(
-      toMessage,
-    );
+    const rows = this.messagePage.all(conversationId, before ?? Number.MAX_SAFE_INTEGER, limit + 1).map(toMessage);
     const more = rows.length > limit;
     return { rows: rows.slice(0, limit).reverse(), more };
   }
@@ -68,12 +67,12 @@ export class HistoryQueries {
 
   /** Delivered replies and notices created in [from, to). */
   replies(conversationId: string, from: number, to: number): OutboxRow[] {
-    return (this.repliesBetween.all(conversationId, from, to) as unknown[]).map(toOutbox);
+    return this.repliesBetween.all(conversationId, from, to).map(toOutbox);
   }
 
   /** Turns started in [from, to), oldest first. */
   turns(conversationId: string, from: number, to: number): TurnRow[] {
-    return (this.turnsInWindow.all(conversationId, from, to) as unknown[]).map(toTurn);
+    return this.turnsInWindow.all(conversationId, from, to).map(toTurn);
   }
 
   /** The ack events of these messages, in order (kind, emoji, note). */

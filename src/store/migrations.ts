@@ -119,4 +119,14 @@ export const MIGRATIONS: string[] = [
   `
   ALTER TABLE turns ADD COLUMN tools TEXT;
   `,
+  // Why a deferred message is held, as data (message-states.ts HELD_FOR); rows held before this
+  // migration are read from the reason they were given then.
+  `
+  ALTER TABLE messages ADD COLUMN held_for TEXT;
+  UPDATE messages SET held_for = CASE
+      WHEN reason = 'rate limited (reset time estimated)' THEN 'rate-limit-estimated'
+      WHEN reason LIKE 'rate limited%' THEN 'rate-limit'
+      ELSE 'agent-terminal' END
+    WHERE state = 'deferred';
+  `,
 ];

@@ -1,4 +1,5 @@
 /** Row mapping between the SQLite tables and the types the rest of Rudder uses. */
+import type { ConversationSqlRow, EventSqlRow, MessageSqlRow, OutboxSqlRow, TurnSqlRow } from './sql-rows.js';
 import type { ConversationRow, EventRow, MessageExtra, MessageRow, OutboxRow, ToolCall, TurnRow } from './types.js';
 
 export const json = (v: unknown) => JSON.stringify(v);
@@ -11,7 +12,7 @@ const parse = <T>(s: string | null, fallback: T): T => {
   }
 };
 
-export function toMessage(r: any): MessageRow {
+export function toMessage(r: MessageSqlRow): MessageRow {
   return {
     seq: r.seq,
     id: r.id,
@@ -29,10 +30,11 @@ export function toMessage(r: any): MessageRow {
     attempts: r.attempts,
     turnId: r.turn_id,
     retryAt: r.retry_at,
+    heldFor: r.held_for,
   };
 }
 
-export function toConversation(r: any): ConversationRow {
+export function toConversation(r: ConversationSqlRow): ConversationRow {
   return {
     id: r.id,
     channel: r.channel,
@@ -50,7 +52,7 @@ export function toConversation(r: any): ConversationRow {
   };
 }
 
-export function toOutbox(r: any): OutboxRow {
+export function toOutbox(r: OutboxSqlRow): OutboxRow {
   return {
     seq: r.seq,
     id: r.id,
@@ -68,7 +70,7 @@ export function toOutbox(r: any): OutboxRow {
   };
 }
 
-export function toEvent(r: any): EventRow {
+export function toEvent(r: EventSqlRow): EventRow {
   return {
     seq: r.seq,
     conversationId: r.conversation_id,
@@ -79,7 +81,7 @@ export function toEvent(r: any): EventRow {
   };
 }
 
-export function toTurn(r: any): TurnRow {
+export function toTurn(r: TurnSqlRow): TurnRow {
   return {
     id: r.id,
     conversationId: r.conversation_id,

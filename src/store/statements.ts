@@ -1,18 +1,33 @@
 /** Every SQL statement of the store, prepared once. */
 import type Database from 'better-sqlite3';
+import type {
+  AgentProcessSqlRow,
+  ConversationSqlRow,
+  EventSqlRow,
+  MessageSqlRow,
+  OutboxSqlRow,
+  StateCountSqlRow,
+  TurnSqlRow,
+} from './sql-rows.js';
 import { OPEN_STATES } from './types.js';
 
-export type Statements = Record<string, Database.Statement>;
+export type Statements = ReturnType<typeof prepareStatements>;
+/** A prepared statement whose rows are Row. */
+export interface Statement<Row = unknown> extends Database.Statement<unknown[], Row> {}
 
-export function prepareStatements(db: Database.Database): Statements {
-  const p = (sql: string) => db.prepare(sql);
+/** The conversation setters that take (value, updated_at, id). */
+export type ConversationSetter = 'convSession' | 'convModel' | 'convMode' | 'convCutoff' | 'convTitle' | 'convArchived';
+
+// A statement's Row is what its SELECT returns (statements that return no rows leave it unknown).
+export function prepareStatements(db: Database.Database) {
+  const p = <Row = unknown>(sql: string): Statement<Row> => db.prepare<unknown[], Row>(sql);
   return {
-    convGet: p('SELECT * FROM conversations WHERE id = ?'),
+    convGet: p<ConversationSqlRow>('SELECT * FROM conversations WHERE id = ?'),
     convInsert: p(
       'INSERT OR IGNORE INTO conversations (id, channel, key, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
     ),
-    convList: p('SELECT * FROM conversations WHERE channel = ? ORDER BY updated_at DESC LIMIT ?'),
-    convListAll: p('SELECT * FROM conversations ORDER BY updated_at DESC LIMIT ?'),
+    convList: p<ConversationSqlRow>('SELECT * FROM conversations WHERE channel = ? ORDER BY updated_at DESC LIMIT ?'),
+    convListAll: p<ConversationSqlRow>('SELECT * FROM conversations ORDER BY updated_at DESC LIMIT ?'),
     convSession: p('UPDATE conversations SET session_id = ?, updated_at = ? WHERE id = ?'),
     convModel: p('UPDATE conversations SET model = ?, updated_at = ? WHERE id = ?'),
     convMode: p('UPDATE conversations SET queue_mode = ?, updated_at = ? WHERE id = ?'),
@@ -27,55 +42,56 @@ export function prepareStatements(db: Database.Database): Statements {
                   VALUES (@id, @conversationId, @channel, @platformMessageId, @senderId, @text, @extra, ` +
         `@sentAt, @receivedAt, @state, @reason, @receivedAt)`,
     ),
-    msgByPlatform: p('SELECT * FROM messages WHERE channel = ? AND platform_message_id = ?'),
-    msgGet: p('SELECT * FROM messages WHERE id = ?'),
-    msgState: p('UPDATE messages SET state = ?, reason = ?, updated_at = ? WHERE id = ?'),
-    msgQueued: p("UPDATE messages SET state = 'queued', was_queued = 1, updated_at = ? WHERE id = ?"),
-    msgRunning: p('UPDATE messages SET state = ?, turn_id = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?'),
+    msgByPlatform: p<MessageSqlRow>('SELECT * FROM messages WHERE channel = ? AND platform_message_id = ?'),
+    msgGet: p<MessageSqlRow>('SELECT * FROM messages WHERE id = ?'),
     msgUntaken: p('UPDATE messages SET attempts = MAX(attempts - 1, 0), updated_at = ? WHERE id = ?'),
-    msgDefer: p("UPDATE messages SET state = 'deferred', retry_at = ?, reason = ?, updated_at = ? WHERE id = ?"),
     msgText: p('UPDATE messages SET text = ?, updated_at = ? WHERE id = ?'),
     msgExtra: p('UPDATE messages SET extra = ?, updated_at = ? WHERE id = ?'),
-    msgOpen: p(`SELECT * FROM messages WHERE state IN (${OPEN_STATES.map(() => '?').join(',')}) ORDER BY seq`),
+    msgOpen: p<MessageSqlRow>(
+      `SELECT * FROM messages WHERE state IN (${OPEN_STATES.map(() => '?').join(',')}) ORDER BY seq`,
+    ),
     msgTurn: p('UPDATE messages SET turn_id = ?, updated_at = ? WHERE id = ?'),
-    msgDeferred: p("SELECT * FROM messages WHERE state = 'deferred' AND conversation_id = ? ORDER BY seq"),
-    msgByConv: p('SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
-    msgCountByState: p('SELECT state, COUNT(*) AS n FROM messages GROUP BY state'),
+    msgDeferred: p<MessageSqlRow>(
+      "SELECT * FROM messages WHERE state = 'deferred' AND conversation_id = ? ORDER BY seq",
+    ),
+    msgByConv: p<MessageSqlRow>('SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
+    msgCountByState: p<StateCountSqlRow>('SELECT state, COUNT(*) AS n FROM messages GROUP BY state'),
     outInsert: p(`INSERT INTO outbox (id, conversation_id, kind, message_ids, reply_to, text, from_fallback, created_at)
                   VALUES (@id, @conversationId, @kind, @messageIds, @replyTo, @text, @fromFallback, @createdAt)`),
-    outOwed: p('SELECT * FROM outbox WHERE delivered_at IS NULL ORDER BY seq LIMIT ?'),
-    outOwedFor: p('SELECT * FROM outbox WHERE delivered_at IS NULL AND conversation_id = ? ORDER BY seq'),
-    outGet: p('SELECT * FROM outbox WHERE id = ?'),
+    outOwed: p<OutboxSqlRow>('SELECT * FROM outbox WHERE delivered_at IS NULL ORDER BY seq LIMIT ?'),
+    outOwedFor: p<OutboxSqlRow>('SELECT * FROM outbox WHERE delivered_at IS NULL AND conversation_id = ? ORDER BY seq'),
+    outGet: p<OutboxSqlRow>('SELECT * FROM outbox WHERE id = ?'),
     outDelivered: p('UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL'),
     outAttempt: p('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?'),
-    outByConv: p('SELECT * FROM outbox WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
-    outOwedCount: p('SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL'),
+    outByConv: p<OutboxSqlRow>('SELECT * FROM outbox WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
+    outOwedCount: p<{ n: number }>('SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL'),
     evInsert: p(
       'INSERT OR IGNORE INTO events (conversation_id, type, message_id, outbox_id, data, created_at) VALUES ' +
         '(?, ?, ?, ?, ?, ?)',
     ),
-    evSince: p('SELECT * FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
-    evLast: p('SELECT seq FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1'),
+    evSince: p<EventSqlRow>('SELECT * FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+    evLast: p<{ seq: number }>('SELECT seq FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1'),
     evPrune: p('DELETE FROM events WHERE created_at < ?'),
     turnStart: p(
       'INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)',
     ),
+    turnDiscard: p('DELETE FROM turns WHERE id = ? AND outcome IS NULL'),
     turnEnd: p(
       'UPDATE turns SET ended_at = ?, outcome = ?, steered = ?, input_ids = ?, session_id = ?, error = ? WHERE id = ?',
     ),
-    turnsOf: p(
+    turnsOf: p<TurnSqlRow>(
       'SELECT * FROM turns WHERE conversation_id = ? AND started_at < ? ORDER BY started_at DESC, rowid DESC LIMIT ?',
     ),
     stepPut: p(
       'INSERT OR REPLACE INTO steps (turn_id, idx, conversation_id, kind, data, at) VALUES (?, ?, ?, ?, ?, ?)',
     ),
-    turnGet: p('SELECT * FROM turns WHERE id = ?'),
+    turnGet: p<TurnSqlRow>('SELECT * FROM turns WHERE id = ?'),
     turnTool: p(
       `UPDATE turns SET tools = json_insert(coalesce(tools, '[]'), '$[#]', json(?)) WHERE id = ? AND ` +
         `json_array_length(coalesce(tools, '[]')) < ?`,
     ),
     procAdd: p('INSERT OR REPLACE INTO agent_processes (pid, conversation_id, started_at) VALUES (?, ?, ?)'),
     procRemove: p('DELETE FROM agent_processes WHERE pid = ?'),
-    procAll: p('SELECT * FROM agent_processes'),
+    procAll: p<AgentProcessSqlRow>('SELECT * FROM agent_processes'),
   };
 }

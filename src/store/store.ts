@@ -9,20 +9,10 @@ import { ConversationProjects } from './conversation-projects.js';
 import { type Db, integrityCheck, openDatabase } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { HistoryQueries } from './history.js';
-import { json, toConversation, toEvent, toMessage, toOutbox, toTurn } from './rows.js';
-import { prepareStatements, type Statements } from './statements.js';
-import type {
-  ConversationRow,
-  EventRow,
-  EventType,
-  MessageExtra,
-  MessageRow,
-  MessageState,
-  OutboxRow,
-  ToolCall,
-  TurnRow,
-} from './types.js';
-import { OPEN_STATES } from './types.js';
+import { Inbox, type NewMessage, transitionStatements } from './inbox.js';
+import { json, toConversation, toEvent, toOutbox, toTurn } from './rows.js';
+import { type ConversationSetter, prepareStatements, type Statements } from './statements.js';
+import type { ConversationRow, EventRow, EventType, MessageRow, OutboxRow, ToolCall, TurnRow } from './types.js';
 
 /** Unique across restarts (time and a per-process random tag) without a random draw per id. */
 const PROCESS_TAG = randomBytes(4).toString('hex');
@@ -33,17 +23,7 @@ export const newId = (prefix: string) =>
 /** Tool calls recorded per turn, at most: enough to tell the agent what a cut-off turn had started. */
 const MAX_TURN_TOOLS = 20;
 
-export interface NewMessage {
-  conversationId: string;
-  channel: string;
-  platformMessageId: string;
-  senderId: string;
-  text: string;
-  extra?: MessageExtra;
-  sentAt?: number;
-  state: MessageState;
-  reason?: string;
-}
+export type { NewMessage };
 
 export interface NewOutbox {
   conversationId: string;
@@ -78,12 +58,16 @@ export class Store {
   /** Per conversation and project: its saved session and its worktree. */
   readonly projects: ConversationProjects;
   private readonly s: Statements;
+  /** Every inbound message and its state, changed through named transitions only. */
+  readonly inbox: Inbox;
   /** Conversation rows are read on every message; the setters below keep this in step with the table. */
   private readonly convCache = new Map<string, ConversationRow>();
   private readonly checkpointer: Checkpointer | undefined;
   /** Paged reads of a conversation's history (the web app). */
   readonly history: HistoryQueries;
   private readonly group: GroupCommit | undefined;
+  /** Without group commit: what waits for the transaction running now to commit. */
+  private afterTx: Array<() => void> = [];
 
   constructor(file: string, opts: StoreOptions = {}) {
     this.db = openDatabase(file, { synchronous: opts.synchronous });
@@ -92,12 +76,15 @@ export class Store {
       this.checkpointer = new Checkpointer(file, 500, opts.onError);
     }
     this.s = prepareStatements(this.db);
+    const moves = transitionStatements(this.db);
+    this.inbox = new Inbox(this.s, moves, newId);
     this.projects = new ConversationProjects(this.db);
     this.history = new HistoryQueries(this.db);
     if (opts.groupCommit) {
       const group = (this.group = new GroupCommit(this.db));
       // Every write of the store joins the loop turn's group (reads need not).
-      for (const st of Object.values(this.s)) {
+      const all: Array<Statements[keyof Statements]> = [...Object.values(this.s), ...Object.values(moves)];
+      for (const st of all) {
         if (st.reader) continue;
         const run = st.run.bind(st);
         st.run = ((...args: unknown[]) => (group.join(), run(...args))) as typeof st.run;
@@ -107,7 +94,15 @@ export class Store {
 
   tx<T>(fn: () => T): T {
     this.group?.join();
-    return this.db.transaction(fn)();
+    if (this.group || this.db.inTransaction) return this.db.transaction(fn)();
+    // The outermost transaction: what waits for its commit runs once it is committed, or never.
+    try {
+      const out = this.db.transaction(fn)();
+      this.runAfterTx();
+      return out;
+    } finally {
+      this.afterTx = [];
+    }
   }
 
   /** Resolves once every write made so far is committed: at once, without store.groupCommit. */
@@ -115,10 +110,24 @@ export class Store {
     return this.group?.committed() ?? Promise.resolve();
   }
 
-  /** Runs fn once every write made so far is committed: at once, without store.groupCommit. */
+  /**
+   * Runs fn once every write made so far is committed, in the order asked: with store.groupCommit
+   * after the loop turn's commit, else at the end of the transaction running now, else at once.
+   */
   afterCommit(fn: () => void): void {
     if (this.group) this.group.afterCommit(fn);
+    else if (this.db.inTransaction) this.afterTx.push(fn);
     else fn();
+  }
+
+  private runAfterTx(): void {
+    for (const fn of this.afterTx.splice(0)) {
+      try {
+        fn();
+      } catch {
+        // An acknowledgement or an event subscriber that throws must not stop the others.
+      }
+    }
   }
 
   async close(): Promise<void> {
@@ -156,7 +165,7 @@ export class Store {
     return (channel ? this.s.convList!.all(channel, limit) : this.s.convListAll!.all(limit)).map(toConversation);
   }
 
-  private updateConversation(id: string, stmt: string, value: unknown, field: keyof ConversationRow): void {
+  private updateConversation(id: string, stmt: ConversationSetter, value: unknown, field: keyof ConversationRow): void {
     const now = Date.now();
     this.s[stmt]!.run(value, now, id);
     const cached = this.convCache.get(id);
@@ -214,92 +223,27 @@ export class Store {
     if (cached) this.convCache.set(id, { ...cached, lastReadSeq: Math.max(cached.lastReadSeq, seq) });
   }
 
-  // ---- inbox ----
+  // ---- inbox (the messages and their states: inbox.ts) ----
 
   /** Commits an inbound message; a redelivery (same channel and platform id) returns the existing row. */
   insertMessage(m: NewMessage): { row: MessageRow; duplicate: boolean } {
-    const id = newId('m');
-    const info = this.s.msgInsert!.run({
-      id,
-      conversationId: m.conversationId,
-      channel: m.channel,
-      platformMessageId: m.platformMessageId,
-      senderId: m.senderId,
-      text: m.text,
-      extra: m.extra ? json(m.extra) : null,
-      sentAt: m.sentAt ?? null,
-      receivedAt: Date.now(),
-      state: m.state,
-      reason: m.reason ?? null,
-    });
-    const row = toMessage(this.s.msgByPlatform!.get(m.channel, m.platformMessageId));
-    return { row, duplicate: info.changes === 0 };
+    return this.inbox.insert(m);
   }
 
   message(id: string): MessageRow | undefined {
-    const r = this.s.msgGet!.get(id);
-    return r ? toMessage(r) : undefined;
+    return this.inbox.get(id);
   }
 
   messageByPlatformId(channel: string, platformMessageId: string): MessageRow | undefined {
-    const r = this.s.msgByPlatform!.get(channel, platformMessageId);
-    return r ? toMessage(r) : undefined;
-  }
-
-  setState(ids: string[], state: MessageState, reason?: string | null): void {
-    const now = Date.now();
-    for (const id of ids) this.s.msgState!.run(state, reason ?? null, now, id);
-  }
-
-  markQueued(id: string): void {
-    this.s.msgQueued!.run(Date.now(), id);
-  }
-
-  /** Marks inputs as handed to a turn ('running' or 'steering') and counts the attempt. */
-  markInTurn(ids: string[], state: 'running' | 'steering', turnId: string): void {
-    const now = Date.now();
-    for (const id of ids) this.s.msgRunning!.run(state, turnId, now, id);
-  }
-
-  /** A steer the agent never took in was no attempt: it does not count towards the re-run limit. */
-  untaken(id: string): void {
-    this.s.msgUntaken!.run(Date.now(), id);
-  }
-
-  /** Records which turn answered each input (a steer written between turns learns it only then). */
-  setTurn(ids: string[], turnId: string): void {
-    const now = Date.now();
-    for (const id of ids) this.s.msgTurn!.run(turnId, now, id);
-  }
-
-  defer(ids: string[], retryAt: number, reason: string): void {
-    const now = Date.now();
-    for (const id of ids) this.s.msgDefer!.run(retryAt, reason, now, id);
-  }
-
-  updateText(id: string, text: string): void {
-    this.s.msgText!.run(text, Date.now(), id);
-  }
-
-  setExtra(id: string, extra: MessageExtra): void {
-    this.s.msgExtra!.run(json(extra), Date.now(), id);
-  }
-
-  openMessages(): MessageRow[] {
-    return this.s.msgOpen!.all(...OPEN_STATES).map(toMessage);
-  }
-
-  /** Messages of a conversation held by a rate limit or a hold, oldest first. */
-  deferredMessages(conversationId: string): MessageRow[] {
-    return this.s.msgDeferred!.all(conversationId).map(toMessage);
+    return this.inbox.byPlatformId(channel, platformMessageId);
   }
 
   recentMessages(conversationId: string, limit = 100): MessageRow[] {
-    return this.s.msgByConv!.all(conversationId, limit).map(toMessage).reverse();
+    return this.inbox.recent(conversationId, limit);
   }
 
   countsByState(): Record<string, number> {
-    return Object.fromEntries(this.s.msgCountByState!.all().map((r: any) => [r.state, r.n]));
+    return this.inbox.countsByState();
   }
 
   // ---- outbox ----
@@ -316,7 +260,7 @@ export class Store {
       fromFallback: o.fromFallback ? 1 : 0,
       createdAt: Date.now(),
     });
-    return toOutbox(this.s.outGet!.get(id));
+    return toOutbox(this.s.outGet!.get(id)!);
   }
 
   owed(limit = 500): OutboxRow[] {
@@ -328,7 +272,7 @@ export class Store {
   }
 
   owedCount(): number {
-    return (this.s.outOwedCount!.get() as { n: number }).n;
+    return this.s.outOwedCount!.get()!.n;
   }
 
   recentOutbox(conversationId: string, limit = 100): OutboxRow[] {
@@ -354,7 +298,8 @@ export class Store {
     conversationId: string,
     type: EventType,
     messageId: string | null,
-    data: Record<string, unknown>,
+    /** Plain data, stored as JSON. */
+    data: object,
   ): EventRow {
     return this.appendEventLocked(conversationId, type, messageId, data, null)!;
   }
@@ -363,17 +308,24 @@ export class Store {
     conversationId: string,
     type: EventType,
     messageId: string | null,
-    data: Record<string, unknown>,
+    data: object,
     outboxId: string | null,
   ): EventRow | undefined {
     const now = Date.now();
     const info = this.s.evInsert!.run(conversationId, type, messageId, outboxId, json(data), now);
     if (!info.changes) return undefined;
-    return { seq: Number(info.lastInsertRowid), conversationId, type, messageId, data, createdAt: now };
+    return {
+      seq: Number(info.lastInsertRowid),
+      conversationId,
+      type,
+      messageId,
+      data: data as Record<string, unknown>,
+      createdAt: now,
+    };
   }
 
   lastEventSeq(conversationId: string): number {
-    return (this.s.evLast!.get(conversationId) as { seq: number } | undefined)?.seq ?? 0;
+    return this.s.evLast!.get(conversationId)?.seq ?? 0;
   }
 
   eventsSince(conversationId: string, seq: number, limit = 1000): EventRow[] {
@@ -389,6 +341,11 @@ export class Store {
   /** Records a turn once, whether the lane started it or the agent did (a queued steer). */
   turnStarted(id: string, conversationId: string, inputIds: string[], sessionId: string | null): void {
     this.s.turnStart!.run(id, conversationId, Date.now(), json(inputIds), sessionId);
+  }
+
+  /** A turn recorded before its hand-off that never started (the agent was busy with one of its own). */
+  turnDiscarded(id: string): void {
+    this.s.turnDiscard.run(id);
   }
 
   turnEnded(
@@ -455,6 +412,6 @@ export class Store {
   processes(): Array<{ pid: number; conversationId: string; startedAt: number }> {
     return this.s
       .procAll!.all()
-      .map((r: any) => ({ pid: r.pid, conversationId: r.conversation_id, startedAt: r.started_at }));
+      .map((r) => ({ pid: r.pid, conversationId: r.conversation_id, startedAt: r.started_at }));
   }
 }

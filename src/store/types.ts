@@ -1,5 +1,15 @@
 /** Rows of the store, as the rest of Rudder sees them. */
-import type { Attachment, ChatType } from '../channels/channel.js';
+
+export type ChatType = 'direct' | 'group';
+
+export interface Attachment {
+  kind: 'image' | 'document' | 'audio' | 'voice' | 'video';
+  /** Absolute path under the data dir where the file was saved. */
+  path: string;
+  name: string;
+  mime?: string;
+  size?: number;
+}
 
 /** open: accepted, queued, running, steering, deferred. Terminal: the rest. */
 export type MessageState =
@@ -18,6 +28,10 @@ export type MessageState =
   | 'command';
 
 export const OPEN_STATES: MessageState[] = ['accepted', 'queued', 'running', 'steering', 'deferred'];
+
+/** Why a deferred message is held: a rate limit (its reset time known or estimated), or the agent's terminal. */
+export const HELD_FOR = ['rate-limit', 'rate-limit-estimated', 'agent-terminal'] as const;
+export type HeldFor = (typeof HELD_FOR)[number];
 
 export interface MessageExtra {
   senderName?: string;
@@ -45,6 +59,8 @@ export interface MessageRow {
   attempts: number;
   turnId: string | null;
   retryAt: number | null;
+  /** Why a deferred message is held; null otherwise. */
+  heldFor: HeldFor | null;
 }
 
 export interface ConversationRow {

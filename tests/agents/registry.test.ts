@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeStreamSession } from '../../src/agents/claude/stream-session.js';
 import { AgentPool } from '../../src/agents/pool.js';
-import { SessionRegistry, warmCap } from '../../src/agents/registry.js';
+import { SessionRegistry, spareProcess, warmCap } from '../../src/agents/registry.js';
 import { pidAlive, recordingLogger, rigLaunch, untilEvent, waitUntil } from '../support/claude-rig.js';
 import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
@@ -42,6 +42,26 @@ describe('warm cap from the machine', () => {
     expect(warmCap(undefined, undefined)).toEqual({ maxLive: 2, why: 'available memory unknown: the minimum of 2..8' });
     expect(warmCap(0, 23e9)).toEqual({ maxLive: 0, why: 'steering.maxLive in the config' });
     expect(warmCap(12, 1e9).maxLive).toBe(12);
+  });
+});
+
+describe('the spare process from the machine', () => {
+  it("is on when the memory has room, by the warm cap's 2 GB a process, for one more than the warm cap", () => {
+    expect(spareProcess(undefined, 8, 18e9)).toEqual({
+      on: true,
+      why: '18.0 GB available: room for 8 warm processes and a spare',
+    });
+    expect(spareProcess(undefined, 8, 17.9e9)).toEqual({
+      on: false,
+      why: '17.9 GB available: 18.0 GB needed beside 8 warm processes',
+    });
+    expect(spareProcess(undefined, 2, 6e9).on).toBe(true);
+    expect(spareProcess(undefined, 2, undefined)).toEqual({ on: false, why: 'available memory unknown' });
+  });
+
+  it('is what the config says when it says', () => {
+    expect(spareProcess(false, 2, 100e9)).toEqual({ on: false, why: 'steering.spareProcess in the config' });
+    expect(spareProcess(true, 8, 1e9).on).toBe(true);
   });
 });
 

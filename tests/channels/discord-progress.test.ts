@@ -54,12 +54,12 @@ describe('discord progress card and permission buttons', () => {
   it('posts the card without a notification and edits it in place, Stop button and all', async () => {
     await start();
     const to = { conversationKey: GENERAL };
-    const id = await channel!.postCard(to, card('⏳ Working · 1 step · 3s'));
+    const id = await channel!.capabilities!.cards!.postCard(to, card('⏳ Working · 1 step · 3s'));
     const m = fake.messages.get(id)!;
     expect(m.content).toBe('⏳ Working · 1 step · 3s\n▶️ **Bash** `sleep 2` · 1s');
     expect(m.flags).toBe(4096);
     expect(m.components[0].components[0]).toMatchObject({ type: 2, style: 4, label: '⏹ Stop', custom_id: 's:abc' });
-    await channel!.editCard(to, id, card('✓ 1 step · 5s', true));
+    await channel!.capabilities!.cards!.editCard!(to, id, card('✓ 1 step · 5s', true));
     expect(fake.callsTo('PATCH', /messages\/\d+$/)).toHaveLength(1);
     expect(fake.messages.get(id)).toMatchObject({ content: '✓ 1 step · 5s', components: [] });
   });
@@ -67,7 +67,7 @@ describe('discord progress card and permission buttons', () => {
   it('reports a 429 on an edit once, with the wait, and retries nothing itself', async () => {
     await start();
     const to = { conversationKey: GENERAL };
-    const id = await channel!.postCard(to, card('⏳ Working · 1 step · 3s'));
+    const id = await channel!.capabilities!.cards!.postCard(to, card('⏳ Working · 1 step · 3s'));
     fake.script((call) =>
       call.method === 'PATCH'
         ? {
@@ -84,7 +84,9 @@ describe('discord progress card and permission buttons', () => {
           }
         : undefined,
     );
-    const err = await channel!.editCard(to, id, card('⏳ Working · 2 steps · 4s')).catch((e: unknown) => e);
+    const err = await channel!.capabilities!.cards!.editCard!(to, id, card('⏳ Working · 2 steps · 4s')).catch(
+      (e: unknown) => e,
+    );
     expect(isRudderError(err, 'CHANNEL_RATE_LIMITED')).toBe(true);
     expect((err as { context: { retryAfterMs: number } }).context.retryAfterMs).toBeGreaterThanOrEqual(1900);
     expect(fake.callsTo('PATCH', /messages\/\d+$/)).toHaveLength(1);
@@ -105,7 +107,7 @@ describe('discord progress card and permission buttons', () => {
           { label: 'Deny', data: 'p:r1:2', style: 'danger' as const },
         ],
       };
-      const id = await channel!.askPermission(to, prompt);
+      const id = await channel!.capabilities!.buttons!.askPermission(to, prompt);
       const posted = [...fake.messages.values()];
       expect(posted.length).toBeGreaterThanOrEqual(2);
       expect(posted.at(-1)!.id).toBe(id);
@@ -137,7 +139,7 @@ describe('discord progress card and permission buttons', () => {
       );
       expect(callback.body).toMatchObject({ type: 4, data: { content: 'pressed p:r1:1', flags: 64 } });
 
-      await channel!.settlePermission(to, id, {
+      await channel!.capabilities!.buttons!.settlePermission!(to, id, {
         ...prompt,
         buttons: [],
         outcome: '✅ **Allow**, answered by discord:ann',

@@ -58,7 +58,7 @@ describe('slack progress card and permission buttons', () => {
   it('posts the card in its thread and updates it in place', async () => {
     await start();
     const to = { conversationKey: 'C0GEN:1700000100.000100' };
-    const ts = await channel!.postCard(to, card('⏳ Working · 1 step · 3s'));
+    const ts = await channel!.capabilities!.cards!.postCard(to, card('⏳ Working · 1 step · 3s'));
     const m = fake.messages.get(ts)!;
     expect(m).toMatchObject({
       channel: 'C0GEN',
@@ -69,7 +69,7 @@ describe('slack progress card and permission buttons', () => {
       type: 'actions',
       elements: [{ type: 'button', value: 's:abc', style: 'danger', text: { text: '⏹ Stop' } }],
     });
-    await channel!.editCard(to, ts, card('✓ 1 step · 5s', true));
+    await channel!.capabilities!.cards!.editCard!(to, ts, card('✓ 1 step · 5s', true));
     expect(fake.messages.get(ts)).toMatchObject({
       text: '✓ 1 step · 5s',
       blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '✓ 1 step · 5s' } }],
@@ -79,13 +79,15 @@ describe('slack progress card and permission buttons', () => {
   it('reports a rate-limited update once, with Retry-After, and retries nothing itself', async () => {
     await start();
     const to = { conversationKey: 'D0ANN' };
-    const ts = await channel!.postCard(to, card('⏳ Working · 1 step · 3s'));
+    const ts = await channel!.capabilities!.cards!.postCard(to, card('⏳ Working · 1 step · 3s'));
     fake.script((call) =>
       call.method === 'chat.update'
         ? { status: 429, headers: { 'retry-after': '2' }, body: { ok: false, error: 'ratelimited' } }
         : undefined,
     );
-    const err = await channel!.editCard(to, ts, card('⏳ Working · 2 steps · 4s')).catch((e: unknown) => e);
+    const err = await channel!.capabilities!.cards!.editCard!(to, ts, card('⏳ Working · 2 steps · 4s')).catch(
+      (e: unknown) => e,
+    );
     expect(isRudderError(err, 'CHANNEL_RATE_LIMITED')).toBe(true);
     expect((err as { context: { retryAfterMs: number } }).context.retryAfterMs).toBe(2000);
     expect(fake.callsOf('chat.update')).toHaveLength(1);
@@ -111,7 +113,7 @@ describe('slack progress card and permission buttons', () => {
           { label: 'Deny', data: 'p:r1:2', style: 'danger' as const },
         ],
       };
-      const ts = await channel!.askPermission(to, prompt);
+      const ts = await channel!.capabilities!.buttons!.askPermission(to, prompt);
       const posted = [...fake.messages.values()];
       expect(posted.length).toBeGreaterThanOrEqual(2);
       expect(posted.at(-1)!.ts).toBe(ts);
@@ -148,7 +150,7 @@ describe('slack progress card and permission buttons', () => {
         ]),
       );
 
-      await channel!.settlePermission(to, ts, {
+      await channel!.capabilities!.buttons!.settlePermission!(to, ts, {
         ...prompt,
         buttons: [],
         outcome: '🚫 **Deny**, answered by slack:U0ANN',

@@ -123,9 +123,9 @@ describe('splitMarkdown', () => {
 
 describe('fitParts', () => {
   it('re-splits parts whose rendered form grows past the limit', () => {
-    const escape = (s: string) => s.replace(/&/g, '&amp;');
+    const escapeAmp = (s: string) => s.replace(/&/g, '&amp;');
     const text = Array.from({ length: 50 }, () => '&&&& &&&& &&&&').join('\n');
-    const parts = fitParts(text, 120, escape);
+    const parts = fitParts(text, 120, escapeAmp);
     for (const p of parts) expect(p.length).toBeLessThanOrEqual(120);
     expect(parts.join('\n').replace(/&amp;/g, '&').replace(/\s+/g, '')).toBe(text.replace(/\s+/g, ''));
   });

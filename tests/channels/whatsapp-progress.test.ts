@@ -58,12 +58,12 @@ describe('whatsapp progress card', () => {
   it('posts the card and edits it with the key Baileys returned', async () => {
     await start();
     const to = { conversationKey: ANN };
-    const handle = await channel!.postCard(to, card('⏳ Working · 1 step · 3s'));
+    const handle = await channel!.capabilities!.cards!.postCard(to, card('⏳ Working · 1 step · 3s'));
     expect(fake.sent[0]).toMatchObject({
       jid: ANN,
       content: { text: '⏳ Working · 1 step · 3s\n▶️ *Bash* `sleep 2` · 1s\n_Send /stop to stop._' },
     });
-    await channel!.editCard(to, handle, card('✓ 1 step · 5s', true));
+    await channel!.capabilities!.cards!.editCard!(to, handle, card('✓ 1 step · 5s', true));
     expect(fake.sent[1]).toMatchObject({
       jid: ANN,
       content: { text: '✓ 1 step · 5s', edit: { remoteJid: ANN, id: 'SENT1', fromMe: true } },
@@ -74,17 +74,21 @@ describe('whatsapp progress card', () => {
   it('says it cannot edit past the edit window, or when WhatsApp refuses the edit', async () => {
     await start(50);
     const to = { conversationKey: ANN };
-    const handle = await channel!.postCard(to, card('⏳ Working · 1 step · 3s'));
+    const handle = await channel!.capabilities!.cards!.postCard(to, card('⏳ Working · 1 step · 3s'));
     await new Promise((r) => setTimeout(r, 80));
-    const late = await channel!.editCard(to, handle, card('⏳ Working · 2 steps · 9s')).catch((e: unknown) => e);
+    const late = await channel!.capabilities!.cards!.editCard!(to, handle, card('⏳ Working · 2 steps · 9s')).catch(
+      (e: unknown) => e,
+    );
     expect(isRudderError(late, 'CHANNEL_SEND_FAILED') && late.context.permanent).toBe(true);
     expect(fake.sent).toHaveLength(1);
 
     await channel!.stop();
     await start();
-    const h2 = await channel!.postCard(to, card('⏳ Working · 1 step · 3s'));
+    const h2 = await channel!.capabilities!.cards!.postCard(to, card('⏳ Working · 1 step · 3s'));
     fake.failWhen((c) => c.edit !== undefined);
-    const refused = await channel!.editCard(to, h2, card('⏳ Working · 2 steps · 4s')).catch((e: unknown) => e);
+    const refused = await channel!.capabilities!.cards!.editCard!(to, h2, card('⏳ Working · 2 steps · 4s')).catch(
+      (e: unknown) => e,
+    );
     expect(isRudderError(refused, 'CHANNEL_SEND_FAILED') && refused.context.permanent).toBe(true);
   });
 });

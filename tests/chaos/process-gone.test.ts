@@ -28,13 +28,13 @@ const start = (exitDelayMs: number) =>
   });
 
 type Fake = Awaited<ReturnType<typeof start>>;
-type Store = Fake['gw']['core']['store'];
+type Store = Fake['gw']['services']['store'];
 
 /** A first message whose turn fails as a session that cannot be resumed, and a steer written into it meanwhile. */
 async function steerIntoFailingTurn(fake: Fake, conv: string, steer: string) {
   const w = fake.watch(conv);
   await w.ready;
-  const store = fake.gw.core.store;
+  const store = fake.gw.services.store;
   const a = await fake.post(conv, `first [[delay:1500]] [[fail-exit]] tag:${conv}-a`);
   await waitUntil(() => store.message(a.messageId)!.state === 'running');
   const s = await fake.post(conv, `${steer} tag:${conv}-s`);

@@ -33,7 +33,7 @@ describe.each(['/stop', '/clear'])('%s with a steer waiting for the tool boundar
     expect([b.disposition, c.disposition]).toEqual(['steered', 'steered']);
     const stop = await gw.post(conv, command);
     await w.waitReply(stop.messageId);
-    const store = gw.gw.core.store;
+    const store = gw.gw.services.store;
     await waitUntil(() => store.message(a.messageId)!.state === 'stopped');
     // The lane runs in order: anything re-queued would have run before this message's turn.
     const sentinel = await gw.post(conv, `after tag:${conv}-z`);
@@ -55,7 +55,7 @@ describe('/stop with a message held by a rate limit', () => {
       const w = gw.watch('held');
       await w.ready;
       const a = await gw.post('held', 'please tag:held-a');
-      const store = gw.gw.core.store;
+      const store = gw.gw.services.store;
       await waitUntil(() => store.message(a.messageId)!.state === 'deferred');
       const stop = await gw.post('held', '/stop');
       await w.waitReply(stop.messageId);
@@ -86,7 +86,7 @@ describe('/stop while a rate limit lands', () => {
     try {
       const w = fake.watch('late');
       await w.ready;
-      const store = fake.gw.core.store;
+      const store = fake.gw.services.store;
       const a = await fake.post('late', 'please [[late-429]] tag:late-a');
       await waitUntil(() => store.message(a.messageId)!.state === 'running');
       const stop = await fake.post('late', '/stop');
@@ -97,7 +97,9 @@ describe('/stop while a rate limit lands', () => {
       await w.waitReply(sentinel.messageId, 'reply');
       expect(store.message(a.messageId)!.state).toBe('stopped');
       expect(w.of('ack', (d) => d.messageId === a.messageId && d.kind === 'stopped').length).toBeGreaterThan(0);
-      const turns = fake.gw.core.store.db.prepare('SELECT input_ids FROM turns').all() as Array<{ input_ids: string }>;
+      const turns = fake.gw.services.store.db.prepare('SELECT input_ids FROM turns').all() as Array<{
+        input_ids: string;
+      }>;
       expect(turns.filter((t) => t.input_ids.includes(a.messageId))).toHaveLength(1);
     } finally {
       await fake.stop();
@@ -122,7 +124,7 @@ describe('/stop while the agent drains its queue', () => {
       try {
         const w = fake.watch('drain');
         await w.ready;
-        const store = fake.gw.core.store;
+        const store = fake.gw.services.store;
         const a = await fake.post('drain', 'first [[delay:2000]] tag:drain-a');
         await waitUntil(() => store.message(a.messageId)!.state === 'running');
         const s = await fake.post('drain', 'meanwhile tag:drain-s');

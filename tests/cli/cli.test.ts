@@ -55,7 +55,10 @@ describe('rudder send / status', () => {
     const human = await rudder(['status']);
     expect(human.status).toBe(0);
     expect(human.stdout).toMatch(
-      /Steering: on; default mode steer; agent processes 1, 1 idle; maxLive [2-8] \(from [\d.]+ GB available memory: one per 2 GB, 2\.\.8\)/,
+      new RegExp(
+        'Steering: on; default mode steer; agent processes 1, 1 idle; maxLive [2-8] ' +
+          String.raw`\(from [\d.]+ GB available memory: one per 2 GB, 2\.\.8\)`,
+      ),
     );
     expect(human.stdout).toMatch(/web:cli1 {2}claude-stream {2}pid \d+ {2}idle/);
     const json = JSON.parse((await rudder(['status', '--json'])).stdout);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledClaude } from '../../src/agents/claude/binary.js';
 import { ROOT } from '../support/gateway-rig.js';
+import { satisfies } from '../support/node-range.js';
 import { cleanEnv } from './run-cli.js';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
@@ -18,42 +19,6 @@ const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
 };
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
-// ---- a small reader of npm's `engines.node` ranges, for the forms the lockfile holds ----
-type V = [number, number, number];
-const parse = (s: string): { v: V; parts: number } => {
-  const bits = s
-    .replace(/^v/, '')
-    .split('.')
-    .filter((b) => b !== '' && !/^[x*]$/i.test(b));
-  return { v: [Number(bits[0] ?? 0), Number(bits[1] ?? 0), Number(bits[2] ?? 0)], parts: bits.length };
-};
-const cmp = (a: V, b: V) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
-function comparator(c: string, v: V): boolean {
-  const m = /^(>=|<=|>|<|\^|~|=)?\s*(.*)$/.exec(c.trim())!;
-  const op = m[1] ?? '=';
-  if (m[2] === '*' || m[2] === '') return true;
-  const { v: b, parts } = parse(m[2]!);
-  const upper = (level: number): V =>
-    level === 0 ? [b[0] + 1, 0, 0] : level === 1 ? [b[0], b[1] + 1, 0] : [b[0], b[1], b[2] + 1];
-  if (op === '>=') return cmp(v, b) >= 0;
-  if (op === '>') return cmp(v, b) > 0;
-  if (op === '<') return cmp(v, b) < 0;
-  if (op === '<=') return cmp(v, b) <= 0;
-  if (op === '^') return cmp(v, b) >= 0 && cmp(v, upper(b[0] > 0 || parts < 2 ? 0 : 1)) < 0;
-  if (op === '~') return cmp(v, b) >= 0 && cmp(v, upper(parts < 2 ? 0 : 1)) < 0;
-  return cmp(v, b) >= 0 && cmp(v, upper(Math.max(0, Math.min(parts, 3) - 1))) < 0; // "20", "20.x", "20.1.2"
-}
-export function satisfies(version: string, range: string): boolean {
-  const v = parse(version).v;
-  return range.split('||').some((alt) =>
-    alt
-      .trim()
-      .replace(/(>=|<=|>|<|\^|~)\s+/g, '$1')
-      .split(/\s+/)
-      .every((c) => comparator(c, v)),
-  );
-}
-
 /** The lowest version of each alternative of a range such as "^20.19.0 || ^22.13.0". */
 const lowest = (range: string) => range.split('||').map((alt) => /(\d+\.\d+\.\d+)/.exec(alt)![1]!);
 
@@ -61,7 +26,8 @@ describe('npx rudder from the clone', () => {
   it('runs the built CLI: --version prints the package version, and leaves dist/ as it was', async () => {
     expect(pkg.bin.rudder).toBe('dist/cli/main.js');
     const bin = path.join(ROOT, pkg.bin.rudder!);
-    expect(fs.statSync(bin).mode & 0o111).not.toBe(0); // the build makes it executable, so a stale npx cache still runs it
+    // The build makes it executable, so a stale npx cache still runs it.
+    expect(fs.statSync(bin).mode & 0o111).not.toBe(0);
     const before = fs.statSync(bin).mtimeMs;
     // A cache of its own: npx installs the clone afresh, as on a new machine, whatever this machine's cache holds.
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-npx-'));
@@ -132,7 +98,8 @@ describe('engines and the README', () => {
       const fd = fs.openSync(bundledClaude()!, 'r');
       fs.readSync(fd, head, 0, 4, 0);
       fs.closeSync(fd);
-      expect(head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46])) || head.readUInt32LE(0) === 0xfeedfacf).toBe(true); // ELF or Mach-O
+      // ELF or Mach-O.
+      expect(head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46])) || head.readUInt32LE(0) === 0xfeedfacf).toBe(true);
     },
   );
 

@@ -120,7 +120,10 @@ describe('a missing or broken claude binary', () => {
     try {
       await waitUntil(() => child.output().includes('Agents cannot start until this is fixed'), 20_000);
       expect(child.output()).toMatch(
-        /warning: agent\.claudeBin is set to \/nonexistent\/claude, which is not an executable file\..*\(fix: npm install/,
+        new RegExp(
+          String.raw`warning: agent\.claudeBin is set to \/nonexistent\/claude, which is not an executable file\.` +
+            String.raw`.*\(fix: npm install`,
+        ),
       );
       const env = cleanEnv({ RUDDER_HOME: child.home, RUDDER_URL: child.ep.base });
       const r = await runCli(['send', 'm1', 'hello'], { cwd: child.cwd, env });

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { StatusReport } from '../../src/ops/status.js';
+import type { StatusReport } from '../../src/http/wire.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { type FakeTelegram, startFakeTelegram } from '../support/fake-telegram.js';

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseInput } from '../../src/gateway/commands.js';
+import { parseInput } from '../../src/gateway/commands/parse.js';
 import { mockAgentEnv, pidAlive, recordingLogger, tempDir, waitUntil } from '../support/claude-rig.js';
 import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai.js';
 import { agentConfig, startInProcess, writeConfig } from '../support/gateway-rig.js';
@@ -67,7 +67,7 @@ describe('commands (real CLI)', () => {
     await w.waitReply(first.messageId);
     const a = await gw.post('stop1', 'long [[bash:echo start; sleep 30]] tag:s1');
     await w.wait('status', (d) => d.state === 'tool');
-    const pid = gw.gw.core.registry.get('web:stop1')!.pid()!;
+    const pid = gw.gw.services.registry.get('web:stop1')!.pid()!;
     const t0 = Date.now();
     const stop = await gw.post('stop1', '/stop');
     expect(stop.disposition).toBe('command');
@@ -81,7 +81,7 @@ describe('commands (real CLI)', () => {
     const r = await w.waitReply(next.messageId);
     expect(r.data.text).toContain('ok tag:s2');
     expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:s0');
-    expect(gw.gw.core.store.message(a.messageId)!.state).toBe('stopped');
+    expect(gw.gw.services.store.message(a.messageId)!.state).toBe('stopped');
   });
 
   it('a bare "stop" clears the queue too, and /clear starts a fresh session', async () => {
@@ -94,15 +94,15 @@ describe('commands (real CLI)', () => {
     const q = await gw.post('clr', 'waiting tag:q');
     expect(q.disposition).toBe('queued');
     await gw.post('clr', 'stop');
-    await waitUntil(() => gw.gw.core.store.message(q.messageId)!.state === 'stopped');
-    expect(gw.gw.core.store.message(a.messageId)!.state).toBe('stopped');
-    const sessionBefore = gw.gw.core.store.conversation('web:clr')!.sessionId;
+    await waitUntil(() => gw.gw.services.store.message(q.messageId)!.state === 'stopped');
+    expect(gw.gw.services.store.message(a.messageId)!.state).toBe('stopped');
+    const sessionBefore = gw.gw.services.store.conversation('web:clr')!.sessionId;
     expect(sessionBefore).toBeTruthy();
     await gw.post('clr', '/clear');
-    await waitUntil(() => gw.gw.core.store.conversation('web:clr')!.sessionId === null);
+    await waitUntil(() => gw.gw.services.store.conversation('web:clr')!.sessionId === null);
     const n = await gw.post('clr', 'fresh tag:n');
     await w.waitReply(n.messageId);
-    expect(gw.gw.core.store.conversation('web:clr')!.sessionId).not.toBe(sessionBefore);
+    expect(gw.gw.services.store.conversation('web:clr')!.sessionId).not.toBe(sessionBefore);
     expect(mock.mainRequests().at(-1)!.historyText).not.toContain('waiting tag:q');
   });
 
@@ -112,13 +112,13 @@ describe('commands (real CLI)', () => {
     await w.ready;
     const a = await gw.post('mdl', 'hi');
     await w.waitReply(a.messageId);
-    const pid = gw.gw.core.registry.get('web:mdl')!.pid()!;
+    const pid = gw.gw.services.registry.get('web:mdl')!.pid()!;
     await gw.post('mdl', '/model claude-mock-9');
     await waitUntil(() => !pidAlive(pid));
     const b = await gw.post('mdl', 'again');
     await w.waitReply(b.messageId);
     expect(mock.mainRequests().at(-1)!.body.model).toBe('claude-mock-9');
-    expect(gw.gw.core.registry.get('web:mdl')!.pid()).not.toBe(pid);
+    expect(gw.gw.services.registry.get('web:mdl')!.pid()).not.toBe(pid);
   });
 
   it('/help, /status and /queue answer without reaching the agent', async () => {
@@ -169,7 +169,7 @@ describe('rate limits (real CLI)', () => {
     expect(fb.data.text).toContain('the local model says hi');
     expect(fb.data.text).toMatch(/rate limited until \d\d:\d\d UTC/);
     expect(openai.requests.at(-1)!.body.messages.at(-1).content).toContain('tag:rl1');
-    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('deferred');
+    expect(gw.gw.services.store.message(m.messageId)!.state).toBe('deferred');
     limited = false;
     const real = await w.wait(
       'reply',
@@ -177,7 +177,7 @@ describe('rate limits (real CLI)', () => {
       15_000,
     );
     expect(real.data.text).toBe('ok tag:rl1');
-    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
+    expect(gw.gw.services.store.message(m.messageId)!.state).toBe('answered');
   });
 
   it('without a fallback, says when the limit resets and keeps the message', async () => {
@@ -191,14 +191,14 @@ describe('rate limits (real CLI)', () => {
     const n = await w.waitReply(m.messageId);
     expect(n.data.kind).toBe('notice');
     expect(n.data.text).toMatch(/Claude is rate limited until \d\d:\d\d UTC \(estimated\)\. Your message is kept/);
-    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('deferred');
+    expect(gw.gw.services.store.message(m.messageId)!.state).toBe('deferred');
     // The 429 came from the script, not the text: with the script gone the re-run is answered.
     mock.setScript(undefined);
     const retry = await gw.post('rl2', '/retry');
     await w.waitReply(retry.messageId);
     const answer = await w.waitReply(m.messageId, 'reply', 15_000);
     expect(answer.data.text).toBe('ok tag:rl2');
-    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
+    expect(gw.gw.services.store.message(m.messageId)!.state).toBe('answered');
   });
 });
 
@@ -227,7 +227,7 @@ describe('rate limits: a held message runs again without reaching the model twic
     );
     for (const q of mock.mainRequests().filter((r) => r.historyText.includes('tag:rl18')))
       expect(wrappedCopies(q, 'tag:rl18')).toBe(1);
-    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
+    expect(gw.gw.services.store.message(m.messageId)!.state).toBe('answered');
   });
 
   it(
@@ -377,10 +377,10 @@ describe('the steering switch (real CLI)', () => {
       await w.ready;
       const a = await gw.post('sw', 'hello');
       await w.waitReply(a.messageId);
-      const pid = gw.gw.core.registry.get('web:sw')!.pid()!;
+      const pid = gw.gw.services.registry.get('web:sw')!.pid()!;
       const cfg = JSON.parse(fs.readFileSync(gw.configFile, 'utf8'));
       writeConfig(gw.cwd, { ...cfg, steering: { enabled: false } });
-      await waitUntil(() => gw.gw.core.settings().steering.enabled === false);
+      await waitUntil(() => gw.gw.services.config.current().steering.enabled === false);
       const b = await gw.post('sw', 'work [[bash:sleep 2]]');
       await w.wait('status', (d) => d.state === 'tool' && d.messageId === b.messageId);
       const c = await gw.post('sw', 'mid-turn tag:sw');
@@ -396,7 +396,7 @@ describe('the steering switch (real CLI)', () => {
       const r = await w.waitReply(c.messageId);
       expect(r.data.messageIds).toEqual([c.messageId]);
       // The same process ran every turn: steering off does not cost a process per turn.
-      expect(gw.gw.core.registry.get('web:sw')!.pid()).toBe(pid);
+      expect(gw.gw.services.registry.get('web:sw')!.pid()).toBe(pid);
     },
   );
 

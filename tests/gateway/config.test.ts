@@ -109,7 +109,10 @@ describe('web.host off loopback', () => {
     const gw = await startChild({ web: { host: '0.0.0.0', exposed: true }, agent: { claudeBin: '/bin/false' } });
     try {
       expect(gw.output()).toMatch(
-        /warning: web\.exposed: the page and API are served on 0\.0\.0\.0:\d+ over plain HTTP.*HTTPS reverse proxy or a private network.*web\.allowedHosts/,
+        new RegExp(
+          String.raw`warning: web\.exposed: the page and API are served on 0\.0\.0\.0:\d+ over plain HTTP` +
+            String.raw`.*HTTPS reverse proxy or a private network.*web\.allowedHosts`,
+        ),
       );
       const port = new URL(gw.ep.base.replace('0.0.0.0', '127.0.0.1')).port;
       const ok = await rawRequest(`http://127.0.0.1:${port}`, { target: '/healthz' });

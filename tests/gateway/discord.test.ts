@@ -41,7 +41,7 @@ const mention = (channelId: string, content: string) => ({
 const postsTo = (channelId: string) =>
   fake.callsTo('POST', new RegExp(`^/channels/${channelId}/messages$`)).map((c) => String(c.body?.content ?? ''));
 const stateOf = (tag: string) =>
-  gw.gw.core.store.db.prepare('SELECT state, reason FROM messages WHERE text LIKE ?').get(`%${tag}%`) as
+  gw.gw.services.store.db.prepare('SELECT state, reason FROM messages WHERE text LIKE ?').get(`%${tag}%`) as
     | { state: string; reason: string | null }
     | undefined;
 

@@ -55,15 +55,15 @@ const sentToGroup = () =>
     .filter((c) => Number(c.body.chat_id) === GROUP)
     .map((c) => String(c.body.text).replace(/<[^>]+>/g, ''));
 const row = (tag: string) =>
-  gw.gw.core.store.db
+  gw.gw.services.store.db
     .prepare('SELECT state, reason FROM messages WHERE text LIKE ? ORDER BY seq DESC LIMIT 1')
     .get(`%${tag}%`) as { state: string; reason: string | null } | undefined;
 const rowOf = (text: string) =>
-  gw.gw.core.store.db
+  gw.gw.services.store.db
     .prepare('SELECT state, reason FROM messages WHERE text = ? ORDER BY seq DESC LIMIT 1')
     .get(text) as { state: string; reason: string | null } | undefined;
 const rowsOf = (text: string) =>
-  gw.gw.core.store.db.prepare('SELECT state, reason FROM messages WHERE text = ? ORDER BY seq').all(text) as Array<{
+  gw.gw.services.store.db.prepare('SELECT state, reason FROM messages WHERE text = ? ORDER BY seq').all(text) as Array<{
     state: string;
     reason: string | null;
   }>;
@@ -107,7 +107,7 @@ describe('owner-only, in a Telegram group (real grammY, real CLI)', () => {
       tg.pushUpdate(groupText(MEMBER, '1', { mention: true }));
       // Both are ordinary messages for the agent: they wait behind the owner's turn.
       await waitUntil(() => rowsOf('1').length === 2 && rowsOf('1').every((r) => r.state === 'queued'), 10_000);
-      expect(gw.gw.core.pendingPermission(`telegram:${GROUP}`)).toBeDefined();
+      expect(gw.gw.services.desk.pending(`telegram:${GROUP}`)).toBeDefined();
       expect(fs.existsSync(marker)).toBe(false);
       expect(sentToGroup().some((t) => t.startsWith('Answered'))).toBe(false);
 

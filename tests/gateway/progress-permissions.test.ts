@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { htmlToText } from '../../src/channels/common/markdown/telegram.js';
-import { PROMPT_INPUT_LIMIT } from '../../src/gateway/progress/prompt.js';
+import { PROMPT_INPUT_LIMIT } from '../../src/gateway/permissions/prompt-text.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { type BotMessage, type FakeTelegram, startFakeTelegram } from '../support/fake-telegram.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
@@ -91,7 +91,7 @@ describe('permission buttons in Telegram (real CLI, relay)', () => {
     const refused = await answerOf(tg.press(OTHER, prompt.message_id, allow));
     expect(refused).toMatchObject({ text: 'Only the owner can answer this.', show_alert: true });
     expect(fs.existsSync(marker)).toBe(false);
-    expect(gw.gw.core.permissions.size).toBe(1);
+    expect(gw.gw.services.desk.count()).toBe(1);
 
     const approved = await answerOf(tg.press(OWNER, prompt.message_id, allow));
     expect(approved.text).toBe('Allow: sent to the agent.');
@@ -154,7 +154,7 @@ describe('permission buttons in Telegram (real CLI, relay)', () => {
     expect((await answerOf(tg.press(OWNER, prompt.message_id, `p:${ref}:1`))).text).toBe(
       'That option is not offered here.',
     );
-    expect(gw.gw.core.permissions.size).toBe(1);
+    expect(gw.gw.services.desk.count()).toBe(1);
 
     expect((await answerOf(tg.press(OWNER, prompt.message_id, deny))).text).toBe('Deny: sent to the agent.');
     await waitUntil(() => sentTo(OWNER).some((t) => t.startsWith('done ok')), 30_000);

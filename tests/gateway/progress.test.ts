@@ -181,7 +181,7 @@ describe('progress card in Telegram (real grammY, real CLI)', () => {
       expect(cards()).toHaveLength(1);
       const delivered = () =>
         (
-          gw.gw.core.store.db
+          gw.gw.services.store.db
             .prepare("SELECT COUNT(*) AS n FROM outbox WHERE kind = 'reply' AND delivered_at IS NOT NULL")
             .get() as { n: number }
         ).n;

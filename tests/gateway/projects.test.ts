@@ -145,7 +145,7 @@ describe('projects (real CLI)', () => {
     expect(await command(gw, w, c, '/project nope')).toBe('There is no project "nope". Projects: api, web.');
     const p1 = await gw.post(c, 'remember tag:p1');
     await w.waitReply(p1.messageId, 'reply');
-    const apiSession = gw.gw.core.store.conversation(`web:${c}`)!.sessionId;
+    const apiSession = gw.gw.services.store.conversation(`web:${c}`)!.sessionId;
     expect(apiSession).toBeTruthy();
     // Rudder's own session is listed with the person's words, not the wrapper around them.
     expect(await command(gw, w, c, '/sessions')).toMatch(
@@ -155,7 +155,7 @@ describe('projects (real CLI)', () => {
         'm',
       ),
     );
-    const live = gw.gw.core.registry.get(`web:${c}`)!;
+    const live = gw.gw.services.registry.get(`web:${c}`)!;
     expect(await command(gw, w, c, '/project web')).toBe(
       `This conversation now works in web (${web}). The next turn starts a new session there.`,
     );
@@ -174,7 +174,7 @@ describe('projects (real CLI)', () => {
     const last = mock.mainRequests().at(-1)!;
     expect(last.historyText).toContain('tag:p1');
     expect(last.historyText).not.toContain('tag:p2');
-    expect(gw.gw.core.store.conversation(`web:${c}`)).toMatchObject({ project: 'api', sessionId: apiSession });
+    expect(gw.gw.services.store.conversation(`web:${c}`)).toMatchObject({ project: 'api', sessionId: apiSession });
   });
 
   it(
@@ -190,7 +190,7 @@ describe('projects (real CLI)', () => {
         `[[bash:pwd; git branch --show-current; echo from-${who} > ${who}.txt]] tag:wt${who}`;
       const [ma, mb] = await Promise.all([gw.post(a, edit('a')), gw.post(b, edit('b'))]);
       await Promise.all([wa.waitReply(ma.messageId, 'reply', 60_000), wb.waitReply(mb.messageId, 'reply', 60_000)]);
-      const rows = [a, b].map((c) => gw.gw.core.store.projects.get(`web:${c}`, 'repo')!);
+      const rows = [a, b].map((c) => gw.gw.services.store.projects.get(`web:${c}`, 'repo')!);
       const ta = rows[0]!.worktree!;
       const tb = rows[1]!.worktree!;
       expect(ta).not.toBe(tb);
@@ -245,7 +245,7 @@ describe('projects (real CLI)', () => {
     expect(notice.data.text).toMatch(
       /is not a git repository.*Run git init there and commit once, or set projects\.repo\.worktrees to false/,
     );
-    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('failed');
+    expect(gw.gw.services.store.message(m.messageId)!.state).toBe('failed');
     expect(mock.requests.some((r) => r.historyText.includes('tag:nogit'))).toBe(false);
   });
 
@@ -289,12 +289,12 @@ describe('projects (real CLI)', () => {
     expect(reply.data.text).toContain('ok tag:phone');
     const req = mock.mainRequests().at(-1)!;
     expect(req.historyText).toContain('started at my desk tag:desk');
-    expect(gw.gw.core.store.conversation(`web:${c}`)!.sessionId).toBe(deskSession);
+    expect(gw.gw.services.store.conversation(`web:${c}`)!.sessionId).toBe(deskSession);
     expect(await command(gw, w, c, '/sessions')).toMatch(
       new RegExp(`^1\\. .*${deskSession} \\[this conversation; open here\\]$`, 'm'),
     );
     // Another conversation may not take it over while this one's agent has it open.
-    const pid = gw.gw.core.registry.get(`web:${c}`)!.pid()!;
+    const pid = gw.gw.services.registry.get(`web:${c}`)!.pid()!;
     const other = await create(gw, 'api');
     const wo = gw.watch(other);
     await wo.ready;
@@ -307,7 +307,7 @@ describe('projects (real CLI)', () => {
           `programs writing one session corrupt it`,
       ),
     );
-    expect(gw.gw.core.store.conversation(`web:${other}`)!.sessionId).toBeNull();
+    expect(gw.gw.services.store.conversation(`web:${other}`)!.sessionId).toBeNull();
   });
 
   it('/resume refuses a session an interactive claude has open, unless --force', async () => {
@@ -350,14 +350,14 @@ describe('projects (real CLI)', () => {
       `Session ${tuiSession} is open in an interactive claude, pid ${pid}. Two programs writing one session ` +
         `corrupt it: close it there first, or send /resume 1 --force if that process is not writing any more.`,
     );
-    expect(gw.gw.core.store.conversation(`web:${c}`)!.sessionId).toBeNull();
+    expect(gw.gw.services.store.conversation(`web:${c}`)!.sessionId).toBeNull();
     expect(await command(gw, w, c, '/resume 1 --force')).toMatch(
       new RegExp(
         `^This conversation continues session ${tuiSession} in api from the next message\\. \\(It is still ` +
           `open in an interactive claude, pid ${pid}\\.\\)$`,
       ),
     );
-    expect(gw.gw.core.store.conversation(`web:${c}`)!.sessionId).toBe(tuiSession);
+    expect(gw.gw.services.store.conversation(`web:${c}`)!.sessionId).toBe(tuiSession);
   });
 
   it('Telegram forum topics bound to two projects work in their own directories', async () => {

@@ -123,7 +123,7 @@ describe('crash and restart (real CLI)', () => {
       messageIds: [row.id],
       text: 'the owed answer',
     });
-    store.close();
+    await store.close();
     const gw = await startInProcess({ agent: agentConfig(mock.url, tempDir('chome')) }, { home });
     running.push(gw);
     const w = gw.watch('owed', 0);
@@ -139,7 +139,7 @@ describe('crash and restart (real CLI)', () => {
     const after = await again.post('owed', 'after the restart tag:o1');
     await w2.waitReply(after.messageId, 'reply');
     expect(w2.of('reply', (d) => d.outboxId === owed.id)).toHaveLength(1);
-    expect(again.gw.core.store.owedCount()).toBe(0);
+    expect(again.gw.services.store.owedCount()).toBe(0);
   });
 
   it(
@@ -170,7 +170,7 @@ describe('crash and restart (real CLI)', () => {
       const errors = w.of('error', (d) => (d.messageIds as string[]).includes(m.messageId));
       expect(errors).toHaveLength(2);
       for (const e of errors) expect(String(e.data.message)).not.toMatch(/will be run again/);
-      expect(gw.gw.core.store.message(m.messageId)!.state).toBe('failed');
+      expect(gw.gw.services.store.message(m.messageId)!.state).toBe('failed');
     },
   );
 
@@ -183,7 +183,7 @@ describe('crash and restart (real CLI)', () => {
     await w.waitReply(a.messageId);
     const b = await gw.post('kc', 'slow [[bash:sleep 3]] tag:kc1');
     await w.wait('status', (d) => d.state === 'tool');
-    const pid = gw.gw.core.registry.get('web:kc')!.pid()!;
+    const pid = gw.gw.services.registry.get('web:kc')!.pid()!;
     process.kill(pid, 'SIGKILL');
     const r = await w.waitReply(b.messageId, 'reply', 20_000);
     expect(r.data.text).toBe('done ok');
@@ -195,7 +195,7 @@ describe('crash and restart (real CLI)', () => {
     ]);
     expect(w.events.indexOf(notices[0]!)).toBeLessThan(w.events.indexOf(r));
     expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:kc0');
-    expect(gw.gw.core.store.message(b.messageId)!.state).toBe('answered');
+    expect(gw.gw.services.store.message(b.messageId)!.state).toBe('answered');
   });
 });
 
@@ -216,7 +216,7 @@ describe('a cut-off turn run again names the tool calls it had started (real CLI
     const file = `${tempDir('rerun')}/f`;
     const m = await gw.post('rerun1', `append [[bash:echo one >> ${file}; sleep 30]] tag:rr1`);
     await waitUntil(() => fs.existsSync(file), 20_000);
-    process.kill(gw.gw.core.registry.get('web:rerun1')!.pid()!, 'SIGKILL');
+    process.kill(gw.gw.services.registry.get('web:rerun1')!.pid()!, 'SIGKILL');
     const r = await w.waitReply(m.messageId, 'reply', 30_000);
     expect(r.data.text).toBe('checked: the line is there');
     const again = mock

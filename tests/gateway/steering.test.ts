@@ -43,7 +43,10 @@ describe('steering and queue modes (real CLI)', () => {
     const afterTool = mock.mainRequests().filter((q) => q.afterTool && q.lastUserText.includes('tag:st2'));
     expect(afterTool).toHaveLength(1);
     expect(afterTool[0]!.lastUserText).toMatch(
-      /<<<EXTERNAL_USER_MESSAGE id=\w+ from="web:owner \(web\)">>>\nand also this tag:st2\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>/,
+      new RegExp(
+        String.raw`<<<EXTERNAL_USER_MESSAGE id=\w+ from="web:owner \(web\)">>>\nand also this tag:st2\n` +
+          String.raw`<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>`,
+      ),
     );
     const history = (await (await gw.api('GET', '/api/conversations/steer1/messages')).json()) as any;
     expect(history.messages.map((m: { state: string }) => m.state)).toEqual(['answered', 'steered', 'answered']);
@@ -122,7 +125,7 @@ describe('steering and queue modes (real CLI)', () => {
       await w.ready;
       await gw.post('nul1', '/queue collect');
       const accept = (id: string, text: string) =>
-        gw.gw.core.accept({
+        gw.gw.services.intake.accept({
           channel: 'web',
           platformMessageId: id,
           conversationKey: 'nul1',
@@ -139,7 +142,7 @@ describe('steering and queue modes (real CLI)', () => {
       const r = await w.waitReply(a.messageId, 'reply');
       expect(r.data.messageIds).toEqual([a.messageId, c.messageId]);
       expect(r.data.text).toBe('ok tag:n1 tag:n3');
-      expect(gw.gw.core.store.message(bad.messageId)!.state).toBe('refused');
+      expect(gw.gw.services.store.message(bad.messageId)!.state).toBe('refused');
     },
   );
 
@@ -182,7 +185,7 @@ describe('steering and queue modes (real CLI)', () => {
       const summary = mock.mainRequests().find((q) => q.lastUserText.includes('tag:cap3'))!;
       expect(summary.lastUserText).toContain('[2 messages arrived while the queue was full; they are merged here]');
       expect(summary.lastUserText).toContain('tag:cap4');
-      const states = sent.map((s) => small.gw.core.store.message(s.messageId)!.state);
+      const states = sent.map((s) => small.gw.services.store.message(s.messageId)!.state);
       expect(states).toEqual(['answered', 'answered', 'answered', 'merged']);
     } finally {
       await small.stop();
@@ -208,9 +211,10 @@ describe('every turn in a stream-json process, beyond the warm cap (real CLI)', 
         const steers = await Promise.all(convs.map((c, i) => g.post(c, `and this tag:capS${i}`)));
         expect(steers.map((s) => s.disposition)).toEqual(['steered', 'steered', 'steered']);
         const replies = await Promise.all(ws.map((w, i) => w.waitReply(steers[i]!.messageId, 'reply', 60_000)));
-        replies.forEach((r, i) => expect(r.data.messageIds).toEqual([firsts[i]!.messageId, steers[i]!.messageId]));
+        for (const [i, r] of replies.entries())
+          expect(r.data.messageIds).toEqual([firsts[i]!.messageId, steers[i]!.messageId]);
         // Between turns only one process stays warm; the others exited.
-        const registry = g.gw.core.registry;
+        const registry = g.gw.services.registry;
         await waitUntil(() => registry.sessions().filter((s) => s.pid() !== undefined).length === 1, 15_000);
         expect(registry.idleWarm()).toHaveLength(1);
 

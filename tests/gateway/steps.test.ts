@@ -68,7 +68,7 @@ describe('turn steps (real CLI)', () => {
         turnId,
       });
       // While the tool runs, the running turn is there for live surfaces, and in the history.
-      expect(gw.gw.core.steps.running('web:st1')?.steps.map((s) => s.kind)).toEqual(['tool']);
+      expect(gw.gw.services.steps.running('web:st1')?.steps.map((s) => s.kind)).toEqual(['tool']);
       expect((await turns(gw, 'st1')).turns.at(-1)).toMatchObject({ id: turnId, status: 'running' });
 
       await w.waitReply(a.messageId);
@@ -106,7 +106,7 @@ describe('turn steps (real CLI)', () => {
     const s = await gw.post('st2', 'also this tag:s2');
     expect(s.disposition).toBe('steered');
     await w.waitReply(s.messageId);
-    const turnId = gw.gw.core.store.message(a.messageId)!.turnId!;
+    const turnId = gw.gw.services.store.message(a.messageId)!.turnId!;
     await waitUntil(() => liveSteps(w, turnId).some((x) => x.kind === 'text'));
     const steps = (await turns(gw, 'st2')).turns[0]!.steps;
     expect(steps.map((x) => x.kind)).toEqual(['tool', 'steer', 'text']);

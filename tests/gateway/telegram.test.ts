@@ -85,7 +85,7 @@ describe('telegram through the gateway (real grammY, real CLI)', () => {
     const code = /rudder pairing approve telegram (\S+)/.exec(sent(STRANGER)[0]!)![1]!;
     expect(mock.requests.length).toBe(before);
     expect(mock.requests.some((r) => r.historyText.includes('tag:stranger'))).toBe(false);
-    const refused = gw.gw.core.store.db
+    const refused = gw.gw.services.store.db
       .prepare("SELECT state, reason FROM messages WHERE text LIKE '%tag:stranger%'")
       .get() as { state: string; reason: string };
     expect(refused).toEqual({ state: 'refused', reason: 'pairing-pending' });
@@ -109,7 +109,7 @@ describe('telegram through the gateway (real grammY, real CLI)', () => {
       tg.addFile('ph-stranger', Buffer.from('STRANGER1'), 'photos/stranger.jpg');
       tg.pushUpdate(text(STRANGER, '', { text: undefined, caption: 'look tag:sphoto', ...photo('ph-stranger') }));
       await waitUntil(() => sent(STRANGER).some((t) => t.includes('rudder pairing approve')));
-      const refused = gw.gw.core.store.db
+      const refused = gw.gw.services.store.db
         .prepare("SELECT state, reason, extra FROM messages WHERE text LIKE '%tag:sphoto%'")
         .get() as { state: string; reason: string; extra: string };
       expect(refused).toMatchObject({ state: 'refused', reason: 'pairing-pending' });
@@ -124,7 +124,7 @@ describe('telegram through the gateway (real grammY, real CLI)', () => {
       await waitUntil(() => sent(OWNER).some((t) => t.includes('ok tag:ophoto')), 20_000);
       expect(tg.callsOf('getFile').map((c) => c.body.file_id)).toEqual(['ph-owner']);
       expect(savedFiles(gw.home)).toHaveLength(1);
-      const ownerRow = gw.gw.core.store.db
+      const ownerRow = gw.gw.services.store.db
         .prepare("SELECT extra FROM messages WHERE text LIKE '%tag:ophoto%'")
         .get() as {
         extra: string;
@@ -147,7 +147,7 @@ describe('telegram through the gateway (real grammY, real CLI)', () => {
       );
       await waitUntil(
         () =>
-          gw.gw.core.store.db
+          gw.gw.services.store.db
             .prepare("SELECT 1 FROM messages WHERE text LIKE '%tag:late%' AND state = 'refused'")
             .get() !== undefined,
       );
@@ -165,7 +165,7 @@ describe('telegram through the gateway (real grammY, real CLI)', () => {
       }),
     );
     await waitUntil(() => sent(OWNER).some((t) => t.includes('Voice notes are not set up')), 20_000);
-    const row = gw.gw.core.store.db
+    const row = gw.gw.services.store.db
       .prepare("SELECT state, reason FROM messages WHERE channel = 'telegram' ORDER BY seq DESC LIMIT 1")
       .get();
     expect(row).toEqual({ state: 'failed', reason: 'speech-to-text is not configured' });
@@ -189,8 +189,9 @@ describe('telegram through the gateway (real grammY, real CLI)', () => {
     tg.pushUpdate(text(OWNER, 'typo tag:e1'));
     await waitUntil(
       () =>
-        gw.gw.core.store.db.prepare("SELECT 1 FROM messages WHERE text = 'typo tag:e1' AND state = 'queued'").get() !==
-        undefined,
+        gw.gw.services.store.db
+          .prepare("SELECT 1 FROM messages WHERE text = 'typo tag:e1' AND state = 'queued'")
+          .get() !== undefined,
     );
     tg.pushUpdate({
       edited_message: {
@@ -212,7 +213,7 @@ describe('telegram through the gateway (real grammY, real CLI)', () => {
     });
     await waitUntil(() => sent(OWNER).some((t) => t.includes('ok tag:e3')), 20_000);
     expect(
-      gw.gw.core.store.db
+      gw.gw.services.store.db
         .prepare("SELECT COUNT(*) AS n FROM messages WHERE channel = 'telegram' AND text LIKE '%tag:e%'")
         .get(),
     ).toEqual({ n: 3 });

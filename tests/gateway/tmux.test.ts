@@ -49,7 +49,7 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
       agent: agentConfig(mock.url, home, { backend: 'claude-tmux', ...rest, tmux: { ...tmux, socket } }),
     });
     running.push(gw);
-    const session = (conv: string) => gw.gw.core.registry.get(`web:${conv}`) as ClaudeTmuxSession;
+    const session = (conv: string) => gw.gw.services.registry.get(`web:${conv}`) as ClaudeTmuxSession;
     const capture = (conv: string) => new Tmux({ name: socket }).capturePane(session(conv).paneName);
     const answer = (conv: string, requestId: unknown, body: Record<string, unknown>) =>
       fetch(`${gw.ep.base}/api/conversations/${conv}/permissions/${String(requestId)}`, {
@@ -150,7 +150,7 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
       expect(rb.data.text).toContain(`ok tag:m${attempt}`);
       expect(w.repliesFor(b.messageId, 'reply')).toHaveLength(1);
       expect(mock.mainRequests().filter((q) => q.lastText.includes(`tag:m${attempt}`))).toHaveLength(1);
-      expect(gw.gw.core.store.message(b.messageId)!.state).toBe('answered');
+      expect(gw.gw.services.store.message(b.messageId)!.state).toBe('answered');
       return;
     }
   }, 240_000);
@@ -207,7 +207,7 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     expect(s2.pid()).not.toBe(pid);
     expect(cmdlineOf(s2.pid()!)).toContain(`--resume ${sid}`);
     expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:g1');
-    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
+    expect(gw.gw.services.store.message(m.messageId)!.state).toBe('answered');
   }, 120_000);
 
   it('a pane killed at its first tool, before the conversation was written: the message runs again in a new ' +
@@ -219,7 +219,7 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     await w.ready;
     const flag = `${tempDir('early')}/tool-started`;
     const m = await gw.post('early', `work [[bash:touch ${flag}; sleep 20]] tag:e1`);
-    await waitUntil(() => !!gw.gw.core.registry.get('web:early')?.pid(), 60_000);
+    await waitUntil(() => !!gw.gw.services.registry.get('web:early')?.pid(), 60_000);
     const s = gw.session('early');
     const file = () => transcriptPath(claudeConfigDir({ HOME: home }), cwd, s.sessionId()!);
     // The re-run is answered at once.
@@ -239,12 +239,12 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     expect(
       w.repliesFor(m.messageId, 'notice').filter((n) => /could not be resumed|failed/.test(String(n.data.text))),
     ).toEqual([]);
-    expect(gw.gw.core.store.message(m.messageId)!.state).toBe('answered');
+    expect(gw.gw.services.store.message(m.messageId)!.state).toBe('answered');
     expect(s.sessionId()).not.toBe(first);
     expect(cmdlineOf(s.pid()!)).toContain(`--session-id ${s.sessionId()}`);
     // Run again once: the original attempt and the re-run reached the model, nothing more.
     expect(mock.mainRequests().filter((q) => q.lastText.includes('tag:e1') && !q.afterTool)).toHaveLength(2);
-    expect(gw.gw.core.store.conversation('web:early')!.sessionId).toBe(s.sessionId());
+    expect(gw.gw.services.store.conversation('web:early')!.sessionId).toBe(s.sessionId());
   }, 180_000);
 
   it('/stop during a tool leaves the pane ready; /model and /clear use the TUI’s own commands in the same ' +
@@ -259,7 +259,7 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     await w.wait('status', (d) => d.state === 'tool', 30_000);
     await gw.post('cmd', '/stop');
     await w.wait('ack', (d) => d.messageId === a.messageId && d.kind === 'stopped', 15_000);
-    expect(gw.gw.core.store.message(a.messageId)!.state).toBe('stopped');
+    expect(gw.gw.services.store.message(a.messageId)!.state).toBe('stopped');
 
     await gw.post('cmd', '/model sonnet');
     const b = await gw.post('cmd', 'which model tag:c3');
@@ -267,10 +267,10 @@ describe.skipIf(!tmuxAvailable)('claude-tmux through the gateway (real TUI)', ()
     expect(String(mock.mainRequests().at(-1)!.body.model)).toMatch(/sonnet/);
     expect(mock.mainRequests().at(-1)!.historyText).toContain('tag:c1');
 
-    const before = gw.gw.core.store.conversation('web:cmd')!.sessionId;
+    const before = gw.gw.services.store.conversation('web:cmd')!.sessionId;
     const clear = await gw.post('cmd', '/clear');
     await w.wait('reply', (d) => (d.messageIds as string[]).includes(clear.messageId), 30_000);
-    const after = gw.gw.core.store.conversation('web:cmd')!.sessionId;
+    const after = gw.gw.services.store.conversation('web:cmd')!.sessionId;
     expect(after).toBeTruthy();
     expect(after).not.toBe(before);
     const c = await gw.post('cmd', 'fresh tag:c4');
@@ -319,7 +319,7 @@ describe.skipIf(!tmuxAvailable)('a message the agent terminal does not take (rea
       );
       // The transcript view (ctrl+o) takes no typing: the pane reads not-ready.
       const tmux = new Tmux({ name: socket });
-      const pane = (gw.gw.core.registry.get('web:held') as ClaudeTmuxSession).paneName;
+      const pane = (gw.gw.services.registry.get('web:held') as ClaudeTmuxSession).paneName;
       await tmux.sendKeys(pane, 'C-o');
       await waitUntil(async () => (await tmux.capturePane(pane)).includes('Showing detailed transcript'), 10_000);
       const a = await gw.post('held', 'first tag:h1');
@@ -338,7 +338,7 @@ describe.skipIf(!tmuxAvailable)('a message the agent terminal does not take (rea
         turnMs + 20_000,
       );
       expect(held.data.text).toMatch(/AGENT_NOT_READY|did not take the message/);
-      expect(gw.gw.core.store.message(a.messageId)!.state).toBe('deferred');
+      expect(gw.gw.services.store.message(a.messageId)!.state).toBe('deferred');
       expect(mock.requests.some((q) => q.lastUserText.includes('tag:h1'))).toBe(false);
       const b = await gw.post('held', 'second tag:h2');
       await w.wait(
@@ -360,7 +360,7 @@ describe.skipIf(!tmuxAvailable)('a message the agent terminal does not take (rea
         (d) => (d.messageIds as string[]).includes(b.messageId) && d.kind === 'reply',
         turnMs + 30_000,
       );
-      expect(gw.gw.core.store.message(a.messageId)!.state).toBe('answered');
+      expect(gw.gw.services.store.message(a.messageId)!.state).toBe('answered');
     } finally {
       await gw.stop();
     }

@@ -57,7 +57,8 @@ describe('stripControlSequences', () => {
       const started = performance.now();
       const out = stripControlSequences(text);
       console.log(
-        `stripControlSequences on ${JSON.stringify(unit)} x ${text.length / unit.length}: ${(performance.now() - started).toFixed(1)} ms`,
+        `stripControlSequences on ${JSON.stringify(unit)} x ${text.length / unit.length}: ` +
+          `${(performance.now() - started).toFixed(1)} ms`,
       );
       expect(out.includes('\x1b')).toBe(false);
     }

@@ -147,10 +147,10 @@ describe('sanitising user text', () => {
 describe('external-content wrapper', () => {
   it('wraps text between markers carrying one random id', () => {
     const w = wrapExternal('hello', { source: 'web:owner' });
-    const m =
-      /^<<<EXTERNAL_USER_MESSAGE id=([0-9a-f]{12}) from="web:owner">>>\nhello\n<<<END_EXTERNAL_USER_MESSAGE id=([0-9a-f]{12})>>>$/.exec(
-        w,
-      );
+    const m = new RegExp(
+      String.raw`^<<<EXTERNAL_USER_MESSAGE id=([0-9a-f]{12}) from="web:owner">>>\nhello\n` +
+        '<<<END_EXTERNAL_USER_MESSAGE id=([0-9a-f]{12})>>>$',
+    ).exec(w);
     expect(m).not.toBeNull();
     expect(m![1]).toBe(m![2]);
     expect(wrapExternal('x')).not.toBe(wrapExternal('x'));

@@ -44,9 +44,9 @@ const insert = (store: Store, id: string) =>
 const turn = () => new Promise((r) => setImmediate(r));
 
 describe('store.groupCommit', () => {
-  it('is off by default and a boolean', () => {
-    expect(parseConfig({}).store.groupCommit).toBe(false);
-    expect(parseConfig({ store: { groupCommit: true } }).store.groupCommit).toBe(true);
+  it('is on by default and a boolean', () => {
+    expect(parseConfig({}).store.groupCommit).toBe(true);
+    expect(parseConfig({ store: { groupCommit: false } }).store.groupCommit).toBe(false);
     expect(() => parseConfig({ store: { groupCommit: 'yes' } })).toThrow(/store\.groupCommit/);
   });
 

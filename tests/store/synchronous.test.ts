@@ -6,11 +6,11 @@ import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 
 // SQLite's numbering: PRAGMA synchronous reads 1 for NORMAL, 2 for FULL.
 const level = (gw: Awaited<ReturnType<typeof startInProcess>>) =>
-  gw.gw.core.store.db.pragma('synchronous', { simple: true });
+  gw.gw.services.store.db.pragma('synchronous', { simple: true });
 
 describe('store.synchronous', () => {
   it('defaults to normal and takes only normal or full', () => {
-    expect(parseConfig({}).store).toEqual({ synchronous: 'normal', groupCommit: false });
+    expect(parseConfig({}).store).toEqual({ synchronous: 'normal', groupCommit: true });
     expect(parseConfig({ store: { synchronous: 'full' } }).store.synchronous).toBe('full');
     expect(() => parseConfig({ store: { synchronous: 'off' } })).toThrow(
       /store\.synchronous: Invalid option: expected one of "normal"\|"full"/,
@@ -31,7 +31,7 @@ describe('store.synchronous', () => {
       });
       try {
         expect(level(gw)).toBe(expected);
-        expect(gw.gw.core.store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+        expect(gw.gw.services.store.db.pragma('journal_mode', { simple: true })).toBe('wal');
       } finally {
         await gw.stop();
       }

@@ -81,7 +81,7 @@ export function trackCodex() {
   };
 }
 
-/** The rollout file codex keeps a thread in (CODEX_HOME/sessions/…/rollout-…-<thread>.jsonl), whence the model's context. */
+/** The rollout codex keeps a thread in (CODEX_HOME/sessions/…/rollout-…-<thread>.jsonl): the model's context. */
 function rolloutFile(codexHome: string, threadId: string): string | undefined {
   const walk = (dir: string): string | undefined => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {

@@ -41,6 +41,8 @@ export interface FakeAgentOptions {
   onInput?: (inputId: string, at: number, how: 'turn' | 'steer') => void;
   /** 'none' plays a backend that cannot take a message mid-turn. */
   steer?: Capabilities['steer'];
+  /** A turn that fails instead of answering (a rate limit, a crash), from the texts it took in. */
+  fail?: (texts: string[]) => RudderError | undefined;
 }
 
 /** What this fake agent's "wire" carries for an answer: allow/deny like Claude's, any other option by id. */
@@ -109,7 +111,7 @@ export class FakeAgentSession implements AgentSession {
   startTurn(input: TurnInput): Turn {
     if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId });
     if (this.current) throw new RudderError('AGENT_BUSY', undefined, { conversationId: this.conversationId });
-    return this.begin(input.inputs);
+    return this.begin(input.inputs, input.turnId);
   }
 
   steer(input: UserInput): SteerPromise {
@@ -150,10 +152,13 @@ export class FakeAgentSession implements AgentSession {
     );
   }
 
-  private begin(inputs: UserInput[]): FakeTurn {
+  private begin(inputs: UserInput[], turnId?: string): FakeTurn {
     const now = performance.now();
     for (const i of inputs) this.opts.onInput?.(i.id, now, 'turn');
-    const turn = new FakeTurn(inputs.map((i) => i.id));
+    const turn = new FakeTurn(
+      inputs.map((i) => i.id),
+      turnId,
+    );
     turn.texts.push(...inputs.map((i) => i.text));
     this.current = turn;
     this.lastActive = Date.now();
@@ -163,6 +168,13 @@ export class FakeAgentSession implements AgentSession {
     });
     const answer = () => {
       if (this.current !== turn) return;
+      const err = this.opts.fail?.(turn.texts);
+      if (err) {
+        this.current = undefined;
+        this.lastActive = Date.now();
+        err.context.unanswered ??= turn.inputIds();
+        return turn.fail(err);
+      }
       const text = this.opts.reply?.(turn.texts) ?? `ok (${turn.texts.length})`;
       turn.emit({ type: 'text', text });
       this.finish(turn, { text });

@@ -121,6 +121,14 @@ function makeHarness(ep: Endpoint, home: string, cwd: string, configFile: string
   };
 }
 
+/**
+ * A test's steering settings: the spare process stays off unless the test asks for it (it is one
+ * more claude process a test did not count); `spareProcess: undefined` leaves it to the default rule.
+ */
+function testSteering(config: Record<string, unknown>): Record<string, unknown> {
+  return { spareProcess: false, ...(config.steering as Record<string, unknown> | undefined) };
+}
+
 export function writeConfig(dir: string, config: Record<string, unknown>): string {
   const file = path.join(dir, 'rudder.config.json');
   fs.writeFileSync(file, JSON.stringify(config, null, 2));
@@ -140,7 +148,7 @@ export async function startInProcess(
 ) {
   const home = opts.home ?? tempDir('rhome');
   const cwd = tempDir('rcwd');
-  const full = { web: { port: 0 }, shutdownDrainSeconds: 0, ...config };
+  const full = { web: { port: 0 }, shutdownDrainSeconds: 0, ...config, steering: testSteering(config) };
   const configFile = writeConfig(cwd, full);
   const live = new LiveConfig(configFile, parseConfig(full), {}, 0);
   const gw: RunningGateway = await startGateway({
@@ -175,6 +183,7 @@ export async function startChild(
   const configFile = writeConfig(cwd, {
     shutdownDrainSeconds: 1,
     ...config,
+    steering: testSteering(config),
     web: { ...(config.web as object | undefined), port: opts.port ?? 0 },
   });
   const child: ChildProcess = spawn(process.execPath, [CLI, 'start'], {

@@ -143,7 +143,7 @@ export function wrappedIn(texts: string[]): string[] {
   return texts.flatMap((t) => [...t.matchAll(WRAPPED)].map((m) => m[2]!));
 }
 
-/** How many wrapped user messages of the request's whole history contain the needle: 1 when it reached the model once. */
+/** How many wrapped user messages of the request's history contain the needle: 1 when it reached the model once. */
 export function historyCopies(req: ResponsesRequest, needle: string): number {
   return wrappedIn(req.historyTexts).filter((t) => t.includes(needle)).length;
 }

@@ -65,7 +65,7 @@ describe('installable app and connection (real browser, real CLI)', () => {
       await page.getByTestId('send').click();
       await page.getByTestId('reply').filter({ hasText: 'ok tag:d1' }).waitFor({ timeout: rig.budget });
       expect(proxy.lastEventIds).toHaveLength(1);
-      const seenBefore = rig.gw.gw.core.store.lastEventSeq('web:drop');
+      const seenBefore = rig.gw.gw.services.store.lastEventSeq('web:drop');
 
       proxy.drop();
       const banner = page.getByTestId('connection');

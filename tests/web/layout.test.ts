@@ -29,7 +29,8 @@ const WIDE = [
   '| --- | --- | --- | --- |',
   '| tests/login.spec.ts | sleep(2000) | waitForResponse | the flaky one, on every CI run since Tuesday |',
   '',
-  'See https://example.com/a/very/long/path/that/does/not/break/anywhere/on/its/own/and/keeps/going/and/going for the background.',
+  'See https://example.com/a/very/long/path/that/does/not/break/anywhere/on/its/own/and/keeps/going/and/going' +
+    ' for the background.',
   '',
   '1. Run the suite',
   '2. Check CI',

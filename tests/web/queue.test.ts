@@ -116,7 +116,7 @@ describe('messages while the agent works (real browser, real CLI)', () => {
       expect(modelSaw('tag:qold')).toBe(0);
       expect(modelSaw('tag:qnew')).toBeGreaterThan(0);
       expect(await page.getByTestId('queued-message').count()).toBe(0);
-      expect(gw.gw.core.store.recentMessages('web:queue').map((m) => m.state)).toEqual([
+      expect(gw.gw.services.store.recentMessages('web:queue').map((m) => m.state)).toEqual([
         'answered',
         'withdrawn',
         'answered',

@@ -42,11 +42,9 @@ const tool = (status: 'running' | 'ok', extra: Record<string, unknown> = {}): St
   }) as Step;
 
 let seq = 0;
-const ev = (type: string, data: Record<string, unknown>, persisted = true): StreamEvent => ({
-  type,
-  data,
-  ...(persisted ? { id: ++seq } : {}),
-});
+/** An event as the stream delivers it; the data given here is the part a test is about. */
+const ev = (type: StreamEvent['type'], data: Record<string, unknown>, persisted = true): StreamEvent =>
+  ({ type, data: { messageId: null, at: Date.now(), ...data }, ...(persisted ? { id: ++seq } : {}) }) as StreamEvent;
 
 function apply(c: ConversationState, events: StreamEvent[]): ConversationState {
   return events.reduce((x, e) => applyEvent(x, e), c);

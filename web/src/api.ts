@@ -4,9 +4,29 @@
  * The token arrives once in the address (#token=…, as the startup line prints it), is kept in
  * localStorage and removed from the address bar.
  */
+import type {
+  AnswerPermissionRequest,
+  ChannelList,
+  ConversationList,
+  CreatedConversation,
+  OkBody,
+  StopBody,
+  WaitingMessageBody,
+} from '../../src/http/wire.js';
 import type { ConversationItem, HistoryPage, Project, SendResult, StreamEvent } from './types.js';
 
 const TOKEN_KEY = 'rudder-token';
+const EVENT_TYPES: ReadonlySet<string> = new Set<StreamEvent['type']>([
+  'ack',
+  'text',
+  'reply',
+  'permission',
+  'error',
+  'status',
+  'step',
+  'turn',
+  'message',
+]);
 /**
  * The server sends a comment every 15 s; a stream silent for longer than this is dead (a phone that slept, a dropped
  * Wi-Fi).
@@ -78,11 +98,11 @@ export class Api {
     return json as T;
   }
 
-  conversations(archived = false): Promise<{ conversations: ConversationItem[] }> {
+  conversations(archived = false): Promise<ConversationList> {
     return this.request('GET', `/api/conversations${archived ? '?archived=1' : ''}`);
   }
 
-  createConversation(opts: { title?: string; project?: string } = {}): Promise<{ id: string }> {
+  createConversation(opts: { title?: string; project?: string } = {}): Promise<CreatedConversation> {
     return this.request('POST', '/api/conversations', opts);
   }
 
@@ -107,25 +127,24 @@ export class Api {
     return this.request('POST', `/api/conversations/${enc(id)}/messages`, { text, clientMessageId });
   }
 
-  withdraw(id: string, messageId: string): Promise<{ messageId: string; state: string }> {
+  withdraw(id: string, messageId: string): Promise<WaitingMessageBody> {
     return this.request('DELETE', `/api/conversations/${enc(id)}/messages/${enc(messageId)}`);
   }
 
-  edit(id: string, messageId: string, text: string): Promise<{ messageId: string; text: string }> {
+  edit(id: string, messageId: string, text: string): Promise<WaitingMessageBody> {
     return this.request('PATCH', `/api/conversations/${enc(id)}/messages/${enc(messageId)}`, { text });
   }
 
-  stop(id: string): Promise<{ stopped: boolean; notice: string }> {
+  stop(id: string): Promise<StopBody> {
     return this.request('POST', `/api/conversations/${enc(id)}/stop`, {});
   }
 
-  answerPermission(id: string, requestId: string, optionId: string): Promise<{ ok: true }> {
-    const body =
-      optionId === 'allow' || optionId === 'deny' ? { allow: optionId === 'allow' } : { allow: false, optionId };
+  answerPermission(id: string, requestId: string, optionId: string): Promise<OkBody> {
+    const body: AnswerPermissionRequest = { optionId };
     return this.request('POST', `/api/conversations/${enc(id)}/permissions/${enc(requestId)}`, body);
   }
 
-  channels(): Promise<{ channels: Array<{ name: string; state: string; qrSvg?: string }> }> {
+  channels(): Promise<ChannelList> {
     return this.request('GET', '/api/channels');
   }
 
@@ -170,7 +189,9 @@ export function parseSse(buffer: string, emit: (e: StreamEvent) => void): string
     }
     if (!data.length) continue;
     try {
-      emit({ id, type, data: JSON.parse(data.join('\n')) as Record<string, unknown> });
+      // The gateway sends only the wire's events (src/http/wire.ts); an unknown type is skipped.
+      if (!EVENT_TYPES.has(type)) continue;
+      emit({ id, type, data: JSON.parse(data.join('\n')) } as StreamEvent);
     } catch {
       // A malformed event is skipped, never fatal to the stream.
     }

@@ -148,7 +148,11 @@ function applyTurn(c: ConversationState, summary: TurnSummary): ConversationStat
   return next;
 }
 
-const ACK_STATE: Record<string, MessageState> = { queued: 'queued', steered: 'steering', stopped: 'stopped' };
+const ACK_STATE: Partial<Record<Ack['kind'], MessageState>> = {
+  queued: 'queued',
+  steered: 'steering',
+  stopped: 'stopped',
+};
 
 /** Applies one event of the stream. `unknownMessage` is told of a message this device has not seen (sent elsewhere). */
 export function applyEvent(
@@ -156,65 +160,61 @@ export function applyEvent(
   e: StreamEvent,
   unknownMessage: (id: string) => void = () => undefined,
 ): ConversationState {
-  const d = e.data;
-  const messageId = typeof d.messageId === 'string' ? d.messageId : null;
+  const { messageId } = e.data;
   let next = e.id !== undefined && e.id > c.lastEventId ? { ...c, lastEventId: e.id } : c;
   switch (e.type) {
     case 'text': {
-      const turnId = String(d.turnId ?? '');
+      const { turnId, delta } = e.data;
       if (!turnId) return next;
-      if (!next.turns.has(turnId))
-        next = putTurn(next, placeholderTurn(next, turnId, Number(d.at ?? Date.now()), messageId));
+      if (!next.turns.has(turnId)) next = putTurn(next, placeholderTurn(next, turnId, e.data.at, messageId));
       const streaming = new Map(next.streaming);
-      streaming.set(turnId, (streaming.get(turnId) ?? '') + String(d.delta ?? ''));
+      streaming.set(turnId, (streaming.get(turnId) ?? '') + delta);
       return { ...next, streaming };
     }
     case 'step':
-      return d.step ? applyStep(next, d.step as Step) : next;
+      return applyStep(next, e.data.step);
     case 'turn':
-      return d.turn ? applyTurn(next, d.turn as TurnSummary) : next;
+      return applyTurn(next, e.data.turn);
     case 'ack': {
       if (!messageId) return next;
       if (!next.messages.has(messageId)) {
         unknownMessage(messageId);
         return next;
       }
-      const ack: Ack = {
-        kind: String(d.kind),
-        emoji: String(d.emoji ?? ''),
-        ...(typeof d.note === 'string' ? { note: d.note } : {}),
-      };
+      const { kind, emoji, note, at } = e.data;
+      const ack: Ack = { kind, emoji, ...(note !== undefined ? { note } : {}) };
       return setMessage(next, messageId, (m) => {
         let out = withAck(m, ack);
-        if (ack.kind === 'received' && typeof d.at === 'number') out = { ...out, receivedAt: d.at };
-        const state = ACK_STATE[ack.kind];
+        if (kind === 'received') out = { ...out, receivedAt: at };
+        const state = ACK_STATE[kind];
         if (state && !FINAL.includes(m.state) && !(state === 'queued' && m.state === 'running'))
-          out = { ...out, state, reason: ack.note ?? out.reason };
+          out = { ...out, state, reason: note ?? out.reason };
         else if (state === 'stopped') out = { ...out, state: 'stopped' };
         return out;
       });
     }
     case 'reply': {
-      const id = String(d.outboxId ?? `r${e.id ?? Math.random()}`);
-      if (next.replies.has(id)) return next;
+      const d = e.data;
+      if (next.replies.has(d.outboxId)) return next;
       const reply: Reply = {
-        id,
-        kind: d.kind === 'notice' ? 'notice' : 'reply',
-        text: String(d.text ?? ''),
-        messageIds: (d.messageIds as string[]) ?? [],
-        fromFallback: !!d.fromFallback,
-        at: Number(d.at ?? Date.now()),
+        id: d.outboxId,
+        kind: d.kind,
+        text: d.text,
+        messageIds: d.messageIds,
+        fromFallback: d.fromFallback,
+        at: d.at,
       };
       const replies = new Map(next.replies);
-      replies.set(id, reply);
+      replies.set(reply.id, reply);
       return { ...next, replies };
     }
     case 'message': {
       if (!messageId) return next;
+      const { state, text } = e.data;
       return setMessage(next, messageId, (m) => ({
         ...m,
-        ...(typeof d.state === 'string' ? { state: d.state as MessageState } : {}),
-        ...(typeof d.text === 'string' ? { text: d.text } : {}),
+        state: state as MessageState,
+        ...(text !== undefined ? { text } : {}),
       }));
     }
     default:

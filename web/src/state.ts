@@ -241,8 +241,9 @@ export async function withdraw(messageId: string): Promise<void> {
   const c = getState().conv;
   if (!c) return;
   try {
-    await api.withdraw(c.id, messageId);
-    setConv(c.id, (x) => applyEvent(x, { type: 'message', data: { messageId, state: 'withdrawn' } }));
+    const r = await api.withdraw(c.id, messageId);
+    const data = { messageId, state: r.state, at: Date.now() };
+    setConv(c.id, (x) => applyEvent(x, { type: 'message', data }));
   } catch (err) {
     failed(err);
   }
@@ -252,8 +253,9 @@ export async function edit(messageId: string, text: string): Promise<boolean> {
   const c = getState().conv;
   if (!c) return false;
   try {
-    await api.edit(c.id, messageId, text);
-    setConv(c.id, (x) => applyEvent(x, { type: 'message', data: { messageId, text } }));
+    const r = await api.edit(c.id, messageId, text);
+    const data = { messageId, state: r.state, text: r.text, at: Date.now() };
+    setConv(c.id, (x) => applyEvent(x, { type: 'message', data }));
     return true;
   } catch (err) {
     failed(err);

@@ -1,25 +1,29 @@
 /**
- * The gateway's wire shapes as the app sees them. A turn's steps are the gateway's own contract
- * (src/gateway/steps/types.ts), imported as types only; the rest mirrors the README's HTTP API.
+ * The gateway's wire as the app sees it: every body and event is the gateway's own type
+ * (src/http/wire.ts), imported as types only. What is the app's alone (a message still being
+ * sent, the connection banner) is added here.
  */
+import type { AckData, WireEvent, HistoryPage as WireHistoryPage } from '../../src/http/wire.js';
+
 export type {
+  AckData as Ack,
+  ConversationItem,
+  Disposition,
+  HistoryReply as Reply,
   NoticeStep,
   PermissionOption,
   PermissionStep,
+  ProjectItem as Project,
+  SendResult,
   SteerStep,
   Step,
   TextStep,
   ToolStep,
   TurnSummary,
   TurnView,
-} from '../../src/gateway/steps/types.js';
+} from '../../src/http/wire.js';
 
-export interface Ack {
-  kind: 'received' | 'steered' | 'queued' | 'stopped' | string;
-  emoji: string;
-  note?: string;
-}
-
+/** The gateway's message states, and `sending` while this device's POST has not answered. */
 export type MessageState =
   | 'sending'
   | 'accepted'
@@ -43,60 +47,18 @@ export interface Message {
   reason: string | null;
   /** Server time when known (history, the received ack), else the device's. */
   receivedAt: number;
-  acks: Ack[];
+  acks: AckData[];
   /** Set while the POST has not answered (the id is a local one until then). */
   local?: boolean;
 }
 
-export interface Reply {
-  id: string;
-  kind: 'reply' | 'notice';
-  text: string;
-  messageIds: string[];
-  fromFallback: boolean;
-  at: number;
-}
+/** A history page with each message's state as the app knows the states. */
+export type HistoryPage = Omit<WireHistoryPage, 'messages'> & {
+  messages: Array<WireHistoryPage['messages'][number] & { state: MessageState }>;
+};
 
-export interface HistoryPage {
-  messages: Array<Omit<Message, 'state'> & { state: MessageState; turnId: string | null }>;
-  replies: Reply[];
-  turns: import('../../src/gateway/steps/types.js').TurnView[];
-  more: boolean;
-  before: number | null;
-  lastEventId?: number;
-}
-
-export interface ConversationItem {
-  id: string;
-  title: string | null;
-  createdAt: number;
-  lastActivityAt: number;
-  unread: boolean;
-  archived: boolean;
-  lastEventId: number;
-  project?: string | null;
-}
-
-export interface Project {
-  name: string;
-  path: string;
-  worktrees?: boolean;
-}
-
-export type Disposition = 'turn' | 'steered' | 'queued' | 'merged' | 'command' | 'refused' | 'duplicate';
-
-export interface SendResult {
-  messageId: string;
-  disposition: Disposition;
-  reason?: string;
-}
-
-/** One server-sent event, parsed. */
-export interface StreamEvent {
-  id?: number;
-  type: string;
-  data: Record<string, unknown>;
-}
+/** One server-sent event, parsed: the wire's union, discriminated by `type`. */
+export type StreamEvent = WireEvent;
 
 /** The event stream's state, for the connection banner. */
 export type Connection = 'connecting' | 'live' | 'reconnecting' | 'unreachable' | 'unauthorized';

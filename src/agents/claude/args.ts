@@ -1,17 +1,9 @@
 /** Command lines for the CLI's two headless modes. Flag facts: shared/claude-code-protocol.md. */
 import { WRAPPER_SYSTEM_PROMPT } from '../../security/wrap.js';
 
-/** 'relay' asks the person through Rudder (--permission-prompt-tool stdio); the rest are the CLI's own modes. */
-export const PERMISSION_MODES = [
-  'relay',
-  'acceptEdits',
-  'auto',
-  'bypassPermissions',
-  'manual',
-  'dontAsk',
-  'plan',
-] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
+export { PERMISSION_MODES, type PermissionMode } from '../../config/permission-modes.js';
+
+import type { PermissionMode } from '../../config/permission-modes.js';
 
 export interface LaunchOptions {
   model?: string;

@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { RudderError } from '../../errors.js';
+import type { BinarySource } from './check.js';
 
 export interface ResolvedBinary {
   path: string;
-  source: 'config' | 'env' | 'path' | 'bundled';
+  source: BinarySource;
 }
 
 function isExecutable(file: string): boolean {

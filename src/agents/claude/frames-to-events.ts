@@ -18,7 +18,9 @@ const excerptOf = (content: unknown): string => {
     typeof content === 'string'
       ? content
       : Array.isArray(content)
-        ? content.map((b: any) => (typeof b?.text === 'string' ? b.text : '')).join('\n')
+        ? content
+            .map((b: { text?: unknown } | null | undefined) => (typeof b?.text === 'string' ? b.text : ''))
+            .join('\n')
         : '';
   return text.length > TOOL_EXCERPT_CHARS ? `${text.slice(0, TOOL_EXCERPT_CHARS)}…` : text;
 };

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ERRORS, isRudderError } from '../../errors.js';
 import { type ResolvedBinary, resolveClaudeBinary } from './binary.js';
+import type { ClaudeCheck } from './check.js';
 
 const exec = promisify(execFile);
 
@@ -19,17 +20,7 @@ export const CLAUDE_FIX = {
     'RUDDER_CLAUDE_BIN at a claude that runs.',
 } as const;
 
-export interface ClaudeCheck {
-  ok: boolean;
-  /** The binary found (null when none was). */
-  path: string | null;
-  source: ResolvedBinary['source'] | null;
-  /** `claude --version`, e.g. "2.1.332 (Claude Code)". */
-  version: string | null;
-  problem: string | null;
-  fix: string | null;
-  checkedAt: string;
-}
+export type { ClaudeCheck };
 
 export interface ClaudeCheckInput {
   /** agent.claudeBin */

@@ -90,7 +90,7 @@ export class ClaudeOneShotSession implements AgentSession {
     return this.lock.run(() => {
       if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId });
       if (this.current) throw new RudderError('AGENT_BUSY', undefined, { conversationId: this.conversationId });
-      return this.beginLocked(input.inputs);
+      return this.beginLocked(input.inputs, input.turnId);
     });
   }
 
@@ -120,9 +120,9 @@ export class ClaudeOneShotSession implements AgentSession {
     if (proc?.alive()) await proc.kill(reason, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
   }
 
-  private beginLocked(inputs: UserInput[]): OneShotTurn {
+  private beginLocked(inputs: UserInput[], turnId?: string): OneShotTurn {
     const ids = inputs.map((i) => i.id);
-    const turn = new OneShotTurn(ids);
+    const turn = new OneShotTurn(ids, turnId);
     this.current = turn;
     this.lastActive = Date.now();
     turn.emit({ type: 'started', inputIds: ids });

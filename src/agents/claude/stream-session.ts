@@ -117,7 +117,7 @@ export class ClaudeStreamSession implements AgentSession {
     return this.lock.run(() => {
       if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId });
       if (this.inFlight()) throw new RudderError('AGENT_BUSY', undefined, { conversationId: this.conversationId });
-      return this.beginTurnLocked(input.inputs);
+      return this.beginTurnLocked(input.inputs, input.turnId);
     });
   }
 
@@ -191,8 +191,11 @@ export class ClaudeStreamSession implements AgentSession {
   }
 
   /** Starts a turn for inputs while nothing is in flight; failures settle the returned turn. */
-  private beginTurnLocked(inputs: UserInput[]): StreamTurn {
-    const turn = this.newTurnLocked(inputs.map((i) => i.id));
+  private beginTurnLocked(inputs: UserInput[], turnId?: string): StreamTurn {
+    const turn = this.newTurnLocked(
+      inputs.map((i) => i.id),
+      turnId,
+    );
     try {
       const proc = this.ensureProcessLocked();
       const msg = this.writeLocked(proc, inputs, 'turn', turn);
@@ -208,8 +211,8 @@ export class ClaudeStreamSession implements AgentSession {
     return turn;
   }
 
-  private newTurnLocked(inputIds: string[]): StreamTurn {
-    const turn = new StreamTurn(inputIds);
+  private newTurnLocked(inputIds: string[], turnId?: string): StreamTurn {
+    const turn = new StreamTurn(inputIds, turnId);
     this.current = turn;
     this.lastActive = Date.now();
     const timeout = this.launch.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;

@@ -129,7 +129,7 @@ export class CodexSession implements AgentSession {
       if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId });
       if (this.turns.inFlight())
         throw new RudderError('AGENT_BUSY', undefined, { conversationId: this.conversationId });
-      return this.turns.begin(input.inputs);
+      return this.turns.begin(input.inputs, input.turnId);
     });
   }
 
@@ -191,7 +191,10 @@ export class CodexSession implements AgentSession {
     return this.lock.run(() => this.turns.approvals.answer(requestId, answer));
   }
 
-  /** Ends the turn, every command of the thread and this conversation's use of the app-server; the thread stays resumable. */
+  /**
+   * Ends the turn, every command of the thread and this conversation's use of the app-server; the
+   * thread stays resumable.
+   */
   async stop(reason: string): Promise<void> {
     this.lock.run(() => {
       if (this.stopped) return;

@@ -3,12 +3,8 @@
  * `-c key=value`, the value written as a TOML literal (codex parses it as TOML and, failing that,
  * takes the raw text as a string, so an unquoted string would change meaning with its content).
  */
+import { CONFIG_KEY } from '../../config/codex-config.js';
 import { RudderError } from '../../errors.js';
-
-export type JsonValue = string | number | boolean | JsonValue[] | { [key: string]: JsonValue };
-
-/** A key codex accepts after `-c`: dot-separated parts of letters, digits, `_` and `-`. */
-export const CONFIG_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 
@@ -53,18 +49,4 @@ export function configArgs(config: Record<string, unknown> = {}): string[] {
       throw new RudderError('CONFIG_INVALID', `agent.codex.config: "${key}" is not a dotted key (a.b.c).`);
     return ['-c', `${key}=${tomlLiteral(value, `agent.codex.config.${key}`)}`];
   });
-}
-
-/**
- * A key whose value would be a credential: argv is readable by every user of the machine (`ps`),
- * so a secret must come from the environment (a provider's `env_key` names the variable).
- */
-export function secretKeyProblem(key: string): string | undefined {
-  const last = key.split('.').at(-1)!.toLowerCase();
-  if (/token|secret|password|passwd|bearer|credential/.test(last) || /^(api[_-]?key|http_headers)$/.test(last))
-    return (
-      `${key} would put a secret on codex's command line, where any user of the machine can read it (ps). ` +
-      'Name an environment variable instead (e.g. model_providers.<id>.env_key) and set it in agent.env'
-    );
-  return undefined;
 }

@@ -168,6 +168,7 @@ async function authCheck(server: AppServer, env: Record<string, string>, codexHo
     env.CODEX_API_KEY ? 'CODEX_API_KEY' : '',
     fs.existsSync(path.join(codexHome, 'auth.json')) ? `a codex login (${path.join(codexHome, 'auth.json')})` : '',
   ].filter(Boolean);
+  const also = (open: string) => (sources.length ? `${open}${sources.join(', ')})` : '');
   let account: v2.GetAccountResponse | undefined;
   try {
     account = await server.request('account/read', {}, 15_000);
@@ -179,11 +180,11 @@ async function authCheck(server: AppServer, env: Record<string, string>, codexHo
       name: 'codex auth',
       ok: true,
       required: true,
-      detail: `the configured model provider needs no OpenAI login${sources.length ? ` (also found: ${sources.join(', ')})` : ''}`,
+      detail: `the configured model provider needs no OpenAI login${also(' (also found: ')}`,
     };
   const kind = account?.account?.type;
   const detail = kind
-    ? `${kind === 'chatgpt' ? 'ChatGPT login' : kind === 'apiKey' ? 'API key' : kind}${sources.length ? ` (${sources.join(', ')})` : ''}`
+    ? `${kind === 'chatgpt' ? 'ChatGPT login' : kind === 'apiKey' ? 'API key' : kind}${also(' (')}`
     : sources.join(', ');
   if (detail) return { name: 'codex auth', ok: true, required: true, detail };
   return {

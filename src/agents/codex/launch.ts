@@ -2,8 +2,9 @@
  * Everything a Codex session needs, as the gateway's session factory fills it in. The thread id is
  * the session id: saved through onSessionId after every turn, given back as sessionId to resume.
  */
+
+import type { PermissionMode } from '../../config/permission-modes.js';
 import type { Logger } from '../../ops/logger.js';
-import type { PermissionMode } from '../claude/args.js';
 import type { ProcessTracker } from '../claude/process.js';
 import type { CodexServers } from './server/servers.js';
 

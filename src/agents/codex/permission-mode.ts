@@ -3,7 +3,7 @@
  * sandbox and approvals reviewer for thread/start and thread/resume. The table is the README's
  * "Codex backend" section; `relay` is the one where the person is asked, through Rudder.
  */
-import type { PermissionMode } from '../claude/args.js';
+import type { PermissionMode } from '../../config/permission-modes.js';
 import type { v2 } from './protocol/index.js';
 
 export interface CodexPolicy {

@@ -18,7 +18,7 @@ interface Listener {
  * steer) never runs inside the session's turn lock.
  */
 export class TurnBase implements Turn {
-  readonly id = randomUUID();
+  readonly id: string;
   readonly result: Promise<TurnResult>;
   private readonly log: TurnEvent[] = [];
   private readonly listeners = new Set<Listener>();
@@ -28,7 +28,9 @@ export class TurnBase implements Turn {
   private resolveResult!: (r: TurnResult) => void;
   private rejectResult!: (e: RudderError) => void;
 
-  constructor(inputIds: string[]) {
+  /** `id`: the one the caller chose (the lane records a turn before it hands the inputs over), else a new one. */
+  constructor(inputIds: string[], id: string = randomUUID()) {
+    this.id = id;
     this.inputs.push(...inputIds);
     this.result = new Promise<TurnResult>((resolve, reject) => {
       this.resolveResult = resolve;

@@ -156,7 +156,7 @@ export class ClaudeTmuxSession implements AgentSession {
     return this.lock.run(() => {
       if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, this.context());
       if (this.tracker.inFlight()) throw new RudderError('AGENT_BUSY', undefined, this.context());
-      return this.beginLocked(input.inputs);
+      return this.beginLocked(input.inputs, input.turnId);
     });
   }
 
@@ -256,13 +256,17 @@ export class ClaudeTmuxSession implements AgentSession {
     return d;
   }
 
-  private beginLocked(inputs: UserInput[]): TmuxTurn {
+  private beginLocked(inputs: UserInput[], turnId?: string): TmuxTurn {
     let msg: PreparedMessage;
     try {
       msg = this.prepare(inputs);
     } catch (err) {
       // The long-message file could not be written: the turn fails as undelivered and the lane keeps it owed.
-      const turn = this.tracker.begin(inputs.map((i) => i.id));
+      const turn = this.tracker.begin(
+        inputs.map((i) => i.id),
+        undefined,
+        turnId,
+      );
       this.tracker.fail(
         turn,
         asRudderError(err, 'AGENT_UNDELIVERED', { ...this.context(), unanswered: turn.inputIds() }),
@@ -274,7 +278,7 @@ export class ClaudeTmuxSession implements AgentSession {
       inputs.map((i) => i.id),
       'turn',
     );
-    const turn = this.tracker.begin(d.inputIds, d);
+    const turn = this.tracker.begin(d.inputIds, d, turnId);
     void this.deliverer.turn(turn, d, msg);
     return turn;
   }

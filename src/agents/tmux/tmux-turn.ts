@@ -118,7 +118,9 @@ export class TmuxTurn extends TurnBase {
   buildResult(end: TurnEnd, sessionId: string | undefined): TurnResult {
     let text = (this.finalTexts.length ? this.finalTexts : this.texts).join('\n\n');
     if (end.kind === 'denied' && this.denied) {
-      const note = `(The person denied ${this.denied.toolName}${this.denied.detail ? `: ${this.denied.detail}` : ''}. The agent stopped and waits for the next message.)`;
+      const detail = this.denied.detail ? `: ${this.denied.detail}` : '';
+      const note =
+        `(The person denied ${this.denied.toolName}${detail}. ` + 'The agent stopped and waits for the next message.)';
       text = text ? `${text}\n\n${note}` : note;
     }
     return {

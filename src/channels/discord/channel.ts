@@ -18,13 +18,12 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type {
   AckKind,
-  CardView,
   Channel,
+  ChannelCapabilities,
   ChannelStatus,
   InboundSink,
   MessageRef,
   OutboundReply,
-  PromptView,
 } from '../channel.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
 import { downloadTo, saveIfAdmitted } from '../common/attachments.js';
@@ -69,6 +68,7 @@ export class DiscordChannel implements Channel {
   private inbound: Promise<void> = Promise.resolve();
   private readonly typingKeeper: TypingKeeper;
   private readonly surfaces: DiscordSurfaces;
+  readonly capabilities: ChannelCapabilities;
 
   constructor(o: DiscordChannelOptions) {
     this.cfg = o.config;
@@ -87,6 +87,7 @@ export class DiscordChannel implements Channel {
       inOrder: (key, task) => this.serial.run(key, task),
       log: this.log,
     });
+    this.capabilities = { cards: this.surfaces, buttons: this.surfaces };
   }
 
   private configuredToken(): string {
@@ -301,22 +302,6 @@ export class DiscordChannel implements Channel {
 
   typing(to: MessageRef, on: boolean): void {
     if (this.client) this.typingKeeper.set(to, on);
-  }
-
-  postCard(to: MessageRef, card: CardView): Promise<string> {
-    return this.surfaces.postCard(to, card);
-  }
-
-  editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
-    return this.surfaces.editCard(to, handle, card);
-  }
-
-  askPermission(to: MessageRef, prompt: PromptView): Promise<string> {
-    return this.surfaces.askPermission(to, prompt);
-  }
-
-  settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
-    return this.surfaces.settlePermission(to, handle, prompt);
   }
 
   status(): ChannelStatus {

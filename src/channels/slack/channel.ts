@@ -10,13 +10,12 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type {
   AckKind,
-  CardView,
   Channel,
+  ChannelCapabilities,
   ChannelStatus,
   InboundSink,
   MessageRef,
   OutboundReply,
-  PromptView,
 } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
 import { saveIfAdmitted } from '../common/attachments.js';
@@ -70,6 +69,7 @@ export class SlackChannel implements Channel {
   private inbound: Promise<unknown> = Promise.resolve();
   private readonly threadText = new Map<string, string>();
   private readonly surfaces: SlackSurfaces;
+  readonly capabilities: ChannelCapabilities;
 
   constructor(o: SlackChannelOptions) {
     this.cfg = o.config;
@@ -81,6 +81,7 @@ export class SlackChannel implements Channel {
       inOrder: (key, task) => this.serial.run(key, task),
       log: this.log,
     });
+    this.capabilities = { cards: this.surfaces, buttons: this.surfaces };
   }
 
   private configuredTokens(): { bot: string; app: string } {
@@ -293,22 +294,6 @@ export class SlackChannel implements Channel {
     }
     const text = ackText(kind, note);
     if (text) await this.serial.run(to.conversationKey, () => this.post(to.conversationKey, text));
-  }
-
-  postCard(to: MessageRef, card: CardView): Promise<string> {
-    return this.surfaces.postCard(to, card);
-  }
-
-  editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
-    return this.surfaces.editCard(to, handle, card);
-  }
-
-  askPermission(to: MessageRef, prompt: PromptView): Promise<string> {
-    return this.surfaces.askPermission(to, prompt);
-  }
-
-  settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
-    return this.surfaces.settlePermission(to, handle, prompt);
   }
 
   status(): ChannelStatus {

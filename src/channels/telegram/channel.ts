@@ -12,13 +12,12 @@ import type { Logger } from '../../ops/logger.js';
 import { registerSecret } from '../../ops/redact.js';
 import type {
   AckKind,
-  CardView,
   Channel,
+  ChannelCapabilities,
   ChannelStatus,
   InboundSink,
   MessageRef,
   OutboundReply,
-  PromptView,
 } from '../channel.js';
 import { ackText } from '../common/ack-text.js';
 import { saveIfAdmitted } from '../common/attachments.js';
@@ -32,11 +31,9 @@ import { classify, describe, isBadToken, isEntityError, isMissingReplyTarget } f
 import { fetchFile } from './files.js';
 import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
 import { ALLOWED_UPDATES, grammySignal, poll } from './polling.js';
-import { TelegramSurfaces } from './progress.js';
+import { TELEGRAM_TEXT_LIMIT, TelegramSurfaces } from './progress.js';
 import { closeServer, startWebhookServer } from './webhook.js';
 
-/** Bot API: "Text of the message to be sent, 1-4096 characters after entities parsing". */
-export const TELEGRAM_TEXT_LIMIT = 4096;
 /** Telegram shows "typing…" for 5 seconds; re-sent a little before it fades. */
 const TYPING_INTERVAL_MS = 4_000;
 const TOKEN_FORMAT = /^\d+:[A-Za-z0-9_-]{20,}$/;
@@ -73,6 +70,7 @@ export class TelegramChannel implements Channel {
   private readonly progress = new PartProgress();
   private readonly typingKeeper: TypingKeeper;
   private readonly surfaces: TelegramSurfaces;
+  readonly capabilities: ChannelCapabilities;
 
   constructor(o: TelegramChannelOptions) {
     this.cfg = o.config;
@@ -85,6 +83,7 @@ export class TelegramChannel implements Channel {
       log: this.log,
       describe: (err) => describe(err, this.token),
     });
+    this.capabilities = { cards: this.surfaces, drafts: this.surfaces, buttons: this.surfaces };
     this.typingKeeper = new TypingKeeper({
       intervalMs: o.typingIntervalMs ?? TYPING_INTERVAL_MS,
       logger: this.log,
@@ -333,26 +332,6 @@ export class TelegramChannel implements Channel {
 
   typing(to: MessageRef, on: boolean): void {
     if (this.bot) this.typingKeeper.set(to, on);
-  }
-
-  postCard(to: MessageRef, card: CardView): Promise<string> {
-    return this.surfaces.postCard(to, card);
-  }
-
-  editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
-    return this.surfaces.editCard(to, handle, card);
-  }
-
-  draftText(to: MessageRef, draftId: number, text: string): Promise<boolean> {
-    return this.surfaces.draftText(to, draftId, text);
-  }
-
-  askPermission(to: MessageRef, prompt: PromptView): Promise<string> {
-    return this.surfaces.askPermission(to, prompt);
-  }
-
-  settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
-    return this.surfaces.settlePermission(to, handle, prompt);
   }
 
   status(): ChannelStatus {

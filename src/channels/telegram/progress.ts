@@ -15,7 +15,8 @@ import { fitParts } from '../common/split.js';
 import { isEntityError } from './errors.js';
 import { conversationKeyOf, parseConversationKey } from './inbound.js';
 
-export const TELEGRAM_LIMIT = 4096;
+/** Bot API: "Text of the message to be sent, 1-4096 characters after entities parsing". */
+export const TELEGRAM_TEXT_LIMIT = 4096;
 
 export interface TelegramSurfaceDeps {
   api(): Api;
@@ -61,7 +62,7 @@ export class TelegramSurfaces {
 
   async postCard(to: MessageRef, card: CardView): Promise<string> {
     const { chatId, topicId } = parseConversationKey(to.conversationKey);
-    const html = fit(cardMarkdown(card), TELEGRAM_LIMIT)[0] ?? card.header;
+    const html = fit(cardMarkdown(card), TELEGRAM_TEXT_LIMIT)[0] ?? card.header;
     const m = await withRetry(
       () =>
         this.html(
@@ -83,7 +84,7 @@ export class TelegramSurfaces {
 
   async editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
     const { chatId } = parseConversationKey(to.conversationKey);
-    const html = fit(cardMarkdown(card), TELEGRAM_LIMIT)[0] ?? card.header;
+    const html = fit(cardMarkdown(card), TELEGRAM_TEXT_LIMIT)[0] ?? card.header;
     await withRetry(async () => {
       try {
         await this.html(
@@ -105,7 +106,7 @@ export class TelegramSurfaces {
   async draftText(to: MessageRef, draftId: number, text: string): Promise<boolean> {
     const { chatId, topicId } = parseConversationKey(to.conversationKey);
     if (!/^\d+$/.test(chatId)) return false;
-    const tail = Array.from(text).slice(-TELEGRAM_LIMIT).join('');
+    const tail = Array.from(text).slice(-TELEGRAM_TEXT_LIMIT).join('');
     await withRetry(
       () =>
         this.d
@@ -119,7 +120,7 @@ export class TelegramSurfaces {
   /** The whole request in as many messages as it takes, the keyboard on the last; resolves with its id. */
   askPermission(to: MessageRef, prompt: PromptView): Promise<string> {
     const { chatId, topicId } = parseConversationKey(to.conversationKey);
-    const parts = promptParts(prompt, TELEGRAM_LIMIT, fit);
+    const parts = promptParts(prompt, TELEGRAM_TEXT_LIMIT, fit);
     return this.d.inOrder(to.conversationKey, async () => {
       let last = '';
       for (const [i, html] of parts.entries()) {
@@ -168,7 +169,7 @@ export class TelegramSurfaces {
   /** The last part of the request, with who answered, and no keyboard. */
   async settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
     const { chatId } = parseConversationKey(to.conversationKey);
-    const html = promptParts(prompt, TELEGRAM_LIMIT, fit).at(-1)!;
+    const html = promptParts(prompt, TELEGRAM_TEXT_LIMIT, fit).at(-1)!;
     await withRetry(async () => {
       try {
         await this.html(

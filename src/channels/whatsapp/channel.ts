@@ -15,7 +15,17 @@ import qrcode from 'qrcode-terminal';
 import type { WhatsAppConfig } from '../../config/channels-schema.js';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
-import type { AckKind, CardView, Channel, ChannelStatus, InboundSink, MessageRef, OutboundReply } from '../channel.js';
+import type {
+  AckKind,
+  CardCalls,
+  CardView,
+  Channel,
+  ChannelCapabilities,
+  ChannelStatus,
+  InboundSink,
+  MessageRef,
+  OutboundReply,
+} from '../channel.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
 import { saveBuffer, saveIfAdmitted } from '../common/attachments.js';
 import { cardMarkdown } from '../common/card.js';
@@ -75,8 +85,10 @@ function classify(err: unknown): Verdict {
 
 const describe = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-export class WhatsAppChannel implements Channel {
+export class WhatsAppChannel implements Channel, CardCalls {
   readonly name = 'whatsapp';
+  /** Cards are edited in place within WhatsApp's edit window; no buttons or drafts there. */
+  readonly capabilities: ChannelCapabilities = { cards: this };
   private readonly cfg: WhatsAppConfig;
   private readonly dataDir: string;
   private readonly log: Logger;

@@ -1,6 +1,6 @@
 /** One progress card's state: where it is shown, what it showed last, and its timers. */
 import { randomBytes } from 'node:crypto';
-import type { Channel, MessageRef } from '../../channels/channel.js';
+import type { CardCalls, Channel, DraftCalls, MessageRef } from '../../channels/channel.js';
 import type { TurnView } from '../steps/types.js';
 import type { ProgressConfig } from './settings.js';
 
@@ -16,6 +16,9 @@ export interface Card {
   turnId: string;
   conversationId: string;
   channel: Channel;
+  cards: CardCalls;
+  /** Where drafts are shown (Telegram private chats), when the channel has them. */
+  drafts: DraftCalls | undefined;
   to: MessageRef;
   cfg: ProgressConfig;
   view: TurnView;
@@ -38,12 +41,20 @@ export interface Card {
 
 let nextDraftId = 1;
 
-export function newCard(turn: TurnView, target: { channel: Channel; key: string }, cfg: ProgressConfig): Card {
+export function newCard(
+  turn: TurnView,
+  target: { channel: Channel; key: string },
+  cards: CardCalls,
+  cfg: ProgressConfig,
+): Card {
+  const drafts = target.channel.capabilities?.drafts;
   return {
     ref: randomBytes(6).toString('base64url'),
     turnId: turn.id,
     conversationId: turn.conversationId,
     channel: target.channel,
+    cards,
+    drafts,
     to: { conversationKey: target.key },
     cfg,
     view: turn,
@@ -56,7 +67,7 @@ export function newCard(turn: TurnView, target: { channel: Channel; key: string 
     // Telegram wants a non-zero draft id; one per turn keeps its updates animated as one draft.
     draft: {
       id: nextDraftId++,
-      on: !!target.channel.draftText && cfg.text !== 'final-only',
+      on: !!drafts && cfg.text !== 'final-only',
       lastAt: 0,
       inFlight: false,
     },

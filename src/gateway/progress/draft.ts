@@ -38,9 +38,10 @@ export function streamDraft(card: Card, host: DraftHost): void {
     );
     host.fallBack(card);
   };
-  card.channel.draftText!(card.to, card.draft.id, card.streaming)
+  card
+    .drafts!.draftText(card.to, card.draft.id, card.streaming)
     .then(
-      (ok) => {
+      (ok: boolean) => {
         if (!ok) off();
       },
       (err: unknown) => {

@@ -2,7 +2,7 @@
  * The progress driver: one card per running turn in each chat, built from the StepLog (never
  * from a backend's events). It decides when a card is posted, edited and collapsed, by the
  * `progress` settings of the conversation's channel, and calls the channel's optional
- * postCard/editCard/draftText. Everything here is best effort: the final reply travels through
+ * capabilities (cards, drafts). Everything here is best effort: the final reply travels through
  * the outbox on its own, and no card call waits for it or delays it.
  *
  * Cadence, per card: edits are at least `editEverySeconds` apart, counted from the previous call's
@@ -10,15 +10,16 @@
  * next edit (never queued up), which renders the turn as it is then. A 429 holds every card of
  * that chat until its retry-after passed.
  */
-import type { CardView, Channel } from '../../channels/channel.js';
+import type { CardCalls, CardView } from '../../channels/channel.js';
 import type { Config } from '../../config/schema.js';
 import { isRudderError, RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { BusEvent, EventBus } from '../bus.js';
+import type { Chat } from '../chats.js';
 import type { StepLog } from '../steps/step-log.js';
 import type { Step, TurnView } from '../steps/types.js';
 import { type Card, clearTimers, newCard } from './card.js';
-import { collapsedCard, runningCard } from './compose.js';
+import { collapsedCard, runningCard } from './card-view.js';
 import { type DraftHost, streamDraft } from './draft.js';
 import { IntermediateTexts } from './intermediate.js';
 import { type ProgressConfig, progressFor } from './settings.js';
@@ -38,7 +39,7 @@ export interface ProgressHost {
   log: Logger;
   settings(): Config;
   /** The chat a conversation lives in, when its channel runs. */
-  target(conversationId: string): { channel: Channel; key: string } | undefined;
+  target(conversationId: string): Chat | undefined;
   queued(conversationId: string): number;
   /** Sends text the agent wrote between tools as a message of its own (progress.text "messages"). */
   sendText(conversationId: string, text: string, inputIds: string[]): void;
@@ -86,14 +87,15 @@ export class ProgressDriver {
   private changed(turn: TurnView, changed: Step[]): void {
     if (this.stopped) return;
     const target = this.host.target(turn.conversationId);
-    if (!target || target.channel.name === 'web') return;
+    const caps = target?.channel.capabilities;
+    if (!target || caps?.drawsTurns) return;
     const cfg = progressFor(this.host.settings(), target.channel.name);
     if (cfg.text === 'messages') this.intermediate.seen(turn);
     let card = this.cards.get(turn.id);
     if (!card) {
       if (turn.status !== 'running') return void this.gaveUp.delete(turn.id);
-      if (cfg.mode !== 'card' || !target.channel.postCard || this.gaveUp.has(turn.id)) return;
-      card = this.open(turn, target, cfg);
+      if (cfg.mode !== 'card' || !caps?.cards || this.gaveUp.has(turn.id)) return;
+      card = this.open(turn, target, caps.cards, cfg);
     }
     card.view = turn;
     if (changed.some((s) => s.kind === 'text')) card.streaming = '';
@@ -105,8 +107,8 @@ export class ProgressDriver {
     this.schedule(card);
   }
 
-  private open(turn: TurnView, target: { channel: Channel; key: string }, cfg: ProgressConfig): Card {
-    const card = newCard(turn, target, cfg);
+  private open(turn: TurnView, target: Chat, cards: CardCalls, cfg: ProgressConfig): Card {
+    const card = newCard(turn, target, cards, cfg);
     this.cards.set(turn.id, card);
     this.byRef.set(card.ref, card);
     const wait = Math.max(0, turn.startedAt + cfg.minTurnSeconds * 1000 - Date.now());
@@ -117,11 +119,10 @@ export class ProgressDriver {
 
   private busEvent(e: BusEvent): void {
     if (this.stopped) return;
-    if (e.type === 'text' && typeof e.data.turnId === 'string') {
+    if (e.type === 'text') {
       const card = this.cards.get(e.data.turnId);
-      if (!card || card.view.status !== 'running') return;
-      if (card.cfg.text === 'final-only') return;
-      card.streaming = (card.streaming + String(e.data.delta ?? '')).slice(-STREAM_KEEP);
+      if (card?.view.status !== 'running' || card.cfg.text === 'final-only') return;
+      card.streaming = (card.streaming + e.data.delta).slice(-STREAM_KEEP);
       if (card.draft.on) streamDraft(card, this.drafts);
       else this.schedule(card);
       return;
@@ -144,10 +145,6 @@ export class ProgressDriver {
     });
   }
 
-  private interval(card: Card): number {
-    return card.cfg.editEverySeconds * 1000;
-  }
-
   private post(card: Card): void {
     if (card.state !== 'waiting' || this.stopped) return;
     clearTimeout(card.timer);
@@ -160,7 +157,7 @@ export class ProgressDriver {
     }
     card.state = 'posting';
     const view = this.render(card, Date.now());
-    card.channel.postCard!(card.to, view).then(
+    card.cards.postCard(card.to, view).then(
       (handle) => {
         card.handle = handle;
         card.lastCallAt = Date.now();
@@ -191,7 +188,7 @@ export class ProgressDriver {
       card.dirty = true;
       return;
     }
-    const every = card.state === 'status' ? STATUS_EVERY_MS : this.interval(card);
+    const every = card.state === 'status' ? STATUS_EVERY_MS : card.cfg.editEverySeconds * 1000;
     const due = Math.max(card.lastCallAt + every, this.blockedUntil.get(card.conversationId) ?? 0);
     const wait = due - Date.now();
     if (wait <= 0) return this.flush(card);
@@ -216,9 +213,9 @@ export class ProgressDriver {
     const kind = card.state === 'status' ? 'status' : 'edit';
     const call =
       kind === 'status'
-        ? card.channel.postCard!(card.to, view).then(() => undefined)
-        : card.channel.editCard
-          ? card.channel.editCard(card.to, card.handle!, view)
+        ? card.cards.postCard(card.to, view).then(() => undefined)
+        : card.cards.editCard
+          ? card.cards.editCard(card.to, card.handle!, view)
           : Promise.reject(notEditable(card.channel.name));
     call
       .then(
@@ -271,7 +268,7 @@ export class ProgressDriver {
     if (collapsed && card.shown && JSON.parse(card.shown).final) return this.done(card);
     if (card.dirty || collapsed) return this.schedule(card);
     clearTimeout(card.heartbeat);
-    card.heartbeat = setTimeout(() => this.schedule(card), Math.max(HEARTBEAT_MS, this.interval(card)));
+    card.heartbeat = setTimeout(() => this.schedule(card), Math.max(HEARTBEAT_MS, card.cfg.editEverySeconds * 1000));
     card.heartbeat.unref();
   }
 

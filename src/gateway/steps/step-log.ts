@@ -11,8 +11,9 @@ import type { TurnEvent } from '../../agents/session.js';
 import { ERRORS } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { Store } from '../../store/store.js';
-import type { TurnRow } from '../../store/types.js';
+import type { EventRow, TurnRow } from '../../store/types.js';
 import type { EventBus } from '../bus.js';
+import type { PermissionDesk } from '../permissions/desk.js';
 import { type TurnEnd, TurnRecord } from './turn-record.js';
 import type { NoticeCode, Step, TurnStatus, TurnSummary, TurnView } from './types.js';
 
@@ -36,7 +37,15 @@ export class StepLog {
     private readonly store: Store,
     private readonly bus: EventBus,
     private readonly log: Logger,
-  ) {}
+    desk: PermissionDesk,
+  ) {
+    // A permission request's step follows the desk, the request's one owner.
+    desk.subscribe((e) => {
+      if (e.kind === 'opened') this.record(e.open.turnId, { type: 'permission', request: e.open.request });
+      else if (e.kind === 'answered')
+        this.permissionAnswered(e.open.request.requestId, { optionId: e.optionId, label: e.label, by: e.by });
+    });
+  }
 
   /** A turn began (the lane's or one the agent started itself). Idempotent. */
   turnStarted(conversationId: string, turnId: string, inputIds: string[]): void {
@@ -60,7 +69,7 @@ export class StepLog {
   }
 
   /** Someone answered a permission request (and the answer reached the agent). */
-  permissionAnswered(requestId: string, answer: { optionId: string; label: string; by: string }): void {
+  private permissionAnswered(requestId: string, answer: { optionId: string; label: string; by: string }): void {
     const rec = this.recordOf(requestId);
     if (rec) this.publishSteps(rec, rec.answered(requestId, answer));
   }
@@ -136,7 +145,7 @@ export class StepLog {
     if (!this.pending.length) return;
     const batch = this.pending;
     this.pending = [];
-    let events;
+    let events: EventRow[];
     try {
       events = this.store.tx(() =>
         batch.map((w) => {

@@ -118,7 +118,7 @@ export class TurnRecord {
 
   answered(requestId: string, answer: PermissionStep['answer'] & object, now = Date.now()): Step[] {
     const step = this.permissions.get(requestId);
-    if (!step || step.status !== 'open') return [];
+    if (step?.status !== 'open') return [];
     Object.assign(step, { status: 'answered', answer, endedAt: now });
     return [step];
   }

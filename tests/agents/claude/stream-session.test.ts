@@ -45,7 +45,8 @@ function recordTurns(session: ClaudeStreamSession) {
 
 const WRAPPED = (text: string) =>
   new RegExp(
-    `<<<EXTERNAL_USER_MESSAGE id=[0-9a-f]+[^>]*>>>\\n${text.replace(/[[\]]/g, '\\$&')}\\n<<<END_EXTERNAL_USER_MESSAGE id=[0-9a-f]+>>>`,
+    `<<<EXTERNAL_USER_MESSAGE id=[0-9a-f]+[^>]*>>>\\n${text.replace(/[[\]]/g, '\\$&')}\\n` +
+      '<<<END_EXTERNAL_USER_MESSAGE id=[0-9a-f]+>>>',
   );
 
 describe('claude stream session (real CLI)', () => {

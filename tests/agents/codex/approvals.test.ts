@@ -86,7 +86,7 @@ describe('codex approvals (real codex)', () => {
     expect(next.text).toMatch(/ok tag:c2$/);
   });
 
-  it('"always allow" (an execpolicy amendment) does what its effect says: the same command no longer asks', async () => {
+  it('"always allow" (an execpolicy amendment) does what its effect says: the command no longer asks', async () => {
     const { session, launch } = relaySession();
     const marker = path.join(launch.cwd, 'rule.txt');
     const text = `go [[escalate:echo rule >> ${marker}]]`;

@@ -52,7 +52,9 @@ const WRAPPED = (text: string) =>
 describe('codex session (real codex)', () => {
   it('round-trips a turn: streamed text, usage, the thread id persisted, the input wrapped', async () => {
     const { session, saved } = newSession();
-    const turn = session.startTurn({ inputs: [{ id: 'm1', text: 'hello tag:m1' }] });
+    // The lane records a turn before it hands it over, under the id it chose.
+    const turn = session.startTurn({ inputs: [{ id: 'm1', text: 'hello tag:m1' }], turnId: 'lane-turn-1' });
+    expect(turn.id).toBe('lane-turn-1');
     const events: string[] = [];
     turn.onEvent((e) => events.push(e.type));
     const r = await turn.result;
@@ -182,7 +184,7 @@ describe('codex session: stop and crash (real codex)', () => {
     expect(historyCopies(last, 'tag:i1')).toBe(1);
   });
 
-  it('reports the unanswered input after kill -9 of the app-server mid-turn, then resumes the thread; the re-run sends only the note', async () => {
+  it('after kill -9 of the app-server: the unanswered input named, the thread resumed, the note alone', async () => {
     const { session, saved, launch } = newSession();
     const first = await session.startTurn({ inputs: [{ id: 'k0', text: 'remember tag:k0' }] }).result;
     const turn = session.startTurn({
@@ -257,7 +259,7 @@ describe('codex session: stops, timeouts and start-up failures (real codex)', ()
     expect(timesSent(mock.requests, 'withdrawn tag:w2')).toBe(0);
   });
 
-  it("a command carries the gateway's orphan mark, so a restart of Rudder finds what a killed gateway left", async () => {
+  it("a command carries the gateway's orphan mark: a restart of Rudder finds what a killed gateway left", async () => {
     const prefix = `rtest${process.pid}`;
     const { session, launch } = newSession({ markPrefix: prefix });
     const turn = session.startTurn({ inputs: [{ id: 'o1', text: 'long [[exec:echo $$ > o1.pid; exec sleep 30]]' }] });
@@ -319,7 +321,7 @@ describe('codex session: stops, timeouts and start-up failures (real codex)', ()
 });
 
 describe('codex session: resume and external content (real codex)', () => {
-  it('a new session on the saved thread id (Rudder restarted) resumes it; a held input is sent as the note alone', async () => {
+  it('a new session on the saved thread id (Rudder restarted) resumes it; a held input goes as the note', async () => {
     const first = newSession();
     await first.session.startTurn({ inputs: [{ id: 'h0', text: 'first tag:h0' }] }).result;
     const cut = first.session.startTurn({ inputs: [{ id: 'h1', text: 'cut [[exec:sleep 30]] tag:h1' }] });
@@ -339,7 +341,7 @@ describe('codex session: resume and external content (real codex)', () => {
     expect(last.lastUserText).toContain(HELD_NOTE);
   });
 
-  it('a saved thread codex does not know fails the turn with AGENT_SESSION_NOT_FOUND; the next turn starts a new thread', async () => {
+  it('an unknown saved thread is AGENT_SESSION_NOT_FOUND; the next turn starts a new one', async () => {
     const { session } = newSession({ sessionId: '01a2342a-0000-7000-8000-000000000000' });
     const err = await session.startTurn({ inputs: [{ id: 'x1', text: 'hi' }] }).result.catch((e: unknown) => e);
     expect(isRudderError(err, 'AGENT_SESSION_NOT_FOUND')).toBe(true);

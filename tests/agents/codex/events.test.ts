@@ -84,7 +84,7 @@ describe('codex turn events (real codex)', () => {
 });
 
 describe('codex failures (real codex)', () => {
-  it('a usage limit (429 with codex rate-limit headers) is AGENT_RATE_LIMITED with resetsAt; the session stays usable', async () => {
+  it('a usage limit (429 and codex limit headers) is AGENT_RATE_LIMITED with resetsAt', async () => {
     const { session } = newSession();
     const resetsAt = Math.floor(Date.now() / 1000) + 5400;
     mock.setScript((req) => (/\[\[limit\]\]/.test(req.lastUserText) ? fail(429, 'usage', resetsAt) : undefined));
@@ -100,7 +100,7 @@ describe('codex failures (real codex)', () => {
     expect(ok.text).toBe('ok tag:r1 tag:r2');
   });
 
-  it('a plain 429 is AGENT_RATE_LIMITED without a reset time; the re-run with the note reaches the model once', async () => {
+  it('a plain 429 is AGENT_RATE_LIMITED without a reset time; the re-run with the note reaches it once', async () => {
     const { session } = newSession();
     const err = await session
       .startTurn({ inputs: [{ id: 'p1', text: 'go [[429]] tag:p1' }] })

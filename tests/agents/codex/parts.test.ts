@@ -6,9 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PERMISSION_MODES } from '../../../src/agents/claude/args.js';
 import { bundledCodex, resolveCodexBinary } from '../../../src/agents/codex/binary.js';
-import { configArgs, secretKeyProblem, tomlLiteral, tomlString } from '../../../src/agents/codex/config-args.js';
+import { configArgs, tomlLiteral, tomlString } from '../../../src/agents/codex/config-args.js';
 import { buildCodexEnv } from '../../../src/agents/codex/env.js';
 import { CODEX_POLICIES } from '../../../src/agents/codex/permission-mode.js';
 import { parseMessage } from '../../../src/agents/codex/protocol/parse.js';
@@ -18,6 +17,8 @@ import { resetsAtOf, turnError } from '../../../src/agents/codex/session/results
 import { fileChangeCall, hunksOf, unwrapShell } from '../../../src/agents/codex/session/tool-inputs.js';
 import { TurnBase } from '../../../src/agents/common/turn-base.js';
 import type { TurnEvent } from '../../../src/agents/session.js';
+import { secretKeyProblem } from '../../../src/config/codex-config.js';
+import { PERMISSION_MODES } from '../../../src/config/permission-modes.js';
 import { isRudderError } from '../../../src/errors.js';
 import { tempDir } from '../../support/claude-rig.js';
 
@@ -295,7 +296,7 @@ describe('codex notifications as turn events', () => {
     expect(events[1]).toMatchObject({ type: 'tool-result', excerpt: '☑ read the code\n▶ fix the bug\n☐ test' });
   });
 
-  it('an MCP call is a tool step named mcp__server__tool; a retried error is a status; usage adds up per request', async () => {
+  it('an MCP call is a step mcp__server__tool; a retried error is a status; usage adds up per request', async () => {
     const items = new TurnItems();
     const turn = new TurnBase([]);
     const mcp = {

@@ -73,7 +73,7 @@ describe('codex: one app-server, several conversations (real codex)', () => {
     expect(historyCopies(lastA, 'tag:b')).toBe(0);
   });
 
-  it('a dead server fails exactly the turns it cut off; an idle conversation is untouched and resumes on the new one', async () => {
+  it('a dead server fails exactly the turns it cut off; an idle conversation resumes on the new one', async () => {
     const [a, b, c] = sharedSessions(3);
     const idle = await b!.session.startTurn({ inputs: [{ id: 'b0', text: 'remember tag:b0' }] }).result;
     const ta = a!.session.startTurn({
@@ -105,7 +105,7 @@ describe('codex: one app-server, several conversations (real codex)', () => {
     expect(a!.session.pid()).toBe(b!.session.pid());
   });
 
-  it("stop() of one conversation ends its thread's commands; the last one's stop ends the server, reason recorded", async () => {
+  it("stop() ends the thread's commands; the last one's stop ends the server, its reason recorded", async () => {
     const tracked: string[] = [];
     const { logger, records } = recordingLogger();
     const servers = new CodexServers({

@@ -392,7 +392,10 @@ describe('typing', () => {
     expect(m.typed).toBe(m.full);
     expect(m.typed).not.toContain('\x1b');
     expect(m.typed).toMatch(
-      /^<<<EXTERNAL_USER_MESSAGE id=(\w+) from="web:x">>>\nonetwo\n<<<END_EXTERNAL_USER_MESSAGE id=\1>>>\n\n<<<EXTERNAL_USER_MESSAGE id=\w+>>>\nthree\n/,
+      new RegExp(
+        String.raw`^<<<EXTERNAL_USER_MESSAGE id=(\w+) from="web:x">>>\nonetwo\n<<<END_EXTERNAL_USER_MESSAGE id=\1>>>` +
+          String.raw`\n\n<<<EXTERNAL_USER_MESSAGE id=\w+>>>\nthree\n`,
+      ),
     );
     expect(m.typed).toContain(m.marker);
     expect(m.file).toBeUndefined();

@@ -147,7 +147,10 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
     const arrived = unwrapPasted(prompts[0]!.kind === 'prompt' ? prompts[0]!.text : '');
     expect(arrived).toContain(stripControlSequences(text));
     expect(arrived).toMatch(
-      /^<<<EXTERNAL_USER_MESSAGE id=\w+>>>\nBEGIN tag:big\n[\s\S]*\nEND OF MESSAGE\n<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>$/,
+      new RegExp(
+        String.raw`^<<<EXTERNAL_USER_MESSAGE id=\w+>>>\nBEGIN tag:big\n[\s\S]*\nEND OF MESSAGE\n` +
+          String.raw`<<<END_EXTERNAL_USER_MESSAGE id=\w+>>>$`,
+      ),
     );
     // One submission: the marker inside did not end the paste and no line was sent on its own.
     const sent = mock.mainRequests().slice(before);

@@ -85,9 +85,12 @@ export class ThreadTurns {
     return this.current !== undefined || this.steers.waiting() > 0;
   }
 
-  /** Starts a turn now (nothing may be running); its start-up failures settle it. */
-  begin(inputs: UserInput[]): CodexTurn {
-    const turn = new CodexTurn(inputs.map((i) => i.id));
+  /** Starts a turn now (nothing may be running), with the id the caller chose if any; start-up failures settle it. */
+  begin(inputs: UserInput[], turnId?: string): CodexTurn {
+    const turn = new CodexTurn(
+      inputs.map((i) => i.id),
+      turnId,
+    );
     this.current = turn;
     this.crashed = false;
     this.lastActive = Date.now();

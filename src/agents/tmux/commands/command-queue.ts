@@ -28,7 +28,7 @@ export class CommandQueue {
 
   /** Runs what is queued; resolves when the queue is empty (a turn awaits this before typing). */
   drain(): Promise<void> {
-    if (this.draining) return this.draining.then(() => this.drain());
+    if (this.draining !== undefined) return this.draining.then(() => this.drain());
     if (!this.queue.length) return Promise.resolve();
     this.draining = (async () => {
       try {

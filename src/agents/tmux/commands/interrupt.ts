@@ -33,11 +33,9 @@ export async function interruptTurn(deps: InterruptDeps, opts: { cancelQueued?: 
       unanswered: d.inputIds,
     });
   if (opts.cancelQueued)
-    lock.run(() =>
-      waiting()
-        .filter((d) => !d.arrived)
-        .forEach((d) => tracker.drop(d, withdrawn(d))),
-    );
+    lock.run(() => {
+      for (const d of waiting().filter((d) => !d.arrived)) tracker.drop(d, withdrawn(d));
+    });
   const pane = host.pane;
   if (!host.live || !pane || (turn && !turn.arrived)) {
     // Nothing reached the agent yet: the message is withdrawn before it was typed.
@@ -50,7 +48,9 @@ export async function interruptTurn(deps: InterruptDeps, opts: { cancelQueued?: 
       await pane.keys('Up');
       await sleep(300);
       await clearInputBox(pane);
-      lock.run(() => queued.forEach((d) => tracker.drop(d, withdrawn(d))));
+      lock.run(() => {
+        for (const d of queued) tracker.drop(d, withdrawn(d));
+      });
     }
     await pane.keys('Escape');
   });

@@ -168,6 +168,7 @@ function parsePaneInfo(line: string): PaneInfo {
 
 /** Sources the environment file ($1), deletes it, then runs the program in its place, stderr into $2 when given. */
 const LOAD_ENV_AND_EXEC =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: "${1%/*}" is the shell's expansion (the file's folder)
   'set -a; . "$1" || exit 97; set +a; rm -rf "${1%/*}"; e=$2; shift 2; [ -z "$e" ] && exec "$@"; exec "$@" 2>"$e"';
 
 const shellQuote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;

@@ -51,7 +51,6 @@ export function toolCallsOnScreen(screen: string, marker?: string): ScreenToolCa
  */
 export function reportToolsOnlyOnScreen(turn: TmuxTurn, marker: string | undefined, screen: string): void {
   if (turn.toolUseCount() > 0 || !marker) return;
-  toolCallsOnScreen(screen, marker).forEach((c, i) =>
-    turn.emit({ type: 'tool-use', id: `screen-${i + 1}`, name: c.name, input: c.input }),
-  );
+  for (const [i, c] of toolCallsOnScreen(screen, marker).entries())
+    turn.emit({ type: 'tool-use', id: `screen-${i + 1}`, name: c.name, input: c.input });
 }

@@ -59,8 +59,8 @@ export class TurnTracker {
     return this.current !== undefined || this.waiting().length > 0;
   }
 
-  begin(inputIds: string[], delivery?: Delivery): TmuxTurn {
-    const turn = new TmuxTurn(inputIds);
+  begin(inputIds: string[], delivery?: Delivery, turnId?: string): TmuxTurn {
+    const turn = new TmuxTurn(inputIds, turnId);
     this.current = turn;
     this.lastActive = Date.now();
     if (delivery) delivery.turn = turn;
@@ -156,13 +156,13 @@ export class TurnTracker {
   private onPrompt(text: string): void {
     const d = this.byMarker(text);
     const turn = this.current;
-    if (d && d.turn && d.turn === turn) {
+    if (d?.turn && d.turn === turn) {
       d.arrived = true;
       turn.arrive();
       return;
     }
     // A new prompt means the TUI finished the open turn (a queued message runs right after it).
-    if (turn && turn.arrived) {
+    if (turn?.arrived) {
       if (turn.interruptRequested) this.staleInterrupts++;
       this.finish(
         turn,

@@ -39,8 +39,11 @@ function splitFences(md: string): Array<{ fence: true; lang: string; code: strin
   return out;
 }
 
-const INLINE =
-  /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)|\[([^\]\n]+)\]\((https?:\/\/[^)\s]+|mailto:[^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g;
+// The alternatives in order (their groups are numbered across the whole): inline code, a link, a bare URL.
+const INLINE_CODE = /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/.source;
+const INLINE_LINK = /\[([^\]\n]+)\]\((https?:\/\/[^)\s]+|mailto:[^)\s]+)\)/.source;
+const INLINE_URL = /(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/.source;
+const INLINE = new RegExp(`${INLINE_CODE}|${INLINE_LINK}|${INLINE_URL}`, 'g');
 
 /** Segments Markdown into fences, inline code, links, bare URLs and prose, in order. */
 export function segment(md: string): Segment[] {

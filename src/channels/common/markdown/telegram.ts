@@ -3,7 +3,7 @@
  * escaping is three characters (& < >) and cannot be got subtly wrong.
  * Source of truth: https://core.telegram.org/bots/api#html-style
  */
-import { emphasis, lineStarts, proseLines, segment, unbold } from './segments.js';
+import { emphasis, lineStarts, proseLines, type Segment, segment, unbold } from './segments.js';
 
 export function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -19,32 +19,35 @@ function inline(text: string): string {
   });
 }
 
+/** One segment; lineStart: it begins a line (only then may its first line be a quote, heading or bullet). */
+function telegramSegment(s: Segment, lineStart: boolean): string {
+  switch (s.kind) {
+    case 'fence':
+      return s.lang
+        ? `<pre><code class="language-${escapeAttr(s.lang)}">${escapeHtml(s.code)}</code></pre>`
+        : `<pre>${escapeHtml(s.code)}</pre>`;
+    case 'code':
+      return `<code>${escapeHtml(s.code)}</code>`;
+    case 'link':
+      return `<a href="${escapeAttr(s.url)}">${inline(s.text)}</a>`;
+    case 'url':
+      return escapeHtml(s.url);
+    case 'text':
+      return proseLines(s.text, lineStart, {
+        heading: (t) => `<b>${inline(unbold(t))}</b>`,
+        quote: (t) => `<blockquote>${inline(t)}</blockquote>`,
+        bullet: (indent, t) => `${indent}• ${inline(t)}`,
+        plain: inline,
+      });
+  }
+}
+
 /** Renders Markdown as Telegram HTML; falls back to escaped plain text if the tags would not nest. */
 export function toTelegramHtml(md: string): string {
   const segs = segment(md);
   const starts = lineStarts(segs);
   const html = segs
-    .map((s, i) => {
-      switch (s.kind) {
-        case 'fence':
-          return s.lang
-            ? `<pre><code class="language-${escapeAttr(s.lang)}">${escapeHtml(s.code)}</code></pre>`
-            : `<pre>${escapeHtml(s.code)}</pre>`;
-        case 'code':
-          return `<code>${escapeHtml(s.code)}</code>`;
-        case 'link':
-          return `<a href="${escapeAttr(s.url)}">${inline(s.text)}</a>`;
-        case 'url':
-          return escapeHtml(s.url);
-        case 'text':
-          return proseLines(s.text, starts[i] ?? true, {
-            heading: (t) => `<b>${inline(unbold(t))}</b>`,
-            quote: (t) => `<blockquote>${inline(t)}</blockquote>`,
-            bullet: (indent, t) => `${indent}• ${inline(t)}`,
-            plain: inline,
-          });
-      }
-    })
+    .map((s, i) => telegramSegment(s, starts[i] ?? true))
     .join('')
     // Consecutive quoted lines are one quote.
     .replace(/<\/blockquote>\n<blockquote>/g, '\n');

@@ -20,9 +20,6 @@ const PASTE_END = `${ESC}[201~`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('Tmux on a private socket', () => {
-  beforeAll(() => {
-    if (!tmuxAvailable) throw new Error('tmux is not installed: apt-get install -y tmux (.ci/run does this).');
-  });
   const tmux = new Tmux({ name: `rudder-test-${process.pid}-${Date.now().toString(36)}` });
   const baseEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -55,6 +52,7 @@ describe('Tmux on a private socket', () => {
   }
 
   beforeAll(async () => {
+    if (!tmuxAvailable) throw new Error('tmux is not installed: apt-get install -y tmux (.ci/run does this).');
     expect(await tmux.listSessions()).toEqual([]);
   });
 
@@ -86,6 +84,7 @@ describe('Tmux on a private socket', () => {
     try {
       const name = sessionName('env');
       const env = { ...baseEnv, RUDDER_VALUE: 'a b;' };
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell expands these, with defaults
       const argv = ['sh', '-c', 'echo "[$RUDDER_VALUE][${RUDDER_TMUX_LEAK_CHECK:-unset}][${TMUX:-no-tmux}]"; sleep 30'];
       await tmux.newSession({ name, cwd: os.tmpdir(), width: 80, height: 24, env, argv });
       const text = await waitForText(name, '][');

@@ -1,0 +1,144 @@
+/**
+ * How a conversation's agent is launched: its project's directory (or its own worktree there) and
+ * agent settings, the binary, the allow-listed environment, the process tracker and orphan mark,
+ * the spare process; and the session factory that picks the backend by the project's settings.
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { LiveConfig } from '../config/load.js';
+import type { Logger } from '../ops/logger.js';
+import { projectAgent } from '../projects/projects.js';
+import type { Projects } from '../projects/service.js';
+import type { Store } from '../store/store.js';
+import { resolveClaudeBinary } from './claude/binary.js';
+import { buildAgentEnv } from './claude/env.js';
+import type { ClaudeLaunch } from './claude/launch.js';
+import { SpareProcess } from './claude/spare.js';
+import { ClaudeStreamSession } from './claude/stream-session.js';
+import type { SessionFactory } from './pool.js';
+import { spareProcess, warmCap } from './registry.js';
+import type { AgentSession } from './session.js';
+import { paneName, type TmuxLaunch } from './tmux/tmux-launch.js';
+import { ClaudeTmuxSession } from './tmux/tmux-session.js';
+
+export interface AgentLaunchesDeps {
+  dataDir: string;
+  /** MemAvailable at start: whether a spare process fits (steering.spareProcess unset). */
+  memAvailable: number | undefined;
+  config: LiveConfig;
+  store: Store;
+  projects: Projects;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+}
+
+/** The mark every agent process of this data dir carries, so a restart finds exactly its leftovers. */
+export function markPrefixOf(dataDir: string): string {
+  return `rudder-${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 12)}`;
+}
+
+export class AgentLaunches {
+  readonly markPrefix: string;
+  readonly spare: SpareProcess;
+
+  constructor(private readonly d: AgentLaunchesDeps) {
+    this.markPrefix = markPrefixOf(d.dataDir);
+    this.spare = new SpareProcess(d.log);
+  }
+
+  /** The launch of a conversation's Claude process, in its project (launches are synchronous). */
+  claude(conversationId: string, sessionId: string | undefined): ClaudeLaunch {
+    const { config, projects, store, env, log } = this.d;
+    const agent = config.current().agent;
+    const spareOn = this.spareProcess().on;
+    if (!spareOn && this.spare.ready()) void this.spare.stop('steering.spareProcess turned off');
+    // The conversation's project: its directory (or its own worktree there) and its agent settings.
+    const target = projects.prepare(conversationId);
+    const settings = projectAgent(agent, target.project);
+    const conv = store.conversation(conversationId);
+    let bin: string;
+    try {
+      bin = resolveClaudeBinary(agent.claudeBin, env).path;
+    } catch (err) {
+      log.error({ err: (err as Error).message }, 'no claude binary: run `rudder doctor`');
+      bin = agent.claudeBin ?? 'claude';
+    }
+    return {
+      conversationId,
+      cwd: target.cwd,
+      bin,
+      env: this.agentEnv(),
+      logger: log,
+      sessionId: target.rebound ? (conv?.sessionId ?? undefined) : sessionId,
+      model: conv?.model ?? settings.model,
+      permissionMode: settings.permissionMode,
+      allowedTools: settings.allowedTools,
+      disallowedTools: settings.disallowedTools,
+      appendSystemPrompt: settings.appendSystemPrompt,
+      autocompact: agent.autocompact,
+      turnTimeoutMs: agent.turnTimeoutSeconds * 1000,
+      interruptGraceMs: agent.interruptGraceSeconds * 1000,
+      // Kept per project: a late report from a process of the project it left must not land in the new one.
+      onSessionId: (id) => store.setProjectSession(conversationId, target.project.name, id),
+      tracker: {
+        started: (pid, label) => store.processStarted(pid, label),
+        exited: (pid) => store.processExited(pid),
+      },
+      markPrefix: this.markPrefix,
+      spare: spareOn ? this.spare : undefined,
+    };
+  }
+
+  /** Whether a process is kept started ahead for the next new conversation, and why (registry.ts). */
+  spareProcess(): { on: boolean; why: string } {
+    const { steering } = this.d.config.current();
+    const { maxLive } = warmCap(steering.maxLive, this.d.memAvailable);
+    return spareProcess(steering.spareProcess, maxLive, this.d.memAvailable);
+  }
+
+  /** The launch of a conversation's TUI in a tmux pane: the Claude launch plus the pane's settings. */
+  tmux(conversationId: string, sessionId: string | undefined): TmuxLaunch {
+    const t = this.d.config.current().agent.tmux;
+    return {
+      ...this.claude(conversationId, sessionId),
+      tmux: {
+        socket: t.socket,
+        width: t.width,
+        height: t.height,
+        pasteFileThresholdBytes: t.pasteFileThresholdBytes,
+        messageDir: path.join(this.d.dataDir, 'tmux-messages', paneName(conversationId)),
+        readyTimeoutMs: t.readyTimeoutSeconds * 1000,
+        arrivalRetries: t.arrivalRetries,
+        arrivalTimeoutMs: t.arrivalTimeoutSeconds * 1000,
+        autoAllow: t.autoAllow,
+      },
+    };
+  }
+
+  /** The environment every agent process gets (agent/claude/env.ts: an allow-list, then passEnv, then agent.env). */
+  agentEnv(): Record<string, string> {
+    const agent = this.d.config.current().agent;
+    return buildAgentEnv({ inherited: this.d.env, passVars: agent.passEnv, extra: agent.env });
+  }
+
+  /** Each backend by its config name, with how its session is made. */
+  private readonly backends: Record<string, (c: string, s: string | undefined) => AgentSession> = {
+    'claude-stream': (c, s) => new ClaudeStreamSession(this.claude(c, s)),
+    'claude-tmux': (c, s) => new ClaudeTmuxSession(this.tmux(c, s)),
+  };
+
+  /** The backend is read when a session is created: the conversation's project's, else agent.backend. */
+  factory(): SessionFactory {
+    return {
+      live: (c, s) => {
+        const backend = projectAgent(this.d.config.current().agent, this.d.projects.peek(c)).backend;
+        return (this.backends[backend] ?? this.backends['claude-stream']!)(c, s);
+      },
+    };
+  }
+
+  /** Stops the spare process, if one runs (the gateway stops every other process through the registry). */
+  stop(reason: string): Promise<void> {
+    return this.spare.stop(reason, true);
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The gateway as the HTTP layer sees it: a narrow API over the services, keyed by a web
+ * conversation's key (the page's conversations are the `web` channel's). Every answer is plain
+ * data of types.ts; nothing here knows about HTTP.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AcceptResult } from '../../channels/channel.js';
+import { hasQrPairing } from '../../channels/registry.js';
+import type { Projects } from '../../projects/service.js';
+import type { Store } from '../../store/store.js';
+import type { BusEvent, EventBus } from '../bus.js';
+import type { Chats } from '../chats.js';
+import type { Stopper } from '../commands/stop.js';
+import { editMessage, type WaitingChange, type WaitingDeps, withdrawMessage } from '../commands/waiting.js';
+import type { Intake } from '../intake/intake.js';
+import { conversationIdOf } from '../intake/intake.js';
+import type { AnswerResult, PermissionDesk } from '../permissions/desk.js';
+import type { StatusReporter } from '../status/report.js';
+import type { StatusReport } from '../status/report-types.js';
+import type { StepLog } from '../steps/step-log.js';
+import { conversationItem, listConversations, titleFromFirstMessage } from './conversation-list.js';
+import { historyPage } from './history.js';
+import type { ConversationItem, HistoryPage, ProjectList, StopBody, TurnsPage } from './types.js';
+
+export const WEB = 'web';
+
+export interface GatewayApiDeps extends WaitingDeps {
+  store: Store;
+  bus: EventBus;
+  chats: Chats;
+  intake: Intake;
+  desk: PermissionDesk;
+  stopper: Stopper;
+  steps: StepLog;
+  projects: Projects;
+  status: StatusReporter;
+}
+
+/** Who the page is, as answers and messages record it. */
+const PAGE = 'web:owner';
+
+export class GatewayApi {
+  constructor(private readonly d: GatewayApiDeps) {}
+
+  /** A message from the page: the web channel's owner, committed through intake like any other. */
+  async send(key: string, text: string, clientMessageId?: string): Promise<AcceptResult> {
+    const result = await this.d.intake.accept({
+      channel: WEB,
+      platformMessageId: clientMessageId ?? `web-${randomUUID()}`,
+      conversationKey: key,
+      sender: { id: 'owner', name: 'web' },
+      chatType: 'direct',
+      text,
+      sentAt: Date.now(),
+    });
+    if (!['refused', 'duplicate', 'command'].includes(result.disposition)) {
+      const id = conversationIdOf(WEB, key);
+      titleFromFirstMessage(this.d, id, text);
+      // Writing in an archived conversation brings it back to the list.
+      if (this.d.store.conversation(id)?.archivedAt) this.d.store.setArchived(id, null);
+    }
+    return result;
+  }
+
+  conversations(archived: boolean): ConversationItem[] {
+    return listConversations(this.d, WEB, archived);
+  }
+
+  conversation(key: string): ConversationItem | undefined {
+    const row = this.d.store.conversation(conversationIdOf(WEB, key));
+    return row && conversationItem(this.d, row);
+  }
+
+  /** A new conversation in a project (the default one when not named); undefined when there is no such project. */
+  createConversation(
+    title: string | null,
+    projectName: string | undefined,
+  ): { id: string; project: string } | undefined {
+    const { projects, store } = this.d;
+    const project = projectName === undefined ? projects.initial(WEB, '') : projects.find(projectName);
+    if (!project) return undefined;
+    const key = `c-${randomUUID().slice(0, 8)}`;
+    const id = conversationIdOf(WEB, key);
+    store.ensureConversation(id, WEB, key, title ?? undefined);
+    store.setProject(id, project.name, null);
+    return { id: key, project: project.name };
+  }
+
+  updateConversation(key: string, change: { title?: string; archived?: boolean }): ConversationItem | undefined {
+    const id = conversationIdOf(WEB, key);
+    if (!this.d.store.conversation(id)) return undefined;
+    if (change.title !== undefined) this.d.store.setTitle(id, change.title);
+    if (change.archived !== undefined) this.d.store.setArchived(id, change.archived ? Date.now() : null);
+    return this.conversation(key);
+  }
+
+  markRead(key: string, eventId: number): ConversationItem | undefined {
+    const id = conversationIdOf(WEB, key);
+    if (!this.d.store.conversation(id)) return undefined;
+    this.d.store.markRead(id, eventId);
+    return this.conversation(key);
+  }
+
+  history(key: string, before: number | undefined, limit: number): HistoryPage {
+    return historyPage(this.d, conversationIdOf(WEB, key), before, limit);
+  }
+
+  turns(key: string, opts: { before?: number; limit?: number }): TurnsPage {
+    return this.d.steps.history(conversationIdOf(WEB, key), opts);
+  }
+
+  /** The page's view of the event log: the newest seq, a page after one, and the live events. */
+  events(key: string) {
+    const id = conversationIdOf(WEB, key);
+    const { store, bus } = this.d;
+    store.ensureConversation(id, WEB, key);
+    return {
+      conversationId: id,
+      lastSeq: () => store.lastEventSeq(id),
+      since: (seq: number, limit: number) => store.eventsSince(id, seq, limit) as unknown as BusEvent[],
+      subscribe: (l: (e: BusEvent) => void) => bus.subscribe(id, l),
+    };
+  }
+
+  answerPermission(key: string, requestId: string, optionId: string): AnswerResult {
+    return this.d.desk.answer(conversationIdOf(WEB, key), requestId, optionId, PAGE);
+  }
+
+  /**
+   * Stops the running turn and everything waiting, like /stop, without a message of its own: the
+   * notice answers the stopped turn's messages (or what it dropped), so it shows beside them.
+   */
+  async stop(key: string): Promise<StopBody> {
+    const r = await this.d.stopper.stopFromButton(conversationIdOf(WEB, key));
+    return { stopped: r.wasRunning, notice: r.reply };
+  }
+
+  withdraw(key: string, messageId: string): WaitingChange {
+    return withdrawMessage(this.d, conversationIdOf(WEB, key), messageId);
+  }
+
+  edit(key: string, messageId: string, text: string): WaitingChange {
+    return editMessage(this.d, conversationIdOf(WEB, key), messageId, text);
+  }
+
+  projects(): ProjectList {
+    const set = this.d.projects.set();
+    return {
+      projects: set.projects.map((p) => ({ name: p.name, path: p.path, worktrees: !!p.worktrees })),
+      defaultProject: set.defaultName,
+    };
+  }
+
+  /** Channel states, and the pairing QR code of a channel waiting to be linked (WhatsApp). */
+  channels(): Array<{ name: string; state: string; detail?: string; qr?: string }> {
+    return this.d.chats.all().map((c) => {
+      const qr = hasQrPairing(c) ? c.qr() : undefined;
+      return { ...c.status(), ...(qr ? { qr } : {}) };
+    });
+  }
+
+  status(): StatusReport {
+    return this.d.status.report();
+  }
+
+  /** The project names (for a 400 that lists them). */
+  projectNames(): string[] {
+    return this.d.projects.set().projects.map((p) => p.name);
+  }
+}

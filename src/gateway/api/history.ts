@@ -1,0 +1,64 @@
+/**
+ * A page of a web conversation's history: up to `limit` messages (by seq, oldest first) with
+ * their acks, and the turns (with their steps) and delivered replies of the same stretch of time,
+ * so a reload or a second device draws the same timeline. `before` (a message seq, the `before`
+ * of the newer page) pages back; the newest page also carries the event id to follow on from.
+ */
+import type { Store } from '../../store/store.js';
+import type { MessageRow } from '../../store/types.js';
+import type { AckData } from '../events.js';
+import { ackData } from '../replies/replies.js';
+import type { StepLog } from '../steps/step-log.js';
+import type { HistoryPage } from './types.js';
+
+/** Acks as they were sent while the event log holds them; after it is pruned, what the state implies. */
+function acksOf(m: MessageRow, logged: AckData[] | undefined): AckData[] {
+  if (logged?.length) return logged;
+  if (m.state === 'refused') return [];
+  const out = [ackData('received')];
+  if (m.wasQueued) out.push(ackData('queued'));
+  if (m.state === 'steered' || m.state === 'steering') out.push(ackData('steered'));
+  if (m.state === 'stopped') out.push(ackData('stopped'));
+  return out;
+}
+
+export function historyPage(
+  d: { store: Store; steps: StepLog },
+  conversationId: string,
+  before: number | undefined,
+  limit: number,
+): HistoryPage {
+  const { history } = d.store;
+  const { rows, more } = history.messages(conversationId, before, limit);
+  // The page's stretch of time: from its oldest message (from the start when there is nothing older) to the newer
+  // page's oldest.
+  const from = more && rows[0] ? rows[0].receivedAt : 0;
+  const to =
+    before === undefined
+      ? Number.MAX_SAFE_INTEGER
+      : (history.receivedAt(conversationId, before) ?? Number.MAX_SAFE_INTEGER);
+  const acks = history.acks(rows.map((m) => m.id));
+  return {
+    messages: rows.map((m) => ({
+      id: m.id,
+      text: m.text,
+      state: m.state,
+      reason: m.reason,
+      receivedAt: m.receivedAt,
+      turnId: m.turnId,
+      acks: acksOf(m, acks.get(m.id) as AckData[] | undefined),
+    })),
+    replies: history.replies(conversationId, from, to).map((o) => ({
+      id: o.id,
+      kind: o.kind,
+      text: o.text,
+      messageIds: o.messageIds,
+      fromFallback: o.fromFallback,
+      at: o.deliveredAt ?? o.createdAt,
+    })),
+    turns: d.steps.between(conversationId, from, to),
+    more,
+    before: rows[0]?.seq ?? null,
+    ...(before === undefined ? { lastEventId: d.store.lastEventSeq(conversationId) } : {}),
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Holding a lane's inputs: a rate limit (until it resets, the local fallback model answering
+ * meanwhile) or the agent's terminal not taking a message (tried again after a while, or at /retry).
+ * Why each message is held is stored with it (held_for).
+ */
+import { isRudderError, type RudderError } from '../../errors.js';
+import type { MessageRow } from '../../store/types.js';
+import type { LaneInternals } from './internals.js';
+
+/** When the CLI gives no reset time, try Claude again after this long. */
+const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
+/** The person's words for a message held by a rate limit; the second says the reset time is a guess. */
+const RATE_LIMITED = 'rate limited';
+const RATE_LIMITED_ESTIMATED = 'rate limited (reset time estimated)';
+/** A message the agent's terminal did not take is tried again after this long (or at /retry). */
+const AGENT_HOLD_MS = 60_000;
+
+export function rateLimited(lane: LaneInternals, rows: MessageRow[], err: RudderError): void {
+  const known = err.context.resetsAt !== undefined;
+  const until = err.context.resetsAt ?? Date.now() + DEFAULT_RATE_LIMIT_WAIT_MS;
+  lane.deps.store.inbox.hold(
+    rows.map((r) => r.id),
+    until,
+    known ? 'rate-limit' : 'rate-limit-estimated',
+    known ? RATE_LIMITED : RATE_LIMITED_ESTIMATED,
+  );
+  lane.hold.start(until, 'rate-limit', !known);
+  void answerFromFallback(lane, rows, lane.hold.until, !lane.hold.estimated);
+}
+
+/** The agent's terminal did not take the message (or it never showed up there): it stays owed, tried again later. */
+export function heldBack(lane: LaneInternals, rows: MessageRow[], err: RudderError): void {
+  const until = Date.now() + AGENT_HOLD_MS;
+  lane.deps.store.inbox.hold(
+    rows.map((r) => r.id),
+    until,
+    'agent-terminal',
+    err.code,
+  );
+  lane.hold.start(until, 'agent-terminal', false);
+  const when = `${new Date(until).toISOString().slice(11, 19)} UTC`;
+  lane.deps.replies.send(
+    lane.conversationId,
+    'notice',
+    `⏳ ${err.message} Your message is kept and tried again at ${when}; send /retry to try sooner.`,
+    rows,
+  );
+}
+
+/** A message arriving while the lane is held waits (deferred), answered by the fallback meanwhile. */
+export function heldOnArrival(lane: LaneInternals, row: MessageRow): void {
+  const { store, replies } = lane.deps;
+  const hold = lane.hold;
+  if (hold.why === 'agent-terminal') {
+    store.inbox.hold([row.id], hold.until, 'agent-terminal', 'waiting for the agent terminal');
+    replies.ack(row, 'queued', 'an earlier message waits for the agent terminal; this runs after it');
+    return;
+  }
+  store.inbox.hold([row.id], hold.until, hold.heldFor(), hold.estimated ? RATE_LIMITED_ESTIMATED : RATE_LIMITED);
+  replies.ack(row, 'queued', 'Claude is rate limited; this runs when the limit resets');
+  void answerFromFallback(lane, [row], hold.until, !hold.estimated);
+}
+
+async function answerFromFallback(
+  lane: LaneInternals,
+  rows: MessageRow[],
+  until: number,
+  known: boolean,
+): Promise<void> {
+  const conv = lane.conversationId;
+  const when = `${new Date(until).toISOString().slice(11, 16)} UTC${known ? '' : ' (estimated)'}`;
+  try {
+    const text = await lane.deps.fallback(rows);
+    lane.deps.replies.send(
+      conv,
+      'reply',
+      `[local model, Claude is rate limited until ${when}; this message runs on Claude again then]\n\n${text}`,
+      rows,
+      { fromFallback: true },
+    );
+  } catch (err) {
+    const why = isRudderError(err) ? err.message : String(err);
+    lane.deps.replies.send(
+      conv,
+      'notice',
+      `⏳ Claude is rate limited until ${when}. Your message is kept and runs on Claude then; send /retry to try ` +
+        `sooner. (No local model answered: ${why})`,
+      rows,
+    );
+  }
+}

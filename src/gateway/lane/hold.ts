@@ -1,0 +1,50 @@
+/**
+ * A lane's hold: while Claude is rate limited, or the agent's terminal did not take a message, the
+ * lane starts nothing until `until`; then its timer puts the held messages back in line.
+ */
+import type { HeldFor } from '../../store/types.js';
+
+export type HoldReason = 'rate-limit' | 'agent-terminal';
+
+export class Hold {
+  until = 0;
+  why: HoldReason = 'rate-limit';
+  /** The CLI gave no reset time: `until` is a guess, and every notice says so. */
+  estimated = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly onEnd: (why: string) => void) {}
+
+  active(now = Date.now()): boolean {
+    return this.until > now;
+  }
+
+  /** The held_for a message held now is stored with. */
+  heldFor(): HeldFor {
+    if (this.why === 'agent-terminal') return 'agent-terminal';
+    return this.estimated ? 'rate-limit-estimated' : 'rate-limit';
+  }
+
+  /** Held until `until` at the latest of this and any earlier hold. */
+  start(until: number, why: HoldReason, estimated: boolean): void {
+    if (until >= this.until) this.estimated = estimated;
+    this.until = Math.max(this.until, until);
+    this.why = why;
+    clearTimeout(this.timer);
+    const end = why === 'rate-limit' ? 'the rate limit reset' : 'the agent terminal hold ended';
+    this.timer = setTimeout(() => this.onEnd(end), Math.max(0, this.until - Date.now()));
+    this.timer.unref();
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.until = 0;
+  }
+}
+
+/** How a stored hold is taken up again after a restart. */
+export function holdOf(heldFor: HeldFor | null): { why: HoldReason; estimated: boolean } {
+  if (heldFor === 'rate-limit' || heldFor === 'rate-limit-estimated')
+    return { why: 'rate-limit', estimated: heldFor === 'rate-limit-estimated' };
+  return { why: 'agent-terminal', estimated: false };
+}

@@ -1,0 +1,34 @@
+/**
+ * A message a restart found open (not `accepted`: intake routes those): what was waiting waits
+ * again, what was held is held until its time, what a turn had taken in runs again once.
+ */
+import type { MessageRow } from '../../store/types.js';
+import { MAX_ATTEMPTS } from './decide.js';
+import { holdOf } from './hold.js';
+import type { LaneInternals } from './internals.js';
+import { RESTART_FAILED_TEXT, RESTART_RERUN_TEXT } from './texts.js';
+
+export type Recovered = 'queued' | 'deferred' | 'rerun' | 'failed';
+
+export function recoverRow(lane: LaneInternals, row: MessageRow): Recovered {
+  const { store, replies } = lane.deps;
+  if (row.state === 'deferred') {
+    const h = holdOf(row.heldFor);
+    lane.hold.start(row.retryAt ?? Date.now(), h.why, h.estimated);
+    return 'deferred';
+  }
+  if (row.state === 'queued') {
+    lane.queue.push(row);
+    return 'queued';
+  }
+  if (row.attempts < MAX_ATTEMPTS) {
+    // running or steering when Rudder stopped: the turn was cut off.
+    lane.queue.push(row);
+    store.inbox.queue([row.id]);
+    replies.send(lane.conversationId, 'notice', RESTART_RERUN_TEXT, [row]);
+    return 'rerun';
+  }
+  store.inbox.fail([row.id], 'cut off by a restart, twice');
+  replies.send(lane.conversationId, 'notice', RESTART_FAILED_TEXT, [row]);
+  return 'failed';
+}

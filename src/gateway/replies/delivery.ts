@@ -1,0 +1,130 @@
+/**
+ * Delivers owed replies from the outbox, in order per conversation, one at a time. A reply is
+ * marked delivered (and its 'reply' event logged) in one transaction after the channel confirmed
+ * it; until then it stays owed and is retried, honouring the platform's retry-after.
+ */
+import type { Channel } from '../../channels/channel.js';
+import { isRudderError } from '../../errors.js';
+import type { Logger } from '../../ops/logger.js';
+import type { Store } from '../../store/store.js';
+import type { OutboxRow } from '../../store/types.js';
+import type { EventBus } from '../bus.js';
+
+const MAX_BACKOFF_MS = 5 * 60_000;
+
+export class Delivery {
+  private readonly running = new Set<string>();
+  private readonly again = new Set<string>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly bus: EventBus,
+    private readonly channelOf: (conversationId: string) => { channel: Channel | undefined; key: string } | undefined,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts (or re-checks) delivery for a conversation. */
+  kick(conversationId: string): void {
+    if (this.stopped) return;
+    if (this.running.has(conversationId)) {
+      this.again.add(conversationId);
+      return;
+    }
+    this.running.add(conversationId);
+    void this.drain(conversationId).finally(() => {
+      this.running.delete(conversationId);
+      if (this.again.delete(conversationId)) this.kick(conversationId);
+    });
+  }
+
+  /** Every conversation with replies owed (at start, after a crash). */
+  kickAll(): void {
+    const convs = new Set(this.store.owed(10_000).map((o) => o.conversationId));
+    for (const c of convs) this.kick(c);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  /** Resolves once nothing is being delivered (for a bounded shutdown drain). */
+  async idle(timeoutMs: number): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    while (this.running.size && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  private async drain(conversationId: string): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      const row = this.store.owedFor(conversationId)[0];
+      if (!row) return;
+      const wait = row.nextAttemptAt - Date.now();
+      if (wait > 0) return this.retryLater(conversationId, wait);
+      const target = this.channelOf(conversationId);
+      if (!target?.channel) {
+        this.store.markAttempt(row.id, 'channel not running', Date.now() + MAX_BACKOFF_MS);
+        this.log.warn(
+          { conversationId, outboxId: row.id },
+          'reply owed to a channel that is not running; kept in the outbox',
+        );
+        return this.retryLater(conversationId, MAX_BACKOFF_MS);
+      }
+      if (!(await this.deliver(row, target.channel, target.key))) return;
+    }
+  }
+
+  private async deliver(row: OutboxRow, channel: Channel, key: string): Promise<boolean> {
+    const replyTo = row.replyTo ?? undefined;
+    try {
+      // A reply goes out only once the turn's outcome that owes it is committed (store.groupCommit).
+      await this.store.committed();
+      await channel.send(
+        { outboxId: row.id, text: row.text, replyTo, fromFallback: row.fromFallback },
+        { conversationKey: key, platformMessageId: replyTo },
+      );
+    } catch (err) {
+      const retryAfter = isRudderError(err, 'CHANNEL_RATE_LIMITED')
+        ? Number(err.context.retryAfterMs ?? 1000)
+        : Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(row.attempts, 12));
+      this.store.markAttempt(row.id, (err as Error).message, Date.now() + retryAfter);
+      this.log.warn(
+        {
+          conversationId: row.conversationId,
+          outboxId: row.id,
+          attempt: row.attempts + 1,
+          retryInMs: retryAfter,
+          err: (err as Error).message,
+        },
+        'reply not delivered yet; kept owed',
+      );
+      this.retryLater(row.conversationId, retryAfter);
+      return false;
+    }
+    const event = this.store.markDelivered(row, {
+      type: 'reply',
+      data: {
+        text: row.text,
+        kind: row.kind,
+        messageIds: row.messageIds,
+        outboxId: row.id,
+        fromFallback: row.fromFallback,
+      },
+    });
+    if (event) this.bus.publish(event);
+    return true;
+  }
+
+  private retryLater(conversationId: string, ms: number): void {
+    clearTimeout(this.timers.get(conversationId));
+    const t = setTimeout(() => {
+      this.timers.delete(conversationId);
+      this.kick(conversationId);
+    }, ms);
+    t.unref();
+    this.timers.set(conversationId, t);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * What the gateway says back: replies and notices committed to the outbox and delivered in order
+ * (delivery.ts), acknowledgements of a message (a bus event for the page, a reaction or a short
+ * text on its platform), and the typing indicator while a turn runs.
+ */
+import type { AckKind } from '../../channels/channel.js';
+import type { Logger } from '../../ops/logger.js';
+import type { Store } from '../../store/store.js';
+import type { MessageRow } from '../../store/types.js';
+import type { EventBus } from '../bus.js';
+import type { Chats } from '../chats.js';
+import type { AckData } from '../events.js';
+import { Delivery } from './delivery.js';
+
+const ACK_EMOJI: Record<AckKind, string> = { received: '👀', steered: '➡️', queued: '⏳', stopped: '⏹' };
+
+/** The data of an 'ack' event. */
+export function ackData(kind: AckKind, note?: string): AckData {
+  return { kind, emoji: ACK_EMOJI[kind], ...(note ? { note } : {}) };
+}
+
+export interface RepliesDeps {
+  store: Store;
+  bus: EventBus;
+  chats: Chats;
+  log: Logger;
+}
+
+export class Replies {
+  readonly delivery: Delivery;
+
+  constructor(private readonly d: RepliesDeps) {
+    this.delivery = new Delivery(d.store, d.bus, (id) => d.chats.keyOf(id), d.log);
+  }
+
+  /** Commits a reply or notice to the outbox and starts its delivery. */
+  send(
+    conversationId: string,
+    kind: 'reply' | 'notice',
+    text: string,
+    rows: MessageRow[],
+    opts: { fromFallback?: boolean } = {},
+  ): void {
+    this.d.store.addOutbox({
+      conversationId,
+      kind,
+      messageIds: rows.map((r) => r.id),
+      replyTo: rows[0]?.platformMessageId ?? null,
+      text,
+      fromFallback: opts.fromFallback,
+    });
+    queueMicrotask(() => this.delivery.kick(conversationId));
+  }
+
+  /** A notice answering the message with this id (none when it is gone). */
+  notice(conversationId: string, text: string, messageId: string | null): void {
+    const row = messageId ? this.d.store.message(messageId) : undefined;
+    this.send(conversationId, 'notice', text, row ? [row] : []);
+  }
+
+  /** The acknowledgement of a message: an event for the page, and the same on its platform. */
+  ack(row: MessageRow, kind: AckKind, note?: string): void {
+    this.d.bus.emit(row.conversationId, 'ack', row.id, ackData(kind, note));
+    this.channelAck(row, kind, note);
+  }
+
+  /** Shows an acknowledgement on the platform (the bus event is logged separately). */
+  channelAck(row: MessageRow, kind: AckKind, note?: string): void {
+    const chat = this.d.chats.of(row.conversationId);
+    if (!chat) return;
+    const text = kind === 'steered' ? row.text : note;
+    // With store.groupCommit the reaction waits for the commit that holds the message.
+    this.d.store.afterCommit(() => {
+      chat.channel
+        .ack({ conversationKey: chat.key, platformMessageId: row.platformMessageId }, kind, text)
+        .catch((err: unknown) => {
+          this.d.log.warn(
+            { conversationId: row.conversationId, kind, err: (err as Error).message },
+            'acknowledgement not shown',
+          );
+        });
+    });
+  }
+
+  typing(conversationId: string, on: boolean): void {
+    const chat = this.d.chats.of(conversationId);
+    chat?.channel.typing?.({ conversationKey: chat.key }, on);
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Stopping the gateway: in-flight turns drain for a bounded time, then every agent process stops
+ * (the spare one too), owed deliveries get a moment, the channels and the page's server stop, the
+ * last steps are written and the store closes. What a start that failed had begun is undone the same way.
+ */
+import type { AgentLaunches } from '../agents/launch.js';
+import type { HttpServer } from '../http/server.js';
+import type { Services } from './services.js';
+
+export interface Stoppable {
+  s: Services;
+  launches: AgentLaunches;
+  web: HttpServer | undefined;
+  /** Releases the data dir's lock when the gateway took it. */
+  release(): void;
+}
+
+export async function shutdown({ s, launches, web, release }: Stoppable, reason: string): Promise<void> {
+  const drainMs = s.config.current().shutdownDrainSeconds * 1000;
+  s.log.info({ reason, drainSeconds: drainMs / 1000 }, 'stopping: draining in-flight turns');
+  s.conversations.markShuttingDown();
+  s.channelStarts.stop();
+  const end = Date.now() + drainMs;
+  while (Date.now() < end && s.conversations.anyBusy()) await new Promise((r) => setTimeout(r, 50));
+  await Promise.all([s.pool.stopAll(`gateway stopping (${reason})`), launches.stop(`gateway stopping (${reason})`)]);
+  await s.replies.delivery.idle(2000);
+  s.replies.delivery.stop();
+  s.cards.stop();
+  s.conversations.dispose();
+  await Promise.allSettled([...s.chats.all().map((c) => c.stop()), web?.stop()]);
+  s.steps.flush();
+  await s.store.close();
+  s.log.info('stopped');
+  release();
+}
+
+/** The page's server could not start: what recovery began is stopped, and the start fails with its error. */
+export async function undoStart(s: Services, launches: AgentLaunches, err: unknown): Promise<never> {
+  const why = 'the web channel could not start';
+  await Promise.all([s.pool.stopAll(why), launches.stop(why)]);
+  await Promise.allSettled(s.chats.all().map((c) => c.stop()));
+  await s.store.close();
+  throw err;
+}

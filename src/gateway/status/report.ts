@@ -1,0 +1,102 @@
+/**
+ * The status report behind GET /api/status, `rudder status` and `rudder doctor`: a read model of
+ * the running gateway (sessions, queues, the store's counts, channels, the agent binary).
+ */
+import type { ClaudeHealth } from '../../agents/claude/health.js';
+import type { SessionRegistry } from '../../agents/registry.js';
+import type { LiveConfig } from '../../config/load.js';
+import { rssOf } from '../../ops/proc.js';
+import { VERSION } from '../../ops/version.js';
+import type { Projects } from '../../projects/service.js';
+import type { Store } from '../../store/store.js';
+import type { ChannelStartState } from '../channel-start.js';
+import type { Chats } from '../chats.js';
+import type { Conversations } from '../conversations/conversations.js';
+import type { StatusReport } from './report-types.js';
+
+export type { StatusReport };
+
+export interface StatusReportDeps {
+  config: LiveConfig;
+  store: Store;
+  registry: SessionRegistry;
+  conversations: Conversations;
+  projects: Projects;
+  chats: Chats;
+  channelStarts: { state(name: string): ChannelStartState | undefined };
+  claude: ClaudeHealth;
+  /** Whether a spare process is kept, and why. */
+  spare(): { on: boolean; why: string };
+}
+
+const started = Date.now();
+
+export class StatusReporter {
+  constructor(private readonly d: StatusReportDeps) {}
+
+  report(): StatusReport {
+    const { conversations, registry, store, projects, chats, config } = this.d;
+    const steering = conversations.steering();
+    const cfg = config.current();
+    const cap = conversations.warmCap();
+    const now = Date.now();
+    const sessions = registry.sessions().map((s) => {
+      const pid = s.pid();
+      return {
+        conversationId: s.conversationId,
+        backend: s.backend,
+        pid: pid ?? null,
+        state: s.state(),
+        idleSeconds: s.state() === 'busy' ? 0 : Math.round((now - s.lastActiveAt()) / 1000),
+        rssBytes: pid ? (rssOf(pid) ?? null) : null,
+        steered: s.steeredCount(),
+        sessionId: s.sessionId() ?? null,
+        project: projects.peek(s.conversationId).name,
+      };
+    });
+    const queues = conversations
+      .lanes()
+      .map((l) => ({ id: l.conversationId, snap: l.snapshot(now) }))
+      .filter(({ snap }) => snap.depth > 0 || snap.inFlight > 0 || snap.held)
+      .map(({ id, snap }) => ({
+        conversationId: id,
+        depth: snap.depth,
+        inFlight: snap.inFlight,
+        pausedUntil: snap.held ? new Date(snap.held.until).toISOString() : null,
+      }));
+    return {
+      version: VERSION,
+      uptimeSeconds: Math.round((now - started) / 1000),
+      steering: {
+        on: steering.on,
+        reason: steering.reason ?? null,
+        mode: cfg.steering.mode,
+        maxLive: cap.maxLive,
+        maxLiveWhy: cap.why,
+        liveSessions: sessions.filter((s) => s.pid !== null).length,
+        warm: registry.idleWarm().length,
+        spareProcess: this.d.spare().on,
+        spareProcessWhy: this.d.spare().why,
+      },
+      sessions,
+      queues,
+      owedReplies: store.owedCount(),
+      messages: store.countsByState(),
+      channels: chats.all().map((c) => {
+        const start = this.d.channelStarts.state(c.name);
+        const status = c.status();
+        // The web channel starts before the others or not at all; a channel the starter never saw was started by
+        // the caller.
+        if (!start) return { ...status, started: status.state !== 'stopped' };
+        return {
+          ...status,
+          started: start.started,
+          ...(start.error ? { error: start.error } : {}),
+          ...(start.retryAt ? { retryAt: new Date(start.retryAt).toISOString() } : {}),
+        };
+      }),
+      agent: { backend: cfg.agent.backend, claude: this.d.claude.current() ?? null },
+      gatewayRssBytes: process.memoryUsage.rss(),
+    };
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * The review of one conversation's worktree as the gateway calls it. Reads (changes, one file's
+ * diff, the discard list) run any time. Actions (commit, merge, push, pull request, discard)
+ * refuse while a turn runs in that worktree (the busy() callback) and while another action runs
+ * on the same tree (the base's checkout counts for a merge); the check and the claim happen in one
+ * synchronous step, so two actions cannot both pass it. A turn that wants to start while an
+ * action runs asks acting() first.
+ */
+import fs from 'node:fs';
+import { isRudderError, RudderError } from '../../errors.js';
+import { type ChangesOptions, changes, type FileRef, fileDiff, workingChanges } from './changes.js';
+import { commit } from './commit.js';
+import { discard, discardPreview } from './discard.js';
+import { type MergeOptions, merge } from './merge.js';
+import { githubCli, openPullRequest, type PullRequestOptions } from './pull-request.js';
+import { push } from './push.js';
+import { baseBranchOf } from './repo.js';
+import type { GitRunner } from './run.js';
+import type {
+  ChangeSet,
+  CommitResult,
+  DiscardPreview,
+  DiscardResult,
+  FileDiff,
+  GithubCli,
+  MergeResult,
+  PullRequestResult,
+  PushResult,
+  ReviewLimits,
+} from './types.js';
+
+export type ReviewAction = 'commit' | 'merge' | 'push' | 'pull-request' | 'discard';
+
+/** What happened, for the conversation's history: the action, and its result or its error's code. */
+export interface ReviewRecord {
+  conversationId: string;
+  action: ReviewAction;
+  at: number;
+  ok: boolean;
+  result?: unknown;
+  error?: { code: string; message: string };
+}
+
+export interface ReviewDeskOptions {
+  run: GitRunner;
+  limits?: Partial<ReviewLimits>;
+  /** Called after every action, done or refused (not for a busy refusal, which never started). */
+  record?(r: ReviewRecord): void;
+  /** The environment gh runs with (its PATH and token). */
+  ghEnv?: NodeJS.ProcessEnv;
+}
+
+export interface ReviewTarget {
+  conversationId: string;
+  /** The conversation's worktree, or the project's directory when the project has no worktrees. */
+  dir: string;
+  /** The project's own checkout: the branch checked out there is the base. */
+  projectDir: string;
+  /** False for a project without worktrees: its changes are shown, every action refused. */
+  worktree: boolean;
+  /** A turn runs (or is starting) in this conversation. */
+  busy(): boolean;
+}
+
+const real = (p: string) => {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+};
+
+export class ReviewDesk {
+  /** Trees an action runs on now (real paths), with the action. */
+  private readonly claimed = new Map<string, ReviewAction>();
+
+  constructor(private readonly o: ReviewDeskOptions) {}
+
+  for(target: ReviewTarget): ConversationReview {
+    return new ConversationReview(this, target);
+  }
+
+  /** The action running on dir now, if any: a turn starting there waits for it. */
+  acting(dir: string): ReviewAction | undefined {
+    return this.claimed.get(real(dir));
+  }
+
+  /** The gateway's shutdown: running git children are stopped, the reason recorded first. */
+  stop(reason: string): number {
+    return this.o.run.stopAll(reason);
+  }
+
+  get run(): GitRunner {
+    return this.o.run;
+  }
+
+  get options(): ChangesOptions {
+    return { limits: this.o.limits };
+  }
+
+  get ghEnv(): NodeJS.ProcessEnv | undefined {
+    return this.o.ghEnv;
+  }
+
+  /** Runs an action on trees, refusing while a turn runs or another action holds one of them. */
+  async act<T>(t: ReviewTarget, action: ReviewAction, trees: string[], fn: () => Promise<T>): Promise<T> {
+    if (!t.worktree) throw new RudderError('REVIEW_READ_ONLY', undefined, { conversationId: t.conversationId });
+    if (t.busy()) throw new RudderError('REVIEW_BUSY', undefined, { conversationId: t.conversationId, action });
+    const keys = [...new Set(trees.map(real))];
+    const held = keys.map((k) => this.claimed.get(k)).find(Boolean);
+    if (held)
+      throw new RudderError('REVIEW_IN_PROGRESS', `(${held} is running.)`, {
+        conversationId: t.conversationId,
+        action,
+      });
+    for (const k of keys) this.claimed.set(k, action);
+    const at = Date.now();
+    try {
+      const result = await fn();
+      this.o.record?.({ conversationId: t.conversationId, action, at, ok: true, result });
+      return result;
+    } catch (err) {
+      const error = isRudderError(err)
+        ? { code: err.code, message: err.message }
+        : { code: 'REVIEW_GIT_FAILED', message: String((err as Error)?.message ?? err) };
+      this.o.record?.({ conversationId: t.conversationId, action, at, ok: false, error });
+      throw err;
+    } finally {
+      for (const k of keys) this.claimed.delete(k);
+    }
+  }
+}
+
+/** One conversation's review: what its agent changed, and the actions on it. */
+export class ConversationReview {
+  constructor(
+    private readonly desk: ReviewDesk,
+    readonly target: ReviewTarget,
+  ) {}
+
+  /** The branch checked out in the project: what the worktree's branch is compared with and merged into. */
+  base(): Promise<string> {
+    return baseBranchOf(this.desk.run, this.target.projectDir);
+  }
+
+  /** The Changes view: against the base for a worktree, against HEAD for a project without worktrees. */
+  async changes(): Promise<ChangeSet> {
+    if (!this.target.worktree) return workingChanges(this.desk.run, this.target.dir, this.desk.options);
+    return changes(this.desk.run, this.target.dir, await this.base(), this.desk.options);
+  }
+
+  async fileDiff(ref: FileRef): Promise<FileDiff> {
+    const base = ref.section === 'committed' && this.target.worktree ? await this.base() : undefined;
+    return fileDiff(this.desk.run, this.target.dir, ref, base, this.desk.options);
+  }
+
+  commit(message: string): Promise<CommitResult> {
+    return this.desk.act(this.target, 'commit', [this.target.dir], () =>
+      commit(this.desk.run, this.target.dir, message),
+    );
+  }
+
+  merge(o: MergeOptions = {}): Promise<MergeResult> {
+    return this.desk.act(this.target, 'merge', [this.target.dir, this.target.projectDir], async () =>
+      merge(this.desk.run, this.target.dir, await this.base(), o),
+    );
+  }
+
+  /** Pushes the worktree's branch (or, with which: 'base', the base branch after a merge) to the project's remote. */
+  push(o: { remote?: string; which?: 'branch' | 'base' } = {}): Promise<PushResult> {
+    return this.desk.act(this.target, 'push', [this.target.dir], async () => {
+      const branch = o.which === 'base' ? await this.base() : await this.branch();
+      return push(this.desk.run, this.target.dir, branch, { remote: o.remote });
+    });
+  }
+
+  /** Whether the page should offer "open a pull request", and if not, why. */
+  pullRequestAvailable(): Promise<GithubCli> {
+    return githubCli(this.desk.run, this.target.dir, this.desk.ghEnv);
+  }
+
+  openPullRequest(o: Omit<PullRequestOptions, 'branch' | 'base' | 'env'> = {}): Promise<PullRequestResult> {
+    return this.desk.act(this.target, 'pull-request', [this.target.dir], async () =>
+      openPullRequest(this.desk.run, this.target.dir, {
+        ...o,
+        branch: await this.branch(),
+        base: await this.base(),
+        env: this.desk.ghEnv,
+      }),
+    );
+  }
+
+  /** The files a discard would remove (ignored ones included) and the token that confirms exactly them. */
+  discardPreview(): Promise<DiscardPreview> {
+    if (!this.target.worktree)
+      return Promise.reject(
+        new RudderError('REVIEW_READ_ONLY', undefined, { conversationId: this.target.conversationId }),
+      );
+    return discardPreview(this.desk.run, this.target.dir);
+  }
+
+  discard(confirm: string): Promise<DiscardResult> {
+    return this.desk.act(this.target, 'discard', [this.target.dir], () =>
+      discard(this.desk.run, this.target.dir, { confirm }),
+    );
+  }
+
+  private async branch(): Promise<string> {
+    const r = await this.desk.run.git(['symbolic-ref', '-q', '--short', 'HEAD'], { cwd: this.target.dir, read: true });
+    if (r.code !== 0) throw new RudderError('REVIEW_NOT_ON_BRANCH', `Check out a branch in ${this.target.dir}.`);
+    return r.stdout.trim();
+  }
+}
