@@ -242,6 +242,16 @@ describe('codex session: stops, timeouts and start-up failures (real codex)', ()
     expect(timesSent(mock.requests, 'meanwhile tag:q2')).toBe(1);
   });
 
+  it('an interrupt before codex got the turn ends it without sending the input', async () => {
+    const { session } = newSession();
+    const turn = session.startTurn({ inputs: [{ id: 'e1', text: 'never sent tag:e1' }] });
+    await session.interrupt();
+    const r = await turn.result;
+    expect(r).toMatchObject({ interrupted: true, terminalReason: 'interrupted_before_start', inputIds: ['e1'] });
+    expect(mock.requests.some((q) => q.userTexts.some((t) => t.includes('never sent tag:e1')))).toBe(false);
+    expect((await session.startTurn({ inputs: [{ id: 'e2', text: 'then tag:e2' }] }).result).text).toBe('ok tag:e2');
+  });
+
   it('a stop with the queue (/stop) withdraws that steer: it never reaches the model', async () => {
     const { session } = newSession();
     const turn = session.startTurn({ inputs: [{ id: 'w1', text: 'long [[exec:sleep 30]] tag:w1' }] });

@@ -121,8 +121,12 @@ export function turnOutcome(
   }
 }
 
-/** The result of an interrupted turn that codex did not confirm in time (Rudder ended it). */
-export function unconfirmedInterrupt(turn: CodexTurn, threadId: string | undefined): TurnResult {
+/** The result of an interrupted turn Rudder ended itself (codex did not confirm in time, or never got the turn). */
+export function unconfirmedInterrupt(
+  turn: CodexTurn,
+  threadId: string | undefined,
+  terminalReason = 'interrupt_unconfirmed',
+): TurnResult {
   return {
     text: turn.items.texts.at(-1) ?? '',
     sessionId: threadId,
@@ -130,7 +134,7 @@ export function unconfirmedInterrupt(turn: CodexTurn, threadId: string | undefin
     costUsd: 0,
     durationMs: Date.now() - turn.startedAt,
     numTurns: turn.items.usage.requests,
-    terminalReason: 'interrupt_unconfirmed',
+    terminalReason,
     isError: true,
     interrupted: true,
     inputIds: turn.inputIds(),

@@ -116,12 +116,12 @@ export class ThreadTurns {
     this.approvals.dropFor(turn);
   }
 
-  /** Ends a turn Rudder gave up waiting for (an interrupt codex did not confirm). */
-  abandon(turn: CodexTurn): void {
+  /** Ends an interrupted turn Rudder will not wait for (codex did not confirm it, or never got it). */
+  abandon(turn: CodexTurn, terminalReason?: string): void {
     if (turn.isSettled()) return;
     this.finish(turn);
     this.steers.turnEnded(turn, { cancel: turn.cancelQueued });
-    turn.succeed(unconfirmedInterrupt(turn, this.o.link.threadId));
+    turn.succeed(unconfirmedInterrupt(turn, this.o.link.threadId, terminalReason));
   }
 
   /** Asks codex to stop the turn; sent as soon as codex's turn id is known. */
@@ -224,6 +224,11 @@ export class ThreadTurns {
         throw new RudderError('AGENT_SPAWN_FAILED', `The working directory ${cwd} does not exist.`, { cwd });
       let server = await link.open();
       if (this.current !== turn) return;
+      // Stopped while the thread was loading: nothing reached codex, nothing is sent.
+      if (turn.interruptRequested) {
+        this.o.lock.run(() => this.abandon(turn, 'interrupted_before_start'));
+        return;
+      }
       turn.clientId = encodeClientId(inputs.map((i) => i.id));
       const params = () => ({
         threadId: link.threadId!,
