@@ -12,8 +12,12 @@ export interface CodexLaunch {
   conversationId: string;
   /** The conversation's working directory (its project, or its worktree): the thread's cwd. */
   cwd: string;
-  /** The codex binary, resolved (resolveCodexBinary). */
-  bin: string;
+  /**
+   * The codex binary, or how to find it at each server start (() => resolveCodexBinary(agent.codex.bin,
+   * env).path): then a binary installed later is found without a restart, and a setting that names
+   * no binary fails the turn with an error naming the setting.
+   */
+  bin: string | (() => string);
   /** agent.codex.config: dotted keys to JSON values, each passed as one `-c key=value`. */
   config?: Record<string, unknown>;
   /** The app-server's environment (buildCodexEnv); CODEX_HOME in it says where threads live. */

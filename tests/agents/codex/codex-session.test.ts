@@ -4,13 +4,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { resolveCodexBinary } from '../../../src/agents/codex/binary.js';
 import { HELD_NOTE } from '../../../src/agents/codex/codex-session.js';
 import { processGone } from '../../../src/agents/codex/server/commands.js';
 import { markedPids } from '../../../src/agents/common/orphans.js';
 import type { Turn, TurnResult } from '../../../src/agents/session.js';
 import { isRudderError, type RudderError } from '../../../src/errors.js';
 import { pidAlive, untilEvent, waitUntil } from '../../support/claude-rig.js';
-import { codexLaunch, trackCodex, untilPersisted } from '../../support/codex-rig.js';
+import { CODEX_BIN, codexLaunch, trackCodex, untilPersisted } from '../../support/codex-rig.js';
 import { historyCopies, type MockResponses, startMockResponses, timesSent } from '../../support/mock-responses.js';
 
 let mock: MockResponses;
@@ -316,6 +317,16 @@ describe('codex session: stops, timeouts and start-up failures (real codex)', ()
     expect(isRudderError(err, 'CODEX_BINARY_MISSING')).toBe(true);
     expect((err as RudderError).context.unanswered).toEqual(['n1']);
     expect(session.state()).toBe('idle');
+  });
+
+  it('agent.codex.bin naming no binary fails each turn with the setting named; once it is there, turns run', async () => {
+    let configured = '/nonexistent/codex';
+    const { session } = newSession({ bin: () => resolveCodexBinary(configured, { PATH: '' }).path });
+    const err = await session.startTurn({ inputs: [{ id: 'b1', text: 'hi' }] }).result.catch((e: unknown) => e);
+    expect(isRudderError(err, 'CODEX_BINARY_MISSING')).toBe(true);
+    expect((err as RudderError).message).toContain('agent.codex.bin is set to /nonexistent/codex');
+    configured = CODEX_BIN;
+    expect((await session.startTurn({ inputs: [{ id: 'b2', text: 'now tag:b2' }] }).result).text).toBe('ok tag:b2');
   });
 
   it('a working directory that is gone fails the turn with the reason, and the session stays usable', async () => {

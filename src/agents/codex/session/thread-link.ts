@@ -55,8 +55,9 @@ export class ThreadLink {
     const launch = this.o.launch;
     if (!this.server()) {
       void this.lease?.release('its app-server is gone');
+      const bin = typeof launch.bin === 'function' ? launch.bin() : launch.bin;
       this.lease = this.o.servers.lease(
-        { bin: launch.bin, configArgs: configArgs(launch.config), env: launch.env },
+        { bin, configArgs: configArgs(launch.config), env: launch.env },
         launch.conversationId,
       );
     }
