@@ -4,13 +4,17 @@
  * app-server pool (servers()), as the gateway's do.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import { bundledCodex } from '../../src/agents/codex/binary.js';
 import { CodexSession } from '../../src/agents/codex/codex-session.js';
+import { configArgs } from '../../src/agents/codex/config-args.js';
 import { buildCodexEnv } from '../../src/agents/codex/env.js';
 import type { CodexLaunch } from '../../src/agents/codex/launch.js';
+import { AppServer } from '../../src/agents/codex/server/app-server.js';
 import { CodexServers } from '../../src/agents/codex/server/servers.js';
+import { decodeClientId } from '../../src/agents/codex/session/client-id.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { tempDir } from './claude-rig.js';
 import { mockCodexConfig } from './mock-responses.js';
@@ -110,4 +114,33 @@ export async function untilPersisted(codexHome: string, threadId: string, needle
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`codex did not write ${needle} to the rollout of ${threadId} within 30 s`);
+}
+
+/**
+ * Waits until codex's own history of the thread (what thread/resume will list, read by a second
+ * app-server on the same CODEX_HOME) holds the input: a kill -9 after it tests a thread that holds it.
+ */
+export async function untilThreadHolds(launch: CodexLaunch, threadId: string, inputId: string): Promise<void> {
+  const server = AppServer.start({
+    bin: CODEX_BIN,
+    configArgs: configArgs(launch.config),
+    env: launch.env,
+    cwd: os.tmpdir(),
+    logger: silentLogger(),
+    label: 'probe',
+  });
+  try {
+    const end = Date.now() + 30_000;
+    while (Date.now() < end) {
+      const { thread } = await server.request('thread/read', { threadId, includeTurns: true });
+      const held = thread.turns.some((t) =>
+        t.items.some((i) => i.type === 'userMessage' && decodeClientId(i.clientId)?.includes(inputId)),
+      );
+      if (held) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`codex's history of ${threadId} did not hold ${inputId} within 30 s`);
+  } finally {
+    await server.end('probe done', 1_000, 1_000);
+  }
 }

@@ -11,8 +11,15 @@ import { markedPids } from '../../../src/agents/common/orphans.js';
 import type { Turn, TurnResult } from '../../../src/agents/session.js';
 import { isRudderError, type RudderError } from '../../../src/errors.js';
 import { pidAlive, untilEvent, waitUntil } from '../../support/claude-rig.js';
-import { CODEX_BIN, codexLaunch, trackCodex, untilPersisted } from '../../support/codex-rig.js';
-import { historyCopies, type MockResponses, startMockResponses, timesSent } from '../../support/mock-responses.js';
+import { CODEX_BIN, codexLaunch, trackCodex, untilPersisted, untilThreadHolds } from '../../support/codex-rig.js';
+import {
+  historyCopies,
+  type MockResponses,
+  reply,
+  say,
+  startMockResponses,
+  timesSent,
+} from '../../support/mock-responses.js';
 
 let mock: MockResponses;
 const rig = trackCodex();
@@ -86,7 +93,7 @@ describe('codex session: steering (real codex)', () => {
   it('steers a message sent while a command runs into the same turn, after the tool output', async () => {
     const { session } = newSession();
     const turns = recordTurns(session);
-    const turn = session.startTurn({ inputs: [{ id: 'a', text: 'work [[exec:sleep 2; echo slept]] tag:a' }] });
+    const turn = session.startTurn({ inputs: [{ id: 'a', text: 'work [[exec:sleep 3; echo slept]] tag:a' }] });
     await untilEvent(turn, 'tool-use');
     const steer = session.steer({ id: 's', text: 'also do this tag:s' });
     expect(steer.written).toBe(true);
@@ -194,6 +201,7 @@ describe('codex session: stop and crash (real codex)', () => {
     await untilEvent(turn, 'tool-use');
     const command = await commandPid(launch.cwd, 'k1.pid');
     await untilPersisted(launch.codexHome, first.sessionId!, 'tag:k1');
+    await untilThreadHolds(launch, first.sessionId!, 'k1');
     const server = session.pid()!;
     process.kill(server, 'SIGKILL');
     const err = await turn.result.then(
@@ -208,6 +216,8 @@ describe('codex session: stop and crash (real codex)', () => {
     await waitUntil(() => processGone(command));
     // The re-run, as the gateway sends it: the text again, after Rudder's note.
     const note = '[Rudder] This message is being run again: your previous attempt at it was cut off.';
+    // Were the text sent again, its command must not run (the assertions below say what went wrong).
+    mock.setScript((req) => (req.lastUserText.includes(note) ? reply(say('ok')) : undefined));
     const again = await session.startTurn({
       inputs: [{ id: 'k1', text: 'slow [[exec:echo $$ > k1.pid; exec sleep 30]] tag:k1', note }],
     }).result;
@@ -301,8 +311,12 @@ describe('codex session: stops, timeouts and start-up failures (real codex)', ()
   });
 
   it('a turn past agent.turnTimeoutSeconds is stopped and typed AGENT_TURN_TIMEOUT; its command is gone', async () => {
-    const { session, launch } = newSession({ turnTimeoutMs: 1500 });
-    const turn = session.startTurn({ inputs: [{ id: 't1', text: 'long [[exec:echo $$ > t1.pid; exec sleep 30]]' }] });
+    const { session, launch } = newSession();
+    // The budget comes from a measured command round trip on this machine, with room (a busy machine is slow).
+    const t0 = Date.now();
+    await session.startTurn({ inputs: [{ id: 't0', text: 'warm up [[exec:echo hi]]' }] }).result;
+    launch.turnTimeoutMs = 2_000 + 4 * (Date.now() - t0);
+    const turn = session.startTurn({ inputs: [{ id: 't1', text: 'long [[exec:echo $$ > t1.pid; exec sleep 60]]' }] });
     const command = await commandPid(launch.cwd, 't1.pid');
     const err = await turn.result.catch((e: unknown) => e);
     expect(isRudderError(err, 'AGENT_TURN_TIMEOUT')).toBe(true);
@@ -319,7 +333,7 @@ describe('codex session: stops, timeouts and start-up failures (real codex)', ()
     expect(session.state()).toBe('idle');
   });
 
-  it('agent.codex.bin naming no binary fails each turn with the setting named; once it is there, turns run', async () => {
+  it('agent.codex.bin naming no binary fails each turn naming the setting; once it is there, turns run', async () => {
     let configured = '/nonexistent/codex';
     const { session } = newSession({ bin: () => resolveCodexBinary(configured, { PATH: '' }).path });
     const err = await session.startTurn({ inputs: [{ id: 'b1', text: 'hi' }] }).result.catch((e: unknown) => e);
@@ -349,11 +363,13 @@ describe('codex session: resume and external content (real codex)', () => {
     await untilEvent(cut, 'tool-use');
     const threadId = first.session.sessionId()!;
     await untilPersisted(first.launch.codexHome, threadId, 'tag:h1');
+    await untilThreadHolds(first.launch, threadId, 'h1');
     process.kill(first.session.pid()!, 'SIGKILL');
     await cut.result.catch(() => undefined);
     // The restarted gateway builds a new session with the saved id (same CODEX_HOME and cwd).
     const again = rig.session({ ...first.launch, sessionId: threadId, servers: undefined });
     const note = '[Rudder] This message is being run again: Rudder restarted before you finished.';
+    mock.setScript((req) => (req.lastUserText.includes(note) ? reply(say('ok')) : undefined));
     const r = await again.startTurn({ inputs: [{ id: 'h1', text: 'cut [[exec:sleep 30]] tag:h1', note }] }).result;
     expect(r.sessionId).toBe(threadId);
     const last = mock.requests.filter((q) => q.threadId === threadId).at(-1)!;
