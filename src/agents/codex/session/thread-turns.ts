@@ -270,12 +270,15 @@ export class ThreadTurns {
     if (turn.interruptRequested) this.interrupt(turn);
   }
 
-  /** The turn a notification is about: the running one, when the ids agree (or codex's id is not known yet). */
+  /**
+   * The turn a notification is about: the running one, when the ids agree. Codex's id is learnt only
+   * from turn/start's answer or turn/started: after a resume codex still reports on the turn a crash
+   * cut off (its command ending), and such a line must not be taken for the new turn's.
+   */
   private turnFor(turnId: string | undefined): CodexTurn | undefined {
     const cur = this.current;
     if (!cur || (turnId && this.ended.has(turnId))) return undefined;
     if (!turnId) return cur;
-    if (!cur.codexTurnId) this.adopt(cur, turnId);
     return cur.codexTurnId === turnId ? cur : undefined;
   }
 
