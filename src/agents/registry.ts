@@ -85,6 +85,16 @@ export class SessionRegistry {
     return [...this.sessionsByConversation.values()];
   }
 
+  /**
+   * The live session of another conversation that has this Claude Code session: two processes
+   * resuming one session write one transcript and corrupt it.
+   */
+  holderOf(sessionId: string, except?: string): AgentSession | undefined {
+    return this.sessions().find(
+      (s) => s.conversationId !== except && s.state() !== 'stopped' && s.sessionId() === sessionId,
+    );
+  }
+
   /** Sessions with a process that waits for the next turn. */
   idleWarm(): AgentSession[] {
     return this.sessions().filter((s) => isIdleWarm(s));

@@ -103,7 +103,14 @@ export type TurnEvent =
    * Progress worth showing; with notify, the person is told in the chat (a message waits, a menu
    * could not be answered). inputIds: the messages it is about when not the turn's own (a steer still waiting).
    */
-  | { type: 'status'; message: string; notify?: boolean; inputIds?: string[] }
+  | {
+      type: 'status';
+      message: string;
+      notify?: boolean;
+      inputIds?: string[];
+      /** A status with the same key as an earlier one of the turn replaces it: one line that updates (api-retry). */
+      key?: string;
+    }
   | { type: 'result'; result: TurnResult }
   | { type: 'error'; error: RudderError };
 

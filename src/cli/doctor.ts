@@ -1,9 +1,10 @@
 /**
- * `rudder doctor`: checks the claude binary (a real stream-json probe), an auth source, the data
- * dir, the SQLite store, the config, tmux and the TUI's first run when the claude-tmux backend is
- * configured, codex (binary, version, app-server handshake, auth, a minimal request) when a
- * conversation may run on it, the fallback endpoint and each channel's token. Prints how to fix what fails; exits
- * 1 when a required check fails. It changes nothing: no data dir or store is created.
+ * `rudder doctor`: checks the claude binary (a real stream-json probe), an auth source, one real
+ * model request with the agent's environment (doctor-model.ts), the data dir, the SQLite store,
+ * the config, tmux and the TUI's first run when the claude-tmux backend is configured, codex
+ * (binary, version, app-server handshake, auth, a minimal request) when a conversation may run on
+ * it, the fallback endpoint and each channel's token. Prints how to fix what fails; exits 1 when a
+ * required check fails. It changes nothing: no data dir or store is created.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { buildAgentEnv } from '../agents/claude/env.js';
+import { switchOn } from '../agents/claude/env-vars.js';
 import { checkClaude } from '../agents/claude/health.js';
 import { buildCodexEnv } from '../agents/codex/env.js';
 import { checkCodex } from '../agents/codex/health.js';
@@ -20,16 +22,12 @@ import type { Config } from '../config/schema.js';
 import type { StatusReport } from '../http/wire.js';
 import { inspectDataDir } from '../ops/data-dir.js';
 import { call, endpoint } from './client.js';
+import type { Check } from './doctor-check.js';
+import { probeModel } from './doctor-model.js';
+
+export type { Check } from './doctor-check.js';
 
 const exec = promisify(execFile);
-
-export interface Check {
-  name: string;
-  ok: boolean;
-  required: boolean;
-  detail: string;
-  fix?: string;
-}
 
 export function register(program: Command): void {
   program
@@ -38,32 +36,60 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       `
-Checks the claude binary (its version, and a real stream-json probe), an auth source, the data
-dir and the store, the config, tmux and the TUI's first run when agent.backend is claude-tmux,
-codex (binary, version, app-server handshake, auth, one short request) when agent.backend or a
-project's backend is codex, the fallback model and each channel's token. Creates nothing. Exits 1
-when a required check fails.`,
+Checks the claude binary (its version, and a real stream-json probe), an auth source, one real
+model request through claude with the agent's environment (a one-word prompt, no tools, no
+saved session; a failure names its cause: DNS, a refused connection, 401, 403, the proxy, a
+timeout), the data dir and the store, the config, tmux and the TUI's first run when
+agent.backend is claude-tmux, codex (binary, version, app-server handshake, auth, one short
+request) when agent.backend or a project's backend is codex, the fallback model and each
+channel's token. Creates nothing. Exits 1 when a required check fails.`,
     )
-    .action(async () => {
-      process.exitCode = await run();
+    .option('--timeout <seconds>', 'how long the model request waits for an answer', '30')
+    .action(async (opts: { timeout: string }) => {
+      const seconds = Number(opts.timeout);
+      if (!Number.isFinite(seconds) || seconds <= 0) {
+        process.stderr.write(`rudder doctor: --timeout must be a number of seconds above 0, not "${opts.timeout}"\n`);
+        process.exitCode = 2;
+        return;
+      }
+      process.exitCode = await run({ answerTimeoutMs: seconds * 1000 });
     });
 }
 
-async function claudeChecks(config: Config | undefined, checks: Check[]): Promise<void> {
+export interface DoctorOptions {
+  /** How long the model request waits for an answer (--timeout). */
+  answerTimeoutMs?: number;
+}
+
+/** Whether the model can be reached is unknown: a failed check, never a silent pass. */
+const notChecked = (why: string): Check => ({
+  name: 'model request',
+  ok: false,
+  required: true,
+  detail: `not checked: ${why}`,
+});
+
+const say = (line: string) => process.stderr.write(`rudder doctor: ${line}\n`);
+
+async function claudeChecks(config: Config | undefined, checks: Check[], opts: DoctorOptions): Promise<void> {
   const env = buildAgentEnv({ passVars: config?.agent.passEnv, extra: config?.agent.env });
   const c = await checkClaude({ configured: config?.agent.claudeBin, env: process.env, agentEnv: env }, 20_000);
   if (!c.source) {
     checks.push({ name: 'claude binary', ok: false, required: true, detail: c.problem!, fix: c.fix! });
+    checks.push(notChecked('there is no claude binary to send it'));
     return;
   }
   checks.push({ name: 'claude binary', ok: true, required: true, detail: `${c.path} (from ${c.source})` });
   if (!c.ok) {
     checks.push({ name: 'claude version', ok: false, required: true, detail: c.problem!, fix: c.fix! });
+    checks.push(notChecked('the claude binary does not run'));
     return;
   }
   checks.push({ name: 'claude version', ok: true, required: true, detail: c.version! });
   // A real probe: the CLI must accept the persistent stream-json mode and exit cleanly on empty input.
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-doctor-'));
+  const probeStarted = Date.now();
+  let startupMs: number | undefined;
   try {
     const probe = exec(
       c.path!,
@@ -72,6 +98,7 @@ async function claudeChecks(config: Config | undefined, checks: Check[]): Promis
     );
     probe.child.stdin?.end(); // no input: a CLI that accepts the mode exits 0 at once
     await probe;
+    startupMs = Date.now() - probeStarted;
     checks.push({ name: 'claude stream-json', ok: true, required: true, detail: 'accepts --input-format stream-json' });
   } catch (err) {
     checks.push({
@@ -86,22 +113,39 @@ async function claudeChecks(config: Config | undefined, checks: Check[]): Promis
   }
   const agentHome = env.HOME ?? os.homedir();
   const sources = [
-    env.ANTHROPIC_API_KEY ? 'ANTHROPIC_API_KEY' : '',
-    env.CLAUDE_CODE_OAUTH_TOKEN ? 'CLAUDE_CODE_OAUTH_TOKEN' : '',
+    ...['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'].filter((k) => env[k]),
+    ...['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY'].filter((k) => switchOn(env[k])),
     fs.existsSync(path.join(agentHome, '.claude', '.credentials.json'))
       ? 'a CLI login (~/.claude/.credentials.json)'
       : '',
     /"oauthAccount"/.test(readOr(path.join(agentHome, '.claude.json'))) ? 'a CLI login (~/.claude.json)' : '',
   ].filter(Boolean);
+  const model =
+    startupMs === undefined
+      ? notChecked('claude does not accept the stream-json mode')
+      : await probeModel({
+          bin: c.path!,
+          env,
+          model: config?.agent.model,
+          startupMs,
+          answerTimeoutMs: opts.answerTimeoutMs ?? 30_000,
+          say,
+        });
+  // The request is the proof: an answer means some auth source works, found here or not (apiKeyHelper…).
   checks.push({
     name: 'auth',
-    ok: sources.length > 0,
+    ok: sources.length > 0 || model.ok,
     required: true,
-    detail: sources.length ? sources.join(', ') : 'no API key, OAuth token or CLI login found',
+    detail: sources.length
+      ? sources.join(', ')
+      : model.ok
+        ? 'none found here, but the model request was answered'
+        : 'no API key, OAuth token or CLI login found',
     fix:
       'Run `claude` once and log in, or set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN from `claude ' +
       'setup-token`) in the environment Rudder runs in, or in agent.env.',
   });
+  checks.push(model);
   if (config?.agent.permissionMode === 'bypassPermissions' && process.getuid?.() === 0 && env.IS_SANDBOX !== '1') {
     checks.push({
       name: 'bypass as root',
@@ -260,7 +304,7 @@ async function storeChecks(checks: Check[]): Promise<void> {
   }
 }
 
-export async function doctor(): Promise<Check[]> {
+export async function doctor(opts: DoctorOptions = {}): Promise<Check[]> {
   const checks: Check[] = [];
   let config: Config | undefined;
   const file = findConfigFile();
@@ -278,7 +322,12 @@ export async function doctor(): Promise<Check[]> {
   }
   await storeChecks(checks);
   checks.push(...(await runningChannelChecks()));
-  await claudeChecks(config, checks);
+  // Read before the model request runs claude, which writes its own state into the agent HOME.
+  const firstRun =
+    config?.agent.backend === 'claude-tmux'
+      ? tuiFirstRun(buildAgentEnv({ passVars: config.agent.passEnv, extra: config.agent.env }).HOME ?? os.homedir())
+      : undefined;
+  await claudeChecks(config, checks, opts);
   const backends = [config?.agent.backend, ...Object.values(config?.projects ?? {}).map((p) => p.backend)];
   if (config && backends.includes('codex'))
     checks.push(
@@ -302,9 +351,7 @@ export async function doctor(): Promise<Check[]> {
         fix: 'apt-get install -y tmux (or use agent.backend "claude-stream").',
       });
     }
-    checks.push(
-      tuiFirstRun(buildAgentEnv({ passVars: config.agent.passEnv, extra: config.agent.env }).HOME ?? os.homedir()),
-    );
+    checks.push(firstRun!);
   }
   if (config?.fallback) {
     const { LocalModel } = await import('../fallback/local-model.js');
@@ -349,8 +396,8 @@ export async function doctor(): Promise<Check[]> {
   return checks;
 }
 
-export async function run(): Promise<number> {
-  const checks = await doctor();
+export async function run(opts: DoctorOptions = {}): Promise<number> {
+  const checks = await doctor(opts);
   for (const c of checks) {
     process.stdout.write(`${c.ok ? '✔' : c.required ? '✘' : '!'} ${c.name}: ${c.detail}\n`);
     if (!c.ok && c.fix) process.stdout.write(`    fix: ${c.fix}\n`);

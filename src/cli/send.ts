@@ -2,13 +2,17 @@
  * `rudder send <conversation> "text"`: sends through the web API and prints the reply stream.
  * It ends at the first of: a reply or notice that answers the message (exit 0); an `error` event
  * for it, a refusal, or a stop (exit 1); the end of the event stream (exit 1); the timeout (exit 3).
+ * A conversation id nobody has used is refused unless --new says to start one: a typo must not
+ * quietly open a conversation (and an agent process) of its own.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { call, endpoint, readEvents, type SseEvent } from './client.js';
+import { ApiError, call, endpoint, readEvents, type SseEvent } from './client.js';
 
 export interface SendOptions {
   json?: boolean;
   timeout: number;
+  /** Start the conversation when it does not exist yet. */
+  new?: boolean;
 }
 
 export function register(program: Command): void {
@@ -20,23 +24,39 @@ export function register(program: Command): void {
       '<text...>',
       'the message (several words are joined with spaces; put -- before text that starts with "-")',
     )
+    .option('--new', 'start the conversation when no conversation has this id yet')
     .option('--json', 'print the raw events as JSON lines on stdout')
     .option('--timeout <seconds>', 'how long to wait for the reply', seconds, 600)
     .addHelpText(
       'after',
       `
-The acknowledgements go to stderr, the reply to stdout. Exit codes: 0 answered; 1 an error
-event for the message, a refusal or a stop (the message stays in the store; the web page
-shows what happens next); 2 bad usage; 3 no reply within --timeout (the reply stays owed).
+The acknowledgements go to stderr, the reply to stdout. An id no conversation has yet is
+refused (exit 1) unless --new is given. Exit codes: 0 answered; 1 an error event for the
+message, a refusal, a stop or an unknown conversation (the message stays in the store; the
+web page shows what happens next); 2 bad usage; 3 no reply within --timeout (the reply stays
+owed).
 The gateway is found through RUDDER_URL and RUDDER_TOKEN, else the config's web address and
 the token in the data dir.
 
-Example:
-  rudder send work "run the tests and tell me what fails"`,
+Examples:
+  rudder send --new work "run the tests and tell me what fails"
+  rudder send work "now fix the first one"`,
     )
     .action(async (conversation: string, words: string[], opts: SendOptions) => {
       process.exitCode = await send(conversation, words.join(' '), opts);
     });
+}
+
+/** Whether the web conversation exists (a bad id is left for the message POST to refuse with its reason). */
+async function exists(ep: ReturnType<typeof endpoint>, conv: string): Promise<boolean> {
+  try {
+    await call(ep, 'GET', `/api/conversations/${conv}`);
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404 && err.code === 'NOT_FOUND') return false;
+    if (err instanceof ApiError && err.status === 400) return true;
+    throw err;
+  }
 }
 
 function seconds(value: string): number {
@@ -52,6 +72,13 @@ export async function send(conversation: string, text: string, opts: SendOptions
   }
   const ep = endpoint();
   const conv = encodeURIComponent(conversation);
+  if (!opts.new && !(await exists(ep, conv))) {
+    process.stderr.write(
+      `rudder send: there is no conversation "${conversation}". To start it, run: rudder send --new ` +
+        `${conversation} "…" (GET /api/conversations, or the web page, lists those there are).\n`,
+    );
+    return 1;
+  }
   const abort = new AbortController();
   let messageId: string | undefined;
   let streamed = false;

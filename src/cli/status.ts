@@ -1,7 +1,16 @@
-/** `rudder status [--json]`: GET /api/status, for humans or raw. */
+/**
+ * `rudder status [--json]`: GET /api/status, for humans or raw. Sessions and queues are named by
+ * their conversation's title beside the id: a title from the report itself when it carries one,
+ * else a web conversation's from GET /api/conversations.
+ */
 import type { Command } from 'commander';
 import type { StatusReport } from '../http/wire.js';
-import { call, endpoint } from './client.js';
+import { stripControlSequences } from '../security/control-sequences.js';
+import { removeInvisible } from '../security/sanitise.js';
+import { call, type Endpoint, endpoint } from './client.js';
+
+const WEB_PREFIX = 'web:';
+const TITLE_CHARS = 40;
 
 const mb = (b: number | null) => (b === null ? '-' : `${Math.round(b / 1024 / 1024)} MB`);
 
@@ -33,8 +42,36 @@ function channelsLine(s: StatusReport): string {
   return s.channels.map((c) => `${c.name} ${c.state}${c.detail ? ` (${c.detail})` : ''}`).join(', ') || 'none';
 }
 
+/** Titles by conversation id (web:<key>), from the web channel's list; none when it cannot be read. */
+async function webTitles(ep: Endpoint): Promise<Map<string, string>> {
+  const titles = new Map<string, string>();
+  for (const q of ['', '?archived=1']) {
+    try {
+      const r = await call<{ conversations: Array<{ id: string; title: string | null }> }>(
+        ep,
+        'GET',
+        `/api/conversations${q}`,
+      );
+      for (const c of r.conversations) if (c.title) titles.set(`${WEB_PREFIX}${c.id}`, c.title);
+    } catch {
+      // Titles are a help for reading; the report stands without them.
+    }
+  }
+  return titles;
+}
+
+/** A title as one short line that cannot move the cursor or hide text on the terminal. */
+function shown(title: string): string {
+  const flat = removeInvisible(stripControlSequences(title))
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length > TITLE_CHARS ? `${flat.slice(0, TITLE_CHARS - 1)}…` : flat;
+}
+
 export async function status(opts: { json?: boolean }): Promise<number> {
-  const s = await call<StatusReport>(endpoint(), 'GET', '/api/status');
+  const ep = endpoint();
+  const s = await call<StatusReport>(ep, 'GET', '/api/status');
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
     return 0;
@@ -56,11 +93,16 @@ export async function status(opts: { json?: boolean }): Promise<number> {
         .join(', ') || 'none'
     }`,
   ];
+  const titles = s.sessions.length || s.queues.length ? await webTitles(ep) : new Map<string, string>();
+  const named = (x: { conversationId: string; title?: string | null }) => {
+    const title = x.title ?? titles.get(x.conversationId);
+    return title ? `${x.conversationId}  "${shown(title)}"` : x.conversationId;
+  };
   if (s.sessions.length) {
     lines.push('Live sessions:');
     for (const x of s.sessions)
       lines.push(
-        `  ${x.conversationId}  ${x.backend}  pid ${x.pid ?? '-'}  ${x.state}  idle ${x.idleSeconds}s ` +
+        `  ${named(x)}  ${x.backend}  pid ${x.pid ?? '-'}  ${x.state}  idle ${x.idleSeconds}s ` +
           ` ${mb(x.rssBytes)}  steered ${x.steered}`,
       );
   }
@@ -68,7 +110,7 @@ export async function status(opts: { json?: boolean }): Promise<number> {
     lines.push('Queues:');
     for (const q of s.queues)
       lines.push(
-        `  ${q.conversationId}  waiting ${q.depth}  in flight ${q.inFlight}${
+        `  ${named(q)}  waiting ${q.depth}  in flight ${q.inFlight}${
           q.pausedUntil ? `  rate limited ` + `until ${q.pausedUntil}` : ''
         }`,
       );

@@ -84,8 +84,8 @@ export const agentSchema = z
     appendSystemPrompt: z.string().optional(),
     /** Extra environment for the agent, set last (e.g. ANTHROPIC_BASE_URL for a proxy). */
     env: z.record(envName, z.string()).default({}),
-    /** Inherited variables the agent gets beyond the base set (agents/claude/env.ts); nothing else passes. */
-    passEnv: z.array(envName).default(['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN']),
+    /** Inherited variables the agent gets beyond the default set (agents/claude/env.ts); nothing else passes. */
+    passEnv: z.array(envName).default([]),
     /** `--autocompact`: 'auto' (the model's context window) or a size in tokens (the CLI takes 100000 at least). */
     autocompact: z
       .union([z.literal('auto'), z.number().int().min(100_000, 'must be "auto" or at least 100000 tokens')])

@@ -14,6 +14,8 @@ export interface AckData {
   kind: AckKind;
   emoji: string;
   note?: string;
+  /** When it was given, epoch ms (a history page's acks carry it; an event carries it as `at`). */
+  at?: number;
 }
 
 /** A piece of the text the agent is writing (not stored: the reply carries the whole text). */

@@ -57,7 +57,8 @@ function holderAlive(file: string, c: LockContent): boolean {
 function alreadyRunning(file: string, pid: number): RudderError {
   return new RudderError(
     'ALREADY_RUNNING',
-    `Rudder is already running on this data dir (pid ${pid}). Stop it first, or set RUDDER_HOME to another data dir.`,
+    // The code's own text says it is running; the detail adds only who and what to do (said once).
+    `It runs as pid ${pid}: stop it first, or set RUDDER_HOME to another data dir.`,
     { pid, lockFile: file },
   );
 }

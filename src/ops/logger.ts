@@ -2,6 +2,8 @@
  * Logging: JSON lines into the data dir (rudder.log, mode 0600), and pretty lines on a TTY. Every
  * line passes through redact() on its way out, so no token reaches a log, whatever a caller put
  * in it. The level is the root logger's alone (children follow it), so it can change live.
+ * A line logged with `{ shown: true }` was already printed for the person (a start-up warning):
+ * it goes to rudder.log but not again to the terminal.
  */
 import path from 'node:path';
 import { type Logger, pino } from 'pino';
@@ -33,6 +35,14 @@ function redacting(stream: LineStream): LineStream {
   };
 }
 
+/** The field that marks a line already printed on the terminal in its own words. */
+export const SHOWN = 'shown';
+
+/** Drops the lines marked shown (pino writes each line as one JSON string). */
+function notShownAgain(stream: LineStream): LineStream {
+  return { ...stream, write: (line: string) => (line.includes(`"${SHOWN}":true`) ? true : stream.write(line)) };
+}
+
 /** The level: RUDDER_LOG_LEVEL wins over the config's log.level. */
 export function logLevel(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   return env.RUDDER_LOG_LEVEL || configured || 'info';
@@ -61,7 +71,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       destination: 2,
       sync: true,
     });
-    streams.push({ level: 'trace', stream: redacting(stream) as pino.DestinationStream });
+    streams.push({ level: 'trace', stream: notShownAgain(redacting(stream)) as pino.DestinationStream });
   } else if (!opts.dataDir) {
     streams.push({ level: 'trace', stream: redacting(pino.destination(2)) as pino.DestinationStream });
   }

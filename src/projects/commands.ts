@@ -4,25 +4,14 @@
  * changes where the next turn runs, so the next turn starts a process in the new place.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { isRudderError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { ProjectCommandDeps } from './command-deps.js';
 import type { Project } from './projects.js';
-import type { Projects } from './service.js';
-import { type CliSession, listSessions, type OpenBy, openSessions, transcriptsDir } from './sessions.js';
+import { moveSession, nameOf } from './session-move.js';
+import { type CliSession, hasSession, listSessions, type OpenBy, openSessions } from './sessions.js';
 import { branchFor, removeWorktree, type WorktreeStatus, worktreeStatus } from './worktree.js';
 
-export interface ProjectCommandDeps {
-  conversationId: string;
-  projects: Projects;
-  store: Store;
-  /** A turn is running (or starting). */
-  busy(): boolean;
-  /** Stops the conversation's live session; the next turn starts a new process. */
-  release(reason: string): Promise<void>;
-  /** The pid of the conversation's own agent process, if one runs. */
-  ownPid(): number | undefined;
-}
+export type { ProjectCommandDeps } from './command-deps.js';
 
 const SESSIONS_SHOWN = 10;
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -154,9 +143,7 @@ export class ProjectCommands {
       return `"${clip(ref, 40)}" is neither a number from /sessions nor a session id.`;
     }
     const configDir = this.d.projects.configDir();
-    const known = this.sessionDirs(p).some((dir) =>
-      fs.existsSync(path.join(transcriptsDir(configDir, dir), `${id}.jsonl`)),
-    );
+    const known = hasSession(configDir, this.sessionDirs(p), id);
     if (!known) return `There is no session ${id} in project ${p.name}. Send /sessions to see them.`;
     const conv = this.d.store.conversation(this.d.conversationId);
     if (conv?.sessionId === id && conv.project === p.name) return `This conversation is already on session ${id}.`;
@@ -169,12 +156,29 @@ export class ProjectCommands {
         `there first, or send /resume ${ref} --force if that process is not writing any more.`
       );
     }
+    // One session, one conversation: another Rudder conversation that holds it (even with its process reaped) keeps it.
+    const holders = this.d.store.sessionHolders(id).filter((h) => h.conversationId !== this.d.conversationId);
+    const names = (hs: typeof holders) => hs.map((h) => nameOf(this.d.store, h.conversationId)).join(', ');
+    const running = holders.filter((h) => this.d.busyOther?.(h.conversationId));
+    if (running.length)
+      return (
+        `Session ${id} is in a running turn of conversation ${names(running)}: it cannot move while that turn ` +
+        'works. Try again when it has ended.'
+      );
+    if (holders.length && !force) {
+      return (
+        `Session ${id} belongs to conversation ${names(holders)}: ` +
+        `two conversations on one session write one transcript and mix their histories. Continue it there, or ` +
+        `send /resume ${ref} --force to move it here (that conversation then starts a new session).`
+      );
+    }
     this.d.projects.of(this.d.conversationId); // records the project if this is the first use
+    const moved = await moveSession(this.d, holders, id);
     this.d.store.setSessionId(this.d.conversationId, id);
     await this.d.release(`resuming session ${id}`);
     return (
       `This conversation continues session ${id} in ${p.name} from the next ` +
-      `message.${open && force ? ` (It is still ${this.openText(open)}.)` : ''}`
+      `message.${open && force ? ` (It is still ${this.openText(open)}.)` : ''}${moved}`
     );
   }
 
@@ -206,10 +210,15 @@ export class ProjectCommands {
     } catch {
       status = undefined; // already gone: removing only forgets it
     }
-    if (status?.changes.length && !force) {
+    if ((status?.changes.length || status?.ignored.length) && !force) {
+      const what = [
+        status.changes.length ? `uncommitted changes: ${changeList(status.changes)}` : '',
+        status.ignored.length ? `ignored files that git does not keep: ${changeList(status.ignored)}` : '',
+      ].filter(Boolean);
+      const keep = status.ignored.length ? 'Commit or copy out what you need' : 'Commit them';
       return (
-        `The worktree ${known.worktree} has uncommitted changes: ${changeList(status.changes)}. Commit ` +
-        `them, or send /worktree remove --force to throw them away.`
+        `The worktree ${known.worktree} has ${what.join('; and ')}. ${keep}, or send /worktree remove --force ` +
+        'to throw them away.'
       );
     }
     await this.d.release('worktree removed');

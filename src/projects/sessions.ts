@@ -4,6 +4,8 @@
  *   projects/<cwd, each character outside [A-Za-z0-9] as "-">/<session id>.jsonl   the transcripts
  *   sessions/<pid>.json   {"pid","sessionId","cwd","procStart",...}: a running CLI (interactive or -p)
  * Checked on 2.1.332: a name longer than 200 characters is cut there and given "-<hash>".
+ * That name is not one-to-one (…/proj/main and …/proj-main share "-…-proj-main"), so a session
+ * counts as a directory's only when the cwd its transcript records is that directory.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,6 +30,8 @@ export interface CliSession {
   updatedAt: number;
   firstPrompt?: string;
   lastMessage?: { role: 'user' | 'assistant'; text: string };
+  /** The working directory the transcript records (its first entry that has one). */
+  cwd?: string;
   /** A running CLI process has this session open. */
   openBy?: OpenBy;
 }
@@ -101,6 +105,7 @@ interface TranscriptEntry {
   isCompactSummary?: unknown;
   isSidechain?: unknown;
   timestamp?: unknown;
+  cwd?: unknown;
   message?: { content?: unknown } | null;
 }
 
@@ -176,9 +181,11 @@ export function describeTranscript(file: string): Omit<CliSession, 'openBy'> | u
     .map(entryText)
     .find((t) => t !== undefined);
   const stamp = head.map((e) => Date.parse(String(e.timestamp))).find((t) => !Number.isNaN(t));
+  const cwd = head.map((e) => e.cwd).find((c): c is string => typeof c === 'string' && c !== '');
   return {
     id: path.basename(file, '.jsonl'),
     file,
+    cwd,
     startedAt: stamp,
     updatedAt: stat.mtimeMs,
     firstPrompt: first?.text,
@@ -186,8 +193,15 @@ export function describeTranscript(file: string): Omit<CliSession, 'openBy'> | u
   };
 }
 
-/** The sessions kept for these working directories, most recently used first. */
-export function listSessions(configDir: string, cwds: string[], limit = 10): CliSession[] {
+/** Whether a transcript is one of these directories': the cwd it records is one of them (none recorded: yes). */
+function recordedIn(session: Omit<CliSession, 'openBy'>, cwds: string[]): boolean {
+  if (!session.cwd) return true;
+  const here = realOrSelf(session.cwd);
+  return cwds.some((c) => realOrSelf(c) === here);
+}
+
+/** The transcripts in the folders these directories map to, newest first. */
+function transcriptFiles(configDir: string, cwds: string[]): Array<{ file: string; mtime: number }> {
   const files: Array<{ file: string; mtime: number }> = [];
   for (const dir of new Set(cwds.map((c) => transcriptsDir(configDir, c)))) {
     let names: string[];
@@ -204,11 +218,26 @@ export function listSessions(configDir: string, cwds: string[], limit = 10): Cli
       }
     }
   }
+  return files.sort((a, b) => b.mtime - a.mtime);
+}
+
+/** The sessions kept for these working directories, most recently used first. */
+export function listSessions(configDir: string, cwds: string[], limit = 10): CliSession[] {
   const open = openSessions(configDir);
-  return files
-    .sort((a, b) => b.mtime - a.mtime)
-    .slice(0, limit)
-    .map((f) => describeTranscript(f.file))
-    .filter((s): s is Omit<CliSession, 'openBy'> => !!s && !!(s.firstPrompt || s.lastMessage))
-    .map((s) => ({ ...s, openBy: open.get(s.id) }));
+  const out: CliSession[] = [];
+  for (const f of transcriptFiles(configDir, cwds)) {
+    if (out.length >= limit) break;
+    const s = describeTranscript(f.file);
+    if (!s || !(s.firstPrompt || s.lastMessage) || !recordedIn(s, cwds)) continue;
+    out.push({ ...s, openBy: open.get(s.id) });
+  }
+  return out;
+}
+
+/** Whether session `id` is one of these directories' (its transcript is there and records one of them). */
+export function hasSession(configDir: string, cwds: string[], id: string): boolean {
+  return cwds.some((dir) => {
+    const s = describeTranscript(path.join(transcriptsDir(configDir, dir), `${id}.jsonl`));
+    return !!s && recordedIn(s, cwds);
+  });
 }

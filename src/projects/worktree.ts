@@ -131,6 +131,17 @@ export interface WorktreeStatus {
   behind: number;
   /** `git status --porcelain` lines: uncommitted changes and untracked files. */
   changes: string[];
+  /** Ignored files and folders (a .env, node_modules/): `git worktree remove` deletes them without a word. */
+  ignored: string[];
+}
+
+/** `git status --porcelain --ignored`, split: changes and untracked files, and the ignored paths. */
+async function statusOf(wt: string): Promise<{ changes: string[]; ignored: string[] }> {
+  const lines = (await git(['status', '--porcelain', '--ignored'], wt)).stdout.split('\n').filter(Boolean);
+  return {
+    changes: lines.filter((l) => !l.startsWith('!! ')),
+    ignored: lines.filter((l) => l.startsWith('!! ')).map((l) => l.slice(3)),
+  };
 }
 
 export async function worktreeStatus(project: Project, wt: string): Promise<WorktreeStatus> {
@@ -144,7 +155,7 @@ export async function worktreeStatus(project: Project, wt: string): Promise<Work
     git(['rev-parse', 'HEAD'], project.path).then((h) =>
       h.ok ? git(['rev-list', '--left-right', '--count', `${h.stdout.trim()}...HEAD`], wt) : h,
     ),
-    git(['status', '--porcelain'], wt),
+    statusOf(wt),
   ]);
   const [behind, ahead] = counts.ok ? counts.stdout.trim().split(/\s+/).map(Number) : [0, 0];
   return {
@@ -153,22 +164,22 @@ export async function worktreeStatus(project: Project, wt: string): Promise<Work
     base: base.stdout.trim() || '(unknown)',
     ahead: ahead ?? 0,
     behind: behind ?? 0,
-    changes: status.stdout.split('\n').filter(Boolean),
+    changes: status.changes,
+    ignored: status.ignored,
   };
 }
 
-export type RemoveResult = { removed: true } | { removed: false; changes: string[] };
+export type RemoveResult = { removed: true } | { removed: false; changes: string[]; ignored: string[] };
 
-/** Removes the worktree; refuses when it has uncommitted changes unless forced. The branch is kept. */
+/** Removes the worktree; refuses when it has uncommitted changes or ignored files unless forced. The branch is kept. */
 export async function removeWorktree(project: Project, wt: string, force: boolean): Promise<RemoveResult> {
   const top = repoOf(project).top;
   if (!fs.existsSync(wt)) {
     await git(['worktree', 'prune'], top);
     return { removed: true };
   }
-  const status = await git(['status', '--porcelain'], wt);
-  const changes = status.stdout.split('\n').filter(Boolean);
-  if (changes.length && !force) return { removed: false, changes };
+  const { changes, ignored } = await statusOf(wt);
+  if ((changes.length || ignored.length) && !force) return { removed: false, changes, ignored };
   const r = await git(['worktree', 'remove', ...(force ? ['--force'] : []), wt], top);
   if (!r.ok)
     throw new RudderError('WORKTREE_FAILED', `git worktree remove ${wt}: ${gitComplaint(r)}`, {

@@ -1,8 +1,10 @@
 /**
  * A consistent copy of the store while the gateway runs: SQLite's online backup API on a second
  * connection (a plain copy of rudder.db without its WAL misses the recent commits). The copy is
- * written next to the target as a 0600 file, checked (integrity_check), switched to a single
- * file (journal_mode DELETE), and only then renamed into place.
+ * written as a 0600 file in a private directory made next to the target (mkdtemp: a fresh name,
+ * mode 0700, so nothing planted there beforehand, a symlink say, is followed; the file itself is
+ * opened O_EXCL|O_NOFOLLOW), checked (integrity_check), switched to a single file (journal_mode
+ * DELETE), and only then renamed into place; the directory goes with whatever SQLite left in it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,11 +37,12 @@ export async function backupStore(
   if (fs.existsSync(dest) && !opts.overwrite)
     throw new BackupError(`${dest} already exists. Choose another file, or pass --force to replace it.`);
   if (!fs.existsSync(path.dirname(dest))) throw new BackupError(`The directory ${path.dirname(dest)} does not exist.`);
-  const partial = `${dest}.partial-${process.pid}`;
-  // Created empty with mode 0600 first: SQLite writes into it and keeps the mode (and gives its journals the same).
-  fs.closeSync(fs.openSync(partial, 'w', 0o600));
-  fs.chmodSync(partial, 0o600);
+  const dir = fs.mkdtempSync(path.join(path.dirname(dest), `.${path.basename(dest)}.partial-`));
+  const partial = path.join(dir, 'copy.db');
   try {
+    // Created empty with mode 0600 first: SQLite writes into it and keeps the mode (and gives its journals the same).
+    const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW } = fs.constants;
+    fs.closeSync(fs.openSync(partial, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, 0o600));
     // Read-write only so that, with the gateway stopped, closing removes the -wal and -shm it opened; nothing is
     // written.
     const src = new Database(source, { fileMustExist: true });
@@ -68,11 +71,9 @@ export async function backupStore(
     } finally {
       copy.close();
     }
-    fs.chmodSync(partial, 0o600);
     fs.renameSync(partial, dest);
     return { file: dest, bytes: fs.statSync(dest).size, ...result };
-  } catch (err) {
-    for (const f of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) fs.rmSync(f, { force: true });
-    throw err;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -82,14 +82,14 @@ export class HistoryQueries {
       const ids = messageIds.slice(i, i + 500);
       const rows = this.db
         .prepare(
-          `SELECT message_id, data FROM events WHERE type = 'ack' AND message_id IN ` +
+          `SELECT message_id, data, created_at FROM events WHERE type = 'ack' AND message_id IN ` +
             `(${ids.map(() => '?').join(',')}) ORDER BY seq`,
         )
-        .all(...ids) as Array<{ message_id: string; data: string }>;
+        .all(...ids) as Array<{ message_id: string; data: string; created_at: number }>;
       for (const r of rows) {
         const list = out.get(r.message_id) ?? [];
         try {
-          list.push(JSON.parse(r.data) as Record<string, unknown>);
+          list.push({ ...(JSON.parse(r.data) as Record<string, unknown>), at: r.created_at });
         } catch {
           continue;
         }

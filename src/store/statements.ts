@@ -28,6 +28,7 @@ export function prepareStatements(db: Database.Database) {
     ),
     convList: p<ConversationSqlRow>('SELECT * FROM conversations WHERE channel = ? ORDER BY updated_at DESC LIMIT ?'),
     convListAll: p<ConversationSqlRow>('SELECT * FROM conversations ORDER BY updated_at DESC LIMIT ?'),
+    convBySession: p<ConversationSqlRow>('SELECT * FROM conversations WHERE session_id = ?'),
     convSession: p('UPDATE conversations SET session_id = ?, updated_at = ? WHERE id = ?'),
     convModel: p('UPDATE conversations SET model = ?, updated_at = ? WHERE id = ?'),
     convMode: p('UPDATE conversations SET queue_mode = ?, updated_at = ? WHERE id = ?'),

@@ -165,6 +165,18 @@ export class Store {
     return (channel ? this.s.convList!.all(channel, limit) : this.s.convListAll!.all(limit)).map(toConversation);
   }
 
+  /**
+   * The conversations that hold a Claude Code session: as their current one, or as the one they
+   * resume when they go back to a project (one session, one conversation).
+   */
+  sessionHolders(sessionId: string): Array<{ conversationId: string; project: string | null }> {
+    const current = this.s.convBySession!.all(sessionId).map((r) => toConversation(r));
+    const held = new Map<string, string | null>(current.map((c) => [c.id, c.project]));
+    for (const r of this.projects.holdersOf(sessionId))
+      if (!held.has(r.conversationId)) held.set(r.conversationId, r.project);
+    return [...held].map(([conversationId, project]) => ({ conversationId, project }));
+  }
+
   private updateConversation(id: string, stmt: ConversationSetter, value: unknown, field: keyof ConversationRow): void {
     const now = Date.now();
     this.s[stmt]!.run(value, now, id);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeStreamSession } from '../../src/agents/claude/stream-session.js';
 import { AgentPool } from '../../src/agents/pool.js';
 import { SessionRegistry, spareProcess, warmCap } from '../../src/agents/registry.js';
+import { isRudderError, type RudderError } from '../../src/errors.js';
 import { pidAlive, recordingLogger, rigLaunch, untilEvent, waitUntil } from '../support/claude-rig.js';
 import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
@@ -16,7 +17,7 @@ afterAll(async () => {
   await mock.close();
 });
 
-function makePool(maxLive: number, idleMinutes = 20) {
+function makePool(maxLive: number, idleMinutes = 20, nameOf?: (id: string) => string) {
   const { logger, records } = recordingLogger();
   const registry = new SessionRegistry({ maxLive, idleMinutes, logger });
   // One HOME and working directory per conversation, as the gateway gives it: a new process resumes there.
@@ -27,7 +28,7 @@ function makePool(maxLive: number, idleMinutes = 20) {
       homes.set(conversationId, rigLaunch({ mockUrl: mock.url, conversationId })).get(conversationId)!;
     return { ...base, sessionId };
   };
-  const pool = new AgentPool(registry, { live: (c, s) => new ClaudeStreamSession(launch(c, s)) });
+  const pool = new AgentPool(registry, { live: (c, s) => new ClaudeStreamSession(launch(c, s)) }, nameOf);
   return { registry, pool, records };
 }
 
@@ -175,5 +176,31 @@ describe('session registry (real CLI)', () => {
     await waitUntil(() => pids.every((p) => !pidAlive(p)), 10_000);
     const err = await tb.result.catch((e: { code: string; context: { unanswered: string[] } }) => e);
     expect(err).toMatchObject({ code: 'AGENT_STOPPED', context: { unanswered: ['q2'] } });
+  });
+});
+
+describe('one session, one conversation (real CLI)', () => {
+  it('refuses a process on a session another conversation has live, naming it; frees it once that stops', async () => {
+    const { pool } = makePool(2, 20, (id) => (id === 'web:a' ? '“fix the login” (web:a)' : id));
+    const a = pool.sessionFor('web:a', undefined);
+    await a.startTurn({ inputs: [{ id: 'a1', text: 'hello tag:held' }] }).result;
+    const sid = a.sessionId()!;
+    let err: unknown;
+    try {
+      pool.sessionFor('web:b', sid);
+    } catch (e) {
+      err = e;
+    }
+    expect(isRudderError(err, 'SESSION_HELD')).toBe(true);
+    expect((err as Error).message).toContain(`Session ${sid} is open in conversation “fix the login” (web:a)`);
+    expect((err as RudderError).context).toMatchObject({ conversationId: 'web:b', holder: 'web:a', sessionId: sid });
+    // The holder itself goes on; a session of its own is no problem for another conversation.
+    expect(pool.sessionFor('web:a', sid)).toBe(a);
+    const other = pool.sessionFor('web:b', undefined);
+    expect(other).not.toBe(a);
+    await pool.release('web:a', 'test: the holder stops');
+    const b = pool.sessionFor('web:c', sid);
+    expect(b.conversationId).toBe('web:c');
+    await pool.stopAll('test over');
   });
 });

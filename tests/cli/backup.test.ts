@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backupStore } from '../../src/store/backup.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startChild } from '../support/gateway-rig.js';
 import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
@@ -64,6 +65,26 @@ describe('rudder backup', () => {
       expect((await w.waitReply(after.messageId)).data.text).toBe('ok tag:bk3');
     },
   );
+
+  it('does not follow a symlink planted where the copy is written, and leaves no temporary file', async () => {
+    const out = tempDir('bkshared');
+    const file = path.join(out, 'rudder-backup.db');
+    // Someone who can write the directory points the old temporary name at a file of the person's.
+    const victim = path.join(tempDir('bkvictim'), 'notes.txt');
+    fs.writeFileSync(victim, 'my notes\n', { mode: 0o644 });
+    const planted = `${file}.partial-${process.pid}`;
+    fs.symlinkSync(victim, planted);
+    const r = await backupStore(path.join(gw.home, 'rudder.db'), file);
+    expect(r.messages).toBeGreaterThan(0);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('my notes\n');
+    expect(fs.statSync(victim).mode & 0o777).toBe(0o644);
+    expect(fs.lstatSync(file).isSymbolicLink()).toBe(false);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(file).subarray(0, 15).toString()).toBe('SQLite format 3');
+    expect(fs.readlinkSync(planted)).toBe(victim);
+    // Nothing else is left beside it: the private directory went with SQLite's journal.
+    expect(fs.readdirSync(out).sort()).toEqual([path.basename(planted), 'rudder-backup.db'].sort());
+  });
 
   it('does not replace a file unless --force, and says where no store is', async () => {
     const file = path.join(tempDir('bkout'), 'exists.db');

@@ -50,4 +50,14 @@ describe('README', () => {
     expect(config).toContain('"store": { "synchronous": "normal" }');
     expect(section('Store and durability')).toMatch(/\| `full` \| .*power cut/);
   });
+
+  it("says what relay mode does not ask about: the CLI's read-only Bash (tests/agents/claude/relay-readonly)", () => {
+    const agent = section('Configuration');
+    const at = agent.indexOf('**What `relay` does not ask about.**');
+    expect(at).toBeGreaterThan(0);
+    const para = agent.slice(at, agent.indexOf('\n\n', at));
+    for (const ran of ['`echo`', '`pwd`', '`ls`', '`cat .env`']) expect(para).toContain(ran);
+    for (const asked of ['`env`', '`printenv`', '`echo $ANTHROPIC_API_KEY`', '`touch x`', '`cat /etc/hostname`'])
+      expect(para).toContain(asked);
+  });
 });

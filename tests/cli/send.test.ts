@@ -45,6 +45,35 @@ describe('rudder send: when it ends', () => {
   });
 });
 
+describe('rudder send: an unknown conversation', () => {
+  it('is refused without --new, creating nothing; --new starts it, and later sends need no flag', async () => {
+    const env = cleanEnv({ RUDDER_HOME: gw.home, RUDDER_URL: gw.ep.base });
+    const list = async () =>
+      (
+        (await (
+          await fetch(`${gw.ep.base}/api/conversations`, { headers: { authorization: `Bearer ${gw.ep.token}` } })
+        ).json()) as {
+          conversations: Array<{ id: string }>;
+        }
+      ).conversations.map((c) => c.id);
+    const typo = await runCli(['send', 'wrok', 'run the tests tag:typo'], { cwd: gw.cwd, env });
+    expect(typo.status).toBe(1);
+    expect(typo.stderr).toContain(
+      'rudder send: there is no conversation "wrok". To start it, run: rudder send --new wrok',
+    );
+    expect(typo.stdout).toBe('');
+    expect(await list()).not.toContain('wrok');
+    expect(mock.requests.some((r) => r.lastUserText.includes('tag:typo'))).toBe(false);
+
+    const first = await runCli(['send', '--new', 'work-new', 'hello tag:new-first'], { cwd: gw.cwd, env });
+    expect(first.stdout.trim()).toBe('ok tag:new-first');
+    expect(first.status).toBe(0);
+    const again = await runCli(['send', 'work-new', 'and again tag:new-again'], { cwd: gw.cwd, env });
+    expect(again.stdout.trim()).toBe('ok tag:new-again');
+    expect(again.status).toBe(0);
+  });
+});
+
 describe('rudder send and status with a config file that is not valid', () => {
   it('use its web address and the token in the data dir, and say so on stderr', async () => {
     const cwd = tempDir('badcfg');
@@ -57,7 +86,7 @@ describe('rudder send and status with a config file that is not valid', () => {
     expect(s.stderr).toMatch(/rudder\.config\.json is not valid \(agent: .*\); using its web address/);
     expect(s.stdout).toMatch(/^Rudder \d+\.\d+\.\d+, up/);
     expect(s.status).toBe(0);
-    const r = await runCli(['send', 'badcfg', 'hello tag:badcfg'], { cwd, env });
+    const r = await runCli(['send', '--new', 'badcfg', 'hello tag:badcfg'], { cwd, env });
     expect(r.stderr).toContain('is not valid');
     expect(r.stdout.trim()).toBe('ok tag:badcfg');
     expect(r.status).toBe(0);
@@ -103,7 +132,7 @@ describe('a missing or broken claude binary', () => {
         expect(s.stdout).toMatch(/^Claude: ✘ .*does not run.*\(fix: Reinstall Claude Code/m);
         const json = JSON.parse((await runCli(['status', '--json'], { cwd: child.cwd, env })).stdout);
         expect(json.agent.claude).toMatchObject({ ok: false, path: bin, source: 'config' });
-        const r = await runCli(['send', 'b1', 'hello'], { cwd: child.cwd, env });
+        const r = await runCli(['send', '--new', 'b1', 'hello'], { cwd: child.cwd, env });
         expect(r.stderr).toMatch(/sent m_\w+: turn/);
         expect(r.stderr).toMatch(/^error AGENT_\w+: /m);
         expect(r.status).toBe(1);
@@ -126,7 +155,7 @@ describe('a missing or broken claude binary', () => {
         ),
       );
       const env = cleanEnv({ RUDDER_HOME: child.home, RUDDER_URL: child.ep.base });
-      const r = await runCli(['send', 'm1', 'hello'], { cwd: child.cwd, env });
+      const r = await runCli(['send', '--new', 'm1', 'hello'], { cwd: child.cwd, env });
       expect(r.stderr).toMatch(/^error CLAUDE_BINARY_MISSING: .*\/nonexistent\/claude/m);
       expect(r.status).toBe(1);
     } finally {

@@ -1,10 +1,12 @@
 /**
  * The agent's environment is an allow-list, seen from the agent itself: the real CLI's Bash tool
  * runs `env` and the mock Messages API reads the tool result. A gateway started with secrets in
- * its environment hands the agent none of them, except a variable named in agent.passEnv.
+ * its environment hands the agent none of them, except a variable named in agent.passEnv. What
+ * Claude Code reads for its endpoint passes without being named: ANTHROPIC_BASE_URL in the gateway's
+ * environment alone points the agent at the mock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../support/claude-rig.js';
+import { mockAgentEnv, tempDir } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
@@ -63,4 +65,30 @@ describe('the agent environment (real CLI, its Bash tool)', () => {
       }
     },
   );
+
+  it('reaches the endpoint ANTHROPIC_BASE_URL names in the environment alone (no passEnv, no agent.env)', async () => {
+    const home = tempDir('chome');
+    // agent.env keeps only the test's private HOME and retries off; the endpoint and key come from the environment.
+    const { ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, ...rest } = mockAgentEnv(mock.url, home);
+    const gw = await startInProcess(
+      { agent: { permissionMode: 'bypassPermissions', env: rest } },
+      { env: { ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY } },
+    );
+    try {
+      const before = mock.mainRequests().length;
+      const w = gw.watch('base-url');
+      await w.ready;
+      const m = await gw.post('base-url', 'hello tag:base-url-first');
+      const reply = await w.waitReply(m.messageId);
+      expect(reply.data.text).toBe('ok tag:base-url-first');
+      expect(
+        mock
+          .mainRequests()
+          .slice(before)
+          .filter((r) => r.lastUserText.includes('tag:base-url-first')),
+      ).toHaveLength(1);
+    } finally {
+      await gw.stop();
+    }
+  });
 });

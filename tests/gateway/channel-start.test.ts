@@ -89,7 +89,14 @@ describe('a channel that cannot start', () => {
       expect(status.channels.find((c) => c.name === 'web')!.started).toBe(true);
       const human = await runCli(['status'], { RUDDER_HOME: home, RUDDER_URL: gw.ep.base });
       expect(human.stdout).toMatch(/Not started: telegram \(not connected after 1 s; still trying\)/);
-      const doctor = await runCli(['doctor'], { RUDDER_HOME: home, RUDDER_URL: gw.ep.base });
+      // doctor's model request goes to the mock, from a HOME of its own.
+      const doctor = await runCli(['doctor'], {
+        RUDDER_HOME: home,
+        RUDDER_URL: gw.ep.base,
+        HOME: tempDir('doctorhome'),
+        ANTHROPIC_BASE_URL: mock.url,
+        ANTHROPIC_API_KEY: 'sk-ant-test-key',
+      });
       expect(doctor.stdout).toMatch(/! running channel telegram: not started: not connected after 1 s; still trying/);
       expect(tg.callsOf('getMe').length).toBeGreaterThan(1);
 

@@ -230,6 +230,16 @@ describe('projects (real CLI)', () => {
       await wa.waitReply(again.messageId, 'reply');
       expect((await mock.waitFor(toolResultFor('tag:wtagain'))).lastUserText).toContain(ta);
       expect(fs.existsSync(path.join(ta, 'README.md'))).toBe(true);
+
+      // An ignored file (a .env) is no change to git, but removing the worktree would delete it: refused, listed.
+      fs.appendFileSync(path.join(repo, '.git', 'info', 'exclude'), '.env\n');
+      fs.writeFileSync(path.join(tb, '.env'), 'API_KEY=the-only-copy\n');
+      fs.rmSync(path.join(tb, 'b.txt'));
+      expect(await command(gw, wb, b, '/worktree remove')).toBe(
+        `The worktree ${tb} has ignored files that git does not keep: .env. Commit or copy out what you need, or ` +
+          'send /worktree remove --force to throw them away.',
+      );
+      expect(fs.readFileSync(path.join(tb, '.env'), 'utf8')).toBe('API_KEY=the-only-copy\n');
     },
   );
 

@@ -37,7 +37,10 @@ function expectRunning(fn: () => unknown, pid: number) {
     fn();
   } catch (err) {
     expect(isRudderError(err, 'ALREADY_RUNNING')).toBe(true);
-    expect((err as Error).message).toContain(`Rudder is already running on this data dir (pid ${pid})`);
+    expect((err as Error).message).toBe(
+      `Rudder is already running on this data dir. It runs as pid ${pid}: stop it first, or set RUDDER_HOME to ` +
+        'another data dir.',
+    );
     return;
   }
   throw new Error('the lock was taken twice');
@@ -127,7 +130,9 @@ describe('a second rudder start on the same data dir', () => {
         encoding: 'utf8',
         timeout: 20_000,
       });
-      expect(second.stderr).toContain(`Rudder is already running on this data dir (pid ${first.child.pid})`);
+      expect(second.stderr).toContain(`Rudder is already running on this data dir. It runs as pid ${first.child.pid}:`);
+      // Said once, not twice in one line.
+      expect(second.stderr.split('already running')).toHaveLength(2);
       expect(second.status).toBe(1);
       expect(second.stdout).not.toContain('Rudder is running');
 

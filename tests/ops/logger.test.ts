@@ -2,13 +2,14 @@
  * No token reaches rudder.log: not the startup address, not `?token=` of a logged URL, not a
  * registered secret anywhere in a line; the log file itself is 0600.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/ops/logger.js';
 import { redact, registerSecret } from '../../src/ops/redact.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
-import { startChild } from '../support/gateway-rig.js';
+import { ROOT, startChild } from '../support/gateway-rig.js';
 import { rawRequest } from '../support/raw-http.js';
 
 describe('redact', () => {
@@ -71,5 +72,32 @@ describe('rudder start', () => {
     } finally {
       await gw.stop();
     }
+  });
+});
+
+describe('a line already shown on the terminal', () => {
+  it('goes to rudder.log but is not printed on the terminal a second time', async () => {
+    const dir = tempDir('shown');
+    const logger = path.join(ROOT, 'dist/ops/logger.js');
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { createLogger } = await import(${JSON.stringify(logger)});
+         const log = createLogger({ dataDir: ${JSON.stringify(dir)}, pretty: true });
+         process.stderr.write('rudder: warning: the config is inside the working directory\\n');
+         log.warn({ shown: true }, 'the config is inside the working directory');
+         log.warn('a line for the terminal too');
+         log.flush();
+         await new Promise((r) => setTimeout(r, 200));`,
+      ],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
+    expect(r.stderr.match(/the config is inside the working directory/g)).toHaveLength(1);
+    expect(r.stderr).toContain('a line for the terminal too');
+    const file = fs.readFileSync(path.join(dir, 'rudder.log'), 'utf8');
+    expect(file).toContain('"msg":"the config is inside the working directory"');
+    expect(file).toContain('"msg":"a line for the terminal too"');
   });
 });

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliProjectDirName, listSessions, openSessions } from '../../src/projects/sessions.js';
+import { cliProjectDirName, hasSession, listSessions, openSessions } from '../../src/projects/sessions.js';
 import { CLAUDE_BIN, rigEnv, tempDir, waitUntil } from '../support/claude-rig.js';
 import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 
@@ -97,5 +97,28 @@ describe('Claude Code sessions of a project', () => {
     const r = await claudeP(cwd, home, 'deep down tag:long').done;
     expect(fs.readdirSync(path.join(home, '.claude', 'projects'))).toEqual([cliProjectDirName(cwd)]);
     expect(listSessions(path.join(home, '.claude'), [cwd]).map((s) => s.id)).toEqual([r.session_id]);
+  });
+
+  it('keeps apart two directories that share the CLI folder name (…/proj/main and …/proj-main)', async () => {
+    const home = tempDir('shome');
+    const base = fs.realpathSync(tempDir('scollide'));
+    const nested = path.join(base, 'proj', 'main');
+    const dashed = path.join(base, 'proj-main');
+    fs.mkdirSync(nested, { recursive: true });
+    fs.mkdirSync(dashed, { recursive: true });
+    expect(cliProjectDirName(nested)).toBe(cliProjectDirName(dashed));
+    const inNested = await claudeP(nested, home, 'work in the nested one tag:nested').done;
+    const inDashed = await claudeP(dashed, home, 'work in the dashed one tag:dashed').done;
+    const configDir = path.join(home, '.claude');
+    // One folder holds both transcripts: each directory lists only its own.
+    expect(fs.readdirSync(path.join(configDir, 'projects'))).toEqual([cliProjectDirName(nested)]);
+    expect(listSessions(configDir, [nested]).map((s) => s.id)).toEqual([inNested.session_id]);
+    expect(listSessions(configDir, [dashed]).map((s) => s.id)).toEqual([inDashed.session_id]);
+    expect(listSessions(configDir, [nested])[0]).toMatchObject({
+      firstPrompt: 'work in the nested one tag:nested',
+      cwd: nested,
+    });
+    expect(hasSession(configDir, [nested], inDashed.session_id)).toBe(false);
+    expect(hasSession(configDir, [dashed], inDashed.session_id)).toBe(true);
   });
 });

@@ -116,7 +116,7 @@ describe('worktrees', () => {
     runGit(wt.path, 'add', '.');
     runGit(wt.path, 'commit', '-qm', 'work');
     fs.writeFileSync(path.join(wt.path, 'draft.txt'), 'not committed');
-    expect(await removeWorktree(p, wt.path, false)).toEqual({ removed: false, changes: ['?? draft.txt'] });
+    expect(await removeWorktree(p, wt.path, false)).toEqual({ removed: false, changes: ['?? draft.txt'], ignored: [] });
     expect(fs.existsSync(path.join(wt.path, 'draft.txt'))).toBe(true);
     expect(await removeWorktree(p, wt.path, true)).toEqual({ removed: true });
     expect(fs.existsSync(wt.path)).toBe(false);
@@ -126,5 +126,28 @@ describe('worktrees', () => {
     const again = ensureWorktree(p, 'web:rm', { worktree: null, branch: wt.branch });
     expect(fs.readFileSync(path.join(again.path, 'done.txt'), 'utf8')).toBe('committed');
     expect(fs.existsSync(path.join(again.path, 'draft.txt'))).toBe(false);
+  });
+
+  it('refuses to remove a worktree that holds ignored files (a .env), listing them, unless forced', async () => {
+    const repo = gitRepo();
+    fs.writeFileSync(path.join(repo, '.gitignore'), '.env\nnode_modules/\n');
+    runGit(repo, 'add', '.gitignore');
+    runGit(repo, 'commit', '-qm', 'ignore secrets');
+    const p = project(repo);
+    const wt = ensureWorktree(p, 'web:env');
+    fs.writeFileSync(path.join(wt.path, '.env'), 'API_KEY=only-copy');
+    fs.mkdirSync(path.join(wt.path, 'node_modules', 'x'), { recursive: true });
+    fs.writeFileSync(path.join(wt.path, 'node_modules', 'x', 'index.js'), '');
+    // git itself sees nothing to lose: this is what `git worktree remove` would delete without asking.
+    expect(runGit(wt.path, 'status', '--porcelain')).toBe('');
+    expect((await worktreeStatus(p, wt.path)).ignored.sort()).toEqual(['.env', 'node_modules/']);
+    expect(await removeWorktree(p, wt.path, false)).toEqual({
+      removed: false,
+      changes: [],
+      ignored: expect.arrayContaining(['.env', 'node_modules/']),
+    });
+    expect(fs.readFileSync(path.join(wt.path, '.env'), 'utf8')).toBe('API_KEY=only-copy');
+    expect(await removeWorktree(p, wt.path, true)).toEqual({ removed: true });
+    expect(fs.existsSync(wt.path)).toBe(false);
   });
 });

@@ -50,6 +50,8 @@ export async function openApp(
   opts: {
     size?: keyof typeof SIZES;
     dark?: boolean;
+    /** Device pixels per CSS pixel (a phone's default is 2; 3 for a sharp screenshot of a current phone). */
+    scale?: number;
     conversation?: string;
     setup?: (context: BrowserContext) => Promise<void>;
   } = {},
@@ -61,7 +63,7 @@ export async function openApp(
     colorScheme: opts.dark ? 'dark' : 'light',
     hasTouch: phone,
     isMobile: phone,
-    deviceScaleFactor: phone ? 2 : 1,
+    deviceScaleFactor: opts.scale ?? (phone ? 2 : 1),
   });
   await opts.setup?.(context);
   const page = await context.newPage();

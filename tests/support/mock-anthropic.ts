@@ -330,8 +330,16 @@ function errorReply(res: http.ServerResponse, reply: MockReply & { kind: 'error'
       'retry-after': '3600',
     });
   }
-  const type = reply.status === 429 ? 'rate_limit_error' : reply.status === 529 ? 'overloaded_error' : 'api_error';
-  const message = reply.status === 429 ? 'Rate limited by the mock' : 'Internal server error from the mock';
+  const [type, message] =
+    reply.status === 429
+      ? ['rate_limit_error', 'Rate limited by the mock']
+      : reply.status === 529
+        ? ['overloaded_error', 'Internal server error from the mock']
+        : reply.status === 401
+          ? ['authentication_error', 'invalid x-api-key']
+          : reply.status === 403
+            ? ['permission_error', 'Your API key does not have permission to use the specified resource.']
+            : ['api_error', 'Internal server error from the mock'];
   res.writeHead(reply.status, headers);
   res.end(JSON.stringify({ type: 'error', error: { type, message } }));
 }

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Tmux, tmuxVersion } from '../../src/agents/tmux/pane/tmux.js';
-import { CLAUDE_BIN, claudeEnv, REPO_ROOT, startRig } from './tui-rig.js';
+import { CLAUDE_BIN, claudeEnv, REPO_ROOT, SHELL_PROMPT, startRig } from './tui-rig.js';
 import { SCENARIOS } from './tui-scenarios.js';
 import { SCENARIOS_112 } from './tui-scenarios-112.js';
 import { type Scenario, type Shot, ShotContext } from './tui-shot.js';
@@ -51,6 +51,8 @@ export interface ManifestEntry {
   tmuxVersion: string;
   paneDead: boolean;
   paneDeadStatus: number | null;
+  /** `#{pane_current_command}` at the capture: claude's program, or the shell once claude exited. */
+  paneCommand?: string;
   alternateScreen: boolean;
   capturedAt: string;
 }
@@ -72,8 +74,9 @@ function describeStart(scenario: Scenario, width: number, height: number): strin
   const args = (scenario.setup.args ?? []).join(' ') || '(no arguments)';
   const script = scenario.setup.makeScript ? ', mock script for this scenario' : '';
   const auth = scenario.setup.auth === 'oauth' ? ', logged in with a subscription token (CLAUDE_CODE_OAUTH_TOKEN)' : '';
+  const shell = scenario.setup.viaShell ? ` (typed into an interactive bash --norc, PS1 "${SHELL_PROMPT}")` : '';
   return (
-    `tmux new-session -d -x ${width} -y ${height}: claude ${args}; fresh HOME seeded with ` +
+    `tmux new-session -d -x ${width} -y ${height}: claude ${args}${shell}; fresh HOME seeded with ` +
     `[${answered}]; mock Messages API${script}${auth}`
   );
 }
@@ -85,7 +88,7 @@ async function runScenario(
   width: number,
   height: number,
 ): Promise<Shot[]> {
-  const { args, seed, makeScript, auth } = scenario.setup;
+  const { args, seed, makeScript, auth, viaShell } = scenario.setup;
   const rig = await startRig({
     tmux,
     name: `cap-${scenario.id}-${width}x${height}`,
@@ -94,6 +97,7 @@ async function runScenario(
     args,
     seed,
     auth,
+    viaShell,
     bin,
     script: makeScript?.(),
   });
@@ -176,6 +180,7 @@ async function main(): Promise<void> {
             tmuxVersion: tmuxV,
             paneDead: shot.info.dead,
             paneDeadStatus: shot.info.deadStatus ?? null,
+            ...(shot.info.command ? { paneCommand: shot.info.command } : {}),
             alternateScreen: shot.info.alternateScreen,
             capturedAt: new Date(shot.capturedAtMs).toISOString(),
           });

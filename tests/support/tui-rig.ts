@@ -66,7 +66,15 @@ export interface RigOptions {
    * rate-limit menu).
    */
   auth?: 'api-key' | 'oauth';
+  /**
+   * Start an interactive bash in the pane instead of claude; the scenario types `rig.command` into it, as a person
+   * does in a terminal (so a shell prompt is what is left when claude exits).
+   */
+  viaShell?: boolean;
 }
+
+/** The prompt of the pane's shell in viaShell rigs: a plain user@host one, as most people's. */
+export const SHELL_PROMPT = 'me@box:~/proj$ ';
 
 export interface Rig {
   readonly name: string;
@@ -75,6 +83,8 @@ export interface Rig {
   readonly mock: MockApi;
   readonly tmux: Tmux;
   readonly startedAt: number;
+  /** The claude command line (shell-quoted), as typed into a viaShell rig's bash. */
+  readonly command: string;
   text(): Promise<string>;
   ansi(): Promise<string>;
   info(): Promise<PaneInfo>;
@@ -114,6 +124,17 @@ function alive(pid: number): boolean {
   }
 }
 
+/** A process's children, grandchildren…, from /proc (Linux). */
+function descendants(pid: number): number[] {
+  let kids: number[] = [];
+  try {
+    kids = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return kids.flatMap((k) => [k, ...descendants(k)]);
+}
+
 /** Waits for a process to exit; SIGKILLs it (by pid) if it outlives the timeout. */
 export async function waitForExit(pid: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -124,6 +145,11 @@ export async function waitForExit(pid: number, timeoutMs: number): Promise<void>
   }
 }
 
+/** The environment of a viaShell rig's bash: claude's, its prompt, and the bin's folder first on PATH. */
+function shellEnv(env: Record<string, string>, bin: string): Record<string, string> {
+  return { ...env, PS1: SHELL_PROMPT, PATH: `${path.dirname(bin)}:${env.PATH}` };
+}
+
 export async function startRig(opts: RigOptions): Promise<Rig> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-tui-home-'));
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-tui-cwd-')));
@@ -131,13 +157,17 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
   const mock = await startMockApi({ script: opts.script });
   const { tmux, name } = opts;
   const startedAt = Date.now();
+  const argv = [opts.bin ?? CLAUDE_BIN, ...(opts.args ?? [])];
+  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
   await tmux.newSession({
     name,
     cwd,
     width: opts.width,
     height: opts.height,
-    env: claudeEnv(home, mock.url, opts.auth),
-    argv: [opts.bin ?? CLAUDE_BIN, ...(opts.args ?? [])],
+    env: opts.viaShell
+      ? shellEnv(claudeEnv(home, mock.url, opts.auth), argv[0]!)
+      : claudeEnv(home, mock.url, opts.auth),
+    argv: opts.viaShell ? ['/bin/bash', '--norc', '--noprofile', '-i'] : argv,
   });
 
   const text = () => tmux.capturePane(name);
@@ -148,6 +178,8 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
     mock,
     tmux,
     startedAt,
+    // A person types `claude …`: the bin's folder is first on the shell's PATH.
+    command: opts.viaShell ? ['claude', ...argv.slice(1)].map(quote).join(' ') : argv.map(quote).join(' '),
     text,
     ansi: () => tmux.capturePane(name, { escapes: true }),
     info: () => tmux.paneInfo(name),
@@ -168,9 +200,11 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
         (i) => (i.dead ? undefined : i.pid),
         () => undefined,
       );
+      // In a viaShell rig claude is the shell's child: it is waited for too.
+      const pids = pid === undefined ? [] : [pid, ...descendants(pid)];
       await tmux.killSession(name);
       // claude may still be writing into HOME as it exits: wait for it before removing the dirs.
-      if (pid !== undefined) await waitForExit(pid, 5000);
+      for (const p of pids) await waitForExit(p, 5000);
       await mock.close();
       fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
       fs.rmSync(cwd, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });

@@ -79,16 +79,30 @@ export const enterRunsAsShellCommand = (s: ShotContext) => async () => {
   return 'a probe typed + Enter right after the capture ran as a shell command ("command not found"), not as a message';
 };
 
-/** Shell mode, then out of it again: "!" into the empty box, a shot, the probe; "!" and Backspace, a shot. */
+/**
+ * Backs a `ready` verdict on the EMPTY box in shell mode, as Rudder types into it: Backspace first
+ * (it leaves shell mode and loses nothing), then a probe typed + Enter reaches the mock as a message.
+ */
+export const leavesShellModeThenProbeArrives = (s: ShotContext) => async () => {
+  await s.rig.keys('BSpace');
+  await sleep(500);
+  const got = await s.probeArrives();
+  await s.rig.waitFor((t) => /ok tag:probe\w+/.test(t), 'the probe answered', 30_000);
+  await sleep(1000);
+  s.note('(Backspace, as Rudder presses it in an empty shell-mode box, went back to the input box first)');
+  return `Backspace (Rudder's way out of an empty shell-mode box), then ${got}`;
+};
+
+/** Shell mode and out again: "!" into the empty box, a shot, Backspace and the probe; "!" and Backspace, a shot. */
 export async function shellModeShots(s: ShotContext): Promise<void> {
   await s.keys('!');
   await s.settle(500);
   await s.shot(
     'shell-mode',
     'typed-bang-into-empty-box',
-    'not-ready',
-    '"!" typed into the empty box switches it to shell mode: Enter runs the text as a shell command',
-    enterRunsAsShellCommand(s),
+    'ready',
+    '"!" typed into the empty box switches it to shell mode; the box is idle, and Backspace leaves the mode',
+    leavesShellModeThenProbeArrives(s),
   );
   await s.settle(2000);
   await s.keys('!');
@@ -101,5 +115,54 @@ export async function shellModeShots(s: ShotContext): Promise<void> {
     'ready',
     'Backspace in the empty shell-mode box goes back to the input box',
     s.probeArrives,
+  );
+}
+
+/**
+ * Claude started from bash in the pane (a viaShell rig), one turn, then Ctrl-C twice: claude exits
+ * and what it drew stays above the shell prompt (2.1.112 draws on the main screen, so its idle box
+ * is still there). The keys go to bash now: never ready.
+ */
+export async function shellPromptAfterExitShot(s: ShotContext, boot: (s: ShotContext) => Promise<void>) {
+  await s.startFromShell();
+  await boot(s);
+  await s.send('hello tag:before-exit');
+  await s.waitFor('ok tag:before-exit');
+  await s.settle(1000);
+  await s.keys('C-c');
+  await s.settle(300);
+  await s.keys('C-c');
+  await s.waitFor('Resume this session with');
+  await s.settle(1500);
+  await s.shot(
+    'shell-prompt-after-exit',
+    'ctrl-c-twice-after-a-turn',
+    'not-ready',
+    'claude, started from bash, exited on Ctrl-C twice: the shell prompt under its last frame takes the keys',
+    enterRunsAsShellCommand(s),
+  );
+}
+
+/** `claude --resume` typed into bash after a session: the session picker (Enter resumes the highlighted one). */
+export async function resumePickerShot(s: ShotContext, boot: (s: ShotContext) => Promise<void>) {
+  await s.startFromShell();
+  await boot(s);
+  await s.send('hello tag:to-resume');
+  await s.waitFor('ok tag:to-resume');
+  await s.settle(1000);
+  await s.keys('C-c');
+  await s.settle(300);
+  await s.keys('C-c');
+  await s.waitFor('Resume this session with');
+  await s.settle(500);
+  await s.startFromShell(' --resume');
+  await s.waitFor('to show all projects', 45_000);
+  await s.settle(1500);
+  await s.shot(
+    'resume-picker',
+    'claude-resume-after-a-session',
+    'menu',
+    '`claude --resume` shows the session picker: Enter resumes the highlighted session',
+    enterDoesNotSend(s),
   );
 }

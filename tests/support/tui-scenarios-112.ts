@@ -10,7 +10,9 @@ import {
   BOOT_SETTLE_MS,
   enterDoesNotSend,
   paneDead,
+  resumePickerShot,
   shellModeShots,
+  shellPromptAfterExitShot,
   stillRunning,
   stillStreaming,
 } from './tui-scenario-helpers.js';
@@ -576,5 +578,15 @@ export const SCENARIOS_112: Scenario[] = [
         '/btw shows its answer in a panel that replaces the input box',
       );
     },
+  },
+  {
+    id: 'shell-prompt-after-exit',
+    setup: { ...DEFAULT_MODE, viaShell: true },
+    run: (s) => shellPromptAfterExitShot(s, (c) => boot(c)),
+  },
+  {
+    id: 'resume-picker',
+    setup: { ...DEFAULT_MODE, viaShell: true },
+    run: (s) => resumePickerShot(s, (c) => boot(c)),
   },
 ];

@@ -11,7 +11,9 @@ import {
   enterDoesNotSend,
   FOOTER,
   paneDead,
+  resumePickerShot,
   shellModeShots,
+  shellPromptAfterExitShot,
   stillRunning,
   stillStreaming,
 } from './tui-scenario-helpers.js';
@@ -384,6 +386,16 @@ export const SCENARIOS: Scenario[] = [
         s.probeIsLost,
       );
     },
+  },
+  {
+    id: 'shell-prompt-after-exit',
+    setup: { args: ['--permission-mode', 'manual'], viaShell: true },
+    run: (s) => shellPromptAfterExitShot(s, (c) => bootIdle(c, FOOTER.manual)),
+  },
+  {
+    id: 'resume-picker',
+    setup: { args: ['--permission-mode', 'manual'], viaShell: true },
+    run: (s) => resumePickerShot(s, (c) => bootIdle(c, FOOTER.manual)),
   },
   ...PANEL_SCENARIOS,
 ];

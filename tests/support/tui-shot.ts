@@ -6,7 +6,7 @@
 import type { PaneInfo } from '../../src/agents/tmux/pane/tmux.js';
 import type { PaneVerdict } from '../../src/agents/tmux/screen/pane-state.js';
 import type { MockRequest, Script } from './mock-anthropic.js';
-import { type Rig, type RigOptions, sleep } from './tui-rig.js';
+import { type Rig, type RigOptions, SHELL_PROMPT, sleep } from './tui-rig.js';
 
 export interface Shot {
   /** The state the steps produced, e.g. "trust-dialog"; the first half of the file name. */
@@ -25,7 +25,7 @@ export interface Shot {
   capturedAtMs: number;
 }
 
-export interface RigSetup extends Pick<RigOptions, 'args' | 'seed' | 'auth'> {
+export interface RigSetup extends Pick<RigOptions, 'args' | 'seed' | 'auth' | 'viaShell'> {
   /** A fresh mock script per run: scripts count their steps. */
   makeScript?: () => Script;
 }
@@ -84,6 +84,14 @@ export class ShotContext {
     await this.type(text);
     await this.settle(500);
     await this.keys('Enter');
+  }
+
+  /** In a viaShell rig: types the claude command line (plus `extra`) into the pane's bash and presses Enter. */
+  async startFromShell(extra = ''): Promise<void> {
+    await this.rig.waitFor((t) => t.includes(SHELL_PROMPT.trim()), 'the shell prompt', 15_000);
+    await this.rig.type(`${this.rig.command}${extra}`);
+    await this.rig.keys('Enter');
+    this.steps.push(`type the claude command line${extra ? ` + ${JSON.stringify(extra)}` : ''} into bash, press Enter`);
   }
 
   note(step: string): void {

@@ -5,14 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Step, TurnSummary } from '../../src/gateway/steps/types.js';
 import { lineDiff, withContext } from '../../web/src/diff.js';
-import {
-  addLocal,
-  applyEvent,
-  type ConversationState,
-  confirmLocal,
-  emptyConversation,
-  mergePage,
-} from '../../web/src/reduce.js';
+import { applyEvent, type ConversationState, emptyConversation, mergePage } from '../../web/src/reduce.js';
+import { addLocal, confirmLocal } from '../../web/src/reduce-local.js';
 import { buildTimeline } from '../../web/src/timeline.js';
 import type { HistoryPage, StreamEvent } from '../../web/src/types.js';
 

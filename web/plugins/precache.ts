@@ -35,7 +35,7 @@ export function precacheList(publicDir: string): Plugin {
       const shell = ['/', ...files.map((f) => `/${f}`)].sort();
       const version = createHash('sha256').update(shell.join('\n')).digest('hex').slice(0, 12);
       const sw = bundle['sw.js'];
-      if (!sw || sw.type !== 'chunk')
+      if (sw?.type !== 'chunk')
         throw new Error('rudder-precache: the service worker entry (sw.js) is missing from the bundle');
       if (!PLACEHOLDER.test(sw.code))
         throw new Error('rudder-precache: the "__PRECACHE__" placeholder is missing from sw.js');

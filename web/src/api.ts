@@ -33,6 +33,8 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<StreamEvent['type']>([
  */
 const SILENCE_MS = 40_000;
 const MAX_BACKOFF_MS = 10_000;
+/** A request not answered in this long counts as the gateway unreachable (the message stays unsent, resent later). */
+const REQUEST_TIMEOUT_MS = 20_000;
 
 export class ApiError extends Error {
   constructor(
@@ -80,6 +82,8 @@ export class Api {
         headers: this.headers(body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
+        // A request into a dead network would otherwise wait for the browser to give up, minutes later.
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     } catch (err) {
       throw new UnreachableError(`Cannot reach the gateway (${(err as Error).message}).`);

@@ -4,21 +4,12 @@
  * rendering). Every event may arrive twice (a replay after a reconnect overlaps what was seen):
  * steps and turns replace by id, acks and replies are kept once.
  */
-import type {
-  Ack,
-  HistoryPage,
-  Message,
-  MessageState,
-  Reply,
-  Step,
-  StreamEvent,
-  TurnSummary,
-  TurnView,
-} from './types.js';
+import type { ChatMessage, TimedAck } from './model.js';
+import type { HistoryPage, MessageState, Reply, Step, StreamEvent, TurnSummary, TurnView } from './types.js';
 
 export interface ConversationState {
   id: string;
-  messages: Map<string, Message>;
+  messages: Map<string, ChatMessage>;
   turns: Map<string, TurnView>;
   replies: Map<string, Reply>;
   /** Text streamed since each running turn's last completed block. */
@@ -46,7 +37,7 @@ export function emptyConversation(id: string): ConversationState {
 
 const FINAL: MessageState[] = ['answered', 'steered', 'merged', 'refused', 'failed', 'stopped', 'withdrawn', 'command'];
 
-function withAck(m: Message, ack: Ack): Message {
+function withAck(m: ChatMessage, ack: TimedAck): ChatMessage {
   return m.acks.some((a) => a.kind === ack.kind) ? m : { ...m, acks: [...m.acks, ack] };
 }
 
@@ -55,8 +46,18 @@ export function mergePage(c: ConversationState, page: HistoryPage, newest: boole
   const messages = new Map(c.messages);
   for (const m of page.messages) {
     const had = messages.get(m.id);
-    const acks = had ? [...m.acks, ...had.acks.filter((a) => !m.acks.some((b) => b.kind === a.kind))] : m.acks;
-    messages.set(m.id, { id: m.id, text: m.text, state: m.state, reason: m.reason, receivedAt: m.receivedAt, acks });
+    // A page's acks carry no time; the ones seen live keep theirs.
+    const acks: TimedAck[] = m.acks.map((a) => ({ ...had?.acks.find((b) => b.kind === a.kind), ...a }));
+    for (const a of had?.acks ?? []) if (!acks.some((b) => b.kind === a.kind)) acks.push(a);
+    messages.set(m.id, {
+      id: m.id,
+      text: m.text,
+      state: m.state,
+      reason: m.reason,
+      receivedAt: m.receivedAt,
+      acks,
+      ...(had?.seen ? { seen: had.seen } : {}),
+    });
   }
   const turns = new Map(c.turns);
   for (const t of page.turns) turns.set(t.id, t);
@@ -74,7 +75,7 @@ export function mergePage(c: ConversationState, page: HistoryPage, newest: boole
   };
 }
 
-function setMessage(c: ConversationState, id: string, change: (m: Message) => Message): ConversationState {
+function setMessage(c: ConversationState, id: string, change: (m: ChatMessage) => ChatMessage): ConversationState {
   const m = c.messages.get(id);
   if (!m) return c;
   const next = change(m);
@@ -148,7 +149,7 @@ function applyTurn(c: ConversationState, summary: TurnSummary): ConversationStat
   return next;
 }
 
-const ACK_STATE: Partial<Record<Ack['kind'], MessageState>> = {
+const ACK_STATE: Partial<Record<TimedAck['kind'], MessageState>> = {
   queued: 'queued',
   steered: 'steering',
   stopped: 'stopped',
@@ -182,7 +183,7 @@ export function applyEvent(
         return next;
       }
       const { kind, emoji, note, at } = e.data;
-      const ack: Ack = { kind, emoji, ...(note !== undefined ? { note } : {}) };
+      const ack: TimedAck = { kind, emoji, ...(note !== undefined ? { note } : {}), at };
       return setMessage(next, messageId, (m) => {
         let out = withAck(m, ack);
         if (kind === 'received') out = { ...out, receivedAt: at };
@@ -210,62 +211,19 @@ export function applyEvent(
     }
     case 'message': {
       if (!messageId) return next;
-      const { state, text } = e.data;
-      return setMessage(next, messageId, (m) => ({
-        ...m,
-        state: state as MessageState,
-        ...(text !== undefined ? { text } : {}),
-      }));
+      const { state, text, at } = e.data;
+      return setMessage(next, messageId, (m) => {
+        const edited = text !== undefined && text !== m.text;
+        if (!edited && state === m.state) return m;
+        return {
+          ...m,
+          state: state as MessageState,
+          ...(text !== undefined ? { text } : {}),
+          ...(edited ? { seen: [...(m.seen ?? []), { kind: 'edited' as const, at }] } : {}),
+        };
+      });
     }
     default:
       return next;
   }
-}
-
-/** A message this device just sent: shown at once, under a local id until the POST answers. */
-export function addLocal(c: ConversationState, localId: string, text: string, now: number): ConversationState {
-  const messages = new Map(c.messages);
-  messages.set(localId, { id: localId, text, state: 'sending', reason: null, receivedAt: now, acks: [], local: true });
-  return { ...c, messages };
-}
-
-const DISPOSITION_STATE: Record<string, MessageState> = {
-  turn: 'running',
-  steered: 'steering',
-  queued: 'queued',
-  merged: 'queued',
-  command: 'command',
-  refused: 'refused',
-};
-
-/** The POST answered: the local message takes its real id (events may already have told us about it). */
-export function confirmLocal(
-  c: ConversationState,
-  localId: string,
-  messageId: string,
-  disposition: string,
-  reason?: string,
-): ConversationState {
-  const local = c.messages.get(localId);
-  const messages = new Map(c.messages);
-  messages.delete(localId);
-  if (local && disposition !== 'duplicate') {
-    const known = messages.get(messageId);
-    const state = known && known.state !== 'accepted' ? known.state : (DISPOSITION_STATE[disposition] ?? 'accepted');
-    messages.set(messageId, {
-      ...local,
-      ...known,
-      id: messageId,
-      text: known?.text ?? local.text,
-      state,
-      reason: reason ?? known?.reason ?? null,
-      local: undefined,
-      acks: known?.acks ?? [],
-    });
-  }
-  return { ...c, messages };
-}
-
-export function failLocal(c: ConversationState, localId: string, reason: string): ConversationState {
-  return setMessage(c, localId, (m) => ({ ...m, state: 'failed', reason }));
 }

@@ -79,6 +79,9 @@ const MARKDOWN_CONFIG = {
   ],
   ALLOWED_ATTR: ['href', 'title', 'class', 'align', 'start', 'type', 'checked', 'disabled'],
   ALLOWED_URI_REGEXP: SAFE_URL,
+  // With a URI pattern set, DOMPurify checks every attribute outside this list against it as if it were a link:
+  // a column's align="right", a list's start="3" and a task box's type and checked are plain values, not URIs.
+  ADD_URI_SAFE_ATTR: ['align', 'start', 'type', 'checked', 'disabled'],
   ALLOW_DATA_ATTR: false,
 };
 

@@ -4,16 +4,17 @@
  * still waiting (sending, queued, held, or handed to the running turn but not yet taken in).
  * A message steered into a turn is drawn inside that turn, where the agent took it in.
  */
-import type { Message, Reply, TurnView } from './types.js';
+import type { ChatMessage } from './model.js';
+import type { Connection, Reply, TurnView } from './types.js';
 
 export type Entry =
-  | { kind: 'message'; key: string; at: number; message: Message }
+  | { kind: 'message'; key: string; at: number; message: ChatMessage }
   | { kind: 'turn'; key: string; at: number; turn: TurnView; replies: Reply[] }
   | { kind: 'reply'; key: string; at: number; reply: Reply };
 
 export interface Timeline {
   entries: Entry[];
-  waiting: Message[];
+  waiting: ChatMessage[];
   /** The newest running turn, if any (the composer's status line and Stop). */
   running: TurnView | undefined;
 }
@@ -22,7 +23,7 @@ const WAITING = new Set(['sending', 'queued', 'deferred', 'steering']);
 const ORDER = { message: 0, turn: 1, reply: 2 } as const;
 
 export function buildTimeline(
-  messages: Map<string, Message>,
+  messages: Map<string, ChatMessage>,
   turns: Map<string, TurnView>,
   replies: Map<string, Reply>,
 ): Timeline {
@@ -40,10 +41,11 @@ export function buildTimeline(
   }
 
   const entries: Entry[] = [];
-  const waiting: Message[] = [];
+  const waiting: ChatMessage[] = [];
   for (const m of messages.values()) {
     if (steered.has(m.id)) continue;
-    if (WAITING.has(m.state) && !inTurn.has(m.id)) waiting.push(m);
+    // One the gateway never accepted waits at the end with what can be done about it.
+    if ((WAITING.has(m.state) && !inTurn.has(m.id)) || m.unsent) waiting.push(m);
     else entries.push({ kind: 'message', key: `m:${m.id}`, at: m.receivedAt, message: m });
   }
 
@@ -79,13 +81,25 @@ export function runningTurn(turns: Map<string, TurnView>): TurnView | undefined 
   return running;
 }
 
-/** What a running turn is doing now, in one line. */
-export function currentStep(turn: TurnView): string {
+/** What a running turn is doing now, in one line; `streaming`: its text is arriving. */
+export function currentStep(turn: TurnView, streaming = false): string {
   for (let i = turn.steps.length - 1; i >= 0; i--) {
     const s = turn.steps[i];
     if (!s) continue;
     if (s.kind === 'tool' && s.status === 'running') return `${s.name}: ${s.summary}`;
     if (s.kind === 'permission' && s.status === 'open') return `waiting for you: ${s.toolName}`;
   }
-  return 'thinking';
+  return streaming ? 'writing' : 'thinking';
+}
+
+/** The turn's open permission request, if any: the conversation waits for the person. */
+export function waitsForYou(turns: Iterable<TurnView>): boolean {
+  for (const t of turns)
+    if (t.status === 'running' && t.steps.some((s) => s?.kind === 'permission' && s.status === 'open')) return true;
+  return false;
+}
+
+/** The page has lost the gateway: what it shows of a running turn may no longer be true. */
+export function outOfTouch(connection: Connection): boolean {
+  return connection === 'reconnecting' || connection === 'unreachable' || connection === 'unauthorized';
 }

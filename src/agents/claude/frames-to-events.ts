@@ -5,7 +5,8 @@
 import { RudderError } from '../../errors.js';
 import type { TurnBase } from '../common/turn-base.js';
 import { TOOL_EXCERPT_CHARS, type TurnResult, type Usage } from '../session.js';
-import type { ContentBlock, OutputFrame, ResultFrame } from './protocol/output.js';
+import type { ContentBlock, OutputFrame, ResultFrame, SystemOtherFrame } from './protocol/output.js';
+import { RETRY_STATUS_KEY, RetryStatus } from './retry-status.js';
 
 const RATE_LIMIT_PREFIXES = ["You've hit your", "You've reached your", 'API Error: Request rejected (429)'];
 
@@ -33,13 +34,26 @@ export class TurnFrames {
   /** Epoch ms from a rejected rate_limit_event. */
   rateLimitResetsAt: number | undefined;
   rateLimitRejected = false;
+  /** Names the cause of a failed model request, from the endpoint the agent's environment names. */
+  readonly retry: RetryStatus;
+  /** Retry lines go out in order, each once its cause is known. */
+  private retryLines: Promise<void> = Promise.resolve();
+
+  /** env: the agent's environment (where its requests go); the public API when not given. */
+  constructor(env: Record<string, string | undefined> = {}) {
+    this.retry = new RetryStatus(env);
+  }
 
   /** Handles a content frame; returns false for frames that are not about the turn's content. */
   handle(frame: OutputFrame, turn: TurnBase): boolean {
     switch (frame.type) {
       case 'assistant': {
         if (frame.parent_tool_use_id) return true; // a subagent's own traffic
-        if (frame.error) this.apiError = frame.error;
+        // A synthetic frame ("API Error: …") is no model output: the turn's error says it once, with cause and fix.
+        if (frame.error) {
+          this.apiError = frame.error;
+          return true;
+        }
         for (const block of frame.message.content ?? []) this.block(block, turn);
         return true;
       }
@@ -77,18 +91,21 @@ export class TurnFrames {
         return true;
       }
       case 'system': {
-        if (frame.subtype === 'api_retry') {
-          const f = frame as { attempt?: number; max_retries?: number; error_status?: number };
-          turn.emit({
-            type: 'status',
-            message: `API error ${f.error_status ?? ''}, retry ${f.attempt ?? '?'}/${f.max_retries ?? '?'}`,
-          });
-        }
+        if (frame.subtype === 'api_retry') this.retried(frame as SystemOtherFrame, turn);
         return frame.subtype !== 'init';
       }
       default:
         return false;
     }
+  }
+
+  /** One status that updates (same key) and names the cause; a line whose turn ended meanwhile is dropped. */
+  private retried(frame: SystemOtherFrame, turn: TurnBase): void {
+    const cause = this.retry.cause(frame);
+    this.retryLines = this.retryLines.then(async () => {
+      const failure = await cause;
+      turn.emit({ type: 'status', key: RETRY_STATUS_KEY, message: RetryStatus.line(frame, failure) });
+    });
   }
 
   private block(block: ContentBlock, turn: TurnBase): void {
@@ -171,11 +188,17 @@ export function classifyResult(
     };
   }
   if (typeof frame.api_error_status === 'number' || seen.apiError) {
+    const failure = seen.retry.explain({ text: frame.result, status: frame.api_error_status, error: seen.apiError });
+    const summary = failure.summary.charAt(0).toUpperCase() + failure.summary.slice(1);
     return {
-      error: new RudderError('AGENT_API_ERROR', frame.result, {
+      error: new RudderError('AGENT_API_ERROR', `${summary}. ${failure.fix}`, {
         ...errorContext,
         apiErrorStatus: frame.api_error_status ?? undefined,
         apiError: seen.apiError,
+        cause: failure.cause,
+        code: failure.code,
+        fix: failure.fix,
+        cliText: frame.result,
       }),
     };
   }

@@ -30,11 +30,16 @@ import { AgentProcess } from './process.js';
 import { parseLine } from './protocol/parse.js';
 
 class OneShotTurn extends TurnBase {
-  readonly frames = new TurnFrames();
+  readonly frames: TurnFrames;
   proc: AgentProcess | undefined;
   gotResult = false;
   interruptRequested = false;
   timedOut = false;
+
+  constructor(inputIds: string[], env: Record<string, string | undefined>, turnId?: string) {
+    super(inputIds, turnId);
+    this.frames = new TurnFrames(env);
+  }
 }
 
 export class ClaudeOneShotSession implements AgentSession {
@@ -122,7 +127,7 @@ export class ClaudeOneShotSession implements AgentSession {
 
   private beginLocked(inputs: UserInput[], turnId?: string): OneShotTurn {
     const ids = inputs.map((i) => i.id);
-    const turn = new OneShotTurn(ids, turnId);
+    const turn = new OneShotTurn(ids, this.launch.env, turnId);
     this.current = turn;
     this.lastActive = Date.now();
     turn.emit({ type: 'started', inputIds: ids });

@@ -212,7 +212,7 @@ export class ClaudeStreamSession implements AgentSession {
   }
 
   private newTurnLocked(inputIds: string[], turnId?: string): StreamTurn {
-    const turn = new StreamTurn(inputIds, turnId);
+    const turn = new StreamTurn(inputIds, this.launch.env, turnId);
     this.current = turn;
     this.lastActive = Date.now();
     const timeout = this.launch.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;

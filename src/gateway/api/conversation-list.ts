@@ -5,9 +5,10 @@
 import type { Projects } from '../../projects/service.js';
 import type { Store } from '../../store/store.js';
 import type { ConversationRow } from '../../store/types.js';
+import type { PermissionDesk } from '../permissions/desk.js';
 import type { ConversationItem } from './types.js';
 
-type Deps = { store: Store; projects: Projects };
+type Deps = { store: Store; projects: Projects; desk: PermissionDesk };
 
 /** Longest title kept; a title from the first message is its first line, cut shorter. */
 export const MAX_TITLE = 200;
@@ -20,6 +21,7 @@ export function titleFrom(text: string): string {
 
 export function conversationItem(d: Deps, c: ConversationRow): ConversationItem {
   const a = d.store.history.activity(c.id);
+  const project = d.projects.peek(c.id);
   return {
     id: c.key,
     title: c.title ?? (a.firstText ? titleFrom(a.firstText) : null),
@@ -29,7 +31,9 @@ export function conversationItem(d: Deps, c: ConversationRow): ConversationItem 
     archived: c.archivedAt !== null,
     lastEventId: a.lastEventSeq,
     sessionId: c.sessionId,
-    project: d.projects.peek(c.id).name,
+    project: project.name,
+    branch: d.projects.worktreeOf(c.id, project.name)?.branch ?? null,
+    waiting: d.desk.pending(c.id) !== undefined,
   };
 }
 

@@ -39,6 +39,10 @@ export interface ConversationItem {
   sessionId: string | null;
   /** The project it works in (GET /api/projects lists them). */
   project: string;
+  /** Its git branch, in a project with a worktree per conversation once it has one; else null. */
+  branch: string | null;
+  /** A permission request waits for the person's answer. */
+  waiting: boolean;
 }
 
 export interface ConversationList {

@@ -151,6 +151,11 @@ describe('codex environment', () => {
     expect(env).toMatchObject({ OPENAI_API_KEY: 'k1', CODEX_API_KEY: 'k2', CODEX_HOME: '/u' });
     expect(env.GITHUB_TOKEN).toBeUndefined();
     expect(buildCodexEnv({ inherited, extra: { CODEX_HOME: '/mine' } }).CODEX_HOME).toBe('/mine');
+    // What only Claude Code reads stays out, unless named.
+    const claude = { ...inherited, ANTHROPIC_API_KEY: 'sk-ant', CLAUDE_CODE_OAUTH_TOKEN: 't' };
+    expect(buildCodexEnv({ inherited: claude }).ANTHROPIC_API_KEY).toBeUndefined();
+    expect(buildCodexEnv({ inherited: claude }).CLAUDE_CODE_OAUTH_TOKEN).toBeUndefined();
+    expect(buildCodexEnv({ inherited: claude, passVars: ['ANTHROPIC_API_KEY'] }).ANTHROPIC_API_KEY).toBe('sk-ant');
   });
 });
 

@@ -272,6 +272,35 @@ describe.skipIf(!tmuxAvailable)('claude-tmux session (real TUI)', { timeout: 240
     },
   );
 
+  it('types past an empty shell-mode box (left first) and never into a shell command someone typed', async () => {
+    const { s, tmux, capture } = start({ tmux: { readyTimeoutMs: 2000 } });
+    await s.startTurn({ inputs: [{ id: 'b0', text: 'hello tag:sh0' }] }).result;
+    // The box in shell mode, empty: the classifier reads it ready (shell-mode) and the message goes in as a message.
+    await tmux.sendKeys(s.paneName, '!');
+    await waitUntil(async () => /^!\s/m.test(await capture()), 10_000);
+    const r1 = await s.startTurn({ inputs: [{ id: 'b1', text: 'as a message tag:sh1' }] }).result;
+    expect(r1.text).toBe('ok tag:sh1');
+    expect(await capture()).not.toContain('command not found');
+    // Someone's command in the shell-mode box: the message waits (the person is told), nothing is typed into it.
+    await tmux.sendKeys(s.paneName, '!');
+    await waitUntil(async () => /^!\s/m.test(await capture()), 10_000);
+    await tmux.sendKeysLiteral(s.paneName, 'echo someone-typed-this');
+    await waitUntil(async () => (await capture()).includes('someone-typed-this'), 10_000);
+    const before = mock.mainRequests().length;
+    const turn = s.startTurn({ inputs: [{ id: 'b2', text: 'wait for the box tag:sh2' }] });
+    const events = collect(turn);
+    await waitUntil(() => events.some((e) => e.type === 'status' && /in shell mode/.test(e.message)), 30_000);
+    const meanwhile = await capture();
+    expect(meanwhile).toMatch(/^!\secho someone-typed-this\s*$/m);
+    expect(meanwhile).not.toContain('tag:sh2');
+    expect(mock.mainRequests().length).toBe(before);
+    // Once the command is gone (and the box with it), the message is typed as a message.
+    await tmux.sendKeys(s.paneName, 'C-u');
+    const r2 = await turn.result;
+    expect(r2.text).toBe('ok tag:sh2');
+    expect(await capture()).not.toContain('someone-typed-this: command not found');
+  });
+
   it('does not type a steer into a permission prompt: nothing is written and the reason is given', async () => {
     const { s, capture, launch } = start({ launch: { permissionMode: 'relay' } });
     const marker = path.join(launch.cwd, 'made-by-tool');

@@ -22,7 +22,14 @@ export function App() {
       <aside class="sidebar" id="sidebar" aria-label="Conversations" data-testid="drawer">
         <ConversationList />
       </aside>
-      <div class="backdrop" data-testid="drawer-backdrop" onClick={() => setDrawer(false)} />
+      <button
+        type="button"
+        class="backdrop"
+        data-testid="drawer-backdrop"
+        aria-label="Close the conversation list"
+        tabIndex={-1}
+        onClick={() => setDrawer(false)}
+      />
       <main class="main">
         <Header />
         <ConnectionBanner />

@@ -1,13 +1,14 @@
 /**
- * Writing to the agent: the input grows with its text; Enter sends on a keyboard (Shift+Enter for a
- * new line), the button on a phone. While a turn runs, a line above says what it is doing, with
- * Stop. A message sent meanwhile is steered into the turn or waits, as the gateway decides.
+ * Writing to the agent: the input grows with its text and is kept on the device as the
+ * conversation's draft; Enter sends on a keyboard (Shift+Enter for a new line), the button on a
+ * phone. While a turn runs, a line above says what it is doing, with Stop; while the gateway
+ * cannot be reached, that its state is unknown. A message sent meanwhile waits on the device.
  */
-import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { duration } from '../format.js';
 import { useNow } from '../hooks.js';
-import { send, stop, useStore } from '../state.js';
-import { currentStep, runningTurn } from '../timeline.js';
+import { send, setDraft, stop, useStore } from '../state.js';
+import { currentStep, outOfTouch, runningTurn } from '../timeline.js';
 import './Composer.css';
 
 const EMPTY = new Map();
@@ -16,16 +17,27 @@ const coarse = () => matchMedia('(pointer: coarse)').matches;
 function RunningLine() {
   const turns = useStore((s) => s.conv?.turns ?? EMPTY);
   const running = useMemo(() => runningTurn(turns), [turns]);
-  const now = useNow(!!running);
+  const unknown = useStore((s) => outOfTouch(s.connection));
+  const streaming = useStore((s) => !!running && !!s.conv?.streaming.get(running.id));
+  const now = useNow(!!running && !unknown);
   const [stopping, setStopping] = useState(false);
   if (!running) return null;
+  if (unknown)
+    return (
+      <div class="running-line unknown" data-testid="running" data-unknown="true">
+        <span class="what">
+          Cannot reach the gateway: whether the agent is still working is unknown until it is back.
+        </span>
+      </div>
+    );
   return (
     <div class="running-line" data-testid="running">
       <span class="pulse" aria-hidden="true" />
       <span class="what">
-        {duration(now - running.startedAt)} · {currentStep(running)}
+        {duration(now - running.startedAt)} · {currentStep(running, streaming)}
       </span>
       <button
+        type="button"
         class="danger stop"
         data-testid="stop"
         disabled={stopping}
@@ -42,8 +54,10 @@ function RunningLine() {
 
 export function Composer() {
   const id = useStore((s) => s.currentId);
-  const ready = useStore((s) => s.connection !== 'unauthorized' && !!s.conv?.loaded);
-  const [text, setText] = useState('');
+  // Written while the gateway is away, a message waits on the device: only a refused token stops the input.
+  const ready = useStore((s) => s.connection !== 'unauthorized' && !!s.conv);
+  const text = useStore((s) => s.draft);
+  const focusSeq = useStore((s) => s.focusSeq);
   const input = useRef<HTMLTextAreaElement>(null);
 
   useLayoutEffect(() => {
@@ -53,11 +67,19 @@ export function Composer() {
     el.style.height = `${Math.min(el.scrollHeight, Math.round(innerHeight * 0.4))}px`;
   }, [text]);
 
+  // Text put back from elsewhere (Edit on an unsent message) is where the person types next.
+  useEffect(() => {
+    const el = input.current;
+    if (!focusSeq || !el) return;
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }, [focusSeq]);
+
   const submit = (e?: Event) => {
     e?.preventDefault();
-    if (!text.trim() || !id) return;
-    void send(text);
-    setText('');
+    if (!text.trim() || !id || !ready) return;
+    send(text);
+    setDraft('');
     input.current?.focus();
   };
 
@@ -72,12 +94,13 @@ export function Composer() {
           rows={1}
           placeholder="Message the agent"
           value={text}
-          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+          onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && !coarse()) submit(e);
           }}
         />
         <button
+          type="submit"
           class="primary send"
           data-testid="send"
           disabled={!ready || !text.trim()}

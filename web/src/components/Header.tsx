@@ -1,6 +1,10 @@
-/** The open conversation's title bar: the drawer toggle (phone), the title, rename and archive. */
+/**
+ * The open conversation's title bar: the drawer toggle (phone), the title with its project (and
+ * branch), and the ⋯ menu.
+ */
 import { useState } from 'preact/hooks';
-import { archive, rename, setDrawer, useStore } from '../state.js';
+import { rename, setDrawer, useStore } from '../state.js';
+import { ConversationMenu } from './ConversationMenu.js';
 import './Header.css';
 
 export function Header() {
@@ -8,11 +12,12 @@ export function Header() {
   const item = useStore(
     (s) => s.conversations.find((c) => c.id === s.currentId) ?? s.archived?.find((c) => c.id === s.currentId),
   );
-  const labelled = useStore((s) => !!s.projects);
+  const projects = useStore((s) => s.projects?.projects);
   const drawerOpen = useStore((s) => s.drawerOpen);
   const [editing, setEditing] = useState<string | undefined>();
-  const [menu, setMenu] = useState(false);
   const title = item?.title ?? (id ? 'New conversation' : 'Rudder');
+  const branch = item?.branch ?? null;
+  const project = projects && item?.project;
 
   const save = (e: Event) => {
     e.preventDefault();
@@ -23,6 +28,7 @@ export function Header() {
   return (
     <header class="header">
       <button
+        type="button"
         class="quiet drawer-toggle"
         data-testid="drawer-toggle"
         aria-controls="sidebar"
@@ -45,35 +51,28 @@ export function Header() {
           />
         </form>
       ) : (
-        <h1 class="title" data-testid="conversation-title" title={title}>
-          {title}
-          {labelled && item?.project && <span class="project">{item.project}</span>}
-        </h1>
-      )}
-      {id && (
-        <div class="menu-wrap">
-          <button
-            class="quiet"
-            aria-haspopup="menu"
-            aria-expanded={menu}
-            aria-label="Conversation actions"
-            data-testid="conversation-menu"
-            onClick={() => setMenu(!menu)}
-          >
-            ⋯
-          </button>
-          {menu && (
-            <div class="menu" role="menu" onClick={() => setMenu(false)}>
-              <button role="menuitem" data-testid="rename" onClick={() => setEditing(item?.title ?? '')}>
-                Rename
-              </button>
-              <button role="menuitem" data-testid="archive" onClick={() => void archive(id, !item?.archived)}>
-                {item?.archived ? 'Unarchive' : 'Archive'}
-              </button>
-            </div>
+        <div class="heading">
+          <h1 class="title" data-testid="conversation-title" title={title}>
+            {title}
+          </h1>
+          {(project || branch) && (
+            <span
+              class={`project${project ? '' : ' branch-only'}`}
+              data-testid="project-chip"
+              title={[project, branch].filter(Boolean).join(' · ')}
+            >
+              {project}
+              {branch && (
+                <span class="branch">
+                  {project ? ' · ' : ''}
+                  {branch}
+                </span>
+              )}
+            </span>
           )}
         </div>
       )}
+      {id && <ConversationMenu id={id} item={item} onRename={() => setEditing(item?.title ?? '')} />}
     </header>
   );
 }

@@ -1,43 +1,34 @@
-/** A message the person sent: in the timeline with its acks, or waiting in line (withdraw, edit). */
+/**
+ * A message the person sent: in the timeline with its status, or still waiting: in line (Edit,
+ * Withdraw), or not yet accepted by the gateway (Retry, Edit, Delete).
+ */
 import { memo } from 'preact/compat';
 import { useState } from 'preact/hooks';
-import { edit, withdraw } from '../state.js';
-import type { Ack, Message } from '../types.js';
+import type { ChatMessage } from '../model.js';
+import { discard, edit, editUnsent, retry, withdraw } from '../state.js';
 import './MessageBubble.css';
-
-export function Acks({ acks }: { acks: Ack[] }) {
-  const note = acks
-    .map((a) => a.note)
-    .filter(Boolean)
-    .join(' · ');
-  return (
-    <span class="acks" data-testid="acks" title={note || undefined}>
-      {acks.map((a) => a.emoji).join(' ')}
-    </span>
-  );
-}
+import { MessageStatus } from './MessageStatus.js';
 
 const ENDED: Record<string, string> = {
   refused: 'Not passed on',
   failed: 'Failed',
   withdrawn: 'Withdrawn before it ran',
-  stopped: 'Stopped',
 };
 
-export const MessageBubble = memo(function MessageBubble({ m }: { m: Message }) {
+export const MessageBubble = memo(function MessageBubble({ m }: { m: ChatMessage }) {
   const why = ENDED[m.state];
   return (
     <div class={`me ${m.state}`} data-testid="user-message" data-id={m.id} data-state={m.state}>
       <div class="bubble">
         <span class="text">{m.text}</span>
-        <Acks acks={m.acks} />
       </div>
-      {why && m.state !== 'stopped' && (
+      {why && (
         <div class="why">
           {why}
           {m.reason && m.state !== 'withdrawn' ? `: ${m.reason}` : ''}
         </div>
       )}
+      <MessageStatus m={m} />
     </div>
   );
 });
@@ -49,11 +40,35 @@ const WAITING_TEXT: Record<string, string> = {
   deferred: '⏳ Held; it runs later.',
 };
 
-export const QueuedMessage = memo(function QueuedMessage({ m }: { m: Message }) {
+function waitText(m: ChatMessage): string {
+  if (m.unsent === 'offline') return `📴 ${m.reason ?? 'Not sent yet.'}`;
+  if (m.unsent === 'failed') return `⚠️ Not sent: ${m.reason ?? 'the gateway refused it.'}`;
+  const note = [...m.acks].reverse().find((a) => a.kind === 'queued')?.note ?? m.reason;
+  if (note && (m.state === 'queued' || m.state === 'deferred')) return `⏳ ${note}`;
+  return WAITING_TEXT[m.state] ?? m.state;
+}
+
+/** Retry, Edit (back into the input) and Delete for a message the gateway has not accepted. */
+function UnsentActions({ m }: { m: ChatMessage }) {
+  return (
+    <span class="wait-actions">
+      <button type="button" data-testid="retry" onClick={() => retry(m.id)}>
+        Retry
+      </button>
+      <button type="button" data-testid="edit-unsent" onClick={() => editUnsent(m.id)}>
+        Edit
+      </button>
+      <button type="button" data-testid="delete-unsent" onClick={() => discard(m.id)}>
+        Delete
+      </button>
+    </span>
+  );
+}
+
+export const QueuedMessage = memo(function QueuedMessage({ m }: { m: ChatMessage }) {
   const [draft, setDraft] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const canChange = (m.state === 'queued' || m.state === 'deferred') && !m.local;
-  const note = [...m.acks].reverse().find((a) => a.kind === 'queued')?.note ?? m.reason;
   const save = async (e: Event) => {
     e.preventDefault();
     if (!draft?.trim()) return;
@@ -62,11 +77,16 @@ export const QueuedMessage = memo(function QueuedMessage({ m }: { m: Message }) 
     setBusy(false);
   };
   return (
-    <div class={`me waiting ${m.state}`} data-testid="queued-message" data-id={m.id} data-state={m.state}>
+    <div
+      class={`me waiting ${m.state}${m.unsent ? ` unsent ${m.unsent}` : ''}`}
+      data-testid="queued-message"
+      data-id={m.id}
+      data-state={m.state}
+      data-unsent={m.unsent}
+    >
       {draft === undefined ? (
         <div class="bubble">
           <span class="text">{m.text}</span>
-          <Acks acks={m.acks} />
         </div>
       ) : (
         <form class="edit" onSubmit={save}>
@@ -81,22 +101,25 @@ export const QueuedMessage = memo(function QueuedMessage({ m }: { m: Message }) 
             <button type="button" onClick={() => setDraft(undefined)}>
               Cancel
             </button>
-            <button class="primary" data-testid="edit-save" disabled={busy}>
+            <button type="submit" class="primary" data-testid="edit-save" disabled={busy}>
               Save
             </button>
           </div>
         </form>
       )}
+      {!m.local && <MessageStatus m={m} />}
       <div class="wait-line">
-        <span class="wait-text">
-          {note && (m.state === 'queued' || m.state === 'deferred') ? `⏳ ${note}` : (WAITING_TEXT[m.state] ?? m.state)}
+        <span class="wait-text" data-testid="wait-text">
+          {waitText(m)}
         </span>
+        {m.unsent && <UnsentActions m={m} />}
         {canChange && draft === undefined && (
           <span class="wait-actions">
-            <button data-testid="edit" onClick={() => setDraft(m.text)}>
+            <button type="button" data-testid="edit" onClick={() => setDraft(m.text)}>
               Edit
             </button>
             <button
+              type="button"
               data-testid="withdraw"
               disabled={busy}
               onClick={() => {

@@ -1,23 +1,12 @@
 /** The agent asks to use a tool: Approve, Deny, and the CLI's other options, right in the turn. */
 import { useState } from 'preact/hooks';
 import { answerPermission } from '../state.js';
+import { inputText } from '../tool-input.js';
 import type { PermissionStep } from '../types.js';
 import './PermissionCard.css';
+import { Reveal, RevealedText, revealInvisible, revealNote } from './Revealed.js';
 
 const LABEL: Record<string, string> = { allow: 'Approve', deny: 'Deny' };
-
-/** The whole input as a person reads it: a command as it will run, other fields one by one. */
-function inputText(input: Record<string, unknown>): string {
-  const entries = Object.entries(input);
-  if (typeof input.command === 'string')
-    return [
-      input.command,
-      ...entries
-        .filter(([k]) => k !== 'command' && k !== 'description')
-        .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
-    ].join('\n');
-  return entries.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v, null, 2)}`).join('\n');
-}
 
 export function PermissionCard({ step }: { step: PermissionStep }) {
   const [sent, setSent] = useState<string | undefined>();
@@ -29,6 +18,9 @@ export function PermissionCard({ step }: { step: PermissionStep }) {
       ];
   // What cannot be shown whole cannot be approved here: only a refusal is offered.
   const options = step.inputCut ? all.filter((o) => o.id === 'deny') : all;
+  // Shown as it will run: hidden characters as escapes, and the card says the input holds them.
+  const revealed = revealInvisible(inputText(step.input));
+  const hidden = revealNote(revealed);
   const choose = (id: string) => {
     setSent(id);
     void answerPermission(step.requestId, id).finally(() => setSent(undefined));
@@ -42,10 +34,21 @@ export function PermissionCard({ step }: { step: PermissionStep }) {
     >
       <div class="ask">
         🔐 The agent asks to use <strong>{step.toolName}</strong>
-        {step.description ? `: ${step.description}` : ''}
+        {step.description ? (
+          <>
+            : <Reveal text={step.description} />
+          </>
+        ) : (
+          ''
+        )}
       </div>
-      <pre class="what" data-testid="permission-input">
-        {inputText(step.input)}
+      {hidden && (
+        <div class="hidden-note" data-testid="permission-hidden">
+          {hidden}
+        </div>
+      )}
+      <pre class="what" data-testid="permission-input" data-hidden={revealed.changed ? 'true' : undefined}>
+        <RevealedText revealed={revealed} />
       </pre>
       {step.inputCut && step.status === 'open' && (
         <div class="cut">
@@ -57,6 +60,7 @@ export function PermissionCard({ step }: { step: PermissionStep }) {
         <div class="choices">
           {options.map((o) => (
             <button
+              type="button"
               key={o.id}
               class={o.id === 'allow' ? 'primary' : o.id === 'deny' ? 'danger' : ''}
               data-testid={`permission-${o.id}`}

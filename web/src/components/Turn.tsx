@@ -7,7 +7,7 @@ import { memo } from 'preact/compat';
 import { duration } from '../format.js';
 import { useNow } from '../hooks.js';
 import { useStore } from '../state.js';
-import { currentStep } from '../timeline.js';
+import { currentStep, outOfTouch } from '../timeline.js';
 import type { Reply, TurnView } from '../types.js';
 import { Markdown } from './Markdown.js';
 import { ReplyView } from './Reply.js';
@@ -18,14 +18,23 @@ const ENDED: Record<string, string> = { answered: 'Done', stopped: 'Stopped', fa
 
 function Status({ turn }: { turn: TurnView }) {
   const running = turn.status === 'running';
-  const now = useNow(running);
+  // Without the gateway nobody knows whether it still runs: say so rather than count on.
+  const unknown = useStore((s) => running && outOfTouch(s.connection));
+  const streaming = useStore((s) => running && !!s.conv?.streaming.get(turn.id));
+  const now = useNow(running && !unknown);
   const tools = turn.steps.filter((s) => s?.kind === 'tool').length;
   const took = duration((turn.endedAt ?? now) - turn.startedAt);
+  if (unknown)
+    return (
+      <div class="turn-status unknown" data-testid="turn-status" data-unknown="true">
+        Was working · state unknown until the gateway is back
+      </div>
+    );
   if (running) {
     return (
       <div class="turn-status running" data-testid="turn-status">
         <span class="pulse" aria-hidden="true" />
-        Working · {took} · {currentStep(turn)}
+        Working · {took} · {currentStep(turn, streaming)}
       </div>
     );
   }

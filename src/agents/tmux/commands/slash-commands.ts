@@ -5,6 +5,7 @@
 import { RudderError } from '../../../errors.js';
 import type { Logger } from '../../../ops/logger.js';
 import { boxIsEmpty, clearInputBox } from '../input/injection.js';
+import { inShellMode, leaveShellMode } from '../input/shell-mode.js';
 import { readMenu, selectOption } from '../menus/menus.js';
 import { type Pane, sleep } from '../pane/pane.js';
 import type { PaneHost } from '../pane/pane-host.js';
@@ -32,6 +33,8 @@ export async function runSlashCommand(command: string, run: SlashCommandRun): Pr
     const typed = await run.withPane(async () => {
       const look = await run.pane.look();
       if (look.verdict !== 'ready') return false;
+      // `/clear` typed in shell mode would run as a shell command: leave it first (or wait for someone's command).
+      if ((await leaveShellMode(run.pane, look)) !== 'no') return false;
       await run.pane.tmux.leaveCopyMode(run.pane.name, look.info.inMode);
       await clearInputBox(run.pane);
       await run.pane.tmux.sendKeysLiteral(run.pane.name, command);
@@ -63,7 +66,8 @@ export async function runSlashCommand(command: string, run: SlashCommandRun): Pr
       // The Enter was eaten: the command still sits in an idle box (never pressed at a menu).
       await run.withPane(async () => {
         const look = await run.pane.look();
-        if (look.verdict === 'ready' && boxIsEmpty(await run.pane.ansi()) === false) await run.pane.keys('Enter');
+        if (look.verdict === 'ready' && !inShellMode(look) && boxIsEmpty(await run.pane.ansi()) === false)
+          await run.pane.keys('Enter');
       });
     }
     const confirm = run.confirm;

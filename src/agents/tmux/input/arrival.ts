@@ -7,6 +7,7 @@
 
 import { type Pane, sleep } from '../pane/pane.js';
 import { boxIsEmpty } from './injection.js';
+import { inShellMode } from './shell-mode.js';
 
 export interface ArrivalOptions {
   pane: Pane;
@@ -46,6 +47,8 @@ export async function confirmArrival(opts: ArrivalOptions): Promise<ArrivalOutco
       const look = await opts.pane.look();
       // Enter at a menu selects an option; text already gone from the box was submitted.
       if (look.verdict !== 'ready' && look.verdict !== 'busy') return false;
+      // Enter in shell mode runs the box as a shell command: the message is not there.
+      if (inShellMode(look)) return false;
       if (boxIsEmpty(await opts.pane.ansi()) !== false) return false;
       await opts.pane.keys('Enter');
       return true;

@@ -3,13 +3,15 @@
  * while holding it and types only on `ready` (or `busy`, for a steer the TUI queues into the
  * running turn). On `menu` or `not-ready` it lets go of the pane (so an answer to the menu can
  * be selected meanwhile), waits and looks again; past the ready timeout the person is told once.
- * An empty box in shell mode (`!`, where Enter would run the text as a command) is left first.
+ * A box in shell mode (`!`, where Enter would run the text as a command) is never typed into: an
+ * empty one is left first and the pane looked at again; one with a command in it waits (shell-mode.ts).
  */
 import type { Logger } from '../../../ops/logger.js';
 import { readMenu } from '../menus/menus.js';
 import { type Pane, type PaneLook, sleep } from '../pane/pane.js';
 import { TIMING } from '../tmux-launch.js';
-import { boxIsEmpty, typeMessage } from './injection.js';
+import { typeMessage } from './injection.js';
+import { leaveShellMode } from './shell-mode.js';
 
 export interface TypingJob {
   /** `ready`: a new turn's message; `typeable`: a steer (ready or busy). */
@@ -50,11 +52,8 @@ export async function typeWhenTypeable(job: TypingJob): Promise<boolean> {
       const look = await pane.look();
       job.observe(look);
       const ok = look.verdict === 'ready' || (job.accept === 'typeable' && look.verdict === 'busy');
-      if (look.reasons.includes('shell-mode') && boxIsEmpty(await pane.ansi()) === true) {
-        // An empty `!` box: Backspace goes back to the input box and loses nothing; text there is someone's command.
-        await pane.keys('BSpace');
-        job.log.info('left the empty shell mode of the input box before typing');
-      }
+      // Shell mode is idle but never typed into: left when empty (then looked at again), else waited out.
+      if ((await leaveShellMode(pane, look, job.log)) !== 'no') return look;
       if (!ok) return look;
       await typeMessage(pane, job.text, TIMING.enterSettleMs);
       return 'typed';

@@ -24,7 +24,7 @@ export class Pane {
   /** The pane now; a dead pane is `not-ready` whatever its last frame shows. */
   async look(): Promise<PaneLook> {
     const { info, text } = await this.tmux.look(this.name);
-    const c = classifyPaneDetailed(text, { paneDead: info.dead });
+    const c = classifyPaneDetailed(text, { paneDead: info.dead, foreground: info.command });
     return { text, info, verdict: c.state, reasons: c.reasons };
   }
 

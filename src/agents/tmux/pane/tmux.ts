@@ -45,6 +45,8 @@ export interface PaneInfo {
   deadSignal: number | undefined;
   /** The program switched the pane to the alternate screen. */
   alternateScreen: boolean;
+  /** `#{pane_current_command}`: the pane's foreground program (bash once claude, started from it, exited). */
+  command?: string;
 }
 
 /** `send-keys` fails around 16 KB ("command too long"); 8 KB leaves room for the rest of the command. */
@@ -151,10 +153,11 @@ export function escapeTmuxArg(arg: string): string {
 }
 
 const PANE_INFO_FORMAT =
-  '#{pane_dead}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{alternate_on}';
+  '#{pane_dead}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{alternate_on}\t' +
+  '#{pane_current_command}';
 
 function parsePaneInfo(line: string): PaneInfo {
-  const [dead, pid, inMode, status, signal, alt] = line.split('\t');
+  const [dead, pid, inMode, status, signal, alt, command] = line.split('\t');
   const num = (s: string | undefined) => (s === undefined || s === '' ? undefined : Number(s));
   return {
     dead: dead === '1',
@@ -163,6 +166,7 @@ function parsePaneInfo(line: string): PaneInfo {
     deadStatus: num(status),
     deadSignal: num(signal),
     alternateScreen: alt === '1',
+    ...(command ? { command } : {}),
   };
 }
 

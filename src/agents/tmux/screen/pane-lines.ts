@@ -128,8 +128,13 @@ const DIALOG_HINTS = [
   'esc to exit',
   '↓ to select',
   'esc to clear',
+  // the session picker of `claude --resume` and /resume (2.1.332: "… · Enter to resume · Esc to close")
+  'enter to resume',
 ];
 export const hasDialogHint = (line: string) => includesAny(line, DIALOG_HINTS);
+
+/** Printed by Claude Code (both lines) as it exits, over what it drew: `Resume this session with:`. */
+export const isExitNotice = (line: string) => line.trim() === 'Resume this session with:';
 
 /** Drawn while a turn runs: 2.1.332's footer, older spinner lines. */
 const WORKING_HINTS = ['esc to interrupt', 'ctrl+c to interrupt'];

@@ -4,9 +4,11 @@
  *
  *   menu      a choice is on screen: Enter would SELECT an option. Never type.
  *   busy      a turn is running; the input box takes text and the TUI queues it into the turn.
- *   ready     an idle input box (or a bare prompt, or a permission-mode footer).
- *   not-ready anything else: blank, booting, banner prose, exited, a view without the box, the
- *             box in shell mode (`!`: Enter runs the text as a command).
+ *   ready     an idle input box (or a bare prompt, or a permission-mode footer); also the box in
+ *             shell mode (`!`), with reason `shell-mode`: idle, but Enter there runs the text as a
+ *             command, so the typing code leaves it first and never types into it.
+ *   not-ready anything else: blank, booting, banner prose, exited (also when the pane's shell
+ *             took over below claude's last frame), a view without the box.
  *
  * Both TUI lines are read: 2.1.332 (alternate screen, lists drawn above the box) and 2.1.112
  * (main screen, welcome box, slash-command and @-mention lists drawn below the box).
@@ -26,6 +28,7 @@ import {
   highlightedEntry,
   isActiveSpinner,
   isBlank,
+  isExitNotice,
   isHistorySearchFooter,
   isListBelowBoxEntry,
   isModeFooter,
@@ -46,7 +49,12 @@ export interface PaneClassification {
 export interface PaneFacts {
   /** `#{pane_dead}` was 1. */
   paneDead?: boolean;
+  /** `#{pane_current_command}`: a shell there means claude is not what reads the keys. */
+  foreground?: string;
 }
+
+/** Shells: in the foreground of a claude pane only before claude started, or after it exited. */
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'fish', 'dash', 'ksh', 'mksh', 'tcsh', 'csh', 'ash', 'nu', 'elvish']);
 
 /** With no input box, how many of the last non-blank lines may hold a footer, dialog hint or spinner. */
 const BOTTOM_LINES_NO_BOX = 8;
@@ -112,17 +120,30 @@ function findInput(layout: Layout): string[] | undefined {
   return undefined;
 }
 
+/**
+ * Claude Code says how to resume as it exits; below the box (2.1.112's main screen keeps its last
+ * frame) that means the pane's shell has the keys now, whatever the frame above shows.
+ */
+function exitedBelow(lines: string[], layout: Layout): boolean {
+  for (let i = lines.length - 1; i >= 0 && i >= (layout.anchor ?? lines.length - BOTTOM_LINES_NO_BOX * 2); i--)
+    if (isExitNotice(lines[i]!)) return true;
+  return false;
+}
+
 function classify(text: string, facts: PaneFacts): PaneClassification {
   if (facts.paneDead) return verdict('not-ready', 'pane-dead');
+  if (facts.foreground && SHELLS.has(facts.foreground.replace(/^-/, '')))
+    return verdict('not-ready', 'shell-in-foreground');
   const lines = tailLines(text);
   if (lines.length === 0) return verdict('not-ready', 'blank');
   if (lastNonBlank(lines, 3).some(isPaneDeadLine)) return verdict('not-ready', 'pane-dead-line');
   const layout = findLayout(lines);
+  if (exitedBelow(lines, layout)) return verdict('not-ready', 'claude-exited');
   const menu = findMenu(layout);
   if (menu) return verdict('menu', menu);
-  // `!` mode: Enter runs what is typed as a shell command (both versions), so a message must not go there.
-  if (layout.prompt?.glyph === '!') return verdict('not-ready', 'shell-mode');
   const work = findWork(layout);
+  // `!` mode: idle (or busy) all the same, but Enter runs what is typed as a shell command (both versions).
+  if (layout.prompt?.glyph === '!') return work ? verdict('busy', work, 'shell-mode') : verdict('ready', 'shell-mode');
   if (work) return verdict('busy', work);
   const input = findInput(layout);
   if (input) return verdict('ready', ...input);

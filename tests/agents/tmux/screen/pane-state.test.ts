@@ -23,6 +23,8 @@ interface Capture {
   state: string;
   expected: PaneVerdict;
   paneDead: boolean;
+  /** `#{pane_current_command}` at the capture, where it was recorded. */
+  paneCommand?: string;
   width: number;
   height: number;
   cliVersion: string;
@@ -57,6 +59,8 @@ const REQUIRED: Record<string, string[]> = {
     'config-panel',
     'api-error',
     'exited',
+    'shell-prompt-after-exit',
+    'resume-picker',
   ],
   // 2.1.112 draws on the main screen (the welcome box is in idle-default), lists below the box, its own rate-limit
   // menu.
@@ -90,6 +94,8 @@ const REQUIRED: Record<string, string[]> = {
     'api-error',
     'transcript-view',
     'exited',
+    'shell-prompt-after-exit',
+    'resume-picker',
   ],
 };
 
@@ -120,9 +126,39 @@ describe('real captures of both TUI lines', () => {
 
   it.each(captures.map((c) => [c.file, c] as const))('%s gets its manifest verdict', (_file, c) => {
     const text = read(path.join(PANES, c.file));
-    expect(classifyPaneDetailed(text, { paneDead: c.paneDead }).state).toBe(c.expected);
+    const facts = { paneDead: c.paneDead, foreground: c.paneCommand };
+    expect(classifyPaneDetailed(text, facts).state).toBe(c.expected);
     // The escaped variant reads the same: escapes are stripped before anything is matched.
-    expect(classifyPane(read(path.join(PANES, c.ansiFile)), { paneDead: c.paneDead })).toBe(c.expected);
+    expect(classifyPane(read(path.join(PANES, c.ansiFile)), facts)).toBe(c.expected);
+  });
+
+  it('never reads the shell prompt left after claude exited as ready, from the text alone or from tmux', () => {
+    const left = captures.filter((c) => c.state === 'shell-prompt-after-exit');
+    expect(left.length).toBe(4);
+    for (const c of left) {
+      const text = read(path.join(PANES, c.file));
+      expect(classifyPaneDetailed(text).state, c.file).toBe('not-ready');
+      expect(c.paneCommand, `${c.file}: the shell has the pane`).toBe('bash');
+      expect(classifyPaneDetailed(text, { foreground: c.paneCommand })).toEqual({
+        state: 'not-ready',
+        reasons: ['shell-in-foreground'],
+      });
+    }
+    // 2.1.112 keeps its last frame, idle box included, above the prompt: the exit notice below the box decides.
+    const older = left.filter((c) => version(c) === '2.1.112');
+    for (const c of older)
+      expect(classifyPaneDetailed(read(path.join(PANES, c.file))).reasons).toEqual(['claude-exited']);
+    // While claude itself runs, tmux names claude's program, never a shell.
+    const running = captures.filter((c) => c.paneCommand && !c.paneDead && c.state !== 'shell-prompt-after-exit');
+    expect(running.length).toBeGreaterThan(0);
+    for (const c of running) expect(['bash', 'sh'], c.file).not.toContain(c.paneCommand);
+  });
+
+  it('reads the empty shell-mode box as ready, with the reason the typing code leaves it by', () => {
+    const shell = captures.filter((c) => c.state === 'shell-mode');
+    expect(shell.length).toBe(4);
+    for (const c of shell)
+      expect(classifyPaneDetailed(read(path.join(PANES, c.file)))).toEqual({ state: 'ready', reasons: ['shell-mode'] });
   });
 
   it('needs tmux, not the text, to see a pane killed while idle', () => {

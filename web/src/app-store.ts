@@ -1,0 +1,87 @@
+/**
+ * The app's one state and the client it talks through: state.ts (the list, the open conversation,
+ * its events) and outbox.ts (what this device sends) both change it here. Views read it with
+ * useStore(), which re-renders a component only when the part it selected changed.
+ */
+import { Api, ApiError, UnreachableError } from './api.js';
+import type { ConversationState } from './reduce.js';
+import { createStore } from './store.js';
+import type { Connection, ConversationItem, Project } from './types.js';
+
+export interface AppState {
+  connection: Connection;
+  /** Why the connection is not live, in words for the person. */
+  connectionDetail?: string;
+  conversations: ConversationItem[];
+  /** Loaded when the person opens the archived list. */
+  archived?: ConversationItem[];
+  currentId?: string;
+  conv?: ConversationState;
+  /** The projects to choose from: set only when there are several (one is no choice). */
+  projects?: { projects: Project[]; defaultProject?: string };
+  /** The list shows only this project's conversations. */
+  projectFilter?: string;
+  /** Conversations with a permission request waiting for the person, by id. */
+  waiting: Record<string, boolean>;
+  drawerOpen: boolean;
+  pairing: Array<{ name: string; qrSvg: string }>;
+  /** The open conversation's unsent text in the input (kept on the device as its draft). */
+  draft: string;
+  /** Counts this device's sends: the timeline brings each one into view. */
+  sentSeq: number;
+  /** Counts the times text was put back into the input for the person to go on with (Edit on an unsent one). */
+  focusSeq: number;
+  /** A short-lived message about an action that failed. */
+  toast?: string;
+}
+
+const store = createStore<AppState>({
+  connection: 'connecting',
+  conversations: [],
+  drawerOpen: false,
+  pairing: [],
+  waiting: {},
+  draft: '',
+  sentSeq: 0,
+  focusSeq: 0,
+});
+
+export const getState = store.get;
+export const useStore = store.use;
+export const set = store.set;
+
+let client = new Api(undefined);
+export const api = (): Api => client;
+export function setApi(next: Api): void {
+  client = next;
+}
+
+export function setConv(id: string, change: (c: ConversationState) => ConversationState): void {
+  set((s) => (s.conv && s.conv.id === id ? { conv: change(s.conv) } : {}));
+}
+
+let toastTimer: ReturnType<typeof setTimeout> | undefined;
+export function toast(text: string): void {
+  clearTimeout(toastTimer);
+  set({ toast: text });
+  toastTimer = setTimeout(() => set({ toast: undefined }), 6000);
+}
+
+/** The gateway may answer later: a network failure, or a 502–504 from a proxy in front of it while it restarts. */
+export function transient(err: unknown): boolean {
+  return err instanceof UnreachableError || (err instanceof ApiError && err.status >= 502 && err.status <= 504);
+}
+
+export function explain(err: unknown): string {
+  if (err instanceof UnreachableError) return 'Cannot reach the gateway. It may be stopped, or this device is offline.';
+  if (err instanceof ApiError && err.status === 401)
+    return 'The access token was not accepted. Open the address Rudder printed at startup (it carries the token).';
+  return (err as Error).message;
+}
+
+export function failed(err: unknown): void {
+  if (err instanceof UnreachableError) set({ connection: 'unreachable', connectionDetail: explain(err) });
+  else if (err instanceof ApiError && err.status === 401)
+    set({ connection: 'unauthorized', connectionDetail: explain(err) });
+  else toast(explain(err));
+}

@@ -1,0 +1,106 @@
+/**
+ * The ⋯ menu of the open conversation: rename, move to another project (the /project command,
+ * sent as any message is), archive. It closes on Escape, on a tap outside it, and when another
+ * conversation opens.
+ */
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { archive, moveToProject, useStore } from '../state.js';
+import type { ConversationItem } from '../types.js';
+
+export function ConversationMenu({ id, item, onRename }: { id: string; item?: ConversationItem; onRename(): void }) {
+  const projects = useStore((s) => s.projects?.projects);
+  const [open, setOpen] = useState(false);
+  const [moving, setMoving] = useState(false);
+  const wrap = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const close = () => {
+    setOpen(false);
+    setMoving(false);
+  };
+
+  useEffect(close, [id]);
+  // Attached before the menu is painted: an Escape or a tap right after it shows is not missed.
+  useLayoutEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      e.stopPropagation();
+      close();
+      button.current?.focus();
+    };
+    const onDown = (e: PointerEvent) => {
+      if (!wrap.current?.contains(e.target as Node)) close();
+    };
+    document.addEventListener('keydown', onKey, true);
+    document.addEventListener('pointerdown', onDown, true);
+    return () => {
+      document.removeEventListener('keydown', onKey, true);
+      document.removeEventListener('pointerdown', onDown, true);
+    };
+  }, [open]);
+
+  const act = (f: () => void) => () => {
+    close();
+    f();
+  };
+  return (
+    <div class="menu-wrap" ref={wrap}>
+      <button
+        type="button"
+        class="quiet"
+        ref={button}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-label="Conversation actions"
+        data-testid="conversation-menu"
+        onClick={() => (open ? close() : setOpen(true))}
+      >
+        ⋯
+      </button>
+      {open && (
+        <div class="menu" role="menu" data-testid="menu">
+          <button type="button" role="menuitem" data-testid="rename" onClick={act(onRename)}>
+            Rename
+          </button>
+          {projects && (
+            <button
+              type="button"
+              role="menuitem"
+              data-testid="move-project"
+              aria-expanded={moving}
+              onClick={() => setMoving(!moving)}
+            >
+              Move to project…
+            </button>
+          )}
+          {projects && moving && (
+            <div class="submenu">
+              {projects.map((p) => (
+                <button
+                  type="button"
+                  role="menuitemradio"
+                  key={p.name}
+                  aria-checked={p.name === item?.project}
+                  disabled={p.name === item?.project}
+                  data-testid={`move-to-${p.name}`}
+                  onClick={act(() => moveToProject(p.name))}
+                >
+                  {p.name}
+                  {p.name === item?.project && <span class="dim"> (here now)</span>}
+                </button>
+              ))}
+            </div>
+          )}
+          <button
+            type="button"
+            role="menuitem"
+            data-testid="archive"
+            onClick={act(() => void archive(id, !item?.archived))}
+          >
+            {item?.archived ? 'Unarchive' : 'Archive'}
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
