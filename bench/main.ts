@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: every benchmark, side by side in one run, then bench/report.md and report.json.
  * Flags: --quick (fewer runs, for a smoke check), --only a,b (ids: steering, floor, waits,
- * warm-cold, overhead, memory, progress, web), --latency FIRST_TOKEN_MS,TOKENS_PER_SECOND or --latency off (the
+ * warm-cold, overhead, memory, progress, web, codex), --latency FIRST_TOKEN_MS,TOKENS_PER_SECOND or --latency off (the
  * mock model's speed; default 1500,60).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLAUDE_BIN } from '../tests/support/claude-rig.js';
+import { benchCodex } from './codex.js';
 import { type BenchContext, describeLatency, latencyFromArgs } from './context.js';
 import { untapAll } from './floor/wire-tap.js';
 import { benchFloor } from './floor.js';
@@ -49,6 +50,11 @@ const SECTIONS: Array<{ id: string; title: string; run: (ctx: BenchContext) => P
     run: (c) => benchProgress(c.quick),
   },
   { id: 'web', title: 'Web app (chromium)', run: (c) => benchWeb(c.quick) },
+  {
+    id: 'codex',
+    title: 'Codex on Rudder: memory per warm conversation, shared or not, and the waits',
+    run: benchCodex,
+  },
 ];
 for (const id of only ?? [])
   if (!SECTIONS.some((s) => s.id === id))

@@ -73,8 +73,11 @@ export const LONG_FILE_DIRS = ['src/gateway', 'src/http'];
 export const MAX_FILE_LINES = 300;
 
 export const LINE_DIRS = ['src', 'web/src', 'tests', 'bench'];
-/** Data and reports, not code: a captured pane or a benchmark's results keep their own lines. */
-export const LINE_EXCLUDED = ['tests/fixtures', 'bench/results'];
+/**
+ * Data, reports and generated code: a captured pane, a benchmark's results and the protocol types
+ * `codex app-server generate-ts` writes keep their own lines.
+ */
+export const LINE_EXCLUDED = ['tests/fixtures', 'bench/results', 'src/agents/codex/protocol/generated'];
 export const MAX_LINE_CHARS = 120;
 
 const SOURCE_EXT = /\.(ts|tsx|mts|cts)$/;

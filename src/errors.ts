@@ -12,7 +12,7 @@ export const ERRORS = {
   AGENT_EOF_WITHOUT_RESULT: 'The agent process closed its output before the turn produced a result.',
   AGENT_CRASHED: 'The agent process died in the middle of a turn.',
   AGENT_TURN_TIMEOUT: 'The turn took longer than agent.turnTimeoutSeconds and was stopped.',
-  AGENT_RATE_LIMITED: 'Claude is rate limited.',
+  AGENT_RATE_LIMITED: 'The agent is rate limited by its model provider.',
   AGENT_API_ERROR: 'The request to the model failed.',
   AGENT_TURN_FAILED: 'The turn ended with an error.',
   AGENT_BUSY: 'A turn is already running in this session.',
@@ -22,6 +22,11 @@ export const ERRORS = {
   AGENT_UNDELIVERED: 'The message could not be delivered to the agent.',
   AGENT_NOT_READY: 'The agent terminal is not ready for input.',
   TURN_CUT_OFF: 'Rudder stopped while this turn was running.',
+  // agent: Codex through its app-server
+  CODEX_BINARY_MISSING:
+    'The codex binary was not found. Install @openai/codex (npm ci brings the pinned one), put codex on PATH, or ' +
+    'set RUDDER_CODEX_BIN / agent.codex.bin.',
+  CODEX_PROTOCOL: 'The codex app-server answered in a way Rudder does not understand.',
   // config
   CONFIG_INVALID: 'The configuration is not valid.',
   CONFIG_UNREADABLE: 'The configuration file could not be read.',

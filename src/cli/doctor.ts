@@ -1,8 +1,9 @@
 /**
  * `rudder doctor`: checks the claude binary (a real stream-json probe), an auth source, one real
  * model request with the agent's environment (doctor-model.ts), the data dir, the SQLite store,
- * the config, tmux and the TUI's first run when the claude-tmux backend is configured, the
- * fallback endpoint and each channel's token. Prints how to fix what fails; exits 1 when a
+ * the config, tmux and the TUI's first run when the claude-tmux backend is configured, codex
+ * (binary, version, app-server handshake, auth, a minimal request) when a conversation may run on
+ * it, the fallback endpoint and each channel's token. Prints how to fix what fails; exits 1 when a
  * required check fails. It changes nothing: no data dir or store is created.
  */
 import { execFile } from 'node:child_process';
@@ -14,6 +15,8 @@ import type { Command } from 'commander';
 import { buildAgentEnv } from '../agents/claude/env.js';
 import { switchOn } from '../agents/claude/env-vars.js';
 import { checkClaude } from '../agents/claude/health.js';
+import { buildCodexEnv } from '../agents/codex/env.js';
+import { checkCodex } from '../agents/codex/health.js';
 import { dataDir, findConfigFile, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { StatusReport } from '../http/wire.js';
@@ -37,8 +40,9 @@ Checks the claude binary (its version, and a real stream-json probe), an auth so
 model request through claude with the agent's environment (a one-word prompt, no tools, no
 saved session; a failure names its cause: DNS, a refused connection, 401, 403, the proxy, a
 timeout), the data dir and the store, the config, tmux and the TUI's first run when
-agent.backend is claude-tmux, the fallback model and each channel's token. Creates nothing.
-Exits 1 when a required check fails.`,
+agent.backend is claude-tmux, codex (binary, version, app-server handshake, auth, one short
+request) when agent.backend or a project's backend is codex, the fallback model and each
+channel's token. Creates nothing. Exits 1 when a required check fails.`,
     )
     .option('--timeout <seconds>', 'how long the model request waits for an answer', '30')
     .action(async (opts: { timeout: string }) => {
@@ -324,6 +328,16 @@ export async function doctor(opts: DoctorOptions = {}): Promise<Check[]> {
       ? tuiFirstRun(buildAgentEnv({ passVars: config.agent.passEnv, extra: config.agent.env }).HOME ?? os.homedir())
       : undefined;
   await claudeChecks(config, checks, opts);
+  const backends = [config?.agent.backend, ...Object.values(config?.projects ?? {}).map((p) => p.backend)];
+  if (config && backends.includes('codex'))
+    checks.push(
+      ...(await checkCodex({
+        configured: config.agent.codex.bin,
+        config: config.agent.codex.config,
+        env: process.env,
+        agentEnv: buildCodexEnv({ passVars: config.agent.passEnv, extra: config.agent.env }),
+      })),
+    );
   if (config?.agent.backend === 'claude-tmux') {
     try {
       const { stdout } = await exec('tmux', ['-V']);

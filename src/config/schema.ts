@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { isLoopbackHost, splitHostPort } from '../security/hosts.js';
 import { channelsSchema, progressSchema, queueModeSchema, sttSchema } from './channels-schema.js';
+import { CONFIG_KEY, type JsonValue, secretKeyProblem } from './codex-config.js';
 import { PERMISSION_MODES } from './permission-modes.js';
 
 export { queueModeSchema };
@@ -42,10 +43,36 @@ export const tmuxSchema = z
   })
   .strict();
 
+/** A value codex can take after `-c key=`: JSON without null (TOML has none). */
+const tomlValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.array(tomlValueSchema), z.record(z.string(), tomlValueSchema)]),
+);
+
+/** The codex backend: Codex's app-server (ignored by the other backends). */
+export const codexSchema = z
+  .object({
+    /** Path to the codex binary; otherwise RUDDER_CODEX_BIN, then codex on PATH, then the pinned @openai/codex. */
+    bin: z.string().min(1).optional(),
+    /** Dotted keys to JSON values, each passed to codex as one `-c key=value` (the value as a TOML literal). */
+    config: z
+      .record(z.string().regex(CONFIG_KEY, 'must be a dotted key of letters, digits, _ and - (a.b.c)'), tomlValueSchema)
+      .default({})
+      .superRefine((config, ctx) => {
+        for (const key of Object.keys(config)) {
+          const problem = secretKeyProblem(key);
+          if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem });
+        }
+      }),
+  })
+  .strict();
+
+/** The agent backends; each project may choose its own. */
+export const BACKENDS = ['claude-stream', 'claude-tmux', 'codex'] as const;
+
 export const agentSchema = z
   .object({
-    /** claude-stream: headless persistent process; claude-tmux: the interactive TUI in tmux. */
-    backend: z.enum(['claude-stream', 'claude-tmux']).default('claude-stream'),
+    /** claude-stream: headless persistent process; claude-tmux: the TUI in tmux; codex: Codex's app-server. */
+    backend: z.enum(BACKENDS).default('claude-stream'),
     /** Path to the claude binary; otherwise RUDDER_CLAUDE_BIN, then claude on PATH, then the bundled one. */
     claudeBin: z.string().min(1).optional(),
     /** The agent's working directory; defaults to the directory Rudder was started in. */
@@ -66,6 +93,7 @@ export const agentSchema = z
     turnTimeoutSeconds: z.number().positive().default(1800),
     interruptGraceSeconds: z.number().positive().max(120).default(5),
     tmux: tmuxSchema.prefault({}),
+    codex: codexSchema.prefault({}),
   })
   .strict();
 
@@ -84,7 +112,7 @@ export const projectSchema = z
     path: z.string().min(1),
     model: z.string().min(1).optional(),
     permissionMode: z.enum(PERMISSION_MODES).optional(),
-    backend: z.enum(['claude-stream', 'claude-tmux']).optional(),
+    backend: z.enum(BACKENDS).optional(),
     allowedTools: z.array(z.string().min(1)).optional(),
     disallowedTools: z.array(z.string().min(1)).optional(),
     appendSystemPrompt: z.string().optional(),
@@ -205,6 +233,7 @@ export type Config = z.infer<typeof configSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 export type ProjectConfig = z.infer<typeof projectSchema>;
 export type TmuxConfig = z.infer<typeof tmuxSchema>;
+export type CodexConfig = z.infer<typeof codexSchema>;
 export type SteeringConfig = z.infer<typeof steeringSchema>;
 export type StoreConfig = z.infer<typeof storeSchema>;
 export type FallbackConfig = z.infer<typeof fallbackSchema>;

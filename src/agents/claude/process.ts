@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { RudderError } from '../../errors.js';
+import { type ErrorCode, RudderError } from '../../errors.js';
 import { withUserUmask } from '../../ops/data-dir.js';
 import type { Logger } from '../../ops/logger.js';
 import { killMarked, MARK_VAR, newMark } from '../common/orphans.js';
@@ -28,6 +28,8 @@ export interface SpawnSpec {
   tracker?: ProcessTracker;
   /** Prefix of the environment mark that lets a restart find this process's leftovers. */
   markPrefix?: string;
+  /** The code of the error a missing binary raises (another agent than Claude Code names its own). */
+  missingBinaryCode?: ErrorCode;
 }
 
 export interface ExitInfo {
@@ -113,9 +115,13 @@ export class AgentProcess {
     try {
       fs.accessSync(spec.bin, fs.constants.X_OK);
     } catch {
-      throw new RudderError('CLAUDE_BINARY_MISSING', `${spec.bin} is missing or not executable.`, {
-        conversationId: spec.label,
-      });
+      throw new RudderError(
+        spec.missingBinaryCode ?? 'CLAUDE_BINARY_MISSING',
+        `${spec.bin} is missing or not executable.`,
+        {
+          conversationId: spec.label,
+        },
+      );
     }
     return new AgentProcess(spec);
   }

@@ -1,0 +1,3 @@
+export * from './methods.js';
+export * from './parse.js';
+export * from './wire.js';
