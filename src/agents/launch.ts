@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { LiveConfig } from '../config/load.js';
+import { RudderError } from '../errors.js';
 import type { Logger } from '../ops/logger.js';
 import { projectAgent } from '../projects/projects.js';
 import type { Projects } from '../projects/service.js';
@@ -15,6 +16,11 @@ import { buildAgentEnv } from './claude/env.js';
 import type { ClaudeLaunch } from './claude/launch.js';
 import { SpareProcess } from './claude/spare.js';
 import { ClaudeStreamSession } from './claude/stream-session.js';
+import { resolveCodexBinary } from './codex/binary.js';
+import { CodexSession } from './codex/codex-session.js';
+import { buildCodexEnv } from './codex/env.js';
+import type { CodexLaunch } from './codex/launch.js';
+import { CodexServers } from './codex/server/servers.js';
 import type { SessionFactory } from './pool.js';
 import { spareProcess, warmCap } from './registry.js';
 import type { AgentSession } from './session.js';
@@ -40,10 +46,21 @@ export function markPrefixOf(dataDir: string): string {
 export class AgentLaunches {
   readonly markPrefix: string;
   readonly spare: SpareProcess;
+  /** Codex's app-servers, one shared by every conversation of the same binary, config and environment. */
+  readonly codexServers: CodexServers;
 
   constructor(private readonly d: AgentLaunchesDeps) {
     this.markPrefix = markPrefixOf(d.dataDir);
     this.spare = new SpareProcess(d.log);
+    this.codexServers = new CodexServers({ logger: d.log, tracker: this.tracker(), markPrefix: this.markPrefix });
+  }
+
+  private tracker() {
+    const { store } = this.d;
+    return {
+      started: (pid: number, label: string) => store.processStarted(pid, label),
+      exited: (pid: number) => store.processExited(pid),
+    };
   }
 
   /** The launch of a conversation's Claude process, in its project (launches are synchronous). */
@@ -80,12 +97,37 @@ export class AgentLaunches {
       interruptGraceMs: agent.interruptGraceSeconds * 1000,
       // Kept per project: a late report from a process of the project it left must not land in the new one.
       onSessionId: (id) => store.setProjectSession(conversationId, target.project.name, id),
-      tracker: {
-        started: (pid, label) => store.processStarted(pid, label),
-        exited: (pid) => store.processExited(pid),
-      },
+      tracker: this.tracker(),
       markPrefix: this.markPrefix,
       spare: spareOn ? this.spare : undefined,
+    };
+  }
+
+  /** The launch of a conversation's Codex thread, in its project, on the shared app-server. */
+  codex(conversationId: string, sessionId: string | undefined): CodexLaunch {
+    const { config, projects, store, env, log } = this.d;
+    const agent = config.current().agent;
+    const target = projects.prepare(conversationId);
+    const settings = projectAgent(agent, target.project);
+    const conv = store.conversation(conversationId);
+    return {
+      conversationId,
+      cwd: target.cwd,
+      // Found at each server start: a binary installed later is found, a setting naming none fails the turn.
+      bin: () => resolveCodexBinary(agent.codex.bin, env).path,
+      config: agent.codex.config,
+      env: buildCodexEnv({ inherited: env, passVars: agent.passEnv, extra: agent.env }),
+      logger: log,
+      sessionId: target.rebound ? (conv?.sessionId ?? undefined) : sessionId,
+      model: conv?.model ?? settings.model,
+      permissionMode: settings.permissionMode,
+      appendSystemPrompt: settings.appendSystemPrompt,
+      turnTimeoutMs: agent.turnTimeoutSeconds * 1000,
+      interruptGraceMs: agent.interruptGraceSeconds * 1000,
+      onSessionId: (id) => store.setProjectSession(conversationId, target.project.name, id),
+      tracker: this.tracker(),
+      markPrefix: this.markPrefix,
+      servers: this.codexServers,
     };
   }
 
@@ -125,6 +167,7 @@ export class AgentLaunches {
   private readonly backends: Record<string, (c: string, s: string | undefined) => AgentSession> = {
     'claude-stream': (c, s) => new ClaudeStreamSession(this.claude(c, s)),
     'claude-tmux': (c, s) => new ClaudeTmuxSession(this.tmux(c, s)),
+    codex: (c, s) => new CodexSession(this.codex(c, s)),
   };
 
   /** The backend is read when a session is created: the conversation's project's, else agent.backend. */
@@ -132,13 +175,16 @@ export class AgentLaunches {
     return {
       live: (c, s) => {
         const backend = projectAgent(this.d.config.current().agent, this.d.projects.peek(c)).backend;
-        return (this.backends[backend] ?? this.backends['claude-stream']!)(c, s);
+        const make = this.backends[backend];
+        // The schema allows only the backends of the table: one missing here is a bug, never a silent Claude.
+        if (!make) throw new RudderError('CONFIG_INVALID', `No agent backend "${backend}".`, { conversationId: c });
+        return make(c, s);
       },
     };
   }
 
-  /** Stops the spare process, if one runs (the gateway stops every other process through the registry). */
-  stop(reason: string): Promise<void> {
-    return this.spare.stop(reason, true);
+  /** Stops what is not a session's own: the spare process and Codex's shared app-servers. */
+  async stop(reason: string): Promise<void> {
+    await Promise.all([this.spare.stop(reason, true), this.codexServers.stopAll(reason)]);
   }
 }
