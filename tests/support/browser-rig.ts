@@ -54,6 +54,11 @@ export async function openApp(
     scale?: number;
     conversation?: string;
     setup?: (context: BrowserContext) => Promise<void>;
+    /**
+     * 'block' for a test that intercepts the page's requests with context.route: once the service worker controls
+     * the page, a request it passes on to the network is no longer the page's and escapes the route.
+     */
+    serviceWorkers?: 'allow' | 'block';
   } = {},
 ): Promise<AppPage> {
   const size = SIZES[opts.size ?? 'desktop'];
@@ -64,6 +69,7 @@ export async function openApp(
     hasTouch: phone,
     isMobile: phone,
     deviceScaleFactor: opts.scale ?? (phone ? 2 : 1),
+    serviceWorkers: opts.serviceWorkers ?? 'allow',
   });
   await opts.setup?.(context);
   const page = await context.newPage();

@@ -127,11 +127,12 @@ const VARIANTS = [
 describe('screenshots of the scenes a person trips on (real browser, real CLI)', () => {
   for (const v of VARIANTS) {
     const name = (scene: string) => `scene-${scene}-${v.size}-${v.dark ? 'dark' : 'light'}`;
-    const open = (conversation: string) =>
+    const open = (conversation: string, serviceWorkers?: 'block') =>
       openApp(browser, gw.ep, {
         size: v.size,
         dark: v.dark,
         conversation,
+        serviceWorkers,
         ...(v.size === 'phone' ? { scale: 3 } : {}),
       });
 
@@ -153,7 +154,7 @@ describe('screenshots of the scenes a person trips on (real browser, real CLI)',
       await perm.close();
 
       // The network drops the POST: the message stays, with Retry, Edit and Delete.
-      const fail = await open('fix');
+      const fail = await open('fix', 'block');
       await fail.page.getByTestId('reply').waitFor({ timeout: budget });
       await fail.context.route('**/api/conversations/*/messages', (r) =>
         r.request().method() === 'POST' ? r.abort('internetdisconnected') : r.fallback(),

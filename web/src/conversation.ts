@@ -30,10 +30,21 @@ export function nudge(): void {
   stream?.nudge();
 }
 
-export async function openConversation(id: string): Promise<void> {
+/** Leaves the open conversation (a new one is being made): what is typed meanwhile belongs to the new one. */
+export function closeConversation(): void {
   stream?.close();
   stream = undefined;
-  set({ currentId: id, conv: withUnsent(emptyConversation(id)), drawerOpen: false, draft: loadDraft(id) });
+  set({ currentId: undefined, conv: undefined, drawerOpen: false, draft: '' });
+}
+
+/** Opens a conversation; `carry` is text typed while none was open, added to its draft. */
+export async function openConversation(id: string, carry?: string): Promise<void> {
+  stream?.close();
+  stream = undefined;
+  const own = loadDraft(id);
+  const draft = carry?.trim() ? (own.trim() ? `${own}\n${carry}` : carry) : own;
+  if (draft !== own) saveDraft(id, draft);
+  set({ currentId: id, conv: withUnsent(emptyConversation(id)), drawerOpen: false, draft });
   history.replaceState(null, '', `${location.pathname}${location.search}#c=${encodeURIComponent(id)}`);
   try {
     const page = await api().history(id, undefined, PAGE);
