@@ -143,4 +143,33 @@ describe('conversations (real browser, real CLI)', () => {
     expect(app.problems).toEqual([]);
     await app.close();
   });
+
+  it('keeps what is typed while a new conversation is being made, in the new one', async () => {
+    const app = await openApp(rig.browser, rig.gw.ep, { conversation: 'before-new', serviceWorkers: 'block' });
+    const { page } = app;
+    await page.getByTestId('input').waitFor({ timeout: rig.budget });
+    await page.getByTestId('input').fill('a draft of the old one');
+    // The gateway takes its time to make the conversation: the person types meanwhile.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await app.context.route('**/api/conversations', async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      await held;
+      await route.fallback();
+    });
+    await page.getByTestId('new-conversation').click();
+    await expect.poll(() => page.getByTestId('input').inputValue()).toBe('');
+    await page.getByTestId('input').fill('first words tag:typed-early');
+    release();
+    await expect.poll(() => page.url(), { timeout: rig.budget }).not.toContain('before-new');
+    expect(await page.getByTestId('input').inputValue()).toBe('first words tag:typed-early');
+    await page.getByTestId('send').click();
+    await page.getByTestId('reply').filter({ hasText: 'ok tag:typed-early' }).waitFor({ timeout: rig.budget });
+    // The conversation left keeps its own draft, untouched.
+    if (await page.getByTestId('drawer-toggle').isVisible()) await page.getByTestId('drawer-toggle').click();
+    await page.locator('[data-testid="conversation"][data-id="before-new"] button').click();
+    await expect.poll(() => page.getByTestId('input').inputValue()).toBe('a draft of the old one');
+    expect(app.problems).toEqual([]);
+    await app.close();
+  });
 });
