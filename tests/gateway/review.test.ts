@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MARKER_CLOSE, MARKER_OPEN } from '../../src/security/wrap.js';
 import {
@@ -30,16 +31,24 @@ let gw: Awaited<ReturnType<typeof startInProcess>>;
 let repo: string;
 let bare: string;
 let budget = 30_000;
+/** The GitHub CLI's stand-in (the far side of a pull request), logged in, first on the gateway's PATH. */
+const FAKE_GH = path.join(path.dirname(fileURLToPath(import.meta.url)), '../support/fake-gh.mjs');
+const ghBin = tempDir('ghbin');
+const ghLog = path.join(tempDir('ghlog'), 'calls.jsonl');
+fs.symlinkSync(FAKE_GH, path.join(ghBin, 'gh'));
 
 beforeAll(async () => {
   const t0 = Date.now();
   mock = await startMockApi();
   repo = projectRepo();
   bare = bareRemote(repo);
-  gw = await startInProcess({
-    agent: agentConfig(mock.url, tempDir('chome')),
-    projects: { repo: { path: repo, worktrees: true } },
-  });
+  gw = await startInProcess(
+    {
+      agent: agentConfig(mock.url, tempDir('chome')),
+      projects: { repo: { path: repo, worktrees: true } },
+    },
+    { env: { PATH: `${ghBin}:${process.env.PATH}`, FAKE_GH_AUTH: 'ok', FAKE_GH_LOG: ghLog } },
+  );
   budget = Math.min(120_000, Math.max(30_000, (Date.now() - t0) * 15));
 });
 afterAll(async () => {
@@ -172,6 +181,33 @@ describe('the review over HTTP (real CLI, real git)', () => {
     expect(base.body).toMatchObject({ branch: 'main', kind: 'created' });
     expect(runGit(bare, 'log', '--format=%s', '-1', 'main')).toBe('Uppercase gamma, drop two, add a parser');
 
+    // A pull request: gh is there and logged in; the branch is pushed (already there), then gh opens it.
+    expect((await call('GET', `${changes(conv)}/pull-request`)).body).toEqual({ available: true });
+    const pr = await call('POST', `${changes(conv)}/pull-request`, { title: 'Parser' });
+    expect(pr.body).toEqual({
+      opened: true,
+      url: 'https://github.com/example/repo/pull/7',
+      branch: `rudder/web/${conv}`,
+      base: 'main',
+    });
+    const ghCalls = fs
+      .readFileSync(ghLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).args);
+    expect(ghCalls.at(-1)).toEqual([
+      'pr',
+      'create',
+      '--head',
+      `rudder/web/${conv}`,
+      '--base',
+      'main',
+      '--title',
+      'Parser',
+      '--body',
+      '',
+    ]);
+
     // Every action that ran is in the conversation's history, in order; the refused ones never ran.
     const history = await call('GET', `/api/conversations/${conv}/messages`);
     const reviews = history.body.reviews.map((r: any) => [r.action, r.ok, r.by]);
@@ -181,9 +217,19 @@ describe('the review over HTTP (real CLI, real git)', () => {
       ['merge', true, 'web:owner'],
       ['push', true, 'web:owner'],
       ['push', true, 'web:owner'],
+      ['push', true, 'web:owner'],
+      ['pull-request', true, 'web:owner'],
     ]);
     expect(history.body.reviews[1].summary).toMatch(/stopped on a conflict in a\.txt; nothing was changed/);
-    expect(w.of('review').map((e) => e.data.action)).toEqual(['commit', 'merge', 'merge', 'push', 'push']);
+    expect(w.of('review').map((e) => e.data.action)).toEqual([
+      'commit',
+      'merge',
+      'merge',
+      'push',
+      'push',
+      'push',
+      'pull-request',
+    ]);
     // The next tests' conversations start from the base as it was.
     runGit(repo, 'reset', '-q', '--hard', 'HEAD~1');
   });
