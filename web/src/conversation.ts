@@ -8,6 +8,7 @@ import { loadDraft, saveDraft } from './device.js';
 import { refreshList, setWaiting } from './list-refresh.js';
 import { flush, hold, outboxHooks, posting, send as sendMessage, takeBack, withUnsent } from './outbox.js';
 import { applyEvent, emptyConversation, mergePage } from './reduce.js';
+import { followChanges, forgetChanges } from './review.js';
 import { waitsForYou } from './timeline.js';
 import type { StreamEvent } from './types.js';
 
@@ -33,6 +34,7 @@ export function nudge(): void {
 export async function openConversation(id: string): Promise<void> {
   stream?.close();
   stream = undefined;
+  if (getState().changes?.id !== id) forgetChanges();
   set({ currentId: id, conv: withUnsent(emptyConversation(id)), drawerOpen: false, draft: loadDraft(id) });
   history.replaceState(null, '', `${location.pathname}${location.search}#c=${encodeURIComponent(id)}`);
   try {
@@ -72,6 +74,7 @@ function onEvent(id: string, e: StreamEvent): void {
     else refetchNewest(id);
   }
   if (e.type === 'step' || e.type === 'turn') followWaiting(id);
+  followChanges(id, e);
   if (e.type === 'reply') scheduleRead();
   // A command's answer may have moved the conversation (/project) or renamed it.
   if (e.type === 'reply' && e.data.kind === 'notice') void refreshList();
