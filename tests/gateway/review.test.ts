@@ -30,6 +30,8 @@ let mock: MockApi;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
 let repo: string;
 let bare: string;
+/** A project without worktrees: its working tree's changes are shown, read-only. */
+let plain: string;
 let budget = 30_000;
 /** The GitHub CLI's stand-in (the far side of a pull request), logged in, first on the gateway's PATH. */
 const FAKE_GH = path.join(path.dirname(fileURLToPath(import.meta.url)), '../support/fake-gh.mjs');
@@ -42,10 +44,12 @@ beforeAll(async () => {
   mock = await startMockApi();
   repo = projectRepo();
   bare = bareRemote(repo);
+  plain = projectRepo();
   gw = await startInProcess(
     {
       agent: agentConfig(mock.url, tempDir('chome')),
-      projects: { repo: { path: repo, worktrees: true } },
+      projects: { repo: { path: repo, worktrees: true }, plain: { path: plain } },
+      defaultProject: 'repo',
     },
     { env: { PATH: `${ghBin}:${process.env.PATH}`, FAKE_GH_AUTH: 'ok', FAKE_GH_LOG: ghLog } },
   );
@@ -293,5 +297,36 @@ describe('the review over HTTP (real CLI, real git)', () => {
     } finally {
       fs.rmSync(hook, { force: true });
     }
+  });
+
+  it('shows a project without worktrees read-only, and cuts a long quoted line in a comment', async () => {
+    const made = await call('POST', '/api/conversations', { project: 'plain' });
+    const conv = made.body.id as string;
+    write(plain, 'a.txt', A_TXT.replace('gamma', 'x'.repeat(5000)));
+    const got = await call('GET', changes(conv));
+    expect(got.body).toMatchObject({ project: 'plain', readOnly: true, busy: false });
+    expect(got.body.changes.base).toBeUndefined();
+    expect(got.body.changes.sections.unstaged.files.map((f: any) => [f.path, f.added, f.deleted])).toEqual([
+      ['a.txt', 1, 1],
+    ]);
+    for (const [method, action, body] of [
+      ['POST', 'commit', { message: 'no' }],
+      ['POST', 'merge', {}],
+      ['GET', 'discard', undefined],
+    ] as const) {
+      const r = await call(method, `${changes(conv)}/${action}`, body);
+      expect([action, r.status, r.body.error.code]).toEqual([action, 409, 'REVIEW_READ_ONLY']);
+    }
+    expect(read(plain, 'a.txt')).toContain('x'.repeat(5000));
+
+    const w = gw.watch(conv);
+    await w.ready;
+    const sent = await call('POST', `${changes(conv)}/comments`, {
+      comments: [{ path: 'a.txt', section: 'unstaged', side: 'new', line: 3, text: 'Too long. tag:long-line' }],
+    });
+    await w.waitReply(sent.body.messageId, 'reply', budget);
+    const text = mock.mainRequests().find((r) => r.lastUserText.includes('tag:long-line'))!.lastUserText;
+    expect(text).toContain(`> +${'x'.repeat(399)} …\nToo long. tag:long-line`);
+    expect(text).not.toContain('x'.repeat(400));
   });
 });

@@ -3,9 +3,10 @@
  * real git, a bare remote on disk), at phone and desktop size: the agent edits two files and adds
  * one; the view shows the three with the right diffs (and the highlighter's colours), no sideways
  * scroll of the page and fingertip-sized controls on a phone; a comment on a line reaches the model
- * once, wrapped, quoting the line; the view follows a turn's end; commit, a merge that stops on a
- * conflict and names it, merge, push and discard (confirmed, naming an ignored file) from the page,
- * each in the timeline. Screenshots of each size, light and dark, go to test-artifacts/web/.
+ * once, wrapped, quoting the line; the view follows a turn's end; a large file is collapsed with its
+ * count and opened on a tap; the agent's proposed commit message fills the box; commit, a merge that
+ * stops on a conflict and names it, merge, push and discard (confirmed, naming an ignored file) from
+ * the page, each in the timeline. Screenshots of each size, light and dark, go to test-artifacts/web/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -177,6 +178,38 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
     await w.waitReply(m.messageId, 'reply', budget);
     await file(page, 'notes.txt').waitFor({ timeout: budget });
     fs.rmSync(path.join(wt, 'notes.txt'));
+
+    // A file too large to show inline is collapsed with its count and fetched whole on a tap; a long diff shows
+    // its first lines until "Show all".
+    write(wt, 'big.txt', Array.from({ length: 2000 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+    await page.getByTestId('changes-refresh').click();
+    const big = file(page, 'big.txt');
+    await big.getByTestId('file-collapsed').waitFor({ timeout: budget });
+    expect(await big.getByTestId('file-collapsed').textContent()).toContain('A large change: 2,000 changed lines');
+    await big.getByTestId('file-load').click();
+    await big.getByTestId('show-all-lines').waitFor({ timeout: budget });
+    expect(await big.getByTestId('diff-line').count()).toBe(80);
+    expect(await big.getByTestId('show-all-lines').textContent()).toBe('Show all 2,000 lines');
+    await big.getByTestId('show-all-lines').click();
+    expect(await big.getByTestId('diff-line').count()).toBe(2000);
+    expect(await big.getByTestId('diff-line').last().getAttribute('data-new')).toBe('2000');
+    expect(await pageFits(page)).toBe(true);
+    fs.rmSync(path.join(wt, 'big.txt'));
+    await page.getByTestId('changes-refresh').click();
+    await big.waitFor({ state: 'detached', timeout: budget });
+
+    // The agent proposes a commit message on request (a message like any other); its proposal fills the box.
+    mock.setScript((req) =>
+      !req.side && !req.afterTool && req.lastText.includes('Propose a commit message')
+        ? { kind: 'text', text: 'Here it is:\n```text\nUppercase gamma and add a parser\n```' }
+        : undefined,
+    );
+    await page.getByTestId('propose-commit').click();
+    await page.getByTestId('commit-proposal').waitFor({ timeout: budget });
+    mock.setScript(undefined);
+    expect(mock.mainRequests().filter((r) => r.lastUserText.includes('Propose a commit message'))).toHaveLength(1);
+    await page.getByTestId('use-proposal').click();
+    expect(await page.getByTestId('commit-message').inputValue()).toBe('Uppercase gamma and add a parser');
 
     // The GitHub CLI is not installed here: the page says so instead of offering the button.
     expect(await page.getByTestId('pr-unavailable').textContent()).toMatch(/needs the GitHub CLI/);

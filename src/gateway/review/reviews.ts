@@ -38,6 +38,17 @@ export interface ReviewsDeps {
 /** A line comment as the page sends it: the file's path before a rename lets git pair the two sides. */
 export type PageComment = LineComment & { oldPath?: string };
 
+/** A quoted line longer than this is cut: a minified file's one line must not fill the agent's message. */
+const QUOTED_LINE_CHARS = 400;
+
+/** The diff with each line cut at QUOTED_LINE_CHARS (numbering unchanged: lines are cut, never dropped). */
+function cutLines(diff: string): string {
+  return diff
+    .split('\n')
+    .map((l) => (l.length > QUOTED_LINE_CHARS ? `${l.slice(0, QUOTED_LINE_CHARS)} …` : l))
+    .join('\n');
+}
+
 /** Refusals that changed nothing and that the person sees at once: nothing to record. */
 const NOT_STARTED = new Set([
   'REVIEW_BUSY',
@@ -89,7 +100,7 @@ export class Reviews {
       if (diffs.has(key(c))) continue;
       try {
         const ref = { section: c.section, path: c.path, ...(c.oldPath ? { oldPath: c.oldPath } : {}) };
-        diffs.set(key(c), (await review.fileDiff(ref)).diff);
+        diffs.set(key(c), cutLines((await review.fileDiff(ref)).diff));
       } catch (err) {
         if (!isRudderError(err, 'REVIEW_FILE_UNKNOWN')) throw err;
         diffs.set(key(c), undefined); // the message says the line is no longer in the diff
