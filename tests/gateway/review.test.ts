@@ -106,6 +106,20 @@ describe('the review over HTTP (real CLI, real git)', () => {
     expect(one.body).toMatchObject({ section: 'unstaged', path: 'a.txt', truncated: false });
     expect((await call('GET', `${changes(conv)}/file?section=unstaged&path=../etc/passwd`)).status).toBe(404);
 
+    // Bad comment bodies are refused with what was wrong, and reach nobody.
+    const requests = mock.requests.length;
+    for (const [comments, says] of [
+      [[], /"comments" must be a list of 1-100 comments/],
+      [[{ path: 'a.txt', section: 'unstaged', side: 'left', line: 3, text: 'x' }], /comments\[0\]\.side must be/],
+      [[{ path: 'a.txt', section: 'unstaged', side: 'new', line: 0, text: 'x' }], /comments\[0\]\.line/],
+      [[{ path: 'a.txt', section: 'elsewhere', side: 'new', line: 1, text: 'x' }], /comments\[0\]\.section/],
+    ] as const) {
+      const r = await call('POST', `${changes(conv)}/comments`, { comments });
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(says);
+    }
+    expect(mock.requests.length).toBe(requests);
+
     // A comment on line 3 (GAMMA, new side) and on b.txt's removed line: one message, through intake.
     const w = gw.watch(conv);
     await w.ready;

@@ -49,12 +49,6 @@ export class Confirmations {
 
   constructor(private readonly d: ConfirmationsDeps) {}
 
-  /** Whether the conversation's chat can show buttons (else the caller asks in text). */
-  hasButtons(conversationId: string): boolean {
-    const chat = this.d.chats.of(conversationId);
-    return !!chat && !chat.channel.capabilities?.drawsTurns && !!chat.channel.capabilities?.buttons;
-  }
-
   /** Posts the question with its two buttons; false when the chat cannot show buttons. */
   ask(req: ConfirmRequest, onFailure: () => void): boolean {
     const chat = this.d.chats.of(req.conversationId);

@@ -126,8 +126,7 @@ export class ReviewCommands {
       }
       const preview = await this.d.reviews.discardPreview(conversationId);
       if (!preview.files.length) return 'There is nothing uncommitted to discard.';
-      const branch = (await this.d.reviews.changes(conversationId)).changes.branch;
-      const question = discardQuestion(branch, preview.files);
+      const question = discardQuestion(this.d.reviews.branchOf(conversationId), preview.files);
       const typed = `${question}\n\nTo discard exactly these, send /discard ${preview.token}`;
       const asked = this.d.confirms.ask(
         {

@@ -79,6 +79,11 @@ export class Reviews {
     });
   }
 
+  /** The branch of the conversation's worktree, as it was made (null without one). */
+  branchOf(conversationId: string): string | null {
+    return this.d.projects.worktreeOf(conversationId, this.d.projects.peek(conversationId).name)?.branch ?? null;
+  }
+
   async changes(conversationId: string): Promise<ChangesBody> {
     const review = this.of(conversationId);
     const changes = await review.changes();
