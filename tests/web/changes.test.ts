@@ -155,6 +155,10 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
     // A comment on GAMMA (line 3 of the new a.txt), sent as one message.
     await file(page, 'a.txt').locator('[data-testid="diff-line"][data-new="3"][data-type="add"]').click();
     await page.getByTestId('comment-input').fill('Keep gamma lowercase. tag:page-cmt');
+    // Another line of the same side makes it a range; what was typed stays.
+    await file(page, 'a.txt').locator('[data-testid="diff-line"][data-new="4"]').click();
+    expect(await page.getByTestId('comment-form').locator('label').textContent()).toMatch(/^Comment on lines 3–4/);
+    expect(await page.getByTestId('comment-input').inputValue()).toBe('Keep gamma lowercase. tag:page-cmt');
     await shot(page, 'changes-phone-comment');
     await page.getByTestId('comment-add').click();
     expect(await page.getByTestId('draft-comment').textContent()).toContain('Keep gamma lowercase.');
@@ -169,7 +173,7 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
     const text = mock.mainRequests().find((r) => r.lastUserText.includes('tag:page-cmt'))!.lastUserText;
     expect(text.split(`<<<${MARKER_OPEN} `)).toHaveLength(2);
     expect(text.split(`<<<${MARKER_CLOSE} `)).toHaveLength(2);
-    expect(text).toContain('1. a.txt, line 3\n> +GAMMA\nKeep gamma lowercase. tag:page-cmt');
+    expect(text).toContain('1. a.txt, lines 3–4\n> +GAMMA\n>  delta\nKeep gamma lowercase. tag:page-cmt');
 
     // A turn that writes a file: the open view shows it once the turn ends, without a tap.
     const w = gw.watch(conv);

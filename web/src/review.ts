@@ -43,7 +43,12 @@ export async function refreshChanges(): Promise<void> {
   change({ loading: true });
   try {
     const body = await api().changes(c.id);
-    if (n === seq && current()?.id === c.id) change({ body, error: undefined, loading: false, full: {} });
+    if (n !== seq || current()?.id !== c.id) return;
+    // A large file opened before is fetched again as it is now, so it stays open.
+    const opened = new Set(Object.keys(current()!.full));
+    change({ body, error: undefined, loading: false, full: {} });
+    for (const s of Object.values(body.changes.sections))
+      for (const f of s.files) if (f.collapsed && opened.has(fileKey(f))) void loadFull(f);
   } catch (err) {
     if (n !== seq || current()?.id !== c.id) return;
     const e = errorOf(err);

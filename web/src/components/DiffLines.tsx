@@ -80,8 +80,15 @@ const pressable = (onPick: () => void) => ({
   },
 });
 
-function CommentForm({ sel, onDone, file }: { sel: Selection; onDone(): void; file: FileChange }) {
-  const [text, setText] = useState('');
+/** The form under a selection; its text lives with the selection, so extending the range keeps it. */
+function CommentForm(props: {
+  sel: Selection;
+  file: FileChange;
+  text: string;
+  setText(t: string): void;
+  onDone(): void;
+}) {
+  const { sel, file, text, setText, onDone } = props;
   const label = sel.from === sel.to ? `line ${sel.from}` : `lines ${sel.from}–${sel.to}`;
   const add = (e: Event) => {
     e.preventDefault();
@@ -102,7 +109,7 @@ function CommentForm({ sel, onDone, file }: { sel: Selection; onDone(): void; fi
       <label for="comment-text">
         Comment on {label}
         {sel.side === 'old' ? ' (before the change)' : ''}
-        <span class="dim"> · tap another line to make a range</span>
+        <span class="dim"> · tap another line to {sel.from === sel.to ? 'make a range' : 'extend it'}</span>
       </label>
       <textarea
         id="comment-text"
@@ -150,6 +157,11 @@ export function DiffLines(props: { file: FileChange; diff: string; split: boolea
   const lines = useMemo(() => lineRows(rows), [rows]);
   const [all, setAll] = useState(lines.length <= PREVIEW_ROWS + 20);
   const [sel, setSel] = useState<Selection | undefined>();
+  const [text, setText] = useState('');
+  const done = () => {
+    setSel(undefined);
+    setText('');
+  };
   const [hl, setHl] = useState<Highlighted | undefined>();
 
   useEffect(() => {
@@ -170,11 +182,8 @@ export function DiffLines(props: { file: FileChange; diff: string; split: boolea
       const to = Math.max(sel.to, line);
       return setSel({ side, from, to, after: Math.max(sel.after, r.index) });
     }
-    setSel(
-      sel && sel.from === line && sel.to === line && sel.side === side
-        ? undefined
-        : { side, from: line, to: line, after: r.index },
-    );
+    if (sel && sel.from === line && sel.to === line && sel.side === side) return done();
+    setSel({ side, from: line, to: line, after: r.index });
   };
   const picked = (r: DiffRow) => {
     if (!sel) return false;
@@ -190,7 +199,7 @@ export function DiffLines(props: { file: FileChange; diff: string; split: boolea
     return (
       <>
         <Drafts comments={mine} />
-        {sel?.after === r.index && <CommentForm sel={sel} file={file} onDone={() => setSel(undefined)} />}
+        {sel?.after === r.index && <CommentForm sel={sel} file={file} text={text} setText={setText} onDone={done} />}
       </>
     );
   };
