@@ -157,7 +157,9 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
     await page.getByTestId('comment-input').fill('Keep gamma lowercase. tag:page-cmt');
     // Another line of the same side makes it a range; what was typed stays.
     await file(page, 'a.txt').locator('[data-testid="diff-line"][data-new="4"]').click();
-    expect(await page.getByTestId('comment-form').locator('label').textContent()).toMatch(/^Comment on lines 3–4/);
+    await expect
+      .poll(() => page.getByTestId('comment-form').locator('label').textContent(), { timeout: budget })
+      .toMatch(/^Comment on lines 3–4/);
     expect(await page.getByTestId('comment-input').inputValue()).toBe('Keep gamma lowercase. tag:page-cmt');
     await shot(page, 'changes-phone-comment');
     await page.getByTestId('comment-add').click();
@@ -195,7 +197,7 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
     expect(await big.getByTestId('diff-line').count()).toBe(80);
     expect(await big.getByTestId('show-all-lines').textContent()).toBe('Show all 2,000 lines');
     await big.getByTestId('show-all-lines').click();
-    expect(await big.getByTestId('diff-line').count()).toBe(2000);
+    await expect.poll(() => big.getByTestId('diff-line').count(), { timeout: budget }).toBe(2000);
     expect(await big.getByTestId('diff-line').last().getAttribute('data-new')).toBe('2000');
     expect(await pageFits(page)).toBe(true);
     fs.rmSync(path.join(wt, 'big.txt'));
@@ -213,7 +215,9 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
     mock.setScript(undefined);
     expect(mock.mainRequests().filter((r) => r.lastUserText.includes('Propose a commit message'))).toHaveLength(1);
     await page.getByTestId('use-proposal').click();
-    expect(await page.getByTestId('commit-message').inputValue()).toBe('Uppercase gamma and add a parser');
+    await expect
+      .poll(() => page.getByTestId('commit-message').inputValue(), { timeout: budget })
+      .toBe('Uppercase gamma and add a parser');
 
     // The GitHub CLI is not installed here: the page says so instead of offering the button.
     expect(await page.getByTestId('pr-unavailable').textContent()).toMatch(/needs the GitHub CLI/);
@@ -258,6 +262,7 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
     write(wt, '.env', 'TOKEN=x\n');
     await page.getByTestId('changes-refresh').click();
     await page.getByTestId('discard').click();
+    await page.getByTestId('discard-files').waitFor({ timeout: budget });
     const listed = page.getByTestId('discard-files').locator('li');
     expect(
       (await listed.evaluateAll((els) => els.map((e) => [e.textContent, e.getAttribute('data-state')])))
