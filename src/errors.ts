@@ -94,6 +94,8 @@ export const ERRORS = {
   REVIEW_TOO_MANY_FILES: 'There are too many uncommitted files to list them all for a confirmation.',
   REVIEW_CONFIRM_STALE: 'The files to discard changed since they were listed, so nothing was discarded.',
   REVIEW_FILE_UNKNOWN: 'That file has no change to show.',
+  REVIEW_NO_WORKTREE:
+    "This conversation has no worktree yet: its agent's first turn makes one. Send it a message, then look again.",
   // tmux
   TMUX_MISSING: 'tmux is not installed. Install it (apt-get install -y tmux) or use the claude-stream backend.',
   TMUX_FAILED: 'A tmux command failed.',

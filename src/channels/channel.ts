@@ -165,8 +165,10 @@ export interface ChannelCapabilities {
   cards?: CardCalls;
   /** The text being written, streamed as a draft (Telegram private chats). */
   drafts?: DraftCalls;
-  /** Permission requests with a button per option. */
+  /** Permission requests with a button per option (and other confirmations, such as /discard's). */
   buttons?: PromptCalls;
+  /** Characters in one message as the platform counts them; the channel splits a longer reply itself. */
+  textLimit?: number;
 }
 
 export interface CardCalls {

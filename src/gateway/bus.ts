@@ -1,6 +1,6 @@
 /**
  * The event bus of conversations (gateway/events.ts: ack, text, reply, permission, error, status,
- * step, turn, message), each carrying the messageId it answers. Events other than streaming text
+ * step, turn, message, review), each carrying the messageId it answers. Events other than streaming text
  * (and what the emitter marks ephemeral, such as status) are written to the store's event log
  * first, so the web page can replay them after a Last-Event-ID, then published (with
  * store.groupCommit, once committed).

@@ -5,6 +5,7 @@
  * are written to the store's event log, so a page can replay them after a Last-Event-ID.
  */
 import type { AckKind } from '../channels/channel.js';
+import type { ReviewEventData } from './review/types.js';
 import type { PermissionOption, StepEventData, TurnEventData } from './steps/types.js';
 
 export type { AckKind };
@@ -78,6 +79,8 @@ export interface EventDataOf {
   step: StepEventData;
   turn: TurnEventData;
   message: MessageChangeData;
+  /** A review action (commit, merge, push, pull request, discard) done or failed. */
+  review: ReviewEventData;
 }
 
 export type EventType = keyof EventDataOf;

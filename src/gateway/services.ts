@@ -8,6 +8,8 @@ import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry, warmCap } from '../agents/registry.js';
 import type { LiveConfig } from '../config/load.js';
 import type { Logger } from '../ops/logger.js';
+import { ReviewDesk } from '../projects/review/guard.js';
+import { GitRunner } from '../projects/review/run.js';
 import type { Projects } from '../projects/service.js';
 import { nameOf } from '../projects/session-move.js';
 import { AccessControl } from '../security/access.js';
@@ -18,6 +20,8 @@ import { EventBus } from './bus.js';
 import { ChannelStarter } from './channel-start.js';
 import { Chats } from './chats.js';
 import { Commands } from './commands/commands.js';
+import { Confirmations } from './commands/confirm.js';
+import { ReviewCommands } from './commands/review.js';
 import { Stopper } from './commands/stop.js';
 import { Conversations } from './conversations/conversations.js';
 import { Intake } from './intake/intake.js';
@@ -28,6 +32,7 @@ import { publishPermissions } from './permissions/page-events.js';
 import { Buttons } from './progress/buttons.js';
 import { ProgressDriver } from './progress/driver.js';
 import { Replies } from './replies/replies.js';
+import { Reviews } from './review/reviews.js';
 import { StatusText } from './status/conversation-text.js';
 import { StatusReporter } from './status/report.js';
 import { StepLog } from './steps/step-log.js';
@@ -73,6 +78,10 @@ export function buildServices({ config, store, log, env, projects, launches, fac
   publishPermissions(desk, bus);
   const prompts = new ChatPrompts({ desk, chats, replies, store, log });
 
+  // Reviewing the agents' work: git (and gh) run bounded, marked as the gateway's, never through a shell.
+  const git = new GitRunner({ env, markPrefix: launches.markPrefix, log });
+  const reviewDesk = new ReviewDesk({ run: git, ghEnv: env });
+
   // Conversations: the lanes, then what people ask of them.
   const conversations = new Conversations({
     config,
@@ -86,7 +95,13 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     log,
     env,
     memAvailable,
+    // A turn does not start while a review action (commit, merge, ...) runs on its tree.
+    reviewing: (id) => {
+      const tree = projects.workTree(id);
+      return tree && reviewDesk.acting(tree.dir);
+    },
   });
+  const reviews = new Reviews({ desk: reviewDesk, projects, conversations, bus, log });
   const cards = new ProgressDriver({
     steps,
     bus,
@@ -103,6 +118,8 @@ export function buildServices({ config, store, log, env, projects, launches, fac
       ),
   });
   const stopper = new Stopper({ store, conversations, steps, replies });
+  const confirms = new Confirmations({ chats, store, log });
+  const review = new ReviewCommands({ reviews, chats, confirms, replies });
   const statusText = new StatusText({ config, store, registry, conversations, projects });
   const commands = new Commands({
     config,
@@ -115,10 +132,19 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     stopper,
     statusText,
     replies,
+    review,
     log,
   });
   const router = new Router({ config, store, access, conversations, commands, desk, replies, log });
-  const buttons = new Buttons({ access, prompts, cards, conversations, stop: (id) => stopper.stopFromButton(id), log });
+  const buttons = new Buttons({
+    access,
+    prompts,
+    cards,
+    confirms,
+    conversations,
+    stop: (id) => stopper.stopFromButton(id),
+    log,
+  });
   const intake = new Intake({ store, bus, access, conversations, replies, router, buttons, log });
 
   // Channels start in parallel; the status report reads their starts.
@@ -134,7 +160,20 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     claude,
     spare: () => launches.spareProcess(),
   });
-  const api = new GatewayApi({ store, bus, chats, intake, desk, stopper, steps, projects, status, conversations, log });
+  const api = new GatewayApi({
+    store,
+    bus,
+    chats,
+    intake,
+    desk,
+    stopper,
+    steps,
+    projects,
+    status,
+    conversations,
+    reviews,
+    log,
+  });
 
   return {
     config,
@@ -152,6 +191,8 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     steps,
     prompts,
     conversations,
+    reviewDesk,
+    reviews,
     cards,
     stopper,
     commands,

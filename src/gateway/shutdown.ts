@@ -1,7 +1,8 @@
 /**
- * Stopping the gateway: in-flight turns drain for a bounded time, then every agent process stops
- * (the spare one too), owed deliveries get a moment, the channels and the page's server stop, the
- * last steps are written and the store closes. What a start that failed had begun is undone the same way.
+ * Stopping the gateway: in-flight turns and review actions drain for a bounded time, then every git
+ * and agent process stops (the spare one too), owed deliveries get a moment, the channels and the
+ * page's server stop, the last steps are written and the store closes. What a start that failed had
+ * begun is undone the same way.
  */
 import type { AgentLaunches } from '../agents/launch.js';
 import type { HttpServer } from '../http/server.js';
@@ -21,7 +22,10 @@ export async function shutdown({ s, launches, web, release }: Stoppable, reason:
   s.conversations.markShuttingDown();
   s.channelStarts.stop();
   const end = Date.now() + drainMs;
-  while (Date.now() < end && s.conversations.anyBusy()) await new Promise((r) => setTimeout(r, 50));
+  // A review action (a merge, a push) gets the same time to finish: a git killed mid-merge leaves a half merge.
+  const busy = () => s.conversations.anyBusy() || s.reviewDesk.run.running() > 0;
+  while (Date.now() < end && busy()) await new Promise((r) => setTimeout(r, 50));
+  s.reviewDesk.stop(`gateway stopping (${reason})`);
   await Promise.all([s.pool.stopAll(`gateway stopping (${reason})`), launches.stop(`gateway stopping (${reason})`)]);
   await s.replies.delivery.idle(2000);
   s.replies.delivery.stop();

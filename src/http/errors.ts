@@ -3,7 +3,7 @@
  * and its code never disagree. Every error body is `{ error: { code, message } }`.
  */
 import type http from 'node:http';
-import { ERRORS, type ErrorCode } from '../errors.js';
+import { ERRORS, type ErrorCode, isRudderError } from '../errors.js';
 
 /** The status of every code an HTTP answer carries. */
 export const HTTP_STATUS = {
@@ -17,6 +17,36 @@ export const HTTP_STATUS = {
   HOST_NOT_ALLOWED: 421,
   INTERNAL_ERROR: 500,
   GATEWAY_STARTING: 503,
+  // The review of a conversation's work: a missing file is a 404, a state that refuses the action a 409, git's own
+  // failure a 500, a git stopped by the gateway's shutdown a 503.
+  REVIEW_FILE_UNKNOWN: 404,
+  REVIEW_EMPTY_MESSAGE: 400,
+  REVIEW_NO_WORKTREE: 409,
+  REVIEW_BUSY: 409,
+  REVIEW_IN_PROGRESS: 409,
+  REVIEW_READ_ONLY: 409,
+  REVIEW_NO_IDENTITY: 409,
+  REVIEW_NOT_ON_BRANCH: 409,
+  REVIEW_BASE_UNKNOWN: 409,
+  REVIEW_NOTHING_TO_COMMIT: 409,
+  REVIEW_OPERATION_IN_PROGRESS: 409,
+  REVIEW_WORKTREE_DIRTY: 409,
+  REVIEW_BASE_DIRTY: 409,
+  REVIEW_MERGE_FAILED: 409,
+  REVIEW_MERGE_NOT_CLEAN: 409,
+  REVIEW_NO_REMOTE: 409,
+  REVIEW_PUSH_FAILED: 409,
+  REVIEW_GH_MISSING: 409,
+  REVIEW_GH_LOGGED_OUT: 409,
+  REVIEW_PR_FAILED: 409,
+  REVIEW_NOT_A_WORKTREE: 409,
+  REVIEW_TOO_MANY_FILES: 409,
+  REVIEW_CONFIRM_STALE: 409,
+  NOT_A_GIT_REPO: 409,
+  REVIEW_GIT_FAILED: 500,
+  REVIEW_GIT_TIMEOUT: 500,
+  GIT_MISSING: 500,
+  REVIEW_GIT_STOPPED: 503,
 } as const satisfies Partial<Record<ErrorCode, number>>;
 
 export type HttpErrorCode = keyof typeof HTTP_STATUS;
@@ -31,6 +61,13 @@ export class HttpError extends Error {
     super(message);
     this.status = HTTP_STATUS[code];
   }
+}
+
+/** A gateway error whose code has an HTTP status (HTTP_STATUS) as the HttpError it is; undefined for any other. */
+export function asHttpError(err: unknown): HttpError | undefined {
+  if (err instanceof HttpError) return err;
+  if (!isRudderError(err) || !(err.code in HTTP_STATUS)) return undefined;
+  return new HttpError(err.code as HttpErrorCode, err.message);
 }
 
 export function sendJson(res: http.ServerResponse, status: number, body: unknown): void {

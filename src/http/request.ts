@@ -8,7 +8,7 @@ import type http from 'node:http';
 import type { GatewayApi } from '../gateway/api/api.js';
 import type { Logger } from '../ops/logger.js';
 import { redactUrl } from '../ops/redact.js';
-import { HttpError, sendError, sendJson } from './errors.js';
+import { asHttpError, HttpError, sendError, sendJson } from './errors.js';
 import { setSecurityHeaders } from './headers.js';
 import type { HostRules } from './hosts.js';
 import type { Target } from './route.js';
@@ -126,7 +126,8 @@ export async function handleRequest(
     });
     if (answer) sendJson(res, answer.status, answer.body);
   } catch (err) {
-    if (err instanceof HttpError) return sendError(res, err);
+    const known = asHttpError(err);
+    if (known) return sendError(res, known);
     ctx.logger.error({ err, method, url: redactUrl(req.url ?? '') }, 'web: request failed');
     if (!res.headersSent) sendError(res, new HttpError('INTERNAL_ERROR', 'Internal error; see the gateway log.'));
     else res.end();

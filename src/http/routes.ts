@@ -9,6 +9,7 @@ import { eventRoutes } from './handlers/events.js';
 import { gatewayRoutes } from './handlers/gateway.js';
 import { messageRoutes } from './handlers/messages.js';
 import { permissionRoutes } from './handlers/permissions.js';
+import { reviewRoutes } from './handlers/review.js';
 import type { Route, Target } from './route.js';
 
 export const ROUTES: Route[] = [
@@ -16,6 +17,7 @@ export const ROUTES: Route[] = [
   ...conversationRoutes,
   ...messageRoutes,
   ...permissionRoutes,
+  ...reviewRoutes,
   ...eventRoutes,
 ];
 

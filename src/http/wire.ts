@@ -5,11 +5,14 @@
  */
 import type { EventDataOf, EventType } from '../gateway/events.js';
 import type { StatusReport } from '../gateway/status/report-types.js';
+import type { Section } from '../projects/review/types.js';
 
 export type * from '../gateway/api/types.js';
 export type * from '../gateway/events.js';
+export type * from '../gateway/review/types.js';
 export type { StatusReport } from '../gateway/status/report-types.js';
 export type * from '../gateway/steps/types.js';
+export type * from '../projects/review/types.js';
 
 // ---- errors ----
 
@@ -60,6 +63,49 @@ export interface PatchConversationRequest {
 /** POST /api/conversations/:id/read */
 export interface ReadRequest {
   eventId: number;
+}
+
+// ---- the review of a conversation's work (its worktree) ----
+
+/** One line comment: the file, its section, the side its line numbers count on, the line or range, the comment. */
+export interface LineCommentBody {
+  path: string;
+  /** The path before a rename, so the two sides pair up. */
+  oldPath?: string;
+  section: Section;
+  /** `new`: the numbers of the file after the change (added and context lines); `old`: before it (a removed line). */
+  side: 'new' | 'old';
+  line: number;
+  endLine?: number;
+  text: string;
+}
+
+/** POST /api/conversations/:id/changes/comments → 202 SendResult: the comments reach the agent as one message. */
+export interface CommentsRequest {
+  comments: LineCommentBody[];
+  clientMessageId?: string;
+}
+
+/** POST /api/conversations/:id/changes/commit */
+export interface CommitRequest {
+  message: string;
+}
+
+/** POST /api/conversations/:id/changes/push: this branch (the default), or the base branch after a merge. */
+export interface PushRequest {
+  which?: 'branch' | 'base';
+}
+
+/** POST /api/conversations/:id/changes/pull-request: without a title, gh fills title and body from the commits. */
+export interface PullRequestRequest {
+  title?: string;
+  body?: string;
+  draft?: boolean;
+}
+
+/** POST /api/conversations/:id/changes/discard: the token of the list GET …/changes/discard showed. */
+export interface DiscardRequest {
+  confirm: string;
 }
 
 // ---- the rest ----

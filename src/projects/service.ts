@@ -137,6 +137,17 @@ export class Projects {
     return this.o.store.projects.get(conversationId, project);
   }
 
+  /**
+   * Where the conversation's work is, for its review: its worktree (top) in a project with worktrees,
+   * else the project's own directory; undefined while a project with worktrees has not made one yet.
+   */
+  workTree(conversationId: string): { project: Project; dir: string; worktree: boolean } | undefined {
+    const project = this.peek(conversationId);
+    if (!project.worktrees) return { project, dir: project.path, worktree: false };
+    const wt = this.o.store.projects.get(conversationId, project.name)?.worktree;
+    return wt && fs.existsSync(wt) ? { project, dir: wt, worktree: true } : undefined;
+  }
+
   /** The CLI's config dir in the agent's environment (agent.env may give the agent its own HOME). */
   configDir(): string {
     const agent = this.o.config().agent;

@@ -16,6 +16,7 @@ export class HistoryQueries {
   private readonly repliesBetween;
   private readonly turnsInWindow;
   private readonly receivedAtOf;
+  private readonly reviewsBetween;
 
   constructor(private readonly db: Db) {
     this.lastEvent = db.prepare(
@@ -39,6 +40,10 @@ export class HistoryQueries {
       'SELECT * FROM turns WHERE conversation_id = ? AND started_at >= ? AND started_at < ? ORDER BY started_at, rowid',
     );
     this.receivedAtOf = db.prepare('SELECT received_at FROM messages WHERE conversation_id = ? AND seq = ?');
+    this.reviewsBetween = db.prepare(
+      "SELECT seq, data, created_at FROM events WHERE conversation_id = ? AND type = 'review' AND created_at >= ? " +
+        'AND created_at < ? ORDER BY seq',
+    );
   }
 
   activity(conversationId: string): ConversationActivity {
@@ -68,6 +73,26 @@ export class HistoryQueries {
   /** Delivered replies and notices created in [from, to). */
   replies(conversationId: string, from: number, to: number): OutboxRow[] {
     return this.repliesBetween.all(conversationId, from, to).map(toOutbox);
+  }
+
+  /** The review actions (commit, merge, ...) recorded in [from, to), oldest first, with their event id and time. */
+  reviews(
+    conversationId: string,
+    from: number,
+    to: number,
+  ): Array<Record<string, unknown> & { id: number; at: number }> {
+    const rows = this.reviewsBetween.all(conversationId, from, to) as Array<{
+      seq: number;
+      data: string;
+      created_at: number;
+    }>;
+    return rows.flatMap((r) => {
+      try {
+        return [{ ...(JSON.parse(r.data) as Record<string, unknown>), id: r.seq, at: r.created_at }];
+      } catch {
+        return [];
+      }
+    });
   }
 
   /** Turns started in [from, to), oldest first. */

@@ -72,7 +72,8 @@ export function prepareStatements(db: Database.Database) {
     ),
     evSince: p<EventSqlRow>('SELECT * FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
     evLast: p<{ seq: number }>('SELECT seq FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1'),
-    evPrune: p('DELETE FROM events WHERE created_at < ?'),
+    // A review action (commit, merge, ...) is the conversation's history itself: never pruned.
+    evPrune: p("DELETE FROM events WHERE created_at < ? AND type != 'review'"),
     turnStart: p(
       'INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)',
     ),

@@ -114,7 +114,17 @@ export interface ToolCall {
   input: string;
 }
 
-export type EventType = 'ack' | 'text' | 'reply' | 'permission' | 'error' | 'status' | 'step' | 'turn' | 'message';
+export type EventType =
+  | 'ack'
+  | 'text'
+  | 'reply'
+  | 'permission'
+  | 'error'
+  | 'status'
+  | 'step'
+  | 'turn'
+  | 'message'
+  | 'review';
 
 export interface EventRow {
   seq: number;

@@ -167,6 +167,9 @@ describe('button data and settings', () => {
   it('parses only Rudder’s own button data', () => {
     expect(parseButton('p:abc_-1:2')).toEqual({ kind: 'permission', ref: 'abc_-1', number: 2 });
     expect(parseButton('s:abc')).toEqual({ kind: 'stop', ref: 'abc' });
+    expect(parseButton('c:abc:y')).toEqual({ kind: 'confirm', ref: 'abc', yes: true });
+    expect(parseButton('c:abc:n')).toEqual({ kind: 'confirm', ref: 'abc', yes: false });
+    expect(parseButton('c:abc:maybe')).toBeUndefined();
     expect(parseButton('p:abc')).toBeUndefined();
     expect(parseButton('x:1')).toBeUndefined();
   });

@@ -45,7 +45,7 @@ function apply(c: ConversationState, events: StreamEvent[]): ConversationState {
 }
 
 function page(over: Partial<HistoryPage> = {}): HistoryPage {
-  return { messages: [], replies: [], turns: [], more: false, before: null, lastEventId: 0, ...over };
+  return { messages: [], replies: [], turns: [], reviews: [], more: false, before: null, lastEventId: 0, ...over };
 }
 
 const start = () =>

@@ -6,10 +6,23 @@
  */
 import type {
   AnswerPermissionRequest,
+  ChangesBody,
   ChannelList,
+  CommentsRequest,
+  CommitResult,
   ConversationList,
   CreatedConversation,
+  DiscardPreview,
+  DiscardResult,
+  FileDiff,
+  LineCommentBody,
+  MergeResult,
   OkBody,
+  PullRequestAvailability,
+  PullRequestRequest,
+  PullRequestResult,
+  PushResult,
+  Section,
   StopBody,
   WaitingMessageBody,
 } from '../../src/http/wire.js';
@@ -26,6 +39,7 @@ const EVENT_TYPES: ReadonlySet<string> = new Set<StreamEvent['type']>([
   'step',
   'turn',
   'message',
+  'review',
 ]);
 /**
  * The server sends a comment every 15 s; a stream silent for longer than this is dead (a phone that slept, a dropped
@@ -35,6 +49,8 @@ const SILENCE_MS = 40_000;
 const MAX_BACKOFF_MS = 10_000;
 /** A request not answered in this long counts as the gateway unreachable (the message stays unsent, resent later). */
 const REQUEST_TIMEOUT_MS = 20_000;
+/** A review action runs git (a merge's hooks, a push over the network): it may take minutes. */
+const ACTION_TIMEOUT_MS = 200_000;
 
 export class ApiError extends Error {
   constructor(
@@ -74,7 +90,7 @@ export class Api {
     };
   }
 
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async request<T>(method: string, path: string, body?: unknown, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
     let res: Response;
     try {
       res = await fetch(path, {
@@ -83,7 +99,7 @@ export class Api {
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
         // A request into a dead network would otherwise wait for the browser to give up, minutes later.
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
       throw new UnreachableError(`Cannot reach the gateway (${(err as Error).message}).`);
@@ -155,6 +171,58 @@ export class Api {
   /** The projects to start a conversation in (a gateway without a `projects` config has one, its working directory). */
   projects(): Promise<{ projects: Project[]; defaultProject?: string }> {
     return this.request('GET', '/api/projects');
+  }
+
+  // ---- the review of a conversation's work ----
+
+  changes(id: string): Promise<ChangesBody> {
+    return this.request('GET', `/api/conversations/${enc(id)}/changes`, undefined, ACTION_TIMEOUT_MS);
+  }
+
+  changedFile(id: string, ref: { section: Section; path: string; oldPath?: string }): Promise<FileDiff> {
+    const q = new URLSearchParams({
+      section: ref.section,
+      path: ref.path,
+      ...(ref.oldPath ? { oldPath: ref.oldPath } : {}),
+    });
+    return this.request('GET', `/api/conversations/${enc(id)}/changes/file?${q}`, undefined, ACTION_TIMEOUT_MS);
+  }
+
+  sendComments(id: string, comments: LineCommentBody[], clientMessageId: string): Promise<SendResult> {
+    const body: CommentsRequest = { comments, clientMessageId };
+    return this.request('POST', `/api/conversations/${enc(id)}/changes/comments`, body, ACTION_TIMEOUT_MS);
+  }
+
+  proposeCommit(id: string): Promise<SendResult> {
+    return this.request('POST', `/api/conversations/${enc(id)}/changes/propose-commit`, {});
+  }
+
+  commit(id: string, message: string): Promise<CommitResult> {
+    return this.request('POST', `/api/conversations/${enc(id)}/changes/commit`, { message }, ACTION_TIMEOUT_MS);
+  }
+
+  merge(id: string): Promise<MergeResult> {
+    return this.request('POST', `/api/conversations/${enc(id)}/changes/merge`, {}, ACTION_TIMEOUT_MS);
+  }
+
+  push(id: string, which: 'branch' | 'base' = 'branch'): Promise<PushResult> {
+    return this.request('POST', `/api/conversations/${enc(id)}/changes/push`, { which }, ACTION_TIMEOUT_MS);
+  }
+
+  pullRequestAvailable(id: string): Promise<PullRequestAvailability> {
+    return this.request('GET', `/api/conversations/${enc(id)}/changes/pull-request`, undefined, ACTION_TIMEOUT_MS);
+  }
+
+  openPullRequest(id: string, body: PullRequestRequest = {}): Promise<PullRequestResult> {
+    return this.request('POST', `/api/conversations/${enc(id)}/changes/pull-request`, body, ACTION_TIMEOUT_MS);
+  }
+
+  discardPreview(id: string): Promise<DiscardPreview> {
+    return this.request('GET', `/api/conversations/${enc(id)}/changes/discard`, undefined, ACTION_TIMEOUT_MS);
+  }
+
+  discard(id: string, confirm: string): Promise<DiscardResult> {
+    return this.request('POST', `/api/conversations/${enc(id)}/changes/discard`, { confirm }, ACTION_TIMEOUT_MS);
   }
 
   /** Follows a conversation's events from `lastEventId`; reconnects until closed. */

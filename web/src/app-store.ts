@@ -5,6 +5,7 @@
  */
 import { Api, ApiError, UnreachableError } from './api.js';
 import type { ConversationState } from './reduce.js';
+import type { ChangesState } from './review-model.js';
 import { createStore } from './store.js';
 import type { Connection, ConversationItem, Project } from './types.js';
 
@@ -31,6 +32,8 @@ export interface AppState {
   sentSeq: number;
   /** Counts the times text was put back into the input for the person to go on with (Edit on an unsent one). */
   focusSeq: number;
+  /** The open conversation's Changes view (review.ts), once opened. */
+  changes?: ChangesState;
   /** A short-lived message about an action that failed. */
   toast?: string;
 }

@@ -8,6 +8,7 @@ import { loadDraft, saveDraft } from './device.js';
 import { refreshList, setWaiting } from './list-refresh.js';
 import { flush, hold, outboxHooks, posting, send as sendMessage, takeBack, withUnsent } from './outbox.js';
 import { applyEvent, emptyConversation, mergePage } from './reduce.js';
+import { followChanges, forgetChanges } from './review.js';
 import { waitsForYou } from './timeline.js';
 import type { StreamEvent } from './types.js';
 
@@ -34,6 +35,7 @@ export function nudge(): void {
 export function closeConversation(): void {
   stream?.close();
   stream = undefined;
+  forgetChanges();
   set({ currentId: undefined, conv: undefined, drawerOpen: false, draft: '' });
 }
 
@@ -41,6 +43,7 @@ export function closeConversation(): void {
 export async function openConversation(id: string, carry?: string): Promise<void> {
   stream?.close();
   stream = undefined;
+  if (getState().changes?.id !== id) forgetChanges();
   const own = loadDraft(id);
   const draft = carry?.trim() ? (own.trim() ? `${own}\n${carry}` : carry) : own;
   if (draft !== own) saveDraft(id, draft);
@@ -83,6 +86,7 @@ function onEvent(id: string, e: StreamEvent): void {
     else refetchNewest(id);
   }
   if (e.type === 'step' || e.type === 'turn') followWaiting(id);
+  followChanges(id, e);
   if (e.type === 'reply') scheduleRead();
   // A command's answer may have moved the conversation (/project) or renamed it.
   if (e.type === 'reply' && e.data.kind === 'notice') void refreshList();

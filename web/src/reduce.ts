@@ -5,13 +5,24 @@
  * steps and turns replace by id, acks and replies are kept once.
  */
 import type { ChatMessage, TimedAck } from './model.js';
-import type { HistoryPage, MessageState, Reply, Step, StreamEvent, TurnSummary, TurnView } from './types.js';
+import type {
+  HistoryPage,
+  MessageState,
+  Reply,
+  ReviewRecordView,
+  Step,
+  StreamEvent,
+  TurnSummary,
+  TurnView,
+} from './types.js';
 
 export interface ConversationState {
   id: string;
   messages: Map<string, ChatMessage>;
   turns: Map<string, TurnView>;
   replies: Map<string, Reply>;
+  /** Review actions (commit, merge, ...) by their event id. */
+  reviews: Map<number, ReviewRecordView>;
   /** Text streamed since each running turn's last completed block. */
   streaming: Map<string, string>;
   /** Older history exists; page back from `before`. */
@@ -27,6 +38,7 @@ export function emptyConversation(id: string): ConversationState {
     messages: new Map(),
     turns: new Map(),
     replies: new Map(),
+    reviews: new Map(),
     streaming: new Map(),
     more: false,
     before: null,
@@ -63,12 +75,15 @@ export function mergePage(c: ConversationState, page: HistoryPage, newest: boole
   for (const t of page.turns) turns.set(t.id, t);
   const replies = new Map(c.replies);
   for (const r of page.replies) replies.set(r.id, r);
+  const reviews = page.reviews?.length ? new Map(c.reviews) : c.reviews;
+  for (const r of page.reviews ?? []) reviews.set(r.id, r);
   const older = !newest || !c.loaded;
   return {
     ...c,
     messages,
     turns,
     replies,
+    reviews,
     loaded: true,
     ...(older ? { more: page.more, before: page.before } : {}),
     ...(newest && page.lastEventId !== undefined ? { lastEventId: Math.max(c.lastEventId, page.lastEventId) } : {}),
@@ -208,6 +223,13 @@ export function applyEvent(
       const replies = new Map(next.replies);
       replies.set(reply.id, reply);
       return { ...next, replies };
+    }
+    case 'review': {
+      if (e.id === undefined || next.reviews.has(e.id)) return next;
+      const { messageId: _, ...data } = e.data;
+      const reviews = new Map(next.reviews);
+      reviews.set(e.id, { ...data, id: e.id });
+      return { ...next, reviews };
     }
     case 'message': {
       if (!messageId) return next;

@@ -93,6 +93,7 @@ export function renderMarkdown(text: string): string {
 
 type Highlighter = typeof import('highlight.js/lib/common').default;
 let highlighter: Promise<Highlighter> | undefined;
+const loadHighlighter = () => (highlighter ??= import('highlight.js/lib/common').then((m) => m.default));
 const MAX_HIGHLIGHT = 50_000;
 
 /** Highlights the code blocks under root (loading highlight.js the first time) and gives each a copy button. */
@@ -102,8 +103,7 @@ export function enhanceCode(root: HTMLElement, opts: { highlight: boolean }): vo
     if (!pre.parentElement?.classList.contains('code-block')) wrapBlock(pre, code);
     if (!opts.highlight || code.dataset.highlighted || (code.textContent ?? '').length > MAX_HIGHLIGHT) continue;
     code.dataset.highlighted = 'pending';
-    highlighter ??= import('highlight.js/lib/common').then((m) => m.default);
-    highlighter.then(
+    loadHighlighter().then(
       (hljs) => {
         const source = code.textContent ?? '';
         const lang = [...code.classList].find((c) => c.startsWith('language-'))?.slice(9);
@@ -125,6 +125,51 @@ export function enhanceCode(root: HTMLElement, opts: { highlight: boolean }): vo
       },
     );
   }
+}
+
+/**
+ * Lines of code highlighted as one text (a comment or a string over several lines is coloured
+ * right), then split back into lines: sanitised HTML, one string a line. Undefined when the
+ * language is unknown, the text too long, or highlight.js could not load (the lines stay plain).
+ */
+export async function highlightLines(language: string, lines: string[]): Promise<string[] | undefined> {
+  if (!lines.length || lines.reduce((n, l) => n + l.length + 1, 0) > MAX_HIGHLIGHT) return undefined;
+  let hljs: Highlighter;
+  try {
+    hljs = await loadHighlighter();
+  } catch {
+    highlighter = undefined;
+    return undefined;
+  }
+  if (!hljs.getLanguage(language)) return undefined;
+  const html = purify.sanitize(hljs.highlight(lines.join('\n'), { language, ignoreIllegals: true }).value, {
+    ALLOWED_TAGS: ['span'],
+    ALLOWED_ATTR: ['class'],
+  }) as unknown as string;
+  const out = splitLines(html);
+  return out.length === lines.length ? out : undefined;
+}
+
+/** Highlighted HTML split at its newlines: each line closes the spans open at its end, the next reopens them. */
+export function splitLines(html: string): string[] {
+  const out: string[] = [];
+  const open: string[] = [];
+  let cur = '';
+  for (const m of html.matchAll(/<span class="([^"]*)">|<\/span>|\n|[^<\n]+/g)) {
+    const t = m[0];
+    if (t === '\n') {
+      out.push(cur + '</span>'.repeat(open.length));
+      cur = open.map((c) => `<span class="${c}">`).join('');
+    } else if (t === '</span>') {
+      open.pop();
+      cur += t;
+    } else {
+      if (m[1] !== undefined) open.push(m[1]);
+      cur += t;
+    }
+  }
+  out.push(cur + '</span>'.repeat(open.length));
+  return out;
 }
 
 /** A header above the block: its language and a copy button (never over the code). */

@@ -28,6 +28,7 @@ export {
 export { archive, newConversation, rename, setDrawer, setProjectFilter, showArchived } from './list.js';
 export { refreshList } from './list-refresh.js';
 export { discard, retry } from './outbox.js';
+export { toggleChanges } from './review.js';
 
 const LIST_POLL_MS = 20_000;
 const PAIRING_POLL_MS = 3_000;

@@ -5,12 +5,13 @@
  * A message steered into a turn is drawn inside that turn, where the agent took it in.
  */
 import type { ChatMessage } from './model.js';
-import type { Connection, Reply, TurnView } from './types.js';
+import type { Connection, Reply, ReviewRecordView, TurnView } from './types.js';
 
 export type Entry =
   | { kind: 'message'; key: string; at: number; message: ChatMessage }
   | { kind: 'turn'; key: string; at: number; turn: TurnView; replies: Reply[] }
-  | { kind: 'reply'; key: string; at: number; reply: Reply };
+  | { kind: 'reply'; key: string; at: number; reply: Reply }
+  | { kind: 'review'; key: string; at: number; review: ReviewRecordView };
 
 export interface Timeline {
   entries: Entry[];
@@ -20,12 +21,13 @@ export interface Timeline {
 }
 
 const WAITING = new Set(['sending', 'queued', 'deferred', 'steering']);
-const ORDER = { message: 0, turn: 1, reply: 2 } as const;
+const ORDER = { message: 0, turn: 1, reply: 2, review: 3 } as const;
 
 export function buildTimeline(
   messages: Map<string, ChatMessage>,
   turns: Map<string, TurnView>,
   replies: Map<string, Reply>,
+  reviews: Map<number, ReviewRecordView> = new Map(),
 ): Timeline {
   const steered = new Set<string>();
   const inTurn = new Set<string>();
@@ -68,6 +70,7 @@ export function buildTimeline(
       replies: (attached.get(t.id) ?? []).sort((a, b) => a.at - b.at),
     });
   }
+  for (const r of reviews.values()) entries.push({ kind: 'review', key: `v:${r.id}`, at: r.at, review: r });
   entries.sort((a, b) => a.at - b.at || ORDER[a.kind] - ORDER[b.kind] || (a.key < b.key ? -1 : 1));
   waiting.sort((a, b) => a.receivedAt - b.receivedAt);
   return { entries, waiting, running: runningTurn(turns) };

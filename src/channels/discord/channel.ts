@@ -87,7 +87,7 @@ export class DiscordChannel implements Channel {
       inOrder: (key, task) => this.serial.run(key, task),
       log: this.log,
     });
-    this.capabilities = { cards: this.surfaces, buttons: this.surfaces };
+    this.capabilities = { cards: this.surfaces, buttons: this.surfaces, textLimit: DISCORD_TEXT_LIMIT };
   }
 
   private configuredToken(): string {

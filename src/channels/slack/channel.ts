@@ -81,7 +81,7 @@ export class SlackChannel implements Channel {
       inOrder: (key, task) => this.serial.run(key, task),
       log: this.log,
     });
-    this.capabilities = { cards: this.surfaces, buttons: this.surfaces };
+    this.capabilities = { cards: this.surfaces, buttons: this.surfaces, textLimit: SLACK_TEXT_LIMIT };
   }
 
   private configuredTokens(): { bot: string; app: string } {

@@ -83,7 +83,12 @@ export class TelegramChannel implements Channel {
       log: this.log,
       describe: (err) => describe(err, this.token),
     });
-    this.capabilities = { cards: this.surfaces, drafts: this.surfaces, buttons: this.surfaces };
+    this.capabilities = {
+      cards: this.surfaces,
+      drafts: this.surfaces,
+      buttons: this.surfaces,
+      textLimit: TELEGRAM_TEXT_LIMIT,
+    };
     this.typingKeeper = new TypingKeeper({
       intervalMs: o.typingIntervalMs ?? TYPING_INTERVAL_MS,
       logger: this.log,

@@ -88,7 +88,7 @@ const describe = (err: unknown) => (err instanceof Error ? err.message : String(
 export class WhatsAppChannel implements Channel, CardCalls {
   readonly name = 'whatsapp';
   /** Cards are edited in place within WhatsApp's edit window; no buttons or drafts there. */
-  readonly capabilities: ChannelCapabilities = { cards: this };
+  readonly capabilities: ChannelCapabilities = { cards: this, textLimit: WHATSAPP_TEXT_LIMIT };
   private readonly cfg: WhatsAppConfig;
   private readonly dataDir: string;
   private readonly log: Logger;

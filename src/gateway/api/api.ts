@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AcceptResult } from '../../channels/channel.js';
 import { hasQrPairing } from '../../channels/registry.js';
+import type { FileRef } from '../../projects/review/changes.js';
 import type { Projects } from '../../projects/service.js';
 import type { Store } from '../../store/store.js';
 import type { BusEvent, EventBus } from '../bus.js';
@@ -15,6 +16,8 @@ import { editMessage, type WaitingChange, type WaitingDeps, withdrawMessage } fr
 import type { Intake } from '../intake/intake.js';
 import { conversationIdOf } from '../intake/intake.js';
 import type { AnswerResult, PermissionDesk } from '../permissions/desk.js';
+import { PROPOSE_COMMIT_TEXT } from '../review/propose.js';
+import type { PageComment, Reviews } from '../review/reviews.js';
 import type { StatusReporter } from '../status/report.js';
 import type { StatusReport } from '../status/report-types.js';
 import type { StepLog } from '../steps/step-log.js';
@@ -34,6 +37,7 @@ export interface GatewayApiDeps extends WaitingDeps {
   steps: StepLog;
   projects: Projects;
   status: StatusReporter;
+  reviews: Reviews;
 }
 
 /** Who the page is, as answers and messages record it. */
@@ -161,6 +165,54 @@ export class GatewayApi {
 
   status(): StatusReport {
     return this.d.status.report();
+  }
+
+  // ---- the review of the conversation's work (gateway/review/reviews.ts) ----
+
+  changes(key: string) {
+    return this.d.reviews.changes(conversationIdOf(WEB, key));
+  }
+
+  fileDiff(key: string, ref: FileRef) {
+    return this.d.reviews.of(conversationIdOf(WEB, key)).fileDiff(ref);
+  }
+
+  /** Line comments, as one message from the page through intake like any other (wrapped, steered or queued). */
+  async sendComments(key: string, comments: PageComment[], clientMessageId?: string): Promise<AcceptResult> {
+    return this.send(key, await this.d.reviews.commentsText(conversationIdOf(WEB, key), comments), clientMessageId);
+  }
+
+  /** Asks the agent for a commit message: a message from the page, like any other. */
+  proposeCommit(key: string, clientMessageId?: string): Promise<AcceptResult> {
+    return this.send(key, PROPOSE_COMMIT_TEXT, clientMessageId);
+  }
+
+  commit(key: string, message: string) {
+    return this.d.reviews.commit(conversationIdOf(WEB, key), message, PAGE);
+  }
+
+  merge(key: string) {
+    return this.d.reviews.merge(conversationIdOf(WEB, key), PAGE);
+  }
+
+  push(key: string, which: 'branch' | 'base') {
+    return this.d.reviews.push(conversationIdOf(WEB, key), PAGE, which);
+  }
+
+  pullRequestAvailable(key: string) {
+    return this.d.reviews.pullRequestAvailable(conversationIdOf(WEB, key));
+  }
+
+  openPullRequest(key: string, o: { title?: string; body?: string; draft?: boolean }) {
+    return this.d.reviews.openPullRequest(conversationIdOf(WEB, key), PAGE, o);
+  }
+
+  discardPreview(key: string) {
+    return this.d.reviews.discardPreview(conversationIdOf(WEB, key));
+  }
+
+  discard(key: string, confirm: string) {
+    return this.d.reviews.discard(conversationIdOf(WEB, key), confirm, PAGE);
   }
 
   /** The project names (for a 400 that lists them). */

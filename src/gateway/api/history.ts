@@ -8,6 +8,7 @@ import type { Store } from '../../store/store.js';
 import type { MessageRow } from '../../store/types.js';
 import type { AckData } from '../events.js';
 import { ackData } from '../replies/replies.js';
+import type { ReviewRecordView } from '../review/types.js';
 import type { StepLog } from '../steps/step-log.js';
 import type { HistoryPage } from './types.js';
 
@@ -57,6 +58,7 @@ export function historyPage(
       at: o.deliveredAt ?? o.createdAt,
     })),
     turns: d.steps.between(conversationId, from, to),
+    reviews: history.reviews(conversationId, from, to) as unknown as ReviewRecordView[],
     more,
     before: rows[0]?.seq ?? null,
     ...(before === undefined ? { lastEventId: d.store.lastEventSeq(conversationId) } : {}),

@@ -3,6 +3,7 @@
  * (src/http/wire.ts re-exports them for the page and the CLI).
  */
 import type { AckData } from '../events.js';
+import type { ReviewRecordView } from '../review/types.js';
 import type { TurnView } from '../steps/types.js';
 
 export type Disposition = 'turn' | 'steered' | 'queued' | 'merged' | 'command' | 'refused' | 'duplicate';
@@ -78,6 +79,8 @@ export interface HistoryPage {
   messages: HistoryMessage[];
   replies: HistoryReply[];
   turns: TurnView[];
+  /** The review actions (commit, merge, push, pull request, discard) of the same stretch of time. */
+  reviews: ReviewRecordView[];
   /** Whether older messages exist; page back with ?before=<before>. */
   more: boolean;
   before: number | null;

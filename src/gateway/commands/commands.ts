@@ -2,7 +2,8 @@
  * Commands, accepted from owners only (intake checks) and never passed to the agent:
  * /stop (and a bare "stop"), /clear (/new), /model <name>, /queue [mode], /status, /retry,
  * /allow and /deny (or the option number) for a pending permission request, /project [name],
- * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], /help.
+ * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], the review of the worktree
+ * (/diff, /commit <message>, /merge, /push, /pr, /discard: review.ts), /help.
  */
 import type { AgentPool } from '../../agents/pool.js';
 import type { LiveConfig } from '../../config/load.js';
@@ -21,6 +22,7 @@ import type { Replies } from '../replies/replies.js';
 import type { StatusText } from '../status/conversation-text.js';
 import { HELP } from './help.js';
 import type { ParsedCommand } from './parse.js';
+import type { ReviewCommands } from './review.js';
 import type { Stopper } from './stop.js';
 
 export interface CommandsDeps {
@@ -34,6 +36,7 @@ export interface CommandsDeps {
   stopper: Stopper;
   statusText: StatusText;
   replies: Replies;
+  review: ReviewCommands;
   log: Logger;
 }
 
@@ -43,11 +46,15 @@ export interface CommandCall {
   sentAt: number;
   /** Who sent it (an answer to a permission request records it). */
   by: string;
+  /** The command's own message (a confirmation question answers it). */
+  messageId: string;
 }
 
 export interface CommandOutcome {
-  /** Text sent back to the person. */
+  /** Text sent back to the person; empty when something else answers (a question with buttons). */
   reply: string;
+  /** Further messages, sent after the reply in order (a long /diff). */
+  more?: string[];
   /** Messages that ended as stopped (their acks show ⏹). */
   stopped?: MessageRow[];
 }
@@ -97,6 +104,18 @@ export class Commands {
         return {
           reply: this.answerPermission(conversationId, cmd.name, call.by) ?? 'No permission request is waiting.',
         };
+      case 'diff':
+        return this.d.review.diff(conversationId);
+      case 'commit':
+        return this.d.review.commit(conversationId, cmd.args, call.by);
+      case 'merge':
+        return this.d.review.merge(conversationId, call.by);
+      case 'push':
+        return this.d.review.push(conversationId, cmd.args, call.by);
+      case 'pr':
+        return this.d.review.pullRequest(conversationId, cmd.args, call.by);
+      case 'discard':
+        return this.d.review.discard(conversationId, cmd.args, call);
       case 'help':
       case 'start':
         return { reply: HELP };

@@ -12,5 +12,10 @@ export const HELP = [
   '/sessions — the Claude Code sessions of this project, also those started in a terminal',
   '/resume <n|id> [--force] — continue one of them here from the next message',
   "/worktree [remove [--force]] — this conversation's git worktree: its status, or remove it",
+  "/diff — what this conversation's agent changed: files, +/− counts, the first lines of each hunk",
+  '/commit <message> — commit everything uncommitted in its worktree',
+  '/merge — merge its branch into the base branch (fast-forward when possible)',
+  '/push [base] — push its branch (or the base branch) to the remote; /pr — open a pull request (gh)',
+  '/discard — throw away its uncommitted changes, after a confirmation naming the files',
   '/help — this list',
 ].join('\n');

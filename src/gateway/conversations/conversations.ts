@@ -33,6 +33,8 @@ export interface ConversationsDeps {
   env: NodeJS.ProcessEnv;
   /** MemAvailable at start, for the default warm cap. */
   memAvailable: number | undefined;
+  /** The review action running on a conversation's tree (the review desk): its turns wait for it. */
+  reviewing(conversationId: string): string | undefined;
 }
 
 export interface SteeringState {
@@ -59,6 +61,7 @@ export class Conversations {
       settings: (id) => this.settings(id),
       fallback: (rows) => this.fallback(rows),
       shuttingDown: () => this.shutting,
+      reviewing: (id) => d.reviewing(id),
     };
     this.steeringState = this.readSteering(d.config.current());
     this.applyLimits(d.config.current());

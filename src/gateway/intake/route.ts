@@ -79,7 +79,12 @@ export class Router {
   private async runCommand(row: MessageRow, decided: Exclude<ParsedInput, { kind: 'text' }>): Promise<AcceptResult> {
     const { store, commands, replies } = this.d;
     store.inbox.command(row.id);
-    const call = { conversationId: row.conversationId, sentAt: row.sentAt ?? row.receivedAt, by: sourceOf(row) };
+    const call = {
+      conversationId: row.conversationId,
+      sentAt: row.sentAt ?? row.receivedAt,
+      by: sourceOf(row),
+      messageId: row.id,
+    };
     const outcome =
       decided.kind === 'command'
         ? await commands.run(decided.command, call)
@@ -91,7 +96,9 @@ export class Router {
           };
     for (const r of outcome.stopped ?? []) replies.ack(r, 'stopped');
     if (decided.kind === 'command' && STOPPING.has(decided.command.name)) replies.ack(row, 'stopped');
-    replies.send(row.conversationId, 'notice', outcome.reply, [row]);
+    // A question with buttons (/discard) answers the command itself; the rest follow the reply in order.
+    for (const text of [outcome.reply, ...(outcome.more ?? [])])
+      if (text) replies.send(row.conversationId, 'notice', text, [row]);
     return { messageId: row.id, disposition: 'command' };
   }
 

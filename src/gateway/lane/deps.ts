@@ -35,4 +35,6 @@ export interface LaneDeps {
   fallback(rows: MessageRow[]): Promise<string>;
   /** True once the gateway is shutting down: interrupted turns stay open for the next start. */
   shuttingDown(): boolean;
+  /** The review action (commit, merge, ...) running on this conversation's tree now: no turn starts meanwhile. */
+  reviewing(conversationId: string): string | undefined;
 }

@@ -114,11 +114,17 @@ export class Lane {
     if (st.mode === 'collect') return { disposition: this.collect(row, st) };
     const session = this.session();
     const busy = this.busy();
-    if (!busy && this.st.queue.length === 0) {
+    // Checked in the same synchronous step as the start: a review action claims its tree only while no turn runs.
+    const reviewing = busy ? undefined : this.deps.reviewing(this.conversationId);
+    if (!busy && !reviewing && this.st.queue.length === 0) {
       this.start([row]);
       return { disposition: 'turn' };
     }
-    let reason = busy ? 'a turn is running' : 'earlier messages are waiting';
+    let reason = busy
+      ? 'a turn is running'
+      : reviewing
+        ? `waiting for the ${reviewing} of this worktree to end`
+        : 'earlier messages are waiting';
     if (busy && this.st.queue.length === 0 && st.mode === 'steer') {
       const blocker = steerBlocker(this.st, session, row, st);
       if (!blocker) return steerInto(this.st, session!, row, st);
@@ -176,6 +182,8 @@ export class Lane {
     if (this.starting || this.st.stopping || this.st.hold.active() || this.deps.shuttingDown()) return;
     const session = this.session();
     if (session?.state() === 'busy') return;
+    // A review action (commit, merge, ...) runs on this tree: its end pumps again.
+    if (this.deps.reviewing(this.conversationId)) return;
     this.outcomes.reconcile();
     const item = this.st.queue.takeRunnable();
     if (item) this.start(item.rows, item.overflow);

@@ -1,22 +1,32 @@
 /**
  * Button presses, the same door as messages for access control: only the conversation's owners may
  * press (like commands); a permission button answers its request at most once (chat-prompts.ts); a
- * card's Stop runs the one stop (commands/stop.ts), for that card's turn only.
+ * card's Stop runs the one stop (commands/stop.ts), for that card's turn only; a confirmation's
+ * button (/discard's) is taken at most once (commands/confirm.ts).
  */
 import type { InboundPress, PressResult } from '../../channels/channel.js';
 import type { Logger } from '../../ops/logger.js';
 import type { AccessControl } from '../../security/access.js';
+import type { Confirmations } from '../commands/confirm.js';
 import type { StopResult } from '../commands/stop.js';
 import type { Conversations } from '../conversations/conversations.js';
 import type { ChatPrompts } from '../permissions/chat-prompts.js';
 import type { ProgressDriver } from './driver.js';
 
-/** Button data: "p:<ref>:<option number>" answers a permission request, "s:<ref>" stops a card's turn. */
-export type ButtonAction = { kind: 'permission'; ref: string; number: number } | { kind: 'stop'; ref: string };
+/**
+ * Button data: "p:<ref>:<option number>" answers a permission request, "s:<ref>" stops a card's turn,
+ * "c:<ref>:y" or "c:<ref>:n" answers a confirmation.
+ */
+export type ButtonAction =
+  | { kind: 'permission'; ref: string; number: number }
+  | { kind: 'stop'; ref: string }
+  | { kind: 'confirm'; ref: string; yes: boolean };
 
 export function parseButton(data: string): ButtonAction | undefined {
   const p = /^p:([\w-]{1,24}):(\d{1,2})$/.exec(data);
   if (p) return { kind: 'permission', ref: p[1]!, number: Number(p[2]) };
+  const c = /^c:([\w-]{1,24}):([yn])$/.exec(data);
+  if (c) return { kind: 'confirm', ref: c[1]!, yes: c[2] === 'y' };
   const s = /^s:([\w-]{1,24})$/.exec(data);
   return s ? { kind: 'stop', ref: s[1]! } : undefined;
 }
@@ -30,6 +40,7 @@ export interface ButtonsDeps {
   access: AccessControl;
   prompts: ChatPrompts;
   cards: ProgressDriver;
+  confirms: Confirmations;
   conversations: Conversations;
   stop(conversationId: string): Promise<StopResult>;
   log: Logger;
@@ -49,6 +60,11 @@ export class Buttons {
     if (action.kind === 'permission') {
       const r = this.d.prompts.press(conversationId, action.ref, action.number, byOf(p));
       log.info({ conversationId, ok: r.ok, by: byOf(p) }, 'permission button pressed');
+      return r;
+    }
+    if (action.kind === 'confirm') {
+      const r = this.d.confirms.press(conversationId, action.ref, action.yes, byOf(p));
+      log.info({ conversationId, ok: r.ok, confirmed: action.yes, by: byOf(p) }, 'confirmation button pressed');
       return r;
     }
     const card = this.d.cards.cardOf(action.ref);

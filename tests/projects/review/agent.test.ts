@@ -11,8 +11,8 @@ import { ReviewDesk } from '../../../src/projects/review/guard.js';
 import { tempDir, waitUntil } from '../../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../../support/gateway-rig.js';
 import { runGit } from '../../support/git-rig.js';
-import { type MockApi, type MockReply, startMockApi } from '../../support/mock-anthropic.js';
-import { A_TXT, bareRemote, failure, projectRepo, read, runner, statusLines } from './rig.js';
+import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
+import { A_TXT, agentEdits, bareRemote, failure, projectRepo, read, runner, statusLines } from './rig.js';
 
 let mock: MockApi;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
@@ -33,37 +33,6 @@ afterAll(async () => {
   await mock?.close();
 });
 
-/** The edits of a turn tagged tag:review-edit, one tool call per request, in the conversation's worktree. */
-function editScript(worktreeOf: () => string) {
-  const steps = (wt: string): MockReply[] => [
-    { kind: 'tool', name: 'Read', input: { file_path: path.join(wt, 'a.txt') } },
-    {
-      kind: 'tool',
-      name: 'Edit',
-      input: { file_path: path.join(wt, 'a.txt'), old_string: 'gamma', new_string: 'GAMMA' },
-    },
-    { kind: 'tool', name: 'Read', input: { file_path: path.join(wt, 'b.txt') } },
-    {
-      kind: 'tool',
-      name: 'Edit',
-      input: { file_path: path.join(wt, 'b.txt'), old_string: 'one\ntwo\n', new_string: 'one\n' },
-    },
-    {
-      kind: 'tool',
-      name: 'Write',
-      input: { file_path: path.join(wt, 'src', 'parser.ts'), content: 'export const parse = (s: string) => s;\n' },
-    },
-    { kind: 'text', text: 'Edited a.txt and b.txt and added src/parser.ts. tag:review-edit' },
-  ];
-  let step = -1;
-  mock.setScript((req) => {
-    if (req.side) return undefined;
-    if (!req.afterTool) step = req.lastText.includes('tag:review-edit') ? 0 : -1;
-    else if (step >= 0) step++;
-    return step >= 0 ? steps(worktreeOf())[step] : undefined;
-  });
-}
-
 describe('reviewing the agent’s edits (real CLI)', () => {
   it('shows the edits and the new file, refuses while a turn runs, then commit, merge and push land them', async () => {
     const made = await gw.api('POST', '/api/conversations', { project: 'repo' });
@@ -71,7 +40,7 @@ describe('reviewing the agent’s edits (real CLI)', () => {
     const conversationId = `web:${conv}`;
     const store = gw.gw.services.store;
     const worktreeOf = () => store.projects.get(conversationId, 'repo')!.worktree!;
-    editScript(worktreeOf);
+    agentEdits(mock, worktreeOf);
     const w = gw.watch(conv);
     await w.ready;
     const m = await gw.post(conv, 'Uppercase gamma, drop two, add a parser. tag:review-edit');
@@ -106,7 +75,7 @@ describe('reviewing the agent’s edits (real CLI)', () => {
 
     // A turn runs in the worktree (held on a gate file): every action is refused meanwhile.
     const gate = path.join(tempDir('gate'), 'open');
-    const held = await gw.post(conv, `[[bash:while [ ! -f ${gate} ]; do sleep 0.1; done; echo released]] tag:held`);
+    const held = await gw.post(conv, `[[bash:until test -f ${gate}; do sleep 0.1; done; echo released]] tag:held`);
     await waitUntil(() => lane.busy(), 30_000);
     expect((await failure(review.commit('too early'))).code).toBe('REVIEW_BUSY');
     expect((await failure(review.merge())).code).toBe('REVIEW_BUSY');

@@ -12,6 +12,7 @@ import { GitRunner } from '../../../src/projects/review/run.js';
 import { ensureWorktree, type Worktree } from '../../../src/projects/worktree.js';
 import { tempDir } from '../../support/claude-rig.js';
 import { GIT_ENV, gitRepo, runGit } from '../../support/git-rig.js';
+import type { MockApi, MockReply } from '../../support/mock-anthropic.js';
 
 export const A_TXT = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'].join('\n') + '\n';
 export const B_TXT = 'one\ntwo\nthree\n';
@@ -81,4 +82,38 @@ export async function failure(p: Promise<unknown>): Promise<{ code: string; mess
     throw err;
   }
   throw new Error('expected a refusal, but it succeeded');
+}
+
+/**
+ * The mock makes the agent edit its worktree in a turn whose message carries `tag` (one tool call per
+ * request): a.txt's gamma uppercased, b.txt's "two" dropped, src/parser.ts written; then it says so.
+ */
+export function agentEdits(mock: MockApi, worktreeOf: () => string, tag = 'tag:review-edit'): void {
+  const steps = (wt: string): MockReply[] => [
+    { kind: 'tool', name: 'Read', input: { file_path: path.join(wt, 'a.txt') } },
+    {
+      kind: 'tool',
+      name: 'Edit',
+      input: { file_path: path.join(wt, 'a.txt'), old_string: 'gamma', new_string: 'GAMMA' },
+    },
+    { kind: 'tool', name: 'Read', input: { file_path: path.join(wt, 'b.txt') } },
+    {
+      kind: 'tool',
+      name: 'Edit',
+      input: { file_path: path.join(wt, 'b.txt'), old_string: 'one\ntwo\n', new_string: 'one\n' },
+    },
+    {
+      kind: 'tool',
+      name: 'Write',
+      input: { file_path: path.join(wt, 'src', 'parser.ts'), content: 'export const parse = (s: string) => s;\n' },
+    },
+    { kind: 'text', text: `Edited a.txt and b.txt and added src/parser.ts. ${tag}` },
+  ];
+  let step = -1;
+  mock.setScript((req) => {
+    if (req.side) return undefined;
+    if (!req.afterTool) step = req.lastText.includes(tag) ? 0 : -1;
+    else if (step >= 0) step++;
+    return step >= 0 ? steps(worktreeOf())[step] : undefined;
+  });
 }

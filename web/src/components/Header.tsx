@@ -1,9 +1,9 @@
 /**
  * The open conversation's title bar: the drawer toggle (phone), the title with its project (and
- * branch), and the ⋯ menu.
+ * branch), the Changes view's toggle, and the ⋯ menu.
  */
 import { useState } from 'preact/hooks';
-import { rename, setDrawer, useStore } from '../state.js';
+import { rename, setDrawer, toggleChanges, useStore } from '../state.js';
 import { ConversationMenu } from './ConversationMenu.js';
 import './Header.css';
 
@@ -14,6 +14,7 @@ export function Header() {
   );
   const projects = useStore((s) => s.projects?.projects);
   const drawerOpen = useStore((s) => s.drawerOpen);
+  const changesOpen = useStore((s) => !!s.changes?.open);
   const [editing, setEditing] = useState<string | undefined>();
   const title = item?.title ?? (id ? 'New conversation' : 'Rudder');
   const branch = item?.branch ?? null;
@@ -71,6 +72,28 @@ export function Header() {
             </span>
           )}
         </div>
+      )}
+      {id && (
+        <button
+          type="button"
+          class={`quiet changes-toggle${changesOpen ? ' on' : ''}`}
+          data-testid="changes-toggle"
+          aria-pressed={changesOpen}
+          aria-label="Changes: what the agent changed"
+          title="Changes"
+          onClick={() => toggleChanges()}
+        >
+          <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+            <path
+              d="M8 4v10M3 9h10M11 20h10"
+              fill="none"
+              stroke="currentColor"
+              stroke-width="2.2"
+              stroke-linecap="round"
+            />
+          </svg>
+          <span class="label">Changes</span>
+        </button>
       )}
       {id && <ConversationMenu id={id} item={item} onRename={() => setEditing(item?.title ?? '')} />}
     </header>

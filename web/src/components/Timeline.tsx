@@ -10,6 +10,7 @@ import { loadOlder, useStore } from '../state.js';
 import { buildTimeline, type Timeline as TimelineModel } from '../timeline.js';
 import { MessageBubble, QueuedMessage } from './MessageBubble.js';
 import { ReplyView } from './Reply.js';
+import { ReviewNote } from './ReviewNote.js';
 import './Timeline.css';
 import { Turn } from './Turn.js';
 
@@ -30,10 +31,11 @@ export function Timeline() {
   const messages = useStore((s) => s.conv?.messages ?? EMPTY);
   const turns = useStore((s) => s.conv?.turns ?? EMPTY);
   const replies = useStore((s) => s.conv?.replies ?? EMPTY);
+  const reviews = useStore((s) => s.conv?.reviews ?? EMPTY);
   const more = useStore((s) => s.conv?.more ?? false);
   const loaded = useStore((s) => s.conv?.loaded ?? false);
   const sentSeq = useStore((s) => s.sentSeq);
-  const timeline = useMemo(() => buildTimeline(messages, turns, replies), [messages, turns, replies]);
+  const timeline = useMemo(() => buildTimeline(messages, turns, replies, reviews), [messages, turns, replies, reviews]);
   const { entries, waiting } = timeline;
   const items = itemsOf(timeline);
 
@@ -146,6 +148,8 @@ export function Timeline() {
               <MessageBubble key={e.key} m={e.message} />
             ) : e.kind === 'turn' ? (
               <Turn key={e.key} turn={e.turn} replies={e.replies} />
+            ) : e.kind === 'review' ? (
+              <ReviewNote key={e.key} review={e.review} />
             ) : (
               <ReplyView key={e.key} reply={e.reply} />
             ),

@@ -1,0 +1,215 @@
+/**
+ * The Changes view's data and what it does: the open conversation's changes (its worktree against
+ * the base), whole diffs of collapsed files fetched on tap, line comments written and sent as one
+ * message, and the actions (commit, ask the agent for a message, merge, push, pull request,
+ * discard after a confirmation). It reloads when a turn of the conversation ends or an action is
+ * recorded. State lives in the one store (app-store.ts); every call goes through the one client.
+ */
+import { api, failed, getState, set } from './app-store.js';
+import { type ChangesState, type DraftComment, fileKey, type PageAction } from './review-model.js';
+import type { FileChange, MergeResult, StreamEvent } from './types.js';
+
+export { type ChangesState, type DraftComment, fileKey, type PageAction } from './review-model.js';
+
+let seq = 0;
+const change = (patch: Partial<ChangesState>) => set((s) => (s.changes ? { changes: { ...s.changes, ...patch } } : {}));
+const current = () => getState().changes;
+
+function errorOf(err: unknown): { code: string; message: string } {
+  const e = err as { code?: string; message?: string };
+  return { code: e.code ?? 'ERROR', message: e.message ?? String(err) };
+}
+
+/** Shows the open conversation's Changes view (loading it), or the timeline again. */
+export function toggleChanges(open = !current()?.open): void {
+  const id = getState().currentId;
+  if (!id) return;
+  const had = current();
+  if (!open) return change({ open: false, discard: undefined });
+  set({ changes: had?.id === id ? { ...had, open: true } : { id, open: true, loading: true, full: {}, comments: [] } });
+  void refreshChanges();
+  if (!current()?.pr) void checkPullRequest(id);
+}
+
+/** Another conversation opened: its changes are not these. */
+export function forgetChanges(): void {
+  if (current()) set({ changes: undefined });
+}
+
+export async function refreshChanges(): Promise<void> {
+  const c = current();
+  if (!c) return;
+  const n = ++seq;
+  change({ loading: true });
+  try {
+    const body = await api().changes(c.id);
+    if (n !== seq || current()?.id !== c.id) return;
+    // A large file opened before is fetched again as it is now, so it stays open.
+    const opened = new Set(Object.keys(current()!.full));
+    change({ body, error: undefined, loading: false, full: {} });
+    for (const s of Object.values(body.changes.sections))
+      for (const f of s.files) if (f.collapsed && opened.has(fileKey(f))) void loadFull(f);
+  } catch (err) {
+    if (n !== seq || current()?.id !== c.id) return;
+    const e = errorOf(err);
+    if (e.code === 'ERROR' || e.code === 'INTERNAL_ERROR') failed(err);
+    change({ error: e, loading: false });
+  }
+}
+
+let followTimer: ReturnType<typeof setTimeout> | undefined;
+/** A turn of this conversation ended, or an action was recorded: the open view reloads. */
+export function followChanges(id: string, e: StreamEvent): void {
+  const c = current();
+  if (!c?.open || c.id !== id) return;
+  const ended = e.type === 'turn' && e.data.turn.status !== 'running';
+  if (!ended && e.type !== 'review') return;
+  clearTimeout(followTimer);
+  followTimer = setTimeout(() => void refreshChanges(), 300);
+}
+
+async function checkPullRequest(id: string): Promise<void> {
+  try {
+    const pr = await api().pullRequestAvailable(id);
+    if (current()?.id === id) change({ pr });
+  } catch {
+    // Not known: the button stays, and a press says what is missing.
+  }
+}
+
+/** The whole diff of a file the view collapsed (too large, or past the view's budget). */
+export async function loadFull(f: FileChange): Promise<void> {
+  const c = current();
+  if (!c) return;
+  const key = fileKey(f);
+  change({ full: { ...c.full, [key]: 'loading' } });
+  try {
+    const diff = await api().changedFile(c.id, f);
+    change({ full: { ...current()!.full, [key]: diff } });
+  } catch (err) {
+    change({ full: { ...current()!.full, [key]: { error: errorOf(err).message } } });
+  }
+}
+
+export function addComment(c: Omit<DraftComment, 'key'>): void {
+  const s = current();
+  if (!s) return;
+  change({ comments: [...s.comments, { ...c, key: `${Date.now()}-${++seq}` }] });
+}
+
+export function removeComment(key: string): void {
+  const s = current();
+  if (s) change({ comments: s.comments.filter((c) => c.key !== key) });
+}
+
+/** Runs one action, showing it as running, then what it came to; the view reloads after. */
+async function run(action: PageAction, fn: (id: string) => Promise<{ ok: boolean; text: string; files?: string[] }>) {
+  const c = current();
+  if (!c || c.acting) return;
+  change({ acting: action, outcome: undefined });
+  try {
+    const outcome = await fn(c.id);
+    change({ acting: undefined, outcome: { action, ...outcome } });
+  } catch (err) {
+    change({ acting: undefined, outcome: { action, ok: false, text: errorOf(err).message } });
+  }
+  void refreshChanges();
+}
+
+const DISPOSITION: Record<string, string> = {
+  turn: 'The agent has them now.',
+  steered: 'Handed to the running turn.',
+  queued: 'They wait for the running turn to end.',
+  merged: 'Merged with the messages waiting.',
+};
+
+export function sendComments(): Promise<void> {
+  return run('comments', async (id) => {
+    const comments = current()!.comments.map(({ key: _, ...c }) => c);
+    const r = await api().sendComments(id, comments, `web-review-${crypto.randomUUID()}`);
+    change({ comments: [] });
+    const n = comments.length;
+    return {
+      ok: true,
+      text: `${n} comment${n === 1 ? '' : 's'} sent as one message. ${DISPOSITION[r.disposition] ?? ''}`,
+    };
+  });
+}
+
+export function proposeCommit(): Promise<void> {
+  return run('propose', async (id) => {
+    const r = await api().proposeCommit(id);
+    change({ proposal: r.messageId });
+    return { ok: true, text: 'Asked the agent to propose a commit message; it shows here when it answers.' };
+  });
+}
+
+export function commit(message: string): Promise<void> {
+  return run('commit', async (id) => {
+    const r = await api().commit(id, message);
+    return {
+      ok: true,
+      text: `Committed ${r.files} file${r.files === 1 ? '' : 's'} (${r.sha.slice(0, 7)}): ${r.summary}`,
+    };
+  });
+}
+
+function mergeText(r: MergeResult): { ok: boolean; text: string; files?: string[] } {
+  if (r.kind === 'conflict')
+    return {
+      ok: false,
+      text:
+        `The merge into ${r.base} stopped on a conflict in ${r.files.length === 1 ? 'this file' : 'these files'}; ` +
+        `nothing was changed. Ask the agent to merge ${r.base} into its branch and resolve it, then merge again.`,
+      files: r.files,
+    };
+  if (r.kind === 'up-to-date') return { ok: true, text: `${r.base} already has everything on this branch.` };
+  const how = r.kind === 'fast-forward' ? 'fast-forward' : 'a merge commit';
+  return { ok: true, text: `Merged into ${r.base} (${how}, ${r.commits} commit${r.commits === 1 ? '' : 's'}).` };
+}
+
+export function merge(): Promise<void> {
+  return run('merge', async (id) => mergeText(await api().merge(id)));
+}
+
+export function push(which: 'branch' | 'base' = 'branch'): Promise<void> {
+  return run(which === 'base' ? 'push-base' : 'push', async (id) => {
+    const r = await api().push(id, which);
+    const what = r.kind === 'up-to-date' ? 'was already there' : r.kind === 'created' ? 'is there now' : 'updated';
+    return { ok: true, text: `${r.branch} on ${r.remote} (${r.url}) ${what}: ${r.head.slice(0, 7)}.` };
+  });
+}
+
+export function openPullRequest(): Promise<void> {
+  return run('pull-request', async (id) => {
+    const r = await api().openPullRequest(id, {});
+    return r.opened ? { ok: true, text: `Pull request opened: ${r.url}` } : { ok: false, text: r.message };
+  });
+}
+
+/** The discard's confirmation: the files it would remove, ignored ones included. */
+export async function askDiscard(): Promise<void> {
+  const c = current();
+  if (!c) return;
+  try {
+    change({ discard: await api().discardPreview(c.id) });
+  } catch (err) {
+    change({ outcome: { action: 'discard', ok: false, text: errorOf(err).message } });
+  }
+}
+
+export function cancelDiscard(): void {
+  change({ discard: undefined });
+}
+
+export function confirmDiscard(): Promise<void> {
+  const preview = current()?.discard;
+  if (!preview) return Promise.resolve();
+  return run('discard', async (id) => {
+    change({ discard: undefined });
+    const r = await api().discard(id, preview.token);
+    const n = r.removed.length;
+    const kept = r.remaining.length ? ` ${r.remaining.length} stayed (nested repositories).` : '';
+    return { ok: true, text: `Discarded ${n} uncommitted path${n === 1 ? '' : 's'}.${kept}` };
+  });
+}
