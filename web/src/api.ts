@@ -10,6 +10,12 @@ import type {
   ConversationList,
   CreatedConversation,
   OkBody,
+  PatchConversationRequest,
+  PresenceRequest,
+  PushInfo,
+  PushSubscribed,
+  PushSubscribeRequest,
+  PushTestResult,
   StopBody,
   WaitingMessageBody,
 } from '../../src/http/wire.js';
@@ -74,7 +80,8 @@ export class Api {
     };
   }
 
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** `keepalive`: the request outlives the page (a last word as it is hidden or closed). */
+  async request<T>(method: string, path: string, body?: unknown, opts: { keepalive?: boolean } = {}): Promise<T> {
     let res: Response;
     try {
       res = await fetch(path, {
@@ -82,6 +89,7 @@ export class Api {
         headers: this.headers(body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
+        keepalive: opts.keepalive ?? false,
         // A request into a dead network would otherwise wait for the browser to give up, minutes later.
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
@@ -114,7 +122,7 @@ export class Api {
     return this.request('GET', `/api/conversations/${enc(id)}`);
   }
 
-  updateConversation(id: string, change: { title?: string; archived?: boolean }): Promise<ConversationItem> {
+  updateConversation(id: string, change: PatchConversationRequest): Promise<ConversationItem> {
     return this.request('PATCH', `/api/conversations/${enc(id)}`, change);
   }
 
@@ -146,6 +154,27 @@ export class Api {
   answerPermission(id: string, requestId: string, optionId: string): Promise<OkBody> {
     const body: AnswerPermissionRequest = { optionId };
     return this.request('POST', `/api/conversations/${enc(id)}/permissions/${enc(requestId)}`, body);
+  }
+
+  pushInfo(): Promise<PushInfo> {
+    return this.request('GET', '/api/push');
+  }
+
+  subscribePush(subscription: PushSubscribeRequest): Promise<PushSubscribed> {
+    return this.request('POST', '/api/push/subscriptions', subscription);
+  }
+
+  unsubscribePush(id: string): Promise<OkBody> {
+    return this.request('DELETE', `/api/push/subscriptions/${enc(id)}`);
+  }
+
+  testPush(): Promise<PushTestResult> {
+    return this.request('POST', '/api/push/test', {});
+  }
+
+  /** What this page shows, visible and in use (null: nothing); kept alive when the page is going away. */
+  presence(body: PresenceRequest, keepalive: boolean): Promise<OkBody> {
+    return this.request('POST', '/api/push/presence', body, { keepalive });
   }
 
   channels(): Promise<ChannelList> {
