@@ -77,7 +77,7 @@ export class PushDelivery {
 /** The payload as JSON within what a push service takes: the body is shortened first, then the title. */
 function fit(p: PushPayload): string {
   let json = JSON.stringify(p);
-  for (let body = p.body, title = p.title; Buffer.byteLength(json) > MAX_PAYLOAD_BYTES; ) {
+  for (let body = p.body, title = p.title; Buffer.byteLength(json) > MAX_PAYLOAD_BYTES && title.length > 2; ) {
     if (body.length > 40) body = `${body.slice(0, Math.floor(body.length / 2))}…`;
     else title = `${title.slice(0, Math.floor(title.length / 2))}…`;
     json = JSON.stringify({ ...p, body, title });
