@@ -206,6 +206,7 @@ describe('notifications (real browser, real CLI, fake push service)', () => {
     expect(gw.gw.services.store.push.isMuted('web:quiet')).toBe(true);
     await page.getByTestId('conversation-menu').click();
     expect(await page.getByTestId('notify-mute').textContent()).toContain('Unmute this conversation');
+    await shot(page, 'notify-on-phone-light');
     const before = gw.gw.services.store.push.count();
     await page.getByTestId('notify-off').click();
     await page.getByTestId('toast').filter({ hasText: 'Notifications are off for this device' }).waitFor();
