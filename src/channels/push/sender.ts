@@ -43,10 +43,6 @@ export interface PushSenderOptions {
 export class PushSender {
   constructor(private readonly o: PushSenderOptions) {}
 
-  get publicKey(): string {
-    return this.o.keys.publicKey;
-  }
-
   async send(target: PushTarget, payload: string, opts: PushOptions): Promise<PushOutcome> {
     try {
       const r = await webpush.sendNotification(

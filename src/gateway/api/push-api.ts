@@ -59,10 +59,6 @@ export class PushApi {
     return true;
   }
 
-  isMuted(key: string): boolean {
-    return this.d.store.push.isMuted(conversationIdOf(WEB, key));
-  }
-
   presence(viewer: string, key: string | null): void {
     this.d.presence.report(viewer, key === null ? null : conversationIdOf(WEB, key));
   }

@@ -73,11 +73,6 @@ export class Notifier implements LaneAlerts {
     d.presence.onAway((conversationId) => this.lookedAway(conversationId));
   }
 
-  /** Pushes are on (the page offers the opt-in). */
-  enabled(): boolean {
-    return this.d.delivery !== undefined;
-  }
-
   failed(conversationId: string, text: string): void {
     const key = this.webKey(conversationId);
     if (!key) return;

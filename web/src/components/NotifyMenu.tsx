@@ -67,7 +67,7 @@ export function NotifyMenu({ id, item, act }: { id: string; item?: ConversationI
         Send a test notification
       </button>
       <button type="button" role="menuitem" data-testid="notify-off" onClick={act(() => void disablePush())}>
-        Turn off notifications on this device
+        Stop notifying this device
       </button>
     </>
   );
