@@ -23,6 +23,7 @@ function looking(): string | null {
 
 /** Tells the gateway when what this page shows changed; `renew` sends it again anyway (the lease). */
 function report(renew = false, leaving = false): void {
+  if (getState().push === 'gateway-off') return; // nothing is pushed: nothing to hold back
   const now = leaving ? null : looking();
   if (!renew && now === reported) return;
   reported = now;
