@@ -76,9 +76,10 @@ export class Notifier implements LaneAlerts {
   failed(conversationId: string, text: string): void {
     const key = this.webKey(conversationId);
     if (!key) return;
+    // A tag of its own: a device replaces a notification of the same tag without a sound, and a second failure is news.
     this.push(conversationId, {
       kind: 'failed',
-      tag: `failed:${key}`,
+      tag: `failed:${key}:${Date.now()}`,
       ...failedNotice(this.titleOf(conversationId), text),
     });
   }
@@ -177,7 +178,7 @@ export class Notifier implements LaneAlerts {
     this.resuming.delete(conversationId);
     this.push(conversationId, {
       kind: 'rate-limit-reset',
-      tag: `rate-limit:${this.webKey(conversationId)}`,
+      tag: `rate-limit:${this.webKey(conversationId)}:${Date.now()}`,
       ...rateLimitNotice(this.titleOf(conversationId), pending.inputIds.size),
       buttons: turnId ? [{ action: 'stop', title: 'Stop', claim: { do: 'stop', conversationId, turnId } }] : [],
     });
