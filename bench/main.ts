@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: every benchmark, side by side in one run, then bench/report.md and report.json.
  * Flags: --quick (fewer runs, for a smoke check), --only a,b (ids: steering, floor, waits,
- * warm-cold, overhead, memory, progress, web, codex), --latency FIRST_TOKEN_MS,TOKENS_PER_SECOND or --latency off (the
- * mock model's speed; default 1500,60).
+ * warm-cold, overhead, memory, progress, web, push, codex), --latency FIRST_TOKEN_MS,TOKENS_PER_SECOND or
+ * --latency off (the mock model's speed; default 1500,60).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import { benchFloor } from './floor.js';
 import { benchMemory } from './memory.js';
 import { benchOverhead } from './overhead/index.js';
 import { benchProgress } from './progress/index.js';
+import { benchPush } from './push.js';
 import { measure, type Section, type SectionBody, writeReport } from './report.js';
 import { machine } from './stats.js';
 import { benchSteering } from './steering.js';
@@ -50,6 +51,11 @@ const SECTIONS: Array<{ id: string; title: string; run: (ctx: BenchContext) => P
     run: (c) => benchProgress(c.quick),
   },
   { id: 'web', title: 'Web app (chromium)', run: (c) => benchWeb(c.quick) },
+  {
+    id: 'push',
+    title: 'Notifications: a permission request to its Web Push (real CLI, fake push service)',
+    run: (c) => benchPush(c.quick),
+  },
   {
     id: 'codex',
     title: 'Codex on Rudder: memory per warm conversation, shared or not, and the waits',

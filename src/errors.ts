@@ -56,6 +56,9 @@ export const ERRORS = {
   CHANNEL_RATE_LIMITED: 'The platform asked us to slow down.',
   STT_NOT_CONFIGURED: 'Voice notes are not set up.',
   STT_FAILED: 'The voice note could not be transcribed.',
+  // notifications (Web Push)
+  PUSH_DISABLED: 'Notifications are turned off on this gateway (push.enabled is false).',
+  PUSH_SEND_FAILED: 'A push service did not take a notification.',
   // projects, worktrees and terminal sessions
   PROJECT_UNKNOWN: 'No project by that name is configured.',
   PROJECT_UNAVAILABLE: "The conversation's project directory cannot be used.",

@@ -188,6 +188,21 @@ export const webSchema = z
     }
   });
 
+/** Web Push: the page's notifications when the agent needs the person (README "Notifications"). */
+export const pushSchema = z
+  .object({
+    /** Off: no keys are made, the page offers no notifications and nothing is pushed. */
+    enabled: z.boolean().default(true),
+    /** A turn that ends after running at least this long is pushed ("done"); shorter ones are not. */
+    longTurnSeconds: z.number().min(0).max(86_400).default(60),
+    /** The VAPID contact the push services see (mailto: or https:); some refuse a made-up address. */
+    subject: z
+      .string()
+      .regex(/^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/, 'must be a mailto: address or an https: URL')
+      .default('mailto:rudder@example.invalid'),
+  })
+  .strict();
+
 export const storeSchema = z
   .object({
     /** normal: a commit survives a crash of Rudder; full: also a power cut (one fsync per commit). */
@@ -211,6 +226,7 @@ export const configSchema = z
     fallback: fallbackSchema.optional(),
     web: webSchema.prefault({}),
     store: storeSchema.prefault({}),
+    push: pushSchema.prefault({}),
     channels: channelsSchema.prefault({}),
     /** How chats show a running turn (each channel may override keys in its own `progress`). */
     progress: progressSchema.prefault({}),
@@ -236,4 +252,5 @@ export type TmuxConfig = z.infer<typeof tmuxSchema>;
 export type CodexConfig = z.infer<typeof codexSchema>;
 export type SteeringConfig = z.infer<typeof steeringSchema>;
 export type StoreConfig = z.infer<typeof storeSchema>;
+export type PushConfig = z.infer<typeof pushSchema>;
 export type FallbackConfig = z.infer<typeof fallbackSchema>;

@@ -3,11 +3,13 @@
  * agents' launches, the services, recovery, the page's server, the chat channels); one call stops
  * it (shutdown.ts).
  */
+import type https from 'node:https';
 import path from 'node:path';
 import type { ClaudeCheck } from '../agents/claude/health.js';
 import { AgentLaunches } from '../agents/launch.js';
 import type { SessionFactory } from '../agents/pool.js';
 import type { Channel } from '../channels/channel.js';
+import { loadOrCreateVapidKeys } from '../channels/push/keys.js';
 import { createChannels } from '../channels/registry.js';
 import { WebChannel } from '../channels/web/channel.js';
 import { checkProjects, type LiveConfig } from '../config/load.js';
@@ -37,6 +39,8 @@ export interface GatewayOptions {
   signal?: AbortSignal;
   /** Replaces the agent session factory (benchmarks measure the gateway with an in-process fake agent). */
   sessionFactory?: (launches: AgentLaunches) => SessionFactory;
+  /** The HTTPS agent pushes go through (a test's, trusting its fake push service's certificate). */
+  pushAgent?: https.Agent;
 }
 
 export interface RunningGateway {
@@ -84,7 +88,8 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   killOrphans(store, log, launches.markPrefix);
   store.pruneEvents(EVENT_RETENTION_MS);
   const factory = opts.sessionFactory?.(launches);
-  const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable });
+  const push = cfg.web.enabled && cfg.push.enabled ? pushKeys(dataDir, opts.pushAgent) : undefined;
+  const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable, push });
   const claude = s.claude.refresh();
 
   const web = cfg.web.enabled ? webServer(dataDir, cfg, s, log) : undefined;
@@ -125,6 +130,13 @@ function webServer(dataDir: string, cfg: Config, s: Services, log: Logger): Http
   registerSecret(token);
   const { host, port, allowedHosts } = cfg.web;
   return new HttpServer({ host, port, allowedHosts, token, logger: log, api: s.api });
+}
+
+/** Web Push's VAPID keys, made once into the data dir; the private one is a secret of the log's. */
+function pushKeys(dataDir: string, agent: https.Agent | undefined) {
+  const keys = loadOrCreateVapidKeys(dataDir);
+  registerSecret(keys.privateKey);
+  return { keys, agent };
 }
 
 async function chatChannels(cfg: Config, dataDir: string, log: Logger): Promise<Channel[]> {

@@ -2,10 +2,13 @@
  * The gateway's services, built in dependency order, each given exactly what it needs; nothing is
  * filled in afterwards. Read top to bottom, this is the graph of the gateway's middle.
  */
+import type https from 'node:https';
 import { ClaudeHealth } from '../agents/claude/health.js';
 import type { AgentLaunches } from '../agents/launch.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry, warmCap } from '../agents/registry.js';
+import type { VapidKeys } from '../channels/push/keys.js';
+import { PushSender } from '../channels/push/sender.js';
 import type { LiveConfig } from '../config/load.js';
 import type { Logger } from '../ops/logger.js';
 import { ReviewDesk } from '../projects/review/guard.js';
@@ -16,6 +19,7 @@ import { AccessControl } from '../security/access.js';
 import { AccessStore } from '../security/access-store.js';
 import type { Store } from '../store/store.js';
 import { GatewayApi } from './api/api.js';
+import { PushApi } from './api/push-api.js';
 import { EventBus } from './bus.js';
 import { ChannelStarter } from './channel-start.js';
 import { Chats } from './chats.js';
@@ -26,6 +30,11 @@ import { Stopper } from './commands/stop.js';
 import { Conversations } from './conversations/conversations.js';
 import { Intake } from './intake/intake.js';
 import { Router } from './intake/route.js';
+import { ActionTokens } from './notify/action-tokens.js';
+import { PushActions } from './notify/actions.js';
+import { PushDelivery } from './notify/deliver.js';
+import { Notifier } from './notify/notifier.js';
+import { Presence } from './notify/presence.js';
 import { ChatPrompts } from './permissions/chat-prompts.js';
 import { PermissionDesk } from './permissions/desk.js';
 import { publishPermissions } from './permissions/page-events.js';
@@ -49,11 +58,14 @@ export interface ServiceParts {
   memAvailable: number | undefined;
   /** Replaces the agent session factory (benchmarks measure the gateway with an in-process fake agent). */
   factory?: SessionFactory;
+  /** Web Push's keys (push.enabled, with the page); without them nothing is pushed. */
+  push?: { keys: VapidKeys; agent?: https.Agent };
 }
 
 export type Services = ReturnType<typeof buildServices>;
 
-export function buildServices({ config, store, log, env, projects, launches, factory, memAvailable }: ServiceParts) {
+export function buildServices(parts: ServiceParts) {
+  const { config, store, log, env, projects, launches, factory, memAvailable, push } = parts;
   const cfg = config.current();
   // Agents: the warm cap from the machine's memory (or the config), the pool over the registry.
   const cap = warmCap(cfg.steering.maxLive, memAvailable);
@@ -81,6 +93,21 @@ export function buildServices({ config, store, log, env, projects, launches, fac
   // Reviewing the agents' work: git (and gh) run bounded, marked as the gateway's, never through a shell.
   const git = new GitRunner({ env, markPrefix: launches.markPrefix, log });
   const reviewDesk = new ReviewDesk({ run: git, ghEnv: env });
+  // Notifications: which conversation a page shows, the buttons' tokens, the pushes and when to send them.
+  const presence = new Presence();
+  const tokens = new ActionTokens();
+  const sender = push && new PushSender({ keys: push.keys, subject: cfg.push.subject, agent: push.agent });
+  const delivery = sender && new PushDelivery({ sender, subscriptions: store.push, log });
+  const notifier = new Notifier({
+    settings: () => config.current().push,
+    store,
+    desk,
+    steps,
+    presence,
+    tokens,
+    delivery,
+    log,
+  });
 
   // Conversations: the lanes, then what people ask of them.
   const conversations = new Conversations({
@@ -92,6 +119,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     steps,
     replies,
     desk,
+    alerts: notifier,
     log,
     env,
     memAvailable,
@@ -160,6 +188,15 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     claude,
     spare: () => launches.spareProcess(),
   });
+  const actions = new PushActions({ tokens, store, desk, steps, stop: (id) => stopper.stopFromButton(id), log });
+  const pushApi = new PushApi({
+    store,
+    notifier,
+    presence,
+    actions,
+    publicKey: push?.keys.publicKey,
+    longTurnSeconds: () => config.current().push.longTurnSeconds,
+  });
   const api = new GatewayApi({
     store,
     bus,
@@ -173,6 +210,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     conversations,
     reviews,
     log,
+    push: pushApi,
   });
 
   return {
@@ -190,6 +228,8 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     desk,
     steps,
     prompts,
+    presence,
+    notifier,
     conversations,
     reviewDesk,
     reviews,

@@ -30,6 +30,7 @@ export async function shutdown({ s, launches, web, release }: Stoppable, reason:
   await s.replies.delivery.idle(2000);
   s.replies.delivery.stop();
   s.cards.stop();
+  await s.notifier.stop(2000);
   s.conversations.dispose();
   await Promise.allSettled([...s.chats.all().map((c) => c.stop()), web?.stop()]);
   s.steps.flush();
@@ -41,7 +42,7 @@ export async function shutdown({ s, launches, web, release }: Stoppable, reason:
 /** The page's server could not start: what recovery began is stopped, and the start fails with its error. */
 export async function undoStart(s: Services, launches: AgentLaunches, err: unknown): Promise<never> {
   const why = 'the web channel could not start';
-  await Promise.all([s.pool.stopAll(why), launches.stop(why)]);
+  await Promise.all([s.pool.stopAll(why), launches.stop(why), s.notifier.stop(0)]);
   await Promise.allSettled(s.chats.all().map((c) => c.stop()));
   await s.store.close();
   throw err;

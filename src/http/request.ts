@@ -2,7 +2,8 @@
  * One web request, in the order its checks run: security headers on every answer, the request
  * target (a malformed one is a 400), the Host (421 for a name this gateway does not serve), then
  * the public routes (/healthz, the web app's files), then for /api: the Origin when present (403),
- * the token (401), and a JSON content type on a body (POST, PATCH, PUT: 415), before the API itself.
+ * the token (401; a notification's button carries a signed token of its own instead), and a JSON
+ * content type on a body (POST, PATCH, PUT: 415), before the API itself.
  */
 import type http from 'node:http';
 import type { GatewayApi } from '../gateway/api/api.js';
@@ -12,7 +13,7 @@ import { asHttpError, HttpError, sendError, sendJson } from './errors.js';
 import { setSecurityHeaders } from './headers.js';
 import type { HostRules } from './hosts.js';
 import type { Target } from './route.js';
-import { findRoute, takesTokenInQuery } from './routes.js';
+import { carriesOwnCredential, findRoute, takesTokenInQuery } from './routes.js';
 import type { StaticFiles } from './static.js';
 import { tokenMatches } from './token.js';
 
@@ -107,7 +108,7 @@ export async function handleRequest(
     }
     const given =
       bearer(req) ?? (takesTokenInQuery(method, target) ? (target.query.get('token') ?? undefined) : undefined);
-    if (!tokenMatches(given, ctx.token))
+    if (!carriesOwnCredential(method, target) && !tokenMatches(given, ctx.token))
       throw new HttpError(
         'UNAUTHORIZED',
         'A valid bearer token is required: Authorization: Bearer <token> (it is in web-token in the data dir).',

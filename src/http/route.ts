@@ -32,6 +32,11 @@ export interface Route {
   handler(ctx: RouteContext): Promise<Answer> | Answer;
   /** EventSource cannot send headers: this route alone also takes the token as ?token=. */
   tokenInQuery?: boolean;
+  /**
+   * The body carries its own credential instead of the bearer token: a notification's signed action token,
+   * which the service worker (no access to the page's token) sends. The handler checks it.
+   */
+  credential?: 'action-token';
 }
 
 export const ok = (body: unknown, status = 200): Answer => ({ status, body });

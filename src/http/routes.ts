@@ -9,6 +9,7 @@ import { eventRoutes } from './handlers/events.js';
 import { gatewayRoutes } from './handlers/gateway.js';
 import { messageRoutes } from './handlers/messages.js';
 import { permissionRoutes } from './handlers/permissions.js';
+import { pushRoutes } from './handlers/push.js';
 import { reviewRoutes } from './handlers/review.js';
 import type { Route, Target } from './route.js';
 
@@ -19,6 +20,7 @@ export const ROUTES: Route[] = [
   ...permissionRoutes,
   ...reviewRoutes,
   ...eventRoutes,
+  ...pushRoutes,
 ];
 
 const CONVERSATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -53,6 +55,11 @@ export function findRoute(method: string, t: Target): { route: Route; params: Re
   }
   if (allowed.length) throw new HttpError('METHOD_NOT_ALLOWED', `Use ${[...new Set(allowed)].join(' or ')}.`);
   throw new HttpError('NOT_FOUND', `No route ${method} ${t.path}.`);
+}
+
+/** A route whose body carries its own signed credential (a notification's button): no bearer token is asked. */
+export function carriesOwnCredential(method: string, t: Target): boolean {
+  return ROUTES.some((r) => r.credential && r.method === method && matchPath(r.path, t.segments));
 }
 
 /** The one route a browser reaches with EventSource, which cannot send headers: ?token= works here alone. */

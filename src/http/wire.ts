@@ -9,6 +9,7 @@ import type { Section } from '../projects/review/types.js';
 
 export type * from '../gateway/api/types.js';
 export type * from '../gateway/events.js';
+export type * from '../gateway/notify/payload.js';
 export type * from '../gateway/review/types.js';
 export type { StatusReport } from '../gateway/status/report-types.js';
 export type * from '../gateway/steps/types.js';
@@ -58,6 +59,13 @@ export interface CreateConversationRequest {
 export interface PatchConversationRequest {
   title?: string;
   archived?: boolean;
+  /** No notification is pushed for it (to any device). */
+  muted?: boolean;
+}
+
+/** POST /api/push/test */
+export interface PushTestResult {
+  devices: number;
 }
 
 /** POST /api/conversations/:id/read */

@@ -129,4 +129,20 @@ export const MIGRATIONS: string[] = [
       ELSE 'agent-terminal' END
     WHERE state = 'deferred';
   `,
+  // Web Push: the devices that asked for notifications (the endpoint is a capability URL of the
+  // browser's push service; p256dh and auth encrypt to it), and the conversations muted for all.
+  `
+  CREATE TABLE push_subscriptions (
+    id TEXT PRIMARY KEY,               -- a hash of the endpoint: the page and the action tokens name it
+    endpoint TEXT NOT NULL UNIQUE,
+    p256dh TEXT NOT NULL,
+    auth TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    last_sent_at INTEGER
+  );
+  CREATE TABLE push_mutes (
+    conversation_id TEXT PRIMARY KEY,
+    muted_at INTEGER NOT NULL
+  );
+  `,
 ];

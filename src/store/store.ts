@@ -10,6 +10,7 @@ import { type Db, integrityCheck, openDatabase } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { HistoryQueries } from './history.js';
 import { Inbox, type NewMessage, transitionStatements } from './inbox.js';
+import { PushSubscriptions } from './push-subscriptions.js';
 import { json, toConversation, toEvent, toOutbox, toTurn } from './rows.js';
 import { type ConversationSetter, prepareStatements, type Statements } from './statements.js';
 import type { ConversationRow, EventRow, EventType, MessageRow, OutboxRow, ToolCall, TurnRow } from './types.js';
@@ -65,6 +66,8 @@ export class Store {
   private readonly checkpointer: Checkpointer | undefined;
   /** Paged reads of a conversation's history (the web app). */
   readonly history: HistoryQueries;
+  /** Web Push subscriptions and muted conversations. */
+  readonly push: PushSubscriptions;
   private readonly group: GroupCommit | undefined;
   /** Without group commit: what waits for the transaction running now to commit. */
   private afterTx: Array<() => void> = [];
@@ -80,6 +83,7 @@ export class Store {
     this.inbox = new Inbox(this.s, moves, newId);
     this.projects = new ConversationProjects(this.db);
     this.history = new HistoryQueries(this.db);
+    this.push = new PushSubscriptions(this.db);
     if (opts.groupCommit) {
       const group = (this.group = new GroupCommit(this.db));
       // Every write of the store joins the loop turn's group (reads need not).

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROUTES } from '../../src/http/routes.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, ROOT, startInProcess } from '../support/gateway-rig.js';
 import { runCli } from './run-cli.js';
@@ -43,8 +44,15 @@ describe('README', () => {
     }
   });
 
+  it('the HTTP API section names every route of the route table', () => {
+    const api = section('HTTP API');
+    expect(ROUTES.filter((r) => !api.includes(r.path)).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  });
+
   it('documents the new configuration keys', () => {
     const config = section('Configuration');
+    expect(config).toMatch(/\| `longTurnSeconds` \| 60 \|/);
+    expect(config).toContain('"push": { "enabled": true, "longTurnSeconds": 60');
     expect(config).toMatch(/\| `autocompact` \| `auto` \|/);
     expect(config).toContain('"autocompact": "auto"');
     expect(config).toContain('"store": { "synchronous": "normal" }');

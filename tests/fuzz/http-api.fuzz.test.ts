@@ -70,6 +70,12 @@ const routes = fc.oneof(
     .tuple(fc.constantFrom('f1', 'f2', 'x.y', ''), fc.constantFrom('messages', 'events', 'permissions'))
     .map(([id, sub]) => ['api', 'conversations', id, sub].filter(Boolean)),
   fc.constantFrom(['api', 'status'], ['api', 'conversations'], ['api', 'channels'], ['healthz'], []),
+  fc.constantFrom(
+    ['api', 'push'],
+    ['api', 'push', 'subscriptions'],
+    ['api', 'push', 'presence'],
+    ['api', 'push', 'action'],
+  ),
   fc.array(segment, { maxLength: 5 }),
 );
 const path = fc.oneof(
@@ -105,7 +111,7 @@ const body = fc.oneof(
   fc.string(),
   fc.json(),
   fc.jsonValue().map((v) => JSON.stringify({ text: v })),
-  fc.constantFrom('{"text":"/help"}', '{"allow":true}', '{"title":"t"}', ''),
+  fc.constantFrom('{"text":"/help"}', '{"allow":true}', '{"title":"t"}', '{"token":"a.b"}', '{"viewer":"x"}', ''),
 );
 const query = fc.oneof(
   fc.constant(''),
@@ -226,6 +232,12 @@ function send(c: Case): Promise<{ status: number; headers: http.IncomingHttpHead
   });
 }
 
+/** POST /api/push/action: a notification's button, whose signed token in the body is its credential. */
+function isAction(c: Case): boolean {
+  const segs = c.segments.filter(Boolean).map(decodeURIComponent);
+  return c.method === 'POST' && segs.length === 3 && segs[0] === 'api' && segs[1] === 'push' && segs[2] === 'action';
+}
+
 /** The first guard a request fails, in the order the web channel checks them; undefined when it passes them all. */
 function expectedRefusal(c: Case): number | undefined {
   if (c.malformed) return 400;
@@ -237,7 +249,8 @@ function expectedRefusal(c: Case): number | undefined {
   if (segs[0] !== 'api') return undefined;
   if (c.origin.kind === 'foreign') return 403;
   const isEvents = c.method === 'GET' && segs.length === 4 && segs[1] === 'conversations' && segs[3] === 'events';
-  const authed = c.auth === 'header' || (c.auth === 'query' && isEvents);
+  // A notification's button carries a signed token of its own, in the body: no bearer token is asked.
+  const authed = c.auth === 'header' || (c.auth === 'query' && isEvents) || isAction(c);
   if (!authed) return 401;
   if (['POST', 'PATCH', 'PUT'].includes(c.method) && !c.contentType.json) return 415;
   return undefined;
@@ -255,8 +268,8 @@ describe('HTTP API, fuzzed', () => {
           expect(r.status).toBeLessThan(500);
           const refusal = expectedRefusal(c);
           if (refusal !== undefined) expect(r.status).toBe(refusal);
-          // Past the guards, only the API answers: never one of the guards' codes.
-          else expect([401, 403, 415, 421]).not.toContain(r.status);
+          // Past the guards, only the API answers: never one of the guards' codes (a button's bad token is a 401).
+          else expect(isAction(c) ? [403, 415, 421] : [401, 403, 415, 421]).not.toContain(r.status);
           expect(String(r.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
           expect(r.headers['x-content-type-options']).toBe('nosniff');
           expect(r.headers['referrer-policy']).toBe('no-referrer');

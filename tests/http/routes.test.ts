@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { HTTP_STATUS, HttpError } from '../../src/http/errors.js';
 import { parseTarget } from '../../src/http/request.js';
-import { findRoute, ROUTES, takesTokenInQuery } from '../../src/http/routes.js';
+import { carriesOwnCredential, findRoute, ROUTES, takesTokenInQuery } from '../../src/http/routes.js';
 
 const find = (method: string, raw: string) => findRoute(method, parseTarget(raw));
 const failure = (fn: () => unknown) => {
@@ -41,6 +41,13 @@ describe('HTTP routes', () => {
     expect(ROUTES.filter((r) => r.tokenInQuery).map((r) => r.path)).toEqual(['/api/conversations/:id/events']);
   });
 
+  it("asks no bearer token only of a notification's button, whose body carries a token the gateway signed", () => {
+    expect(ROUTES.filter((r) => r.credential).map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/push/action']);
+    expect(carriesOwnCredential('POST', parseTarget('/api/push/action'))).toBe(true);
+    expect(carriesOwnCredential('GET', parseTarget('/api/push/action'))).toBe(false);
+    expect(carriesOwnCredential('POST', parseTarget('/api/push/subscriptions'))).toBe(false);
+  });
+
   it('gives every error code the status it stands for', () => {
     expect(HTTP_STATUS).toMatchObject({
       BAD_REQUEST: 400,
@@ -49,6 +56,7 @@ describe('HTTP routes', () => {
       NOT_FOUND: 404,
       METHOD_NOT_ALLOWED: 405,
       MESSAGE_NOT_WAITING: 409,
+      PUSH_DISABLED: 409,
       UNSUPPORTED_MEDIA_TYPE: 415,
       HOST_NOT_ALLOWED: 421,
       INTERNAL_ERROR: 500,

@@ -144,6 +144,8 @@ export async function startInProcess(
     home?: string;
     extraChannels?: Channel[];
     sessionFactory?: GatewayOptions['sessionFactory'];
+    /** Trusts a fake push service's certificate (fake-push.ts). */
+    pushAgent?: GatewayOptions['pushAgent'];
   } = {},
 ) {
   const home = opts.home ?? tempDir('rhome');
@@ -158,6 +160,7 @@ export async function startInProcess(
     env: { ...process.env, ...opts.env },
     extraChannels: opts.extraChannels,
     sessionFactory: opts.sessionFactory,
+    pushAgent: opts.pushAgent,
   });
   const { port } = gw.web!.address();
   const token = fs.readFileSync(path.join(home, 'web-token'), 'utf8').trim();

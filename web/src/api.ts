@@ -18,10 +18,16 @@ import type {
   LineCommentBody,
   MergeResult,
   OkBody,
+  PatchConversationRequest,
+  PresenceRequest,
   PullRequestAvailability,
   PullRequestRequest,
   PullRequestResult,
+  PushInfo,
   PushResult,
+  PushSubscribed,
+  PushSubscribeRequest,
+  PushTestResult,
   Section,
   StopBody,
   WaitingMessageBody,
@@ -90,7 +96,13 @@ export class Api {
     };
   }
 
-  async request<T>(method: string, path: string, body?: unknown, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
+  /** `keepalive`: the request outlives the page (a last word as it is hidden or closed). */
+  async request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: { keepalive?: boolean; timeoutMs?: number } = {},
+  ): Promise<T> {
     let res: Response;
     try {
       res = await fetch(path, {
@@ -98,8 +110,9 @@ export class Api {
         headers: this.headers(body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: 'no-store',
+        keepalive: opts.keepalive ?? false,
         // A request into a dead network would otherwise wait for the browser to give up, minutes later.
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.timeout(opts.timeoutMs ?? REQUEST_TIMEOUT_MS),
       });
     } catch (err) {
       throw new UnreachableError(`Cannot reach the gateway (${(err as Error).message}).`);
@@ -130,7 +143,7 @@ export class Api {
     return this.request('GET', `/api/conversations/${enc(id)}`);
   }
 
-  updateConversation(id: string, change: { title?: string; archived?: boolean }): Promise<ConversationItem> {
+  updateConversation(id: string, change: PatchConversationRequest): Promise<ConversationItem> {
     return this.request('PATCH', `/api/conversations/${enc(id)}`, change);
   }
 
@@ -164,6 +177,27 @@ export class Api {
     return this.request('POST', `/api/conversations/${enc(id)}/permissions/${enc(requestId)}`, body);
   }
 
+  pushInfo(): Promise<PushInfo> {
+    return this.request('GET', '/api/push');
+  }
+
+  subscribePush(subscription: PushSubscribeRequest): Promise<PushSubscribed> {
+    return this.request('POST', '/api/push/subscriptions', subscription);
+  }
+
+  unsubscribePush(id: string): Promise<OkBody> {
+    return this.request('DELETE', `/api/push/subscriptions/${enc(id)}`);
+  }
+
+  testPush(): Promise<PushTestResult> {
+    return this.request('POST', '/api/push/test', {});
+  }
+
+  /** What this page shows, visible and in use (null: nothing); kept alive when the page is going away. */
+  presence(body: PresenceRequest, keepalive: boolean): Promise<OkBody> {
+    return this.request('POST', '/api/push/presence', body, { keepalive });
+  }
+
   channels(): Promise<ChannelList> {
     return this.request('GET', '/api/channels');
   }
@@ -176,7 +210,7 @@ export class Api {
   // ---- the review of a conversation's work ----
 
   changes(id: string): Promise<ChangesBody> {
-    return this.request('GET', `/api/conversations/${enc(id)}/changes`, undefined, ACTION_TIMEOUT_MS);
+    return this.request('GET', `/api/conversations/${enc(id)}/changes`, undefined, { timeoutMs: ACTION_TIMEOUT_MS });
   }
 
   changedFile(id: string, ref: { section: Section; path: string; oldPath?: string }): Promise<FileDiff> {
@@ -185,12 +219,16 @@ export class Api {
       path: ref.path,
       ...(ref.oldPath ? { oldPath: ref.oldPath } : {}),
     });
-    return this.request('GET', `/api/conversations/${enc(id)}/changes/file?${q}`, undefined, ACTION_TIMEOUT_MS);
+    return this.request('GET', `/api/conversations/${enc(id)}/changes/file?${q}`, undefined, {
+      timeoutMs: ACTION_TIMEOUT_MS,
+    });
   }
 
   sendComments(id: string, comments: LineCommentBody[], clientMessageId: string): Promise<SendResult> {
     const body: CommentsRequest = { comments, clientMessageId };
-    return this.request('POST', `/api/conversations/${enc(id)}/changes/comments`, body, ACTION_TIMEOUT_MS);
+    return this.request('POST', `/api/conversations/${enc(id)}/changes/comments`, body, {
+      timeoutMs: ACTION_TIMEOUT_MS,
+    });
   }
 
   proposeCommit(id: string): Promise<SendResult> {
@@ -198,31 +236,52 @@ export class Api {
   }
 
   commit(id: string, message: string): Promise<CommitResult> {
-    return this.request('POST', `/api/conversations/${enc(id)}/changes/commit`, { message }, ACTION_TIMEOUT_MS);
+    return this.request(
+      'POST',
+      `/api/conversations/${enc(id)}/changes/commit`,
+      { message },
+      { timeoutMs: ACTION_TIMEOUT_MS },
+    );
   }
 
   merge(id: string): Promise<MergeResult> {
-    return this.request('POST', `/api/conversations/${enc(id)}/changes/merge`, {}, ACTION_TIMEOUT_MS);
+    return this.request('POST', `/api/conversations/${enc(id)}/changes/merge`, {}, { timeoutMs: ACTION_TIMEOUT_MS });
   }
 
   push(id: string, which: 'branch' | 'base' = 'branch'): Promise<PushResult> {
-    return this.request('POST', `/api/conversations/${enc(id)}/changes/push`, { which }, ACTION_TIMEOUT_MS);
+    return this.request(
+      'POST',
+      `/api/conversations/${enc(id)}/changes/push`,
+      { which },
+      { timeoutMs: ACTION_TIMEOUT_MS },
+    );
   }
 
   pullRequestAvailable(id: string): Promise<PullRequestAvailability> {
-    return this.request('GET', `/api/conversations/${enc(id)}/changes/pull-request`, undefined, ACTION_TIMEOUT_MS);
+    return this.request('GET', `/api/conversations/${enc(id)}/changes/pull-request`, undefined, {
+      timeoutMs: ACTION_TIMEOUT_MS,
+    });
   }
 
   openPullRequest(id: string, body: PullRequestRequest = {}): Promise<PullRequestResult> {
-    return this.request('POST', `/api/conversations/${enc(id)}/changes/pull-request`, body, ACTION_TIMEOUT_MS);
+    return this.request('POST', `/api/conversations/${enc(id)}/changes/pull-request`, body, {
+      timeoutMs: ACTION_TIMEOUT_MS,
+    });
   }
 
   discardPreview(id: string): Promise<DiscardPreview> {
-    return this.request('GET', `/api/conversations/${enc(id)}/changes/discard`, undefined, ACTION_TIMEOUT_MS);
+    return this.request('GET', `/api/conversations/${enc(id)}/changes/discard`, undefined, {
+      timeoutMs: ACTION_TIMEOUT_MS,
+    });
   }
 
   discard(id: string, confirm: string): Promise<DiscardResult> {
-    return this.request('POST', `/api/conversations/${enc(id)}/changes/discard`, { confirm }, ACTION_TIMEOUT_MS);
+    return this.request(
+      'POST',
+      `/api/conversations/${enc(id)}/changes/discard`,
+      { confirm },
+      { timeoutMs: ACTION_TIMEOUT_MS },
+    );
   }
 
   /** Follows a conversation's events from `lastEventId`; reconnects until closed. */

@@ -9,6 +9,13 @@ import type { ChangesState } from './review-model.js';
 import { createStore } from './store.js';
 import type { Connection, ConversationItem, Project } from './types.js';
 
+/**
+ * Notifications on this device: not possible here (no service worker or Push API: an http:// address from
+ * another device, an old browser), off on the gateway (push.enabled), off, blocked in the browser's settings,
+ * on, or being changed.
+ */
+export type PushStatus = 'unsupported' | 'gateway-off' | 'off' | 'blocked' | 'on' | 'working';
+
 export interface AppState {
   connection: Connection;
   /** Why the connection is not live, in words for the person. */
@@ -36,6 +43,8 @@ export interface AppState {
   changes?: ChangesState;
   /** A short-lived message about an action that failed. */
   toast?: string;
+  /** Notifications on this device; undefined while it is being found out. */
+  push?: PushStatus;
 }
 
 const store = createStore<AppState>({
@@ -52,6 +61,7 @@ const store = createStore<AppState>({
 export const getState = store.get;
 export const useStore = store.use;
 export const set = store.set;
+export const onChange = store.subscribe;
 
 let client = new Api(undefined);
 export const api = (): Api => client;

@@ -10,6 +10,8 @@ import { loadDraft } from './device.js';
 import { newConversation } from './list.js';
 import { markWaiting, refreshList } from './list-refresh.js';
 import { flush, withUnsent } from './outbox.js';
+import { startPresence } from './presence.js';
+import { followNotificationTaps, initPush } from './push.js';
 import { emptyConversation } from './reduce.js';
 
 export { type AppState, getState, toast, useStore } from './app-store.js';
@@ -28,6 +30,7 @@ export {
 export { archive, newConversation, rename, setDrawer, setProjectFilter, showArchived } from './list.js';
 export { refreshList } from './list-refresh.js';
 export { discard, retry } from './outbox.js';
+export { disablePush, enablePush, setMuted } from './push.js';
 export { toggleChanges } from './review.js';
 
 const LIST_POLL_MS = 20_000;
@@ -54,6 +57,9 @@ export async function boot(token: string | undefined): Promise<void> {
     nudge();
     void flush();
   });
+  startPresence();
+  followNotificationTaps((id) => void openConversation(id));
+  void initPush();
   // One project is no choice: the picker and the labels appear when there are several.
   void api()
     .projects()

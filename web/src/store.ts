@@ -6,6 +6,8 @@ export interface Store<S> {
   set(patch: Partial<S> | ((s: S) => Partial<S>)): void;
   /** The selected part of the state; the component re-renders when it changes (Object.is). */
   use<T>(select: (s: S) => T): T;
+  /** Called after every change (outside the views: what the page tells the gateway). */
+  subscribe(l: () => void): () => void;
 }
 
 export function createStore<S extends object>(initial: S): Store<S> {
@@ -13,6 +15,10 @@ export function createStore<S extends object>(initial: S): Store<S> {
   const listeners = new Set<() => void>();
   return {
     get: () => state,
+    subscribe(l) {
+      listeners.add(l);
+      return () => void listeners.delete(l);
+    },
     set(patch) {
       state = { ...state, ...(typeof patch === 'function' ? patch(state) : patch) };
       for (const l of listeners) l();

@@ -8,6 +8,7 @@ import {
   Events,
   GatewayIntentBits,
   type Message,
+  MessageFlags,
   type PartialMessage,
   Partials,
   REST,
@@ -253,17 +254,19 @@ export class DiscordChannel implements Channel {
     const parts = splitMarkdown(reply.text, DISCORD_TEXT_LIMIT);
     return this.serial.run(to.conversationKey, () =>
       this.progress.deliver(reply.outboxId, parts, (content, i) =>
-        this.post(to.conversationKey, content, i === 0 ? reply.replyTo : undefined),
+        this.post(to.conversationKey, content, i === 0 ? reply.replyTo : undefined, i > 0),
       ),
     );
   }
 
-  private async post(channelId: string, content: string, replyTo: string | undefined): Promise<void> {
+  /** One message; `silent` (@silent) for the parts after a reply's first and for acknowledgements. */
+  private async post(channelId: string, content: string, replyTo: string | undefined, silent: boolean): Promise<void> {
     const refId = replyTo?.split('@')[0];
     const body = {
       content,
       allowed_mentions: { parse: [], replied_user: false },
       ...(refId ? { message_reference: { message_id: refId, fail_if_not_exists: false } } : {}),
+      ...(silent ? { flags: MessageFlags.SuppressNotifications } : {}),
     };
     await withRetry(
       () => this.rest().post(Routes.channelMessages(channelId), { body }),
@@ -297,7 +300,7 @@ export class DiscordChannel implements Channel {
       }
     }
     const text = ackText(kind, note);
-    if (text) await this.serial.run(to.conversationKey, () => this.post(to.conversationKey, text, msgId));
+    if (text) await this.serial.run(to.conversationKey, () => this.post(to.conversationKey, text, msgId, true));
   }
 
   typing(to: MessageRef, on: boolean): void {

@@ -87,6 +87,8 @@ export class DiscordSurfaces {
           content,
           allowed_mentions: NO_MENTIONS,
           ...(i === parts.length - 1 ? { components: components(prompt.buttons) } : {}),
+          // The request rings once, with its first part.
+          ...(i > 0 ? { flags: MessageFlags.SuppressNotifications } : {}),
         };
         const m = (await withRetry(
           () => this.d.rest().post(Routes.channelMessages(to.conversationKey), { body }),

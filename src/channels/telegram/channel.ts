@@ -275,16 +275,23 @@ export class TelegramChannel implements Channel {
     const parts = fitParts(reply.text, TELEGRAM_TEXT_LIMIT, toTelegramHtml, telegramVisibleLength);
     return this.serial.run(to.conversationKey, () =>
       this.progress.deliver(reply.outboxId, parts, (html, i) =>
-        this.sendHtml(to, html, i === 0 ? reply.replyTo : undefined),
+        this.sendHtml(to, html, i === 0 ? reply.replyTo : undefined, i > 0),
       ),
     );
   }
 
-  /** Sends one part; a part Telegram cannot parse as HTML goes again as plain text. */
-  private async sendHtml(to: MessageRef, html: string, replyTo: string | undefined): Promise<void> {
+  /**
+   * Sends one part; a part Telegram cannot parse as HTML goes again as plain text. A reply notifies once: its
+   * first part rings, the parts after it are silent.
+   */
+  private async sendHtml(to: MessageRef, html: string, replyTo: string | undefined, silent: boolean): Promise<void> {
     const { chatId, topicId } = parseConversationKey(to.conversationKey);
     const replyId = replyTo ? messageIdOf(replyTo) : undefined;
-    const base = { ...placement(topicId, replyId), link_preview_options: { is_disabled: true } };
+    const base = {
+      ...placement(topicId, replyId),
+      link_preview_options: { is_disabled: true },
+      ...(silent ? { disable_notification: true } : {}),
+    };
     await withRetry(async () => {
       try {
         await this.api().sendMessage(chatId, html, { ...base, parse_mode: 'HTML' });
@@ -329,7 +336,8 @@ export class TelegramChannel implements Channel {
     if (!text) return;
     await this.serial.run(to.conversationKey, () =>
       withRetry(
-        () => this.api().sendMessage(chatId, text, placement(topicId, msgId)),
+        // An acknowledgement answers what the person just did: it never rings.
+        () => this.api().sendMessage(chatId, text, { ...placement(topicId, msgId), disable_notification: true }),
         this.retryOptions('sendMessage'),
       ),
     );

@@ -133,6 +133,8 @@ export class TelegramSurfaces {
                   ...(topicId !== undefined ? { message_thread_id: topicId } : {}),
                   ...(parse ? { parse_mode: 'HTML' as const } : {}),
                   link_preview_options: { is_disabled: true },
+                  // The request rings once, with its first part (the tool and what it asks).
+                  ...(i > 0 ? { disable_notification: true } : {}),
                   ...markup,
                 }),
               html,

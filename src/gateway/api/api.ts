@@ -23,6 +23,7 @@ import type { StatusReport } from '../status/report-types.js';
 import type { StepLog } from '../steps/step-log.js';
 import { conversationItem, listConversations, titleFromFirstMessage } from './conversation-list.js';
 import { historyPage } from './history.js';
+import type { PushApi } from './push-api.js';
 import type { ConversationItem, HistoryPage, ProjectList, StopBody, TurnsPage } from './types.js';
 
 export const WEB = 'web';
@@ -38,13 +39,19 @@ export interface GatewayApiDeps extends WaitingDeps {
   projects: Projects;
   status: StatusReporter;
   reviews: Reviews;
+  push: PushApi;
 }
 
 /** Who the page is, as answers and messages record it. */
 const PAGE = 'web:owner';
 
 export class GatewayApi {
-  constructor(private readonly d: GatewayApiDeps) {}
+  /** Notifications: subscriptions, mute, presence, a notification's buttons. */
+  readonly push: PushApi;
+
+  constructor(private readonly d: GatewayApiDeps) {
+    this.push = d.push;
+  }
 
   /** A message from the page: the web channel's owner, committed through intake like any other. */
   async send(key: string, text: string, clientMessageId?: string): Promise<AcceptResult> {
@@ -90,11 +97,15 @@ export class GatewayApi {
     return { id: key, project: project.name };
   }
 
-  updateConversation(key: string, change: { title?: string; archived?: boolean }): ConversationItem | undefined {
+  updateConversation(
+    key: string,
+    change: { title?: string; archived?: boolean; muted?: boolean },
+  ): ConversationItem | undefined {
     const id = conversationIdOf(WEB, key);
     if (!this.d.store.conversation(id)) return undefined;
     if (change.title !== undefined) this.d.store.setTitle(id, change.title);
     if (change.archived !== undefined) this.d.store.setArchived(id, change.archived ? Date.now() : null);
+    if (change.muted !== undefined) this.d.push.setMuted(key, change.muted);
     return this.conversation(key);
   }
 
@@ -195,7 +206,8 @@ export class GatewayApi {
     return this.d.reviews.merge(conversationIdOf(WEB, key), PAGE);
   }
 
-  push(key: string, which: 'branch' | 'base') {
+  /** Push of the reviewed branch (or its base) to the project's remote. */
+  pushChanges(key: string, which: 'branch' | 'base') {
     return this.d.reviews.push(conversationIdOf(WEB, key), PAGE, which);
   }
 

@@ -34,6 +34,7 @@ export function conversationItem(d: Deps, c: ConversationRow): ConversationItem 
     project: project.name,
     branch: d.projects.worktreeOf(c.id, project.name)?.branch ?? null,
     waiting: d.desk.pending(c.id) !== undefined,
+    muted: d.store.push.isMuted(c.id),
   };
 }
 

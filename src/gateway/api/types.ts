@@ -44,6 +44,8 @@ export interface ConversationItem {
   branch: string | null;
   /** A permission request waits for the person's answer. */
   waiting: boolean;
+  /** No notification is pushed for it, to any device. */
+  muted: boolean;
 }
 
 export interface ConversationList {
@@ -109,4 +111,34 @@ export interface ProjectList {
 /** GET /api/channels: each channel's state, with a pending pairing QR code as SVG (WhatsApp). */
 export interface ChannelList {
   channels: Array<{ name: string; state: string; detail?: string; qrSvg?: string }>;
+}
+
+/** GET /api/push: whether notifications are on, and the key a browser subscribes with. */
+export interface PushInfo {
+  enabled: boolean;
+  /** The VAPID public key (base64url): the page's `applicationServerKey`; null when off. */
+  publicKey: string | null;
+  /** Devices subscribed now. */
+  subscriptions: number;
+  /** A turn running at least this long is pushed when it ends (push.longTurnSeconds). */
+  longTurnSeconds: number;
+}
+
+/** POST /api/push/subscriptions: a browser's PushSubscription as its toJSON() gives it. */
+export interface PushSubscribeRequest {
+  endpoint: string;
+  keys: { p256dh: string; auth: string };
+  expirationTime?: number | null;
+}
+
+/** 201 to a subscription: its id, for DELETE /api/push/subscriptions/:subscriptionId. */
+export interface PushSubscribed {
+  id: string;
+}
+
+/** POST /api/push/presence: this page shows `conversationId`, visible, focused and in use (null: it does not). */
+export interface PresenceRequest {
+  /** The page's own random id (one per open page). */
+  viewer: string;
+  conversationId: string | null;
 }

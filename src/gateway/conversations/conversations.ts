@@ -14,7 +14,7 @@ import type { Store } from '../../store/store.js';
 import type { MessageRow } from '../../store/types.js';
 import type { EventBus } from '../bus.js';
 import { composeAgentText, sourceOf } from '../lane/agent-text.js';
-import type { LaneDeps, LaneSettings } from '../lane/deps.js';
+import type { LaneAlerts, LaneDeps, LaneSettings } from '../lane/deps.js';
 import { Lane } from '../lane/lane.js';
 import type { PermissionDesk } from '../permissions/desk.js';
 import type { Replies } from '../replies/replies.js';
@@ -29,6 +29,8 @@ export interface ConversationsDeps {
   steps: StepLog;
   replies: Replies;
   desk: PermissionDesk;
+  /** What a person not looking should still hear of (the notifier). */
+  alerts: LaneAlerts;
   log: Logger;
   env: NodeJS.ProcessEnv;
   /** MemAvailable at start, for the default warm cap. */
@@ -58,6 +60,7 @@ export class Conversations {
       steps: d.steps,
       replies: d.replies,
       desk: d.desk,
+      alerts: d.alerts,
       settings: (id) => this.settings(id),
       fallback: (rows) => this.fallback(rows),
       shuttingDown: () => this.shutting,

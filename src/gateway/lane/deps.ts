@@ -19,6 +19,14 @@ export interface LaneSettings {
   queueCap: number;
 }
 
+/** What the person should hear of even when they are not looking (the notifier pushes it). */
+export interface LaneAlerts {
+  /** Messages failed for good (after any re-run), with the text the person was sent. */
+  failed(conversationId: string, text: string): void;
+  /** A rate limit reset: these held messages run again now. */
+  rateLimitReset(conversationId: string, inputIds: string[]): void;
+}
+
 export interface LaneDeps {
   store: Store;
   bus: EventBus;
@@ -30,6 +38,7 @@ export interface LaneDeps {
   replies: Replies;
   /** Permission requests a turn opens; its end withdraws them. */
   desk: PermissionDesk;
+  alerts: LaneAlerts;
   settings(conversationId: string): LaneSettings;
   /** Answers from the local model; throws when none is configured or it fails. */
   fallback(rows: MessageRow[]): Promise<string>;

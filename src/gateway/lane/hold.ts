@@ -13,7 +13,7 @@ export class Hold {
   estimated = false;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly onEnd: (why: string) => void) {}
+  constructor(private readonly onEnd: (why: string, reason: HoldReason) => void) {}
 
   active(now = Date.now()): boolean {
     return this.until > now;
@@ -32,7 +32,7 @@ export class Hold {
     this.why = why;
     clearTimeout(this.timer);
     const end = why === 'rate-limit' ? 'the rate limit reset' : 'the agent terminal hold ended';
-    this.timer = setTimeout(() => this.onEnd(end), Math.max(0, this.until - Date.now()));
+    this.timer = setTimeout(() => this.onEnd(end, why), Math.max(0, this.until - Date.now()));
     this.timer.unref();
   }
 

@@ -65,7 +65,7 @@ export class Lane {
       merged: new Set(),
       ranAsTurn: new Set(),
       turnSender: new Map(),
-      hold: new Hold((why) => this.resume(why)),
+      hold: new Hold((why, reason) => this.releaseHeld(why, reason)),
       stopping: false,
       pendingStart: undefined,
       pendingRelease: undefined,
@@ -253,11 +253,17 @@ export class Lane {
 
   /** Puts held messages back in line (in arrival order) and runs them; how many were held. */
   resume(why: string): number {
+    return this.releaseHeld(why, undefined);
+  }
+
+  private releaseHeld(why: string, reason: HoldReason | undefined): number {
     this.st.hold.clear();
     const held = this.withoutStopped(this.deps.store.inbox.held(this.conversationId));
-    const added = this.st.queue.addReleased(held);
-    this.deps.store.inbox.queue(added.map((r) => r.id));
+    const added = this.st.queue.addReleased(held).map((r) => r.id);
+    this.deps.store.inbox.queue(added);
     if (held.length) this.log.info({ messages: held.length, why }, 'running deferred messages on Claude again');
+    // A rate limit's end is news for a person who is not looking; told before the turn can start.
+    if (reason === 'rate-limit' && added.length) this.deps.alerts.rateLimitReset(this.conversationId, added);
     this.pump();
     return held.length;
   }

@@ -233,6 +233,7 @@ export class TurnOutcomes {
             `${err.code}: ${err.message}`,
           );
           replies.send(conv, 'notice', `⚠️ ${failureText(err)}`, d.failed);
+          this.deps.alerts.failed(conv, failureText(err));
         }
         return;
     }

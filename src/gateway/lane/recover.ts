@@ -30,5 +30,6 @@ export function recoverRow(lane: LaneInternals, row: MessageRow): Recovered {
   }
   store.inbox.fail([row.id], 'cut off by a restart, twice');
   replies.send(lane.conversationId, 'notice', RESTART_FAILED_TEXT, [row]);
+  lane.deps.alerts.failed(lane.conversationId, RESTART_FAILED_TEXT);
   return 'failed';
 }

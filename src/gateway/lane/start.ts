@@ -135,6 +135,7 @@ function cannotStart(lane: LaneInternals, rows: MessageRow[], err: unknown): Sta
     `${err.code}: ${err.message}`,
   );
   lane.deps.replies.send(lane.conversationId, 'notice', `⚠️ ${err.message}`, rows);
+  lane.deps.alerts.failed(lane.conversationId, err.message);
   lane.log.warn({ code: err.code, err: err.message, messages: rows.length }, 'no agent could be started for this turn');
   return 'failed';
 }

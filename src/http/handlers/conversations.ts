@@ -2,7 +2,7 @@
  *   GET   /api/conversations[?archived=1]   the list, newest activity first (ConversationList)
  *   POST  /api/conversations                {title?, project?} -> 201 {id, project}
  *   GET   /api/conversations/:id            the list item (title, activity, unread)
- *   PATCH /api/conversations/:id            {title?, archived?}
+ *   PATCH /api/conversations/:id            {title?, archived?, muted?}
  *   POST  /api/conversations/:id/read       {eventId}: seen up to this event
  */
 import { MAX_TITLE } from '../../gateway/api/conversation-list.js';
@@ -35,18 +35,20 @@ async function create({ api, req }: RouteContext) {
 async function patch({ api, req, params }: RouteContext) {
   found(api.conversation(params.id!), params.id!);
   const body = await readJsonObject(req, 4096);
-  only(body, ['title', 'archived']);
+  only(body, ['title', 'archived', 'muted']);
   if (body.title !== undefined) {
     if (typeof body.title !== 'string' || !body.title.trim())
       throw new HttpError('BAD_REQUEST', 'The field "title" must be a non-empty string.');
     if (body.title.length > MAX_TITLE)
       throw new HttpError('BAD_REQUEST', `The title is longer than ${MAX_TITLE} characters.`);
   }
-  if (body.archived !== undefined && typeof body.archived !== 'boolean')
-    throw new HttpError('BAD_REQUEST', 'The field "archived" must be true or false.');
+  for (const flag of ['archived', 'muted'])
+    if (body[flag] !== undefined && typeof body[flag] !== 'boolean')
+      throw new HttpError('BAD_REQUEST', `The field "${flag}" must be true or false.`);
   const change = {
     ...(typeof body.title === 'string' ? { title: body.title.trim() } : {}),
     ...(typeof body.archived === 'boolean' ? { archived: body.archived } : {}),
+    ...(typeof body.muted === 'boolean' ? { muted: body.muted } : {}),
   };
   return ok(found(api.updateConversation(params.id!, change), params.id!));
 }

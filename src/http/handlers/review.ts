@@ -109,7 +109,7 @@ async function push(ctx: RouteContext) {
   const body = await smallBody(ctx, ['which']);
   if (body.which !== undefined && body.which !== 'branch' && body.which !== 'base')
     throw bad('"which" must be "branch" (the default) or "base".');
-  return ok((await ctx.api.push(id, body.which ?? 'branch')) satisfies PushResult);
+  return ok((await ctx.api.pushChanges(id, body.which ?? 'branch')) satisfies PushResult);
 }
 
 async function pullRequest(ctx: RouteContext) {

@@ -1,11 +1,12 @@
 /**
  * The ⋯ menu of the open conversation: rename, move to another project (the /project command,
- * sent as any message is), archive. It closes on Escape, on a tap outside it, and when another
- * conversation opens.
+ * sent as any message is), archive, and notifications (NotifyMenu). It closes on Escape, on a tap
+ * outside it, and when another conversation opens.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { archive, moveToProject, useStore } from '../state.js';
 import type { ConversationItem } from '../types.js';
+import { NotifyMenu } from './NotifyMenu.js';
 
 export function ConversationMenu({ id, item, onRename }: { id: string; item?: ConversationItem; onRename(): void }) {
   const projects = useStore((s) => s.projects?.projects);
@@ -99,6 +100,8 @@ export function ConversationMenu({ id, item, onRename }: { id: string; item?: Co
           >
             {item?.archived ? 'Unarchive' : 'Archive'}
           </button>
+          <hr class="menu-rule" />
+          <NotifyMenu id={id} item={item} act={act} />
         </div>
       )}
     </div>
