@@ -27,6 +27,7 @@ import { PermissionDesk } from './permissions/desk.js';
 import { publishPermissions } from './permissions/page-events.js';
 import { Buttons } from './progress/buttons.js';
 import { ProgressDriver } from './progress/driver.js';
+import { ReplyGate } from './replies/gate.js';
 import { Replies } from './replies/replies.js';
 import { StatusText } from './status/conversation-text.js';
 import { StatusReporter } from './status/report.js';
@@ -67,7 +68,8 @@ export function buildServices({ config, store, log, env, projects, launches, fac
   // What is shown: events, where each conversation lives, replies, permission requests, turn steps.
   const bus = new EventBus(store);
   const chats = new Chats(store);
-  const replies = new Replies({ store, bus, chats, log });
+  const gate = new ReplyGate();
+  const replies = new Replies({ store, bus, chats, log, gate });
   const desk = new PermissionDesk(log);
   const steps = new StepLog(store, bus, log, desk);
   publishPermissions(desk, bus);
@@ -91,6 +93,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     steps,
     bus,
     log,
+    gate,
     settings: () => config.current(),
     target: (id) => chats.of(id),
     queued: (id) => conversations.peek(id)?.queueDepth() ?? 0,

@@ -43,6 +43,8 @@ export interface CommandCall {
   sentAt: number;
   /** Who sent it (an answer to a permission request records it). */
   by: string;
+  /** Sent in a group chat: every member reads the answer. */
+  group?: boolean;
 }
 
 export interface CommandOutcome {
@@ -83,7 +85,7 @@ export class Commands {
       case 'projects':
         return { reply: await this.projectCommands(conversationId).project(cmd.args) };
       case 'sessions':
-        return { reply: await this.projectCommands(conversationId).sessions() };
+        return { reply: await this.projectCommands(conversationId).sessions({ group: call.group ?? false }) };
       case 'resume':
         return { reply: await this.projectCommands(conversationId).resume(cmd.args) };
       case 'worktree':

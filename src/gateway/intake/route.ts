@@ -79,7 +79,12 @@ export class Router {
   private async runCommand(row: MessageRow, decided: Exclude<ParsedInput, { kind: 'text' }>): Promise<AcceptResult> {
     const { store, commands, replies } = this.d;
     store.inbox.command(row.id);
-    const call = { conversationId: row.conversationId, sentAt: row.sentAt ?? row.receivedAt, by: sourceOf(row) };
+    const call = {
+      conversationId: row.conversationId,
+      sentAt: row.sentAt ?? row.receivedAt,
+      by: sourceOf(row),
+      group: row.extra.chatType === 'group',
+    };
     const outcome =
       decided.kind === 'command'
         ? await commands.run(decided.command, call)
@@ -90,7 +95,9 @@ export class Router {
             stopped: [],
           };
     for (const r of outcome.stopped ?? []) replies.ack(r, 'stopped');
-    if (decided.kind === 'command' && STOPPING.has(decided.command.name)) replies.ack(row, 'stopped');
+    // The notice below answers this very message: the ⏹ beside it is a reaction at most.
+    if (decided.kind === 'command' && STOPPING.has(decided.command.name))
+      replies.ack(row, 'stopped', undefined, { reactionOnly: true });
     replies.send(row.conversationId, 'notice', outcome.reply, [row]);
     return { messageId: row.id, disposition: 'command' };
   }
