@@ -11,6 +11,7 @@ import type {
   CreatedConversation,
   OkBody,
   StopBody,
+  WaitingList,
   WaitingMessageBody,
 } from '../../src/http/wire.js';
 import type { ConversationItem, HistoryPage, Project, SendResult, StreamEvent } from './types.js';
@@ -146,6 +147,16 @@ export class Api {
   answerPermission(id: string, requestId: string, optionId: string): Promise<OkBody> {
     const body: AnswerPermissionRequest = { optionId };
     return this.request('POST', `/api/conversations/${enc(id)}/permissions/${enc(requestId)}`, body);
+  }
+
+  /** Permission requests waiting in the chats' conversations (Telegram, Discord…). */
+  waitingInChats(): Promise<WaitingList> {
+    return this.request('GET', '/api/permissions');
+  }
+
+  answerInChat(requestId: string, optionId: string): Promise<OkBody> {
+    const body: AnswerPermissionRequest = { optionId };
+    return this.request('POST', `/api/permissions/${enc(requestId)}`, body);
   }
 
   channels(): Promise<ChannelList> {

@@ -6,6 +6,7 @@ import { Composer } from './Composer.js';
 import { ConnectionBanner } from './ConnectionBanner.js';
 import { ConversationList } from './ConversationList.js';
 import { Header } from './Header.js';
+import { InChats } from './InChats.js';
 import { Timeline } from './Timeline.js';
 
 export function App() {
@@ -33,6 +34,7 @@ export function App() {
       <main class="main">
         <Header />
         <ConnectionBanner />
+        <InChats />
         <Timeline />
         <Composer />
       </main>
