@@ -138,6 +138,33 @@ describe("a turn's end in a Telegram chat (real grammY, real CLI)", () => {
     expect(delivered.n).toBe(1);
   });
 
+  it('a collapse refused with a 429 goes again when retry_after passed, still before the reply', async () => {
+    await gateway({ editEverySeconds: 30, minTurnSeconds: 0 });
+    let limitedAt = 0;
+    tg.script('editMessageText', (body, call) => {
+      if (limitedAt || !/^✓/u.test(String(body.text))) return undefined;
+      limitedAt = call.at;
+      return {
+        status: 429,
+        body: {
+          ok: false,
+          error_code: 429,
+          description: 'Too Many Requests: retry after 2',
+          parameters: { retry_after: 2 },
+        },
+      };
+    });
+    tg.pushUpdate(text('[[bash:sleep 2]] tag:c3'));
+    const id = await cardId();
+    await waitUntil(() => replies('done ok').length > 0, 60_000);
+    const collapses = editsOf(id).filter((e) => /^✓/u.test(String(e.body.text)));
+    expect(collapses).toHaveLength(2);
+    const reply = replies('done ok');
+    expect(reply).toHaveLength(1);
+    expect(collapses[1]!.seq).toBeLessThan(reply[0]!.seq);
+    expect(collapses[1]!.at - limitedAt).toBeGreaterThanOrEqual(2000 - 5);
+  });
+
   it("ends a private chat's draft with the whole block, not its first piece", async () => {
     // Streamed as a model does: "Step", " 2 of 4: waiting", " 2 s." within a fraction of the draft interval.
     mock.setLatency({ firstTokenMs: 100, tokensPerSecond: 20 });

@@ -67,11 +67,16 @@ export class Commands {
       case 'clear':
       case 'new': {
         const lane = this.d.conversations.lane(conversationId);
-        const { dropped } = await lane.stop('cleared by /clear', call.sentAt);
+        const { interrupted, dropped } = await lane.stop('cleared by /clear', call.sentAt);
         await this.forgetSession(conversationId);
         lane.pump();
+        // Like /stop, it says what it stopped: the stopped messages get no "⏹ stopped" message of their own.
+        const stopped = [
+          interrupted ? 'The running turn was stopped.' : '',
+          dropped.length ? `${dropped.length} waiting message(s) will not run.` : '',
+        ].filter(Boolean);
         return {
-          reply: '🆕 Started a fresh session. The agent will not remember this conversation.',
+          reply: ['🆕 Started a fresh session. The agent will not remember this conversation.', ...stopped].join(' '),
           stopped: dropped,
         };
       }

@@ -14,15 +14,15 @@
  */
 import type { CardCalls, CardView } from '../../channels/channel.js';
 import type { Config } from '../../config/schema.js';
-import { isRudderError, RudderError } from '../../errors.js';
+import { isRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { BusEvent, EventBus } from '../bus.js';
 import type { Chat } from '../chats.js';
 import type { ReplyGate } from '../replies/gate.js';
 import type { StepLog } from '../steps/step-log.js';
 import type { Step, TurnView } from '../steps/types.js';
-import { cardCallFailed } from './call-failed.js';
 import { type Card, newCard, releaseCard } from './card.js';
+import { callCard, cardCallFailed } from './card-calls.js';
 import { collapsedCard, runningCard } from './card-view.js';
 import { type DraftHost, streamDraft } from './draft.js';
 import { IntermediateTexts } from './intermediate.js';
@@ -204,8 +204,8 @@ export class ProgressDriver {
       card.dirty = true;
       return;
     }
-    // The collapse goes at once, out of the rhythm (a failed one is tried again at the interval).
-    const collapse = card.view.status !== 'running' && card.failures === 0;
+    // The collapse goes at once, out of the rhythm, while the reply waits for it (after a 429, when it passed).
+    const collapse = card.view.status !== 'running' && card.gate !== undefined;
     const every = collapse ? 0 : card.state === 'status' ? STATUS_EVERY_MS : card.cfg.editEverySeconds * 1000;
     const due = Math.max(card.lastCallAt + every, this.blockedUntil.get(card.conversationId) ?? 0);
     const wait = due - Date.now();
@@ -228,28 +228,30 @@ export class ProgressDriver {
     // A card that cannot be edited says nothing more at the end: the final reply follows.
     if (card.state === 'status' && view.final) return this.done(card);
     card.inFlight = true;
+    let limited = false;
     const kind = card.state === 'status' ? 'status' : 'edit';
-    const call =
-      kind === 'status'
-        ? card.cards.postCard(card.to, view).then(() => undefined)
-        : card.cards.editCard
-          ? card.cards.editCard(card.to, card.handle!, view)
-          : Promise.reject(notEditable(card.channel.name));
-    call
+    callCard(card, kind, view)
       .then(
         () => {
           card.shown = text;
           card.failures = 0;
         },
-        (err: unknown) => cardCallFailed(card, err, kind, { log: this.host.log, hold: (id, ms) => this.hold(id, ms) }),
+        (err: unknown) => {
+          limited = isRudderError(err, 'CHANNEL_RATE_LIMITED');
+          cardCallFailed(card, err, kind, { log: this.host.log, hold: (id, ms) => this.hold(id, ms) });
+        },
       )
       .finally(() => {
         card.inFlight = false;
         // From the answer, so the platform never sees two calls closer than the interval, whatever the network's
         // delays.
         card.lastCallAt = Date.now();
-        // The collapse was answered or refused: the reply waits no longer (a retry is not waited for).
-        if (view.final) card.gate?.release();
+        // The collapse was answered or refused: the reply waits no longer (a retry is not waited for). A 429 holds
+        // the reply too, so the collapse still goes first, once the retry-after passed.
+        if (view.final && !limited) {
+          card.gate?.release();
+          card.gate = undefined;
+        }
         this.settle(card);
       });
   }
@@ -292,8 +294,4 @@ export class ProgressDriver {
     setTimeout(() => this.byRef.delete(card.ref), 10 * 60_000).unref();
     for (const [chat, until] of this.blockedUntil) if (until < Date.now()) this.blockedUntil.delete(chat);
   }
-}
-
-function notEditable(channel: string): RudderError {
-  return new RudderError('CHANNEL_SEND_FAILED', 'This channel cannot edit messages.', { channel, permanent: true });
 }

@@ -1,11 +1,24 @@
 /**
- * What a failed post or edit of a card means for it: a retry-after holds the chat, a platform that
- * cannot edit gets short status posts instead, anything else is carried by the next edit; a card
- * whose calls keep failing is left as it is.
+ * A card's calls after its post: an edit in place, or where the platform cannot edit, a short status
+ * post; and what a failed one means for the card: a retry-after holds the chat, a platform that
+ * cannot edit gets status posts instead, anything else is carried by the next edit; a card whose
+ * calls keep failing is left as it is.
  */
-import { isRudderError } from '../../errors.js';
+import type { CardView } from '../../channels/channel.js';
+import { isRudderError, RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { Card } from './card.js';
+
+export function callCard(card: Card, kind: 'edit' | 'status', view: CardView): Promise<void> {
+  if (kind === 'status') return card.cards.postCard(card.to, view).then(() => undefined);
+  if (card.cards.editCard) return card.cards.editCard(card.to, card.handle!, view);
+  return Promise.reject(
+    new RudderError('CHANNEL_SEND_FAILED', 'This channel cannot edit messages.', {
+      channel: card.channel.name,
+      permanent: true,
+    }),
+  );
+}
 
 /** Edits of one card that failed in a row before it is left as it is. */
 const MAX_FAILURES = 5;
