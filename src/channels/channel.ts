@@ -39,6 +39,11 @@ export interface InboundMessage {
 
 export type AckKind = 'received' | 'steered' | 'queued' | 'stopped';
 
+export interface AckOptions {
+  /** A reaction or nothing: no text message (a notice answering the same message says it already). */
+  reactionOnly?: boolean;
+}
+
 /** What the gateway gives back to a channel for one accepted message. */
 export interface AcceptResult {
   messageId: string;
@@ -140,8 +145,11 @@ export interface Channel {
    * CHANNEL_RATE_LIMITED (context.retryAfterMs) or CHANNEL_SEND_FAILED (context.permanent).
    */
   send(reply: OutboundReply, to: MessageRef): Promise<void>;
-  /** Shows an acknowledgement; falls back to text where reactions fail or do not exist. */
-  ack(to: MessageRef, kind: AckKind, note?: string): Promise<void>;
+  /**
+   * Shows an acknowledgement; falls back to text where reactions fail or do not exist, unless
+   * `reactionOnly` (a notice answering the same message says it already).
+   */
+  ack(to: MessageRef, kind: AckKind, note?: string, opts?: AckOptions): Promise<void>;
   /** Keeps a typing indicator alive while a turn runs. */
   typing?(to: MessageRef, on: boolean): void;
   status(): ChannelStatus;

@@ -40,6 +40,7 @@ import { PermissionDesk } from './permissions/desk.js';
 import { publishPermissions } from './permissions/page-events.js';
 import { Buttons } from './progress/buttons.js';
 import { ProgressDriver } from './progress/driver.js';
+import { ReplyGate } from './replies/gate.js';
 import { Replies } from './replies/replies.js';
 import { Reviews } from './review/reviews.js';
 import { StatusText } from './status/conversation-text.js';
@@ -84,7 +85,8 @@ export function buildServices(parts: ServiceParts) {
   // What is shown: events, where each conversation lives, replies, permission requests, turn steps.
   const bus = new EventBus(store);
   const chats = new Chats(store);
-  const replies = new Replies({ store, bus, chats, log });
+  const gate = new ReplyGate();
+  const replies = new Replies({ store, bus, chats, log, gate });
   const desk = new PermissionDesk(log);
   const steps = new StepLog(store, bus, log, desk);
   publishPermissions(desk, bus);
@@ -134,6 +136,7 @@ export function buildServices(parts: ServiceParts) {
     steps,
     bus,
     log,
+    gate,
     settings: () => config.current(),
     target: (id) => chats.of(id),
     queued: (id) => conversations.peek(id)?.queueDepth() ?? 0,

@@ -90,7 +90,11 @@ export class ProjectCommands {
     );
   }
 
-  async sessions(): Promise<string> {
+  /**
+   * The project's sessions. In a group every member reads the answer, so it shows no session's prompts or
+   * messages (a terminal session's, another conversation's): when, the id and where it is open.
+   */
+  async sessions(o: { group: boolean } = { group: false }): Promise<string> {
     const p = this.current();
     const list = listSessions(this.d.projects.configDir(), this.sessionDirs(p), SESSIONS_SHOWN);
     this.d.projects.listings.set(
@@ -99,21 +103,25 @@ export class ProjectCommands {
     );
     if (!list.length) return `No Claude Code sessions in ${p.name} (${p.path}) yet.`;
     const mineId = this.d.store.conversation(this.d.conversationId)?.sessionId;
-    const lines = list.map((s, i) => this.describe(s, i + 1, mineId));
+    const lines = list.map((s, i) => this.describe(s, i + 1, mineId, o.group));
     return [
       `Claude Code sessions in ${p.name} (${p.path}), most recent first:`,
       ...lines,
       'Send /resume <number> to continue one here.',
+      ...(o.group
+        ? ['Prompts are not shown in a group; send /sessions in a private chat, or see them on the page.']
+        : []),
     ].join('\n');
   }
 
-  private describe(s: CliSession, n: number, mineId: string | null | undefined): string {
-    const first = s.firstPrompt ? `“${clip(s.firstPrompt, 60)}”` : '(no prompt)';
-    const last = s.lastMessage
-      ? ` — last (${s.lastMessage.role === 'user' ? 'you' : 'agent'}): “${clip(s.lastMessage.text, 60)}”`
-      : '';
+  private describe(s: CliSession, n: number, mineId: string | null | undefined, group: boolean): string {
+    const first = group ? '' : s.firstPrompt ? ` · “${clip(s.firstPrompt, 60)}”` : ' · (no prompt)';
+    const last =
+      s.lastMessage && !group
+        ? ` — last (${s.lastMessage.role === 'user' ? 'you' : 'agent'}): “${clip(s.lastMessage.text, 60)}”`
+        : '';
     const flags = [s.id === mineId ? 'this conversation' : '', s.openBy ? this.openText(s.openBy) : ''].filter(Boolean);
-    return `${n}. ${ago(s.updatedAt)} · ${first}${last} · ${s.id}${flags.length ? ` [${flags.join('; ')}]` : ''}`;
+    return `${n}. ${ago(s.updatedAt)}${first}${last} · ${s.id}${flags.length ? ` [${flags.join('; ')}]` : ''}`;
   }
 
   private openText(o: OpenBy): string {

@@ -271,7 +271,21 @@ describe('telegram channel on grammY against a fake Bot API', () => {
       expect(isRudderError(err, 'CHANNEL_RATE_LIMITED')).toBe(true);
       expect((err as { context: { retryAfterMs: number } }).context.retryAfterMs).toBe(300_000);
       block = false;
-      await channel!.send({ outboxId: 'o3', text }, { conversationKey: String(OWNER) });
+      // Sent again before retry_after passed, it does not reach Telegram: the chat is held.
+      const held = await channel!
+        .send({ outboxId: 'o3', text }, { conversationKey: String(OWNER) })
+        .catch((e: unknown) => e);
+      expect(isRudderError(held, 'CHANNEL_RATE_LIMITED')).toBe(true);
+      expect((held as { context: { retryAfterMs: number } }).context.retryAfterMs).toBeGreaterThan(290_000);
+      expect(fake.callsOf('sendMessage')).toHaveLength(2);
+      // Five minutes later (the clock moved on; timers stay real) it resumes at the unsent part.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(Date.now() + 301_000);
+        await channel!.send({ outboxId: 'o3', text }, { conversationKey: String(OWNER) });
+      } finally {
+        vi.useRealTimers();
+      }
       const delivered = fake.callsOf('sendMessage').map((s) => String(s.body.text).slice(0, 6));
       expect(delivered).toEqual(['PART-1', 'PART-2', 'PART-2']);
     },

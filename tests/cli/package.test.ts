@@ -2,7 +2,7 @@
  * The package as a fresh clone uses it: `npx rudder` runs the built CLI, `engines` is what every
  * installed dependency declares it runs on, and the README says the same.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -110,5 +110,14 @@ describe('engines and the README', () => {
     expect(quick).toContain('ANTHROPIC_API_KEY=');
     expect(quick).toMatch(/"agent":\s*\{\s*"env":\s*\{\s*"ANTHROPIC_API_KEY"/);
     expect(quick).toContain('npx rudder');
+  });
+
+  it('keeps the config the README puts the API key in out of commits, in the clone and below it', () => {
+    // git itself says what it ignores: the file at the top and in any folder (a project's own config).
+    const r = spawnSync('git', ['check-ignore', '--no-index', 'rudder.config.json', 'sub/dir/rudder.config.json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(r.stdout.split('\n').filter(Boolean)).toEqual(['rudder.config.json', 'sub/dir/rudder.config.json']);
   });
 });

@@ -320,6 +320,80 @@ describe('projects (real CLI)', () => {
     expect(gw.gw.services.store.conversation(`web:${other}`)!.sessionId).toBeNull();
   });
 
+  it('/sessions in a group shows no session’s prompts or messages; in a private chat it does', async () => {
+    const api = real(tempDir('api'));
+    const tg = await startFakeTelegram();
+    cleanups.push(() => tg.close());
+    const owner = 4343;
+    const group = -100700;
+    const gw = await gateway({
+      projects: { api: { path: api } },
+      channels: {
+        telegram: {
+          token: tg.token,
+          apiRoot: tg.apiRoot,
+          owners: [owner],
+          pollTimeoutSeconds: 1,
+          groups: { requireMention: false },
+        },
+      },
+    });
+    // A session typed at the desk, and one of another (web) conversation: each with words no group should read.
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(CLAUDE_BIN, ['-p', '--output-format', 'json', 'my salary is 9000 tag:desk-secret'], {
+        cwd: api,
+        env: rigEnv(mock.url, gw.claudeHome),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let s = '';
+      child.stdout.on('data', (d) => (s += d));
+      child.on('exit', (code) => (code === 0 ? resolve(s) : reject(new Error(`claude -p exited ${code}`))));
+    });
+    const deskSession = JSON.parse(out).session_id as string;
+    const web = await create(gw, 'api');
+    const w = gw.watch(web);
+    await w.ready;
+    await w.waitReply((await gw.post(web, 'the web secret tag:web-secret')).messageId, 'reply');
+    const webSession = gw.gw.services.store.conversation(`web:${web}`)!.sessionId!;
+
+    let id = 1;
+    const say = (chat: Record<string, unknown>, text: string) =>
+      tg.pushUpdate({
+        message: {
+          message_id: id++,
+          date: Math.floor(Date.now() / 1000),
+          chat,
+          from: { id: owner, is_bot: false, first_name: 'O' },
+          text,
+        },
+      });
+    const answerIn = async (chat: number) => {
+      await waitUntil(
+        () =>
+          tg.callsOf('sendMessage').some((c) => Number(c.body.chat_id) === chat && /sessions in api/.test(c.body.text)),
+        30_000,
+      );
+      return String(
+        tg.callsOf('sendMessage').find((c) => Number(c.body.chat_id) === chat && /sessions in api/.test(c.body.text))!
+          .body.text,
+      );
+    };
+    say({ id: group, type: 'supergroup', title: 'Team' }, '/sessions');
+    const inGroup = await answerIn(group);
+    for (const secret of ['salary', 'tag:desk-secret', 'web secret', 'tag:web-secret', 'ok tag'])
+      expect(inGroup).not.toContain(secret);
+    expect(inGroup).toContain(deskSession);
+    expect(inGroup).toContain(webSession);
+    expect(inGroup).toMatch(/^\d\. just now · [0-9a-f-]{36}/m);
+    expect(inGroup).toContain('Prompts are not shown in a group');
+
+    say({ id: owner, type: 'private', first_name: 'O' }, '/sessions');
+    const inPrivate = await answerIn(owner);
+    expect(inPrivate).toContain('“my salary is 9000 tag:desk-secret”');
+    expect(inPrivate).toContain('“the web secret tag:web-secret”');
+    expect(inPrivate).not.toContain('Prompts are not shown');
+  });
+
   it('/resume refuses a session an interactive claude has open, unless --force', async () => {
     const api = real(tempDir('api'));
     const claudeHome = tempDir('chome');

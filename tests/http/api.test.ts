@@ -105,6 +105,29 @@ describe('waiting messages: withdraw and edit', () => {
   });
 });
 
+describe('one text check for every way in', () => {
+  it('refuses an edit holding a NUL character as a POST is refused; the waiting message keeps its text', async () => {
+    const gw = await gateway({ steering: { mode: 'followup' } });
+    const w = gw.watch('nul1');
+    await w.ready;
+    const a = await gw.post('nul1', 'first [[bash:sleep 3]] tag:nul-a');
+    await w.wait('step', (d) => (d.step as Step).kind === 'tool');
+    const b = await gw.post('nul1', 'kept words tag:nul-kept');
+    expect(b.disposition).toBe('queued');
+    const text = 'changed\u0000words tag:nul-new';
+    const posted = await json(gw, 'POST', '/api/conversations/nul1/messages', { text }, 400);
+    const edited = await json(gw, 'PATCH', `/api/conversations/nul1/messages/${b.messageId}`, { text }, 400);
+    expect(edited.error).toEqual(posted.error);
+    expect(edited.error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/NUL character/) });
+    // Nothing changed: the agent answers the words that were there, and never sees the refused ones.
+    const reply = await w.waitReply(b.messageId, 'reply');
+    expect(reply.data.text).toBe('ok tag:nul-kept');
+    expect(modelSaw('tag:nul-new')).toHaveLength(0);
+    await w.waitReply(a.messageId);
+    expect((await page(gw, 'nul1')).messages.find((m) => m.id === b.messageId)?.text).toBe('kept words tag:nul-kept');
+  });
+});
+
 describe('stop from a button', () => {
   it(
     'stops the running turn without a /stop message; the notice says what it stopped and answers that ' + 'turn',

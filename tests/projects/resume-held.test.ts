@@ -58,6 +58,16 @@ describe('/resume of a session another conversation holds (real CLI, maxLive 0)'
     );
     expect(sessionOf('second')).toBe(held);
     expect(sessionOf('first')).toBeNull();
+    expect(moved).toContain('and was told so');
+    // The first conversation is told, in its own chat, once.
+    const told = () =>
+      wa.of('reply', (d) => d.kind === 'notice' && String(d.text).includes(`Session ${held} was moved`));
+    await waitUntil(() => told().length > 0);
+    expect(String(told()[0]!.data.text)).toBe(
+      `ⓘ Session ${held} was moved to conversation “something else tag:second-b0” (web:second) (/resume --force ` +
+        'there). This conversation starts a new session at its next message.',
+    );
+    expect(told()).toHaveLength(1);
 
     // The second conversation goes on with the first one's history; the first starts afresh.
     const b1 = await gw.post('second', 'continue here tag:second-b1');

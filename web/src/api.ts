@@ -30,6 +30,7 @@ import type {
   PushTestResult,
   Section,
   StopBody,
+  WaitingList,
   WaitingMessageBody,
 } from '../../src/http/wire.js';
 import type { ConversationItem, HistoryPage, Project, SendResult, StreamEvent } from './types.js';
@@ -196,6 +197,16 @@ export class Api {
   /** What this page shows, visible and in use (null: nothing); kept alive when the page is going away. */
   presence(body: PresenceRequest, keepalive: boolean): Promise<OkBody> {
     return this.request('POST', '/api/push/presence', body, { keepalive });
+  }
+
+  /** Permission requests waiting in the chats' conversations (Telegram, Discord…). */
+  waitingInChats(): Promise<WaitingList> {
+    return this.request('GET', '/api/permissions');
+  }
+
+  answerInChat(requestId: string, optionId: string): Promise<OkBody> {
+    const body: AnswerPermissionRequest = { optionId };
+    return this.request('POST', `/api/permissions/${enc(requestId)}`, body);
   }
 
   channels(): Promise<ChannelList> {

@@ -7,7 +7,7 @@ import { Api, ApiError, UnreachableError } from './api.js';
 import type { ConversationState } from './reduce.js';
 import type { ChangesState } from './review-model.js';
 import { createStore } from './store.js';
-import type { Connection, ConversationItem, Project } from './types.js';
+import type { Connection, ConversationItem, Project, WaitingRequest } from './types.js';
 
 /**
  * Notifications on this device: not possible here (no service worker or Push API: an http:// address from
@@ -33,6 +33,8 @@ export interface AppState {
   waiting: Record<string, boolean>;
   drawerOpen: boolean;
   pairing: Array<{ name: string; qrSvg: string }>;
+  /** Permission requests waiting in the chats' conversations: the page can answer them too. */
+  inChats: WaitingRequest[];
   /** The open conversation's unsent text in the input (kept on the device as its draft). */
   draft: string;
   /** Counts this device's sends: the timeline brings each one into view. */
@@ -52,6 +54,7 @@ const store = createStore<AppState>({
   conversations: [],
   drawerOpen: false,
   pairing: [],
+  inChats: [],
   waiting: {},
   draft: '',
   sentSeq: 0,

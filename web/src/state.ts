@@ -7,6 +7,7 @@ import { Api } from './api.js';
 import { api, failed, getState, set, setApi } from './app-store.js';
 import { nudge, openConversation, scheduleRead } from './conversation.js';
 import { loadDraft } from './device.js';
+import { refreshInChats } from './in-chats.js';
 import { newConversation } from './list.js';
 import { markWaiting, refreshList } from './list-refresh.js';
 import { flush, withUnsent } from './outbox.js';
@@ -27,6 +28,7 @@ export {
   stop,
   withdraw,
 } from './conversation.js';
+export { answerInChat } from './in-chats.js';
 export { archive, newConversation, rename, setDrawer, setProjectFilter, showArchived } from './list.js';
 export { refreshList } from './list-refresh.js';
 export { discard, retry } from './outbox.js';
@@ -34,7 +36,8 @@ export { disablePush, enablePush, setMuted } from './push.js';
 export { toggleChanges } from './review.js';
 
 const LIST_POLL_MS = 20_000;
-const PAIRING_POLL_MS = 3_000;
+/** What the chats ask of the page (a pairing code, a permission request) is looked for this often. */
+const CHATS_POLL_MS = 3_000;
 
 export async function boot(token: string | undefined): Promise<void> {
   setApi(new Api(token));
@@ -44,12 +47,15 @@ export async function boot(token: string | undefined): Promise<void> {
       connectionDetail: 'Open the address Rudder printed at startup: it carries the access token (#token=…).',
     });
   void pollPairing();
-  setInterval(() => void pollPairing(), PAIRING_POLL_MS);
+  setInterval(() => void pollPairing(), CHATS_POLL_MS);
+  void refreshInChats();
+  setInterval(() => void refreshInChats(), CHATS_POLL_MS);
   setInterval(() => void refreshList(), LIST_POLL_MS);
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState !== 'visible') return;
     nudge();
     void refreshList();
+    void refreshInChats();
     void flush();
     scheduleRead();
   });

@@ -33,6 +33,7 @@ export type {
   ToolStep,
   TurnSummary,
   TurnView,
+  WaitingRequest,
 } from '../../src/http/wire.js';
 
 /** The gateway's message states, and `sending` while this device's POST has not answered. */

@@ -19,6 +19,7 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type {
   AckKind,
+  AckOptions,
   Channel,
   ChannelCapabilities,
   ChannelStatus,
@@ -285,7 +286,7 @@ export class DiscordChannel implements Channel {
     };
   }
 
-  async ack(to: MessageRef, kind: AckKind, note?: string): Promise<void> {
+  async ack(to: MessageRef, kind: AckKind, note?: string, opts?: AckOptions): Promise<void> {
     const msgId = to.platformMessageId?.split('@')[0];
     if (msgId) {
       try {
@@ -299,7 +300,7 @@ export class DiscordChannel implements Channel {
         );
       }
     }
-    const text = ackText(kind, note);
+    const text = opts?.reactionOnly ? undefined : ackText(kind, note);
     if (text) await this.serial.run(to.conversationKey, () => this.post(to.conversationKey, text, msgId, true));
   }
 

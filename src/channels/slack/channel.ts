@@ -10,6 +10,7 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type {
   AckKind,
+  AckOptions,
   Channel,
   ChannelCapabilities,
   ChannelStatus,
@@ -277,7 +278,7 @@ export class SlackChannel implements Channel {
     );
   }
 
-  async ack(to: MessageRef, kind: AckKind, note?: string): Promise<void> {
+  async ack(to: MessageRef, kind: AckKind, note?: string, opts?: AckOptions): Promise<void> {
     const ts = to.platformMessageId ? tsOf(to.platformMessageId) : undefined;
     const { channel } = parseConversationKey(to.conversationKey);
     if (ts) {
@@ -292,7 +293,7 @@ export class SlackChannel implements Channel {
         );
       }
     }
-    const text = ackText(kind, note);
+    const text = opts?.reactionOnly ? undefined : ackText(kind, note);
     if (text) await this.serial.run(to.conversationKey, () => this.post(to.conversationKey, text));
   }
 

@@ -12,6 +12,7 @@ import type { Logger } from '../../ops/logger.js';
 import { registerSecret } from '../../ops/redact.js';
 import type {
   AckKind,
+  AckOptions,
   Channel,
   ChannelCapabilities,
   ChannelStatus,
@@ -29,6 +30,7 @@ import { fitParts } from '../common/split.js';
 import { TypingKeeper } from '../common/typing.js';
 import { classify, describe, isBadToken, isEntityError, isMissingReplyTarget } from './errors.js';
 import { fetchFile } from './files.js';
+import { FloodHold } from './flood.js';
 import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
 import { ALLOWED_UPDATES, grammySignal, poll } from './polling.js';
 import { TELEGRAM_TEXT_LIMIT, TelegramSurfaces } from './progress.js';
@@ -68,6 +70,8 @@ export class TelegramChannel implements Channel {
   private server?: http.Server;
   private readonly serial = new KeyedSerial();
   private readonly progress = new PartProgress();
+  /** A 429's retry_after holds every call to that chat, the typing indicator included. */
+  private readonly flood = new FloodHold();
   private readonly typingKeeper: TypingKeeper;
   private readonly surfaces: TelegramSurfaces;
   readonly capabilities: ChannelCapabilities;
@@ -157,6 +161,7 @@ export class TelegramChannel implements Channel {
     }
     this.abort = new AbortController();
     const bot = new Bot(token, { client: { apiRoot: this.apiRoot() } });
+    bot.api.config.use(this.flood.transformer);
     try {
       await bot.init(grammySignal(this.abort.signal));
     } catch (err) {
@@ -321,7 +326,7 @@ export class TelegramChannel implements Channel {
    * Telegram's reactions are a fixed set that has 👀 but no ➡️, ⏳ or ⏹, so only "received" is a
    * reaction; the others are the text acknowledgements every platform understands.
    */
-  async ack(to: MessageRef, kind: AckKind, note?: string): Promise<void> {
+  async ack(to: MessageRef, kind: AckKind, note?: string, opts?: AckOptions): Promise<void> {
     const msgId = to.platformMessageId ? messageIdOf(to.platformMessageId) : undefined;
     const { chatId, topicId } = parseConversationKey(to.conversationKey);
     if (kind === 'received' && msgId !== undefined) {
@@ -332,7 +337,7 @@ export class TelegramChannel implements Channel {
         this.log.debug({ err: describe(err, this.token) }, 'telegram reaction failed');
       }
     }
-    const text = ackText(kind, note);
+    const text = opts?.reactionOnly ? undefined : ackText(kind, note);
     if (!text) return;
     await this.serial.run(to.conversationKey, () =>
       withRetry(

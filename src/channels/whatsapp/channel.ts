@@ -17,6 +17,7 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type {
   AckKind,
+  AckOptions,
   CardCalls,
   CardView,
   Channel,
@@ -297,7 +298,7 @@ export class WhatsAppChannel implements Channel, CardCalls {
     return p ? { remoteJid: p.jid, id: p.id, fromMe: false } : undefined;
   }
 
-  async ack(to: MessageRef, kind: AckKind, note?: string): Promise<void> {
+  async ack(to: MessageRef, kind: AckKind, note?: string, opts?: AckOptions): Promise<void> {
     const key = this.keyOf(to);
     if (key) {
       try {
@@ -307,7 +308,7 @@ export class WhatsAppChannel implements Channel, CardCalls {
         this.log.debug({ err: describe(err), kind }, 'whatsapp reaction failed; using the text acknowledgement');
       }
     }
-    const text = ackText(kind, note);
+    const text = opts?.reactionOnly ? undefined : ackText(kind, note);
     if (!text) return;
     const quoted = to.platformMessageId ? this.recent.get(to.platformMessageId) : undefined;
     await this.serial.run(to.conversationKey, () =>

@@ -24,7 +24,8 @@ import type { StepLog } from '../steps/step-log.js';
 import { conversationItem, listConversations, titleFromFirstMessage } from './conversation-list.js';
 import { historyPage } from './history.js';
 import type { PushApi } from './push-api.js';
-import type { ConversationItem, HistoryPage, ProjectList, StopBody, TurnsPage } from './types.js';
+import type { ConversationItem, HistoryPage, ProjectList, StopBody, TurnsPage, WaitingRequest } from './types.js';
+import { answerInChat, type ChatAnswer, waitingInChats } from './waiting.js';
 
 export const WEB = 'web';
 
@@ -139,6 +140,16 @@ export class GatewayApi {
 
   answerPermission(key: string, requestId: string, optionId: string): AnswerResult {
     return this.d.desk.answer(conversationIdOf(WEB, key), requestId, optionId, PAGE);
+  }
+
+  /** Permission requests waiting in the chats' conversations (the page's own show in their timelines). */
+  waitingInChats(): WaitingRequest[] {
+    return waitingInChats(this.d);
+  }
+
+  /** Answers a request waiting in a chat's conversation, as the page's owner. */
+  answerInChat(requestId: string, optionId: string): ChatAnswer {
+    return answerInChat(this.d, requestId, optionId, PAGE);
   }
 
   /**

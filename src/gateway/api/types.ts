@@ -4,7 +4,7 @@
  */
 import type { AckData } from '../events.js';
 import type { ReviewRecordView } from '../review/types.js';
-import type { TurnView } from '../steps/types.js';
+import type { PermissionStep, TurnView } from '../steps/types.js';
 
 export type Disposition = 'turn' | 'steered' | 'queued' | 'merged' | 'command' | 'refused' | 'duplicate';
 
@@ -106,6 +106,23 @@ export interface ProjectItem {
 export interface ProjectList {
   projects: ProjectItem[];
   defaultProject: string;
+}
+
+/** A permission request waiting in a chat's conversation (Telegram, Discord…), which the page may answer too. */
+export interface WaitingRequest {
+  /** The conversation's channel: telegram, discord, slack, whatsapp. */
+  channel: string;
+  /** The conversation's id in the gateway (`<channel>:<chat key>`), for the answer's URL. */
+  conversationId: string;
+  /** Its title (set, or its first message's), or null. */
+  title: string | null;
+  /** The request as a turn's timeline shows it: tool, whole input (or `inputCut`), options. */
+  step: PermissionStep;
+}
+
+/** GET /api/permissions: requests waiting in the chats' conversations, oldest first. */
+export interface WaitingList {
+  requests: WaitingRequest[];
 }
 
 /** GET /api/channels: each channel's state, with a pending pairing QR code as SVG (WhatsApp). */

@@ -48,6 +48,8 @@ export interface CommandCall {
   by: string;
   /** The command's own message (a confirmation question answers it). */
   messageId: string;
+  /** Sent in a group chat: every member reads the answer. */
+  group?: boolean;
 }
 
 export interface CommandOutcome {
@@ -72,11 +74,16 @@ export class Commands {
       case 'clear':
       case 'new': {
         const lane = this.d.conversations.lane(conversationId);
-        const { dropped } = await lane.stop('cleared by /clear', call.sentAt);
+        const { interrupted, dropped } = await lane.stop('cleared by /clear', call.sentAt);
         await this.forgetSession(conversationId);
         lane.pump();
+        // Like /stop, it says what it stopped: the stopped messages get no "⏹ stopped" message of their own.
+        const stopped = [
+          interrupted ? 'The running turn was stopped.' : '',
+          dropped.length ? `${dropped.length} waiting message(s) will not run.` : '',
+        ].filter(Boolean);
         return {
-          reply: '🆕 Started a fresh session. The agent will not remember this conversation.',
+          reply: ['🆕 Started a fresh session. The agent will not remember this conversation.', ...stopped].join(' '),
           stopped: dropped,
         };
       }
@@ -90,7 +97,7 @@ export class Commands {
       case 'projects':
         return { reply: await this.projectCommands(conversationId).project(cmd.args) };
       case 'sessions':
-        return { reply: await this.projectCommands(conversationId).sessions() };
+        return { reply: await this.projectCommands(conversationId).sessions({ group: call.group ?? false }) };
       case 'resume':
         return { reply: await this.projectCommands(conversationId).resume(cmd.args) };
       case 'worktree':

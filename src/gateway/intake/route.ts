@@ -84,6 +84,7 @@ export class Router {
       sentAt: row.sentAt ?? row.receivedAt,
       by: sourceOf(row),
       messageId: row.id,
+      group: row.extra.chatType === 'group',
     };
     const outcome =
       decided.kind === 'command'
@@ -95,7 +96,9 @@ export class Router {
             stopped: [],
           };
     for (const r of outcome.stopped ?? []) replies.ack(r, 'stopped');
-    if (decided.kind === 'command' && STOPPING.has(decided.command.name)) replies.ack(row, 'stopped');
+    // The notice below answers this very message: the ⏹ beside it is a reaction at most.
+    if (decided.kind === 'command' && STOPPING.has(decided.command.name))
+      replies.ack(row, 'stopped', undefined, { reactionOnly: true });
     // A question with buttons (/discard) answers the command itself; the rest follow the reply in order.
     for (const text of [outcome.reply, ...(outcome.more ?? [])])
       if (text) replies.send(row.conversationId, 'notice', text, [row]);

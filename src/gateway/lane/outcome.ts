@@ -160,8 +160,13 @@ export class TurnOutcomes {
     desk.withdrawTurn(turn.id);
     for (const id of r.inputIds) lane.forget(id);
     for (const row of this.rowsOf([...stale])) replies.ack(row, 'stopped', 'stopped on request');
+    // A stop someone asked for says so in its own notice (the /stop reply, the Stop button's notice answering
+    // this turn): on the platform the ⏹ is a reaction at most, never a second message.
     if (r.interrupted)
-      for (const row of rows) replies.ack(row, 'stopped', lane.stopping ? 'stopped on request' : 'interrupted');
+      for (const row of rows)
+        replies.ack(row, 'stopped', lane.stopping ? 'stopped on request' : 'interrupted', {
+          reactionOnly: lane.stopping,
+        });
     lane.log.info(
       {
         turnId: turn.id,

@@ -60,6 +60,11 @@ export class PermissionDesk {
     return this.open.get(requestId);
   }
 
+  /** Every request waiting now, oldest first. */
+  all(): OpenRequest[] {
+    return [...this.open.values()];
+  }
+
   /** Requests waiting now, in all conversations. */
   count(): number {
     return this.open.size;

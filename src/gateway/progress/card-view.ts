@@ -48,17 +48,26 @@ export function visibleSteps(turn: TurnView, textMode: TextMode): Step[] {
   return turn.steps.filter((s) => s.kind !== 'text' || (!s.final && textMode !== 'final-only'));
 }
 
-function toolLine(s: Step & { kind: 'tool' }, now: number): string {
+function toolLine(s: Step & { kind: 'tool' }, now: number, asking: boolean): string {
   const what = `**${s.name}** ${code(oneLine(s.summary, LINE_CHARS))}`;
+  // A tool whose permission request is open has not started: it waits, its time does not run.
+  if (s.status === 'running' && asking) return `⏸ ${what} · waiting for approval`;
   if (s.status === 'running') return `▶️ ${what} · ${elapsed(now - s.at)}`;
   const took = s.endedAt ? ` (${elapsed(s.endedAt - s.at)})` : '';
   return `${s.status === 'ok' ? '✓' : '✗'} ${what}${took}`;
 }
 
-export function stepLine(s: Step, now: number): string {
+/** A running tool the agent asked permission for, still unanswered (the request names the same tool and input). */
+function asksFor(tool: Step & { kind: 'tool' }, steps: Step[]): boolean {
+  return steps.some(
+    (p) => p.kind === 'permission' && p.status === 'open' && p.toolName === tool.name && p.summary === tool.summary,
+  );
+}
+
+export function stepLine(s: Step, now: number, steps: Step[] = []): string {
   switch (s.kind) {
     case 'tool':
-      return toolLine(s, now);
+      return toolLine(s, now, asksFor(s, steps));
     case 'text':
       return `💬 ${prose(s.text, TEXT_CHARS)}${s.partial ? ' …' : ''}`;
     case 'steer':
@@ -91,7 +100,7 @@ export function runningCard(turn: TurnView, o: CardInput): CardView {
   const lines: string[] = [];
   if (done.length > recent.length) lines.push(`… ${plural(done.length - recent.length, 'earlier step')}`);
   lines.push(...recent.map((s) => stepLine(s, o.now)));
-  if (current.length) lines.push(...current.map((s) => stepLine(s, o.now)));
+  if (current.length) lines.push(...current.map((s) => stepLine(s, o.now, steps)));
   else if (o.streaming?.trim() && o.textMode !== 'final-only')
     lines.push(`✍️ ${prose(o.streaming.slice(-STREAM_CHARS * 2), STREAM_CHARS)}`);
   else lines.push('💭 thinking…');

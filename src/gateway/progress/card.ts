@@ -1,6 +1,7 @@
 /** One progress card's state: where it is shown, what it showed last, and its timers. */
 import { randomBytes } from 'node:crypto';
 import type { CardCalls, Channel, DraftCalls, MessageRef } from '../../channels/channel.js';
+import type { GateHold } from '../replies/gate.js';
 import type { TurnView } from '../steps/types.js';
 import type { ProgressConfig } from './settings.js';
 
@@ -36,7 +37,18 @@ export interface Card {
   heartbeat?: NodeJS.Timeout;
   /** The text block being streamed, since the last completed one. */
   streaming: string;
-  draft: { id: number; on: boolean; lastAt: number; inFlight: boolean; timer?: NodeJS.Timeout };
+  /** text: what the draft should show (the block so far, then the whole block); sent: what it shows. */
+  draft: {
+    id: number;
+    on: boolean;
+    lastAt: number;
+    inFlight: boolean;
+    text: string;
+    sent: string;
+    timer?: NodeJS.Timeout;
+  };
+  /** Held while the turn's collapse is on its way: the reply waits for it (replies/gate.ts). */
+  gate?: GateHold;
 }
 
 let nextDraftId = 1;
@@ -70,11 +82,16 @@ export function newCard(
       on: !!drafts && cfg.text !== 'final-only',
       lastAt: 0,
       inFlight: false,
+      text: '',
+      sent: '',
     },
   };
 }
 
-export function clearTimers(card: Card): void {
+/** The card is finished with: its timers stop and the reply no longer waits for it. */
+export function releaseCard(card: Card): void {
+  card.gate?.release();
+  card.gate = undefined;
   clearTimeout(card.timer);
   clearTimeout(card.heartbeat);
   clearTimeout(card.draft.timer);

@@ -1,7 +1,9 @@
 /**
  * The text being written, streamed as a draft where the platform has drafts (Telegram private
- * chats: sendMessageDraft), at the card's cadence and within the chat's retry-after. Where a draft
- * fails, drafts stop for that card and the text goes into its edits instead.
+ * chats: sendMessageDraft), at the card's cadence and within the chat's retry-after. What changed
+ * meanwhile is sent at the next slot, so the last draft of a block is the whole block, even when the
+ * block ended right after its first piece. Where a draft fails, drafts stop for that card and the
+ * text goes into its edits instead.
  */
 import { isRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
@@ -18,6 +20,7 @@ export interface DraftHost {
 
 export function streamDraft(card: Card, host: DraftHost): void {
   if (card.state !== 'live' || card.draft.inFlight || card.draft.timer) return;
+  if (!card.draft.text.trim() || card.draft.text === card.draft.sent || card.view.status !== 'running') return;
   const due = Math.max(card.draft.lastAt + card.cfg.editEverySeconds * 1000, host.blockedUntil(card.conversationId));
   const wait = due - Date.now();
   if (wait > 0) {
@@ -28,7 +31,7 @@ export function streamDraft(card: Card, host: DraftHost): void {
     card.draft.timer.unref();
     return;
   }
-  if (!card.streaming.trim() || card.view.status !== 'running') return;
+  const text = card.draft.text;
   card.draft.inFlight = true;
   const off = (err?: unknown) => {
     card.draft.on = false;
@@ -39,10 +42,11 @@ export function streamDraft(card: Card, host: DraftHost): void {
     host.fallBack(card);
   };
   card
-    .drafts!.draftText(card.to, card.draft.id, card.streaming)
+    .drafts!.draftText(card.to, card.draft.id, text)
     .then(
       (ok: boolean) => {
-        if (!ok) off();
+        if (ok) card.draft.sent = text;
+        else off();
       },
       (err: unknown) => {
         if (isRudderError(err, 'CHANNEL_RATE_LIMITED'))
@@ -53,5 +57,7 @@ export function streamDraft(card: Card, host: DraftHost): void {
     .finally(() => {
       card.draft.inFlight = false;
       card.draft.lastAt = Date.now(); // the interval counts from the answer, as for edits
+      // What arrived while this one was in flight goes at the next slot.
+      if (card.draft.on) streamDraft(card, host);
     });
 }

@@ -8,17 +8,21 @@
  * Cadence, per card: edits are at least `editEverySeconds` apart, counted from the previous call's
  * answer; while one is in flight or a platform's retry-after runs, changes are coalesced into the
  * next edit (never queued up), which renders the turn as it is then. A 429 holds every card of
- * that chat until its retry-after passed.
+ * that chat until its retry-after passed. The collapse at a turn's end is outside that rhythm: it
+ * goes as soon as no edit is in flight (and the chat's retry-after passed), and the reply waits for
+ * its answer (replies/gate.ts), so the reply never lands under a card that still says "Working".
  */
 import type { CardCalls, CardView } from '../../channels/channel.js';
 import type { Config } from '../../config/schema.js';
-import { isRudderError, RudderError } from '../../errors.js';
+import { isRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { BusEvent, EventBus } from '../bus.js';
 import type { Chat } from '../chats.js';
+import type { ReplyGate } from '../replies/gate.js';
 import type { StepLog } from '../steps/step-log.js';
 import type { Step, TurnView } from '../steps/types.js';
-import { type Card, clearTimers, newCard } from './card.js';
+import { type Card, newCard, releaseCard } from './card.js';
+import { callCard, cardCallFailed } from './card-calls.js';
 import { collapsedCard, runningCard } from './card-view.js';
 import { type DraftHost, streamDraft } from './draft.js';
 import { IntermediateTexts } from './intermediate.js';
@@ -28,8 +32,8 @@ import { type ProgressConfig, progressFor } from './settings.js';
 const HEARTBEAT_MS = 15_000;
 /** Where a card cannot be edited: a new short status message at most this often. */
 const STATUS_EVERY_MS = 60_000;
-/** Edits of one card that failed in a row before it is left as it is. */
-const MAX_FAILURES = 5;
+/** How long a reply waits at most for its card's collapse, beyond the chat's retry-after. */
+const COLLAPSE_WAIT_MS = 5_000;
 /** Characters of the text being written kept for a draft or the card (drafts show at most 4,096). */
 const STREAM_KEEP = 8000;
 
@@ -37,6 +41,8 @@ export interface ProgressHost {
   steps: StepLog;
   bus: EventBus;
   log: Logger;
+  /** Held while a card's collapse is on its way: the conversation's reply waits for it. */
+  gate: ReplyGate;
   settings(): Config;
   /** The chat a conversation lives in, when its channel runs. */
   target(conversationId: string): Chat | undefined;
@@ -78,7 +84,7 @@ export class ProgressDriver {
   stop(): void {
     this.stopped = true;
     for (const u of this.unsubscribe.splice(0)) u();
-    for (const c of this.cards.values()) clearTimers(c);
+    for (const c of this.cards.values()) releaseCard(c);
     this.cards.clear();
     this.byRef.clear();
     this.gaveUp.clear();
@@ -98,7 +104,15 @@ export class ProgressDriver {
       card = this.open(turn, target, caps.cards, cfg);
     }
     card.view = turn;
-    if (changed.some((s) => s.kind === 'text')) card.streaming = '';
+    const block = changed.findLast((s) => s.kind === 'text');
+    if (block) {
+      card.streaming = '';
+      // The last draft of a block is the whole block, even when it ended before the draft's next slot.
+      if (card.draft.on && turn.status === 'running') {
+        card.draft.text = block.text;
+        streamDraft(card, this.drafts);
+      }
+    }
     if (turn.status !== 'running') return this.ended(card);
     if (card.state === 'waiting') {
       if (turn.steps.some((s) => s.kind === 'tool' || s.kind === 'permission')) this.post(card);
@@ -123,8 +137,10 @@ export class ProgressDriver {
       const card = this.cards.get(e.data.turnId);
       if (card?.view.status !== 'running' || card.cfg.text === 'final-only') return;
       card.streaming = (card.streaming + e.data.delta).slice(-STREAM_KEEP);
-      if (card.draft.on) streamDraft(card, this.drafts);
-      else this.schedule(card);
+      if (card.draft.on) {
+        card.draft.text = card.streaming;
+        streamDraft(card, this.drafts);
+      } else this.schedule(card);
       return;
     }
     // The queue moved: its count is on the card.
@@ -188,7 +204,9 @@ export class ProgressDriver {
       card.dirty = true;
       return;
     }
-    const every = card.state === 'status' ? STATUS_EVERY_MS : card.cfg.editEverySeconds * 1000;
+    // The collapse goes at once, out of the rhythm, while the reply waits for it (after a 429, when it passed).
+    const collapse = card.view.status !== 'running' && card.gate !== undefined;
+    const every = collapse ? 0 : card.state === 'status' ? STATUS_EVERY_MS : card.cfg.editEverySeconds * 1000;
     const due = Math.max(card.lastCallAt + every, this.blockedUntil.get(card.conversationId) ?? 0);
     const wait = due - Date.now();
     if (wait <= 0) return this.flush(card);
@@ -210,46 +228,17 @@ export class ProgressDriver {
     // A card that cannot be edited says nothing more at the end: the final reply follows.
     if (card.state === 'status' && view.final) return this.done(card);
     card.inFlight = true;
+    let limited = false;
     const kind = card.state === 'status' ? 'status' : 'edit';
-    const call =
-      kind === 'status'
-        ? card.cards.postCard(card.to, view).then(() => undefined)
-        : card.cards.editCard
-          ? card.cards.editCard(card.to, card.handle!, view)
-          : Promise.reject(notEditable(card.channel.name));
-    call
+    callCard(card, kind, view)
       .then(
         () => {
           card.shown = text;
           card.failures = 0;
         },
         (err: unknown) => {
-          card.failures++;
-          if (isRudderError(err, 'CHANNEL_RATE_LIMITED')) {
-            this.hold(card.conversationId, Number(err.context.retryAfterMs ?? 1000));
-            card.dirty = true;
-          } else if (isRudderError(err, 'CHANNEL_SEND_FAILED') && err.context.permanent && kind === 'edit') {
-            this.host.log.info(
-              { conversationId: card.conversationId, err: err.message },
-              'progress card cannot be edited here; a short status message at most once a minute instead',
-            );
-            card.state = 'status';
-            card.dirty = true;
-          } else {
-            this.host.log.debug(
-              { conversationId: card.conversationId, err: (err as Error).message },
-              'progress card edit failed; the next one carries the change',
-            );
-            card.dirty = true;
-          }
-          if (card.failures >= MAX_FAILURES) {
-            this.host.log.warn(
-              { conversationId: card.conversationId },
-              'progress card edits keep failing; leaving the card as it is',
-            );
-            card.dirty = false;
-            card.state = 'done';
-          }
+          limited = isRudderError(err, 'CHANNEL_RATE_LIMITED');
+          cardCallFailed(card, err, kind, { log: this.host.log, hold: (id, ms) => this.hold(id, ms) });
         },
       )
       .finally(() => {
@@ -257,6 +246,12 @@ export class ProgressDriver {
         // From the answer, so the platform never sees two calls closer than the interval, whatever the network's
         // delays.
         card.lastCallAt = Date.now();
+        // The collapse was answered or refused: the reply waits no longer (a retry is not waited for). A 429 holds
+        // the reply too, so the collapse still goes first, once the retry-after passed.
+        if (view.final && !limited) {
+          card.gate?.release();
+          card.gate = undefined;
+        }
         this.settle(card);
       });
   }
@@ -276,25 +271,27 @@ export class ProgressDriver {
     clearTimeout(card.heartbeat);
     clearTimeout(card.draft.timer);
     if (card.state === 'waiting') return this.done(card);
+    const chatFree = Math.max(Date.now(), this.blockedUntil.get(card.conversationId) ?? 0);
+    if (card.state !== 'status') card.gate ??= this.host.gate.hold(card.conversationId, chatFree + COLLAPSE_WAIT_MS);
     // A post in flight schedules the collapse when it lands.
     if (card.state !== 'posting') this.schedule(card);
   }
 
   private hold(conversationId: string, ms: number): void {
-    this.blockedUntil.set(conversationId, Math.max(this.blockedUntil.get(conversationId) ?? 0, Date.now() + ms));
+    const until = Math.max(this.blockedUntil.get(conversationId) ?? 0, Date.now() + ms);
+    this.blockedUntil.set(conversationId, until);
+    // A collapse held by the retry-after still comes before the reply.
+    for (const c of this.cards.values())
+      if (c.conversationId === conversationId) c.gate?.extend(until + COLLAPSE_WAIT_MS);
   }
 
   private done(card: Card): void {
     card.state = 'done';
-    clearTimers(card);
+    releaseCard(card);
     this.cards.delete(card.turnId);
     if (card.view.status === 'running') this.gaveUp.add(card.turnId);
     // The Stop button of a finished card still answers "that turn already ended" for a while.
     setTimeout(() => this.byRef.delete(card.ref), 10 * 60_000).unref();
     for (const [chat, until] of this.blockedUntil) if (until < Date.now()) this.blockedUntil.delete(chat);
   }
-}
-
-function notEditable(channel: string): RudderError {
-  return new RudderError('CHANNEL_SEND_FAILED', 'This channel cannot edit messages.', { channel, permanent: true });
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { Store } from '../../store/store.js';
 import type { OutboxRow } from '../../store/types.js';
 import type { EventBus } from '../bus.js';
+import type { ReplyGate } from './gate.js';
 
 const MAX_BACKOFF_MS = 5 * 60_000;
 
@@ -23,6 +24,7 @@ export class Delivery {
     private readonly bus: EventBus,
     private readonly channelOf: (conversationId: string) => { channel: Channel | undefined; key: string } | undefined,
     private readonly log: Logger,
+    private readonly gate: ReplyGate,
   ) {}
 
   /** Starts (or re-checks) delivery for a conversation. */
@@ -80,8 +82,11 @@ export class Delivery {
   private async deliver(row: OutboxRow, channel: Channel, key: string): Promise<boolean> {
     const replyTo = row.replyTo ?? undefined;
     try {
-      // A reply goes out only once the turn's outcome that owes it is committed (store.groupCommit).
+      // A reply goes out only once the turn's outcome that owes it is committed (store.groupCommit), and after the
+      // collapse of its turn's card (gate.ts), so the card above it never still says "Working".
       await this.store.committed();
+      await this.gate.passed(row.conversationId);
+      if (this.stopped) return false;
       await channel.send(
         { outboxId: row.id, text: row.text, replyTo, fromFallback: row.fromFallback },
         { conversationKey: key, platformMessageId: replyTo },

@@ -3,7 +3,7 @@
  * (delivery.ts), acknowledgements of a message (a bus event for the page, a reaction or a short
  * text on its platform), and the typing indicator while a turn runs.
  */
-import type { AckKind } from '../../channels/channel.js';
+import type { AckKind, AckOptions } from '../../channels/channel.js';
 import type { Logger } from '../../ops/logger.js';
 import type { Store } from '../../store/store.js';
 import type { MessageRow } from '../../store/types.js';
@@ -11,6 +11,7 @@ import type { EventBus } from '../bus.js';
 import type { Chats } from '../chats.js';
 import type { AckData } from '../events.js';
 import { Delivery } from './delivery.js';
+import type { ReplyGate } from './gate.js';
 
 const ACK_EMOJI: Record<AckKind, string> = { received: '👀', steered: '➡️', queued: '⏳', stopped: '⏹' };
 
@@ -24,13 +25,15 @@ export interface RepliesDeps {
   bus: EventBus;
   chats: Chats;
   log: Logger;
+  /** What a chat's next message waits for (a card's collapse). */
+  gate: ReplyGate;
 }
 
 export class Replies {
   readonly delivery: Delivery;
 
   constructor(private readonly d: RepliesDeps) {
-    this.delivery = new Delivery(d.store, d.bus, (id) => d.chats.keyOf(id), d.log);
+    this.delivery = new Delivery(d.store, d.bus, (id) => d.chats.keyOf(id), d.log, d.gate);
   }
 
   /** Commits a reply or notice to the outbox and starts its delivery. */
@@ -59,20 +62,20 @@ export class Replies {
   }
 
   /** The acknowledgement of a message: an event for the page, and the same on its platform. */
-  ack(row: MessageRow, kind: AckKind, note?: string): void {
+  ack(row: MessageRow, kind: AckKind, note?: string, opts?: AckOptions): void {
     this.d.bus.emit(row.conversationId, 'ack', row.id, ackData(kind, note));
-    this.channelAck(row, kind, note);
+    this.channelAck(row, kind, note, opts);
   }
 
   /** Shows an acknowledgement on the platform (the bus event is logged separately). */
-  channelAck(row: MessageRow, kind: AckKind, note?: string): void {
+  channelAck(row: MessageRow, kind: AckKind, note?: string, opts?: AckOptions): void {
     const chat = this.d.chats.of(row.conversationId);
     if (!chat) return;
     const text = kind === 'steered' ? row.text : note;
     // With store.groupCommit the reaction waits for the commit that holds the message.
     this.d.store.afterCommit(() => {
       chat.channel
-        .ack({ conversationKey: chat.key, platformMessageId: row.platformMessageId }, kind, text)
+        .ack({ conversationKey: chat.key, platformMessageId: row.platformMessageId }, kind, text, opts)
         .catch((err: unknown) => {
           this.d.log.warn(
             { conversationId: row.conversationId, kind, err: (err as Error).message },

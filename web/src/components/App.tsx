@@ -6,6 +6,7 @@ import { Composer } from './Composer.js';
 import { ConnectionBanner } from './ConnectionBanner.js';
 import { ConversationList } from './ConversationList.js';
 import { Header } from './Header.js';
+import { InChats } from './InChats.js';
 import { Timeline } from './Timeline.js';
 
 type ChangesModule = typeof import('./Changes.js');
@@ -60,6 +61,7 @@ export function App() {
           <ChangesSlot />
         ) : (
           <>
+            <InChats />
             <Timeline />
             <Composer />
           </>

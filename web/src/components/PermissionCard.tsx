@@ -8,7 +8,14 @@ import { Reveal, RevealedText, revealInvisible, revealNote } from './Revealed.js
 
 const LABEL: Record<string, string> = { allow: 'Approve', deny: 'Deny' };
 
-export function PermissionCard({ step }: { step: PermissionStep }) {
+export function PermissionCard({
+  step,
+  answer = answerPermission,
+}: {
+  step: PermissionStep;
+  /** Where the answer goes: the open conversation's request, unless given (a chat's request). */
+  answer?: (requestId: string, optionId: string) => Promise<void>;
+}) {
   const [sent, setSent] = useState<string | undefined>();
   const all = step.options.length
     ? step.options
@@ -23,7 +30,7 @@ export function PermissionCard({ step }: { step: PermissionStep }) {
   const hidden = revealNote(revealed);
   const choose = (id: string) => {
     setSent(id);
-    void answerPermission(step.requestId, id).finally(() => setSent(undefined));
+    void answer(step.requestId, id).finally(() => setSent(undefined));
   };
   return (
     <div

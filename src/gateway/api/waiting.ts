@@ -1,0 +1,48 @@
+/**
+ * The chats' waiting permission requests, as the page sees and answers them: a request too long (or
+ * too strange) to approve in a chat is answered here, through the same desk as every other answer.
+ * An input the page could not carry whole (`inputCut`) may only be refused here too.
+ */
+import type { Store } from '../../store/store.js';
+import type { AnswerResult, PermissionDesk } from '../permissions/desk.js';
+import { refuses } from '../permissions/options.js';
+import type { StepLog } from '../steps/step-log.js';
+import type { PermissionStep } from '../steps/types.js';
+import { titleFrom } from './conversation-list.js';
+import type { WaitingRequest } from './types.js';
+
+type Deps = { store: Store; desk: PermissionDesk; steps: StepLog };
+
+/** The page's own conversations show their requests in their timeline. */
+const PAGE_CHANNEL = 'web';
+
+function stepOf(d: Deps, turnId: string, requestId: string): PermissionStep | undefined {
+  return d.steps
+    .view(turnId)
+    ?.steps.find((s): s is PermissionStep => s.kind === 'permission' && s.requestId === requestId);
+}
+
+export function waitingInChats(d: Deps): WaitingRequest[] {
+  const out: WaitingRequest[] = [];
+  for (const open of d.desk.all()) {
+    const conv = d.store.conversation(open.conversationId);
+    const step = stepOf(d, open.turnId, open.request.requestId);
+    if (!conv || conv.channel === PAGE_CHANNEL || !step) continue;
+    const first = conv.title ?? d.store.history.activity(conv.id).firstText;
+    out.push({ channel: conv.channel, conversationId: conv.id, title: first ? titleFrom(first) : null, step });
+  }
+  return out;
+}
+
+export type ChatAnswer = AnswerResult | { ok: false; reason: 'no-such-option' | 'not-shown-whole' };
+
+/** Answers a chat's request from the page; a request whose input was not carried whole may only be refused. */
+export function answerInChat(d: Deps, requestId: string, optionId: string, by: string): ChatAnswer {
+  const open = d.desk.get(requestId);
+  const conv = open && d.store.conversation(open.conversationId);
+  if (!open || !conv || conv.channel === PAGE_CHANNEL) return { ok: false, reason: 'unknown' };
+  const option = open.request.options.find((o) => o.id === optionId);
+  if (!option) return { ok: false, reason: 'no-such-option' };
+  if (stepOf(d, open.turnId, requestId)?.inputCut && !refuses(option)) return { ok: false, reason: 'not-shown-whole' };
+  return d.desk.answer(open.conversationId, requestId, optionId, by);
+}
