@@ -26,7 +26,7 @@ describe('README', () => {
   it('documents optionId on the permissions endpoint, which the API takes', async () => {
     const row = section('HTTP API')
       .split('\n')
-      .find((l) => l.includes('/permissions/:requestId'))!;
+      .find((l) => l.includes('/conversations/:id/permissions/:requestId'))!;
     expect(row).toContain('"optionId"');
     expect(row).toContain('`options`');
     const gw = await startInProcess({ agent: agentConfig('http://127.0.0.1:9', tempDir('chome')) });
