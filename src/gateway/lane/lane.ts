@@ -63,7 +63,7 @@ export class Lane {
       queue: new LaneQueue(),
       inFlight: new Map(),
       merged: new Set(),
-      ranAsTurn: new Set(),
+      ranAsTurn: new Map(),
       turnSender: new Map(),
       hold: new Hold((why) => this.resume(why)),
       stopping: false,
@@ -249,7 +249,7 @@ export class Lane {
     const held = this.withoutStopped(this.deps.store.inbox.held(this.conversationId));
     const added = this.st.queue.addReleased(held);
     this.deps.store.inbox.queue(added.map((r) => r.id));
-    if (held.length) this.log.info({ messages: held.length, why }, 'running deferred messages on Claude again');
+    if (held.length) this.log.info({ messages: held.length, why }, 'running deferred messages on the agent again');
     this.pump();
     return held.length;
   }

@@ -207,6 +207,7 @@ describe('a message that reaches codex just after its turn ended (real codex)', 
         const row = g.gw.services.store.message(b.messageId)!;
         expect(sentTimes(mock.requests, `tag:late${i}a`)).toBe(1);
         expect(sentTimes(mock.requests, `tag:late${i}b`)).toBe(1);
+        expect(copiesInLast(mock.requests, `tag:late${i}b`)).toBe(1);
         if (rec.records.filter((r) => r.msg === 'turn/steer refused; it runs next').length === before) {
           // Codex took it into the turn after all: steered, answered with the first.
           expect(acks.map((d) => d.kind)).toEqual(['received', 'steered']);
@@ -217,7 +218,7 @@ describe('a message that reaches codex just after its turn ended (real codex)', 
         expect(acks.map((d) => d.kind)).toEqual(['received', 'steered', 'queued']);
         expect(acks[2]!.note).toBe('ran as the next turn');
         expect(row.state).toBe('answered');
-        expect(row.reason).toMatch(/^ran as the next turn/);
+        expect(row.reason).toBe('ran as the next turn (the turn had ended before Codex took it in)');
         expect(row.turnId).not.toBe(g.gw.services.store.message(a.messageId)!.turnId);
         expect(w.repliesFor(a.messageId).map((e) => e.data.messageIds)).toEqual([[a.messageId]]);
         expect(w.repliesFor(b.messageId).map((e) => e.data.messageIds)).toEqual([[b.messageId]]);
