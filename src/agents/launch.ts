@@ -163,24 +163,30 @@ export class AgentLaunches {
     return buildAgentEnv({ inherited: this.d.env, passVars: agent.passEnv, extra: agent.env });
   }
 
-  /** Each backend by its config name, with how its session is made. */
-  private readonly backends: Record<string, (c: string, s: string | undefined) => AgentSession> = {
-    'claude-stream': (c, s) => new ClaudeStreamSession(this.claude(c, s)),
-    'claude-tmux': (c, s) => new ClaudeTmuxSession(this.tmux(c, s)),
-    codex: (c, s) => new CodexSession(this.codex(c, s)),
-  };
+  /** Each backend by its config name: the agent's name as people read it, and how its session is made. */
+  private readonly backends: Record<string, { agent: string; make(c: string, s: string | undefined): AgentSession }> =
+    {
+      'claude-stream': { agent: 'Claude', make: (c, s) => new ClaudeStreamSession(this.claude(c, s)) },
+      'claude-tmux': { agent: 'Claude', make: (c, s) => new ClaudeTmuxSession(this.tmux(c, s)) },
+      codex: { agent: 'Codex', make: (c, s) => new CodexSession(this.codex(c, s)) },
+    };
+
+  private backendOf(conversationId: string) {
+    const backend = projectAgent(this.d.config.current().agent, this.d.projects.peek(conversationId)).backend;
+    const entry = this.backends[backend];
+    // The schema allows only the backends of the table: one missing here is a bug, never a silent Claude.
+    if (!entry) throw new RudderError('CONFIG_INVALID', `No agent backend "${backend}".`, { conversationId });
+    return entry;
+  }
 
   /** The backend is read when a session is created: the conversation's project's, else agent.backend. */
   factory(): SessionFactory {
-    return {
-      live: (c, s) => {
-        const backend = projectAgent(this.d.config.current().agent, this.d.projects.peek(c)).backend;
-        const make = this.backends[backend];
-        // The schema allows only the backends of the table: one missing here is a bug, never a silent Claude.
-        if (!make) throw new RudderError('CONFIG_INVALID', `No agent backend "${backend}".`, { conversationId: c });
-        return make(c, s);
-      },
-    };
+    return { live: (c, s) => this.backendOf(c).make(c, s) };
+  }
+
+  /** The name of the agent a conversation runs on, as the person reads it ("Codex is rate limited"). */
+  agentName(conversationId: string): string {
+    return this.backendOf(conversationId).agent;
   }
 
   /** Stops what is not a session's own: the spare process and Codex's shared app-servers. */

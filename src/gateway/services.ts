@@ -86,6 +86,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     log,
     env,
     memAvailable,
+    agentName: (id) => launches.agentName(id),
   });
   const cards = new ProgressDriver({
     steps,

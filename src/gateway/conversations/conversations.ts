@@ -33,6 +33,8 @@ export interface ConversationsDeps {
   env: NodeJS.ProcessEnv;
   /** MemAvailable at start, for the default warm cap. */
   memAvailable: number | undefined;
+  /** The agent a conversation runs on, as the person reads it (its project's backend). */
+  agentName(conversationId: string): string;
 }
 
 export interface SteeringState {
@@ -126,6 +128,7 @@ export class Conversations {
       steeringOffReason: steering.reason,
       collectWindowMs: cfg.steering.collectWindowMs,
       queueCap: cfg.steering.queueCap,
+      agent: this.d.agentName(conversationId),
     };
   }
 
@@ -154,7 +157,7 @@ export class Conversations {
     });
   }
 
-  /** The local model answers while Claude is rate limited (fallback.*, read when it is needed). */
+  /** The local model answers while the agent is rate limited (fallback.*, read when it is needed). */
   private async fallback(rows: MessageRow[]): Promise<string> {
     const f = this.d.config.current().fallback;
     if (!f)

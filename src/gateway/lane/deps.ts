@@ -17,6 +17,8 @@ export interface LaneSettings {
   steeringOffReason?: string;
   collectWindowMs: number;
   queueCap: number;
+  /** The agent the conversation runs on, as the person reads it ("Claude", "Codex"). */
+  agent: string;
 }
 
 export interface LaneDeps {
