@@ -2,7 +2,6 @@
  * The gateway's services, built in dependency order, each given exactly what it needs; nothing is
  * filled in afterwards. Read top to bottom, this is the graph of the gateway's middle.
  */
-import { ClaudeHealth } from '../agents/claude/health.js';
 import type { AgentLaunches } from '../agents/launch.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry, warmCap } from '../agents/registry.js';
@@ -55,11 +54,6 @@ export function buildServices({ config, store, log, env, projects, launches, fac
   log.info({ maxLive: cap.maxLive, why: cap.why }, 'idle agent processes kept warm');
   const registry = new SessionRegistry({ maxLive: cap.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
   const pool = new AgentPool(registry, factory ?? launches.factory(), (id) => nameOf(store, id));
-  const claude = new ClaudeHealth(() => ({
-    configured: config.current().agent.claudeBin,
-    env,
-    agentEnv: launches.agentEnv(),
-  }));
   const accessStore = new AccessStore(store.db);
   accessStore.init();
   const access = new AccessControl({ store: accessStore, config: cfg.channels as never });
@@ -132,7 +126,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     projects,
     chats,
     channelStarts,
-    claude,
+    agents: launches.health,
     spare: () => launches.spareProcess(),
   });
   const api = new GatewayApi({ store, bus, chats, intake, desk, stopper, steps, projects, status, conversations, log });
@@ -143,7 +137,6 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     log,
     registry,
     pool,
-    claude,
     projects,
     access,
     bus,

@@ -91,7 +91,9 @@ export class Commands {
       case 'retry': {
         const n = this.d.conversations.lane(conversationId).resume('the person asked with /retry');
         const agent = this.d.conversations.settings(conversationId).agent;
-        return { reply: n ? `Running ${n} held message(s) on ${agent} again.` : 'No messages are held by a rate limit.' };
+        return {
+          reply: n ? `Running ${n} held message(s) on ${agent} again.` : 'No messages are held by a rate limit.',
+        };
       }
       case 'allow':
       case 'deny':

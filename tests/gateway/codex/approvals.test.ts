@@ -117,7 +117,7 @@ async function answerOf(queryId: string): Promise<string> {
 }
 
 describe('codex approvals from a chat button (real codex, fake Telegram)', () => {
-  it("a button per codex option; the owner's Allow runs it once, the reply comes once, a second press is a no-op", async () => {
+  it("a button per codex option; the owner's Allow runs it once, one reply, a second press is a no-op", async () => {
     const seen = new Set<number>();
     const marker = `${tempDir('codex-perm')}/pressed`;
     tg.pushUpdate(privateText(`go [[escalate:echo ran >> ${marker}]] tag:tg1`));

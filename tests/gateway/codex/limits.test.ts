@@ -35,7 +35,7 @@ async function gateway(config: Record<string, unknown> = {}) {
 }
 
 describe('codex rate limits through the gateway (real codex)', () => {
-  it('a usage limit: the local model answers meanwhile, then the message runs on Codex once the limit resets', async () => {
+  it('a usage limit: the local model answers meanwhile, then the message runs on Codex after the reset', async () => {
     const { gw, budget } = await gateway({ fallback: { baseURL: openai.baseURL, model: 'local-model' } });
     // The limit resets a few seconds after the first 429, however long the start took; codex reports when.
     let resetsAt = 0;

@@ -57,7 +57,7 @@ async function statusPid(g: { api(m: string, p: string): Promise<Response> }, co
 }
 
 describe('/stop during a command (real codex)', () => {
-  it("ends the command's process before it answers; the thread lives and the next message sees the history", async () => {
+  it("ends the command's process before it answers; the thread lives, the next message sees the history", async () => {
     const w = gw.watch('stop');
     await w.ready;
     const pidFile = path.join(tempDir('codex-stop'), 'pid');
