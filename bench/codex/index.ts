@@ -7,7 +7,9 @@
  *   - Rudder on Claude for the same scenarios, so a person can see what each agent costs;
  *   - the process model: memory per warm conversation on one shared app-server against a server
  *     per conversation (process-model.ts), the measurement behind server/servers.ts.
- * The three sides run each round at the same time, so they share the machine's load.
+ * Each round runs the three sides one after another (they share this process's event loop, where
+ * the mocks and the gateways run), in a different order each round, so a busy moment of the
+ * machine does not always fall on the same side.
  * `npx tsx bench/codex/index.ts [--quick] [--latency off|MS,TPS]` prints the tables on their own;
  * `npm run bench -- --only codex` puts them in the report.
  */
@@ -49,7 +51,12 @@ export async function benchCodex(ctx: BenchContext): Promise<SectionBody> {
     for (const [i, s] of sides.entries()) memory.push(await warmMemory(s, max, `s${i}`, say));
     const samples: Waits[][] = sides.map(() => []);
     for (let r = 0; r < runs; r++) {
-      const round = await Promise.all(sides.map((s, i) => waitsRound(s, marks, `r${r}s${i}`)));
+      // One side at a time (they share this process's event loop), in a different order each round.
+      const round: Waits[] = [];
+      for (let k = 0; k < sides.length; k++) {
+        const i = (r + k) % sides.length;
+        round[i] = await waitsRound(sides[i]!, marks, `r${r}s${i}`);
+      }
       for (const [i, w] of round.entries()) samples[i]!.push(w);
       say(
         `  round ${r + 1}/${runs}: correction floor ${ms(round[0]!.correction)}, Rudder on Codex ` +
@@ -78,11 +85,14 @@ function report(
   memory: PerConv[],
   model: { shared: PerConv & { rows: unknown[] }; each: PerConv & { rows: unknown[] } },
 ): SectionBody {
-  const sum = (i: number, k: keyof Waits) =>
-    summarize(samples[i]!.map((w) => w[k]).filter((v): v is number => v !== undefined && Number.isFinite(v)));
+  const finite = (vs: Array<number | undefined>) =>
+    vs.filter((v): v is number => v !== undefined && Number.isFinite(v));
+  const sum = (i: number, k: Exclude<keyof Waits, 'warmPhases'>) => summarize(finite(samples[i]!.map((w) => w[k])));
+  const phase = (i: number, k: 'hostIn' | 'agent' | 'hostOut') =>
+    fig(summarize(finite(samples[i]!.map((w) => w.warmPhases?.[k]))));
   const fig = (s: Summary) => `${ms(s.p50)} / ${ms(s.p95)}`;
   const diff = (a: Summary, b: Summary) => signed(a.p50 - b.p50);
-  const row = (label: string, k: keyof Waits) => [
+  const row = (label: string, k: Exclude<keyof Waits, 'warmPhases'>) => [
     label,
     fig(sum(0, k)),
     fig(sum(1, k)),
@@ -116,6 +126,19 @@ function report(
       [run.codex.name, fig(host.codex), fig(boundary.codex)],
       [run.claude.name, fig(host.claude), fig(boundary.claude)],
     ],
+  };
+  const warmPhases: Table = {
+    caption:
+      "A warm turn's first text by phase, p50 / p95: the host's part in (having the message → its write to the " +
+      "agent's stdin), the agent's (that write → the first text on its stdout: the model's latency is here), the " +
+      "host's part out (that → the client has it; Rudder's includes the event stream to the page):",
+    head: ['', 'host: in', 'agent', 'host: out'],
+    rows: [0, 1, 2].map((i) => [
+      [run.floor, run.codex, run.claude][i]!.name,
+      phase(i, 'hostIn'),
+      phase(i, 'agent'),
+      phase(i, 'hostOut'),
+    ]),
   };
   const mem = (label: string, m: PerConv) => [label, mb(m.first), mb(m.further), mb(m.atMax)];
   const perWarm: Table = {
@@ -152,7 +175,7 @@ function report(
     },
   ];
   return {
-    tables: [waits, phases, perWarm, processModel],
+    tables: [waits, warmPhases, phases, perWarm, processModel],
     checks,
     notes: [
       'Rudder is measured as a person on the web page sees it: from sending the message (HTTP POST) to the event ' +

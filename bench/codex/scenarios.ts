@@ -11,7 +11,7 @@
  */
 import { mb, sleep } from '../stats.js';
 import { treePss } from './pss.js';
-import type { MarkedCommand, Side } from './sides.js';
+import type { MarkedCommand, Phases, Side } from './sides.js';
 
 export const COMMAND_SECONDS = 2;
 export const CORRECTION_AFTER_MS = 1000;
@@ -19,6 +19,8 @@ export const CORRECTION_AFTER_MS = 1000;
 export interface Waits {
   newFirstText: number;
   warmFirstText: number;
+  /** The warm turn's first text by phase (undefined when the taps did not see it). */
+  warmPhases: Phases | undefined;
   /** Correction sent → the model has it. */
   correction: number;
   /** Having the correction → its write to the agent (undefined when it was not found). */
@@ -34,7 +36,7 @@ export async function waitsRound(side: Side, marks: MarkedCommand, tag: string):
   const newFirstText = (await first.firstText) - first.sentAt;
   await first.done;
   const warm = await side.send(conv, `again tag:${tag}b`);
-  const warmFirstText = (await warm.firstText) - warm.sentAt;
+  const warmAt = await warm.firstText;
   await warm.done;
   const work = await side.send(conv, `work ${side.exec(marks.command(tag, COMMAND_SECONDS))} tag:${tag}c`);
   const started = await marks.started(tag);
@@ -46,7 +48,8 @@ export async function waitsRound(side: Side, marks: MarkedCommand, tag: string):
   const end = marks.ended(tag);
   return {
     newFirstText,
-    warmFirstText,
+    warmFirstText: warmAt - warm.sentAt,
+    warmPhases: side.phases(`tag:${tag}b`, warm.sentAt, warmAt),
     correction: seenAt - correction.sentAt,
     hostIn: side.hostIn(needle, correction.sentAt),
     boundary: end === undefined ? Number.NaN : seenAt - end,

@@ -19,6 +19,15 @@ import { now, tapHttp, tapRudder } from '../floor/wire-tap.js';
 import { TimedEvents } from '../web-client.js';
 import { FloorClient } from './floor-client.js';
 
+export interface Phases {
+  hostIn: number;
+  agent: number;
+  hostOut: number;
+}
+
+/** The first text on an agent's stdout: codex's agent-message delta, Claude's text delta. */
+const FIRST_TEXT = /"item\/agentMessage\/delta"|"type":"text_delta"/;
+
 export interface Sent {
   /** Epoch ms (sub-ms) just before the side was handed the message. */
   sentAt: number;
@@ -37,6 +46,11 @@ export interface Side {
   seen(needle: string): Promise<number>;
   /** The host's part: from having the message (the gateway's HTTP request, the floor's call) to the agent's stdin. */
   hostIn(needle: string, sentAt: number): number | undefined;
+  /**
+   * A first text by phase: the host's part in (having the message → its write to the agent), the
+   * agent's (that write → the first text on the agent's stdout), the host's part out (that → the client has it).
+   */
+  phases(needle: string, sentAt: number, firstTextAt: number): Phases | undefined;
   /** Processes whose memory the side's warm conversations take (their trees are counted). */
   agentPids(convs: string[]): Promise<number[]>;
   close(): Promise<void>;
@@ -82,6 +96,13 @@ async function rudderSide(
       const atServer = http.request(port, /\/messages$/, sentAt);
       const write = taps.write(undefined, needle);
       return atServer !== undefined && write ? write.at - atServer : undefined;
+    },
+    phases(needle, sentAt, firstTextAt) {
+      const atServer = http.request(port, /\/messages$/, sentAt);
+      const write = taps.write(undefined, needle);
+      const out = write && taps.chunk(write.tap, FIRST_TEXT, write.at);
+      if (atServer === undefined || !write || out === undefined) return undefined;
+      return { hostIn: write.at - atServer, agent: out - write.at, hostOut: firstTextAt - out };
     },
     async agentPids(convs) {
       const status = (await (await gw.api('GET', '/api/status')).json()) as {
@@ -152,6 +173,12 @@ export async function codexFloor(mock: MockResponses): Promise<Side> {
     hostIn(needle, sentAt) {
       const write = client.taps.write('floor', needle);
       return write ? write.at - sentAt : undefined;
+    },
+    phases(needle, sentAt, firstTextAt) {
+      const write = client.taps.write('floor', needle);
+      const out = write && client.taps.chunk(write.tap, FIRST_TEXT, write.at);
+      if (!write || out === undefined) return undefined;
+      return { hostIn: write.at - sentAt, agent: out - write.at, hostOut: firstTextAt - out };
     },
     agentPids: async () => [client.pid],
     close: () => client.close(),
