@@ -1,10 +1,10 @@
 /**
  * The floor for Codex: a hand-written app-server client, the least a program can do to drive codex.
  * It spawns the same codex binary with the same `-c` overrides, environment and thread settings as
- * Rudder's codex backend, speaks JSON-RPC over stdio (one JSON object a line, no "jsonrpc" field;
- * shared/codex-notes.md) and does nothing else: no store, no lanes, no wrapping, no HTTP. It imports
- * nothing of Rudder's code. Its pipes are tapped the same way as Rudder's (wire-tap.ts), so the
- * figures split the same way.
+ * Rudder's codex backend (the caller hands it those), speaks JSON-RPC over stdio (one JSON object a
+ * line, no "jsonrpc" field; shared/codex-notes.md) and does nothing else: no store, no lanes, no
+ * wrapping, no HTTP. It imports nothing of Rudder's code. Its pipes are tapped the same way as
+ * Rudder's (wire-tap.ts), so the figures split the same way.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import readline from 'node:readline';

@@ -7,18 +7,20 @@
  *   - Rudder on Claude for the same scenarios, so a person can see what each agent costs;
  *   - the process model: memory per warm conversation on one shared app-server against a server
  *     per conversation (process-model.ts), the measurement behind server/servers.ts.
- * Each round runs the three sides one after another (they share this process's event loop, where
- * the mocks and the gateways run), in a different order each round, so a busy moment of the
- * machine does not always fall on the same side.
+ * Each round runs the three sides one after another (the gateways and the floor client share this
+ * process's event loop), in a different order each round, so a busy moment of the machine does not
+ * always fall on the same side. The mock models run in worker threads (mock-worker.ts), so their
+ * clock is never held up by a gateway's work.
  * `npx tsx bench/codex/index.ts [--quick] [--latency off|MS,TPS]` prints the tables on their own;
  * `npm run bench -- --only codex` puts them in the report.
  */
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startMockApi } from '../../tests/support/mock-anthropic.js';
-import { startMockResponses } from '../../tests/support/mock-responses.js';
+import { CODEX_BIN } from '../../tests/support/codex-rig.js';
 import { type BenchContext, latencyFromArgs } from '../context.js';
 import type { Check, SectionBody, Table } from '../report.js';
 import { load, mb, ms, type Summary, summarize } from '../stats.js';
+import { mockInWorker } from './mock-worker.js';
 import { modelMemory } from './process-model.js';
 import {
   COMMAND_SECONDS,
@@ -28,7 +30,7 @@ import {
   waitsRound,
   warmMemory,
 } from './scenarios.js';
-import { codexFloor, MarkedCommand, rudderOnClaude, rudderOnCodex, type Side } from './sides.js';
+import { codexFloor, MarkedCommand, type Phases, rudderOnClaude, rudderOnCodex, type Side } from './sides.js';
 
 export const CODEX_FLOOR_TARGET_MS = 10;
 
@@ -37,8 +39,8 @@ const say = (s: string) => void process.stdout.write(`${s}\n`);
 export async function benchCodex(ctx: BenchContext): Promise<SectionBody> {
   const runs = ctx.quick ? 3 : 10;
   const max = ctx.quick ? 3 : 6;
-  const codexMock = await startMockResponses({ latency: ctx.latency });
-  const claudeMock = await startMockApi({ latency: ctx.latency });
+  const codexMock = await mockInWorker('responses', ctx.latency);
+  const claudeMock = await mockInWorker('anthropic', ctx.latency);
   const marks = new MarkedCommand();
   const sides: Side[] = [];
   try {
@@ -76,6 +78,14 @@ export async function benchCodex(ctx: BenchContext): Promise<SectionBody> {
 
 type PerConv = ReturnType<typeof perConversation>;
 
+function codexVersion(): string {
+  try {
+    return execFileSync(CODEX_BIN, ['--version'], { encoding: 'utf8', timeout: 15_000 }).trim();
+  } catch {
+    return 'version unknown';
+  }
+}
+
 const signed = (d: number) => `${d >= 0 ? '+' : '−'}${ms(Math.abs(d))}`;
 
 function report(
@@ -88,8 +98,7 @@ function report(
   const finite = (vs: Array<number | undefined>) =>
     vs.filter((v): v is number => v !== undefined && Number.isFinite(v));
   const sum = (i: number, k: Exclude<keyof Waits, 'warmPhases'>) => summarize(finite(samples[i]!.map((w) => w[k])));
-  const phase = (i: number, k: 'hostIn' | 'agent' | 'hostOut') =>
-    fig(summarize(finite(samples[i]!.map((w) => w.warmPhases?.[k]))));
+  const phase = (i: number, k: keyof Phases) => fig(summarize(finite(samples[i]!.map((w) => w.warmPhases?.[k]))));
   const fig = (s: Summary) => `${ms(s.p50)} / ${ms(s.p95)}`;
   const diff = (a: Summary, b: Summary) => signed(a.p50 - b.p50);
   const row = (label: string, k: Exclude<keyof Waits, 'warmPhases'>) => [
@@ -130,13 +139,15 @@ function report(
   const warmPhases: Table = {
     caption:
       "A warm turn's first text by phase, p50 / p95: the host's part in (having the message → its write to the " +
-      "agent's stdin), the agent's (that write → the first text on its stdout: the model's latency is here), the " +
-      "host's part out (that → the client has it; Rudder's includes the event stream to the page):",
-    head: ['', 'host: in', 'agent', 'host: out'],
+      "agent's stdin), the agent's (that write → its request to the model; the model's request → the first text " +
+      "on the agent's stdout, the model's latency), the host's part out (that → the client has it; Rudder's " +
+      'includes the event stream to the page):',
+    head: ['', 'host: in', 'agent → model', 'model → first text', 'host: out'],
     rows: [0, 1, 2].map((i) => [
       [run.floor, run.codex, run.claude][i]!.name,
       phase(i, 'hostIn'),
-      phase(i, 'agent'),
+      phase(i, 'toModel'),
+      phase(i, 'model'),
       phase(i, 'hostOut'),
     ]),
   };
@@ -178,8 +189,10 @@ function report(
     tables: [waits, warmPhases, phases, perWarm, processModel],
     checks,
     notes: [
+      `Codex: ${codexVersion()} (the pinned @openai/codex), for all three codex figures and the process model.`,
       'Rudder is measured as a person on the web page sees it: from sending the message (HTTP POST) to the event ' +
-        "stream's first text; the floor from its call to the first text delta on codex's stdout.",
+        "stream's first text; the floor from its call to the first text delta on codex's stdout. The mock models " +
+        'run in worker threads, so a busy gateway does not delay when they see a request.',
       'A new conversation on Codex is a new thread on the running app-server (the first conversation of a gateway ' +
         'also starts the server, about the figure of a cold start: not in these rows); on Claude it is a new claude ' +
         'process (steering.spareProcess off, as in the tests: with it on, one start-up is saved).',

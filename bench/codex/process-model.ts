@@ -8,14 +8,13 @@ import { CodexSession } from '../../src/agents/codex/codex-session.js';
 import { CodexServers } from '../../src/agents/codex/server/servers.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { codexHome, codexLaunch } from '../../tests/support/codex-rig.js';
-import type { MockResponses } from '../../tests/support/mock-responses.js';
 import { mb, sleep } from '../stats.js';
 import { treePss } from './pss.js';
 import { type MemoryRow, perConversation } from './scenarios.js';
 
 export type Model = 'shared' | 'per conversation';
 
-export async function modelMemory(mock: MockResponses, model: Model, max: number) {
+export async function modelMemory(mock: { url: string }, model: Model, max: number) {
   const sessions: CodexSession[] = [];
   const pools: CodexServers[] = [new CodexServers({ logger: silentLogger() })];
   const home = codexHome().codexHome;

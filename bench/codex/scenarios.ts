@@ -49,7 +49,7 @@ export async function waitsRound(side: Side, marks: MarkedCommand, tag: string):
   return {
     newFirstText,
     warmFirstText: warmAt - warm.sentAt,
-    warmPhases: side.phases(`tag:${tag}b`, warm.sentAt, warmAt),
+    warmPhases: side.phases(`tag:${tag}b`, warm.sentAt, warmAt, await side.seen(`again tag:${tag}b`)),
     correction: seenAt - correction.sentAt,
     hostIn: side.hostIn(needle, correction.sentAt),
     boundary: end === undefined ? Number.NaN : seenAt - end,

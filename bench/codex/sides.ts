@@ -7,22 +7,30 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildCodexEnv } from '../../src/agents/codex/env.js';
 import { WRAPPER_SYSTEM_PROMPT } from '../../src/security/wrap.js';
 import { tempDir } from '../../tests/support/claude-rig.js';
 import { codexAgent } from '../../tests/support/codex-gateway.js';
 import { CODEX_BIN, codexHome } from '../../tests/support/codex-rig.js';
 import { startInProcess } from '../../tests/support/gateway-rig.js';
-import type { MockApi } from '../../tests/support/mock-anthropic.js';
-import { type MockResponses, mockCodexConfig } from '../../tests/support/mock-responses.js';
+import { mockCodexConfig } from '../../tests/support/mock-responses.js';
 import { benchAgent } from '../context.js';
 import { now, tapHttp, tapRudder } from '../floor/wire-tap.js';
 import { TimedEvents } from '../web-client.js';
 import { FloorClient } from './floor-client.js';
+import type { RemoteMock } from './mock-worker.js';
 
 export interface Phases {
   hostIn: number;
-  agent: number;
+  /** The agent's stdin write → the model's request (the mock's clock, 1 ms steps). */
+  toModel: number;
+  /** The model's request → the first text on the agent's stdout (the model's latency is here). */
+  model: number;
   hostOut: number;
+}
+
+function split(write: number, request: number, out: number, hostIn: number, firstTextAt: number): Phases {
+  return { hostIn, toModel: request - write, model: out - request, hostOut: firstTextAt - out };
 }
 
 /** The first text on an agent's stdout: codex's agent-message delta, Claude's text delta. */
@@ -48,9 +56,10 @@ export interface Side {
   hostIn(needle: string, sentAt: number): number | undefined;
   /**
    * A first text by phase: the host's part in (having the message → its write to the agent), the
-   * agent's (that write → the first text on the agent's stdout), the host's part out (that → the client has it).
+   * agent's (that write → its request to the model → the first text on its stdout), the host's part out
+   * (that → the client has it). `requestAt`: when the model got the request.
    */
-  phases(needle: string, sentAt: number, firstTextAt: number): Phases | undefined;
+  phases(needle: string, sentAt: number, firstTextAt: number, requestAt: number): Phases | undefined;
   /** Processes whose memory the side's warm conversations take (their trees are counted). */
   agentPids(convs: string[]): Promise<number[]>;
   close(): Promise<void>;
@@ -97,12 +106,12 @@ async function rudderSide(
       const write = taps.write(undefined, needle);
       return atServer !== undefined && write ? write.at - atServer : undefined;
     },
-    phases(needle, sentAt, firstTextAt) {
+    phases(needle, sentAt, firstTextAt, requestAt) {
       const atServer = http.request(port, /\/messages$/, sentAt);
       const write = taps.write(undefined, needle);
       const out = write && taps.chunk(write.tap, FIRST_TEXT, write.at);
       if (atServer === undefined || !write || out === undefined) return undefined;
-      return { hostIn: write.at - atServer, agent: out - write.at, hostOut: firstTextAt - out };
+      return split(write.at, requestAt, out, write.at - atServer, firstTextAt);
     },
     async agentPids(convs) {
       const status = (await (await gw.api('GET', '/api/status')).json()) as {
@@ -118,31 +127,34 @@ async function rudderSide(
   };
 }
 
-export function rudderOnCodex(mock: MockResponses): Promise<Side> {
+export function rudderOnCodex(mock: RemoteMock): Promise<Side> {
   return rudderSide(
     'Rudder on Codex',
     codexAgent(mock.url),
     (cmd) => `[[exec:${cmd}]]`,
-    (needle) => mock.waitFor((r) => r.historyTexts.some((t) => t.includes(needle)), LONG_MS).then((r) => r.at),
+    (n) => mock.seen(n),
   );
 }
 
-export function rudderOnClaude(mock: MockApi): Promise<Side> {
+export function rudderOnClaude(mock: RemoteMock): Promise<Side> {
   return rudderSide(
     'Rudder on Claude',
     benchAgent(mock.url),
     (cmd) => `[[bash:${cmd}]]`,
-    (needle) => mock.waitFor((r) => !r.side && r.historyText.includes(needle), LONG_MS).then((r) => r.at),
+    (n) => mock.seen(n),
   );
 }
 
-/** The floor: the same codex binary, `-c` overrides, thread settings and instructions, without Rudder. */
-export async function codexFloor(mock: MockResponses): Promise<Side> {
+/** The floor: the same codex binary, `-c` overrides, environment, thread settings and instructions, without Rudder. */
+export async function codexFloor(mock: RemoteMock): Promise<Side> {
   const { home, codexHome: dir } = codexHome();
   const client = new FloorClient({
     bin: CODEX_BIN,
     config: mockCodexConfig(mock.url),
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: home, CODEX_HOME: dir },
+    // The environment Rudder gives its app-server: codex's own work depends on it (with this machine's CA
+    // variables, SSL_CERT_*, its step from a command's end to the next request was tens of ms slower than
+    // with PATH, LANG, HOME and CODEX_HOME alone), so a bare one would measure a different codex.
+    env: buildCodexEnv({ inherited: process.env, extra: { HOME: home, CODEX_HOME: dir } }),
     instructions: WRAPPER_SYSTEM_PROMPT,
   });
   await client.ready;
@@ -151,7 +163,7 @@ export async function codexFloor(mock: MockResponses): Promise<Side> {
   return {
     name: 'floor (app-server client)',
     exec: (cmd) => `[[exec:${cmd}]]`,
-    seen: (needle) => mock.waitFor((r) => r.historyTexts.some((t) => t.includes(needle)), LONG_MS).then((r) => r.at),
+    seen: (needle) => mock.seen(needle),
     async send(conv, text) {
       const sentAt = now();
       let thread = threads.get(conv);
@@ -174,11 +186,11 @@ export async function codexFloor(mock: MockResponses): Promise<Side> {
       const write = client.taps.write('floor', needle);
       return write ? write.at - sentAt : undefined;
     },
-    phases(needle, sentAt, firstTextAt) {
+    phases(needle, sentAt, firstTextAt, requestAt) {
       const write = client.taps.write('floor', needle);
       const out = write && client.taps.chunk(write.tap, FIRST_TEXT, write.at);
       if (!write || out === undefined) return undefined;
-      return { hostIn: write.at - sentAt, agent: out - write.at, hostOut: firstTextAt - out };
+      return split(write.at, requestAt, out, write.at - sentAt, firstTextAt);
     },
     agentPids: async () => [client.pid],
     close: () => client.close(),
