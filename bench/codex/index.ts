@@ -110,6 +110,10 @@ function report(
   ];
   const correction = { floor: sum(0, 'correction'), codex: sum(1, 'correction'), claude: sum(2, 'correction') };
   const overFloor = correction.codex.p50 - correction.floor.p50;
+  const afterEnd = (i: number) => sum(i, 'boundary').p50;
+  const boundaryOverFloor = afterEnd(1) - afterEnd(0);
+  const margins = finite(samples[1]!.map((w) => w.margin));
+  const inTime = margins.filter((m) => m > 0).length;
   const host = { floor: sum(0, 'hostIn'), codex: sum(1, 'hostIn'), claude: sum(2, 'hostIn') };
   const boundary = { floor: sum(0, 'boundary'), codex: sum(1, 'boundary'), claude: sum(2, 'boundary') };
   const latency = ctx.latency ? `${ctx.latency.firstTokenMs} ms to the first token` : 'none';
@@ -168,15 +172,27 @@ function report(
     {
       target:
         `Rudder on Codex: a correction sent mid-command reaches the model ≤ ${CODEX_FLOOR_TARGET_MS} ms after the ` +
-        "floor's (p50)",
+        "floor's (p50, from sending it)",
       measured: `${signed(overFloor)} (Rudder p50 ${ms(correction.codex.p50)}, floor p50 ${ms(correction.floor.p50)})`,
       pass: overFloor <= CODEX_FLOOR_TARGET_MS,
       why:
-        `Both hand the correction to codex (turn/steer) long before the command ends: Rudder's part, from the HTTP ` +
-        `request to the write, is p50 ${ms(host.codex.p50)} (p95 ${ms(host.codex.p95)}), the floor's ` +
-        `${ms(host.floor.p50)}. Codex then holds it until the command's output goes back to the model ` +
-        `(p50 ${ms(boundary.codex.p50)} after the command's end on Rudder, ${ms(boundary.floor.p50)} on the floor), ` +
-        'so a difference in the end-to-end figures beyond the host part is codex and the command on a shared machine.',
+        'Both hand the correction to codex (turn/steer) long before the command ends, and codex gives it to the ' +
+        "model with the command's output; from sending it, the figure is the rest of the command plus that step. " +
+        "The rest of the command depends on when the benchmark's own timer sent the correction, which a busy " +
+        'machine delays by tens of ms either way, on either side; the next target leaves that out.',
+    },
+    {
+      target:
+        `Rudder on Codex: from the command's end, the correction reaches the model ≤ ${CODEX_FLOOR_TARGET_MS} ms ` +
+        "after the floor's (p50), handed to codex before the command ended in every run",
+      measured:
+        `${signed(boundaryOverFloor)} (Rudder p50 ${ms(afterEnd(1))}, floor p50 ${ms(afterEnd(0))}); handed over ` +
+        `before the end in ${inTime} of ${margins.length} runs, at least ${ms(Math.min(...margins))} before it`,
+      pass: boundaryOverFloor <= CODEX_FLOOR_TARGET_MS && inTime === margins.length && margins.length > 0,
+      why:
+        `Rudder's own part, from the HTTP request to the write to codex, is p50 ${ms(host.codex.p50)} ` +
+        `(p95 ${ms(host.codex.p95)}); the floor's ${ms(host.floor.p50)}. What comes after the command's end is ` +
+        "codex's step, the same binary and environment on both.",
     },
     {
       target: 'one shared app-server costs less per further warm conversation than a server each',

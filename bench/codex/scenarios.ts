@@ -27,6 +27,8 @@ export interface Waits {
   hostIn: number | undefined;
   /** The command's end → the request that holds the correction (the agent's own step). */
   boundary: number;
+  /** How long before the command's end the correction was in the agent's hands (negative: after it). */
+  margin: number;
 }
 
 /** One round on one side, in a conversation of its own. */
@@ -53,6 +55,7 @@ export async function waitsRound(side: Side, marks: MarkedCommand, tag: string):
     correction: seenAt - correction.sentAt,
     hostIn: side.hostIn(needle, correction.sentAt),
     boundary: end === undefined ? Number.NaN : seenAt - end,
+    margin: (end ?? Number.NaN) - (side.handedAt(needle) ?? Number.NaN),
   };
 }
 

@@ -54,6 +54,8 @@ export interface Side {
   seen(needle: string): Promise<number>;
   /** The host's part: from having the message (the gateway's HTTP request, the floor's call) to the agent's stdin. */
   hostIn(needle: string, sentAt: number): number | undefined;
+  /** When the message was written to the agent's stdin (the turn/steer, the stdin line). */
+  handedAt(needle: string): number | undefined;
   /**
    * A first text by phase: the host's part in (having the message → its write to the agent), the
    * agent's (that write → its request to the model → the first text on its stdout), the host's part out
@@ -106,6 +108,7 @@ async function rudderSide(
       const write = taps.write(undefined, needle);
       return atServer !== undefined && write ? write.at - atServer : undefined;
     },
+    handedAt: (needle) => taps.write(undefined, needle)?.at,
     phases(needle, sentAt, firstTextAt, requestAt) {
       const atServer = http.request(port, /\/messages$/, sentAt);
       const write = taps.write(undefined, needle);
@@ -186,6 +189,7 @@ export async function codexFloor(mock: RemoteMock): Promise<Side> {
       const write = client.taps.write('floor', needle);
       return write ? write.at - sentAt : undefined;
     },
+    handedAt: (needle) => client.taps.write('floor', needle)?.at,
     phases(needle, sentAt, firstTextAt, requestAt) {
       const write = client.taps.write('floor', needle);
       const out = write && client.taps.chunk(write.tap, FIRST_TEXT, write.at);
