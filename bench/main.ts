@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLAUDE_BIN } from '../tests/support/claude-rig.js';
-import { benchCodex } from './codex.js';
+import { benchCodex } from './codex/index.js';
 import { type BenchContext, describeLatency, latencyFromArgs } from './context.js';
 import { untapAll } from './floor/wire-tap.js';
 import { benchFloor } from './floor.js';
@@ -58,7 +58,7 @@ const SECTIONS: Array<{ id: string; title: string; run: (ctx: BenchContext) => P
   },
   {
     id: 'codex',
-    title: 'Codex on Rudder: memory per warm conversation, shared or not, and the waits',
+    title: 'Codex on Rudder against the floor (an app-server client) and against Claude on Rudder; the process model',
     run: benchCodex,
   },
 ];

@@ -21,6 +21,7 @@ import { CodexSession } from './codex/codex-session.js';
 import { buildCodexEnv } from './codex/env.js';
 import type { CodexLaunch } from './codex/launch.js';
 import { CodexServers } from './codex/server/servers.js';
+import { type AgentBinary, AgentHealth } from './health.js';
 import type { SessionFactory } from './pool.js';
 import { spareProcess, warmCap } from './registry.js';
 import type { AgentSession } from './session.js';
@@ -43,16 +44,30 @@ export function markPrefixOf(dataDir: string): string {
   return `rudder-${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 12)}`;
 }
 
+/** A backend: the agent's name as people read it, the binary it runs, and how its session is made. */
+interface Backend {
+  agent: string;
+  binary: AgentBinary;
+  make(conversationId: string, sessionId: string | undefined): AgentSession;
+}
+
 export class AgentLaunches {
   readonly markPrefix: string;
   readonly spare: SpareProcess;
   /** Codex's app-servers, one shared by every conversation of the same binary, config and environment. */
   readonly codexServers: CodexServers;
+  /** The binaries of the agents the config's backends run on (a warning at start, the status report). */
+  readonly health: AgentHealth;
 
   constructor(private readonly d: AgentLaunchesDeps) {
     this.markPrefix = markPrefixOf(d.dataDir);
     this.spare = new SpareProcess(d.log);
     this.codexServers = new CodexServers({ logger: d.log, tracker: this.tracker(), markPrefix: this.markPrefix });
+    this.health = new AgentHealth({
+      inUse: () => this.agentsInUse(),
+      claude: () => ({ configured: d.config.current().agent.claudeBin, env: d.env, agentEnv: this.agentEnv() }),
+      codex: () => ({ configured: d.config.current().agent.codex.bin, env: d.env, agentEnv: this.codexEnv() }),
+    });
   }
 
   private tracker() {
@@ -116,7 +131,7 @@ export class AgentLaunches {
       // Found at each server start: a binary installed later is found, a setting naming none fails the turn.
       bin: () => resolveCodexBinary(agent.codex.bin, env).path,
       config: agent.codex.config,
-      env: buildCodexEnv({ inherited: env, passVars: agent.passEnv, extra: agent.env }),
+      env: this.codexEnv(),
       logger: log,
       sessionId: target.rebound ? (conv?.sessionId ?? undefined) : sessionId,
       model: conv?.model ?? settings.model,
@@ -157,30 +172,48 @@ export class AgentLaunches {
     };
   }
 
+  /** The environment of Codex's app-servers (codex/env.ts: Claude's allow-list less Claude's, plus Codex's keys). */
+  private codexEnv(): Record<string, string> {
+    const agent = this.d.config.current().agent;
+    return buildCodexEnv({ inherited: this.d.env, passVars: agent.passEnv, extra: agent.env });
+  }
+
   /** The environment every agent process gets (agent/claude/env.ts: an allow-list, then passEnv, then agent.env). */
   agentEnv(): Record<string, string> {
     const agent = this.d.config.current().agent;
     return buildAgentEnv({ inherited: this.d.env, passVars: agent.passEnv, extra: agent.env });
   }
 
-  /** Each backend by its config name, with how its session is made. */
-  private readonly backends: Record<string, (c: string, s: string | undefined) => AgentSession> = {
-    'claude-stream': (c, s) => new ClaudeStreamSession(this.claude(c, s)),
-    'claude-tmux': (c, s) => new ClaudeTmuxSession(this.tmux(c, s)),
-    codex: (c, s) => new CodexSession(this.codex(c, s)),
+  /** Each backend by its config name: the agent's name as people read it, and how its session is made. */
+  private readonly backends: Record<string, Backend> = {
+    'claude-stream': { agent: 'Claude', binary: 'claude', make: (c, s) => new ClaudeStreamSession(this.claude(c, s)) },
+    'claude-tmux': { agent: 'Claude', binary: 'claude', make: (c, s) => new ClaudeTmuxSession(this.tmux(c, s)) },
+    codex: { agent: 'Codex', binary: 'codex', make: (c, s) => new CodexSession(this.codex(c, s)) },
   };
+
+  /** The agents the config's backends run on: agent.backend's and every project's. */
+  private agentsInUse(): Set<AgentBinary> {
+    const cfg = this.d.config.current();
+    const backends = [cfg.agent.backend, ...Object.values(cfg.projects ?? {}).map((p) => p.backend)];
+    return new Set(backends.flatMap((b) => (b && this.backends[b] ? [this.backends[b].binary] : [])));
+  }
+
+  private backendOf(conversationId: string) {
+    const backend = projectAgent(this.d.config.current().agent, this.d.projects.peek(conversationId)).backend;
+    const entry = this.backends[backend];
+    // The schema allows only the backends of the table: one missing here is a bug, never a silent Claude.
+    if (!entry) throw new RudderError('CONFIG_INVALID', `No agent backend "${backend}".`, { conversationId });
+    return entry;
+  }
 
   /** The backend is read when a session is created: the conversation's project's, else agent.backend. */
   factory(): SessionFactory {
-    return {
-      live: (c, s) => {
-        const backend = projectAgent(this.d.config.current().agent, this.d.projects.peek(c)).backend;
-        const make = this.backends[backend];
-        // The schema allows only the backends of the table: one missing here is a bug, never a silent Claude.
-        if (!make) throw new RudderError('CONFIG_INVALID', `No agent backend "${backend}".`, { conversationId: c });
-        return make(c, s);
-      },
-    };
+    return { live: (c, s) => this.backendOf(c).make(c, s) };
+  }
+
+  /** The name of the agent a conversation runs on, as the person reads it ("Codex is rate limited"). */
+  agentName(conversationId: string): string {
+    return this.backendOf(conversationId).agent;
   }
 
   /** Stops what is not a session's own: the spare process and Codex's shared app-servers. */

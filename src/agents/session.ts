@@ -133,7 +133,8 @@ export interface Turn {
 
 export type SteerResult =
   | { outcome: 'steered'; turn: Turn }
-  | { outcome: 'ran-as-turn'; turn: Turn }
+  /** why: what kept it out of the running turn, when the backend knows (the lane's record says so). */
+  | { outcome: 'ran-as-turn'; turn: Turn; why?: string }
   | { outcome: 'process-dead' };
 
 /**

@@ -18,7 +18,7 @@ export function register(program: Command): void {
   program
     .command('status')
     .description(
-      'what the running gateway is doing: the claude binary, sessions, queues, owed replies, channels, steering',
+      'what the running gateway is doing: the agent binaries, sessions, queues, owed replies, channels, steering',
     )
     .option('--json', 'print the report as JSON (the body of GET /api/status)')
     .addHelpText(
@@ -31,11 +31,15 @@ export function register(program: Command): void {
     });
 }
 
-function claudeLine(s: StatusReport): string {
-  const c = s.agent?.claude;
-  if (!c) return `Claude: not checked yet (backend ${s.agent?.backend ?? '?'})`;
-  if (c.ok) return `Claude: ${c.version} at ${c.path} (from ${c.source}); backend ${s.agent.backend}`;
-  return `Claude: ✘ ${c.problem} (fix: ${c.fix})`;
+/** A line per agent binary the conversations run on: its version, or what is wrong and the fix. */
+function agentLines(s: StatusReport): string[] {
+  const checks = [s.agent?.claude, s.agent?.codex].filter((c) => !!c);
+  if (checks.length === 0) return [`Agent: not checked yet (backend ${s.agent?.backend ?? '?'})`];
+  return checks.map((c) =>
+    c.ok
+      ? `${c.agent}: ${c.version} at ${c.path} (from ${c.source}); backend ${s.agent.backend}`
+      : `${c.agent}: ✘ ${c.problem} (fix: ${c.fix})`,
+  );
 }
 
 function channelsLine(s: StatusReport): string {
@@ -78,7 +82,7 @@ export async function status(opts: { json?: boolean }): Promise<number> {
   }
   const lines = [
     `Rudder ${s.version}, up ${s.uptimeSeconds}s, ${mb(s.gatewayRssBytes)}`,
-    claudeLine(s),
+    ...agentLines(s),
     `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; ` +
       `agent processes ${s.steering.liveSessions}, ${s.steering.warm} idle; ` +
       `maxLive ${s.steering.maxLive} (${s.steering.maxLiveWhy})`,

@@ -5,7 +5,7 @@
  */
 import type https from 'node:https';
 import path from 'node:path';
-import type { ClaudeCheck } from '../agents/claude/health.js';
+import type { BinaryCheck } from '../agents/common/binary-check.js';
 import { AgentLaunches } from '../agents/launch.js';
 import type { SessionFactory } from '../agents/pool.js';
 import type { Channel } from '../channels/channel.js';
@@ -47,8 +47,8 @@ export interface RunningGateway {
   services: Services;
   /** The page's HTTP server (web.enabled). */
   web: HttpServer | undefined;
-  /** The claude binary checked at start: a missing or broken one is reported, not fatal. */
-  claude: Promise<ClaudeCheck>;
+  /** The binaries of the agents the config runs on, checked at start: a missing or broken one is reported. */
+  binaries: Promise<BinaryCheck[]>;
   stop(reason: string): Promise<void>;
 }
 
@@ -90,7 +90,7 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   const factory = opts.sessionFactory?.(launches);
   const push = cfg.web.enabled && cfg.push.enabled ? pushKeys(dataDir, opts.pushAgent) : undefined;
   const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable, push });
-  const claude = s.claude.refresh();
+  const binaries = launches.health.refresh();
 
   const web = cfg.web.enabled ? webServer(dataDir, cfg, s, log) : undefined;
   const channels = [...(opts.extraChannels ?? []), ...(await chatChannels(cfg, dataDir, log))];
@@ -112,7 +112,7 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   };
   let stopping: Promise<void> | undefined;
   const stop = (reason: string) => (stopping ??= shutdown({ s, launches, web, release }, reason));
-  return { services: s, web, claude, stop };
+  return { services: s, web, binaries, stop };
 }
 
 function openStore(dataDir: string, cfg: Config, log: Logger): Store {

@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { passEnvWarning } from '../agents/claude/env.js';
-import type { ClaudeCheck } from '../agents/claude/health.js';
+import type { BinaryCheck } from '../agents/common/binary-check.js';
 import { pageQr } from '../cli/qr.js';
 import {
   findConfigFile,
@@ -175,17 +175,21 @@ export async function runGateway(): Promise<number> {
     const qr = url ? pageQr({ url, allowedHosts: loaded.config.web.allowedHosts, isTTY }) : undefined;
     if (qr) process.stdout.write(qr);
   }
-  // The page runs without claude, so the person can read this there too (rudder status, /status).
-  void gw.claude.then((c) => warnAboutClaude(c, log));
+  // The page runs without the agent's binary, so the person can read this there too (rudder status, /status).
+  void gw.binaries.then((checks) => {
+    for (const c of checks) warnAboutBinary(c, log);
+  });
   life.running(gw, log);
   return new Promise<number>(() => undefined);
 }
 
-function warnAboutClaude(c: ClaudeCheck, log: Logger): void {
+function warnAboutBinary(c: BinaryCheck, log: Logger): void {
   if (c.ok) return;
-  process.stderr.write(`warning: ${c.problem} Agents cannot start until this is fixed (fix: ${c.fix})\n`);
+  process.stderr.write(
+    `warning: ${c.problem} ${c.agent} conversations cannot start until this is fixed (fix: ${c.fix})\n`,
+  );
   log.warn(
-    { shown: true, problem: c.problem, fix: c.fix },
-    'the claude binary is missing or broken; agents cannot start',
+    { shown: true, agent: c.agent, problem: c.problem, fix: c.fix },
+    'an agent binary is missing or broken; its conversations cannot start',
   );
 }

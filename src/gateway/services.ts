@@ -3,7 +3,6 @@
  * filled in afterwards. Read top to bottom, this is the graph of the gateway's middle.
  */
 import type https from 'node:https';
-import { ClaudeHealth } from '../agents/claude/health.js';
 import type { AgentLaunches } from '../agents/launch.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry, warmCap } from '../agents/registry.js';
@@ -73,11 +72,6 @@ export function buildServices(parts: ServiceParts) {
   log.info({ maxLive: cap.maxLive, why: cap.why }, 'idle agent processes kept warm');
   const registry = new SessionRegistry({ maxLive: cap.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
   const pool = new AgentPool(registry, factory ?? launches.factory(), (id) => nameOf(store, id));
-  const claude = new ClaudeHealth(() => ({
-    configured: config.current().agent.claudeBin,
-    env,
-    agentEnv: launches.agentEnv(),
-  }));
   const accessStore = new AccessStore(store.db);
   accessStore.init();
   const access = new AccessControl({ store: accessStore, config: cfg.channels as never });
@@ -130,6 +124,7 @@ export function buildServices(parts: ServiceParts) {
       const tree = projects.workTree(id);
       return tree && reviewDesk.acting(tree.dir);
     },
+    agentName: (id) => launches.agentName(id),
   });
   const reviews = new Reviews({ desk: reviewDesk, projects, conversations, bus, log });
   const cards = new ProgressDriver({
@@ -188,7 +183,7 @@ export function buildServices(parts: ServiceParts) {
     projects,
     chats,
     channelStarts,
-    claude,
+    agents: launches.health,
     spare: () => launches.spareProcess(),
   });
   const actions = new PushActions({ tokens, store, desk, steps, stop: (id) => stopper.stopFromButton(id), log });
@@ -222,7 +217,6 @@ export function buildServices(parts: ServiceParts) {
     log,
     registry,
     pool,
-    claude,
     projects,
     access,
     bus,

@@ -119,7 +119,7 @@ describe('a missing or broken claude binary', () => {
       fs.writeFileSync(bin, '#!/bin/sh\necho "claude: cannot execute binary file" >&2\nexit 126\n', { mode: 0o755 });
       const child = await startChild({ agent: agentConfig(mock.url, tempDir('chome'), { claudeBin: bin }) });
       try {
-        await waitUntil(() => child.output().includes('Agents cannot start until this is fixed'), 20_000);
+        await waitUntil(() => child.output().includes('Claude conversations cannot start until this is fixed'), 20_000);
         expect(child.output()).toMatch(
           new RegExp(
             `warning: ${bin} \\(from config\\) does not run: .claude --version. failed \\(claude: cannot ` +
@@ -147,7 +147,7 @@ describe('a missing or broken claude binary', () => {
       agent: agentConfig(mock.url, tempDir('chome'), { claudeBin: '/nonexistent/claude' }),
     });
     try {
-      await waitUntil(() => child.output().includes('Agents cannot start until this is fixed'), 20_000);
+      await waitUntil(() => child.output().includes('Claude conversations cannot start until this is fixed'), 20_000);
       expect(child.output()).toMatch(
         new RegExp(
           String.raw`warning: agent\.claudeBin is set to \/nonexistent\/claude, which is not an executable file\.` +
@@ -165,7 +165,7 @@ describe('a missing or broken claude binary', () => {
 
   it('a working one: no warning, and status names its version', async () => {
     // The only warning is that the test's config sits in the agent's working directory.
-    expect(gw.output()).not.toContain('Agents cannot start until this is fixed');
+    expect(gw.output()).not.toContain('cannot start until this is fixed');
     expect(gw.output()).not.toMatch(/warning: (?!\S+rudder\.config\.json is inside the agent's working directory)/);
     const s = await runCli(['status'], {
       cwd: gw.cwd,

@@ -96,6 +96,8 @@ export interface MockResponses {
   requests: ResponsesRequest[];
   setScript(script: Script | undefined): void;
   setLatency(profile: LatencyProfile | undefined): void;
+  /** Called at once (in the same tick) when a reply has been streamed to its end. */
+  onCompleted(listener: ((r: ResponsesRequest) => void) | undefined): void;
   waitFor(pred: (r: ResponsesRequest) => boolean, timeoutMs?: number): Promise<ResponsesRequest>;
   close(): Promise<void>;
 }
@@ -196,6 +198,7 @@ async function stream(
   r: MockReply & { kind: 'reply' },
   record: ResponsesRequest,
   latency: LatencyProfile | undefined,
+  completed: ((r: ResponsesRequest) => void) | undefined,
 ): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const id = nextId('resp');
@@ -277,6 +280,7 @@ async function stream(
   record.completed = true;
   record.endedAt = Date.now();
   res.end();
+  completed?.(record);
 }
 
 function errorReply(res: http.ServerResponse, r: MockReply & { kind: 'error' }): void {
@@ -308,6 +312,7 @@ export async function startMockResponses(
 ): Promise<MockResponses> {
   let script = opts.script;
   let latency = opts.latency;
+  let completed: ((r: ResponsesRequest) => void) | undefined;
   const requests: ResponsesRequest[] = [];
   const waiters = new Set<{ pred: (r: ResponsesRequest) => boolean; resolve: (r: ResponsesRequest) => void }>();
   const sockets = new Set<import('node:net').Socket>();
@@ -344,7 +349,7 @@ export async function startMockResponses(
         const r = (script && (await script(record))) ?? directiveReply(record);
         if (r.kind === 'hang') return;
         if (r.kind === 'error') return errorReply(res, r);
-        await stream(res, r, record, latency);
+        await stream(res, r, record, latency, completed);
       } catch (err) {
         if (!res.headersSent) res.writeHead(500).end(String(err));
       }
@@ -358,6 +363,7 @@ export async function startMockResponses(
     requests,
     setScript: (s) => void (script = s),
     setLatency: (p) => void (latency = p),
+    onCompleted: (l) => void (completed = l),
     waitFor(pred, timeoutMs = 30_000) {
       const found = requests.find(pred);
       if (found) return Promise.resolve(found);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { RudderError } from '../../errors.js';
-import type { BinarySource } from './check.js';
+import type { BinarySource } from '../common/binary-check.js';
 
 export interface ResolvedBinary {
   path: string;

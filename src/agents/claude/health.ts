@@ -1,13 +1,13 @@
 /**
  * Whether the claude binary is there and runs (`claude --version`). Checked when the gateway
- * starts (a warning that names the fix), shown by `rudder status`, and by `rudder doctor`, which
- * also probes the stream-json mode. The fixes are worded once, here.
+ * starts (a warning that names the fix; agents/health.ts), shown by `rudder status`, and by
+ * `rudder doctor`, which also probes the stream-json mode. The fixes are worded once, here.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ERRORS, isRudderError } from '../../errors.js';
+import type { ClaudeCheck } from '../common/binary-check.js';
 import { type ResolvedBinary, resolveClaudeBinary } from './binary.js';
-import type { ClaudeCheck } from './check.js';
 
 const exec = promisify(execFile);
 
@@ -44,6 +44,7 @@ export async function checkClaude(input: ClaudeCheckInput, timeoutMs = 10_000): 
     const problem =
       detail || 'No claude binary: none on PATH, and the pinned @anthropic-ai/claude-code is not installed.';
     return {
+      agent: 'Claude',
       ok: false,
       path: input.configured ?? null,
       source: null,
@@ -56,6 +57,7 @@ export async function checkClaude(input: ClaudeCheckInput, timeoutMs = 10_000): 
   try {
     const { stdout } = await exec(bin.path, ['--version'], { env: input.agentEnv, timeout: timeoutMs });
     return {
+      agent: 'Claude',
       ok: true,
       path: bin.path,
       source: bin.source,
@@ -68,6 +70,7 @@ export async function checkClaude(input: ClaudeCheckInput, timeoutMs = 10_000): 
     const e = err as Error & { stderr?: string; killed?: boolean };
     const why = e.killed ? `no answer within ${timeoutMs / 1000} s` : firstLine(e.stderr) || firstLine(e.message);
     return {
+      agent: 'Claude',
       ok: false,
       path: bin.path,
       source: bin.source,
@@ -76,44 +79,5 @@ export async function checkClaude(input: ClaudeCheckInput, timeoutMs = 10_000): 
       fix: CLAUDE_FIX.broken,
       checkedAt,
     };
-  }
-}
-
-/** The last check, kept fresh: a result older than maxAgeMs is checked again in the background. */
-export class ClaudeHealth {
-  private last: ClaudeCheck | undefined;
-  private lastAt = 0;
-  private running: Promise<ClaudeCheck> | undefined;
-
-  constructor(
-    private readonly input: () => ClaudeCheckInput,
-    private readonly maxAgeMs = 30_000,
-  ) {}
-
-  refresh(): Promise<ClaudeCheck> {
-    return (this.running ??= checkClaude(this.input())
-      .catch(
-        (err: Error): ClaudeCheck => ({
-          ok: false,
-          path: null,
-          source: null,
-          version: null,
-          problem: err.message,
-          fix: CLAUDE_FIX.broken,
-          checkedAt: new Date().toISOString(),
-        }),
-      )
-      .then((r) => {
-        this.last = r;
-        this.lastAt = Date.now();
-        this.running = undefined;
-        return r;
-      }));
-  }
-
-  /** The last result (undefined before the first check ends). */
-  current(): ClaudeCheck | undefined {
-    if (!this.running && Date.now() - this.lastAt > this.maxAgeMs) void this.refresh();
-    return this.last;
   }
 }

@@ -28,6 +28,7 @@ import {
 import { type CodexLaunch, DEFAULT_INTERRUPT_GRACE_MS, DEFAULT_KILL_GRACE_MS } from './launch.js';
 import { CodexServers } from './server/servers.js';
 import type { CodexTurn } from './session/codex-turn.js';
+import { RAN_AS_TURN_WHY } from './session/steers.js';
 import { ThreadLink } from './session/thread-link.js';
 import { ThreadTurns } from './session/thread-turns.js';
 
@@ -149,7 +150,7 @@ export class CodexSession implements AgentSession {
         return undefined;
       }
       if (!this.link.server()) return { outcome: 'process-dead' };
-      return { outcome: 'ran-as-turn', turn: this.turns.begin([input]) };
+      return { outcome: 'ran-as-turn', turn: this.turns.begin([input]), why: RAN_AS_TURN_WHY };
     });
     if (immediate) return steerPromise(Promise.resolve(immediate), immediate.outcome !== 'process-dead');
     return steerPromise(outcome, true);

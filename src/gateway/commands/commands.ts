@@ -104,7 +104,10 @@ export class Commands {
         return { reply: await this.projectCommands(conversationId).worktree(cmd.args) };
       case 'retry': {
         const n = this.d.conversations.lane(conversationId).resume('the person asked with /retry');
-        return { reply: n ? `Running ${n} held message(s) on Claude again.` : 'No messages are held by a rate limit.' };
+        const agent = this.d.conversations.settings(conversationId).agent;
+        return {
+          reply: n ? `Running ${n} held message(s) on ${agent} again.` : 'No messages are held by a rate limit.',
+        };
       }
       case 'allow':
       case 'deny':

@@ -37,6 +37,8 @@ export interface ConversationsDeps {
   memAvailable: number | undefined;
   /** The review action running on a conversation's tree (the review desk): its turns wait for it. */
   reviewing(conversationId: string): string | undefined;
+  /** The agent a conversation runs on, as the person reads it (its project's backend). */
+  agentName(conversationId: string): string;
 }
 
 export interface SteeringState {
@@ -132,6 +134,7 @@ export class Conversations {
       steeringOffReason: steering.reason,
       collectWindowMs: cfg.steering.collectWindowMs,
       queueCap: cfg.steering.queueCap,
+      agent: this.d.agentName(conversationId),
     };
   }
 
@@ -160,7 +163,7 @@ export class Conversations {
     });
   }
 
-  /** The local model answers while Claude is rate limited (fallback.*, read when it is needed). */
+  /** The local model answers while the agent is rate limited (fallback.*, read when it is needed). */
   private async fallback(rows: MessageRow[]): Promise<string> {
     const f = this.d.config.current().fallback;
     if (!f)

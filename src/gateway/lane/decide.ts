@@ -35,8 +35,8 @@ export interface InputFacts {
   absorbed: ReadonlySet<string>;
   /** Inputs merged into a turn after its first. */
   merged: ReadonlySet<string>;
-  /** Steers the agent ran as a turn of their own. */
-  ranAsTurn: ReadonlySet<string>;
+  /** Steers the agent ran as a turn of their own, each with the reason its record gets. */
+  ranAsTurn: ReadonlyMap<string, string>;
   /** Inputs sent before the /stop cutoff in a turn that started after it. */
   stale: ReadonlySet<string>;
   /** A /stop or /clear runs. */
@@ -66,7 +66,7 @@ export function decideResult(r: Pick<TurnResult, 'inputIds' | 'interrupted'>, f:
   } else {
     for (const id of ids) {
       const as = f.absorbed.has(id) ? 'steered' : f.merged.has(id) ? 'merge' : 'answer';
-      outcomes.push({ id, as, reason: f.ranAsTurn.has(id) ? RAN_AS_TURN : null });
+      outcomes.push({ id, as, reason: f.ranAsTurn.get(id) ?? null });
     }
   }
   const quiet = r.interrupted || ids.length === 0;

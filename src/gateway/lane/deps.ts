@@ -17,6 +17,8 @@ export interface LaneSettings {
   steeringOffReason?: string;
   collectWindowMs: number;
   queueCap: number;
+  /** The agent the conversation runs on, as the person reads it ("Claude", "Codex"). */
+  agent: string;
 }
 
 /** What the person should hear of even when they are not looking (the notifier pushes it). */

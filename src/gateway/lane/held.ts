@@ -7,7 +7,7 @@ import { isRudderError, type RudderError } from '../../errors.js';
 import type { MessageRow } from '../../store/types.js';
 import type { LaneInternals } from './internals.js';
 
-/** When the CLI gives no reset time, try Claude again after this long. */
+/** When the agent gives no reset time, try it again after this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
 /** The person's words for a message held by a rate limit; the second says the reset time is a guess. */
 const RATE_LIMITED = 'rate limited';
@@ -57,9 +57,12 @@ export function heldOnArrival(lane: LaneInternals, row: MessageRow): void {
     return;
   }
   store.inbox.hold([row.id], hold.until, hold.heldFor(), hold.estimated ? RATE_LIMITED_ESTIMATED : RATE_LIMITED);
-  replies.ack(row, 'queued', 'Claude is rate limited; this runs when the limit resets');
+  replies.ack(row, 'queued', `${agentOf(lane)} is rate limited; this runs when the limit resets`);
   void answerFromFallback(lane, [row], hold.until, !hold.estimated);
 }
+
+/** The agent the conversation runs on, as the person reads it. */
+const agentOf = (lane: LaneInternals) => lane.deps.settings(lane.conversationId).agent;
 
 async function answerFromFallback(
   lane: LaneInternals,
@@ -68,13 +71,14 @@ async function answerFromFallback(
   known: boolean,
 ): Promise<void> {
   const conv = lane.conversationId;
+  const agent = agentOf(lane);
   const when = `${new Date(until).toISOString().slice(11, 16)} UTC${known ? '' : ' (estimated)'}`;
   try {
     const text = await lane.deps.fallback(rows);
     lane.deps.replies.send(
       conv,
       'reply',
-      `[local model, Claude is rate limited until ${when}; this message runs on Claude again then]\n\n${text}`,
+      `[local model, ${agent} is rate limited until ${when}; this message runs on ${agent} again then]\n\n${text}`,
       rows,
       { fromFallback: true },
     );
@@ -83,7 +87,7 @@ async function answerFromFallback(
     lane.deps.replies.send(
       conv,
       'notice',
-      `⏳ Claude is rate limited until ${when}. Your message is kept and runs on Claude then; send /retry to try ` +
+      `⏳ ${agent} is rate limited until ${when}. Your message is kept and runs on ${agent} then; send /retry to try ` +
         `sooner. (No local model answered: ${why})`,
       rows,
     );

@@ -24,8 +24,8 @@ export interface LaneInternals {
   readonly inFlight: Map<string, MessageRow>;
   /** Inputs merged into a turn after its first. */
   readonly merged: Set<string>;
-  /** Steers the agent took in only after the running turn ended: each answered by a turn of its own. */
-  readonly ranAsTurn: Set<string>;
+  /** Steers the agent took in only after the running turn ended (each answered by a turn of its own), and why. */
+  readonly ranAsTurn: Map<string, string>;
   /** The sender of each running turn's first input: steers from someone else wait. */
   readonly turnSender: Map<string, string>;
   readonly hold: Hold;

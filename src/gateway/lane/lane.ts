@@ -63,7 +63,7 @@ export class Lane {
       queue: new LaneQueue(),
       inFlight: new Map(),
       merged: new Set(),
-      ranAsTurn: new Set(),
+      ranAsTurn: new Map(),
       turnSender: new Map(),
       hold: new Hold((why, reason) => this.releaseHeld(why, reason)),
       stopping: false,
@@ -261,7 +261,7 @@ export class Lane {
     const held = this.withoutStopped(this.deps.store.inbox.held(this.conversationId));
     const added = this.st.queue.addReleased(held).map((r) => r.id);
     this.deps.store.inbox.queue(added);
-    if (held.length) this.log.info({ messages: held.length, why }, 'running deferred messages on Claude again');
+    if (held.length) this.log.info({ messages: held.length, why }, 'running deferred messages on the agent again');
     // A rate limit's end is news for a person who is not looking; told before the turn can start.
     if (reason === 'rate-limit' && added.length) this.deps.alerts.rateLimitReset(this.conversationId, added);
     this.pump();

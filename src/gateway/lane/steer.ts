@@ -63,7 +63,7 @@ function handOver(lane: LaneInternals, session: AgentSession, row: MessageRow, s
   p.then(
     (r) => {
       lane.log.debug({ messageId: row.id, outcome: r.outcome }, 'steer settled');
-      if (r.outcome === 'ran-as-turn') ranAsTurn(lane, row, r.turn);
+      if (r.outcome === 'ran-as-turn') ranAsTurn(lane, row, r.turn, r.why);
     },
     (err) => {
       lane.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in');
@@ -76,11 +76,12 @@ function handOver(lane: LaneInternals, session: AgentSession, row: MessageRow, s
 }
 
 /** The agent ran the steer as its next turn: the ➡️ is corrected and the store says what happened. */
-function ranAsTurn(lane: LaneInternals, row: MessageRow, turn: Turn): void {
+function ranAsTurn(lane: LaneInternals, row: MessageRow, turn: Turn, why: string | undefined): void {
   const { store, replies } = lane.deps;
   // A /stop since: the turn is stopped at once and the steer ends as the stop ended it (outcome.ts).
   if (store.message(row.id)?.state !== 'steering' || lane.sentBeforeCutoff(row)) return;
-  lane.ranAsTurn.add(row.id);
-  store.inbox.ranAsTurn(row.id, turn.id, RAN_AS_TURN);
+  const reason = why ? `ran as the next turn (${why})` : RAN_AS_TURN;
+  lane.ranAsTurn.set(row.id, reason);
+  store.inbox.ranAsTurn(row.id, turn.id, reason);
   replies.ack(row, 'queued', 'ran as the next turn');
 }

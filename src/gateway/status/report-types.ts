@@ -2,7 +2,7 @@
  * The status report as GET /api/status sends it (and `rudder status`, `rudder doctor` read it):
  * plain data, no imports but types.
  */
-import type { ClaudeCheck } from '../../agents/claude/check.js';
+import type { BinaryCheck } from '../../agents/common/binary-check.js';
 
 export interface StatusReport {
   version: string;
@@ -39,7 +39,10 @@ export interface StatusReport {
   messages: Record<string, number>;
   /** `started` false: the channel has not started (yet); `error` says why, `retryAt` when it is tried again. */
   channels: Array<{ name: string; state: string; detail?: string; started: boolean; error?: string; retryAt?: string }>;
-  /** The configured backend and whether its claude binary runs (null until the first check ends). */
-  agent: { backend: string; claude: ClaudeCheck | null };
+  /**
+   * The configured backend, and whether the binary of each agent the conversations run on runs: null when no backend
+   * in the config runs on it, or until its first check ends.
+   */
+  agent: { backend: string; claude: BinaryCheck | null; codex: BinaryCheck | null };
   gatewayRssBytes: number;
 }

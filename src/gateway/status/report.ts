@@ -1,8 +1,8 @@
 /**
  * The status report behind GET /api/status, `rudder status` and `rudder doctor`: a read model of
- * the running gateway (sessions, queues, the store's counts, channels, the agent binary).
+ * the running gateway (sessions, queues, the store's counts, channels, the agents' binaries).
  */
-import type { ClaudeHealth } from '../../agents/claude/health.js';
+import type { AgentChecks } from '../../agents/health.js';
 import type { SessionRegistry } from '../../agents/registry.js';
 import type { LiveConfig } from '../../config/load.js';
 import { rssOf } from '../../ops/proc.js';
@@ -24,7 +24,8 @@ export interface StatusReportDeps {
   projects: Projects;
   chats: Chats;
   channelStarts: { state(name: string): ChannelStartState | undefined };
-  claude: ClaudeHealth;
+  /** The binaries of the agents the conversations run on. */
+  agents: { current(): AgentChecks };
   /** Whether a spare process is kept, and why. */
   spare(): { on: boolean; why: string };
 }
@@ -95,7 +96,7 @@ export class StatusReporter {
           ...(start.retryAt ? { retryAt: new Date(start.retryAt).toISOString() } : {}),
         };
       }),
-      agent: { backend: cfg.agent.backend, claude: this.d.claude.current() ?? null },
+      agent: { backend: cfg.agent.backend, ...this.d.agents.current() },
       gatewayRssBytes: process.memoryUsage.rss(),
     };
   }

@@ -7,7 +7,7 @@ const none = new Set<string>();
 const facts = (over: Partial<Parameters<typeof decideResult>[1]> = {}) => ({
   absorbed: none,
   merged: none,
-  ranAsTurn: none,
+  ranAsTurn: new Map<string, string>(),
   stale: none,
   stopping: false,
   ...over,
@@ -18,7 +18,7 @@ describe('decideResult', () => {
   it('answers the first input, and says which were steered in, merged, or ran as a turn of their own', () => {
     const d = decideResult(
       { inputIds: ['a', 'b', 'c', 'd'], interrupted: false },
-      facts({ absorbed: new Set(['b']), merged: new Set(['c']), ranAsTurn: new Set(['d']) }),
+      facts({ absorbed: new Set(['b']), merged: new Set(['c']), ranAsTurn: new Map([['d', RAN_AS_TURN]]) }),
     );
     expect(d.outcomes).toEqual([
       { id: 'a', as: 'answer', reason: null },

@@ -1,6 +1,6 @@
 /**
  * The app-servers of a gateway, shared: one process hosts the threads of every conversation that
- * runs the same binary with the same config and environment (bench/codex.ts: a further warm
+ * runs the same binary with the same config and environment (bench/codex/process-model.ts: a further warm
  * conversation costs about 2 MB as a thread of a shared server, about 21 MB as a server of its
  * own). A conversation leases the server for as long as its session lives; the last lease ending
  * ends the process. A server that died is replaced at the next lease; the threads it cut off are

@@ -17,6 +17,9 @@ import { CodexRpcError } from '../server/rpc.js';
 import { encodeClientId } from './client-id.js';
 import type { CodexTurn, SteerMsg } from './codex-turn.js';
 
+/** Why a steer ran as the next turn: on Codex only a turn that ended first keeps a message out of it. */
+export const RAN_AS_TURN_WHY = 'the turn had ended before Codex took it in';
+
 export interface SteerHooks {
   conversationId: string;
   lock: TurnLock;
@@ -45,6 +48,17 @@ export class SteerDesk {
   /** Steers waiting to run as the next turn (the session counts as busy meanwhile). */
   waiting(): number {
     return this.next.length;
+  }
+
+  /**
+   * Steers whose turn/steer codex has not answered yet: the session counts as busy meanwhile, since
+   * the answer decides whether they were taken in or run as the next turn (the gateway must not
+   * take them for lost and hand them over again).
+   */
+  sending(): number {
+    let n = 0;
+    for (const m of this.open.values()) if (m.state === 'sending') n++;
+    return n;
   }
 
   /** A message for the running turn; settle is called when it is taken in, runs as a turn, or is lost. */
@@ -96,7 +110,7 @@ export class SteerDesk {
       turn.emit({ type: 'steer-absorbed', inputId: msg.input.id });
       msg.settle.resolve({ outcome: 'steered', turn });
     } else {
-      msg.settle.resolve({ outcome: 'ran-as-turn', turn });
+      msg.settle.resolve({ outcome: 'ran-as-turn', turn, why: RAN_AS_TURN_WHY });
     }
     return true;
   }
@@ -131,7 +145,7 @@ export class SteerDesk {
       this.open.delete(m.clientId);
       m.state = 'settled';
       m.target = turn;
-      m.settle.resolve({ outcome: 'ran-as-turn', turn });
+      m.settle.resolve({ outcome: 'ran-as-turn', turn, why: RAN_AS_TURN_WHY });
     }
   }
 

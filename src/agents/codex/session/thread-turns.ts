@@ -82,7 +82,7 @@ export class ThreadTurns {
   }
 
   inFlight(): boolean {
-    return this.current !== undefined || this.steers.waiting() > 0;
+    return this.current !== undefined || this.steers.waiting() > 0 || this.steers.sending() > 0;
   }
 
   /** Starts a turn now (nothing may be running), with the id the caller chose if any; start-up failures settle it. */
