@@ -14,6 +14,7 @@ import { AccessControl } from '../security/access.js';
 import { AccessStore } from '../security/access-store.js';
 import type { Store } from '../store/store.js';
 import { GatewayApi } from './api/api.js';
+import { Budgets } from './budget/budgets.js';
 import { EventBus } from './bus.js';
 import { ChannelStarter } from './channel-start.js';
 import { Chats } from './chats.js';
@@ -44,11 +45,14 @@ export interface ServiceParts {
   memAvailable: number | undefined;
   /** Replaces the agent session factory (benchmarks measure the gateway with an in-process fake agent). */
   factory?: SessionFactory;
+  /** Moves the local day's boundary for the budgets, read each time (tests of the midnight reset). */
+  dayOffsetMs?: () => number;
 }
 
 export type Services = ReturnType<typeof buildServices>;
 
-export function buildServices({ config, store, log, env, projects, launches, factory, memAvailable }: ServiceParts) {
+export function buildServices(parts: ServiceParts) {
+  const { config, store, log, env, projects, launches, factory, memAvailable } = parts;
   const cfg = config.current();
   // Agents: the warm cap from the machine's memory (or the config), the pool over the registry.
   const cap = warmCap(cfg.steering.maxLive, memAvailable);
@@ -73,7 +77,8 @@ export function buildServices({ config, store, log, env, projects, launches, fac
   publishPermissions(desk, bus);
   const prompts = new ChatPrompts({ desk, chats, replies, store, log });
 
-  // Conversations: the lanes, then what people ask of them.
+  // Conversations: the lanes (each asks the budgets before a new turn), then what people ask of them.
+  const budgets = new Budgets({ config, store, projects, dayOffsetMs: parts.dayOffsetMs });
   const conversations = new Conversations({
     config,
     store,
@@ -86,6 +91,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     log,
     env,
     memAvailable,
+    budgets,
   });
   const cards = new ProgressDriver({
     steps,
@@ -103,7 +109,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
       ),
   });
   const stopper = new Stopper({ store, conversations, steps, replies });
-  const statusText = new StatusText({ config, store, registry, conversations, projects });
+  const statusText = new StatusText({ config, store, registry, conversations, projects, budgets });
   const commands = new Commands({
     config,
     store,
@@ -115,6 +121,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     stopper,
     statusText,
     replies,
+    budgets,
     log,
   });
   const router = new Router({ config, store, access, conversations, commands, desk, replies, log });
@@ -132,6 +139,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     chats,
     channelStarts,
     claude,
+    budgets,
     spare: () => launches.spareProcess(),
   });
   const api = new GatewayApi({ store, bus, chats, intake, desk, stopper, steps, projects, status, conversations, log });
@@ -152,6 +160,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     steps,
     prompts,
     conversations,
+    budgets,
     cards,
     stopper,
     commands,

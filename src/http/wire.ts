@@ -8,7 +8,7 @@ import type { StatusReport } from '../gateway/status/report-types.js';
 
 export type * from '../gateway/api/types.js';
 export type * from '../gateway/events.js';
-export type { StatusReport } from '../gateway/status/report-types.js';
+export type { CostReport, ProjectCost, SpendFigures, StatusReport } from '../gateway/status/report-types.js';
 export type * from '../gateway/steps/types.js';
 
 // ---- errors ----

@@ -74,11 +74,16 @@ export function prepareStatements(db: Database.Database) {
     evLast: p<{ seq: number }>('SELECT seq FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1'),
     evPrune: p('DELETE FROM events WHERE created_at < ?'),
     turnStart: p(
-      'INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)',
+      'INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id, project) VALUES ' +
+        '(?, ?, ?, ?, ?, ?)',
     ),
     turnDiscard: p('DELETE FROM turns WHERE id = ? AND outcome IS NULL'),
     turnEnd: p(
       'UPDATE turns SET ended_at = ?, outcome = ?, steered = ?, input_ids = ?, session_id = ?, error = ? WHERE id = ?',
+    ),
+    turnCost: p(
+      'UPDATE turns SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_creation_tokens = ?, ' +
+        'cost_usd = ?, model_usage = ?, duration_ms = ? WHERE id = ?',
     ),
     turnsOf: p<TurnSqlRow>(
       'SELECT * FROM turns WHERE conversation_id = ? AND started_at < ? ORDER BY started_at DESC, rowid DESC LIMIT ?',

@@ -11,8 +11,18 @@ import { GroupCommit } from './group-commit.js';
 import { HistoryQueries } from './history.js';
 import { Inbox, type NewMessage, transitionStatements } from './inbox.js';
 import { json, toConversation, toEvent, toOutbox, toTurn } from './rows.js';
+import { SpendQueries } from './spend.js';
 import { type ConversationSetter, prepareStatements, type Statements } from './statements.js';
-import type { ConversationRow, EventRow, EventType, MessageRow, OutboxRow, ToolCall, TurnRow } from './types.js';
+import type {
+  ConversationRow,
+  EventRow,
+  EventType,
+  MessageRow,
+  OutboxRow,
+  ToolCall,
+  TurnCost,
+  TurnRow,
+} from './types.js';
 
 /** Unique across restarts (time and a per-process random tag) without a random draw per id. */
 const PROCESS_TAG = randomBytes(4).toString('hex');
@@ -65,6 +75,8 @@ export class Store {
   private readonly checkpointer: Checkpointer | undefined;
   /** Paged reads of a conversation's history (the web app). */
   readonly history: HistoryQueries;
+  /** What turns cost, summed per day, project and conversation; the budgets raised for a day. */
+  readonly spend: SpendQueries;
   private readonly group: GroupCommit | undefined;
   /** Without group commit: what waits for the transaction running now to commit. */
   private afterTx: Array<() => void> = [];
@@ -80,6 +92,7 @@ export class Store {
     this.inbox = new Inbox(this.s, moves, newId);
     this.projects = new ConversationProjects(this.db);
     this.history = new HistoryQueries(this.db);
+    this.spend = new SpendQueries(this.db);
     if (opts.groupCommit) {
       const group = (this.group = new GroupCommit(this.db));
       // Every write of the store joins the loop turn's group (reads need not).
@@ -350,9 +363,18 @@ export class Store {
 
   // ---- turns ----
 
-  /** Records a turn once, whether the lane started it or the agent did (a queued steer). */
-  turnStarted(id: string, conversationId: string, inputIds: string[], sessionId: string | null): void {
-    this.s.turnStart!.run(id, conversationId, Date.now(), json(inputIds), sessionId);
+  /**
+   * Records a turn once, whether the lane started it or the agent did (a queued steer), with the project the
+   * conversation works in (its spending counts there).
+   */
+  turnStarted(
+    id: string,
+    conversationId: string,
+    inputIds: string[],
+    sessionId: string | null,
+    project: string | null = null,
+  ): void {
+    this.s.turnStart!.run(id, conversationId, Date.now(), json(inputIds), sessionId, project);
   }
 
   /** A turn recorded before its hand-off that never started (the agent was busy with one of its own). */
@@ -369,6 +391,20 @@ export class Store {
     error: string | null,
   ): void {
     this.s.turnEnd!.run(Date.now(), outcome, steered, json(inputIds), sessionId, error, id);
+  }
+
+  /** What a turn used, as its backend reported at its end. */
+  turnCost(id: string, c: TurnCost): void {
+    this.s.turnCost.run(
+      c.inputTokens,
+      c.outputTokens,
+      c.cacheReadTokens,
+      c.cacheCreationTokens,
+      c.costUsd,
+      c.models ? json(c.models) : null,
+      Math.round(c.durationMs),
+      id,
+    );
   }
 
   /** A conversation's turns, newest first, started before `before` (epoch ms) when given. */

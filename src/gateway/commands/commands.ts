@@ -2,7 +2,7 @@
  * Commands, accepted from owners only (intake checks) and never passed to the agent:
  * /stop (and a bare "stop"), /clear (/new), /model <name>, /queue [mode], /status, /retry,
  * /allow and /deny (or the option number) for a pending permission request, /project [name],
- * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], /help.
+ * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], /budget [usd], /help.
  */
 import type { AgentPool } from '../../agents/pool.js';
 import type { LiveConfig } from '../../config/load.js';
@@ -13,6 +13,8 @@ import { projectAgent } from '../../projects/projects.js';
 import type { Projects } from '../../projects/service.js';
 import type { Store } from '../../store/store.js';
 import type { MessageRow } from '../../store/types.js';
+import type { Budgets } from '../budget/budgets.js';
+import { budgetCommand } from '../budget/command.js';
 import type { Conversations } from '../conversations/conversations.js';
 import type { ChatPrompts } from '../permissions/chat-prompts.js';
 import type { PermissionDesk } from '../permissions/desk.js';
@@ -34,6 +36,7 @@ export interface CommandsDeps {
   stopper: Stopper;
   statusText: StatusText;
   replies: Replies;
+  budgets: Budgets;
   log: Logger;
 }
 
@@ -88,6 +91,15 @@ export class Commands {
         return { reply: await this.projectCommands(conversationId).resume(cmd.args) };
       case 'worktree':
         return { reply: await this.projectCommands(conversationId).worktree(cmd.args) };
+      case 'budget':
+        return {
+          reply: budgetCommand(
+            { budgets: this.d.budgets, release: (p) => this.d.conversations.releaseBudget(p) },
+            conversationId,
+            cmd.args,
+            call.by,
+          ),
+        };
       case 'retry': {
         const n = this.d.conversations.lane(conversationId).resume('the person asked with /retry');
         return { reply: n ? `Running ${n} held message(s) on Claude again.` : 'No messages are held by a rate limit.' };

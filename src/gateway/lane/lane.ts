@@ -13,7 +13,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { MessageRow } from '../../store/types.js';
 import type { LaneDeps, LaneSettings } from './deps.js';
 import { collect, enqueue } from './enqueue.js';
-import { heldOnArrival } from './held.js';
+import { heldForBudget, heldOnArrival } from './held.js';
 import { Hold, type HoldReason } from './hold.js';
 import type { LaneInternals } from './internals.js';
 import { TurnOutcomes } from './outcome.js';
@@ -115,6 +115,7 @@ export class Lane {
     const session = this.session();
     const busy = this.busy();
     if (!busy && this.st.queue.length === 0) {
+      if (heldForBudget(this.st, [row])) return { disposition: 'queued' };
       this.start([row]);
       return { disposition: 'turn' };
     }
@@ -178,7 +179,8 @@ export class Lane {
     if (session?.state() === 'busy') return;
     this.outcomes.reconcile();
     const item = this.st.queue.takeRunnable();
-    if (item) this.start(item.rows, item.overflow);
+    if (!item || heldForBudget(this.st, item.rows)) return;
+    this.start(item.rows, item.overflow);
   }
 
   /** The turn is written now and handed to the agent once that is committed (start.ts); busy until then. */

@@ -1,6 +1,6 @@
 /**
  * The status report behind GET /api/status, `rudder status` and `rudder doctor`: a read model of
- * the running gateway (sessions, queues, the store's counts, channels, the agent binary).
+ * the running gateway (sessions, queues, the store's counts, channels, today's costs and budgets, the agent binary).
  */
 import type { ClaudeHealth } from '../../agents/claude/health.js';
 import type { SessionRegistry } from '../../agents/registry.js';
@@ -9,9 +9,11 @@ import { rssOf } from '../../ops/proc.js';
 import { VERSION } from '../../ops/version.js';
 import type { Projects } from '../../projects/service.js';
 import type { Store } from '../../store/store.js';
+import type { Budgets } from '../budget/budgets.js';
 import type { ChannelStartState } from '../channel-start.js';
 import type { Chats } from '../chats.js';
 import type { Conversations } from '../conversations/conversations.js';
+import { costReport } from './cost-report.js';
 import type { StatusReport } from './report-types.js';
 
 export type { StatusReport };
@@ -25,6 +27,7 @@ export interface StatusReportDeps {
   chats: Chats;
   channelStarts: { state(name: string): ChannelStartState | undefined };
   claude: ClaudeHealth;
+  budgets: Budgets;
   /** Whether a spare process is kept, and why. */
   spare(): { on: boolean; why: string };
 }
@@ -63,6 +66,7 @@ export class StatusReporter {
         depth: snap.depth,
         inFlight: snap.inFlight,
         pausedUntil: snap.held ? new Date(snap.held.until).toISOString() : null,
+        pausedFor: snap.held?.why ?? null,
       }));
     return {
       version: VERSION,
@@ -95,6 +99,7 @@ export class StatusReporter {
           ...(start.retryAt ? { retryAt: new Date(start.retryAt).toISOString() } : {}),
         };
       }),
+      cost: costReport(this.d),
       agent: { backend: cfg.agent.backend, claude: this.d.claude.current() ?? null },
       gatewayRssBytes: process.memoryUsage.rss(),
     };
