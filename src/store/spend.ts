@@ -41,7 +41,7 @@ export class SpendQueries {
   private readonly perConversation;
   private readonly budgetGet;
   private readonly budgetPut;
-  private readonly heldPerProject;
+  private readonly heldPerConversation;
 
   constructor(db: Db) {
     this.all = db.prepare<unknown[], SpendSqlRow>(SUM);
@@ -60,9 +60,9 @@ export class SpendQueries {
         'ON CONFLICT (project, day) DO UPDATE SET daily_usd = excluded.daily_usd, set_by = excluded.set_by, ' +
         'set_at = excluded.set_at',
     );
-    this.heldPerProject = db.prepare<unknown[], { project: string | null; n: number }>(
-      'SELECT c.project AS project, COUNT(*) AS n FROM messages m JOIN conversations c ON c.id = m.conversation_id ' +
-        "WHERE m.state = 'deferred' AND m.held_for = 'budget' GROUP BY c.project",
+    this.heldPerConversation = db.prepare<unknown[], { conversation_id: string; n: number }>(
+      "SELECT conversation_id, COUNT(*) AS n FROM messages WHERE state = 'deferred' AND held_for = 'budget' " +
+        'GROUP BY conversation_id',
     );
   }
 
@@ -95,8 +95,8 @@ export class SpendQueries {
     this.budgetPut.run(project, day, dailyUsd, by, Date.now());
   }
 
-  /** Messages held by a spent budget, per project of their conversation. */
-  heldByProject(): Map<string, number> {
-    return new Map(this.heldPerProject.all().map((r) => [r.project ?? '', r.n]));
+  /** Messages held by a spent budget, per conversation. */
+  heldByConversation(): Map<string, number> {
+    return new Map(this.heldPerConversation.all().map((r) => [r.conversation_id, r.n]));
   }
 }

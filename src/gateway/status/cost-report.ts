@@ -7,7 +7,11 @@ import type { CostReport } from './report-types.js';
 export function costReport(d: { store: Store; projects: Projects; budgets: Budgets }): CostReport {
   const { start, end, day } = d.budgets.today();
   const spend = d.store.spend;
-  const held = spend.heldByProject();
+  const held = new Map<string, number>();
+  for (const [conversationId, n] of spend.heldByConversation()) {
+    const project = d.budgets.projectOf(conversationId);
+    held.set(project, (held.get(project) ?? 0) + n);
+  }
   const names = new Set([...d.projects.set().projects.map((p) => p.name), ...spend.byProject(start, end).keys()]);
   return {
     day,
