@@ -20,6 +20,7 @@ export type {
   TextStep,
   ToolStep,
   TurnSummary,
+  TurnUsage,
   TurnView,
 } from '../../src/http/wire.js';
 
