@@ -56,6 +56,8 @@ export const ERRORS = {
   CHANNEL_RATE_LIMITED: 'The platform asked us to slow down.',
   STT_NOT_CONFIGURED: 'Voice notes are not set up.',
   STT_FAILED: 'The voice note could not be transcribed.',
+  TTS_NOT_CONFIGURED: 'Replies are not spoken: set tts.command in the config (a text-to-speech program such as piper).',
+  TTS_FAILED: 'The voice note of a reply could not be made.',
   // projects, worktrees and terminal sessions
   PROJECT_UNKNOWN: 'No project by that name is configured.',
   PROJECT_UNAVAILABLE: "The conversation's project directory cannot be used.",

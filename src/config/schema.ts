@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { isLoopbackHost, splitHostPort } from '../security/hosts.js';
-import { channelsSchema, progressSchema, queueModeSchema, sttSchema } from './channels-schema.js';
+import { channelsSchema, progressSchema, queueModeSchema, sttSchema, ttsSchema } from './channels-schema.js';
 import { CONFIG_KEY, type JsonValue, secretKeyProblem } from './codex-config.js';
 import { PERMISSION_MODES } from './permission-modes.js';
 
@@ -229,6 +229,8 @@ export const configSchema = z
     /** How chats show a running turn (each channel may override keys in its own `progress`). */
     progress: progressSchema.prefault({}),
     stt: sttSchema.optional(),
+    /** Replies to voice notes also as voice notes (and a play button on the page's replies). */
+    tts: ttsSchema.optional(),
     log: z
       .object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') })
       .strict()

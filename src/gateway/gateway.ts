@@ -84,7 +84,8 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   killOrphans(store, log, launches.markPrefix);
   store.pruneEvents(EVENT_RETENTION_MS);
   const factory = opts.sessionFactory?.(launches);
-  const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable });
+  const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable, dataDir });
+  void s.voice.prune().catch(() => undefined);
   const claude = s.claude.refresh();
 
   const web = cfg.web.enabled ? webServer(dataDir, cfg, s, log) : undefined;

@@ -2,6 +2,7 @@
  * The gateway's services, built in dependency order, each given exactly what it needs; nothing is
  * filled in afterwards. Read top to bottom, this is the graph of the gateway's middle.
  */
+import path from 'node:path';
 import { ClaudeHealth } from '../agents/claude/health.js';
 import type { AgentLaunches } from '../agents/launch.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
@@ -14,6 +15,7 @@ import { AccessControl } from '../security/access.js';
 import { AccessStore } from '../security/access-store.js';
 import type { Store } from '../store/store.js';
 import { GatewayApi } from './api/api.js';
+import { PageSpeech } from './api/speech.js';
 import { Budgets } from './budget/budgets.js';
 import { EventBus } from './bus.js';
 import { ChannelStarter } from './channel-start.js';
@@ -29,6 +31,7 @@ import { publishPermissions } from './permissions/page-events.js';
 import { Buttons } from './progress/buttons.js';
 import { ProgressDriver } from './progress/driver.js';
 import { Replies } from './replies/replies.js';
+import { VoiceNotes } from './replies/voice-notes.js';
 import { StatusText } from './status/conversation-text.js';
 import { StatusReporter } from './status/report.js';
 import { StepLog } from './steps/step-log.js';
@@ -45,6 +48,8 @@ export interface ServiceParts {
   memAvailable: number | undefined;
   /** Replaces the agent session factory (benchmarks measure the gateway with an in-process fake agent). */
   factory?: SessionFactory;
+  /** The data dir (voice notes' audio goes in its voice/ folder). */
+  dataDir: string;
   /** Moves the local day's boundary for the budgets, read each time (tests of the midnight reset). */
   dayOffsetMs?: () => number;
 }
@@ -71,7 +76,8 @@ export function buildServices(parts: ServiceParts) {
   // What is shown: events, where each conversation lives, replies, permission requests, turn steps.
   const bus = new EventBus(store);
   const chats = new Chats(store);
-  const replies = new Replies({ store, bus, chats, log });
+  const voice = new VoiceNotes({ dir: path.join(parts.dataDir, 'voice'), tts: () => config.current().tts, log });
+  const replies = new Replies({ store, bus, chats, log, voice });
   const desk = new PermissionDesk(log);
   const steps = new StepLog(store, bus, log, desk);
   publishPermissions(desk, bus);
@@ -124,7 +130,7 @@ export function buildServices(parts: ServiceParts) {
     budgets,
     log,
   });
-  const router = new Router({ config, store, access, conversations, commands, desk, replies, log });
+  const router = new Router({ config, store, access, conversations, commands, desk, replies, bus, log });
   const buttons = new Buttons({ access, prompts, cards, conversations, stop: (id) => stopper.stopFromButton(id), log });
   const intake = new Intake({ store, bus, access, conversations, replies, router, buttons, log });
 
@@ -142,7 +148,21 @@ export function buildServices(parts: ServiceParts) {
     budgets,
     spare: () => launches.spareProcess(),
   });
-  const api = new GatewayApi({ store, bus, chats, intake, desk, stopper, steps, projects, status, conversations, log });
+  const speech = new PageSpeech({ config, store, intake, voice, dataDir: parts.dataDir });
+  const api = new GatewayApi({
+    store,
+    bus,
+    chats,
+    intake,
+    desk,
+    stopper,
+    steps,
+    projects,
+    status,
+    conversations,
+    speech,
+    log,
+  });
 
   return {
     config,
@@ -156,6 +176,7 @@ export function buildServices(parts: ServiceParts) {
     bus,
     chats,
     replies,
+    voice,
     desk,
     steps,
     prompts,

@@ -25,6 +25,7 @@ export async function shutdown({ s, launches, web, release }: Stoppable, reason:
   await Promise.all([s.pool.stopAll(`gateway stopping (${reason})`), launches.stop(`gateway stopping (${reason})`)]);
   await s.replies.delivery.idle(2000);
   s.replies.delivery.stop();
+  s.voice.stop();
   s.cards.stop();
   s.conversations.dispose();
   await Promise.allSettled([...s.chats.all().map((c) => c.stop()), web?.stop()]);

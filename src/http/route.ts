@@ -32,6 +32,8 @@ export interface Route {
   handler(ctx: RouteContext): Promise<Answer> | Answer;
   /** EventSource cannot send headers: this route alone also takes the token as ?token=. */
   tokenInQuery?: boolean;
+  /** The body is audio (a recording), not JSON: its content type must be audio/*. */
+  body?: 'audio';
 }
 
 export const ok = (body: unknown, status = 200): Answer => ({ status, body });

@@ -9,6 +9,7 @@ import { eventRoutes } from './handlers/events.js';
 import { gatewayRoutes } from './handlers/gateway.js';
 import { messageRoutes } from './handlers/messages.js';
 import { permissionRoutes } from './handlers/permissions.js';
+import { speechRoutes } from './handlers/speech.js';
 import type { Route, Target } from './route.js';
 
 export const ROUTES: Route[] = [
@@ -17,6 +18,7 @@ export const ROUTES: Route[] = [
   ...messageRoutes,
   ...permissionRoutes,
   ...eventRoutes,
+  ...speechRoutes,
 ];
 
 const CONVERSATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -51,6 +53,11 @@ export function findRoute(method: string, t: Target): { route: Route; params: Re
   }
   if (allowed.length) throw new HttpError('METHOD_NOT_ALLOWED', `Use ${[...new Set(allowed)].join(' or ')}.`);
   throw new HttpError('NOT_FOUND', `No route ${method} ${t.path}.`);
+}
+
+/** A route whose body is audio (a recording from the page), not JSON. */
+export function takesAudio(method: string, t: Target): boolean {
+  return ROUTES.some((r) => r.body === 'audio' && r.method === method && matchPath(r.path, t.segments));
 }
 
 /** The one route a browser reaches with EventSource, which cannot send headers: ?token= works here alone. */

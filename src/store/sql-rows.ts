@@ -2,7 +2,7 @@
  * The rows SQLite returns for each table (`SELECT *`), column for column as migrations.ts declares
  * them; rows.ts turns them into the types of types.ts. Booleans are 0/1 and JSON columns are text.
  */
-import type { EventType, HeldFor, MessageState } from './types.js';
+import type { EventType, HeldFor, MessageState, OutboxKind } from './types.js';
 
 export interface MessageSqlRow {
   seq: number;
@@ -46,7 +46,7 @@ export interface OutboxSqlRow {
   seq: number;
   id: string;
   conversation_id: string;
-  kind: 'reply' | 'notice';
+  kind: OutboxKind;
   /** JSON: string[]. */
   message_ids: string;
   reply_to: string | null;

@@ -64,6 +64,7 @@ export function prepareStatements(db: Database.Database) {
     outGet: p<OutboxSqlRow>('SELECT * FROM outbox WHERE id = ?'),
     outDelivered: p('UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL'),
     outAttempt: p('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?'),
+    outToNotice: p("UPDATE outbox SET kind = 'notice', text = ? WHERE id = ? AND delivered_at IS NULL"),
     outByConv: p<OutboxSqlRow>('SELECT * FROM outbox WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
     outOwedCount: p<{ n: number }>('SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL'),
     evInsert: p(

@@ -18,6 +18,7 @@ import type {
   EventRow,
   EventType,
   MessageRow,
+  OutboxKind,
   OutboxRow,
   ToolCall,
   TurnCost,
@@ -37,7 +38,7 @@ export type { NewMessage };
 
 export interface NewOutbox {
   conversationId: string;
-  kind: 'reply' | 'notice';
+  kind: OutboxKind;
   messageIds: string[];
   replyTo?: string | null;
   text: string;
@@ -311,6 +312,22 @@ export class Store {
       if (!changed) return undefined;
       return this.appendEventLocked(row.conversationId, event.type, row.messageIds[0] ?? null, event.data, row.id);
     });
+  }
+
+  /** An owed voice note whose audio cannot be made becomes a notice saying so (delivered as any notice). */
+  outboxToNotice(id: string, text: string): void {
+    this.s.outToNotice.run(text, id);
+  }
+
+  /** Marks a voice note delivered (it logs no event: the page plays replies from the reply itself), at most once. */
+  markSent(row: OutboxRow): boolean {
+    return this.s.outDelivered!.run(Date.now(), row.id).changes > 0;
+  }
+
+  /** One outbox row. */
+  outboxRow(id: string): OutboxRow | undefined {
+    const r = this.s.outGet!.get(id);
+    return r ? toOutbox(r) : undefined;
   }
 
   markAttempt(id: string, error: string, nextAttemptAt: number): void {

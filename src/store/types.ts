@@ -94,11 +94,14 @@ export interface ConversationActivity {
   firstText: string | null;
 }
 
+export type OutboxKind = 'reply' | 'notice' | 'voice';
+
 export interface OutboxRow {
   seq: number;
   id: string;
   conversationId: string;
-  kind: 'reply' | 'notice';
+  /** voice: the reply's text again, to be sent spoken (tts.command) after it; its audio is made at delivery. */
+  kind: OutboxKind;
   messageIds: string[];
   replyTo: string | null;
   text: string;

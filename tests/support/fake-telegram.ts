@@ -3,7 +3,8 @@
  * getMe, getUpdates (long polling with offsets), deleteWebhook/setWebhook, sendMessage,
  * editMessageText (with Telegram's "not modified" and "not found" refusals), sendMessageDraft
  * (private chats only), answerCallbackQuery, setMessageReaction, sendChatAction, getFile and file
- * downloads. The bot's messages are kept as the chat shows them, a test can press their inline
+ * downloads, and sendVoice/sendAudio/sendDocument as grammY uploads them (multipart/form-data, the
+ * file as an attach:// part, read back with the platform's FormData parser). The bot's messages are kept as the chat shows them, a test can press their inline
  * buttons (a callback_query update), every call is recorded, and a test can script any method's
  * answer (e.g. a 429 with parameters.retry_after).
  * Source of truth for shapes: https://core.telegram.org/bots/api
@@ -11,11 +12,21 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** A file uploaded with a call (multipart), as the fake received it. */
+export interface UploadedFile {
+  name: string;
+  type: string;
+  data: Buffer;
+}
+
 export interface FakeCall {
   seq: number;
   at: number;
   method: string;
+  /** The call's parameters; a multipart call's JSON-encoded fields are decoded, its files are under `files`. */
   body: Record<string, any>;
+  /** Files uploaded with the call, by the parameter that names them (voice, audio, document). */
+  files?: Record<string, UploadedFile>;
 }
 
 /** A scripted answer: a full Bot API reply (ok or error) and an HTTP status. */
@@ -98,8 +109,13 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
   };
   const ok = (result: unknown): FakeAnswer => ({ body: { ok: true, result } });
 
-  const handle = async (method: string, body: Record<string, any>, res: http.ServerResponse) => {
-    const call: FakeCall = { seq: ++seq, at: Date.now(), method, body };
+  const handle = async (
+    method: string,
+    body: Record<string, any>,
+    res: http.ServerResponse,
+    uploads?: Record<string, UploadedFile>,
+  ) => {
+    const call: FakeCall = { seq: ++seq, at: Date.now(), method, body, ...(uploads ? { files: uploads } : {}) };
     calls.push(call);
     if (method === 'getUpdates') log.push(`getUpdates offset=${body.offset ?? 0}`);
     else log.push(method);
@@ -198,6 +214,25 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
         return reply(res, ok(true));
       case 'answerCallbackQuery':
         return reply(res, ok(true));
+      case 'sendVoice':
+      case 'sendAudio':
+      case 'sendDocument': {
+        const field = method === 'sendVoice' ? 'voice' : method === 'sendAudio' ? 'audio' : 'document';
+        const f = uploads?.[field];
+        if (!f) return reply(res, bad(`Bad Request: there is no ${field} in the request`));
+        const chatId = Number(body.chat_id);
+        const id = ++nextMessageId;
+        messages.set(id, { message_id: id, chatId, text: '', texts: [] });
+        return reply(
+          res,
+          ok({
+            message_id: id,
+            date: Math.floor(Date.now() / 1000),
+            chat: chatOf(chatId),
+            [field]: { file_id: `up${id}`, file_unique_id: `uu${id}`, file_size: f.data.length, mime_type: f.type },
+          }),
+        );
+      }
       case 'getFile': {
         const f = files.get(String(body.file_id));
         if (!f)
@@ -241,6 +276,14 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
     req.on('end', () => {
       if (m[1] !== token)
         return reply(res, { status: 401, body: { ok: false, error_code: 401, description: 'Unauthorized' } });
+      const type = String(req.headers['content-type'] ?? '');
+      if (type.startsWith('multipart/form-data')) {
+        void multipart(Buffer.concat(chunks), type).then(
+          ({ body, files }) => handle(m[2]!, body, res, files),
+          () => reply(res, bad('Bad Request: the multipart body could not be read')),
+        );
+        return;
+      }
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: Record<string, any> = {};
       if (raw) {
@@ -337,4 +380,52 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
       });
     },
   };
+}
+
+/**
+ * A multipart/form-data body as the Bot API reads it: fields (JSON-encoded objects decoded), and files, each under the
+ * parameter that names it (a field "attach://<part>" points at the part holding the file). Parsed leniently, as
+ * Telegram does: grammY writes "content-disposition:form-data;name=..." without spaces and an unquoted filename.
+ */
+async function multipart(
+  raw: Buffer,
+  type: string,
+): Promise<{ body: Record<string, any>; files: Record<string, UploadedFile> }> {
+  const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
+  if (!boundary) throw new Error('no boundary');
+  const delimiter = Buffer.from(`--${boundary}`);
+  const body: Record<string, any> = {};
+  const parts = new Map<string, UploadedFile>();
+  let at = raw.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (raw.subarray(start, start + 2).toString() === '--') break;
+    const next = raw.indexOf(delimiter, start);
+    if (next < 0) break;
+    const part = raw.subarray(start + 2, next - 2); // after the CRLF, before the CRLF that ends it
+    const split = part.indexOf('\r\n\r\n');
+    const head = part.subarray(0, split).toString('utf8');
+    const data = part.subarray(split + 4);
+    const name = /name="?([^";\r\n]+)"?/i.exec(head)?.[1] ?? '';
+    const filename = /filename="?([^";\r\n]+)"?/i.exec(head)?.[1];
+    if (filename !== undefined) {
+      const ctype = /content-type:\s*([^\r\n]+)/i.exec(head)?.[1] ?? '';
+      parts.set(name, { name: filename, type: ctype.trim(), data: Buffer.from(data) });
+    } else {
+      const v = data.toString('utf8');
+      try {
+        body[name] = /^[[{]/.test(v) ? JSON.parse(v) : v;
+      } catch {
+        body[name] = v;
+      }
+    }
+    at = next;
+  }
+  const files: Record<string, UploadedFile> = {};
+  for (const [k, v] of Object.entries(body)) {
+    const m = typeof v === 'string' ? /^attach:\/\/(.+)$/.exec(v) : null;
+    if (m && parts.has(m[1]!)) files[k] = parts.get(m[1]!)!;
+  }
+  for (const [k, f] of parts) if (!Object.values(files).includes(f)) files[k] = f;
+  return { body, files };
 }

@@ -80,6 +80,7 @@ export async function laneRig(
     factory,
     memAvailable: undefined,
     dayOffsetMs: opts.dayOffsetMs,
+    dataDir,
   });
   let n = 0;
   const row = (id: string) => {

@@ -32,6 +32,7 @@ import { fetchFile } from './files.js';
 import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
 import { ALLOWED_UPDATES, grammySignal, poll } from './polling.js';
 import { TELEGRAM_TEXT_LIMIT, TelegramSurfaces } from './progress.js';
+import { TelegramVoice } from './voice.js';
 import { closeServer, startWebhookServer } from './webhook.js';
 
 /** Telegram shows "typing…" for 5 seconds; re-sent a little before it fades. */
@@ -76,14 +77,20 @@ export class TelegramChannel implements Channel {
     this.cfg = o.config;
     this.dataDir = o.dataDir;
     this.log = o.logger.child({ channel: 'telegram' });
-    this.surfaces = new TelegramSurfaces({
+    const surfaceDeps = {
       api: () => this.api(),
-      retry: (what) => this.retryOptions(what),
-      inOrder: (key, task) => this.serial.run(key, task),
+      retry: (what: string) => this.retryOptions(what),
+      inOrder: <T>(key: string, task: () => Promise<T>) => this.serial.run(key, task),
       log: this.log,
-      describe: (err) => describe(err, this.token),
-    });
-    this.capabilities = { cards: this.surfaces, drafts: this.surfaces, buttons: this.surfaces };
+      describe: (err: unknown) => describe(err, this.token),
+    };
+    this.surfaces = new TelegramSurfaces(surfaceDeps);
+    this.capabilities = {
+      cards: this.surfaces,
+      drafts: this.surfaces,
+      buttons: this.surfaces,
+      voice: new TelegramVoice(surfaceDeps),
+    };
     this.typingKeeper = new TypingKeeper({
       intervalMs: o.typingIntervalMs ?? TYPING_INTERVAL_MS,
       logger: this.log,

@@ -20,7 +20,8 @@ import type { StatusReport } from '../status/report-types.js';
 import type { StepLog } from '../steps/step-log.js';
 import { conversationItem, listConversations, titleFromFirstMessage } from './conversation-list.js';
 import { historyPage } from './history.js';
-import type { ConversationItem, HistoryPage, ProjectList, StopBody, TurnsPage } from './types.js';
+import type { PageSpeech } from './speech.js';
+import type { ConversationItem, HistoryPage, ProjectList, SpeechInfo, StopBody, TurnsPage } from './types.js';
 
 export const WEB = 'web';
 
@@ -34,6 +35,8 @@ export interface GatewayApiDeps extends WaitingDeps {
   steps: StepLog;
   projects: Projects;
   status: StatusReporter;
+  /** Recordings from the page and the audio of replies. */
+  speech: PageSpeech;
 }
 
 /** Who the page is, as answers and messages record it. */
@@ -60,6 +63,20 @@ export class GatewayApi {
       if (this.d.store.conversation(id)?.archivedAt) this.d.store.setArchived(id, null);
     }
     return result;
+  }
+
+  /** A recording from the page: a voice note, through the same speech-to-text path as a chat's. */
+  async sendVoice(key: string, audio: Buffer, mime: string, clientMessageId?: string): Promise<AcceptResult> {
+    return this.d.speech.record(WEB, key, audio, mime, clientMessageId);
+  }
+
+  /** The spoken audio of a reply (tts.command). */
+  replyAudio(key: string, replyId: string) {
+    return this.d.speech.replyAudio(WEB, key, replyId);
+  }
+
+  speech(): SpeechInfo {
+    return this.d.speech.info();
   }
 
   conversations(archived: boolean): ConversationItem[] {

@@ -154,7 +154,7 @@ export class TurnOutcomes {
         if (o.as === 'stop') store.inbox.stop([o.id], o.reason);
         else store.inbox[o.as]([o.id], o.reason);
       }
-      if (d.answered.length) replies.send(lane.conversationId, 'reply', replyText(r, rows), rows);
+      if (d.answered.length) replies.reply(lane.conversationId, replyText(r, rows), rows, r.text);
       store.inbox.setTurn(ids, turn.id);
       store.turnEnded(turn.id, d.turn, r.steered, r.inputIds, r.sessionId ?? null, null);
       store.turnCost(turn.id, cost);
