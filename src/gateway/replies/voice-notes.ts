@@ -51,7 +51,7 @@ export class VoiceNotes {
     const file = path.join(this.d.dir, `${row.id.replace(/[^A-Za-z0-9_-]/g, '_')}.${tts.format}`);
     const audio: VoiceAudio = { file, mime: mimeOf(tts), name: `reply.${tts.format}` };
     const pending = this.making.get(file);
-    if (pending) return pending;
+    if (pending !== undefined) return pending;
     const made = (async () => {
       if (await exists(file)) return audio;
       await fs.promises.mkdir(this.d.dir, { recursive: true, mode: 0o700 });
