@@ -1,7 +1,7 @@
 /**
  * Config schema for the chat channels (`channels.telegram|discord|slack|whatsapp`), for
- * speech-to-text (`stt`) and text-to-speech (`tts`). Objects are strict: an unknown key is an error, so a typo never turns
- * into a silently ignored setting.
+ * speech-to-text (`stt`) and text-to-speech (`tts`). Objects are strict: an unknown key is an
+ * error, so a typo never turns into a silently ignored setting.
  *
  * Tokens are optional here on purpose: a channel with a missing or malformed token fails at its
  * own start (CHANNEL_CONFIG naming the key) while the other channels keep running.

@@ -4,9 +4,9 @@
  * editMessageText (with Telegram's "not modified" and "not found" refusals), sendMessageDraft
  * (private chats only), answerCallbackQuery, setMessageReaction, sendChatAction, getFile and file
  * downloads, and sendVoice/sendAudio/sendDocument as grammY uploads them (multipart/form-data, the
- * file as an attach:// part, read back with the platform's FormData parser). The bot's messages are kept as the chat shows them, a test can press their inline
- * buttons (a callback_query update), every call is recorded, and a test can script any method's
- * answer (e.g. a 429 with parameters.retry_after).
+ * file as an attach:// part, parsed as leniently as Telegram does). The bot's messages are kept as
+ * the chat shows them, a test can press their inline buttons (a callback_query update), every call
+ * is recorded, and a test can script any method's answer (e.g. a 429 with parameters.retry_after).
  * Source of truth for shapes: https://core.telegram.org/bots/api
  */
 import http from 'node:http';
