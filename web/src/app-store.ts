@@ -6,7 +6,7 @@
 import { Api, ApiError, UnreachableError } from './api.js';
 import type { ConversationState } from './reduce.js';
 import { createStore } from './store.js';
-import type { Connection, ConversationItem, Project } from './types.js';
+import type { Connection, ConversationItem, Project, SpeechInfo } from './types.js';
 
 export interface AppState {
   connection: Connection;
@@ -33,6 +33,8 @@ export interface AppState {
   focusSeq: number;
   /** A short-lived message about an action that failed. */
   toast?: string;
+  /** Voice on this gateway: the record button (stt.command), play buttons on replies (tts.command). */
+  speech: SpeechInfo;
 }
 
 const store = createStore<AppState>({
@@ -44,6 +46,7 @@ const store = createStore<AppState>({
   draft: '',
   sentSeq: 0,
   focusSeq: 0,
+  speech: { transcribe: false, speak: false },
 });
 
 export const getState = store.get;

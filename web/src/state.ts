@@ -21,6 +21,7 @@ export {
   moveToProject,
   openConversation,
   send,
+  sendVoice,
   setDraft,
   stop,
   withdraw,
@@ -53,6 +54,13 @@ export async function boot(token: string | undefined): Promise<void> {
     nudge();
     void flush();
   });
+  // The record and play buttons appear only where this gateway has the commands for them.
+  void api()
+    .speech()
+    .then(
+      (speech) => set({ speech }),
+      () => undefined,
+    );
   // One project is no choice: the picker and the labels appear when there are several.
   void api()
     .projects()

@@ -15,6 +15,7 @@ export type {
   PermissionStep,
   ProjectItem as Project,
   SendResult,
+  SpeechInfo,
   SteerStep,
   Step,
   TextStep,
@@ -51,6 +52,8 @@ export interface Message {
   acks: AckData[];
   /** Set while the POST has not answered (the id is a local one until then). */
   local?: boolean;
+  /** A voice note (recorded here or sent in a chat), with its transcript once there is one. */
+  voice?: { transcript?: string };
 }
 
 /** A history page with each message's state as the app knows the states. */
