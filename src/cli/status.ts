@@ -31,7 +31,8 @@ function costLine(s: StatusReport): string {
       (p) =>
         `${p.project} ${usd(p.usd)}${p.budgetUsd === null ? '' : ` of ${usd(p.budgetUsd)}`}${p.over ? ' (spent)' : ''}`,
     );
-  return `Cost today (${c.day}): ${usd(c.today.usd)} in ${c.today.turns} turns${unknown}${
+  const turns = `${c.today.turns} turn${c.today.turns === 1 ? '' : 's'}`;
+  return `Cost today (${c.day}): ${usd(c.today.usd)} in ${turns}${unknown}${
     projects.length ? `; ${projects.join(', ')}` : ''
   }`;
 }
