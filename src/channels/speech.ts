@@ -47,7 +47,13 @@ function lastLine(s: string): string {
  * Writes `text` spoken to `out` with the configured command. Throws RudderError TTS_FAILED (context.setting
  * "tts.command") saying why: not found, a non-zero exit, the timeout, no file or an empty or oversized one.
  */
-export async function synthesize(text: string, tts: TtsConfig, out: string, signal?: AbortSignal): Promise<void> {
+export async function synthesize(
+  text: string,
+  tts: TtsConfig,
+  out: string,
+  opts: { signal?: AbortSignal; env?: NodeJS.ProcessEnv } = {},
+): Promise<void> {
+  const { signal } = opts;
   const fail = (why: string, cause?: unknown) =>
     new RudderError('TTS_FAILED', `Text-to-speech failed: ${why}.`, { setting: 'tts.command' }, cause);
   await fs.promises.rm(out, { force: true });
@@ -57,6 +63,7 @@ export async function synthesize(text: string, tts: TtsConfig, out: string, sign
       stdio: ['pipe', 'ignore', 'pipe'],
       windowsHide: true,
       detached: true,
+      ...(opts.env ? { env: opts.env } : {}),
     });
     let stderr = '';
     let why: string | undefined;

@@ -76,7 +76,12 @@ export function buildServices(parts: ServiceParts) {
   // What is shown: events, where each conversation lives, replies, permission requests, turn steps.
   const bus = new EventBus(store);
   const chats = new Chats(store);
-  const voice = new VoiceNotes({ dir: path.join(parts.dataDir, 'voice'), tts: () => config.current().tts, log });
+  const voice = new VoiceNotes({
+    dir: path.join(parts.dataDir, 'voice'),
+    tts: () => config.current().tts,
+    log,
+    markPrefix: launches.markPrefix,
+  });
   const replies = new Replies({ store, bus, chats, log, voice });
   const desk = new PermissionDesk(log);
   const steps = new StepLog(store, bus, log, desk);

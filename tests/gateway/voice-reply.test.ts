@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { markedPids } from '../../src/agents/common/orphans.js';
+import { markPrefixOf } from '../../src/agents/launch.js';
 import { speakable } from '../../src/channels/speech.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { type FakeTelegram, startFakeTelegram } from '../support/fake-telegram.js';
@@ -153,6 +155,30 @@ describe('voice both ways in a chat (real grammY, real CLI)', () => {
       expect(replies(t)[0]!.seq).toBeLessThan(notice.seq);
       expect(t.callsOf('sendVoice')).toHaveLength(0);
       expect(outbox(g, 'voice')).toHaveLength(0);
+    } finally {
+      delete process.env.FAKE_TTS_MODE;
+    }
+  });
+
+  it('a text-to-speech command still running stops with the gateway (it carries the data dir’s mark)', async () => {
+    const { tg: t, gw: g } = await start({ tts: fakeTts({ format: 'ogg' }) });
+    process.env.FAKE_TTS_MODE = 'hang';
+    try {
+      voiceNote(t, 'v5');
+      // The fake command's processes carrying this data dir's mark (the agent's carry it too).
+      const prefix = markPrefixOf(g.home);
+      const tts = () =>
+        markedPids((m) => m.startsWith(`${prefix}:`)).filter((pid) => {
+          try {
+            return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('fake-tts.mjs');
+          } catch {
+            return false;
+          }
+        });
+      await waitUntil(() => tts().length === 1, budget);
+      await g.stop();
+      gw = undefined;
+      await waitUntil(() => tts().length === 0);
     } finally {
       delete process.env.FAKE_TTS_MODE;
     }

@@ -147,6 +147,8 @@ export class Delivery {
     try {
       audio = await this.voice.audio(row);
     } catch (err) {
+      // Stopped with the gateway: the row stays owed for the next start, untouched.
+      if (this.stopped) return false;
       const why = (err as Error).message;
       if (row.attempts < 1) {
         this.store.markAttempt(row.id, why, Date.now() + VOICE_RETRY_MS);

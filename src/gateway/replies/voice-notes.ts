@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { MARK_VAR, newMark } from '../../agents/common/orphans.js';
 import { mimeOf, speakable, synthesize } from '../../channels/speech.js';
 import type { TtsConfig } from '../../config/channels-schema.js';
 import { RudderError } from '../../errors.js';
@@ -24,6 +25,8 @@ export interface VoiceNotesDeps {
   /** tts, read when a reply is to be spoken; undefined: replies are not spoken. */
   tts(): TtsConfig | undefined;
   log: Logger;
+  /** The data dir's process mark: a command a crashed gateway left running is killed at the next start. */
+  markPrefix: string;
 }
 
 /** Audio files older than this are removed at start (the page's event log keeps a week too). */
@@ -59,7 +62,10 @@ export class VoiceNotes {
       const partial = `${file}.partial-${process.pid}`;
       const t0 = Date.now();
       try {
-        await synthesize(speakable(row.text, tts.maxChars), tts, partial, this.stopping.signal);
+        await synthesize(speakable(row.text, tts.maxChars), tts, partial, {
+          signal: this.stopping.signal,
+          env: { ...process.env, [MARK_VAR]: newMark(this.d.markPrefix) },
+        });
         await fs.promises.rename(partial, file);
       } finally {
         await fs.promises.rm(partial, { force: true });
