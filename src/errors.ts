@@ -59,6 +59,8 @@ export const ERRORS = {
   // notifications (Web Push)
   PUSH_DISABLED: 'Notifications are turned off on this gateway (push.enabled is false).',
   PUSH_SEND_FAILED: 'A push service did not take a notification.',
+  TTS_NOT_CONFIGURED: 'Replies are not spoken: set tts.command in the config (a text-to-speech program such as piper).',
+  TTS_FAILED: 'The voice note of a reply could not be made.',
   // projects, worktrees and terminal sessions
   PROJECT_UNKNOWN: 'No project by that name is configured.',
   PROJECT_UNAVAILABLE: "The conversation's project directory cannot be used.",

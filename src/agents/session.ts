@@ -41,13 +41,24 @@ export interface Usage {
   cacheCreationInputTokens: number;
 }
 
+/** One model's share of a turn (a turn may call several: a subagent, a fallback model). */
+export interface ModelUsage extends Usage {
+  /** USD, as the backend reports it; undefined when it reports none. */
+  costUsd: number | undefined;
+}
+
 export interface TurnResult {
   /** The final assistant text of the turn. */
   text: string;
   sessionId: string | undefined;
   usage: Usage;
-  /** Cost of this turn in USD (the CLI reports a per-session cumulative figure; this is the difference). */
-  costUsd: number;
+  /**
+   * Cost of this turn in USD (the CLI reports a per-process cumulative figure; this is the difference).
+   * Undefined when the backend reports no cost (Codex, the terminal backend): "cost unknown", never 0.
+   */
+  costUsd: number | undefined;
+  /** This turn's usage per model, when the backend names the models (the CLI's modelUsage). */
+  modelUsage?: Record<string, ModelUsage>;
   durationMs: number;
   numTurns: number;
   terminalReason: string | undefined;

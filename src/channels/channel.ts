@@ -99,6 +99,19 @@ export interface OutboundReply {
   fromFallback?: boolean;
 }
 
+/** A reply spoken: an audio file made with tts.command, sent as a voice note (or an audio file) after the text. */
+export interface OutboundVoice {
+  /** Rudder's outbox id (of the voice note; the text reply has its own). */
+  outboxId: string;
+  /** Absolute path of the audio file. */
+  file: string;
+  /** Its media type: audio/ogg (Ogg Opus), audio/mpeg, audio/mp4 or audio/wav. */
+  mime: string;
+  /** The file name the platform shows, e.g. "reply.ogg". */
+  name: string;
+  replyTo?: string;
+}
+
 /** A button under a message; `data` comes back in InboundPress.data (at most 64 bytes: Telegram's limit). */
 export interface ButtonView {
   label: string;
@@ -177,6 +190,16 @@ export interface ChannelCapabilities {
   buttons?: PromptCalls;
   /** Characters in one message as the platform counts them; the channel splits a longer reply itself. */
   textLimit?: number;
+  /** Voice notes (or audio files): a reply to a voice note is also sent spoken, when tts.command is set. */
+  voice?: VoiceCalls;
+}
+
+export interface VoiceCalls {
+  /**
+   * Sends the audio as a voice note where the platform has them (Telegram, WhatsApp), else as a file; resolves once
+   * the platform confirmed it. Throws like send(): CHANNEL_RATE_LIMITED or CHANNEL_SEND_FAILED.
+   */
+  sendVoice(to: MessageRef, voice: OutboundVoice): Promise<void>;
 }
 
 export interface CardCalls {

@@ -13,6 +13,29 @@ const WEB_PREFIX = 'web:';
 const TITLE_CHARS = 40;
 
 const mb = (b: number | null) => (b === null ? '-' : `${Math.round(b / 1024 / 1024)} MB`);
+const usd = (v: number) => `$${v < 0.01 && v > 0 ? v.toFixed(4) : v.toFixed(2)}`;
+const PAUSED: Record<string, string> = {
+  'rate-limit': 'rate limited',
+  'agent-terminal': 'waiting for the agent terminal',
+  budget: 'daily budget spent',
+};
+
+/** "Cost today: $0.05 in 4 turns; main $0.05 of $5.00" (a project without a budget shows only what it spent). */
+function costLine(s: StatusReport): string {
+  const c = s.cost;
+  if (!c) return 'Cost today: not reported';
+  const unknown = c.today.turnsWithoutCost ? ` (${c.today.turnsWithoutCost} without a reported cost)` : '';
+  const projects = c.projects
+    .filter((p) => p.turns || p.budgetUsd !== null)
+    .map(
+      (p) =>
+        `${p.project} ${usd(p.usd)}${p.budgetUsd === null ? '' : ` of ${usd(p.budgetUsd)}`}${p.over ? ' (spent)' : ''}`,
+    );
+  const turns = `${c.today.turns} turn${c.today.turns === 1 ? '' : 's'}`;
+  return `Cost today (${c.day}): ${usd(c.today.usd)} in ${turns}${unknown}${
+    projects.length ? `; ${projects.join(', ')}` : ''
+  }`;
+}
 
 export function register(program: Command): void {
   program
@@ -91,6 +114,7 @@ export async function status(opts: { json?: boolean }): Promise<number> {
       .filter((c) => !c.started)
       .map((c) => `Not started: ${c.name} (${c.error ?? c.state}${c.retryAt ? `; next try ${c.retryAt}` : ''})`),
     `Replies owed: ${s.owedReplies}`,
+    costLine(s),
     `Messages: ${
       Object.entries(s.messages)
         .map(([k, v]) => `${k} ${v}`)
@@ -115,7 +139,7 @@ export async function status(opts: { json?: boolean }): Promise<number> {
     for (const q of s.queues)
       lines.push(
         `  ${named(q)}  waiting ${q.depth}  in flight ${q.inFlight}${
-          q.pausedUntil ? `  rate limited ` + `until ${q.pausedUntil}` : ''
+          q.pausedUntil ? `  ${PAUSED[q.pausedFor ?? 'rate-limit'] ?? 'paused'} until ${q.pausedUntil}` : ''
         }`,
       );
   }

@@ -1,7 +1,7 @@
 /**
- * Config schema for the chat channels (`channels.telegram|discord|slack|whatsapp`) and for
- * speech-to-text (`stt`). Objects are strict: an unknown key is an error, so a typo never turns
- * into a silently ignored setting.
+ * Config schema for the chat channels (`channels.telegram|discord|slack|whatsapp`), for
+ * speech-to-text (`stt`) and text-to-speech (`tts`). Objects are strict: an unknown key is an
+ * error, so a typo never turns into a silently ignored setting.
  *
  * Tokens are optional here on purpose: a channel with a missing or malformed token fails at its
  * own start (CHANNEL_CONFIG naming the key) while the other channels keep running.
@@ -154,6 +154,27 @@ export const sttSchema = z
   })
   .strict();
 
+/** What a text-to-speech command writes; ogg is Ogg Opus, what Telegram and WhatsApp play as a voice note. */
+export const TTS_FORMATS = { ogg: 'audio/ogg', mp3: 'audio/mpeg', m4a: 'audio/mp4', wav: 'audio/wav' } as const;
+
+/**
+ * Text-to-speech for replies to voice notes: a local command such as piper. The reply's text (as plain text) comes
+ * on its standard input; it writes an audio file where "{out}" says.
+ */
+export const ttsSchema = z
+  .object({
+    /** Executable path or name on PATH; run without a shell. */
+    command: z.string().min(1),
+    /** Arguments; "{out}" is replaced by the path of the audio file to write (appended when absent). */
+    args: z.array(z.string()).default(['{out}']),
+    /** The format of the file it writes. */
+    format: z.enum(Object.keys(TTS_FORMATS) as [keyof typeof TTS_FORMATS]).default('ogg'),
+    timeoutSeconds: z.number().positive().max(3600).default(120),
+    /** A longer reply is spoken up to here (the text reply stays whole). */
+    maxChars: z.number().int().min(100).max(100_000).default(4000),
+  })
+  .strict();
+
 export type QueueModeSetting = z.infer<typeof queueModeSchema>;
 export type TelegramConfig = z.infer<typeof telegramSchema>;
 export type DiscordConfig = z.infer<typeof discordSchema>;
@@ -163,5 +184,6 @@ export type ChannelsConfig = z.infer<typeof channelsSchema>;
 export type ProgressConfig = z.infer<typeof progressSchema>;
 export type ChannelProgressConfig = z.infer<typeof channelProgressSchema>;
 export type SttConfig = z.infer<typeof sttSchema>;
+export type TtsConfig = z.infer<typeof ttsSchema>;
 /** The access-related part every channel config shares. */
 export type ChannelAccessConfig = Pick<TelegramConfig, 'owners' | 'allow' | 'pairing' | 'groups'>;

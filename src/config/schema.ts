@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { isLoopbackHost, splitHostPort } from '../security/hosts.js';
-import { channelsSchema, progressSchema, queueModeSchema, sttSchema } from './channels-schema.js';
+import { channelsSchema, progressSchema, queueModeSchema, sttSchema, ttsSchema } from './channels-schema.js';
 import { CONFIG_KEY, type JsonValue, secretKeyProblem } from './codex-config.js';
 import { PERMISSION_MODES } from './permission-modes.js';
 
@@ -105,6 +105,16 @@ export const projectNameSchema = z
     'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
   );
 
+/**
+ * Spending per project and local day, in USD as the agent reports it (Claude Code's total_cost_usd). Past it, new
+ * turns wait (never dropped) until the day ends or an owner raises it with /budget; the owner is told.
+ */
+export const budgetSchema = z
+  .object({
+    dailyUsd: z.number().min(0).max(1_000_000),
+  })
+  .strict();
+
 /** A working directory with its own agent settings; each key given here replaces the one in `agent`. */
 export const projectSchema = z
   .object({
@@ -118,6 +128,8 @@ export const projectSchema = z
     appendSystemPrompt: z.string().optional(),
     /** Each conversation gets its own git worktree and branch; `{dir}` says where the worktrees go. */
     worktrees: z.union([z.boolean(), z.object({ dir: z.string().min(1) }).strict()]).default(false),
+    /** This project's daily budget; replaces the top-level `budget`. */
+    budget: budgetSchema.optional(),
   })
   .strict();
 
@@ -222,6 +234,8 @@ export const configSchema = z
     projects: z.record(projectNameSchema, projectSchema).optional(),
     /** The project of a conversation that has not chosen one (default: the first in `projects`). */
     defaultProject: projectNameSchema.optional(),
+    /** The daily budget of every project that sets none of its own (each project counted on its own). */
+    budget: budgetSchema.optional(),
     steering: steeringSchema.prefault({}),
     fallback: fallbackSchema.optional(),
     web: webSchema.prefault({}),
@@ -231,6 +245,8 @@ export const configSchema = z
     /** How chats show a running turn (each channel may override keys in its own `progress`). */
     progress: progressSchema.prefault({}),
     stt: sttSchema.optional(),
+    /** Replies to voice notes also as voice notes (and a play button on the page's replies). */
+    tts: ttsSchema.optional(),
     log: z
       .object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') })
       .strict()
@@ -254,3 +270,4 @@ export type SteeringConfig = z.infer<typeof steeringSchema>;
 export type StoreConfig = z.infer<typeof storeSchema>;
 export type PushConfig = z.infer<typeof pushSchema>;
 export type FallbackConfig = z.infer<typeof fallbackSchema>;
+export type BudgetConfig = z.infer<typeof budgetSchema>;

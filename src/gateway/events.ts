@@ -61,11 +61,13 @@ export type StatusData =
   | { state: 'turn-started'; turnId: string; inputIds: string[] }
   | { state: 'connected'; lastEventId: number };
 
-/** A waiting message was withdrawn or edited by the person. */
+/** A waiting message was withdrawn or edited by the person, or a voice note was transcribed. */
 export interface MessageChangeData {
   state: string;
   text?: string;
   edited?: boolean;
+  /** A voice note's transcript, once it is ready. */
+  transcript?: string;
 }
 
 /** Each event type with its data. */

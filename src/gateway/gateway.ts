@@ -89,7 +89,8 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   store.pruneEvents(EVENT_RETENTION_MS);
   const factory = opts.sessionFactory?.(launches);
   const push = cfg.web.enabled && cfg.push.enabled ? pushKeys(dataDir, opts.pushAgent) : undefined;
-  const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable, push });
+  const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable, push, dataDir });
+  void s.voice.prune().catch(() => undefined);
   const binaries = launches.health.refresh();
 
   const web = cfg.web.enabled ? webServer(dataDir, cfg, s, log) : undefined;

@@ -3,6 +3,7 @@
  * filled in afterwards. Read top to bottom, this is the graph of the gateway's middle.
  */
 import type https from 'node:https';
+import path from 'node:path';
 import type { AgentLaunches } from '../agents/launch.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry, warmCap } from '../agents/registry.js';
@@ -19,6 +20,8 @@ import { AccessStore } from '../security/access-store.js';
 import type { Store } from '../store/store.js';
 import { GatewayApi } from './api/api.js';
 import { PushApi } from './api/push-api.js';
+import { PageSpeech } from './api/speech.js';
+import { Budgets } from './budget/budgets.js';
 import { EventBus } from './bus.js';
 import { ChannelStarter } from './channel-start.js';
 import { Chats } from './chats.js';
@@ -41,6 +44,7 @@ import { Buttons } from './progress/buttons.js';
 import { ProgressDriver } from './progress/driver.js';
 import { ReplyGate } from './replies/gate.js';
 import { Replies } from './replies/replies.js';
+import { VoiceNotes } from './replies/voice-notes.js';
 import { Reviews } from './review/reviews.js';
 import { StatusText } from './status/conversation-text.js';
 import { StatusReporter } from './status/report.js';
@@ -60,6 +64,10 @@ export interface ServiceParts {
   factory?: SessionFactory;
   /** Web Push's keys (push.enabled, with the page); without them nothing is pushed. */
   push?: { keys: VapidKeys; agent?: https.Agent };
+  /** The data dir (voice notes' audio goes in its voice/ folder). */
+  dataDir: string;
+  /** Moves the local day's boundary for the budgets, read each time (tests of the midnight reset). */
+  dayOffsetMs?: () => number;
 }
 
 export type Services = ReturnType<typeof buildServices>;
@@ -80,7 +88,13 @@ export function buildServices(parts: ServiceParts) {
   const bus = new EventBus(store);
   const chats = new Chats(store);
   const gate = new ReplyGate();
-  const replies = new Replies({ store, bus, chats, log, gate });
+  const voice = new VoiceNotes({
+    dir: path.join(parts.dataDir, 'voice'),
+    tts: () => config.current().tts,
+    log,
+    markPrefix: launches.markPrefix,
+  });
+  const replies = new Replies({ store, bus, chats, log, gate, voice });
   const desk = new PermissionDesk(log);
   const steps = new StepLog(store, bus, log, desk);
   publishPermissions(desk, bus);
@@ -105,7 +119,8 @@ export function buildServices(parts: ServiceParts) {
     log,
   });
 
-  // Conversations: the lanes, then what people ask of them.
+  // Conversations: the lanes (each asks the budgets before a new turn), then what people ask of them.
+  const budgets = new Budgets({ config, store, projects, dayOffsetMs: parts.dayOffsetMs });
   const conversations = new Conversations({
     config,
     store,
@@ -125,6 +140,7 @@ export function buildServices(parts: ServiceParts) {
       return tree && reviewDesk.acting(tree.dir);
     },
     agentName: (id) => launches.agentName(id),
+    budgets,
   });
   const reviews = new Reviews({ desk: reviewDesk, projects, conversations, bus, log });
   const cards = new ProgressDriver({
@@ -146,7 +162,7 @@ export function buildServices(parts: ServiceParts) {
   const stopper = new Stopper({ store, conversations, steps, replies });
   const confirms = new Confirmations({ chats, store, log });
   const review = new ReviewCommands({ reviews, chats, confirms, replies });
-  const statusText = new StatusText({ config, store, registry, conversations, projects });
+  const statusText = new StatusText({ config, store, registry, conversations, projects, budgets });
   const commands = new Commands({
     config,
     store,
@@ -159,9 +175,10 @@ export function buildServices(parts: ServiceParts) {
     statusText,
     replies,
     review,
+    budgets,
     log,
   });
-  const router = new Router({ config, store, access, conversations, commands, desk, replies, log });
+  const router = new Router({ config, store, access, conversations, commands, desk, replies, bus, log });
   const buttons = new Buttons({
     access,
     prompts,
@@ -184,6 +201,7 @@ export function buildServices(parts: ServiceParts) {
     chats,
     channelStarts,
     agents: launches.health,
+    budgets,
     spare: () => launches.spareProcess(),
   });
   const actions = new PushActions({ tokens, store, desk, steps, stop: (id) => stopper.stopFromButton(id), log });
@@ -195,6 +213,7 @@ export function buildServices(parts: ServiceParts) {
     publicKey: push?.keys.publicKey,
     longTurnSeconds: () => config.current().push.longTurnSeconds,
   });
+  const speech = new PageSpeech({ config, store, intake, voice, dataDir: parts.dataDir });
   const api = new GatewayApi({
     store,
     bus,
@@ -207,6 +226,7 @@ export function buildServices(parts: ServiceParts) {
     status,
     conversations,
     reviews,
+    speech,
     log,
     push: pushApi,
   });
@@ -222,6 +242,7 @@ export function buildServices(parts: ServiceParts) {
     bus,
     chats,
     replies,
+    voice,
     desk,
     steps,
     prompts,
@@ -230,6 +251,7 @@ export function buildServices(parts: ServiceParts) {
     conversations,
     reviewDesk,
     reviews,
+    budgets,
     cards,
     stopper,
     commands,

@@ -29,6 +29,7 @@ export async function shutdown({ s, launches, web, release }: Stoppable, reason:
   await Promise.all([s.pool.stopAll(`gateway stopping (${reason})`), launches.stop(`gateway stopping (${reason})`)]);
   await s.replies.delivery.idle(2000);
   s.replies.delivery.stop();
+  s.voice.stop();
   s.cards.stop();
   await s.notifier.stop(2000);
   s.conversations.dispose();

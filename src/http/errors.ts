@@ -11,12 +11,14 @@ export const HTTP_STATUS = {
   UNAUTHORIZED: 401,
   ORIGIN_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
+  TTS_NOT_CONFIGURED: 404,
   METHOD_NOT_ALLOWED: 405,
   MESSAGE_NOT_WAITING: 409,
   PUSH_DISABLED: 409,
   UNSUPPORTED_MEDIA_TYPE: 415,
   HOST_NOT_ALLOWED: 421,
   INTERNAL_ERROR: 500,
+  TTS_FAILED: 502,
   GATEWAY_STARTING: 503,
   // The review of a conversation's work: a missing file is a 404, a state that refuses the action a 409, git's own
   // failure a 500, a git stopped by the gateway's shutdown a 503.

@@ -4,13 +4,15 @@
  */
 import type http from 'node:http';
 
-/** The policy: scripts, styles and connections from this origin only; no inline script or style. */
+/** The policy: scripts, styles, connections and media from this origin only; no inline script or style. */
 export function contentSecurityPolicy(): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
+    // A reply's audio is fetched with the token, then played from a blob: URL.
+    "media-src 'self' blob:",
     "connect-src 'self'",
     "object-src 'none'",
     "frame-ancestors 'none'",

@@ -3,7 +3,7 @@
  * target (a malformed one is a 400), the Host (421 for a name this gateway does not serve), then
  * the public routes (/healthz, the web app's files), then for /api: the Origin when present (403),
  * the token (401; a notification's button carries a signed token of its own instead), and a JSON
- * content type on a body (POST, PATCH, PUT: 415), before the API itself.
+ * content type on a body (POST, PATCH, PUT: 415; audio/* for a recording), before the API itself.
  */
 import type http from 'node:http';
 import type { GatewayApi } from '../gateway/api/api.js';
@@ -13,7 +13,7 @@ import { asHttpError, HttpError, sendError, sendJson } from './errors.js';
 import { setSecurityHeaders } from './headers.js';
 import type { HostRules } from './hosts.js';
 import type { Target } from './route.js';
-import { carriesOwnCredential, findRoute, takesTokenInQuery } from './routes.js';
+import { carriesOwnCredential, findRoute, takesAudio, takesTokenInQuery } from './routes.js';
 import type { StaticFiles } from './static.js';
 import { tokenMatches } from './token.js';
 
@@ -73,6 +73,18 @@ function requireJson(req: http.IncomingMessage): void {
   }
 }
 
+/** A recording: audio of any kind a browser records (audio/webm;codecs=opus, audio/ogg, audio/mp4…). */
+function requireAudio(req: http.IncomingMessage): void {
+  const type = req.headers['content-type'] ?? '';
+  if (!/^audio\/[a-z0-9.+-]+\s*(;|$)/i.test(type))
+    throw new HttpError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Send the recording with an audio content type such as audio/webm (got ${
+        type ? JSON.stringify(type.slice(0, 80)) : 'none'
+      }).`,
+    );
+}
+
 export async function handleRequest(
   ctx: WebRequestContext,
   req: http.IncomingMessage,
@@ -113,7 +125,8 @@ export async function handleRequest(
         'UNAUTHORIZED',
         'A valid bearer token is required: Authorization: Bearer <token> (it is in web-token in the data dir).',
       );
-    if (method === 'POST' || method === 'PATCH' || method === 'PUT') requireJson(req);
+    if (takesAudio(method, target)) requireAudio(req);
+    else if (method === 'POST' || method === 'PATCH' || method === 'PUT') requireJson(req);
     if (!ctx.api) throw new HttpError('GATEWAY_STARTING', 'The gateway is starting; try again in a moment.');
     const { route, params } = findRoute(method, target);
     const answer = await route.handler({

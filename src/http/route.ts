@@ -37,6 +37,8 @@ export interface Route {
    * which the service worker (no access to the page's token) sends. The handler checks it.
    */
   credential?: 'action-token';
+  /** The body is audio (a recording), not JSON: its content type must be audio/*. */
+  body?: 'audio';
 }
 
 export const ok = (body: unknown, status = 200): Answer => ({ status, body });

@@ -11,6 +11,7 @@ import { messageRoutes } from './handlers/messages.js';
 import { permissionRoutes } from './handlers/permissions.js';
 import { pushRoutes } from './handlers/push.js';
 import { reviewRoutes } from './handlers/review.js';
+import { speechRoutes } from './handlers/speech.js';
 import type { Route, Target } from './route.js';
 
 export const ROUTES: Route[] = [
@@ -21,6 +22,7 @@ export const ROUTES: Route[] = [
   ...reviewRoutes,
   ...eventRoutes,
   ...pushRoutes,
+  ...speechRoutes,
 ];
 
 const CONVERSATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -60,6 +62,11 @@ export function findRoute(method: string, t: Target): { route: Route; params: Re
 /** A route whose body carries its own signed credential (a notification's button): no bearer token is asked. */
 export function carriesOwnCredential(method: string, t: Target): boolean {
   return ROUTES.some((r) => r.credential && r.method === method && matchPath(r.path, t.segments));
+}
+
+/** A route whose body is audio (a recording from the page), not JSON. */
+export function takesAudio(method: string, t: Target): boolean {
+  return ROUTES.some((r) => r.body === 'audio' && r.method === method && matchPath(r.path, t.segments));
 }
 
 /** The one route a browser reaches with EventSource, which cannot send headers: ?token= works here alone. */

@@ -11,7 +11,7 @@ export type * from '../gateway/api/types.js';
 export type * from '../gateway/events.js';
 export type * from '../gateway/notify/payload.js';
 export type * from '../gateway/review/types.js';
-export type { StatusReport } from '../gateway/status/report-types.js';
+export type { CostReport, ProjectCost, SpendFigures, StatusReport } from '../gateway/status/report-types.js';
 export type * from '../gateway/steps/types.js';
 export type * from '../projects/review/types.js';
 

@@ -24,6 +24,8 @@ export interface Project {
   allowedTools?: string[];
   disallowedTools?: string[];
   appendSystemPrompt?: string;
+  /** Its own budget.dailyUsd, when it sets one (else the top-level one applies). */
+  dailyBudgetUsd?: number;
 }
 
 export interface ProjectSet {
@@ -54,6 +56,7 @@ export function projectSet(cfg: Config, startDir = process.cwd()): ProjectSet {
       allowedTools: p.allowedTools,
       disallowedTools: p.disallowedTools,
       appendSystemPrompt: p.appendSystemPrompt,
+      ...(p.budget ? { dailyBudgetUsd: p.budget.dailyUsd } : {}),
     }),
   );
   return { projects, defaultName: cfg.defaultProject ?? projects[0]!.name };
@@ -77,6 +80,11 @@ export function channelProject(cfg: Config, channel: string, key: string): strin
     ?.projects;
   if (!bindings) return undefined;
   return bindings[key] ?? bindings[key.split(':')[0]!];
+}
+
+/** The daily budget in USD a project runs under (its own, else the top-level one); undefined: none. */
+export function projectBudget(cfg: Config, p: Project): number | undefined {
+  return p.dailyBudgetUsd ?? cfg.budget?.dailyUsd;
 }
 
 /** The agent settings a conversation in this project runs with. */

@@ -34,7 +34,7 @@ export class HistoryQueries {
     );
     this.repliesBetween = db.prepare<unknown[], OutboxSqlRow>(
       'SELECT * FROM outbox WHERE conversation_id = ? AND created_at >= ? AND created_at < ? AND ' +
-        'delivered_at IS NOT NULL ORDER BY seq',
+        "delivered_at IS NOT NULL AND kind != 'voice' ORDER BY seq",
     );
     this.turnsInWindow = db.prepare<unknown[], TurnSqlRow>(
       'SELECT * FROM turns WHERE conversation_id = ? AND started_at >= ? AND started_at < ? ORDER BY started_at, rowid',

@@ -145,4 +145,26 @@ export const MIGRATIONS: string[] = [
     muted_at INTEGER NOT NULL
   );
   `,
+  // What each turn cost: its tokens, its cost in USD (NULL: the backend reports none, e.g. Codex),
+  // per model, and the agent's own time; the project it ran in, so a project's spending per day is one query.
+  // A per-day budget raised with /budget is kept per project and local day.
+  `
+  ALTER TABLE turns ADD COLUMN project TEXT;
+  ALTER TABLE turns ADD COLUMN input_tokens INTEGER;
+  ALTER TABLE turns ADD COLUMN output_tokens INTEGER;
+  ALTER TABLE turns ADD COLUMN cache_read_tokens INTEGER;
+  ALTER TABLE turns ADD COLUMN cache_creation_tokens INTEGER;
+  ALTER TABLE turns ADD COLUMN cost_usd REAL;
+  ALTER TABLE turns ADD COLUMN model_usage TEXT;
+  ALTER TABLE turns ADD COLUMN duration_ms INTEGER;
+  CREATE INDEX turns_ended ON turns (ended_at);
+  CREATE TABLE budget_days (
+    project TEXT NOT NULL,
+    day TEXT NOT NULL,                 -- the local day, YYYY-MM-DD
+    daily_usd REAL NOT NULL,
+    set_by TEXT,
+    set_at INTEGER NOT NULL,
+    PRIMARY KEY (project, day)
+  );
+  `,
 ];

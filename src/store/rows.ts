@@ -1,6 +1,16 @@
 /** Row mapping between the SQLite tables and the types the rest of Rudder uses. */
 import type { ConversationSqlRow, EventSqlRow, MessageSqlRow, OutboxSqlRow, TurnSqlRow } from './sql-rows.js';
-import type { ConversationRow, EventRow, MessageExtra, MessageRow, OutboxRow, ToolCall, TurnRow } from './types.js';
+import type {
+  ConversationRow,
+  EventRow,
+  MessageExtra,
+  MessageRow,
+  ModelCost,
+  OutboxRow,
+  ToolCall,
+  TurnCost,
+  TurnRow,
+} from './types.js';
 
 export const json = (v: unknown) => JSON.stringify(v);
 const parse = <T>(s: string | null, fallback: T): T => {
@@ -93,5 +103,21 @@ export function toTurn(r: TurnSqlRow): TurnRow {
     sessionId: r.session_id,
     error: r.error,
     tools: parse<ToolCall[]>(r.tools, []),
+    project: r.project ?? null,
+    cost: costOf(r),
+  };
+}
+
+/** A turn's usage as stored; null when it ended without a result (no tokens were recorded). */
+function costOf(r: TurnSqlRow): TurnCost | null {
+  if (r.input_tokens === null || r.input_tokens === undefined) return null;
+  return {
+    inputTokens: r.input_tokens,
+    outputTokens: r.output_tokens ?? 0,
+    cacheReadTokens: r.cache_read_tokens ?? 0,
+    cacheCreationTokens: r.cache_creation_tokens ?? 0,
+    costUsd: r.cost_usd,
+    models: parse<Record<string, ModelCost> | null>(r.model_usage, null),
+    durationMs: r.duration_ms ?? 0,
   };
 }

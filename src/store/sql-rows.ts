@@ -2,7 +2,7 @@
  * The rows SQLite returns for each table (`SELECT *`), column for column as migrations.ts declares
  * them; rows.ts turns them into the types of types.ts. Booleans are 0/1 and JSON columns are text.
  */
-import type { EventType, HeldFor, MessageState } from './types.js';
+import type { EventType, HeldFor, MessageState, OutboxKind } from './types.js';
 
 export interface MessageSqlRow {
   seq: number;
@@ -46,7 +46,7 @@ export interface OutboxSqlRow {
   seq: number;
   id: string;
   conversation_id: string;
-  kind: 'reply' | 'notice';
+  kind: OutboxKind;
   /** JSON: string[]. */
   message_ids: string;
   reply_to: string | null;
@@ -83,6 +83,35 @@ export interface TurnSqlRow {
   error: string | null;
   /** JSON: ToolCall[]; null until the turn starts a tool. */
   tools: string | null;
+  project: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_tokens: number | null;
+  cache_creation_tokens: number | null;
+  /** NULL: the backend reports no cost (or the turn ended without a result). */
+  cost_usd: number | null;
+  /** JSON: Record<string, ModelCost>. */
+  model_usage: string | null;
+  duration_ms: number | null;
+}
+
+/** A sum over turns (store/spend.ts). */
+export interface SpendSqlRow {
+  usd: number | null;
+  turns: number;
+  without_cost: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_tokens: number | null;
+  cache_creation_tokens: number | null;
+}
+
+export interface BudgetDaySqlRow {
+  project: string;
+  day: string;
+  daily_usd: number;
+  set_by: string | null;
+  set_at: number;
 }
 
 export interface AgentProcessSqlRow {

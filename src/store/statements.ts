@@ -64,6 +64,7 @@ export function prepareStatements(db: Database.Database) {
     outGet: p<OutboxSqlRow>('SELECT * FROM outbox WHERE id = ?'),
     outDelivered: p('UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL'),
     outAttempt: p('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?'),
+    outToNotice: p("UPDATE outbox SET kind = 'notice', text = ? WHERE id = ? AND delivered_at IS NULL"),
     outByConv: p<OutboxSqlRow>('SELECT * FROM outbox WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
     outOwedCount: p<{ n: number }>('SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL'),
     evInsert: p(
@@ -75,11 +76,16 @@ export function prepareStatements(db: Database.Database) {
     // A review action (commit, merge, ...) is the conversation's history itself: never pruned.
     evPrune: p("DELETE FROM events WHERE created_at < ? AND type != 'review'"),
     turnStart: p(
-      'INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id) VALUES (?, ?, ?, ?, ?)',
+      'INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id, project) VALUES ' +
+        '(?, ?, ?, ?, ?, ?)',
     ),
     turnDiscard: p('DELETE FROM turns WHERE id = ? AND outcome IS NULL'),
     turnEnd: p(
       'UPDATE turns SET ended_at = ?, outcome = ?, steered = ?, input_ids = ?, session_id = ?, error = ? WHERE id = ?',
+    ),
+    turnCost: p(
+      'UPDATE turns SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_creation_tokens = ?, ' +
+        'cost_usd = ?, model_usage = ?, duration_ms = ? WHERE id = ?',
     ),
     turnsOf: p<TurnSqlRow>(
       'SELECT * FROM turns WHERE conversation_id = ? AND started_at < ? ORDER BY started_at DESC, rowid DESC LIMIT ?',

@@ -12,8 +12,19 @@ import { HistoryQueries } from './history.js';
 import { Inbox, type NewMessage, transitionStatements } from './inbox.js';
 import { PushSubscriptions } from './push-subscriptions.js';
 import { json, toConversation, toEvent, toOutbox, toTurn } from './rows.js';
+import { SpendQueries } from './spend.js';
 import { type ConversationSetter, prepareStatements, type Statements } from './statements.js';
-import type { ConversationRow, EventRow, EventType, MessageRow, OutboxRow, ToolCall, TurnRow } from './types.js';
+import type {
+  ConversationRow,
+  EventRow,
+  EventType,
+  MessageRow,
+  OutboxKind,
+  OutboxRow,
+  ToolCall,
+  TurnCost,
+  TurnRow,
+} from './types.js';
 
 /** Unique across restarts (time and a per-process random tag) without a random draw per id. */
 const PROCESS_TAG = randomBytes(4).toString('hex');
@@ -28,7 +39,7 @@ export type { NewMessage };
 
 export interface NewOutbox {
   conversationId: string;
-  kind: 'reply' | 'notice';
+  kind: OutboxKind;
   messageIds: string[];
   replyTo?: string | null;
   text: string;
@@ -68,6 +79,8 @@ export class Store {
   readonly history: HistoryQueries;
   /** Web Push subscriptions and muted conversations. */
   readonly push: PushSubscriptions;
+  /** What turns cost, summed per day, project and conversation; the budgets raised for a day. */
+  readonly spend: SpendQueries;
   private readonly group: GroupCommit | undefined;
   /** Without group commit: what waits for the transaction running now to commit. */
   private afterTx: Array<() => void> = [];
@@ -84,6 +97,7 @@ export class Store {
     this.projects = new ConversationProjects(this.db);
     this.history = new HistoryQueries(this.db);
     this.push = new PushSubscriptions(this.db);
+    this.spend = new SpendQueries(this.db);
     if (opts.groupCommit) {
       const group = (this.group = new GroupCommit(this.db));
       // Every write of the store joins the loop turn's group (reads need not).
@@ -304,6 +318,22 @@ export class Store {
     });
   }
 
+  /** An owed voice note whose audio cannot be made becomes a notice saying so (delivered as any notice). */
+  outboxToNotice(id: string, text: string): void {
+    this.s.outToNotice.run(text, id);
+  }
+
+  /** Marks a voice note delivered (it logs no event: the page plays replies from the reply itself), at most once. */
+  markSent(row: OutboxRow): boolean {
+    return this.s.outDelivered!.run(Date.now(), row.id).changes > 0;
+  }
+
+  /** One outbox row. */
+  outboxRow(id: string): OutboxRow | undefined {
+    const r = this.s.outGet!.get(id);
+    return r ? toOutbox(r) : undefined;
+  }
+
   markAttempt(id: string, error: string, nextAttemptAt: number): void {
     this.s.outAttempt!.run(error.slice(0, 500), nextAttemptAt, id);
   }
@@ -354,9 +384,18 @@ export class Store {
 
   // ---- turns ----
 
-  /** Records a turn once, whether the lane started it or the agent did (a queued steer). */
-  turnStarted(id: string, conversationId: string, inputIds: string[], sessionId: string | null): void {
-    this.s.turnStart!.run(id, conversationId, Date.now(), json(inputIds), sessionId);
+  /**
+   * Records a turn once, whether the lane started it or the agent did (a queued steer), with the project the
+   * conversation works in (its spending counts there).
+   */
+  turnStarted(
+    id: string,
+    conversationId: string,
+    inputIds: string[],
+    sessionId: string | null,
+    project: string | null = null,
+  ): void {
+    this.s.turnStart!.run(id, conversationId, Date.now(), json(inputIds), sessionId, project);
   }
 
   /** A turn recorded before its hand-off that never started (the agent was busy with one of its own). */
@@ -373,6 +412,20 @@ export class Store {
     error: string | null,
   ): void {
     this.s.turnEnd!.run(Date.now(), outcome, steered, json(inputIds), sessionId, error, id);
+  }
+
+  /** What a turn used, as its backend reported at its end. */
+  turnCost(id: string, c: TurnCost): void {
+    this.s.turnCost.run(
+      c.inputTokens,
+      c.outputTokens,
+      c.cacheReadTokens,
+      c.cacheCreationTokens,
+      c.costUsd,
+      c.models ? json(c.models) : null,
+      Math.round(c.durationMs),
+      id,
+    );
   }
 
   /** A conversation's turns, newest first, started before `before` (epoch ms) when given. */

@@ -29,8 +29,11 @@ export type MessageState =
 
 export const OPEN_STATES: MessageState[] = ['accepted', 'queued', 'running', 'steering', 'deferred'];
 
-/** Why a deferred message is held: a rate limit (its reset time known or estimated), or the agent's terminal. */
-export const HELD_FOR = ['rate-limit', 'rate-limit-estimated', 'agent-terminal'] as const;
+/**
+ * Why a deferred message is held: a rate limit (its reset time known or estimated), the agent's terminal, or its
+ * project's daily budget (budget.dailyUsd) being spent.
+ */
+export const HELD_FOR = ['rate-limit', 'rate-limit-estimated', 'agent-terminal', 'budget'] as const;
 export type HeldFor = (typeof HELD_FOR)[number];
 
 export interface MessageExtra {
@@ -91,11 +94,14 @@ export interface ConversationActivity {
   firstText: string | null;
 }
 
+export type OutboxKind = 'reply' | 'notice' | 'voice';
+
 export interface OutboxRow {
   seq: number;
   id: string;
   conversationId: string;
-  kind: 'reply' | 'notice';
+  /** voice: the reply's text again, to be sent spoken (tts.command) after it; its audio is made at delivery. */
+  kind: OutboxKind;
   messageIds: string[];
   replyTo: string | null;
   text: string;
@@ -149,4 +155,46 @@ export interface TurnRow {
   error: string | null;
   /** The tool calls it started (at most 20), named to the agent when it runs again. */
   tools: ToolCall[];
+  /** The project it ran in (null for turns recorded before costs were). */
+  project: string | null;
+  /** What it used, as its backend reported; null when it ended without a result (failed, cut off). */
+  cost: TurnCost | null;
+}
+
+/** One model's share of a turn. */
+export interface ModelCost {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  /** USD; null when not reported. */
+  costUsd: number | null;
+}
+
+/** A turn's usage and cost, as stored. */
+export interface TurnCost {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  /** USD; null when the backend reports no cost (Codex, the terminal backend): "cost unknown", never 0. */
+  costUsd: number | null;
+  /** By model, when the backend names them. */
+  models: Record<string, ModelCost> | null;
+  /** How long the agent says it worked on the turn, ms. */
+  durationMs: number;
+}
+
+/** A sum of turns' costs over some stretch (a day, a project, a conversation). */
+export interface Spend {
+  /** USD of the turns whose cost is known. */
+  usd: number;
+  /** Turns ended with a result. */
+  turns: number;
+  /** Of those, turns whose backend reported no cost (Codex, the terminal backend): not in usd. */
+  turnsWithoutCost: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
 }

@@ -71,6 +71,10 @@ describe('rudder send / status', () => {
     });
     expect(json.sessions[0].rssBytes).toBeGreaterThan(0);
     expect(json.owedReplies).toBe(0);
+    // What today cost: the one turn above (and /status's none), as the store has it.
+    expect(json.cost.today.turns).toBe(1);
+    expect(json.cost.today.usd).toBeGreaterThan(0);
+    expect(human.stdout).toMatch(/^Cost today \(\d{4}-\d\d-\d\d\): \$0\.\d{4} in 1 turn; default \$0\.\d{4}$/m);
   });
 
   it('explains an unreachable gateway', async () => {

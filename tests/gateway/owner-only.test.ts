@@ -180,3 +180,22 @@ describe('owner-only, in a Telegram group (real grammY, real CLI)', () => {
     },
   );
 });
+
+describe('/budget is owner-only (real grammY)', () => {
+  it("a member's /budget is refused and changes nothing; the owner's sets today's budget", async () => {
+    await start('bypassPermissions');
+    const budgets = () =>
+      gw.gw.services.store.db.prepare('SELECT project, daily_usd, set_by FROM budget_days').all() as Array<{
+        project: string;
+        daily_usd: number;
+        set_by: string;
+      }>;
+    tg.pushUpdate(groupText(MEMBER, '/budget 100', { mention: true }));
+    await waitUntil(() => sentToGroup().some((t) => t.includes('Only the owner can use commands')), 20_000);
+    expect(rowOf('/budget 100')).toMatchObject({ state: 'refused' });
+    expect(budgets()).toEqual([]);
+    tg.pushUpdate(groupText(OWNER, '/budget 3', { mention: true }));
+    await waitUntil(() => sentToGroup().some((t) => t.startsWith("Today's budget for project default is now $3.00")));
+    expect(budgets()).toEqual([{ project: 'default', daily_usd: 3, set_by: `telegram:${OWNER} (Owner)` }]);
+  });
+});

@@ -43,6 +43,8 @@ export interface FakeAgentOptions {
   steer?: Capabilities['steer'];
   /** A turn that fails instead of answering (a rate limit, a crash), from the texts it took in. */
   fail?: (texts: string[]) => RudderError | undefined;
+  /** What a turn reports it cost (USD; undefined: no cost, as Codex), from the texts it took in; 0 by default. */
+  cost?: (texts: string[]) => number | undefined;
 }
 
 /** What this fake agent's "wire" carries for an answer: allow/deny like Claude's, any other option by id. */
@@ -211,7 +213,7 @@ export class FakeAgentSession implements AgentSession {
       text: r.text,
       sessionId: this.sid,
       usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-      costUsd: 0,
+      costUsd: this.opts.cost ? this.opts.cost(turn.texts) : 0,
       durationMs: 0,
       numTurns: 1,
       terminalReason: r.interrupted ? 'aborted_tools' : 'completed',

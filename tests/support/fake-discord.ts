@@ -1,6 +1,7 @@
 /**
  * A fake Discord on 127.0.0.1: the REST API under /api/v10 (gateway/bot, users/@me, messages and
- * their edits, reactions, typing, interaction callbacks, and a CDN path for attachments) and a
+ * their edits (also with files, multipart), reactions, typing, interaction callbacks, and a CDN path
+ * for attachments) and a
  * gateway WebSocket that speaks the real protocol (HELLO, IDENTIFY, READY, GUILD_CREATE,
  * heartbeats, dispatches), so discord.js connects with client.login() and handles every event
  * through its own packet handling. The bot's messages are kept as the channel shows them, and a
@@ -10,6 +11,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { multipart, type UploadedFile } from './multipart.js';
 
 export interface DiscordCall {
   seq: number;
@@ -18,6 +20,8 @@ export interface DiscordCall {
   /** Path below /api/v10, e.g. "/channels/1/messages". */
   path: string;
   body: any;
+  /** Files uploaded with the call (multipart: payload_json is the body, files[n] the files). */
+  files?: UploadedFile[];
 }
 
 export interface RestAnswer {
@@ -128,7 +132,7 @@ export async function startFakeDiscord(
     }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const send = (a: RestAnswer) => {
         const headers = {
           ...(a.body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -143,13 +147,24 @@ export async function startFakeDiscord(
       const interaction = url.pathname.startsWith('/api/v10/interactions/');
       if (!interaction && req.headers.authorization !== `Bot ${token}`)
         return send({ status: 401, body: { message: '401: Unauthorized', code: 0 } });
-      const raw = Buffer.concat(chunks).toString('utf8');
+      const type = String(req.headers['content-type'] ?? '');
+      let body: any;
+      let uploads: UploadedFile[] | undefined;
+      if (type.startsWith('multipart/form-data')) {
+        const form = await multipart(Buffer.concat(chunks), type);
+        body = typeof form.body.payload_json === 'object' ? form.body.payload_json : {};
+        uploads = Object.values(form.files);
+      } else {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        body = raw ? JSON.parse(raw) : undefined;
+      }
       const call: DiscordCall = {
         seq: ++seq,
         at: Date.now(),
         method: req.method ?? 'GET',
         path: url.pathname.slice('/api/v10'.length),
-        body: raw ? JSON.parse(raw) : undefined,
+        body,
+        ...(uploads ? { files: uploads } : {}),
       };
       calls.push(call);
       wake();

@@ -1,6 +1,7 @@
 /**
  * A fake Slack on 127.0.0.1: the Web API methods Rudder calls (auth.test, apps.connections.open,
- * chat.postMessage, chat.update, chat.postEphemeral, reactions.add, conversations.replies),
+ * chat.postMessage, chat.update, chat.postEphemeral, reactions.add, conversations.replies, and a
+ * file upload's three steps: files.getUploadURLExternal, the upload itself, files.completeUploadExternal),
  * private file downloads, and a Socket Mode WebSocket that sends `hello`, Events API envelopes and
  * interactive (block_actions) envelopes and records the acks, so @slack/bolt's SocketModeReceiver
  * handles them through its own code. The bot's messages are kept as the channel shows them.
@@ -9,6 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { multipart } from './multipart.js';
 
 export interface SlackCall {
   seq: number;
@@ -22,6 +24,16 @@ export interface SlackAnswer {
   status?: number;
   headers?: Record<string, string>;
   body: Record<string, unknown>;
+}
+
+/** A file the bot uploaded: its bytes once uploaded, where it was shared once completed. */
+export interface SlackUpload {
+  id: string;
+  filename: string;
+  length: number;
+  data?: Buffer;
+  /** Set by files.completeUploadExternal. */
+  shared?: { channel: string; threadTs?: string; title?: string; at: number };
 }
 
 /** A message the bot posted, as the channel shows it now. */
@@ -45,6 +57,8 @@ export interface FakeSlack {
   appToken: string;
   botUserId: string;
   calls: SlackCall[];
+  /** Files uploaded by the bot, by file id. */
+  uploads: Map<string, SlackUpload>;
   /** Envelope ids the client acknowledged, in order. */
   acks: string[];
   callsOf(method: string): SlackCall[];
@@ -76,6 +90,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let onConnect: () => void = () => undefined;
   let connectedPromise = new Promise<void>((r) => (onConnect = r));
   const messages = new Map<string, SlackBotMessage>();
+  const uploads = new Map<string, SlackUpload>();
+  let fileIds = 0;
   const blocksOf = (b: unknown) => (typeof b === 'string' ? JSON.parse(b) : b) as any[] | undefined;
 
   const server = http.createServer((req, res) => {
@@ -89,6 +105,18 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
+    const upload = /^\/upload\/(F\w+)$/.exec(url.pathname);
+    if (req.method === 'POST' && upload) {
+      // The upload URL files.getUploadURLExternal gave: the client posts the file as multipart (field "body").
+      req.on('end', async () => {
+        const u = uploads.get(upload[1]!);
+        if (!u) return res.writeHead(404).end();
+        const form = await multipart(Buffer.concat(chunks), String(req.headers['content-type'] ?? ''));
+        u.data = Object.values(form.files)[0]?.data ?? Buffer.concat(chunks);
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${u.data.length}`);
+      });
+      return;
+    }
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const args: Record<string, any> = (req.headers['content-type'] ?? '').includes('json')
@@ -151,6 +179,27 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           return send({ body: { ok: true, message_ts: `${++ts}.000200` } });
         case 'reactions.add':
           return send({ body: { ok: true } });
+        case 'files.getUploadURLExternal': {
+          const id = `F${String(++fileIds).padStart(6, '0')}`;
+          uploads.set(id, { id, filename: String(args.filename), length: Number(args.length) });
+          return send({ body: { ok: true, upload_url: `http://127.0.0.1:${port}/upload/${id}`, file_id: id } });
+        }
+        case 'files.completeUploadExternal': {
+          const list = (typeof args.files === 'string' ? JSON.parse(args.files) : args.files) as Array<{
+            id: string;
+            title?: string;
+          }>;
+          const missing = list.find((f) => !uploads.get(f.id)?.data);
+          if (missing) return send({ body: { ok: false, error: 'file_not_found' } });
+          for (const f of list)
+            uploads.get(f.id)!.shared = {
+              channel: String(args.channel_id),
+              ...(args.thread_ts ? { threadTs: String(args.thread_ts) } : {}),
+              ...(f.title ? { title: f.title } : {}),
+              at: Date.now(),
+            };
+          return send({ body: { ok: true, files: list.map((f) => ({ id: f.id, title: f.title })) } });
+        }
         case 'conversations.replies':
           return send({
             body: { ok: true, messages: threads.get(`${args.channel}:${args.ts}`) ?? [], has_more: false },
@@ -238,6 +287,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       return envelopeId;
     },
     acks,
+    uploads,
     threads,
     callsOf: (method) => calls.filter((c) => c.method === method),
     script(fn) {

@@ -3,19 +3,26 @@
  * getMe, getUpdates (long polling with offsets), deleteWebhook/setWebhook, sendMessage,
  * editMessageText (with Telegram's "not modified" and "not found" refusals), sendMessageDraft
  * (private chats only), answerCallbackQuery, setMessageReaction, sendChatAction, getFile and file
- * downloads. The bot's messages are kept as the chat shows them, a test can press their inline
- * buttons (a callback_query update), every call is recorded, and a test can script any method's
- * answer (e.g. a 429 with parameters.retry_after).
+ * downloads, and sendVoice/sendAudio/sendDocument as grammY uploads them (multipart/form-data, the
+ * file as an attach:// part, parsed as leniently as Telegram does). The bot's messages are kept as
+ * the chat shows them, a test can press their inline buttons (a callback_query update), every call
+ * is recorded, and a test can script any method's answer (e.g. a 429 with parameters.retry_after).
  * Source of truth for shapes: https://core.telegram.org/bots/api
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { multipart, type UploadedFile } from './multipart.js';
+
+export type { UploadedFile };
 
 export interface FakeCall {
   seq: number;
   at: number;
   method: string;
+  /** The call's parameters; a multipart call's JSON-encoded fields are decoded, its files are under `files`. */
   body: Record<string, any>;
+  /** Files uploaded with the call, by the parameter that names them (voice, audio, document). */
+  files?: Record<string, UploadedFile>;
 }
 
 /** A scripted answer: a full Bot API reply (ok or error) and an HTTP status. */
@@ -98,8 +105,13 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
   };
   const ok = (result: unknown): FakeAnswer => ({ body: { ok: true, result } });
 
-  const handle = async (method: string, body: Record<string, any>, res: http.ServerResponse) => {
-    const call: FakeCall = { seq: ++seq, at: Date.now(), method, body };
+  const handle = async (
+    method: string,
+    body: Record<string, any>,
+    res: http.ServerResponse,
+    uploads?: Record<string, UploadedFile>,
+  ) => {
+    const call: FakeCall = { seq: ++seq, at: Date.now(), method, body, ...(uploads ? { files: uploads } : {}) };
     calls.push(call);
     if (method === 'getUpdates') log.push(`getUpdates offset=${body.offset ?? 0}`);
     else log.push(method);
@@ -198,6 +210,25 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
         return reply(res, ok(true));
       case 'answerCallbackQuery':
         return reply(res, ok(true));
+      case 'sendVoice':
+      case 'sendAudio':
+      case 'sendDocument': {
+        const field = method === 'sendVoice' ? 'voice' : method === 'sendAudio' ? 'audio' : 'document';
+        const f = uploads?.[field];
+        if (!f) return reply(res, bad(`Bad Request: there is no ${field} in the request`));
+        const chatId = Number(body.chat_id);
+        const id = ++nextMessageId;
+        messages.set(id, { message_id: id, chatId, text: '', texts: [] });
+        return reply(
+          res,
+          ok({
+            message_id: id,
+            date: Math.floor(Date.now() / 1000),
+            chat: chatOf(chatId),
+            [field]: { file_id: `up${id}`, file_unique_id: `uu${id}`, file_size: f.data.length, mime_type: f.type },
+          }),
+        );
+      }
       case 'getFile': {
         const f = files.get(String(body.file_id));
         if (!f)
@@ -241,6 +272,14 @@ export async function startFakeTelegram(opts: { token?: string } = {}): Promise<
     req.on('end', () => {
       if (m[1] !== token)
         return reply(res, { status: 401, body: { ok: false, error_code: 401, description: 'Unauthorized' } });
+      const type = String(req.headers['content-type'] ?? '');
+      if (type.startsWith('multipart/form-data')) {
+        void multipart(Buffer.concat(chunks), type).then(
+          ({ body, files }) => handle(m[2]!, body, res, files),
+          () => reply(res, bad('Bad Request: the multipart body could not be read')),
+        );
+        return;
+      }
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: Record<string, any> = {};
       if (raw) {

@@ -34,7 +34,11 @@ export interface LaneRig {
   close(): Promise<void>;
 }
 
-export async function laneRig(config: Record<string, unknown> = {}, agent: FakeAgentOptions = {}): Promise<LaneRig> {
+export async function laneRig(
+  config: Record<string, unknown> = {},
+  agent: FakeAgentOptions = {},
+  opts: { dayOffsetMs?: () => number } = {},
+): Promise<LaneRig> {
   const dataDir = tempDir('lane');
   const cwd = tempDir('lane-cwd');
   const parsed = parseConfig({ agent: { cwd }, web: { enabled: false }, ...config });
@@ -75,6 +79,8 @@ export async function laneRig(config: Record<string, unknown> = {}, agent: FakeA
     launches,
     factory,
     memAvailable: undefined,
+    dayOffsetMs: opts.dayOffsetMs,
+    dataDir,
   });
   let n = 0;
   const row = (id: string) => {

@@ -9,6 +9,7 @@
  *   [[429:apikey]]      429 rate_limit_error, API-key style
  *   [[429:subscription]] 429 with the unified rate-limit headers (subscription style)
  *   [[500]]             500 api_error
+ *   [[usage:I/O/R/W]]   report I input, O output, R cache-read and W cache-write tokens for this reply
  * Directives are read from the last text block of the last user message only, so an earlier
  * message merged into the same user turn does not fire again.
  * The default text reply is `ok` followed by every `tag:X` token seen in the last user message,
@@ -41,6 +42,8 @@ export interface MockRequest {
   historyText: string;
   /** When the reply's first content (or a plain reply) was sent, and when the reply ended (epoch ms). */
   firstTokenAt?: number;
+  /** The usage a streamed reply reported (what the CLI counts for this request). */
+  usage?: Required<MockUsage>;
   endedAt?: number;
 }
 
@@ -76,9 +79,30 @@ export function replyTokens(reply: MockReply): number {
   return 0;
 }
 
+/**
+ * The usage a reply reports: input and cache tokens in message_start, output tokens in message_delta
+ * (as the API does). Unset fields: 12 input, 7 output, no cache.
+ */
+export interface MockUsage {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+/** The usage every reply reports unless it says otherwise. */
+export const DEFAULT_USAGE = { input: 12, output: 7, cacheRead: 0, cacheWrite: 0 } as const;
+
 export type MockReply =
-  | { kind: 'text'; text: string; chunks?: number; totalMs?: number; inputTokens?: number }
-  | { kind: 'tool'; name: string; input: Record<string, unknown>; text?: string; inputTokens?: number }
+  | { kind: 'text'; text: string; chunks?: number; totalMs?: number; inputTokens?: number; usage?: MockUsage }
+  | {
+      kind: 'tool';
+      name: string;
+      input: Record<string, unknown>;
+      text?: string;
+      inputTokens?: number;
+      usage?: MockUsage;
+    }
   | { kind: 'error'; status: number; style?: 'apikey' | 'subscription'; resetsAt?: number }
   | { kind: 'hang' };
 
@@ -163,15 +187,37 @@ export function directiveReply(req: MockRequest): MockReply {
   if (/\[\[429:subscription\]\]/.test(t)) return { kind: 'error', status: 429, style: 'subscription' };
   if (/\[\[429(:apikey)?\]\]/.test(t)) return { kind: 'error', status: 429, style: 'apikey' };
   if (/\[\[500\]\]/.test(t)) return { kind: 'error', status: 500 };
+  const u = /\[\[usage:(\d+)\/(\d+)(?:\/(\d+))?(?:\/(\d+))?\]\]/.exec(t);
+  const usage = u
+    ? {
+        usage: {
+          input: Number(u[1]),
+          output: Number(u[2]),
+          cacheRead: Number(u[3] ?? 0),
+          cacheWrite: Number(u[4] ?? 0),
+        },
+      }
+    : {};
   const bash = /\[\[bash:([^\]]+)\]\]/.exec(t);
   if (bash && !req.afterTool)
-    return { kind: 'tool', name: 'Bash', input: { command: bash[1], description: 'Run the requested command' } };
+    return {
+      kind: 'tool',
+      name: 'Bash',
+      input: { command: bash[1], description: 'Run the requested command' },
+      ...usage,
+    };
   const reply = /\[\[reply:([^\]]*)\]\]/.exec(t);
   const slow = /\[\[slow:(\d+)\]\]/.exec(t);
   const text = reply ? reply[1]! : req.afterTool ? `done ${ok}` : ok;
   if (slow)
-    return { kind: 'text', text: `${text} ${'streaming '.repeat(19)}end`, chunks: 20, totalMs: Number(slow[1]) };
-  return { kind: 'text', text };
+    return {
+      kind: 'text',
+      text: `${text} ${'streaming '.repeat(19)}end`,
+      chunks: 20,
+      totalMs: Number(slow[1]),
+      ...usage,
+    };
+  return { kind: 'text', text, ...usage };
 }
 
 let idCounter = 0;
@@ -215,11 +261,17 @@ async function streamReply(
     if (due > 0) await sleep(due);
   };
   // inputTokens lets a test report a long context (the CLI's auto-compaction reads it).
+  const u = {
+    ...DEFAULT_USAGE,
+    ...(reply.inputTokens !== undefined ? { input: reply.inputTokens } : {}),
+    ...reply.usage,
+  };
+  record.usage = u;
   const usage = {
-    input_tokens: reply.inputTokens ?? 12,
+    input_tokens: u.input,
     output_tokens: 1,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: u.cacheWrite,
+    cache_read_input_tokens: u.cacheRead,
   };
   let started = false;
   const start = () => {
@@ -293,7 +345,7 @@ async function streamReply(
   sse(res, 'message_delta', {
     type: 'message_delta',
     delta: { stop_reason: reply.kind === 'tool' ? 'tool_use' : 'end_turn', stop_sequence: null },
-    usage: { output_tokens: 7 },
+    usage: { output_tokens: u.output },
   });
   sse(res, 'message_stop', { type: 'message_stop' });
   record.endedAt = Date.now();

@@ -29,6 +29,7 @@ import type {
   PushSubscribeRequest,
   PushTestResult,
   Section,
+  SpeechInfo,
   StopBody,
   WaitingList,
   WaitingMessageBody,
@@ -207,6 +208,56 @@ export class Api {
   answerInChat(requestId: string, optionId: string): Promise<OkBody> {
     const body: AnswerPermissionRequest = { optionId };
     return this.request('POST', `/api/permissions/${enc(requestId)}`, body);
+  }
+
+  /** What the page offers: a record button (stt.command), play buttons (tts.command). */
+  speech(): Promise<SpeechInfo> {
+    return this.request('GET', '/api/speech');
+  }
+
+  /** A recording from the composer: sent as it is (its audio type), a voice note like a chat's. */
+  async sendVoice(id: string, audio: Blob, clientMessageId: string): Promise<SendResult> {
+    const q = new URLSearchParams({ clientMessageId });
+    const res = await this.raw('POST', `/api/conversations/${enc(id)}/voice?${q}`, audio, {
+      'content-type': audio.type || 'audio/webm',
+    });
+    return (await res.json()) as SendResult;
+  }
+
+  /** A reply spoken (tts.command), as audio to play; made by the gateway the first time it is asked. */
+  async replyAudio(id: string, replyId: string): Promise<Blob> {
+    const res = await this.raw('GET', `/api/conversations/${enc(id)}/replies/${enc(replyId)}/audio`);
+    return res.blob();
+  }
+
+  /** A request whose body or answer is not JSON; errors as request() throws them. */
+  private async raw(
+    method: string,
+    path: string,
+    body?: Blob,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetch(path, {
+        method,
+        headers: { ...this.headers(false), ...headers },
+        body,
+        cache: 'no-store',
+        // Speaking a long reply takes a while: longer than a plain request may.
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS * 6),
+      });
+    } catch (err) {
+      throw new UnreachableError(`Cannot reach the gateway (${(err as Error).message}).`);
+    }
+    if (res.ok) return res;
+    let e: { code?: string; message?: string } | undefined;
+    try {
+      e = ((await res.json()) as { error?: { code?: string; message?: string } }).error;
+    } catch {
+      e = undefined;
+    }
+    throw new ApiError(res.status, e?.code ?? String(res.status), e?.message ?? `${res.status} ${res.statusText}`);
   }
 
   channels(): Promise<ChannelList> {

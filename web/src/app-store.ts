@@ -7,7 +7,7 @@ import { Api, ApiError, UnreachableError } from './api.js';
 import type { ConversationState } from './reduce.js';
 import type { ChangesState } from './review-model.js';
 import { createStore } from './store.js';
-import type { Connection, ConversationItem, Project, WaitingRequest } from './types.js';
+import type { Connection, ConversationItem, Project, SpeechInfo, WaitingRequest } from './types.js';
 
 /**
  * Notifications on this device: not possible here (no service worker or Push API: an http:// address from
@@ -47,6 +47,8 @@ export interface AppState {
   toast?: string;
   /** Notifications on this device; undefined while it is being found out. */
   push?: PushStatus;
+  /** Voice on this gateway: the record button (stt.command), play buttons on replies (tts.command). */
+  speech: SpeechInfo;
 }
 
 const store = createStore<AppState>({
@@ -59,6 +61,7 @@ const store = createStore<AppState>({
   draft: '',
   sentSeq: 0,
   focusSeq: 0,
+  speech: { transcribe: false, speak: false },
 });
 
 export const getState = store.get;

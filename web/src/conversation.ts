@@ -4,7 +4,7 @@
  */
 import type { EventStream } from './api.js';
 import { api, failed, getState, set, setConv } from './app-store.js';
-import { loadDraft, saveDraft } from './device.js';
+import { loadDraft, newClientMessageId, saveDraft } from './device.js';
 import { refreshList, setWaiting } from './list-refresh.js';
 import { flush, hold, outboxHooks, posting, send as sendMessage, takeBack, withUnsent } from './outbox.js';
 import { applyEvent, emptyConversation, mergePage } from './reduce.js';
@@ -142,6 +142,22 @@ export function setDraft(text: string): void {
   set({ draft: text });
   const id = getState().currentId;
   if (id) saveDraft(id, text);
+}
+
+/**
+ * A recording from the composer: sent as a voice note (the gateway transcribes it like a chat's); it appears once the
+ * gateway has it. Not kept on the device when the gateway cannot be reached: the person is told, and records again.
+ */
+export async function sendVoice(audio: Blob): Promise<void> {
+  const c = getState().conv;
+  if (!c) return;
+  set((s) => ({ sentSeq: s.sentSeq + 1 }));
+  try {
+    await api().sendVoice(c.id, audio, newClientMessageId());
+    refetchNewest(c.id);
+  } catch (err) {
+    failed(err);
+  }
 }
 
 export function send(text: string): void {

@@ -23,3 +23,23 @@ export function ago(at: number, now = Date.now()): string {
 export function clock(at: number): string {
   return new Date(at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
+
+/** "$0.0042" below a cent, "$1.25", "$1,234" (as the gateway's /status writes them). */
+export function usd(v: number): string {
+  if (!Number.isFinite(v) || v <= 0) return '$0.00';
+  if (v < 0.01) return `$${v.toFixed(4)}`;
+  if (v < 1000) return `$${v.toFixed(2)}`;
+  return `$${Math.round(v).toLocaleString('en-US')}`;
+}
+
+/** "950", "12.3k", "1.2M". */
+export function tokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** "1,234" */
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}

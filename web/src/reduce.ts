@@ -69,6 +69,7 @@ export function mergePage(c: ConversationState, page: HistoryPage, newest: boole
       receivedAt: m.receivedAt,
       acks,
       ...(had?.seen ? { seen: had.seen } : {}),
+      ...(m.voice ? { voice: m.voice } : {}),
     });
   }
   const turns = new Map(c.turns);
@@ -233,14 +234,17 @@ export function applyEvent(
     }
     case 'message': {
       if (!messageId) return next;
-      const { state, text, at } = e.data;
+      const { state, text, at, transcript } = e.data;
       return setMessage(next, messageId, (m) => {
         const edited = text !== undefined && text !== m.text;
-        if (!edited && state === m.state) return m;
+        const heard = transcript !== undefined && transcript !== m.voice?.transcript;
+        if (!edited && !heard && state === m.state) return m;
         return {
           ...m,
-          state: state as MessageState,
+          // A transcript says the voice note is ready; it never moves a message back from running.
+          state: heard && FINAL.concat('running', 'steering').includes(m.state) ? m.state : (state as MessageState),
           ...(text !== undefined ? { text } : {}),
+          ...(heard ? { voice: { transcript } } : {}),
           ...(edited ? { seen: [...(m.seen ?? []), { kind: 'edited' as const, at }] } : {}),
         };
       });

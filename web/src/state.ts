@@ -24,6 +24,7 @@ export {
   moveToProject,
   openConversation,
   send,
+  sendVoice,
   setDraft,
   stop,
   withdraw,
@@ -66,6 +67,13 @@ export async function boot(token: string | undefined): Promise<void> {
   startPresence();
   followNotificationTaps((id) => void openConversation(id));
   void initPush();
+  // The record and play buttons appear only where this gateway has the commands for them.
+  void api()
+    .speech()
+    .then(
+      (speech) => set({ speech }),
+      () => undefined,
+    );
   // One project is no choice: the picker and the labels appear when there are several.
   void api()
     .projects()

@@ -27,11 +27,13 @@ export type {
   ReviewRecordView,
   Section,
   SendResult,
+  SpeechInfo,
   SteerStep,
   Step,
   TextStep,
   ToolStep,
   TurnSummary,
+  TurnUsage,
   TurnView,
   WaitingRequest,
 } from '../../src/http/wire.js';
@@ -63,6 +65,8 @@ export interface Message {
   acks: AckData[];
   /** Set while the POST has not answered (the id is a local one until then). */
   local?: boolean;
+  /** A voice note (recorded here or sent in a chat), with its transcript once there is one. */
+  voice?: { transcript?: string };
 }
 
 /** A history page with each message's state as the app knows the states. */

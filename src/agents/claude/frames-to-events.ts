@@ -4,8 +4,8 @@
  */
 import { RudderError } from '../../errors.js';
 import type { TurnBase } from '../common/turn-base.js';
-import { TOOL_EXCERPT_CHARS, type TurnResult, type Usage } from '../session.js';
-import type { ContentBlock, OutputFrame, ResultFrame, SystemOtherFrame } from './protocol/output.js';
+import { type ModelUsage, TOOL_EXCERPT_CHARS, type TurnResult, type Usage } from '../session.js';
+import type { ContentBlock, OutputFrame, ResultFrame, ResultModelUsage, SystemOtherFrame } from './protocol/output.js';
 import { RETRY_STATUS_KEY, RetryStatus } from './retry-status.js';
 
 const RATE_LIMIT_PREFIXES = ["You've hit your", "You've reached your", 'API Error: Request rejected (429)'];
@@ -123,8 +123,10 @@ export interface ResultContext {
   inputIds: string[];
   steered: number;
   interruptRequested: boolean;
-  /** The session's cumulative cost before this turn, to report this turn's share. */
+  /** The process's cumulative cost before this turn, to report this turn's share. */
   costBefore: number;
+  /** The process's cumulative modelUsage before this turn (the CLI's figures, by model). */
+  modelsBefore?: Record<string, ResultModelUsage>;
   conversationId: string;
   pid: number | undefined;
 }
@@ -139,19 +141,47 @@ function usageOf(frame: ResultFrame): Usage {
   };
 }
 
+const n = (v: number | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** This turn's share of the process's cumulative modelUsage: each model's figures less what they were before. */
+export function modelUsageDelta(
+  now: Record<string, ResultModelUsage> | undefined,
+  before: Record<string, ResultModelUsage> = {},
+): Record<string, ModelUsage> | undefined {
+  if (!now || typeof now !== 'object') return undefined;
+  const out: Record<string, ModelUsage> = {};
+  for (const [model, u] of Object.entries(now)) {
+    const b = before[model] ?? {};
+    const d: ModelUsage = {
+      inputTokens: Math.max(0, n(u.inputTokens) - n(b.inputTokens)),
+      outputTokens: Math.max(0, n(u.outputTokens) - n(b.outputTokens)),
+      cacheReadInputTokens: Math.max(0, n(u.cacheReadInputTokens) - n(b.cacheReadInputTokens)),
+      cacheCreationInputTokens: Math.max(0, n(u.cacheCreationInputTokens) - n(b.cacheCreationInputTokens)),
+      costUsd: typeof u.costUSD === 'number' ? Math.max(0, u.costUSD - n(b.costUSD)) : undefined,
+    };
+    // A model this turn did not call is left out.
+    if (d.inputTokens || d.outputTokens || d.cacheReadInputTokens || d.cacheCreationInputTokens || d.costUsd)
+      out[model] = d;
+  }
+  return out;
+}
+
 /** Decides a turn's outcome. Success or error is read from is_error, never from subtype. */
 export function classifyResult(
   frame: ResultFrame,
   seen: TurnFrames,
   ctx: ResultContext,
 ): { ok: TurnResult } | { error: RudderError } {
-  const total = frame.total_cost_usd ?? ctx.costBefore;
+  const total = frame.total_cost_usd;
   const text = typeof frame.result === 'string' ? frame.result : seen.texts.join('\n\n');
+  const models = modelUsageDelta(frame.modelUsage, ctx.modelsBefore);
   const result: TurnResult = {
     text,
     sessionId: frame.session_id,
     usage: usageOf(frame),
-    costUsd: Math.max(0, total >= ctx.costBefore ? total - ctx.costBefore : total),
+    costUsd:
+      typeof total === 'number' ? Math.max(0, total >= ctx.costBefore ? total - ctx.costBefore : total) : undefined,
+    ...(models ? { modelUsage: models } : {}),
     durationMs: frame.duration_ms ?? 0,
     numTurns: frame.num_turns ?? 0,
     terminalReason: frame.terminal_reason,
@@ -225,7 +255,8 @@ export function interruptedResult(
     text: seen.texts.join('\n\n'),
     sessionId,
     usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-    costUsd: 0,
+    // Killed before its result: what it cost is not known.
+    costUsd: undefined,
     durationMs: 0,
     numTurns: 0,
     terminalReason,

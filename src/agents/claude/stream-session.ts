@@ -34,7 +34,14 @@ import {
 } from './launch.js';
 import { PermissionRelay } from './permission-relay.js';
 import { AgentProcess, type ExitInfo } from './process.js';
-import { encodeFrame, interruptRequest, type OutputFrame, type ResultFrame, userMessage } from './protocol/index.js';
+import {
+  encodeFrame,
+  interruptRequest,
+  type OutputFrame,
+  type ResultFrame,
+  type ResultModelUsage,
+  userMessage,
+} from './protocol/index.js';
 import { parseLine } from './protocol/parse.js';
 import { StreamTurn, type WireMessage } from './stream-turn.js';
 import { WireLedger } from './wire-ledger.js';
@@ -64,6 +71,8 @@ export class ClaudeStreamSession implements AgentSession {
   private lastActive = Date.now();
   /** The cumulative cost the current process has reported so far. */
   private costBase = 0;
+  /** The process's cumulative modelUsage at its last result: a turn's share is the difference. */
+  private modelsBase: Record<string, ResultModelUsage> = {};
 
   constructor(launch: ClaudeLaunch) {
     this.launch = launch;
@@ -247,6 +256,7 @@ export class ClaudeStreamSession implements AgentSession {
     this.proc = proc;
     this.crashed = false;
     this.costBase = 0;
+    this.modelsBase = {};
     this.log.info({ pid: proc.pid, resume: this.sid ?? null }, 'agent process started');
     proc.onLine((line) => this.onLine(proc, line));
     proc.onTruncatedTail((tail) =>
@@ -348,10 +358,12 @@ export class ClaudeStreamSession implements AgentSession {
       steered,
       interruptRequested: turn.interruptRequested,
       costBefore: this.costBase,
+      modelsBefore: this.modelsBase,
       conversationId: this.conversationId,
       pid: proc.pid,
     });
     if (typeof frame.total_cost_usd === 'number') this.costBase = frame.total_cost_usd;
+    if (frame.modelUsage && typeof frame.modelUsage === 'object') this.modelsBase = frame.modelUsage;
     this.finishTurnLocked(turn);
     if (turn.timedOut) {
       turn.fail(

@@ -127,8 +127,8 @@ export class TmuxTurn extends TurnBase {
       text,
       sessionId,
       usage: { ...this.usage },
-      // The TUI reports cost only when it exits.
-      costUsd: 0,
+      // The TUI reports cost only when it exits: unknown per turn, never 0.
+      costUsd: undefined,
       durationMs: end.kind === 'done' && end.durationMs ? end.durationMs : Date.now() - this.startedAt,
       numTurns: this.messages.size,
       terminalReason: end.kind === 'denied' ? 'permission_denied' : end.reason,

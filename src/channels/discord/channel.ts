@@ -37,6 +37,7 @@ import { TypingKeeper } from '../common/typing.js';
 import { classify, describe, isBadToken, isDisallowedIntents } from './errors.js';
 import { isTextEdit, type Normalised, normalise } from './inbound.js';
 import { DiscordSurfaces } from './progress.js';
+import { DiscordVoice } from './voice.js';
 
 /**
  * Discord: message content is "up to 2000 characters".
@@ -83,13 +84,19 @@ export class DiscordChannel implements Channel {
         await this.rest().post(Routes.channelTyping(to.conversationKey));
       },
     });
-    this.surfaces = new DiscordSurfaces({
+    const surfaceDeps = {
       rest: () => this.rest(),
-      retry: (what) => this.retryOptions(what),
-      inOrder: (key, task) => this.serial.run(key, task),
+      retry: (what: string) => this.retryOptions(what),
+      inOrder: <T>(key: string, task: () => Promise<T>) => this.serial.run(key, task),
       log: this.log,
-    });
-    this.capabilities = { cards: this.surfaces, buttons: this.surfaces, textLimit: DISCORD_TEXT_LIMIT };
+    };
+    this.surfaces = new DiscordSurfaces(surfaceDeps);
+    this.capabilities = {
+      cards: this.surfaces,
+      buttons: this.surfaces,
+      voice: new DiscordVoice(surfaceDeps),
+      textLimit: DISCORD_TEXT_LIMIT,
+    };
   }
 
   private configuredToken(): string {

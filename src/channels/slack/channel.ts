@@ -31,6 +31,7 @@ import { type Normalised, normalise, parseConversationKey, type SlackMessageEven
 import { slackLogger } from './logger.js';
 import { SlackSurfaces } from './progress.js';
 import { CommitFirstReceiver } from './receiver.js';
+import { SlackVoice } from './voice.js';
 
 /**
  * Slack truncates `text` past 40,000 characters and may split messages longer than about 4,000
@@ -76,13 +77,19 @@ export class SlackChannel implements Channel {
     this.cfg = o.config;
     this.dataDir = o.dataDir;
     this.log = o.logger.child({ channel: 'slack' });
-    this.surfaces = new SlackSurfaces({
+    const surfaceDeps = {
       client: () => this.client(),
-      retry: (what) => this.retryOptions(what),
-      inOrder: (key, task) => this.serial.run(key, task),
+      retry: (what: string) => this.retryOptions(what),
+      inOrder: <T>(key: string, task: () => Promise<T>) => this.serial.run(key, task),
       log: this.log,
-    });
-    this.capabilities = { cards: this.surfaces, buttons: this.surfaces, textLimit: SLACK_TEXT_LIMIT };
+    };
+    this.surfaces = new SlackSurfaces(surfaceDeps);
+    this.capabilities = {
+      cards: this.surfaces,
+      buttons: this.surfaces,
+      voice: new SlackVoice(surfaceDeps),
+      textLimit: SLACK_TEXT_LIMIT,
+    };
   }
 
   private configuredTokens(): { bot: string; app: string } {

@@ -34,6 +34,7 @@ import { FloodHold } from './flood.js';
 import { messageIdOf, normalise, parseConversationKey } from './inbound.js';
 import { ALLOWED_UPDATES, grammySignal, poll } from './polling.js';
 import { TELEGRAM_TEXT_LIMIT, TelegramSurfaces } from './progress.js';
+import { TelegramVoice } from './voice.js';
 import { closeServer, startWebhookServer } from './webhook.js';
 
 /** Telegram shows "typing…" for 5 seconds; re-sent a little before it fades. */
@@ -80,18 +81,20 @@ export class TelegramChannel implements Channel {
     this.cfg = o.config;
     this.dataDir = o.dataDir;
     this.log = o.logger.child({ channel: 'telegram' });
-    this.surfaces = new TelegramSurfaces({
+    const surfaceDeps = {
       api: () => this.api(),
-      retry: (what) => this.retryOptions(what),
-      inOrder: (key, task) => this.serial.run(key, task),
+      retry: (what: string) => this.retryOptions(what),
+      inOrder: <T>(key: string, task: () => Promise<T>) => this.serial.run(key, task),
       log: this.log,
-      describe: (err) => describe(err, this.token),
-    });
+      describe: (err: unknown) => describe(err, this.token),
+    };
+    this.surfaces = new TelegramSurfaces(surfaceDeps);
     this.capabilities = {
       cards: this.surfaces,
       drafts: this.surfaces,
       buttons: this.surfaces,
       textLimit: TELEGRAM_TEXT_LIMIT,
+      voice: new TelegramVoice(surfaceDeps),
     };
     this.typingKeeper = new TypingKeeper({
       intervalMs: o.typingIntervalMs ?? TYPING_INTERVAL_MS,

@@ -4,6 +4,7 @@
  * Baileys acknowledges receipt to WhatsApp itself, before Rudder sees a message; commits here are
  * retried so a failing inbox does not lose it.
  */
+import fs from 'node:fs';
 import {
   DisconnectReason,
   downloadMediaMessage,
@@ -26,6 +27,8 @@ import type {
   InboundSink,
   MessageRef,
   OutboundReply,
+  OutboundVoice,
+  VoiceCalls,
 } from '../channel.js';
 import { ACK_EMOJI, ackText } from '../common/ack-text.js';
 import { saveBuffer, saveIfAdmitted } from '../common/attachments.js';
@@ -86,10 +89,10 @@ function classify(err: unknown): Verdict {
 
 const describe = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-export class WhatsAppChannel implements Channel, CardCalls {
+export class WhatsAppChannel implements Channel, CardCalls, VoiceCalls {
   readonly name = 'whatsapp';
-  /** Cards are edited in place within WhatsApp's edit window; no buttons or drafts there. */
-  readonly capabilities: ChannelCapabilities = { cards: this, textLimit: WHATSAPP_TEXT_LIMIT };
+  /** Cards are edited in place within WhatsApp's edit window; no buttons or drafts there. Voice notes. */
+  readonly capabilities: ChannelCapabilities = { cards: this, voice: this, textLimit: WHATSAPP_TEXT_LIMIT };
   private readonly cfg: WhatsAppConfig;
   private readonly dataDir: string;
   private readonly log: Logger;
@@ -286,6 +289,23 @@ export class WhatsAppChannel implements Channel, CardCalls {
           () => this.socket().sendMessage(to.conversationKey, { text }, i === 0 && quoted ? { quoted } : {}),
           { channel: 'whatsapp', what: 'sendMessage', classify, describe, logger: this.log },
         );
+      }),
+    );
+  }
+
+  /** A reply spoken: a voice note (push-to-talk) when it is Ogg Opus, as WhatsApp plays them, else an audio file. */
+  async sendVoice(to: MessageRef, voice: OutboundVoice): Promise<void> {
+    const audio = await fs.promises.readFile(voice.file);
+    const ptt = voice.mime === 'audio/ogg';
+    const content = { audio, mimetype: ptt ? 'audio/ogg; codecs=opus' : voice.mime, ptt };
+    const quoted = voice.replyTo ? this.recent.get(voice.replyTo) : undefined;
+    await this.serial.run(to.conversationKey, () =>
+      withRetry(() => this.socket().sendMessage(to.conversationKey, content, quoted ? { quoted } : {}), {
+        channel: 'whatsapp',
+        what: 'sendMessage (voice note)',
+        classify,
+        describe,
+        logger: this.log,
       }),
     );
   }

@@ -24,7 +24,16 @@ import type { StepLog } from '../steps/step-log.js';
 import { conversationItem, listConversations, titleFromFirstMessage } from './conversation-list.js';
 import { historyPage } from './history.js';
 import type { PushApi } from './push-api.js';
-import type { ConversationItem, HistoryPage, ProjectList, StopBody, TurnsPage, WaitingRequest } from './types.js';
+import type { PageSpeech } from './speech.js';
+import type {
+  ConversationItem,
+  HistoryPage,
+  ProjectList,
+  SpeechInfo,
+  StopBody,
+  TurnsPage,
+  WaitingRequest,
+} from './types.js';
 import { answerInChat, type ChatAnswer, waitingInChats } from './waiting.js';
 
 export const WEB = 'web';
@@ -41,6 +50,8 @@ export interface GatewayApiDeps extends WaitingDeps {
   status: StatusReporter;
   reviews: Reviews;
   push: PushApi;
+  /** Recordings from the page and the audio of replies. */
+  speech: PageSpeech;
 }
 
 /** Who the page is, as answers and messages record it. */
@@ -72,6 +83,20 @@ export class GatewayApi {
       if (this.d.store.conversation(id)?.archivedAt) this.d.store.setArchived(id, null);
     }
     return result;
+  }
+
+  /** A recording from the page: a voice note, through the same speech-to-text path as a chat's. */
+  async sendVoice(key: string, audio: Buffer, mime: string, clientMessageId?: string): Promise<AcceptResult> {
+    return this.d.speech.record(WEB, key, audio, mime, clientMessageId);
+  }
+
+  /** The spoken audio of a reply (tts.command). */
+  replyAudio(key: string, replyId: string) {
+    return this.d.speech.replyAudio(WEB, key, replyId);
+  }
+
+  speech(): SpeechInfo {
+    return this.d.speech.info();
   }
 
   conversations(archived: boolean): ConversationItem[] {

@@ -23,6 +23,12 @@ function acksOf(m: MessageRow, logged: AckData[] | undefined): AckData[] {
   return out;
 }
 
+/** A voice note: said so, with its transcript once there is one. */
+function voiceOf(m: MessageRow): { voice?: { transcript?: string } } {
+  if (!m.extra.attachments?.some((a) => a.kind === 'voice' || a.kind === 'audio')) return {};
+  return { voice: m.extra.transcript !== undefined ? { transcript: m.extra.transcript } : {} };
+}
+
 export function historyPage(
   d: { store: Store; steps: StepLog },
   conversationId: string,
@@ -48,15 +54,23 @@ export function historyPage(
       receivedAt: m.receivedAt,
       turnId: m.turnId,
       acks: acksOf(m, acks.get(m.id) as AckData[] | undefined),
+      ...voiceOf(m),
     })),
-    replies: history.replies(conversationId, from, to).map((o) => ({
-      id: o.id,
-      kind: o.kind,
-      text: o.text,
-      messageIds: o.messageIds,
-      fromFallback: o.fromFallback,
-      at: o.deliveredAt ?? o.createdAt,
-    })),
+    // A chat's voice note repeats its reply's text: the page plays replies from the reply itself.
+    replies: history.replies(conversationId, from, to).flatMap((o) =>
+      o.kind === 'voice'
+        ? []
+        : [
+            {
+              id: o.id,
+              kind: o.kind,
+              text: o.text,
+              messageIds: o.messageIds,
+              fromFallback: o.fromFallback,
+              at: o.deliveredAt ?? o.createdAt,
+            },
+          ],
+    ),
     turns: d.steps.between(conversationId, from, to),
     reviews: history.reviews(conversationId, from, to) as unknown as ReviewRecordView[],
     more,

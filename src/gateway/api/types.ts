@@ -28,6 +28,12 @@ export interface StopBody {
   notice: string;
 }
 
+/** GET /api/speech: what the page offers (a record button with stt.command, play buttons with tts.command). */
+export interface SpeechInfo {
+  transcribe: boolean;
+  speak: boolean;
+}
+
 export interface ConversationItem {
   id: string;
   title: string | null;
@@ -65,6 +71,8 @@ export interface HistoryMessage {
   receivedAt: number;
   turnId: string | null;
   acks: AckData[];
+  /** A voice note (recorded on the page or sent in a chat), with its transcript once it was transcribed. */
+  voice?: { transcript?: string };
 }
 
 export interface HistoryReply {

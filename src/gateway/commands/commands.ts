@@ -3,7 +3,7 @@
  * /stop (and a bare "stop"), /clear (/new), /model <name>, /queue [mode], /status, /retry,
  * /allow and /deny (or the option number) for a pending permission request, /project [name],
  * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], the review of the worktree
- * (/diff, /commit <message>, /merge, /push, /pr, /discard: review.ts), /help.
+ * (/diff, /commit <message>, /merge, /push, /pr, /discard: review.ts), /budget [usd], /help.
  */
 import type { AgentPool } from '../../agents/pool.js';
 import type { LiveConfig } from '../../config/load.js';
@@ -14,6 +14,8 @@ import { projectAgent } from '../../projects/projects.js';
 import type { Projects } from '../../projects/service.js';
 import type { Store } from '../../store/store.js';
 import type { MessageRow } from '../../store/types.js';
+import type { Budgets } from '../budget/budgets.js';
+import { budgetCommand } from '../budget/command.js';
 import type { Conversations } from '../conversations/conversations.js';
 import type { ChatPrompts } from '../permissions/chat-prompts.js';
 import type { PermissionDesk } from '../permissions/desk.js';
@@ -37,6 +39,7 @@ export interface CommandsDeps {
   statusText: StatusText;
   replies: Replies;
   review: ReviewCommands;
+  budgets: Budgets;
   log: Logger;
 }
 
@@ -102,6 +105,15 @@ export class Commands {
         return { reply: await this.projectCommands(conversationId).resume(cmd.args) };
       case 'worktree':
         return { reply: await this.projectCommands(conversationId).worktree(cmd.args) };
+      case 'budget':
+        return {
+          reply: budgetCommand(
+            { budgets: this.d.budgets, release: (p) => this.d.conversations.releaseBudget(p) },
+            conversationId,
+            cmd.args,
+            call.by,
+          ),
+        };
       case 'retry': {
         const n = this.d.conversations.lane(conversationId).resume('the person asked with /retry');
         const agent = this.d.conversations.settings(conversationId).agent;

@@ -7,6 +7,7 @@ export const HELP = [
   '/queue [steer|followup|collect|interrupt] — show or set how messages sent mid-turn are handled',
   '/status — what this conversation is doing',
   '/retry — run messages held by a rate limit now',
+  "/budget [usd] — this project's spending today and its daily budget; /budget <usd> sets today's budget",
   '/allow, /deny — answer a pending permission request (or reply with its option number)',
   '/project [name] — list the projects, or move this conversation to one',
   '/sessions — the Claude Code sessions of this project, also those started in a terminal',

@@ -12,6 +12,7 @@ import { LocalModel } from '../../fallback/local-model.js';
 import type { Logger } from '../../ops/logger.js';
 import type { Store } from '../../store/store.js';
 import type { MessageRow } from '../../store/types.js';
+import type { Budgets } from '../budget/budgets.js';
 import type { EventBus } from '../bus.js';
 import { composeAgentText, sourceOf } from '../lane/agent-text.js';
 import type { LaneAlerts, LaneDeps, LaneSettings } from '../lane/deps.js';
@@ -39,6 +40,8 @@ export interface ConversationsDeps {
   reviewing(conversationId: string): string | undefined;
   /** The agent a conversation runs on, as the person reads it (its project's backend). */
   agentName(conversationId: string): string;
+  /** Each project's daily budget: asked before every new turn. */
+  budgets: Budgets;
 }
 
 export interface SteeringState {
@@ -67,6 +70,8 @@ export class Conversations {
       fallback: (rows) => this.fallback(rows),
       shuttingDown: () => this.shutting,
       reviewing: (id) => d.reviewing(id),
+      budgetSpent: (id) => d.budgets.check(id),
+      projectOf: (id) => d.budgets.projectOf(id),
     };
     this.steeringState = this.readSteering(d.config.current());
     this.applyLimits(d.config.current());
@@ -86,6 +91,18 @@ export class Conversations {
 
   lanes(): Lane[] {
     return [...this.byId.values()];
+  }
+
+  /**
+   * A project's budget was raised: its lanes held by the budget put their messages back in line, in order; each
+   * asks the budget again before it runs. Returns how many messages were held.
+   */
+  releaseBudget(project: string): number {
+    let n = 0;
+    for (const lane of this.lanes())
+      if (lane.snapshot().held?.why === 'budget' && this.d.budgets.projectOf(lane.conversationId) === project)
+        n += lane.resume('the daily budget was raised');
+    return n;
   }
 
   /** Any turn running or starting (the shutdown drain waits for these). */

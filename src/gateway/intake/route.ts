@@ -12,6 +12,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { AccessControl } from '../../security/access.js';
 import type { Store } from '../../store/store.js';
 import type { MessageRow } from '../../store/types.js';
+import type { EventBus } from '../bus.js';
 import type { Commands } from '../commands/commands.js';
 import { type ParsedCommand, type ParsedInput, parseInput } from '../commands/parse.js';
 import type { Conversations } from '../conversations/conversations.js';
@@ -33,6 +34,8 @@ export interface RouterDeps {
   commands: Commands;
   desk: PermissionDesk;
   replies: Replies;
+  /** A voice note's transcript is told to the page as it is ready. */
+  bus: EventBus;
   log: Logger;
 }
 
@@ -113,6 +116,7 @@ export class Router {
       (transcript) => {
         const extra = { ...row.extra, transcript };
         store.inbox.setExtra(row.id, extra);
+        this.d.bus.emit(row.conversationId, 'message', row.id, { state: 'queued', transcript });
         place.ready({ ...row, extra });
       },
       (err) => {

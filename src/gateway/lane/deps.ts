@@ -4,6 +4,7 @@ import type { QueueMode } from '../../config/schema.js';
 import type { Logger } from '../../ops/logger.js';
 import type { Store } from '../../store/store.js';
 import type { MessageRow } from '../../store/types.js';
+import type { BudgetState } from '../budget/budgets.js';
 import type { EventBus } from '../bus.js';
 import type { PermissionDesk } from '../permissions/desk.js';
 import type { Replies } from '../replies/replies.js';
@@ -48,4 +49,8 @@ export interface LaneDeps {
   shuttingDown(): boolean;
   /** The review action (commit, merge, ...) running on this conversation's tree now: no turn starts meanwhile. */
   reviewing(conversationId: string): string | undefined;
+  /** The project a conversation's turns count in (for their cost). */
+  projectOf(conversationId: string): string;
+  /** Asked before each new turn: the budget state when the conversation's project spent its daily budget. */
+  budgetSpent(conversationId: string): BudgetState | undefined;
 }

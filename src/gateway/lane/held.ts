@@ -1,10 +1,12 @@
 /**
  * Holding a lane's inputs: a rate limit (until it resets, the local fallback model answering
- * meanwhile) or the agent's terminal not taking a message (tried again after a while, or at /retry).
+ * meanwhile), the agent's terminal not taking a message (tried again after a while, or at /retry),
+ * or the project's daily budget spent (until the day ends or /budget raises it).
  * Why each message is held is stored with it (held_for).
  */
 import { isRudderError, type RudderError } from '../../errors.js';
 import type { MessageRow } from '../../store/types.js';
+import { HELD_NOTE, HELD_REASON, heldText } from '../budget/texts.js';
 import type { LaneInternals } from './internals.js';
 
 /** When the agent gives no reset time, try it again after this long. */
@@ -47,10 +49,40 @@ export function heldBack(lane: LaneInternals, rows: MessageRow[], err: RudderErr
   );
 }
 
+/**
+ * Before a new turn: when the project's daily budget is spent, its inputs wait (deferred, held_for budget) until
+ * the day ends or /budget raises it, and the person is told once per hold. Returns whether they wait.
+ */
+export function heldForBudget(lane: LaneInternals, rows: MessageRow[]): boolean {
+  const spent = lane.deps.budgetSpent(lane.conversationId);
+  if (!spent) return false;
+  const { store, replies } = lane.deps;
+  const told = lane.hold.active() && lane.hold.why === 'budget';
+  store.inbox.hold(
+    rows.map((r) => r.id),
+    spent.end,
+    'budget',
+    HELD_REASON,
+  );
+  lane.hold.start(spent.end, 'budget', false);
+  lane.log.info(
+    { project: spent.project, spentUsd: spent.spent.usd, limitUsd: spent.limitUsd, messages: rows.length },
+    'daily budget spent: the turn waits',
+  );
+  if (!told) replies.send(lane.conversationId, 'notice', heldText(spent, Date.now()), rows);
+  for (const row of rows) replies.ack(row, 'queued', HELD_NOTE);
+  return true;
+}
+
 /** A message arriving while the lane is held waits (deferred), answered by the fallback meanwhile. */
 export function heldOnArrival(lane: LaneInternals, row: MessageRow): void {
   const { store, replies } = lane.deps;
   const hold = lane.hold;
+  if (hold.why === 'budget') {
+    store.inbox.hold([row.id], hold.until, 'budget', HELD_REASON);
+    replies.ack(row, 'queued', HELD_NOTE);
+    return;
+  }
   if (hold.why === 'agent-terminal') {
     store.inbox.hold([row.id], hold.until, 'agent-terminal', 'waiting for the agent terminal');
     replies.ack(row, 'queued', 'an earlier message waits for the agent terminal; this runs after it');

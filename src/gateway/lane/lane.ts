@@ -13,7 +13,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { MessageRow } from '../../store/types.js';
 import type { LaneDeps, LaneSettings } from './deps.js';
 import { collect, enqueue } from './enqueue.js';
-import { heldOnArrival } from './held.js';
+import { heldForBudget, heldOnArrival } from './held.js';
 import { Hold, type HoldReason } from './hold.js';
 import type { LaneInternals } from './internals.js';
 import { TurnOutcomes } from './outcome.js';
@@ -117,6 +117,7 @@ export class Lane {
     // Checked in the same synchronous step as the start: a review action claims its tree only while no turn runs.
     const reviewing = busy ? undefined : this.deps.reviewing(this.conversationId);
     if (!busy && !reviewing && this.st.queue.length === 0) {
+      if (heldForBudget(this.st, [row])) return { disposition: 'queued' };
       this.start([row]);
       return { disposition: 'turn' };
     }
@@ -186,7 +187,8 @@ export class Lane {
     if (this.deps.reviewing(this.conversationId)) return;
     this.outcomes.reconcile();
     const item = this.st.queue.takeRunnable();
-    if (item) this.start(item.rows, item.overflow);
+    if (!item || heldForBudget(this.st, item.rows)) return;
+    this.start(item.rows, item.overflow);
   }
 
   /** The turn is written now and handed to the agent once that is committed (start.ts); busy until then. */

@@ -6,6 +6,7 @@
 import type { AgentSession, Turn, TurnEvent, TurnResult } from '../../agents/session.js';
 import { isRudderError, RudderError } from '../../errors.js';
 import type { MessageRow } from '../../store/types.js';
+import { turnCost } from '../budget/usage.js';
 import { decideError, decideResult, MAX_ATTEMPTS } from './decide.js';
 import { heldBack, rateLimited } from './held.js';
 import type { LaneInternals } from './internals.js';
@@ -23,7 +24,7 @@ export class TurnOutcomes {
     const { store, steps, replies } = this.deps;
     const conv = this.lane.conversationId;
     const startedAt = Date.now();
-    store.turnStarted(turn.id, conv, turn.inputIds(), session.sessionId() ?? null);
+    store.turnStarted(turn.id, conv, turn.inputIds(), session.sessionId() ?? null, this.deps.projectOf(conv));
     steps.turnStarted(conv, turn.id, turn.inputIds());
     replies.typing(conv, true);
     // The agent can take steers written before a /stop into a new turn in the instant before it
@@ -147,15 +148,17 @@ export class TurnOutcomes {
     });
     const ids = r.inputIds.filter((id) => !stale.has(id));
     const rows = this.rowsOf(ids);
+    const cost = turnCost(r);
     store.tx(() => {
       for (const o of d.outcomes) {
         if (o.as === 'stop') store.inbox.stop([o.id], o.reason);
         else store.inbox[o.as]([o.id], o.reason);
       }
-      if (d.answered.length) replies.send(lane.conversationId, 'reply', replyText(r, rows), rows);
+      if (d.answered.length) replies.reply(lane.conversationId, replyText(r, rows), rows, r.text);
       store.inbox.setTurn(ids, turn.id);
       store.turnEnded(turn.id, d.turn, r.steered, r.inputIds, r.sessionId ?? null, null);
-      steps.turnEnded(turn.id, { status: d.steps, finalText: r.text, inputIds: r.inputIds });
+      store.turnCost(turn.id, cost);
+      steps.turnEnded(turn.id, { status: d.steps, finalText: r.text, inputIds: r.inputIds, usage: cost });
     });
     desk.withdrawTurn(turn.id);
     for (const id of r.inputIds) lane.forget(id);
@@ -174,7 +177,9 @@ export class TurnOutcomes {
         steered: r.steered,
         interrupted: r.interrupted,
         durationMs: r.durationMs,
-        costUsd: r.costUsd,
+        costUsd: cost.costUsd,
+        inputTokens: cost.inputTokens,
+        outputTokens: cost.outputTokens,
       },
       `turn done steered=${r.steered}`,
     );

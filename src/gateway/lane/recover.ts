@@ -12,6 +12,12 @@ export type Recovered = 'queued' | 'deferred' | 'rerun' | 'failed';
 
 export function recoverRow(lane: LaneInternals, row: MessageRow): Recovered {
   const { store, replies } = lane.deps;
+  // Held by a spent budget: it waits in line, and the budget is asked again before it runs (it may have been raised).
+  if (row.state === 'deferred' && row.heldFor === 'budget') {
+    lane.queue.push(row);
+    store.inbox.queue([row.id]);
+    return 'queued';
+  }
   if (row.state === 'deferred') {
     const h = holdOf(row.heldFor);
     lane.hold.start(row.retryAt ?? Date.now(), h.why, h.estimated);

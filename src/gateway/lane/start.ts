@@ -41,6 +41,7 @@ export function startTurn(
   }
   ready(session);
   const sessionId = session.sessionId() ?? conv?.sessionId ?? undefined;
+  const project = lane.deps.projectOf(lane.conversationId);
   const inputs: UserInput[] = rows.map((r) => ({
     id: r.id,
     text: composeAgentText(r),
@@ -59,7 +60,7 @@ export function startTurn(
   lane.pendingStart = { turnId, sender: rows[0]!.senderId };
   store.tx(() => {
     store.inbox.run(ids, turnId);
-    store.turnStarted(turnId, lane.conversationId, ids, session.sessionId() ?? null);
+    store.turnStarted(turnId, lane.conversationId, ids, session.sessionId() ?? null, project);
   });
   store.afterCommit(() => {
     lane.pendingStart = undefined;
@@ -75,6 +76,7 @@ function handOver(
   turnId: string,
 ): StartOutcome {
   const { store } = lane.deps;
+  const project = lane.deps.projectOf(lane.conversationId);
   // A /stop since the turn was written ended some (or all) of its inputs: those are not handed over.
   const live = rows.filter((r) => store.message(r.id)?.state === 'running');
   if (live.length < rows.length) {
@@ -100,7 +102,7 @@ function handOver(
       lane.turnSender.delete(turnId);
       store.tx(() => {
         store.turnDiscarded(turnId);
-        store.turnStarted(turn.id, lane.conversationId, ids, session.sessionId() ?? null);
+        store.turnStarted(turn.id, lane.conversationId, ids, session.sessionId() ?? null, project);
         store.inbox.setTurn(ids, turn.id);
       });
     }

@@ -9,6 +9,13 @@ export function replyText(r: TurnResult, rows: MessageRow[]): string {
   return voice.length ? `${voice.map((t) => `🎤 “${t}”`).join('\n')}\n\n${text}` : text;
 }
 
+/** The agent's answer in a reply, without the transcripts replyText() put before it (what is read aloud). */
+export function answerOf(reply: string, rows: MessageRow[]): string {
+  const voice = rows.map((row) => row.extra.transcript).filter((t): t is string => t !== undefined);
+  const prefix = voice.length ? `${voice.map((t) => `🎤 “${t}”`).join('\n')}\n\n` : '';
+  return prefix && reply.startsWith(prefix) ? reply.slice(prefix.length) : reply;
+}
+
 /** Told when a cut-off turn runs again, like the notice after a restart of Rudder. */
 export function rerunText(err: RudderError): string {
   if (err.code === 'AGENT_SESSION_NOT_FOUND')

@@ -6,12 +6,13 @@
 import type { AckKind, AckOptions } from '../../channels/channel.js';
 import type { Logger } from '../../ops/logger.js';
 import type { Store } from '../../store/store.js';
-import type { MessageRow } from '../../store/types.js';
+import type { MessageRow, OutboxKind } from '../../store/types.js';
 import type { EventBus } from '../bus.js';
 import type { Chats } from '../chats.js';
 import type { AckData } from '../events.js';
 import { Delivery } from './delivery.js';
 import type { ReplyGate } from './gate.js';
+import type { VoiceNotes } from './voice-notes.js';
 
 const ACK_EMOJI: Record<AckKind, string> = { received: '👀', steered: '➡️', queued: '⏳', stopped: '⏹' };
 
@@ -27,19 +28,21 @@ export interface RepliesDeps {
   log: Logger;
   /** What a chat's next message waits for (a card's collapse). */
   gate: ReplyGate;
+  /** Replies spoken (tts.command). */
+  voice: VoiceNotes;
 }
 
 export class Replies {
   readonly delivery: Delivery;
 
   constructor(private readonly d: RepliesDeps) {
-    this.delivery = new Delivery(d.store, d.bus, (id) => d.chats.keyOf(id), d.log, d.gate);
+    this.delivery = new Delivery(d.store, d.bus, (id) => d.chats.keyOf(id), d.log, d.gate, d.voice);
   }
 
   /** Commits a reply or notice to the outbox and starts its delivery. */
   send(
     conversationId: string,
-    kind: 'reply' | 'notice',
+    kind: OutboxKind,
     text: string,
     rows: MessageRow[],
     opts: { fromFallback?: boolean } = {},
@@ -53,6 +56,17 @@ export class Replies {
       fromFallback: opts.fromFallback,
     });
     queueMicrotask(() => this.delivery.kick(conversationId));
+  }
+
+  /**
+   * A turn's reply; to a voice note, in a chat that takes voice notes and with tts.command set, it is also owed
+   * spoken, right after the text (both in the outbox in the same transaction, so neither is lost or doubled).
+   * `spoken`: what is read aloud (the agent's answer, without the transcript the text shows before it).
+   */
+  reply(conversationId: string, text: string, rows: MessageRow[], spoken = text): void {
+    this.send(conversationId, 'reply', text, rows);
+    if (!spoken.trim() || !rows.some(isVoiceNote) || !this.d.voice.enabled()) return;
+    if (this.d.chats.of(conversationId)?.channel.capabilities?.voice) this.send(conversationId, 'voice', spoken, rows);
   }
 
   /** A notice answering the message with this id (none when it is gone). */
@@ -89,4 +103,9 @@ export class Replies {
     const chat = this.d.chats.of(conversationId);
     chat?.channel.typing?.({ conversationKey: chat.key }, on);
   }
+}
+
+/** A voice note or an audio message (what stt transcribed). */
+function isVoiceNote(row: MessageRow): boolean {
+  return !!row.extra.attachments?.some((a) => a.kind === 'voice' || a.kind === 'audio');
 }

@@ -34,15 +34,63 @@ export interface StatusReport {
     sessionId: string | null;
     project: string;
   }>;
-  queues: Array<{ conversationId: string; depth: number; inFlight: number; pausedUntil: string | null }>;
+  /** pausedFor: why a paused queue waits until pausedUntil (a rate limit, the agent terminal, the daily budget). */
+  queues: Array<{
+    conversationId: string;
+    depth: number;
+    inFlight: number;
+    pausedUntil: string | null;
+    pausedFor: 'rate-limit' | 'agent-terminal' | 'budget' | null;
+  }>;
   owedReplies: number;
   messages: Record<string, number>;
   /** `started` false: the channel has not started (yet); `error` says why, `retryAt` when it is tried again. */
   channels: Array<{ name: string; state: string; detail?: string; started: boolean; error?: string; retryAt?: string }>;
+  /** What turns cost today (the gateway machine's local day), in all, per project with its budget, per conversation. */
+  cost: CostReport;
   /**
    * The configured backend, and whether the binary of each agent the conversations run on runs: null when no backend
    * in the config runs on it, or until its first check ends.
    */
   agent: { backend: string; claude: BinaryCheck | null; codex: BinaryCheck | null };
   gatewayRssBytes: number;
+}
+
+/**
+ * A sum of turns' costs. USD is the backend's own figure (Claude Code's total_cost_usd); a backend that reports
+ * none (Codex, the terminal backend) counts in turnsWithoutCost and its tokens, never as $0.
+ */
+export interface SpendFigures {
+  usd: number;
+  /** Turns that ended with a result. */
+  turns: number;
+  /** Of those, turns without a reported cost (not in usd). */
+  turnsWithoutCost: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+}
+
+export interface ProjectCost extends SpendFigures {
+  project: string;
+  /** Today's budget in USD (budget.dailyUsd, or what /budget set for today); null: none. */
+  budgetUsd: number | null;
+  budgetSource: 'config' | 'raised' | 'none';
+  /** The budget is spent: new turns wait. */
+  over: boolean;
+  /** Messages waiting for this budget now. */
+  heldMessages: number;
+}
+
+export interface CostReport {
+  /** The local day (YYYY-MM-DD), when it began and when it resets (ISO 8601). */
+  day: string;
+  dayStartedAt: string;
+  resetsAt: string;
+  today: SpendFigures;
+  /** Every configured project, and any other with turns today. */
+  projects: ProjectCost[];
+  /** Conversations with turns today, the most expensive first (at most 100). */
+  conversations: Array<SpendFigures & { conversationId: string }>;
 }

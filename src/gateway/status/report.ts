@@ -1,6 +1,7 @@
 /**
  * The status report behind GET /api/status, `rudder status` and `rudder doctor`: a read model of
- * the running gateway (sessions, queues, the store's counts, channels, the agents' binaries).
+ * the running gateway (sessions, queues, the store's counts, channels, today's costs and budgets, the agents'
+ * binaries).
  */
 import type { AgentChecks } from '../../agents/health.js';
 import type { SessionRegistry } from '../../agents/registry.js';
@@ -9,9 +10,11 @@ import { rssOf } from '../../ops/proc.js';
 import { VERSION } from '../../ops/version.js';
 import type { Projects } from '../../projects/service.js';
 import type { Store } from '../../store/store.js';
+import type { Budgets } from '../budget/budgets.js';
 import type { ChannelStartState } from '../channel-start.js';
 import type { Chats } from '../chats.js';
 import type { Conversations } from '../conversations/conversations.js';
+import { costReport } from './cost-report.js';
 import type { StatusReport } from './report-types.js';
 
 export type { StatusReport };
@@ -26,6 +29,7 @@ export interface StatusReportDeps {
   channelStarts: { state(name: string): ChannelStartState | undefined };
   /** The binaries of the agents the conversations run on. */
   agents: { current(): AgentChecks };
+  budgets: Budgets;
   /** Whether a spare process is kept, and why. */
   spare(): { on: boolean; why: string };
 }
@@ -64,6 +68,7 @@ export class StatusReporter {
         depth: snap.depth,
         inFlight: snap.inFlight,
         pausedUntil: snap.held ? new Date(snap.held.until).toISOString() : null,
+        pausedFor: snap.held?.why ?? null,
       }));
     return {
       version: VERSION,
@@ -96,6 +101,7 @@ export class StatusReporter {
           ...(start.retryAt ? { retryAt: new Date(start.retryAt).toISOString() } : {}),
         };
       }),
+      cost: costReport(this.d),
       agent: { backend: cfg.agent.backend, ...this.d.agents.current() },
       gatewayRssBytes: process.memoryUsage.rss(),
     };

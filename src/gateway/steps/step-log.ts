@@ -217,6 +217,7 @@ function viewOf(r: TurnRow, steps: Step[]): TurnView {
         ? {}
         : { error: { code: 'TURN_CUT_OFF', message: ERRORS.TURN_CUT_OFF } }),
     stepCount: steps.length,
+    ...(r.cost ? { usage: r.cost } : {}),
     steps,
   };
 }

@@ -12,6 +12,7 @@ import {
   type Step,
   type TurnStatus,
   type TurnSummary,
+  type TurnUsage,
   type TurnView,
 } from './types.js';
 
@@ -28,6 +29,8 @@ export interface TurnEnd {
   finalText?: string;
   /** The inputs the turn answered, when the backend says so (steers included). */
   inputIds?: string[];
+  /** What it used and cost, when it ended with a result. */
+  usage?: TurnUsage;
 }
 
 export class TurnRecord {
@@ -177,6 +180,7 @@ export class TurnRecord {
       this.summary,
       { status: end.status, endedAt: now, stepCount: this.steps.length },
       end.error ? { error: end.error } : {},
+      end.usage ? { usage: end.usage } : {},
     );
     return changed;
   }

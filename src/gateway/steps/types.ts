@@ -116,6 +116,32 @@ export type Step = TextStep | ToolStep | SteerStep | PermissionStep | NoticeStep
 /** running until it ends; then how it ended. */
 export type TurnStatus = 'running' | 'answered' | 'stopped' | 'failed';
 
+/** One model's share of a turn's usage. */
+export interface ModelUsageView {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  /** USD; null when not reported. */
+  costUsd: number | null;
+}
+
+/** What a turn used, as its backend reported at its end (the "Done" line shows it). */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Input read from the prompt cache. */
+  cacheReadTokens: number;
+  /** Input written to the prompt cache. */
+  cacheCreationTokens: number;
+  /** USD; null when the backend reports no cost (Codex, the terminal backend): "cost unknown", never 0. */
+  costUsd: number | null;
+  /** By model name, when the backend names them. */
+  models: Record<string, ModelUsageView> | null;
+  /** How long the agent says it worked, ms (the turn's own times say how long it took end to end). */
+  durationMs: number;
+}
+
 /** A turn without its steps: what a `turn` event carries. */
 export interface TurnSummary {
   id: string;
@@ -128,6 +154,8 @@ export interface TurnSummary {
   /** How the turn failed, when it did (a stable error code from src/errors.ts). */
   error?: { code: string; message: string };
   stepCount: number;
+  /** What it used and cost; set once it ended with a result. */
+  usage?: TurnUsage;
 }
 
 /** A turn with its steps: what the history API returns and a surface draws. */

@@ -10,6 +10,7 @@ import { useNow } from '../hooks.js';
 import { send, setDraft, stop, useStore } from '../state.js';
 import { currentStep, outOfTouch, runningTurn } from '../timeline.js';
 import './Composer.css';
+import { RecordButton } from './RecordButton.js';
 
 const EMPTY = new Map();
 const coarse = () => matchMedia('(pointer: coarse)').matches;
@@ -58,6 +59,8 @@ export function Composer() {
   const ready = useStore((s) => s.connection !== 'unauthorized' && !!s.conv);
   const text = useStore((s) => s.draft);
   const focusSeq = useStore((s) => s.focusSeq);
+  // With an empty input and speech-to-text on the gateway, the send button gives way to hold-to-record.
+  const record = useStore((s) => s.speech.transcribe) && !text.trim();
   const input = useRef<HTMLTextAreaElement>(null);
 
   useLayoutEffect(() => {
@@ -99,25 +102,29 @@ export function Composer() {
             if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && !coarse()) submit(e);
           }}
         />
-        <button
-          type="submit"
-          class="primary send"
-          data-testid="send"
-          disabled={!ready || !text.trim()}
-          aria-label="Send"
-          title="Send"
-        >
-          <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
-            <path
-              d="M12 19V5M5 12l7-7 7 7"
-              fill="none"
-              stroke="currentColor"
-              stroke-width="2.4"
-              stroke-linecap="round"
-              stroke-linejoin="round"
-            />
-          </svg>
-        </button>
+        {record ? (
+          <RecordButton disabled={!ready} />
+        ) : (
+          <button
+            type="submit"
+            class="primary send"
+            data-testid="send"
+            disabled={!ready || !text.trim()}
+            aria-label="Send"
+            title="Send"
+          >
+            <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+              <path
+                d="M12 19V5M5 12l7-7 7 7"
+                fill="none"
+                stroke="currentColor"
+                stroke-width="2.4"
+                stroke-linecap="round"
+                stroke-linejoin="round"
+              />
+            </svg>
+          </button>
+        )}
       </form>
     </div>
   );

@@ -15,12 +15,27 @@ const ENDED: Record<string, string> = {
   withdrawn: 'Withdrawn before it ran',
 };
 
+/** A message's text; a voice note says so, with its transcript once the gateway has one. */
+function MessageText({ m }: { m: ChatMessage }) {
+  if (!m.voice) return <span class="text">{m.text}</span>;
+  const heard = m.voice.transcript;
+  return (
+    <span class="text voice" data-testid="voice-note">
+      <svg class="mic" viewBox="0 0 24 24" width="14" height="14" role="img" aria-label="Voice note">
+        <rect x="9" y="3" width="6" height="11" rx="3" fill="currentColor" />
+        <path d="M6 11a6 6 0 0 0 12 0M12 17v4" fill="none" stroke="currentColor" stroke-width="2" />
+      </svg>{' '}
+      {heard !== undefined ? `“${heard}”` : 'Voice note · transcribing…'}
+    </span>
+  );
+}
+
 export const MessageBubble = memo(function MessageBubble({ m }: { m: ChatMessage }) {
   const why = ENDED[m.state];
   return (
     <div class={`me ${m.state}`} data-testid="user-message" data-id={m.id} data-state={m.state}>
       <div class="bubble">
-        <span class="text">{m.text}</span>
+        <MessageText m={m} />
       </div>
       {why && (
         <div class="why">
@@ -86,7 +101,7 @@ export const QueuedMessage = memo(function QueuedMessage({ m }: { m: ChatMessage
     >
       {draft === undefined ? (
         <div class="bubble">
-          <span class="text">{m.text}</span>
+          <MessageText m={m} />
         </div>
       ) : (
         <form class="edit" onSubmit={save}>
@@ -115,9 +130,11 @@ export const QueuedMessage = memo(function QueuedMessage({ m }: { m: ChatMessage
         {m.unsent && <UnsentActions m={m} />}
         {canChange && draft === undefined && (
           <span class="wait-actions">
-            <button type="button" data-testid="edit" onClick={() => setDraft(m.text)}>
-              Edit
-            </button>
+            {!m.voice && (
+              <button type="button" data-testid="edit" onClick={() => setDraft(m.text)}>
+                Edit
+              </button>
+            )}
             <button
               type="button"
               data-testid="withdraw"

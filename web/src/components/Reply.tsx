@@ -7,6 +7,7 @@ import { useStore } from '../app-store.js';
 import { noticeBlocks } from '../notice-format.js';
 import type { Reply } from '../types.js';
 import { Markdown } from './Markdown.js';
+import { PlayButton } from './PlayButton.js';
 import './Reply.css';
 
 function Blocks({ text }: { text: string }) {
@@ -58,12 +59,30 @@ function NoticeView({ reply }: { reply: Reply }) {
   );
 }
 
+/**
+ * The reply without the transcripts the gateway writes before an answer to a voice note (a chat needs them; the page
+ * shows each in its voice note's bubble).
+ */
+function withoutTranscripts(text: string, heard: string[]): string {
+  const prefix = heard.length ? `${heard.map((t) => `🎤 “${t}”`).join('\n')}\n\n` : '';
+  return prefix && text.startsWith(prefix) ? text.slice(prefix.length) : text;
+}
+
 export const ReplyView = memo(function ReplyView({ reply }: { reply: Reply }) {
+  const speak = useStore((s) => s.speech.speak);
+  const heard = useStore((s) =>
+    reply.messageIds
+      .map((id) => s.conv?.messages.get(id)?.voice?.transcript)
+      .filter((t): t is string => t !== undefined)
+      .join('\u0000'),
+  );
   if (reply.kind === 'notice') return <NoticeView reply={reply} />;
+  const text = heard ? withoutTranscripts(reply.text, heard.split('\u0000')) : reply.text;
   return (
     <div class={`reply${reply.fromFallback ? ' fallback' : ''}`} data-testid="reply" data-id={reply.id}>
       {reply.fromFallback && <div class="fallback-label">Local model</div>}
-      <Markdown text={reply.text} />
+      <Markdown text={text} />
+      {speak && <PlayButton replyId={reply.id} />}
     </div>
   );
 });

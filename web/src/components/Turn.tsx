@@ -3,18 +3,56 @@
  * permission requests, notices), the text still streaming, and the replies it gave. A running turn
  * says how long it has run and what it is doing now.
  */
+import { type ComponentChild, Fragment } from 'preact';
 import { memo } from 'preact/compat';
-import { duration } from '../format.js';
+import { useState } from 'preact/hooks';
+import { count, duration, tokens, usd } from '../format.js';
 import { useNow } from '../hooks.js';
 import { useStore } from '../state.js';
 import { currentStep, outOfTouch } from '../timeline.js';
-import type { Reply, TurnView } from '../types.js';
+import type { Reply, TurnUsage, TurnView } from '../types.js';
 import { Markdown } from './Markdown.js';
 import { ReplyView } from './Reply.js';
 import { StepView } from './Step.js';
 import './Turn.css';
 
 const ENDED: Record<string, string> = { answered: 'Done', stopped: 'Stopped', failed: 'Failed' };
+
+const allTokens = (u: TurnUsage) => u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheCreationTokens;
+/** A cost the backend did not report is unknown, never $0. */
+const money = (v: number | null) => (v === null ? 'cost unknown' : usd(v));
+
+/** What the turn used, opened from its "Done" line: tokens by kind, cost by model, the agent's own time. */
+function UsageDetails({ usage }: { usage: TurnUsage }) {
+  const models = Object.entries(usage.models ?? {});
+  return (
+    <dl class="turn-usage" data-testid="turn-usage">
+      <dt>Tokens</dt>
+      <dd>
+        {count(usage.inputTokens)} in · {count(usage.outputTokens)} out
+        {usage.cacheReadTokens || usage.cacheCreationTokens
+          ? ` · ${count(usage.cacheReadTokens)} cache read · ${count(usage.cacheCreationTokens)} cache write`
+          : ''}
+      </dd>
+      <dt>Cost</dt>
+      <dd data-testid="turn-cost">
+        {money(usage.costUsd)}
+        {usage.costUsd === null ? ' (this agent reports tokens only)' : ''}
+      </dd>
+      {models.map(([name, m]) => (
+        <Fragment key={name}>
+          <dt class="model">{name}</dt>
+          <dd>
+            {tokens(m.inputTokens + m.outputTokens + m.cacheReadTokens + m.cacheCreationTokens)} tokens ·{' '}
+            {money(m.costUsd)}
+          </dd>
+        </Fragment>
+      ))}
+      <dt>Agent time</dt>
+      <dd>{duration(usage.durationMs)}</dd>
+    </dl>
+  );
+}
 
 function Status({ turn }: { turn: TurnView }) {
   const running = turn.status === 'running';
@@ -38,10 +76,40 @@ function Status({ turn }: { turn: TurnView }) {
       </div>
     );
   }
-  return (
-    <div class={`turn-status ${turn.status}`} data-testid="turn-status">
+  const line = (
+    <>
       {ENDED[turn.status] ?? turn.status} · {took}
       {tools ? ` · ${tools} tool call${tools === 1 ? '' : 's'}` : ''}
+    </>
+  );
+  if (!turn.usage)
+    return (
+      <div class={`turn-status ${turn.status}`} data-testid="turn-status">
+        {line}
+      </div>
+    );
+  return <EndedWithUsage turn={turn} usage={turn.usage} line={line} />;
+}
+
+/** The "Done" line with what the turn used; a tap (or click) opens the details. */
+function EndedWithUsage({ turn, usage, line }: { turn: TurnView; usage: TurnUsage; line: ComponentChild }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div class="turn-ended">
+      <button
+        type="button"
+        class={`turn-status ${turn.status} with-usage`}
+        data-testid="turn-status"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+      >
+        {line}
+        <span class="usage" data-testid="turn-usage-line">
+          {' · '}
+          {tokens(allTokens(usage))} tokens · {money(usage.costUsd)}
+        </span>
+      </button>
+      {open && <UsageDetails usage={usage} />}
     </div>
   );
 }

@@ -101,6 +101,15 @@ export interface RateLimitEventFrame {
   session_id?: string;
 }
 
+/** One model's figures in a result's modelUsage, cumulative for the process. */
+export interface ResultModelUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadInputTokens?: number;
+  cacheCreationInputTokens?: number;
+  costUSD?: number;
+}
+
 /** The end of a turn. Success or error is decided by is_error, never by subtype. */
 export interface ResultFrame {
   type: 'result';
@@ -112,9 +121,12 @@ export interface ResultFrame {
   num_turns?: number;
   duration_ms?: number;
   duration_api_ms?: number;
-  /** Cumulative for the session. */
+  /** Cumulative for the process (a new process, resumed or not, starts again at 0). */
   total_cost_usd?: number;
+  /** This turn's tokens, summed over its model requests. */
   usage?: ApiUsage;
+  /** Cumulative for the process, per model (2.1.332: camelCase fields and costUSD). */
+  modelUsage?: Record<string, ResultModelUsage>;
   stop_reason?: string | null;
   terminal_reason?: string;
   api_error_status?: number | null;

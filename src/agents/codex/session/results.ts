@@ -35,8 +35,8 @@ function resultOf(t: v2.Turn, turn: CodexTurn, ctx: OutcomeContext): TurnResult 
     text: turn.items.texts.at(-1) ?? '',
     sessionId: ctx.threadId,
     usage: usageOf(turn.items.usage),
-    // Codex reports tokens, not money: a cost would need a price table per model and provider.
-    costUsd: 0,
+    // Codex reports tokens, not money (a cost would need a price table per model and provider): unknown, never 0.
+    costUsd: undefined,
     durationMs: t.durationMs ?? Date.now() - turn.startedAt,
     numTurns: turn.items.usage.requests,
     terminalReason: t.status,
@@ -131,7 +131,7 @@ export function unconfirmedInterrupt(
     text: turn.items.texts.at(-1) ?? '',
     sessionId: threadId,
     usage: usageOf(turn.items.usage),
-    costUsd: 0,
+    costUsd: undefined,
     durationMs: Date.now() - turn.startedAt,
     numTurns: turn.items.usage.requests,
     terminalReason,
