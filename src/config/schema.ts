@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { isLoopbackHost, splitHostPort } from '../security/hosts.js';
 import { channelsSchema, progressSchema, queueModeSchema, sttSchema } from './channels-schema.js';
 import { CONFIG_KEY, type JsonValue, secretKeyProblem } from './codex-config.js';
+import { nodeNameSchema, nodesSchema } from './nodes-schema.js';
 import { PERMISSION_MODES } from './permission-modes.js';
 
 export { queueModeSchema };
@@ -105,11 +106,16 @@ export const projectNameSchema = z
     'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
   );
 
-/** A working directory with its own agent settings; each key given here replaces the one in `agent`. */
+/**
+ * A working directory with its own agent settings; each key given here replaces the one in `agent`.
+ * A project on a node (`node`) is that node's: its directory and agent settings are in the node's own config.
+ */
 export const projectSchema = z
   .object({
     /** The directory the agent works in (absolute, relative to where Rudder starts, or ~/...). */
-    path: z.string().min(1),
+    path: z.string().min(1).optional(),
+    /** The node (`rudder node`) this project lives on; its conversations' agents run there. */
+    node: nodeNameSchema.optional(),
     model: z.string().min(1).optional(),
     permissionMode: z.enum(PERMISSION_MODES).optional(),
     backend: z.enum(BACKENDS).optional(),
@@ -119,7 +125,20 @@ export const projectSchema = z
     /** Each conversation gets its own git worktree and branch; `{dir}` says where the worktrees go. */
     worktrees: z.union([z.boolean(), z.object({ dir: z.string().min(1) }).strict()]).default(false),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.node === undefined) {
+      if (p.path === undefined) ctx.addIssue({ code: 'custom', path: ['path'], message: 'is required (or set node)' });
+      return;
+    }
+    const local = Object.entries(p).filter(([k, v]) => k !== 'node' && v !== undefined && v !== false);
+    for (const [k] of local)
+      ctx.addIssue({
+        code: 'custom',
+        path: [k],
+        message: `a project on node ${p.node} takes its ${k} from that node's own config; remove it here`,
+      });
+  });
 
 export const steeringSchema = z
   .object({
@@ -215,6 +234,8 @@ export const configSchema = z
     /** How chats show a running turn (each channel may override keys in its own `progress`). */
     progress: progressSchema.prefault({}),
     stt: sttSchema.optional(),
+    /** Agents on several machines: the NATS server and presence (README: Several machines). */
+    nodes: nodesSchema.optional(),
     log: z
       .object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') })
       .strict()
@@ -227,7 +248,17 @@ export const configSchema = z
      */
     channelStartTimeoutSeconds: z.number().min(0).max(600).default(10),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.nodes) return;
+    for (const [name, p] of Object.entries(c.projects ?? {}))
+      if (p.node)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['projects', name, 'node'],
+          message: `project ${name} lives on node ${p.node}, but there is no nodes section (add "nodes": {})`,
+        });
+  });
 
 export type Config = z.infer<typeof configSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
@@ -237,3 +268,4 @@ export type CodexConfig = z.infer<typeof codexSchema>;
 export type SteeringConfig = z.infer<typeof steeringSchema>;
 export type StoreConfig = z.infer<typeof storeSchema>;
 export type FallbackConfig = z.infer<typeof fallbackSchema>;
+export type { NodesConfig } from './nodes-schema.js';
