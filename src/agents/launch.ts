@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { LiveConfig } from '../config/load.js';
 import { RudderError } from '../errors.js';
+import type { RemoteLaunch } from '../nodes/front/remote-launch.js';
 import type { Logger } from '../ops/logger.js';
-import { projectAgent } from '../projects/projects.js';
+import { type Project, projectAgent } from '../projects/projects.js';
 import type { Projects } from '../projects/service.js';
 import type { Store } from '../store/store.js';
 import { resolveClaudeBinary } from './claude/binary.js';
@@ -36,6 +37,8 @@ export interface AgentLaunchesDeps {
   projects: Projects;
   env: NodeJS.ProcessEnv;
   log: Logger;
+  /** Sessions of projects on other machines (nodes.*): the front's link to its nodes. */
+  remote?: { session(launch: RemoteLaunch): AgentSession };
 }
 
 /** The mark every agent process of this data dir carries, so a restart finds exactly its leftovers. */
@@ -163,6 +166,22 @@ export class AgentLaunches {
     return buildAgentEnv({ inherited: this.d.env, passVars: agent.passEnv, extra: agent.env });
   }
 
+  /** The launch of a conversation whose project lives on a node: the node runs it, by its own settings. */
+  remote(conversationId: string, sessionId: string | undefined, node: string): RemoteLaunch {
+    const { store, config, log } = this.d;
+    const { project, rebound } = this.d.projects.of(conversationId);
+    return {
+      conversationId,
+      node,
+      project: project.name,
+      sessionId: rebound ? (store.conversation(conversationId)?.sessionId ?? undefined) : sessionId,
+      model: () => store.conversation(conversationId)?.model ?? undefined,
+      onSessionId: (id) => store.setProjectSession(conversationId, project.name, id),
+      interruptGraceMs: config.current().agent.interruptGraceSeconds * 1000,
+      logger: log,
+    };
+  }
+
   /** Each backend by its config name, with how its session is made. */
   private readonly backends: Record<string, (c: string, s: string | undefined) => AgentSession> = {
     'claude-stream': (c, s) => new ClaudeStreamSession(this.claude(c, s)),
@@ -174,13 +193,28 @@ export class AgentLaunches {
   factory(): SessionFactory {
     return {
       live: (c, s) => {
-        const backend = projectAgent(this.d.config.current().agent, this.d.projects.peek(c)).backend;
+        const project = this.d.projects.peek(c);
+        if (project.node) return this.remoteSession(c, s, project);
+        const backend = projectAgent(this.d.config.current().agent, project).backend;
         const make = this.backends[backend];
         // The schema allows only the backends of the table: one missing here is a bug, never a silent Claude.
         if (!make) throw new RudderError('CONFIG_INVALID', `No agent backend "${backend}".`, { conversationId: c });
         return make(c, s);
       },
     };
+  }
+
+  /** A project on a node: a session whose real one runs there. */
+  private remoteSession(c: string, s: string | undefined, project: Project): AgentSession {
+    if (!this.d.remote)
+      throw new RudderError(
+        'CONFIG_INVALID',
+        `Project ${project.name} lives on node ${project.node}: add a nodes section.`,
+        {
+          conversationId: c,
+        },
+      );
+    return this.d.remote.session(this.remote(c, s, project.node!));
   }
 
   /** Stops what is not a session's own: the spare process and Codex's shared app-servers. */

@@ -7,6 +7,7 @@ import type { AgentLaunches } from '../agents/launch.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry, warmCap } from '../agents/registry.js';
 import type { LiveConfig } from '../config/load.js';
+import type { NodesFront } from '../nodes/front/front.js';
 import type { Logger } from '../ops/logger.js';
 import type { Projects } from '../projects/service.js';
 import { nameOf } from '../projects/session-move.js';
@@ -44,11 +45,14 @@ export interface ServiceParts {
   memAvailable: number | undefined;
   /** Replaces the agent session factory (benchmarks measure the gateway with an in-process fake agent). */
   factory?: SessionFactory;
+  /** The link to the nodes (nodes.*): their state for /nodes and the status, their sessions for /sessions. */
+  nodes?: NodesFront;
 }
 
 export type Services = ReturnType<typeof buildServices>;
 
-export function buildServices({ config, store, log, env, projects, launches, factory, memAvailable }: ServiceParts) {
+export function buildServices(parts: ServiceParts) {
+  const { config, store, log, env, projects, launches, factory, memAvailable } = parts;
   const cfg = config.current();
   // Agents: the warm cap from the machine's memory (or the config), the pool over the registry.
   const cap = warmCap(cfg.steering.maxLive, memAvailable);
@@ -133,6 +137,7 @@ export function buildServices({ config, store, log, env, projects, launches, fac
     channelStarts,
     claude,
     spare: () => launches.spareProcess(),
+    ...(parts.nodes ? { nodes: () => parts.nodes!.status() } : {}),
   });
   const api = new GatewayApi({ store, bus, chats, intake, desk, stopper, steps, projects, status, conversations, log });
 

@@ -29,8 +29,11 @@ export type MessageState =
 
 export const OPEN_STATES: MessageState[] = ['accepted', 'queued', 'running', 'steering', 'deferred'];
 
-/** Why a deferred message is held: a rate limit (its reset time known or estimated), or the agent's terminal. */
-export const HELD_FOR = ['rate-limit', 'rate-limit-estimated', 'agent-terminal'] as const;
+/**
+ * Why a deferred message is held: a rate limit (its reset time known or estimated), the agent's terminal, or an
+ * agent that cannot be reached (its machine is lost).
+ */
+export const HELD_FOR = ['rate-limit', 'rate-limit-estimated', 'agent-terminal', 'agent-unreachable'] as const;
 export type HeldFor = (typeof HELD_FOR)[number];
 
 export interface MessageExtra {

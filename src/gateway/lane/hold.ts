@@ -1,10 +1,17 @@
 /**
- * A lane's hold: while Claude is rate limited, or the agent's terminal did not take a message, the
- * lane starts nothing until `until`; then its timer puts the held messages back in line.
+ * A lane's hold: while Claude is rate limited, the agent's terminal did not take a message, or the
+ * agent cannot be reached, the lane starts nothing until `until`; then its timer puts the held
+ * messages back in line (an unreachable agent's session also says when it is back).
  */
 import type { HeldFor } from '../../store/types.js';
 
-export type HoldReason = 'rate-limit' | 'agent-terminal';
+export type HoldReason = 'rate-limit' | 'agent-terminal' | 'agent-unreachable';
+
+const END_TEXT: Record<HoldReason, string> = {
+  'rate-limit': 'the rate limit reset',
+  'agent-terminal': 'the agent terminal hold ended',
+  'agent-unreachable': 'time to try the unreachable agent again',
+};
 
 export class Hold {
   until = 0;
@@ -21,7 +28,7 @@ export class Hold {
 
   /** The held_for a message held now is stored with. */
   heldFor(): HeldFor {
-    if (this.why === 'agent-terminal') return 'agent-terminal';
+    if (this.why !== 'rate-limit') return this.why;
     return this.estimated ? 'rate-limit-estimated' : 'rate-limit';
   }
 
@@ -31,8 +38,7 @@ export class Hold {
     this.until = Math.max(this.until, until);
     this.why = why;
     clearTimeout(this.timer);
-    const end = why === 'rate-limit' ? 'the rate limit reset' : 'the agent terminal hold ended';
-    this.timer = setTimeout(() => this.onEnd(end), Math.max(0, this.until - Date.now()));
+    this.timer = setTimeout(() => this.onEnd(END_TEXT[why]), Math.max(0, this.until - Date.now()));
     this.timer.unref();
   }
 
@@ -46,5 +52,5 @@ export class Hold {
 export function holdOf(heldFor: HeldFor | null): { why: HoldReason; estimated: boolean } {
   if (heldFor === 'rate-limit' || heldFor === 'rate-limit-estimated')
     return { why: 'rate-limit', estimated: heldFor === 'rate-limit-estimated' };
-  return { why: 'agent-terminal', estimated: false };
+  return { why: heldFor === 'agent-unreachable' ? 'agent-unreachable' : 'agent-terminal', estimated: false };
 }

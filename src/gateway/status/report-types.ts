@@ -3,6 +3,9 @@
  * plain data, no imports but types.
  */
 import type { ClaudeCheck } from '../../agents/claude/check.js';
+import type { NodeStatus } from '../../nodes/front/status.js';
+
+export type { NodeStatus };
 
 export interface StatusReport {
   version: string;
@@ -42,4 +45,6 @@ export interface StatusReport {
   /** The configured backend and whether its claude binary runs (null until the first check ends). */
   agent: { backend: string; claude: ClaudeCheck | null };
   gatewayRssBytes: number;
+  /** With a nodes section: each node, its state, projects and live sessions (agents on other machines). */
+  nodes?: NodeStatus[];
 }

@@ -12,7 +12,7 @@ import type { Store } from '../../store/store.js';
 import type { ChannelStartState } from '../channel-start.js';
 import type { Chats } from '../chats.js';
 import type { Conversations } from '../conversations/conversations.js';
-import type { StatusReport } from './report-types.js';
+import type { NodeStatus, StatusReport } from './report-types.js';
 
 export type { StatusReport };
 
@@ -27,6 +27,8 @@ export interface StatusReportDeps {
   claude: ClaudeHealth;
   /** Whether a spare process is kept, and why. */
   spare(): { on: boolean; why: string };
+  /** The nodes (nodes.*), when there are any. */
+  nodes?(): NodeStatus[];
 }
 
 const started = Date.now();
@@ -97,6 +99,7 @@ export class StatusReporter {
       }),
       agent: { backend: cfg.agent.backend, claude: this.d.claude.current() ?? null },
       gatewayRssBytes: process.memoryUsage.rss(),
+      ...(this.d.nodes ? { nodes: this.d.nodes() } : {}),
     };
   }
 }
