@@ -51,7 +51,8 @@ export class RemoteSession implements AgentSession {
   private readonly turnListeners = new Set<(t: Turn) => void>();
   private readonly reachListeners = new Set<() => void>();
   private readonly offs: Array<() => void>;
-  private reachable: boolean;
+  /** Whether the node was reachable at the last change; undefined until the front has heard of it at all. */
+  private reachable: boolean | undefined;
 
   constructor(
     private readonly launch: RemoteLaunch,
@@ -62,7 +63,8 @@ export class RemoteSession implements AgentSession {
     this.capabilities = { ...(link.capabilities(launch.node, launch.project) ?? DEFAULT_CAPABILITIES), reattach: true };
     this.log = launch.logger.child({ conversationId: launch.conversationId, node: launch.node });
     this.sid = launch.sessionId;
-    this.reachable = link.reach(launch.node).reachable;
+    const r = link.reach(launch.node);
+    this.reachable = r.reachable || r.lastSeenAt !== undefined ? r.reachable : undefined;
     this.offs = [link.register(this), link.onReach(launch.node, (r) => this.reachChanged(r))];
   }
 
@@ -269,13 +271,20 @@ export class RemoteSession implements AgentSession {
 
   private reachChanged(r: Reach): void {
     if (r.reachable === this.reachable || this.stopped) return;
+    const known = this.reachable !== undefined;
     this.reachable = r.reachable;
+    // First news of a node the front had not heard from since it started: nothing changed for the person.
+    if (!known && r.reachable) return void this.tellReachable();
     const node = this.launch.node;
     const message = r.reachable
       ? `✓ ${node} is reachable again; the turn goes on.`
       : `⏳ unreachable: ${reachText(node, r)}. The turn goes on when it is back; nothing is lost.`;
     for (const t of this.live) t.emit({ type: 'status', message, notify: true, key: 'node-reach' });
-    if (r.reachable) for (const l of this.reachListeners) l();
+    if (r.reachable) this.tellReachable();
+  }
+
+  private tellReachable(): void {
+    for (const l of this.reachListeners) l();
   }
 
   /** Stops following: running turns fail here with AGENT_STOPPED, steers not answered are handed back. */

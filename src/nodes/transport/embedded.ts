@@ -102,20 +102,63 @@ async function freePort(): Promise<number> {
   });
 }
 
+interface Spawned {
+  child: ChildProcess;
+  tail(): string;
+}
+
+/** Starts nats-server and waits for "Server is ready"; NATS_SERVER_FAILED with its last lines otherwise. */
+async function spawnServer(bin: string, args: string[], port: number): Promise<Spawned> {
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let ready = false;
+  const ok = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);
+    const keep = (d: Buffer) => {
+      out = (out + d.toString('utf8')).slice(-8000);
+      if (!ready && READY.test(out)) {
+        ready = true;
+        clearTimeout(timer);
+        resolve(true);
+      }
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    const fail = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    child.once('exit', fail);
+    child.once('error', fail);
+  });
+  if (!(await ok)) {
+    child.kill('SIGKILL');
+    const last = out.trim().split('\n').slice(-3).join(' | ');
+    throw new RudderError('NATS_SERVER_FAILED', `${bin} on port ${port}: ${last || 'no output'}`, { port });
+  }
+  return { child, tail: () => out };
+}
+
+/** The supervised child: started again (same port, same store) when it dies on its own. */
 export class EmbeddedServer {
+  private stopping = false;
+  private restarts = 0;
+
   private constructor(
-    private readonly child: ChildProcess,
+    private current: Spawned,
     readonly port: number,
+    private readonly respawn: () => Promise<Spawned>,
     private readonly log: Logger,
-    private readonly tail: () => string,
-  ) {}
+  ) {
+    this.supervise();
+  }
 
   get url(): string {
     return `nats://127.0.0.1:${this.port}`;
   }
 
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.current.child.pid;
   }
 
   static async start(opts: { dataDir: string; port: number; bin?: string; log: Logger }): Promise<EmbeddedServer> {
@@ -130,51 +173,43 @@ export class EmbeddedServer {
     const conf = writeServerConfig(dataDir);
     const port = opts.port || (await freePort());
     const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-c', conf, '-P', path.join(dir, 'nats.pid')];
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const keep = (d: Buffer) => {
-      out = (out + d.toString('utf8')).slice(-8000);
-    };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    const ready = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), START_TIMEOUT_MS);
-      const check = () => {
-        if (READY.test(out)) {
-          clearTimeout(timer);
-          resolve(true);
-        }
-      };
-      child.stdout!.on('data', check);
-      child.stderr!.on('data', check);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve(false);
-      });
-      child.once('error', () => {
-        clearTimeout(timer);
-        resolve(false);
-      });
-    });
-    if (!ready) {
-      child.kill('SIGKILL');
-      const last = out.trim().split('\n').slice(-3).join(' | ');
-      throw new RudderError('NATS_SERVER_FAILED', `${bin} on port ${port}: ${last || 'no output'}`, { port });
-    }
+    const first = await spawnServer(bin, args, port);
     fs.writeFileSync(path.join(dir, 'port'), `${port}\n`, { mode: 0o600 });
-    log.info({ pid: child.pid, port, dir }, 'embedded nats-server started');
-    const server = new EmbeddedServer(child, port, log, () => out);
-    child.once('exit', (code, signal) => {
-      if (!server.stopping) log.error({ code, signal, output: server.tail().slice(-500) }, 'the nats-server exited');
-    });
-    return server;
+    log.info({ pid: first.child.pid, port, dir }, 'embedded nats-server started');
+    return new EmbeddedServer(first, port, () => spawnServer(bin, args, port), log);
   }
 
-  private stopping = false;
+  private supervise(): void {
+    const { child } = this.current;
+    child.once('exit', (code, signal) => {
+      if (this.stopping) return;
+      this.log.error(
+        { code, signal, output: this.current.tail().slice(-500) },
+        'the nats-server exited; starting it again',
+      );
+      void this.restart();
+    });
+  }
+
+  private async restart(): Promise<void> {
+    while (!this.stopping) {
+      await new Promise((r) => setTimeout(r, Math.min(5000, 100 * 2 ** Math.min(this.restarts++, 6))));
+      if (this.stopping) return;
+      try {
+        this.current = await this.respawn();
+        this.restarts = 0;
+        this.log.info({ pid: this.current.child.pid, port: this.port }, 'embedded nats-server started again');
+        this.supervise();
+        return;
+      } catch (err) {
+        this.log.error({ err: (err as Error).message }, 'the nats-server did not start again; trying again');
+      }
+    }
+  }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    const c = this.child;
+    const c = this.current.child;
     if (c.exitCode !== null || c.signalCode !== null) return;
     const exited = new Promise<void>((r) => c.once('exit', () => r()));
     c.kill('SIGTERM');
