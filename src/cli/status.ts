@@ -106,6 +106,18 @@ export async function status(opts: { json?: boolean }): Promise<number> {
           ` ${mb(x.rssBytes)}  steered ${x.steered}`,
       );
   }
+  if (s.nodes) {
+    lines.push(s.nodes.length ? 'Nodes:' : 'Nodes: none added (rudder node add <name>)');
+    for (const n of s.nodes) {
+      const seen = n.lastSeen ? `last seen ${n.lastSeen}` : 'never seen';
+      const live = n.sessions.filter((x) => x.state !== 'stopped').length;
+      const state = n.state === 'lost' ? `unreachable (${seen})` : n.state;
+      lines.push(
+        `  ${n.name}  ${state}  projects ${n.projects.join(', ') || '-'}  sessions ${live}` +
+          `${n.rssBytes ? `  ${mb(n.rssBytes)}` : ''}`,
+      );
+    }
+  }
   if (s.queues.length) {
     lines.push('Queues:');
     for (const q of s.queues)

@@ -52,7 +52,7 @@ export interface ServiceParts {
 export type Services = ReturnType<typeof buildServices>;
 
 export function buildServices(parts: ServiceParts) {
-  const { config, store, log, env, projects, launches, factory, memAvailable } = parts;
+  const { config, store, log, env, projects, launches, factory, memAvailable, nodes } = parts;
   const cfg = config.current();
   // Agents: the warm cap from the machine's memory (or the config), the pool over the registry.
   const cap = warmCap(cfg.steering.maxLive, memAvailable);
@@ -120,6 +120,7 @@ export function buildServices(parts: ServiceParts) {
     statusText,
     replies,
     log,
+    nodes,
   });
   const router = new Router({ config, store, access, conversations, commands, desk, replies, log });
   const buttons = new Buttons({ access, prompts, cards, conversations, stop: (id) => stopper.stopFromButton(id), log });
@@ -137,7 +138,7 @@ export function buildServices(parts: ServiceParts) {
     channelStarts,
     claude,
     spare: () => launches.spareProcess(),
-    ...(parts.nodes ? { nodes: () => parts.nodes!.status() } : {}),
+    ...(nodes ? { nodes: () => nodes.status() } : {}),
   });
   const api = new GatewayApi({ store, bus, chats, intake, desk, stopper, steps, projects, status, conversations, log });
 

@@ -1,8 +1,9 @@
 /**
  * `rudder node add <name>` on the front: a new nkey for the node (its public key kept here, its
  * seed only in the join token), the embedded server told to read its users again (or, for an
- * existing server, the `authorization` block to give it), and the node's consumer made when the
- * server can be reached, so the node can read its commands at once.
+ * existing server, the `accounts` block to give it), and the node's consumer made when the
+ * server can be reached, so the node can read its commands at once (else the front makes it when
+ * it first hears the node's heartbeat).
  */
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { Config } from '../config/schema.js';
@@ -47,17 +48,13 @@ export async function addNodeCredentials(
   const port = embeddedPort(dataDir) ?? nodes.embeddedPort;
   const to = url ?? server?.url ?? `nats://127.0.0.1:${port}`;
   let consumerReady = false;
-  if (!embedded || reloaded) {
+  // The server reloads its accounts after the signal; its JetStream answers again a moment later.
+  const own = server?.url ?? `nats://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 5 && !consumerReady && (!embedded || reloaded); attempt++) {
+    if (attempt) await new Promise((r) => setTimeout(r, 300 * attempt));
     try {
-      const own = server?.url ?? `nats://127.0.0.1:${port}`;
-      const nc = await connectNats({
-        url: own,
-        seed: frontSeed(dataDir),
-        who: 'front',
-        tls: server?.tls,
-        log,
-        timeoutMs: 3000,
-      });
+      const seed = frontSeed(dataDir);
+      const nc = await connectNats({ url: own, seed, who: 'front', tls: server?.tls, log, timeoutMs: 3000 });
       try {
         await ensureNodeConsumer(await jetstreamManager(nc), name, { ackWaitMs: nodes.ackWaitSeconds * 1000 });
         consumerReady = true;
@@ -65,7 +62,7 @@ export async function addNodeCredentials(
         await nc.close();
       }
     } catch (err) {
-      log.debug({ err: (err as Error).message }, 'the node consumer is made at the next start of the front');
+      log.debug({ err: (err as Error).message }, 'the node consumer is made when the front first hears of the node');
     }
   }
   return {

@@ -12,5 +12,6 @@ export const HELP = [
   '/sessions — the Claude Code sessions of this project, also those started in a terminal',
   '/resume <n|id> [--force] — continue one of them here from the next message',
   "/worktree [remove [--force]] — this conversation's git worktree: its status, or remove it",
+  '/nodes — the machines behind this Rudder: their state, projects and live sessions',
   '/help — this list',
 ].join('\n');

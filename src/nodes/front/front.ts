@@ -97,6 +97,13 @@ export class NodesFront implements NodeLink {
       for (const name of Object.keys(readNodes(o.dataDir))) await ensureNodeConsumer(jsm, name, settings);
       const kv = await new Kvm(nc).open(PRESENCE_BUCKET);
       const presence = new PresenceWatch(kv, c.lostAfterSeconds * 1000, o.log);
+      // A node added while the front runs may have no consumer yet (rudder node add could not make it): made here.
+      presence.onUp((node) => {
+        if (!(node in readNodes(o.dataDir))) return;
+        ensureNodeConsumer(jsm, node, settings).catch((err: Error) =>
+          o.log.error({ node, err: err.message }, "the node's command consumer could not be made"),
+        );
+      });
       await presence.start();
       o.log.info({ url, embedded: !!server }, 'nodes: connected to NATS');
       return new NodesFront(o, nc, jsm, presence, url, server);

@@ -23,6 +23,7 @@ interface Seen {
 export class PresenceWatch {
   private readonly nodes = new Map<string, Seen>();
   private readonly listeners = new Map<string, Set<(r: Reach) => void>>();
+  private readonly upListeners = new Set<(node: string) => void>();
   private timer: NodeJS.Timeout | undefined;
   private stopWatch: (() => void) | undefined;
 
@@ -80,6 +81,11 @@ export class PresenceWatch {
     return () => void set.delete(fn);
   }
 
+  /** Called when any node is up (first heard of, or back). */
+  onUp(fn: (node: string) => void): void {
+    this.upListeners.add(fn);
+  }
+
   private heard(p: Presence, storedAt: number): void {
     const now = Date.now();
     const seenAt = now - storedAt < LIVE_MS ? now : storedAt;
@@ -88,6 +94,7 @@ export class PresenceWatch {
     this.nodes.set(p.node, { presence: p, seenAt, lost });
     if (!lost && (before === undefined || before.lost)) {
       this.log.info({ node: p.node, wasLost: !!before?.lost }, before ? 'node is back' : 'node is up');
+      for (const fn of this.upListeners) fn(p.node);
       this.tell(p.node);
     }
   }
