@@ -77,9 +77,13 @@ export class RemoteSession implements AgentSession {
     return undefined;
   }
 
+  /**
+   * Busy while a turn runs, and while a steer's outcome is on its way: the node may have run it as a
+   * turn of its own (its turn had ended there), and the lane must not put it back in line meanwhile.
+   */
   state(): SessionState {
     if (this.stopped) return 'stopped';
-    return this.live.length ? 'busy' : 'idle';
+    return this.live.length || this.steers.size ? 'busy' : 'idle';
   }
 
   lastActiveAt(): number {

@@ -14,7 +14,7 @@ import { ClaudeStreamSession } from '../../agents/claude/stream-session.js';
 import { CodexSession } from '../../agents/codex/codex-session.js';
 import { killOrphans } from '../../agents/common/leftovers.js';
 import { AgentLaunches } from '../../agents/launch.js';
-import { AgentPool } from '../../agents/pool.js';
+import { AgentPool, type SessionFactory } from '../../agents/pool.js';
 import { SessionRegistry, warmCap } from '../../agents/registry.js';
 import type { Capabilities } from '../../agents/session.js';
 import { ClaudeTmuxSession } from '../../agents/tmux/tmux-session.js';
@@ -50,6 +50,8 @@ export interface NodeOptions {
   join: JoinToken;
   log: Logger;
   env?: NodeJS.ProcessEnv;
+  /** Replaces the agent session factory (benchmarks measure the node with an in-process fake agent). */
+  sessionFactory?: (launches: AgentLaunches) => SessionFactory;
 }
 
 export interface RunningNode {
@@ -86,7 +88,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
     idleMinutes: cfg.steering.idleMinutes,
     logger: log,
   });
-  const pool = new AgentPool(registry, launches.factory());
+  const pool = new AgentPool(registry, o.sessionFactory?.(launches) ?? launches.factory());
 
   // The node's own config may name another way to the same server (and its TLS); else the token's URL.
   const server = typeof nodes.nats === 'object' ? nodes.nats : undefined;
