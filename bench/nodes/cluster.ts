@@ -16,8 +16,9 @@ import { NodesFront } from '../../src/nodes/front/front.js';
 import { RemoteSession } from '../../src/nodes/front/remote-session.js';
 import { type Command, commandId, eventId, type NodeEvent } from '../../src/nodes/wire.js';
 import { silentLogger } from '../../src/ops/logger.js';
+import { rssOf } from '../../src/ops/proc.js';
 import { tempDir, waitUntil } from '../../tests/support/claude-rig.js';
-import { startInProcess, writeConfig } from '../../tests/support/gateway-rig.js';
+import { CLI, startInProcess, writeConfig } from '../../tests/support/gateway-rig.js';
 import { freePort } from '../../tests/support/nodes-rig.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -113,7 +114,12 @@ export type Front = Awaited<ReturnType<typeof startInProcess>>;
 export async function startBenchCluster(
   agent: Record<string, unknown>,
   nodes: Array<{ name: string; agent: Record<string, unknown> | 'fake' }>,
-): Promise<{ front: Front; nodes: BenchNode[]; stop(): Promise<void> }> {
+): Promise<{
+  front: Front;
+  nodes: BenchNode[];
+  restingRss(agent: Record<string, unknown>): Promise<number>;
+  stop(): Promise<void>;
+}> {
   tapFront();
   const home = tempDir('bench-front-home');
   const bench = nodes.map((n) => new BenchNode(n.name, `on-${n.name}`, n.agent));
@@ -137,6 +143,33 @@ export async function startBenchCluster(
   return {
     front,
     nodes: bench,
+    /** A node as `npm start`'s build runs it (node dist/cli/main.js node), joined and idle for 5 s: its RSS. */
+    async restingRss(agentConfig: Record<string, unknown>) {
+      const added = await addNodeCredentials(home, parseConfig(config), 'resting', silentLogger());
+      const cwd = tempDir('bench-rest-cwd');
+      writeConfig(cwd, {
+        agent: agentConfig,
+        projects: { idle: { path: tempDir('bench-rest-proj') } },
+        steering: { spareProcess: false },
+        nodes: BENCH_TIMING,
+      });
+      const child = spawn(process.execPath, [CLI, 'node'], {
+        cwd,
+        env: { ...process.env, RUDDER_HOME: tempDir('bench-rest-home'), RUDDER_NODE_TOKEN: added.token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (out += d));
+      try {
+        await waitUntil(() => /is running/.test(out) || child.exitCode !== null, 60_000);
+        await new Promise((r) => setTimeout(r, 5_000));
+        return rssOf(child.pid!) ?? NaN;
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
+      }
+    },
     async stop() {
       await Promise.all(bench.map((n) => n.stop()));
       await front.stop();

@@ -39,6 +39,7 @@ export async function benchNodes(ctx: BenchContext): Promise<SectionBody> {
   const first: Record<string, number[]> = { local: [], node: [] };
   const steer: Record<string, number[]> = { local: [], node: [] };
   let rssAtRest: number | undefined;
+  let rssWarm: number | undefined;
   try {
     const create = async (project: string) =>
       ((await (await front.api('POST', '/api/conversations', { project })).json()) as { id: string }).id;
@@ -54,7 +55,7 @@ export async function benchNodes(ctx: BenchContext): Promise<SectionBody> {
     };
     // Warm both: a session and its process, on each side.
     for (const where of ['local', 'node']) await turn(where, `warm up tag:wu-${where}`);
-    rssAtRest = rssOf(node.child!.pid!);
+    rssWarm = rssOf(node.child!.pid!);
 
     for (let i = 0; i < runs; i++) {
       for (const where of i % 2 ? ['node', 'local'] : ['local', 'node']) {
@@ -90,13 +91,14 @@ export async function benchNodes(ctx: BenchContext): Promise<SectionBody> {
           steer[where]!.push(wrote - arrived);
       }
     }
+    rssAtRest = await cl.restingRss(benchAgent(mock.url));
   } finally {
     await cl.stop();
     await mock.close();
   }
   const hops = hopTimes(frontTaps, node.taps());
   const tp = await throughput(ctx.quick);
-  return report({ first, steer, hops, rssAtRest, tp });
+  return report({ first, steer, hops, rssAtRest, rssWarm, tp });
 }
 
 /** Command: sent on the front → taken by the node's runner; event: published on the node → delivered on the front. */
@@ -113,6 +115,7 @@ function report(r: {
   steer: Record<string, number[]>;
   hops: { command: number[]; event: number[] };
   rssAtRest: number | undefined;
+  rssWarm: number | undefined;
   tp: Awaited<ReturnType<typeof throughput>>;
 }): SectionBody {
   const f = { local: summarize(r.first.local!), node: summarize(r.first.node!) };
@@ -160,8 +163,9 @@ function report(r: {
         caption: 'A node process at rest:',
         head: ['what', 'RSS'],
         rows: [
-          ['rudder node (real agent config, one warm session; its claude process not counted)', mb(r.rssAtRest)],
-          ['rudder node (fake agent, after the load)', mb(r.tp.nodeRss)],
+          ['rudder node (node dist/cli/main.js node), joined, no session, 5 s idle', mb(r.rssAtRest)],
+          ['the benchmark’s node (tsx, taps) with one warm session; its claude process not counted', mb(r.rssWarm)],
+          ['the benchmark’s node (tsx, fake agent) after the throughput load', mb(r.tp.nodeRss)],
         ],
       },
     ],
@@ -179,6 +183,13 @@ function report(r: {
         'a turn on a node (fake agent, no latency): stored, sent, run, its events sent back, its outcome committed ' +
         'and the reply delivered to the page.',
     ],
-    data: { first: r.first, steer: r.steer, hops: r.hops, rssAtRest: r.rssAtRest, throughput: r.tp.data },
+    data: {
+      first: r.first,
+      steer: r.steer,
+      hops: r.hops,
+      rssAtRest: r.rssAtRest,
+      rssWarm: r.rssWarm,
+      throughput: r.tp.data,
+    },
   };
 }
