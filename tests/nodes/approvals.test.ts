@@ -35,7 +35,7 @@ afterAll(async () => {
   await mock?.close();
 });
 
-describe('approvals on a node', () => {
+describe('approvals on a node', { timeout: 180_000 }, () => {
   it('a request answered from the page reaches the agent on the node, and the tool runs once', async () => {
     const marker = path.join(tempDir('perm'), 'ran');
     const c = await conversationIn(cl.front, 'web');

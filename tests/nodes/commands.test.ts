@@ -34,7 +34,7 @@ async function command(c: string, text: string): Promise<string> {
   return String(r.data.text);
 }
 
-describe('projects across machines', () => {
+describe('projects across machines', { timeout: 180_000 }, () => {
   it('/project, /nodes, GET /api/projects, GET /api/status and rudder status name the nodes', async () => {
     const c = await conversationIn(cl.front, 'web');
     const w = cl.front.watch(c);

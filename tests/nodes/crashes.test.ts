@@ -39,7 +39,7 @@ function states(home: string): Record<string, string> {
 const turnStarts = (tag: string) => mock.mainRequests().filter((r) => !r.afterTool && r.lastText.includes(tag));
 const withTag = (tag: string): MockRequest[] => mock.mainRequests().filter((r) => r.historyText.includes(tag));
 
-describe('crashes with agents on a node', () => {
+describe('crashes with agents on a node', { timeout: 180_000 }, () => {
   it('kill -9 of the node mid-turn and a restart: the turn runs again once, one reply', async () => {
     const node = cl.nodes.alpha!;
     const c = await conversationIn(cl.front, 'web');

@@ -36,7 +36,7 @@ function row(home: string, id: string): { state: string; held_for: string | null
 const turnStarts = (tag: string) => mock.mainRequests().filter((r) => !r.afterTool && r.lastText.includes(tag));
 const lost = async () => !(await upNodes(cl.front)).includes('alpha');
 
-describe('a node that goes silent', () => {
+describe('a node that goes silent', { timeout: 180_000 }, () => {
   it('holds messages while the node is paused, tells the person, and runs them in order when it is back', async () => {
     const node = cl.nodes.alpha!;
     const c = await conversationIn(cl.front, 'web');

@@ -39,7 +39,7 @@ afterAll(async () => {
   await mock?.close();
 });
 
-describe('nodes and their rights', () => {
+describe('nodes and their rights', { timeout: 180_000 }, () => {
   it('a node with credentials the front did not issue is refused', async () => {
     const real = decodeJoinToken(cl.nodes.alpha!.token);
     const forged = encodeJoinToken({

@@ -24,7 +24,7 @@ afterAll(async () => {
   await mock?.close();
 });
 
-describe('two nodes', () => {
+describe('two nodes', { timeout: 180_000 }, () => {
   it('runs a turn on each node at the same time, each in its own project directory there', async () => {
     const a = await conversationIn(cl.front, 'web');
     const b = await conversationIn(cl.front, 'api');
