@@ -110,13 +110,20 @@ export class NodeRunner {
     } catch (err) {
       return this.failStart(c, err);
     }
-    if (session.state() === 'busy') return void this.waiting.set(c.conversationId, [c]);
+    if (session.state() === 'busy') return this.waitFirst(c);
     try {
       session.startTurn({ inputs: c.inputs, turnId: c.turnId });
     } catch (err) {
-      if (isRudderError(err, 'AGENT_BUSY')) return void this.waiting.set(c.conversationId, [c]);
+      if (isRudderError(err, 'AGENT_BUSY')) return this.waitFirst(c);
       this.failStart(c, err);
     }
+  }
+
+  /** The agent runs a turn of its own: this one waits for it, first in line. */
+  private waitFirst(c: TurnCommand): void {
+    const queue = this.waiting.get(c.conversationId);
+    if (queue) queue.unshift(c);
+    else this.waiting.set(c.conversationId, [c]);
   }
 
   private failStart(c: TurnCommand, err: unknown): void {
