@@ -206,14 +206,8 @@ export class AgentLaunches {
 
   /** A project on a node: a session whose real one runs there. */
   private remoteSession(c: string, s: string | undefined, project: Project): AgentSession {
-    if (!this.d.remote)
-      throw new RudderError(
-        'CONFIG_INVALID',
-        `Project ${project.name} lives on node ${project.node}: add a nodes section.`,
-        {
-          conversationId: c,
-        },
-      );
+    const why = `Project ${project.name} lives on node ${project.node}: add a nodes section.`;
+    if (!this.d.remote) throw new RudderError('CONFIG_INVALID', why, { conversationId: c });
     return this.d.remote.session(this.remote(c, s, project.node!));
   }
 

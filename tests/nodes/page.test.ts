@@ -43,6 +43,8 @@ describe('projects on nodes in the page (real browser)', { timeout: 180_000 }, (
       it(`at ${look}: the picker names each node, and a new conversation runs on the chosen one`, async () => {
         const app = await openApp(browser, cl.front.ep, { size, dark });
         const { page } = app;
+        // A loaded machine makes a browser slow: every wait gets the budget from the measured start-up.
+        page.setDefaultTimeout(cl.budget());
         await openList(page, phone);
         const picker = page.getByTestId('project-picker');
         await picker.waitFor({ timeout: cl.budget() });

@@ -1,8 +1,9 @@
 /**
  * What the front's launch table (agents/launch.ts) gives a session whose project lives on a node,
- * and what such a session needs from the front's link to its nodes. Types only.
+ * what such a session needs from the front's link to its nodes, and what it says of reachability.
  */
 import type { Capabilities } from '../../agents/session.js';
+import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { Command, NodeEvent } from '../wire.js';
 
@@ -46,4 +47,20 @@ export interface NodeLink {
 export function reachText(node: string, r: Reach): string {
   const seen = r.lastSeenAt ? `last seen ${new Date(r.lastSeenAt).toISOString().slice(11, 19)} UTC` : 'not seen yet';
   return `${node} (${seen})`;
+}
+
+/** What a running turn's conversation is told when its node is lost, and when it is back. */
+export function reachNotice(node: string, r: Reach): string {
+  return r.reachable
+    ? `✓ ${node} is reachable again; the turn goes on.`
+    : `⏳ unreachable: ${reachText(node, r)}. The turn goes on when it is back; nothing is lost.`;
+}
+
+/** startTurn on a lost node: nothing is handed over; the lane holds the messages until it is back. */
+export function unreachableError(conversationId: string, node: string, r: Reach): RudderError {
+  return new RudderError('AGENT_UNREACHABLE', `unreachable: ${reachText(node, r)}.`, {
+    conversationId,
+    node,
+    lastSeenAt: r.lastSeenAt,
+  });
 }

@@ -25,8 +25,15 @@ import {
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { NodeEvent } from '../wire.js';
-import { type NodeLink, type Reach, type RemoteLaunch, reachText } from './remote-launch.js';
-import { RemoteTurn } from './remote-turn.js';
+import {
+  type NodeLink,
+  type Reach,
+  type RemoteLaunch,
+  reachNotice,
+  reachText,
+  unreachableError,
+} from './remote-launch.js';
+import { RemoteTurn, settledWithin } from './remote-turn.js';
 
 /** Until the node's heartbeat says what its project's backend does: claude-stream's. */
 const DEFAULT_CAPABILITIES: Capabilities = { steer: 'tool-boundary', interrupt: true, resume: true };
@@ -157,14 +164,7 @@ export class RemoteSession implements AgentSession {
       cancelQueued: !!opts.cancelQueued,
       nonce: randomUUID(),
     });
-    if (!turns.length) return;
-    const wait = this.launch.interruptGraceMs + HOP_MARGIN_MS;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled(turns.map((t) => t.result)),
-      new Promise((r) => (timer = setTimeout(r, wait))),
-    ]);
-    clearTimeout(timer);
+    await settledWithin(turns, this.launch.interruptGraceMs + HOP_MARGIN_MS);
   }
 
   answerPermission(requestId: string, answer: PermissionAnswer): boolean {
@@ -265,12 +265,7 @@ export class RemoteSession implements AgentSession {
 
   private unreachableCheck(): void {
     const r = this.link.reach(this.launch.node);
-    if (r.reachable) return;
-    throw new RudderError('AGENT_UNREACHABLE', `unreachable: ${reachText(this.launch.node, r)}.`, {
-      conversationId: this.conversationId,
-      node: this.launch.node,
-      lastSeenAt: r.lastSeenAt,
-    });
+    if (!r.reachable) throw unreachableError(this.conversationId, this.launch.node, r);
   }
 
   private reachChanged(r: Reach): void {
@@ -279,10 +274,7 @@ export class RemoteSession implements AgentSession {
     this.reachable = r.reachable;
     // First news of a node the front had not heard from since it started: nothing changed for the person.
     if (!known && r.reachable) return void this.tellReachable();
-    const node = this.launch.node;
-    const message = r.reachable
-      ? `✓ ${node} is reachable again; the turn goes on.`
-      : `⏳ unreachable: ${reachText(node, r)}. The turn goes on when it is back; nothing is lost.`;
+    const message = reachNotice(this.launch.node, r);
     for (const t of this.live) t.emit({ type: 'status', message, notify: true, key: 'node-reach' });
     if (r.reachable) this.tellReachable();
   }
