@@ -14,7 +14,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Check } from '../cli/doctor-check.js';
 import type { Config } from '../config/schema.js';
 import { silentLogger } from '../ops/logger.js';
-import { loadJoin } from './credentials.js';
+import { decodeJoinToken, type JoinToken, loadJoin } from './credentials.js';
 import { connectNats } from './transport/connection.js';
 import { resolveNatsServer } from './transport/embedded.js';
 import { COMMAND_STREAM, EVENT_STREAM, FRONT_CONSUMER, nodeConsumer, PRESENCE_BUCKET, parsePresence } from './wire.js';
@@ -33,7 +33,12 @@ function readIf(file: string): string | undefined {
 export async function nodeChecks(config: Config, dataDir: string): Promise<Check[]> {
   const checks: Check[] = [];
   if (config.nodes) await frontChecks(config, dataDir, checks);
-  const join = loadJoin(dataDir);
+  let join: JoinToken | undefined;
+  try {
+    join = process.env.RUDDER_NODE_TOKEN ? decodeJoinToken(process.env.RUDDER_NODE_TOKEN) : loadJoin(dataDir);
+  } catch (err) {
+    checks.push({ name: 'this node', ok: false, required: true, detail: (err as Error).message });
+  }
   if (join) await joinedChecks(config, dataDir, join, checks);
   return checks;
 }
@@ -206,12 +211,7 @@ async function nodeCheck(
   };
 }
 
-async function joinedChecks(
-  config: Config,
-  dataDir: string,
-  join: NonNullable<ReturnType<typeof loadJoin>>,
-  checks: Check[],
-): Promise<void> {
+async function joinedChecks(config: Config, dataDir: string, join: JoinToken, checks: Check[]): Promise<void> {
   const server = typeof config.nodes?.nats === 'object' ? config.nodes.nats : undefined;
   const url = server?.url ?? join.url;
   try {

@@ -4,8 +4,11 @@
  * and live sessions; /sessions and /resume work on the node that holds the project; `rudder doctor`
  * checks the connection, JetStream, the streams and each node.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, runCli } from '../cli/run-cli.js';
+import { tempDir } from '../support/claude-rig.js';
 import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 import { type Cluster, conversationIn, startCluster } from '../support/nodes-rig.js';
 
@@ -109,5 +112,34 @@ describe('projects across machines', { timeout: 180_000 }, () => {
     expect(r.stdout).toMatch(/✔ front consumer: ack explicit/);
     expect(r.stdout).toMatch(/✔ node alpha: up: last heartbeat \d+s ago, Rudder \S+, projects web/);
     expect(r.stdout).toMatch(/✔ node beta: up/);
+  });
+
+  it('rudder doctor on a node checks that its key connects and reads its commands', async () => {
+    const node = cl.nodes.alpha!;
+    const r = await runCli(['doctor', '--timeout', '60'], {
+      cwd: node.cwd,
+      env: cleanEnv({ RUDDER_HOME: node.home, RUDDER_NODE_TOKEN: node.token }),
+      timeoutMs: 120_000,
+    });
+    expect(r.stdout).toContain(`✔ this node (alpha): its key connects to nats://127.0.0.1:${cl.front.natsPort}`);
+  });
+
+  it('rudder node join keeps a token read from stdin (0600) and refuses one that is not a token', async () => {
+    const home = tempDir('join-home');
+    const ok = await runCli(['node', 'join'], {
+      env: cleanEnv({ RUDDER_HOME: home }),
+      input: `${cl.nodes.beta!.token}\n`,
+    });
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toMatch(/This machine joins as node beta at nats:\/\/127\.0\.0\.1:\d+/);
+    const file = path.join(home, 'node-join.json');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).name).toBe('beta');
+    const bad = await runCli(['node', 'join'], {
+      env: cleanEnv({ RUDDER_HOME: tempDir('join-bad') }),
+      input: 'hello\n',
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/The join token is not valid\. .*It must start with rudder-join-1\./);
   });
 });
