@@ -32,6 +32,8 @@ export interface NodeSpec {
   /** Project name → its directory on that node (made here). */
   projects: string[];
   agent?: Record<string, unknown>;
+  /** The node's own `nodes.nats` (another way to the server than its token's URL, and TLS). */
+  nats?: Record<string, unknown>;
 }
 
 export type Front = Awaited<ReturnType<typeof startChild>> & { natsPort: number };
@@ -56,7 +58,7 @@ export class NodeProc {
       agent: agentConfig(mockUrl, this.claudeHome, spec.agent ?? {}),
       projects: Object.fromEntries(spec.projects.map((p) => [p, { path: this.dirs[p] }])),
       steering: { spareProcess: false },
-      nodes: NODE_TIMING,
+      nodes: { ...NODE_TIMING, ...(spec.nats ? { nats: spec.nats } : {}) },
       log: { level: 'debug' },
     });
   }
