@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: every benchmark, side by side in one run, then bench/report.md and report.json.
  * Flags: --quick (fewer runs, for a smoke check), --only a,b (ids: steering, floor, waits,
- * warm-cold, overhead, memory, progress, web, push, codex), --latency FIRST_TOKEN_MS,TOKENS_PER_SECOND or
- * --latency off (the mock model's speed; default 1500,60).
+ * warm-cold, overhead, memory, progress, web, push, nodes, codex), --latency FIRST_TOKEN_MS,TOKENS_PER_SECOND
+ * or --latency off (the mock model's speed; default 1500,60).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { type BenchContext, describeLatency, latencyFromArgs } from './context.j
 import { untapAll } from './floor/wire-tap.js';
 import { benchFloor } from './floor.js';
 import { benchMemory } from './memory.js';
+import { benchNodes } from './nodes/index.js';
 import { benchOverhead } from './overhead/index.js';
 import { benchProgress } from './progress/index.js';
 import { benchPush } from './push.js';
@@ -55,6 +56,11 @@ const SECTIONS: Array<{ id: string; title: string; run: (ctx: BenchContext) => P
     id: 'push',
     title: 'Notifications: a permission request to its Web Push (real CLI, fake push service)',
     run: (c) => benchPush(c.quick),
+  },
+  {
+    id: 'nodes',
+    title: 'Agents on a node over loopback NATS: the hop, durable throughput with 1 and 2 nodes, a node at rest',
+    run: benchNodes,
   },
   {
     id: 'codex',

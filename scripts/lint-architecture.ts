@@ -2,7 +2,8 @@
  * The architecture rules `npm run lint` checks beside Biome (run: `tsx scripts/lint-architecture.ts`):
  *   - no import cycle in src/ or web/src, type imports, re-exports and dynamic imports included;
  *   - layers: src/config, src/security, src/store and src/ops import only from those four and
- *     src/errors.ts (and node: and npm packages); nothing in src/channels imports src/gateway or src/http;
+ *     src/errors.ts (and node: and npm packages); nothing in src/channels or src/nodes imports src/gateway or
+ *     src/http;
  *   - no file over 300 lines in src/gateway and src/http;
  *   - no line over 120 characters in src/, web/src, tests/ and bench/ (fixtures and results aside).
  * The import graph comes from the TypeScript compiler (ts.preProcessFile finds every import,
@@ -66,6 +67,11 @@ export const LAYER_RULES: LayerRule[] = [
     from: ['src/channels'],
     forbidden: ['src/gateway', 'src/http'],
     why: 'nothing in src/channels imports src/gateway or src/http',
+  },
+  {
+    from: ['src/nodes'],
+    forbidden: ['src/gateway', 'src/http'],
+    why: 'nothing in src/nodes imports src/gateway or src/http (a node runs agents, never the gateway)',
   },
 ];
 

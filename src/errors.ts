@@ -27,6 +27,16 @@ export const ERRORS = {
     'The codex binary was not found. Install @openai/codex (npm ci brings the pinned one), put codex on PATH, or ' +
     'set RUDDER_CODEX_BIN / agent.codex.bin.',
   CODEX_PROTOCOL: 'The codex app-server answered in a way Rudder does not understand.',
+  AGENT_UNREACHABLE:
+    "The machine this conversation's agent runs on cannot be reached; its messages wait until it is back.",
+  // nodes: agents on other machines, over NATS JetStream
+  NATS_SERVER_MISSING:
+    'nats-server was not found. Install it (apt-get install -y nats-server) or set nodes.natsServerBin.',
+  NATS_SERVER_FAILED: 'The embedded nats-server did not start.',
+  NATS_UNAVAILABLE: 'The NATS server cannot be reached (or refused the credentials).',
+  NODE_JOIN_INVALID: 'The join token is not valid. Run `rudder node add <name>` on the front and use what it prints.',
+  NODE_UNKNOWN: 'No node by that name has been added. `rudder node add <name>` on the front adds one.',
+  NODE_REFUSED: 'A node sent something about a conversation that is not its own; it was refused.',
   // config
   CONFIG_INVALID: 'The configuration is not valid.',
   CONFIG_UNREADABLE: 'The configuration file could not be read.',
@@ -101,6 +111,8 @@ export const ERRORS = {
   REVIEW_FILE_UNKNOWN: 'That file has no change to show.',
   REVIEW_NO_WORKTREE:
     "This conversation has no worktree yet: its agent's first turn makes one. Send it a message, then look again.",
+  REVIEW_ON_NODE:
+    "This conversation's project lives on a node: its changes are on that machine. Review them there (git in the project's directory).",
   // tmux
   TMUX_MISSING: 'tmux is not installed. Install it (apt-get install -y tmux) or use the claude-stream backend.',
   TMUX_FAILED: 'A tmux command failed.',

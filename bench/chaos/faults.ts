@@ -8,6 +8,7 @@
 import type { MockReply } from '../../tests/support/mock-anthropic.js';
 import { sleep } from '../stats.js';
 import type { Violation } from './invariants.js';
+import { CHAOS_NODE_TIMING, type ChaosNode, natsPid } from './nodes.js';
 import { alive, descendantsOf, processesOfRun, procInfo } from './procs.js';
 import type { Rng } from './random.js';
 import type { Accepted, ChaosRig } from './rig.js';
@@ -18,6 +19,8 @@ export interface Conv {
   /** The gateway's conversation id. */
   id: string;
   sent: number;
+  /** The node its project lives on (with --nodes). */
+  node?: string;
 }
 
 export interface RunCtx {
@@ -146,8 +149,8 @@ export const ACTIONS: Record<string, Action> = {
     if (accepted) await turnRunning(ctx, tag);
     await sleep(ctx.rnd.int(0, 1500));
     await ctx.rig.kill9();
-    // Its agent processes outlive it until the restart, which must stop them.
-    const orphans = processesOfRun(ctx.rig.agentHome);
+    // Its agent processes outlive it until the restart, which must stop them (on nodes they are the nodes').
+    const orphans = ctx.rig.nodes.length ? [] : processesOfRun(ctx.rig.agentHome);
     ctx.log(`kill -9 gateway (${orphans.length} agent processes left running: ${orphans.map((p) => p.pid).join(' ')})`);
     await sleep(ctx.rnd.int(0, 1000));
     await ctx.rig.start();
@@ -258,6 +261,81 @@ export const ACTIONS: Record<string, Action> = {
     return undefined;
   },
 };
+
+/** A node that runs and is not paused, and a conversation on it (idle when there is one). */
+async function nodeAndConv(ctx: RunCtx): Promise<{ node: ChaosNode; conv: Conv } | undefined> {
+  const nodes = ctx.rig.nodes.filter((n) => n.running() && !n.paused);
+  if (!nodes.length) return undefined;
+  const node = ctx.rnd.pick(nodes);
+  const on = ctx.convs.filter((c) => c.node === node.name);
+  if (!on.length) return undefined;
+  return { node, conv: await idleConv(ctx, (c) => c.node === node.name) };
+}
+
+export const NODE_ACTIONS: Record<string, Action> = {
+  async 'kill-node'(ctx) {
+    const picked = await nodeAndConv(ctx);
+    if (!picked) return undefined;
+    const { node, conv } = picked;
+    const { tag, accepted } = await send(ctx, conv, '[[bash:echo start; sleep 6]] long work');
+    if (!accepted || !(await turnRunning(ctx, tag))) return undefined;
+    await sleep(ctx.rnd.int(300, 2500));
+    const left = descendantsOf(node.pid()!);
+    await node.kill9();
+    ctx.log(`kill -9 node ${node.name} mid-turn (its agent processes: ${left.join(' ') || 'none'})`);
+    await sleep(ctx.rnd.int(0, 2000));
+    await node.start(ctx.rig.budget());
+    ctx.log(`node ${node.name} restarted`);
+    // What the dead node ran is stopped by its restart.
+    await sleep(2000);
+    for (const pid of left.filter(alive))
+      ctx.violations.push({
+        kind: 'leaked-process',
+        detail:
+          `pid ${pid} (${procInfo(pid)?.cmdline.slice(0, 80)}) of the killed node ${node.name} ` +
+          'runs 2 s after its restart',
+      });
+    return 'kill -9 node mid-turn, restart';
+  },
+
+  async 'kill-nats'(ctx) {
+    const conv = await idleConv(ctx, (c) => c.node !== undefined);
+    const { tag, accepted } = await send(ctx, conv, '[[bash:sleep 3]] work');
+    if (accepted) await turnRunning(ctx, tag);
+    await sleep(ctx.rnd.int(0, 1500));
+    const pid = natsPid(ctx.rig.home);
+    if (!pid) return undefined;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      return undefined;
+    }
+    ctx.log(`kill -9 nats-server ${pid}`);
+    // Messages sent while it is down or starting again.
+    await send(ctx, ctx.rnd.pick(ctx.convs), 'while NATS restarts');
+    return 'kill -9 nats-server';
+  },
+
+  async 'stop-node'(ctx) {
+    const picked = await nodeAndConv(ctx);
+    if (!picked) return undefined;
+    const { node, conv } = picked;
+    if (ctx.rnd.next() < 0.5) await send(ctx, conv, '[[bash:sleep 2]] work');
+    await sleep(ctx.rnd.int(0, 1500));
+    node.pause();
+    ctx.log(`SIGSTOP node ${node.name}`);
+    const away = CHAOS_NODE_TIMING.lostAfterSeconds * 1000 + ctx.rnd.int(500, 3000);
+    await sleep(away / 2);
+    for (let i = ctx.rnd.int(1, 2); i > 0; i--) await send(ctx, conv, 'while the node is away');
+    await sleep(away / 2);
+    node.resume();
+    ctx.log(`SIGCONT node ${node.name} after ${away} ms`);
+    return 'SIGSTOP node past the lost threshold, SIGCONT';
+  },
+};
+
+/** The node and NATS faults, played with --nodes. */
+export const NODE_FAULTS = Object.keys(NODE_ACTIONS);
 
 /** Every fault kind; a run plays each once, in a seeded order, between ordinary messages. */
 export const FAULTS = [

@@ -1,7 +1,8 @@
 /**
- * `npm run chaos -- --runs N --seed S [--faults K] [--verbose] [--keep]`: N seeded runs (seeds S,
- * S+1, ...), each playing every fault kind once. Prints each run, then
- * `chaos: N runs, N faults, N lost, N duplicated`; exits 1 on any violation.
+ * `npm run chaos -- --runs N --seed S [--faults K] [--nodes N] [--verbose] [--keep]`: N seeded runs
+ * (seeds S, S+1, ...), each playing every fault kind once (with --nodes, the agents run on that
+ * many `rudder node` processes and the node and NATS faults are played too). Prints each run, then
+ * `chaos: N runs, N faults, N lost, N duplicated, N ran-after-stop`; exits 1 on any violation.
  */
 import { type RunReport, runChaos } from './run.js';
 
@@ -13,6 +14,7 @@ const arg = (name: string, fallback: number) => {
 const runs = arg('runs', 3);
 const seed = arg('seed', Date.now() % 100_000);
 const faults = arg('faults', Infinity);
+const nodes = arg('nodes', 0);
 const verbose = argv.includes('--verbose');
 const keep = argv.includes('--keep');
 
@@ -20,7 +22,7 @@ const reports: RunReport[] = [];
 for (let i = 0; i < runs; i++) {
   const s = seed + i;
   process.stdout.write(`run ${i + 1}/${runs} (seed ${s})\n`);
-  const r = await runChaos({ seed: s, faults: Number.isFinite(faults) ? faults : undefined, verbose, keep });
+  const r = await runChaos({ seed: s, faults: Number.isFinite(faults) ? faults : undefined, verbose, keep, nodes });
   reports.push(r);
   process.stdout.write(
     `  ${(r.durationMs / 1000).toFixed(0)} s, ${r.messages} messages ${JSON.stringify(r.states)}, ` +
@@ -34,9 +36,13 @@ for (let i = 0; i < runs; i++) {
 }
 const all = reports.flatMap((r) => r.violations);
 const count = (k: string) => all.filter((v) => v.kind === k).length;
-const others = all.filter((v) => v.kind !== 'lost' && v.kind !== 'duplicated');
+const others = all.filter((v) => !['lost', 'duplicated', 'ran-after-stop'].includes(v.kind));
+const kinds = new Map<string, number>();
+for (const r of reports) for (const k of r.kinds) kinds.set(k, (kinds.get(k) ?? 0) + 1);
 process.stdout.write(
-  `chaos: ${runs} runs, ${reports.reduce((n, r) => n + r.faults.length, 0)} faults, ${count('lost')} lost, ` +
-    `${count('duplicated')} duplicated${others.length ? `, ${others.length} other violation(s)` : ''}\n`,
+  `chaos: ${runs} runs${nodes ? ` on ${nodes} nodes` : ''}, ${reports.reduce((n, r) => n + r.faults.length, 0)} ` +
+    `faults, ${count('lost')} lost, ${count('duplicated')} duplicated, ${count('ran-after-stop')} ran-after-stop` +
+    `${others.length ? `, ${others.length} other violation(s)` : ''}\n` +
+    `  faults played: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}\n`,
 );
 process.exit(all.length ? 1 : 0);

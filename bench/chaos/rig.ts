@@ -3,6 +3,8 @@
  * with its own RUDDER_HOME, agent HOME and working directory, driven through its HTTP API and the
  * slow channel's inbound endpoint. The agent binary is the fake CLI in `wrap` mode: the real CLI
  * behind a pass-through that injects malformed frames, stderr floods and cut-off output on demand.
+ * With `nodes` > 0 the gateway is a front with an embedded nats-server and the agents run on that
+ * many `rudder node` processes (nodes.ts), one project each; the conversations are spread over them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,6 +15,7 @@ import { call, type Endpoint } from '../../src/cli/client.js';
 import { CLAUDE_BIN, FAKE_CLAUDE, mockAgentEnv, tempDir, waitUntil } from '../../tests/support/claude-rig.js';
 import { writeConfig } from '../../tests/support/gateway-rig.js';
 import type { MockApi } from '../../tests/support/mock-anthropic.js';
+import { CHAOS_NODE_TIMING, ChaosNode } from './nodes.js';
 import { childrenOf } from './procs.js';
 import { SLOW_CHANNEL } from './slow-channel.js';
 
@@ -26,6 +29,11 @@ const CHILD = process.env.CHAOS_GATEWAY_CHILD ?? path.join(HERE, 'gateway-child.
 
 export interface Status {
   sessions: Array<{ conversationId: string; pid: number | null; state: string; backend: string }>;
+  nodes?: Array<{
+    name: string;
+    state: string;
+    sessions: Array<{ conversationId: string; pid: number | null; state: string }>;
+  }>;
   queues: Array<{ conversationId: string; depth: number; inFlight: number; pausedUntil: string | null }>;
   owedReplies: number;
   messages: Record<string, number>;
@@ -55,24 +63,38 @@ export class ChaosRig {
   slowUrl: string | undefined;
   child: ChildProcess | undefined;
   starts = 0;
+  /** The nodes the agents run on (none: the gateway runs them itself). */
+  readonly nodes: ChaosNode[] = [];
 
-  constructor(readonly mock: MockApi) {
+  constructor(
+    readonly mock: MockApi,
+    opts: { nodes?: number; natsPort?: number } = {},
+  ) {
     this.slowLog = path.join(this.home, 'slow-channel.jsonl');
-    this.configFile = writeConfig(this.cwd, {
-      agent: {
-        claudeBin: FAKE_CLAUDE,
-        cwd: this.cwd,
-        permissionMode: 'bypassPermissions',
-        interruptGraceSeconds: 3,
-        passEnv: [],
-        env: {
-          FAKE_CLAUDE_MODE: 'wrap',
-          FAKE_CLAUDE_REAL: CLAUDE_BIN,
-          FAKE_FAULT_DIR: this.faultDir,
-          // A subscription login, so 429s can carry a reset time.
-          ...mockAgentEnv(mock.url, this.agentHome, { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-chaos' }),
-        },
+    const agent = {
+      claudeBin: FAKE_CLAUDE,
+      cwd: this.cwd,
+      permissionMode: 'bypassPermissions',
+      interruptGraceSeconds: 3,
+      passEnv: [],
+      env: {
+        FAKE_CLAUDE_MODE: 'wrap',
+        FAKE_CLAUDE_REAL: CLAUDE_BIN,
+        FAKE_FAULT_DIR: this.faultDir,
+        // A subscription login, so 429s can carry a reset time.
+        ...mockAgentEnv(mock.url, this.agentHome, { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat-chaos' }),
       },
+    };
+    for (let i = 0; i < (opts.nodes ?? 0); i++) this.nodes.push(new ChaosNode(`n${i}`, agent));
+    const nodes = this.nodes.length
+      ? {
+          nodes: { embeddedPort: opts.natsPort ?? 0, ...CHAOS_NODE_TIMING },
+          projects: Object.fromEntries(this.nodes.map((n) => [n.project, { node: n.name }])),
+        }
+      : {};
+    this.configFile = writeConfig(this.cwd, {
+      agent,
+      ...nodes,
       steering: { maxLive: 3 },
       // No chat channel: the slow channel is added by gateway-child.ts, with its own access entry.
       web: { port: 0 },
@@ -108,6 +130,22 @@ export class ChaosRig {
     if (!m) throw new Error(`the gateway did not start:\n${out}`);
     this.ep = { base: m[1]!, token: m[2]! };
     this.slowUrl = m[3]!;
+  }
+
+  /** Joins and starts the nodes (once, after the front's first start), and waits until the front hears them. */
+  async startNodes(): Promise<void> {
+    const budget = Math.max(60_000, 10 * this.startMs);
+    for (const n of this.nodes) n.join(this.home, this.cwd);
+    await Promise.all(this.nodes.map((n) => n.start(budget)));
+    await waitUntil(async () => {
+      const s = await this.status();
+      return this.nodes.every((n) => s?.nodes?.some((x) => x.name === n.name && x.state === 'up'));
+    }, budget);
+  }
+
+  /** A start-up's worth of waiting, from the longest measured so far. */
+  budget(): number {
+    return Math.max(60_000, 10 * this.startMs);
   }
 
   running(): boolean {
@@ -180,15 +218,23 @@ export class ChaosRig {
     try {
       const s = await call<Status>(this.ep, 'GET', '/api/status');
       for (const x of s.sessions) if (x.pid) this.track(x.pid);
+      for (const n of s.nodes ?? []) for (const x of n.sessions) if (x.pid) this.track(x.pid);
       return s;
     } catch {
       return undefined;
     }
   }
 
-  /** The pid of the agent process of a conversation, as the gateway sees it (the fake CLI in wrap mode). */
+  /** The pid of the agent process of a conversation, as the gateway (or its node) sees it (the fake CLI, wrap mode). */
   async agentPid(conversationId: string): Promise<number | undefined> {
-    return (await this.status())?.sessions.find((s) => s.conversationId === conversationId)?.pid ?? undefined;
+    const s = await this.status();
+    const local = s?.sessions.find((x) => x.conversationId === conversationId)?.pid;
+    if (local) return local;
+    for (const n of s?.nodes ?? []) {
+      const pid = n.sessions.find((x) => x.conversationId === conversationId && x.state !== 'stopped')?.pid;
+      if (pid) return pid;
+    }
+    return undefined;
   }
 
   /** The real CLI under the wrapper. */
@@ -215,8 +261,14 @@ export class ChaosRig {
     }
   }
 
+  /** Stops every node (SIGTERM, after a SIGCONT); false when one had to be killed. */
+  async stopNodes(): Promise<boolean> {
+    return (await Promise.all(this.nodes.map((n) => n.stop()))).every(Boolean);
+  }
+
   /** Removes the run's temp dirs (kept when a run found a violation). */
   cleanup(): void {
+    for (const n of this.nodes) n.cleanup();
     for (const d of [this.home, this.agentHome, this.cwd, this.faultDir])
       fs.rmSync(d, { recursive: true, force: true });
   }

@@ -8,9 +8,11 @@
 
 import { OPEN_STATES } from '../../src/store/types.js';
 import { startMockApi } from '../../tests/support/mock-anthropic.js';
+import { freePort } from '../../tests/support/nodes-rig.js';
 import { sleep } from '../stats.js';
-import { ACTIONS, type Conv, FAULTS, type RunCtx } from './faults.js';
+import { ACTIONS, type Conv, FAULTS, NODE_ACTIONS, NODE_FAULTS, type RunCtx } from './faults.js';
 import { checkModelInputs, checkStore, trackedProcesses, type Violation } from './invariants.js';
+import { natsPid } from './nodes.js';
 import { alive, processesOfRun } from './procs.js';
 import { Rng } from './random.js';
 import { ChaosRig } from './rig.js';
@@ -27,6 +29,8 @@ export interface RunOptions {
   verbose?: boolean;
   /** Keep the temp dirs of a run even when it passed. */
   keep?: boolean;
+  /** Agents on this many `rudder node` processes behind the gateway (0: it runs them itself). */
+  nodes?: number;
 }
 
 export interface RunReport {
@@ -87,12 +91,15 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
     if (opts.verbose) process.stdout.write(`    ${entry}\n`);
   };
   const mock = await startMockApi();
-  const rig = new ChaosRig(mock);
+  const nodeCount = opts.nodes ?? 0;
+  const rig = new ChaosRig(mock, { nodes: nodeCount, natsPort: nodeCount ? await freePort() : undefined });
+  // With nodes, the conversations are spread over them (c2 on the second; the rest on the default, the first).
+  const on = (i: number) => (nodeCount ? { node: rig.nodes[Math.min(i, nodeCount - 1)]!.name } : {});
   const convs: Conv[] = [
-    { key: 'c1', kind: 'web', id: 'web:c1', sent: 0 },
-    { key: 'c2', kind: 'web', id: 'web:c2', sent: 0 },
-    { key: 'c3', kind: 'web', id: 'web:c3', sent: 0 },
-    { key: 's1', kind: 'slow', id: `${SLOW_CHANNEL}:s1`, sent: 0 },
+    { key: 'c1', kind: 'web', id: 'web:c1', sent: 0, ...on(0) },
+    { key: 'c2', kind: 'web', id: 'web:c2', sent: 0, ...on(1) },
+    { key: 'c3', kind: 'web', id: 'web:c3', sent: 0, ...on(0) },
+    { key: 's1', kind: 'slow', id: `${SLOW_CHANNEL}:s1`, sent: 0, ...on(0) },
   ];
   const violations: Violation[] = [];
   const ctx: RunCtx = { rig, rnd, convs, burst: undefined, log, violations };
@@ -102,21 +109,27 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
     return ctx.burst.reply();
   });
 
-  const unknown = (opts.kinds ?? []).filter((k) => !FAULTS.includes(k));
-  if (unknown.length)
-    throw new Error(`unknown fault kind(s) ${unknown.join(', ')}: the kinds are ${FAULTS.join(', ')}`);
-  const order = [...(opts.kinds ?? FAULTS)].sort(() => rnd.next() - 0.5).slice(0, opts.faults);
+  const all = nodeCount ? [...FAULTS, ...NODE_FAULTS] : FAULTS;
+  const actions = { ...ACTIONS, ...NODE_ACTIONS };
+  const unknown = (opts.kinds ?? []).filter((k) => !all.includes(k));
+  if (unknown.length) throw new Error(`unknown fault kind(s) ${unknown.join(', ')}: the kinds are ${all.join(', ')}`);
+  const order = [...(opts.kinds ?? all)].sort(() => rnd.next() - 0.5).slice(0, opts.faults);
   const injected: string[] = [];
   const injectedKinds: string[] = [];
   let states: Record<string, number> = {};
   try {
     await rig.start();
+    if (nodeCount) {
+      await rig.startNodes();
+      for (const c of convs.filter((x) => x.node && x.node !== rig.nodes[0]!.name))
+        await rig.post(c.key, `/project ${rig.nodes.find((n) => n.name === c.node)!.project}`);
+    }
     for (const kind of order) {
       for (let i = rnd.int(0, opts.filler ?? 2); i > 0; i--) {
         await ACTIONS[rnd.weighted({ message: 3, tool: 2, retry: 1 })]!(ctx);
         await sleep(rnd.int(0, 600));
       }
-      const fault = await ACTIONS[kind]!(ctx);
+      const fault = await actions[kind]!(ctx);
       if (fault) {
         injected.push(fault);
         injectedKinds.push(kind);
@@ -128,11 +141,17 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
     const unsettled = await settle(ctx);
     if (unsettled) violations.push({ kind: 'lost', detail: unsettled });
     log('stopping the gateway');
+    const nats = natsPid(rig.home);
     if (!(await rig.stop()))
       violations.push({ kind: 'gateway', detail: 'the gateway did not stop within 30 s of SIGTERM' });
+    if (nats && alive(nats))
+      violations.push({ kind: 'leaked-process', detail: `the embedded nats-server ${nats} outlived the gateway` });
+    if (!(await rig.stopNodes()))
+      violations.push({ kind: 'gateway', detail: 'a node did not stop within 30 s of SIGTERM' });
   } catch (err) {
     violations.push({ kind: 'gateway', detail: `the run broke: ${(err as Error).stack ?? err}` });
     await rig.stop();
+    await rig.stopNodes();
   } finally {
     await mock.close();
   }

@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { LiveConfig } from '../config/load.js';
 import { RudderError } from '../errors.js';
+import type { RemoteLaunch } from '../nodes/front/remote-launch.js';
 import type { Logger } from '../ops/logger.js';
-import { projectAgent } from '../projects/projects.js';
+import { type Project, projectAgent } from '../projects/projects.js';
 import type { Projects } from '../projects/service.js';
 import type { Store } from '../store/store.js';
 import { resolveClaudeBinary } from './claude/binary.js';
@@ -37,6 +38,8 @@ export interface AgentLaunchesDeps {
   projects: Projects;
   env: NodeJS.ProcessEnv;
   log: Logger;
+  /** Sessions of projects on other machines (nodes.*): the front's link to its nodes. */
+  remote?: { session(launch: RemoteLaunch): AgentSession };
 }
 
 /** The mark every agent process of this data dir carries, so a restart finds exactly its leftovers. */
@@ -184,6 +187,22 @@ export class AgentLaunches {
     return buildAgentEnv({ inherited: this.d.env, passVars: agent.passEnv, extra: agent.env });
   }
 
+  /** The launch of a conversation whose project lives on a node: the node runs it, by its own settings. */
+  remote(conversationId: string, sessionId: string | undefined, node: string): RemoteLaunch {
+    const { store, config, log } = this.d;
+    const { project, rebound } = this.d.projects.of(conversationId);
+    return {
+      conversationId,
+      node,
+      project: project.name,
+      sessionId: rebound ? (store.conversation(conversationId)?.sessionId ?? undefined) : sessionId,
+      model: () => store.conversation(conversationId)?.model ?? undefined,
+      onSessionId: (id) => store.setProjectSession(conversationId, project.name, id),
+      interruptGraceMs: config.current().agent.interruptGraceSeconds * 1000,
+      logger: log,
+    };
+  }
+
   /** Each backend by its config name: the agent's name as people read it, and how its session is made. */
   private readonly backends: Record<string, Backend> = {
     'claude-stream': { agent: 'Claude', binary: 'claude', make: (c, s) => new ClaudeStreamSession(this.claude(c, s)) },
@@ -191,10 +210,11 @@ export class AgentLaunches {
     codex: { agent: 'Codex', binary: 'codex', make: (c, s) => new CodexSession(this.codex(c, s)) },
   };
 
-  /** The agents the config's backends run on: agent.backend's and every project's. */
+  /** The agents the backends run on here: agent.backend's and every local project's (a node checks its own). */
   private agentsInUse(): Set<AgentBinary> {
     const cfg = this.d.config.current();
-    const backends = [cfg.agent.backend, ...Object.values(cfg.projects ?? {}).map((p) => p.backend)];
+    const local = Object.values(cfg.projects ?? {}).filter((p) => !p.node);
+    const backends = [cfg.agent.backend, ...local.map((p) => p.backend)];
     return new Set(backends.flatMap((b) => (b && this.backends[b] ? [this.backends[b].binary] : [])));
   }
 
@@ -208,12 +228,25 @@ export class AgentLaunches {
 
   /** The backend is read when a session is created: the conversation's project's, else agent.backend. */
   factory(): SessionFactory {
-    return { live: (c, s) => this.backendOf(c).make(c, s) };
+    return {
+      live: (c, s) => {
+        const project = this.d.projects.peek(c);
+        return project.node ? this.remoteSession(c, s, project) : this.backendOf(c).make(c, s);
+      },
+    };
   }
 
   /** The name of the agent a conversation runs on, as the person reads it ("Codex is rate limited"). */
   agentName(conversationId: string): string {
-    return this.backendOf(conversationId).agent;
+    const node = this.d.projects.peek(conversationId).node;
+    return node ? `The agent on node ${node}` : this.backendOf(conversationId).agent;
+  }
+
+  /** A project on a node: a session whose real one runs there. */
+  private remoteSession(c: string, s: string | undefined, project: Project): AgentSession {
+    const why = `Project ${project.name} lives on node ${project.node}: add a nodes section.`;
+    if (!this.d.remote) throw new RudderError('CONFIG_INVALID', why, { conversationId: c });
+    return this.d.remote.session(this.remote(c, s, project.node!));
   }
 
   /** Stops what is not a session's own: the spare process and Codex's shared app-servers. */

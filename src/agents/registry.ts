@@ -182,7 +182,10 @@ export class SessionRegistry {
     this.reaper = undefined;
     const all = this.sessions();
     this.sessionsByConversation.clear();
-    await Promise.allSettled(all.map(async (s) => s.stop(reason)));
+    // A session whose turns run elsewhere is let go of, not stopped: its turn is followed again after the restart.
+    await Promise.allSettled(
+      all.map(async (s) => (s.capabilities.reattach && s.detach ? s.detach(reason) : s.stop(reason))),
+    );
   }
 }
 

@@ -32,6 +32,11 @@ export interface Capabilities {
   steer: 'tool-boundary' | 'native' | 'none';
   interrupt: boolean;
   resume: boolean;
+  /**
+   * The session's turns run on where Rudder does not (another machine): after a restart of Rudder, a turn that was
+   * running is followed again (`reattach`) instead of run again, and a stop of Rudder lets go of it (`detach`).
+   */
+  reattach?: boolean;
 }
 
 export interface Usage {
@@ -204,4 +209,19 @@ export interface AgentSession {
    * goes back to the configured one.
    */
   setModel?(model: string | undefined): Promise<void>;
+  /**
+   * With capabilities.reattach: the turn a previous run of Rudder had running, followed again (its events and
+   * result arrive as if it had never been left); a turn the agent no longer knows fails as AGENT_CRASHED.
+   */
+  reattach?(turn: { turnId: string; inputIds: string[] }): Turn;
+  /**
+   * With capabilities.reattach: Rudder stops, the session does not. Its running turn fails here with AGENT_STOPPED
+   * (kept open for the next start) and goes on where it runs.
+   */
+  detach?(reason: string): Promise<void>;
+  /**
+   * Optional: a session whose agent can be out of reach (startTurn throws AGENT_UNREACHABLE) calls this when it can
+   * take work again.
+   */
+  onReachable?(listener: () => void): () => void;
 }

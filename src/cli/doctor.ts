@@ -3,7 +3,8 @@
  * model request with the agent's environment (doctor-model.ts), the data dir, the SQLite store,
  * the config, tmux and the TUI's first run when the claude-tmux backend is configured, codex
  * (binary, version, app-server handshake, auth, a minimal request) when a conversation may run on
- * it, the fallback endpoint and each channel's token. Prints how to fix what fails; exits 1 when a
+ * it, the fallback endpoint, each channel's token, and with nodes the NATS connection, JetStream,
+ * the streams and each node (nodes/doctor.ts). Prints how to fix what fails; exits 1 when a
  * required check fails. It changes nothing: no data dir or store is created.
  */
 import { execFile } from 'node:child_process';
@@ -41,8 +42,9 @@ model request through claude with the agent's environment (a one-word prompt, no
 saved session; a failure names its cause: DNS, a refused connection, 401, 403, the proxy, a
 timeout), the data dir and the store, the config, tmux and the TUI's first run when
 agent.backend is claude-tmux, codex (binary, version, app-server handshake, auth, one short
-request) when agent.backend or a project's backend is codex, the fallback model and each
-channel's token. Creates nothing. Exits 1 when a required check fails.`,
+request) when agent.backend or a project's backend is codex, the fallback model, each
+channel's token, and with a nodes section (or on a node) the NATS connection, JetStream, the
+streams and each node's heartbeat. Creates nothing. Exits 1 when a required check fails.`,
     )
     .option('--timeout <seconds>', 'how long the model request waits for an answer', '30')
     .action(async (opts: { timeout: string }) => {
@@ -372,6 +374,10 @@ export async function doctor(opts: DoctorOptions = {}): Promise<Check[]> {
       required: false,
       detail: 'not configured (rate-limited turns wait for the reset)',
     });
+  }
+  if (config) {
+    const { nodeChecks } = await import('../nodes/doctor.js');
+    checks.push(...(await nodeChecks(config, dataDir())));
   }
   if (config) {
     const [{ createChannels }, { silentLogger }] = await Promise.all([

@@ -9,6 +9,7 @@ import { RudderError } from '../errors.js';
 import { VERSION } from '../ops/version.js';
 import * as backup from './backup.js';
 import * as doctor from './doctor.js';
+import * as node from './node.js';
 import * as pairing from './pairing.js';
 import * as paneState from './pane-state.js';
 import * as send from './send.js';
@@ -28,7 +29,7 @@ function program(): Command {
       '\nThe gateway reads rudder.config.json in the working directory, else $RUDDER_HOME/config.json ' +
         '(README: Configuration).',
     );
-  for (const cmd of [start, send, status, doctor, backup, paneState, pairing]) cmd.register(p);
+  for (const cmd of [start, node, send, status, doctor, backup, paneState, pairing]) cmd.register(p);
   return p;
 }
 

@@ -18,6 +18,7 @@ const PAUSED: Record<string, string> = {
   'rate-limit': 'rate limited',
   'agent-terminal': 'waiting for the agent terminal',
   budget: 'daily budget spent',
+  'agent-unreachable': 'its node cannot be reached',
 };
 
 /** "Cost today: $0.05 in 4 turns; main $0.05 of $5.00" (a project without a budget shows only what it spent). */
@@ -133,6 +134,18 @@ export async function status(opts: { json?: boolean }): Promise<number> {
         `  ${named(x)}  ${x.backend}  pid ${x.pid ?? '-'}  ${x.state}  idle ${x.idleSeconds}s ` +
           ` ${mb(x.rssBytes)}  steered ${x.steered}`,
       );
+  }
+  if (s.nodes) {
+    lines.push(s.nodes.length ? 'Nodes:' : 'Nodes: none added (rudder node add <name>)');
+    for (const n of s.nodes) {
+      const seen = n.lastSeen ? `last seen ${n.lastSeen}` : 'never seen';
+      const live = n.sessions.filter((x) => x.state !== 'stopped').length;
+      const state = n.state === 'lost' ? `unreachable (${seen})` : n.state;
+      lines.push(
+        `  ${n.name}  ${state}  projects ${n.projects.join(', ') || '-'}  sessions ${live}` +
+          `${n.rssBytes ? `  ${mb(n.rssBytes)}` : ''}`,
+      );
+    }
   }
   if (s.queues.length) {
     lines.push('Queues:');

@@ -43,6 +43,8 @@ export function projectProblems(cfg: Config, dataDir: string): ConfigProblem[] {
   const known = names.length ? `projects: ${names.join(', ')}` : 'no projects are configured';
   for (const [name, p] of Object.entries(cfg.projects ?? {})) {
     const at = ['projects', name];
+    // A node's project is checked by that node, against its own config.
+    if (p.path === undefined) continue;
     const dir = expandPath(p.path);
     let stat: fs.Stats | undefined;
     try {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { isLoopbackHost, splitHostPort } from '../security/hosts.js';
 import { channelsSchema, progressSchema, queueModeSchema, sttSchema, ttsSchema } from './channels-schema.js';
 import { CONFIG_KEY, type JsonValue, secretKeyProblem } from './codex-config.js';
+import { nodeNameSchema, nodesSchema } from './nodes-schema.js';
 import { PERMISSION_MODES } from './permission-modes.js';
 
 export { queueModeSchema };
@@ -115,11 +116,16 @@ export const budgetSchema = z
   })
   .strict();
 
-/** A working directory with its own agent settings; each key given here replaces the one in `agent`. */
+/**
+ * A working directory with its own agent settings; each key given here replaces the one in `agent`.
+ * A project on a node (`node`) is that node's: its directory and agent settings are in the node's own config.
+ */
 export const projectSchema = z
   .object({
     /** The directory the agent works in (absolute, relative to where Rudder starts, or ~/...). */
-    path: z.string().min(1),
+    path: z.string().min(1).optional(),
+    /** The node (`rudder node`) this project lives on; its conversations' agents run there. */
+    node: nodeNameSchema.optional(),
     model: z.string().min(1).optional(),
     permissionMode: z.enum(PERMISSION_MODES).optional(),
     backend: z.enum(BACKENDS).optional(),
@@ -131,7 +137,20 @@ export const projectSchema = z
     /** This project's daily budget; replaces the top-level `budget`. */
     budget: budgetSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.node === undefined) {
+      if (p.path === undefined) ctx.addIssue({ code: 'custom', path: ['path'], message: 'is required (or set node)' });
+      return;
+    }
+    const local = Object.entries(p).filter(([k, v]) => k !== 'node' && v !== undefined && v !== false);
+    for (const [k] of local)
+      ctx.addIssue({
+        code: 'custom',
+        path: [k],
+        message: `a project on node ${p.node} takes its ${k} from that node's own config; remove it here`,
+      });
+  });
 
 export const steeringSchema = z
   .object({
@@ -247,6 +266,8 @@ export const configSchema = z
     stt: sttSchema.optional(),
     /** Replies to voice notes also as voice notes (and a play button on the page's replies). */
     tts: ttsSchema.optional(),
+    /** Agents on several machines: the NATS server and presence (README: Several machines). */
+    nodes: nodesSchema.optional(),
     log: z
       .object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') })
       .strict()
@@ -259,7 +280,17 @@ export const configSchema = z
      */
     channelStartTimeoutSeconds: z.number().min(0).max(600).default(10),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.nodes) return;
+    for (const [name, p] of Object.entries(c.projects ?? {}))
+      if (p.node)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['projects', name, 'node'],
+          message: `project ${name} lives on node ${p.node}, but there is no nodes section (add "nodes": {})`,
+        });
+  });
 
 export type Config = z.infer<typeof configSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
@@ -271,3 +302,4 @@ export type StoreConfig = z.infer<typeof storeSchema>;
 export type PushConfig = z.infer<typeof pushSchema>;
 export type FallbackConfig = z.infer<typeof fallbackSchema>;
 export type BudgetConfig = z.infer<typeof budgetSchema>;
+export type { NodesConfig } from './nodes-schema.js';

@@ -6,6 +6,7 @@
 import type https from 'node:https';
 import path from 'node:path';
 import type { BinaryCheck } from '../agents/common/binary-check.js';
+import { killOrphans } from '../agents/common/leftovers.js';
 import { AgentLaunches } from '../agents/launch.js';
 import type { SessionFactory } from '../agents/pool.js';
 import type { Channel } from '../channels/channel.js';
@@ -16,13 +17,14 @@ import { checkProjects, type LiveConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { HttpServer } from '../http/server.js';
 import { loadOrCreateToken } from '../http/token.js';
+import { NodesFront } from '../nodes/front/front.js';
 import { acquireLock, type DataDirLock } from '../ops/lock.js';
 import type { Logger } from '../ops/logger.js';
 import { memAvailableBytes } from '../ops/proc.js';
 import { registerSecret } from '../ops/redact.js';
 import { Projects } from '../projects/service.js';
 import { Store } from '../store/store.js';
-import { killOrphans, recoverOpenMessages } from './recovery.js';
+import { recoverOpenMessages } from './recovery.js';
 import { buildServices, type Services } from './services.js';
 import { shutdown, undoStart } from './shutdown.js';
 
@@ -84,12 +86,14 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   const store = openStore(dataDir, cfg, log);
   const projects = new Projects({ store, config: () => config.current(), env, log });
   const memAvailable = memAvailableBytes();
-  const launches = new AgentLaunches({ dataDir, config, store, projects, env, log, memAvailable });
+  // Agents on other machines (nodes.*): the NATS server and the link to the nodes, before the launches use it.
+  const nodes = cfg.nodes ? await startNodes(dataDir, cfg, store, projects, log) : undefined;
+  const launches = new AgentLaunches({ dataDir, config, store, projects, env, log, memAvailable, remote: nodes });
   killOrphans(store, log, launches.markPrefix);
   store.pruneEvents(EVENT_RETENTION_MS);
   const factory = opts.sessionFactory?.(launches);
   const push = cfg.web.enabled && cfg.push.enabled ? pushKeys(dataDir, opts.pushAgent) : undefined;
-  const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable, push, dataDir });
+  const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable, push, dataDir, nodes });
   void s.voice.prune().catch(() => undefined);
   const binaries = launches.health.refresh();
 
@@ -101,8 +105,10 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   // Recovered messages are put back in line before any channel can deliver a new one.
   const recovered = await recoverOpenMessages(s);
   if (Object.values(recovered).some((n) => n > 0)) log.info(recovered, 'recovered open messages from the previous run');
+  // The nodes' events are read once the turns recovery follows again are registered.
+  nodes?.listen();
   // Without its own page the gateway does not run: what recovery started is undone.
-  if (web) await startWeb(web, log).catch((err) => undoStart(s, launches, err));
+  if (web) await startWeb(web, log).catch((err) => undoStart(s, launches, nodes, err));
 
   // The chat channels all at once: one that cannot reach its platform holds up nothing else.
   await s.channelStarts.startAll(channels, config.current().channelStartTimeoutSeconds * 1000, opts.signal);
@@ -112,8 +118,17 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
     if (!opts.lock) lock.release();
   };
   let stopping: Promise<void> | undefined;
-  const stop = (reason: string) => (stopping ??= shutdown({ s, launches, web, release }, reason));
+  const stop = (reason: string) => (stopping ??= shutdown({ s, launches, nodes, web, release }, reason));
   return { services: s, web, binaries, stop };
+}
+
+async function startNodes(dataDir: string, cfg: Config, store: Store, projects: Projects, log: Logger) {
+  try {
+    return await NodesFront.start({ dataDir, config: cfg.nodes!, store, projects, log });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
 }
 
 function openStore(dataDir: string, cfg: Config, log: Logger): Store {

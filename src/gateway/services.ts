@@ -10,6 +10,7 @@ import { SessionRegistry, warmCap } from '../agents/registry.js';
 import type { VapidKeys } from '../channels/push/keys.js';
 import { PushSender } from '../channels/push/sender.js';
 import type { LiveConfig } from '../config/load.js';
+import type { NodesFront } from '../nodes/front/front.js';
 import type { Logger } from '../ops/logger.js';
 import { ReviewDesk } from '../projects/review/guard.js';
 import { GitRunner } from '../projects/review/run.js';
@@ -68,12 +69,14 @@ export interface ServiceParts {
   dataDir: string;
   /** Moves the local day's boundary for the budgets, read each time (tests of the midnight reset). */
   dayOffsetMs?: () => number;
+  /** The link to the nodes (nodes.*): their state for /nodes and the status, their sessions for /sessions. */
+  nodes?: NodesFront;
 }
 
 export type Services = ReturnType<typeof buildServices>;
 
 export function buildServices(parts: ServiceParts) {
-  const { config, store, log, env, projects, launches, factory, memAvailable, push } = parts;
+  const { config, store, log, env, projects, launches, factory, memAvailable, push, nodes } = parts;
   const cfg = config.current();
   // Agents: the warm cap from the machine's memory (or the config), the pool over the registry.
   const cap = warmCap(cfg.steering.maxLive, memAvailable);
@@ -177,6 +180,7 @@ export function buildServices(parts: ServiceParts) {
     review,
     budgets,
     log,
+    nodes,
   });
   const router = new Router({ config, store, access, conversations, commands, desk, replies, bus, log });
   const buttons = new Buttons({
@@ -203,6 +207,7 @@ export function buildServices(parts: ServiceParts) {
     agents: launches.health,
     budgets,
     spare: () => launches.spareProcess(),
+    ...(nodes ? { nodes: () => nodes.status() } : {}),
   });
   const actions = new PushActions({ tokens, store, desk, steps, stop: (id) => stopper.stopFromButton(id), log });
   const pushApi = new PushApi({

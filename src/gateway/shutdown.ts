@@ -6,17 +6,20 @@
  */
 import type { AgentLaunches } from '../agents/launch.js';
 import type { HttpServer } from '../http/server.js';
+import type { NodesFront } from '../nodes/front/front.js';
 import type { Services } from './services.js';
 
 export interface Stoppable {
   s: Services;
   launches: AgentLaunches;
+  /** The link to the nodes (nodes.*): closed after the sessions let go, with the embedded NATS server. */
+  nodes: NodesFront | undefined;
   web: HttpServer | undefined;
   /** Releases the data dir's lock when the gateway took it. */
   release(): void;
 }
 
-export async function shutdown({ s, launches, web, release }: Stoppable, reason: string): Promise<void> {
+export async function shutdown({ s, launches, nodes, web, release }: Stoppable, reason: string): Promise<void> {
   const drainMs = s.config.current().shutdownDrainSeconds * 1000;
   s.log.info({ reason, drainSeconds: drainMs / 1000 }, 'stopping: draining in-flight turns');
   s.conversations.markShuttingDown();
@@ -34,6 +37,7 @@ export async function shutdown({ s, launches, web, release }: Stoppable, reason:
   await s.notifier.stop(2000);
   s.conversations.dispose();
   await Promise.allSettled([...s.chats.all().map((c) => c.stop()), web?.stop()]);
+  await nodes?.stop();
   s.steps.flush();
   await s.store.close();
   s.log.info('stopped');
@@ -41,10 +45,16 @@ export async function shutdown({ s, launches, web, release }: Stoppable, reason:
 }
 
 /** The page's server could not start: what recovery began is stopped, and the start fails with its error. */
-export async function undoStart(s: Services, launches: AgentLaunches, err: unknown): Promise<never> {
+export async function undoStart(
+  s: Services,
+  launches: AgentLaunches,
+  nodes: NodesFront | undefined,
+  err: unknown,
+): Promise<never> {
   const why = 'the web channel could not start';
   await Promise.all([s.pool.stopAll(why), launches.stop(why), s.notifier.stop(0)]);
   await Promise.allSettled(s.chats.all().map((c) => c.stop()));
+  await nodes?.stop();
   await s.store.close();
   throw err;
 }

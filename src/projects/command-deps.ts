@@ -1,4 +1,5 @@
 /** What the project commands (/project, /sessions, /resume, /worktree) need from the gateway. */
+import type { Query, QueryAnswer } from '../nodes/wire.js';
 import type { Store } from '../store/store.js';
 import type { Projects } from './service.js';
 
@@ -21,4 +22,6 @@ export interface ProjectCommandDeps {
   tell?(conversationId: string, text: string): void;
   /** Whether another conversation has a turn running: its session cannot move away under it. */
   busyOther?(conversationId: string): boolean;
+  /** Asks the node a project lives on (its Claude Code sessions are on that machine). */
+  askNode?(node: string, q: Query): Promise<QueryAnswer>;
 }

@@ -1,11 +1,13 @@
 /**
  * /project, /sessions, /resume and /worktree for one conversation. Each refuses while a turn runs
  * (the turn works in the old place; /stop it or wait) and releases the live session before it
- * changes where the next turn runs, so the next turn starts a process in the new place.
+ * changes where the next turn runs, so the next turn starts a process in the new place. A project
+ * on a node has its sessions on that machine: the node lists them (node-sessions.ts).
  */
 import fs from 'node:fs';
 import { isRudderError } from '../errors.js';
 import type { ProjectCommandDeps } from './command-deps.js';
+import { nodeSessionFacts, nodeSessionList, where } from './node-sessions.js';
 import type { Project } from './projects.js';
 import { moveSession, nameOf } from './session-move.js';
 import { type CliSession, hasSession, listSessions, type OpenBy, openSessions } from './sessions.js';
@@ -56,7 +58,7 @@ export class ProjectCommands {
       const set = this.d.projects.set();
       const lines = set.projects.map(
         (p) =>
-          `${p.name === mine.name ? '→' : '  '} ${p.name} — ${p.path}${
+          `${p.name === mine.name ? '→' : '  '} ${p.name} — ${where(p)}${
             p.worktrees ? ' (a worktree per ' + 'conversation)' : ''
           }${p.name === set.defaultName ? ' (default)' : ''}`,
       );
@@ -71,7 +73,7 @@ export class ProjectCommands {
         .projects.map((p) => p.name)
         .join(', ')}.`;
     if (target.name === mine.name && this.d.store.conversation(this.d.conversationId)?.project === mine.name)
-      return `This conversation already works in ${mine.name} (${mine.path}).`;
+      return `This conversation already works in ${mine.name} (${where(mine)}).`;
     const busy = this.busyReply(`/project ${name}`);
     if (busy) return busy;
     // Bound first, then released: a message arriving meanwhile finds the old session stopped and starts in the new
@@ -79,15 +81,21 @@ export class ProjectCommands {
     const { resumes } = this.d.projects.bind(this.d.conversationId, target.name);
     await this.d.release(`moved to project ${target.name}`);
     const wt = this.d.projects.worktreeOf(this.d.conversationId, target.name);
-    const where = target.worktrees
+    const worktree = target.worktrees
       ? wt?.worktree
         ? ` Its worktree: ${wt.worktree} (branch ${wt.branch}).`
         : ` Its first turn there makes its own worktree on branch ${branchFor(this.d.conversationId)}.`
       : '';
     return (
-      `This conversation now works in ${target.name} (${target.path}). The next ` +
-      `turn ${resumes ? `resumes the session it had there (${resumes})` : 'starts a new session there'}.${where}`
+      `This conversation now works in ${target.name} (${where(target)}). The next ` +
+      `turn ${resumes ? `resumes the session it had there (${resumes})` : 'starts a new session there'}.${worktree}`
     );
+  }
+
+  /** The project's sessions: read here, or asked of the node it lives on (a string says why not). */
+  private async listOf(p: Project): Promise<CliSession[] | string> {
+    if (p.node) return nodeSessionList(this.d, p, SESSIONS_SHOWN);
+    return listSessions(this.d.projects.configDir(), this.sessionDirs(p), SESSIONS_SHOWN);
   }
 
   /**
@@ -96,16 +104,17 @@ export class ProjectCommands {
    */
   async sessions(o: { group: boolean } = { group: false }): Promise<string> {
     const p = this.current();
-    const list = listSessions(this.d.projects.configDir(), this.sessionDirs(p), SESSIONS_SHOWN);
+    const list = await this.listOf(p);
+    if (typeof list === 'string') return list;
     this.d.projects.listings.set(
       this.d.conversationId,
       list.map((s) => s.id),
     );
-    if (!list.length) return `No Claude Code sessions in ${p.name} (${p.path}) yet.`;
+    if (!list.length) return `No Claude Code sessions in ${p.name} (${where(p)}) yet.`;
     const mineId = this.d.store.conversation(this.d.conversationId)?.sessionId;
     const lines = list.map((s, i) => this.describe(s, i + 1, mineId, o.group));
     return [
-      `Claude Code sessions in ${p.name} (${p.path}), most recent first:`,
+      `Claude Code sessions in ${p.name} (${where(p)}), most recent first:`,
       ...lines,
       'Send /resume <number> to continue one here.',
       ...(o.group
@@ -125,6 +134,7 @@ export class ProjectCommands {
   }
 
   private openText(o: OpenBy): string {
+    if (o.entrypoint?.startsWith('node:')) return `open on node ${o.entrypoint.slice(5)}, pid ${o.pid}`;
     if (o.pid === this.d.ownPid()) return 'open here';
     // Rudder's agent processes are recorded with their conversation (or their tmux session).
     const rudder = this.d.store.processes().find((p) => p.pid === o.pid);
@@ -141,8 +151,9 @@ export class ProjectCommands {
     const listing = this.d.projects.listings.get(this.d.conversationId);
     let id: string | undefined;
     if (/^\d{1,3}$/.test(ref)) {
-      const ids =
-        listing ?? listSessions(this.d.projects.configDir(), this.sessionDirs(p), SESSIONS_SHOWN).map((s) => s.id);
+      const listed = listing ?? (await this.listOf(p));
+      if (typeof listed === 'string') return listed;
+      const ids = listed.map((s) => (typeof s === 'string' ? s : s.id));
       id = ids[Number(ref) - 1];
       if (!id) return `There is no session ${ref} in the list. Send /sessions to see them.`;
     } else if (SESSION_ID.test(ref)) {
@@ -151,13 +162,16 @@ export class ProjectCommands {
       return `"${clip(ref, 40)}" is neither a number from /sessions nor a session id.`;
     }
     const configDir = this.d.projects.configDir();
-    const known = hasSession(configDir, this.sessionDirs(p), id);
-    if (!known) return `There is no session ${id} in project ${p.name}. Send /sessions to see them.`;
+    const facts = p.node
+      ? await nodeSessionFacts(this.d, p, id)
+      : { known: hasSession(configDir, this.sessionDirs(p), id), open: openSessions(configDir).get(id) };
+    if (typeof facts === 'string') return facts;
+    if (!facts.known) return `There is no session ${id} in project ${p.name}. Send /sessions to see them.`;
     const conv = this.d.store.conversation(this.d.conversationId);
     if (conv?.sessionId === id && conv.project === p.name) return `This conversation is already on session ${id}.`;
     const busy = this.busyReply(`/resume ${ref}`);
     if (busy) return busy;
-    const open = openSessions(configDir).get(id);
+    const open = facts.open;
     if (open && open.pid !== this.d.ownPid() && !force) {
       return (
         `Session ${id} is ${this.openText(open)}. Two programs writing one session corrupt it: close it ` +
@@ -245,7 +259,7 @@ export class ProjectCommands {
   /** For /status: the project, and the worktree's branch, ahead/behind and changed files. */
   async statusLines(): Promise<string[]> {
     const p = this.current();
-    const lines = [`Project: ${p.name} (${p.path})`];
+    const lines = [`Project: ${p.name} (${where(p)})`];
     if (!p.worktrees) return lines;
     const known = this.d.projects.worktreeOf(this.d.conversationId, p.name);
     if (!known?.worktree)

@@ -12,8 +12,10 @@ export const IMPLICIT_PROJECT = 'default';
 
 export interface Project {
   name: string;
-  /** Absolute path of the directory the agent works in. */
+  /** Absolute path of the directory the agent works in ('' for a project on a node: the node knows it). */
   path: string;
+  /** The node this project lives on (its agents run there); undefined for a project of this machine. */
+  node?: string;
   /** True for the one project Rudder makes of agent.cwd when no projects are configured. */
   implicit: boolean;
   /** Where this project's conversation worktrees go, or false when it has none. */
@@ -44,7 +46,8 @@ export function projectSet(cfg: Config, startDir = process.cwd()): ProjectSet {
   const projects = Object.entries(cfg.projects).map(
     ([name, p]): Project => ({
       name,
-      path: expandPath(p.path, startDir),
+      path: p.path === undefined ? '' : expandPath(p.path, startDir),
+      ...(p.node ? { node: p.node } : {}),
       implicit: false,
       worktrees:
         p.worktrees === false

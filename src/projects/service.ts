@@ -139,10 +139,12 @@ export class Projects {
 
   /**
    * Where the conversation's work is, for its review: its worktree (top) in a project with worktrees,
-   * else the project's own directory; undefined while a project with worktrees has not made one yet.
+   * else the project's own directory; undefined while a project with worktrees has not made one yet, and for a
+   * project on a node.
    */
   workTree(conversationId: string): { project: Project; dir: string; worktree: boolean } | undefined {
     const project = this.peek(conversationId);
+    if (project.node) return undefined; // its directory is on the node's machine
     if (!project.worktrees) return { project, dir: project.path, worktree: false };
     const wt = this.o.store.projects.get(conversationId, project.name)?.worktree;
     return wt && fs.existsSync(wt) ? { project, dir: wt, worktree: true } : undefined;

@@ -30,10 +30,16 @@ export type MessageState =
 export const OPEN_STATES: MessageState[] = ['accepted', 'queued', 'running', 'steering', 'deferred'];
 
 /**
- * Why a deferred message is held: a rate limit (its reset time known or estimated), the agent's terminal, or its
- * project's daily budget (budget.dailyUsd) being spent.
+ * Why a deferred message is held: a rate limit (its reset time known or estimated), the agent's terminal, its
+ * project's daily budget (budget.dailyUsd) being spent, or an agent that cannot be reached (its machine is lost).
  */
-export const HELD_FOR = ['rate-limit', 'rate-limit-estimated', 'agent-terminal', 'budget'] as const;
+export const HELD_FOR = [
+  'rate-limit',
+  'rate-limit-estimated',
+  'agent-terminal',
+  'budget',
+  'agent-unreachable',
+] as const;
 export type HeldFor = (typeof HELD_FOR)[number];
 
 export interface MessageExtra {

@@ -75,9 +75,12 @@ describe('engines and the README', () => {
         packages: Record<string, { engines?: { node?: string } }>;
       };
       const native = '@anthropic-ai/claude-code';
+      // Asks for Node 22 but needs only globalThis.crypto (Node 20 has it): the test below runs it.
+      const nuid = '@nats-io/nuid';
       const wrong: string[] = [];
       for (const [where, p] of Object.entries(lock.packages)) {
         if (!where || !p.engines?.node || where.endsWith(`node_modules/${native}`)) continue;
+        if (where.endsWith(`node_modules/${nuid}`)) continue;
         if (!fs.existsSync(path.join(ROOT, where, 'package.json'))) continue; // another platform's optional package
         for (const v of lowest(pkg.engines.node))
           if (!satisfies(v, p.engines.node)) wrong.push(`${where} wants ${p.engines.node}, not ${v}`);
@@ -103,9 +106,21 @@ describe('engines and the README', () => {
     },
   );
 
+  it('the NATS client’s @nats-io/nuid asks for Node 22 in its engines, and runs on this Node', async () => {
+    const pkgOf = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/@nats-io/nuid/package.json'), 'utf8')) as {
+      engines: { node: string };
+    };
+    expect(pkgOf.engines.node).toBe('>= 22.x'); // the second EBADENGINE warning the README names
+    const { nuid } = (await import('@nats-io/nuid')) as { nuid: { next(): string } };
+    const ids = new Set(Array.from({ length: 1000 }, () => nuid.next()));
+    expect(ids.size).toBe(1000);
+    for (const id of ids) expect(id).toMatch(/^[0-9A-Za-z]{22}$/);
+  });
+
   it('the README states the same Node versions, the warning, and where the API key goes', () => {
     expect(README).toContain(`Node.js \`${pkg.engines.node}\``);
     expect(README).toContain('EBADENGINE');
+    expect(README).toContain('`@nats-io/nuid`');
     const quick = README.slice(0, README.indexOf('## How messages are handled'));
     expect(quick).toContain('ANTHROPIC_API_KEY=');
     expect(quick).toMatch(/"agent":\s*\{\s*"env":\s*\{\s*"ANTHROPIC_API_KEY"/);

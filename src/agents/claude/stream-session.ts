@@ -51,7 +51,9 @@ const IDLE_EXIT_WAIT_MS = 2_000;
 
 export class ClaudeStreamSession implements AgentSession {
   readonly backend = 'claude-stream' as const;
-  readonly capabilities: Capabilities = { steer: 'tool-boundary', interrupt: true, resume: true };
+  /** What this backend can do, known before a session exists (a node reports it for its projects). */
+  static readonly CAPABILITIES: Capabilities = { steer: 'tool-boundary', interrupt: true, resume: true };
+  readonly capabilities: Capabilities = ClaudeStreamSession.CAPABILITIES;
   readonly conversationId: string;
 
   private readonly launch: ClaudeLaunch;

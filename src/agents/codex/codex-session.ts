@@ -36,7 +36,9 @@ export { HELD_NOTE } from './session/thread-turns.js';
 
 export class CodexSession implements AgentSession {
   readonly backend = 'codex' as const;
-  readonly capabilities: Capabilities = { steer: 'native', interrupt: true, resume: true };
+  /** What this backend can do, known before a session exists (a node reports it for its projects). */
+  static readonly CAPABILITIES: Capabilities = { steer: 'native', interrupt: true, resume: true };
+  readonly capabilities: Capabilities = CodexSession.CAPABILITIES;
   readonly conversationId: string;
 
   private readonly launch: CodexLaunch;

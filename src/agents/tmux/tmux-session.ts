@@ -47,7 +47,9 @@ export type TmuxPhase = 'not-started' | 'starting' | 'idle' | 'working' | 'askin
 
 export class ClaudeTmuxSession implements AgentSession {
   readonly backend = 'claude-tmux' as const;
-  readonly capabilities: Capabilities = { steer: 'native', interrupt: true, resume: true };
+  /** What this backend can do, known before a session exists (a node reports it for its projects). */
+  static readonly CAPABILITIES: Capabilities = { steer: 'native', interrupt: true, resume: true };
+  readonly capabilities: Capabilities = ClaudeTmuxSession.CAPABILITIES;
   readonly conversationId: string;
 
   private readonly launch: TmuxLaunch;

@@ -197,7 +197,12 @@ export class GatewayApi {
   projects(): ProjectList {
     const set = this.d.projects.set();
     return {
-      projects: set.projects.map((p) => ({ name: p.name, path: p.path, worktrees: !!p.worktrees })),
+      projects: set.projects.map((p) => ({
+        name: p.name,
+        path: p.path,
+        worktrees: !!p.worktrees,
+        ...(p.node ? { node: p.node } : {}),
+      })),
       defaultProject: set.defaultName,
     };
   }

@@ -106,8 +106,11 @@ export interface TurnsPage {
 
 export interface ProjectItem {
   name: string;
+  /** Its directory ('' for a project on a node: the node knows it). */
   path: string;
   worktrees: boolean;
+  /** The node (machine) it lives on, when not this one. */
+  node?: string;
 }
 
 /** GET /api/projects */

@@ -3,11 +3,14 @@
  * /stop (and a bare "stop"), /clear (/new), /model <name>, /queue [mode], /status, /retry,
  * /allow and /deny (or the option number) for a pending permission request, /project [name],
  * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], the review of the worktree
- * (/diff, /commit <message>, /merge, /push, /pr, /discard: review.ts), /budget [usd], /help.
+ * (/diff, /commit <message>, /merge, /push, /pr, /discard: review.ts), /budget [usd], /nodes, /help.
  */
 import type { AgentPool } from '../../agents/pool.js';
 import type { LiveConfig } from '../../config/load.js';
 import { queueModeSchema } from '../../config/schema.js';
+import type { NodeStatus } from '../../nodes/front/status.js';
+import { nodesText } from '../../nodes/front/status.js';
+import type { Query, QueryAnswer } from '../../nodes/wire.js';
 import type { Logger } from '../../ops/logger.js';
 import { ProjectCommands } from '../../projects/commands.js';
 import { projectAgent } from '../../projects/projects.js';
@@ -41,6 +44,8 @@ export interface CommandsDeps {
   review: ReviewCommands;
   budgets: Budgets;
   log: Logger;
+  /** The nodes (nodes.*): /nodes, and /sessions and /resume of a project on one. */
+  nodes?: { status(): NodeStatus[]; query(node: string, q: Query): Promise<QueryAnswer> };
 }
 
 /** Who runs a command, where and when: messages sent before a /stop or /clear are ended by it. */
@@ -114,6 +119,10 @@ export class Commands {
             call.by,
           ),
         };
+      case 'nodes':
+        return {
+          reply: this.d.nodes ? nodesText(this.d.nodes.status()) : 'This Rudder has no nodes section: one machine.',
+        };
       case 'retry': {
         const n = this.d.conversations.lane(conversationId).resume('the person asked with /retry');
         const agent = this.d.conversations.settings(conversationId).agent;
@@ -163,6 +172,7 @@ export class Commands {
   /** /project, /sessions, /resume, /worktree and the project lines of /status, for one conversation. */
   private projectCommands(conversationId: string): ProjectCommands {
     const lane = this.d.conversations.lane(conversationId);
+    const nodes = this.d.nodes;
     return new ProjectCommands({
       conversationId,
       projects: this.d.projects,
@@ -173,6 +183,7 @@ export class Commands {
       releaseOther: (id, reason) => this.d.pool.release(id, reason),
       busyOther: (id) => this.d.conversations.lane(id).busy(),
       tell: (id, text) => this.d.replies.notice(id, text, null),
+      ...(nodes ? { askNode: (node: string, q: Query) => nodes.query(node, q) } : {}),
     });
   }
 

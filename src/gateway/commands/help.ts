@@ -18,5 +18,6 @@ export const HELP = [
   '/merge — merge its branch into the base branch (fast-forward when possible)',
   '/push [base] — push its branch (or the base branch) to the remote; /pr — open a pull request (gh)',
   '/discard — throw away its uncommitted changes, after a confirmation naming the files',
+  '/nodes — the machines behind this Rudder: their state, projects and live sessions',
   '/help — this list',
 ].join('\n');

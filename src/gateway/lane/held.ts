@@ -1,7 +1,8 @@
 /**
  * Holding a lane's inputs: a rate limit (until it resets, the local fallback model answering
  * meanwhile), the agent's terminal not taking a message (tried again after a while, or at /retry),
- * or the project's daily budget spent (until the day ends or /budget raises it).
+ * or the project's daily budget spent (until the day ends or /budget raises it),
+ * or an agent that cannot be reached (run when its session says it is back; tried again meanwhile).
  * Why each message is held is stored with it (held_for).
  */
 import { isRudderError, type RudderError } from '../../errors.js';
@@ -16,6 +17,8 @@ const RATE_LIMITED = 'rate limited';
 const RATE_LIMITED_ESTIMATED = 'rate limited (reset time estimated)';
 /** A message the agent's terminal did not take is tried again after this long (or at /retry). */
 const AGENT_HOLD_MS = 60_000;
+/** An unreachable agent is tried again this often even if nothing says it is back. */
+const UNREACHABLE_RETRY_MS = 60_000;
 
 export function rateLimited(lane: LaneInternals, rows: MessageRow[], err: RudderError): void {
   const known = err.context.resetsAt !== undefined;
@@ -74,6 +77,48 @@ export function heldForBudget(lane: LaneInternals, rows: MessageRow[]): boolean 
   return true;
 }
 
+/**
+ * The agent cannot be reached (its machine is lost): the messages are held, never failed for it; the person is told
+ * once, and told again when it is back (`reachableAgain`).
+ */
+export function unreachable(lane: LaneInternals, rows: MessageRow[], err: RudderError): void {
+  const until = Date.now() + UNREACHABLE_RETRY_MS;
+  const detail = err.message;
+  lane.deps.store.inbox.hold(
+    rows.map((r) => r.id),
+    until,
+    'agent-unreachable',
+    detail,
+  );
+  lane.hold.start(until, 'agent-unreachable', false);
+  if (lane.unreachable) return;
+  const node = err.context.node;
+  lane.unreachable = { told: detail, where: typeof node === 'string' ? node : undefined };
+  lane.log.warn({ messages: rows.length, err: detail }, 'the agent cannot be reached: messages held until it is back');
+  lane.deps.replies.send(
+    lane.conversationId,
+    'notice',
+    `⏳ ${detail} Your message is kept and runs when it is back, in order; you will be told.`,
+    rows,
+  );
+}
+
+/** The agent is reachable again: the person is told, and what was held runs, in order. */
+export function reachableAgain(lane: LaneInternals): MessageRow[] {
+  const was = lane.unreachable;
+  lane.unreachable = undefined;
+  if (!was) return [];
+  const held = lane.deps.store.inbox.held(lane.conversationId);
+  if (held.length)
+    lane.deps.replies.send(
+      lane.conversationId,
+      'notice',
+      `✓ ${was.where ?? 'The agent'} is reachable again: your ${held.length} held message(s) run now, in order.`,
+      held,
+    );
+  return held;
+}
+
 /** A message arriving while the lane is held waits (deferred), answered by the fallback meanwhile. */
 export function heldOnArrival(lane: LaneInternals, row: MessageRow): void {
   const { store, replies } = lane.deps;
@@ -81,6 +126,12 @@ export function heldOnArrival(lane: LaneInternals, row: MessageRow): void {
   if (hold.why === 'budget') {
     store.inbox.hold([row.id], hold.until, 'budget', HELD_REASON);
     replies.ack(row, 'queued', HELD_NOTE);
+    return;
+  }
+  if (hold.why === 'agent-unreachable') {
+    const told = lane.unreachable?.told ?? 'The agent cannot be reached.';
+    store.inbox.hold([row.id], hold.until, 'agent-unreachable', told);
+    replies.ack(row, 'queued', `${told} This runs when it is back, after the messages before it.`);
     return;
   }
   if (hold.why === 'agent-terminal') {

@@ -1,16 +1,18 @@
 /**
  * A lane's hold: while Claude is rate limited, the agent's terminal did not take a message, or the
- * project's daily budget is spent, the lane starts nothing until `until`; then its timer puts the
- * held messages back in line.
+ * project's daily budget is spent, or the agent cannot be reached, the lane starts nothing until
+ * `until`; then its timer puts the held messages back in line (an unreachable agent's session also
+ * says when it is back).
  */
 import type { HeldFor } from '../../store/types.js';
 
-export type HoldReason = 'rate-limit' | 'agent-terminal' | 'budget';
+export type HoldReason = 'rate-limit' | 'agent-terminal' | 'budget' | 'agent-unreachable';
 
 const ENDED: Record<HoldReason, string> = {
   'rate-limit': 'the rate limit reset',
   'agent-terminal': 'the agent terminal hold ended',
   budget: 'the daily budget reset',
+  'agent-unreachable': 'time to try the unreachable agent again',
 };
 
 export class Hold {
@@ -54,5 +56,5 @@ export function holdOf(heldFor: HeldFor | null): { why: HoldReason; estimated: b
   if (heldFor === 'rate-limit' || heldFor === 'rate-limit-estimated')
     return { why: 'rate-limit', estimated: heldFor === 'rate-limit-estimated' };
   if (heldFor === 'budget') return { why: 'budget', estimated: false };
-  return { why: 'agent-terminal', estimated: false };
+  return { why: heldFor === 'agent-unreachable' ? 'agent-unreachable' : 'agent-terminal', estimated: false };
 }

@@ -35,7 +35,14 @@ export interface LaneInternals {
   pendingStart: PendingStart | undefined;
   /** A release (/model) waiting for the running turn to end. */
   pendingRelease: string | undefined;
+  /**
+   * Held because the agent cannot be reached: what the person was told (once), until it is back;
+   * `where` names it (the error's context.node), for the notice that it is back.
+   */
+  unreachable: { told: string; where: string | undefined } | undefined;
   session(): AgentSession | undefined;
+  /** Follows every turn of a session (its results, steers and reachability), once per session. */
+  watch(session: AgentSession): void;
   /** Starts the next runnable item when the agent is free. */
   pump(): void;
   /** Forgets what the lane knew of an input that is settled. */

@@ -13,7 +13,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { MessageRow } from '../../store/types.js';
 import type { LaneDeps, LaneSettings } from './deps.js';
 import { collect, enqueue } from './enqueue.js';
-import { heldForBudget, heldOnArrival } from './held.js';
+import { heldForBudget, heldOnArrival, reachableAgain } from './held.js';
 import { Hold, type HoldReason } from './hold.js';
 import type { LaneInternals } from './internals.js';
 import { TurnOutcomes } from './outcome.js';
@@ -69,7 +69,9 @@ export class Lane {
       stopping: false,
       pendingStart: undefined,
       pendingRelease: undefined,
+      unreachable: undefined,
       session: () => this.session(),
+      watch: (session) => this.watch(session),
       pump: () => this.pump(),
       forget: (id) => this.forget(id),
       withoutStopped: (rows) => withoutStopped(this.st, rows),
@@ -222,6 +224,10 @@ export class Lane {
     if (this.watched.has(session)) return;
     this.watched.add(session);
     session.onTurn((turn: Turn) => this.outcomes.follow(session, turn));
+    session.onReachable?.(() => {
+      if (reachableAgain(this.st).length || this.st.hold.why === 'agent-unreachable')
+        this.resume('the agent is reachable again');
+    });
   }
 
   /** /stop and /clear (stop.ts): ends what runs and waits; the caller pumps once it is done. */

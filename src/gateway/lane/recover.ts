@@ -1,14 +1,16 @@
 /**
  * A message a restart found open (not `accepted`: intake routes those): what was waiting waits
- * again, what was held is held until its time, what a turn had taken in runs again once.
+ * again, what was held is held until its time, what a turn had taken in runs again once, unless
+ * that turn ran on where Rudder does not (capabilities.reattach): then it is followed again.
  */
+import type { AgentSession } from '../../agents/session.js';
 import type { MessageRow } from '../../store/types.js';
 import { MAX_ATTEMPTS } from './decide.js';
 import { holdOf } from './hold.js';
 import type { LaneInternals } from './internals.js';
 import { RESTART_FAILED_TEXT, RESTART_RERUN_TEXT } from './texts.js';
 
-export type Recovered = 'queued' | 'deferred' | 'rerun' | 'failed';
+export type Recovered = 'queued' | 'deferred' | 'rerun' | 'failed' | 'reattached';
 
 export function recoverRow(lane: LaneInternals, row: MessageRow): Recovered {
   const { store, replies } = lane.deps;
@@ -27,6 +29,7 @@ export function recoverRow(lane: LaneInternals, row: MessageRow): Recovered {
     lane.queue.push(row);
     return 'queued';
   }
+  if (reattach(lane, row)) return 'reattached';
   if (row.attempts < MAX_ATTEMPTS) {
     // running or steering when Rudder stopped: the turn was cut off.
     lane.queue.push(row);
@@ -38,4 +41,26 @@ export function recoverRow(lane: LaneInternals, row: MessageRow): Recovered {
   replies.send(lane.conversationId, 'notice', RESTART_FAILED_TEXT, [row]);
   lane.deps.alerts.failed(lane.conversationId, RESTART_FAILED_TEXT);
   return 'failed';
+}
+
+/** The turn a running (or steering) message was in goes on where it runs: follow it again, once per turn. */
+function reattach(lane: LaneInternals, row: MessageRow): boolean {
+  const { store, pool } = lane.deps;
+  const turn = row.turnId ? store.turn(row.turnId) : undefined;
+  if (!turn) return false;
+  let session: AgentSession;
+  try {
+    session = pool.sessionFor(lane.conversationId, store.conversation(lane.conversationId)?.sessionId ?? undefined);
+  } catch {
+    return false;
+  }
+  if (!session.capabilities.reattach || !session.reattach) return false;
+  lane.inFlight.set(row.id, row);
+  if (!lane.turnSender.has(turn.id)) {
+    lane.turnSender.set(turn.id, row.senderId);
+    lane.watch(session);
+    session.reattach({ turnId: turn.id, inputIds: turn.inputIds });
+    lane.log.info({ turnId: turn.id }, 'following again the turn that went on while Rudder was stopped');
+  }
+  return true;
 }

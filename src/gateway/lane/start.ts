@@ -11,6 +11,7 @@ import { isRudderError } from '../../errors.js';
 import type { MessageRow } from '../../store/types.js';
 import { composeAgentText, sourceOf } from './agent-text.js';
 import { CANNOT_START } from './decide.js';
+import { unreachable } from './held.js';
 import type { LaneInternals } from './internals.js';
 import { rerunInput } from './rerun.js';
 
@@ -117,6 +118,11 @@ function handOver(
     });
     if (isRudderError(err) && CANNOT_START.has(err.code)) return cannotStart(lane, rows, err);
     for (const r of rows) lane.forget(r.id);
+    // Its machine is lost: held until it is back, never failed for that alone.
+    if (isRudderError(err, 'AGENT_UNREACHABLE')) {
+      unreachable(lane, rows, err);
+      return 'later';
+    }
     // AGENT_BUSY: the agent started a turn of its own (a queued steer); run these right after it.
     lane.queue.unshift(rows);
     lane.log.info({ err: (err as Error).message }, 'turn start deferred');

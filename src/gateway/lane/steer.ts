@@ -64,6 +64,8 @@ function handOver(lane: LaneInternals, session: AgentSession, row: MessageRow, s
     (r) => {
       lane.log.debug({ messageId: row.id, outcome: r.outcome }, 'steer settled');
       if (r.outcome === 'ran-as-turn') ranAsTurn(lane, row, r.turn, r.why);
+      // A session whose steer outcome comes later than its turn's end (its agent runs elsewhere) is free now.
+      else setImmediate(() => lane.pump());
     },
     (err) => {
       lane.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in');

@@ -13,6 +13,7 @@ export async function stopLane(
 ): Promise<{ interrupted: boolean; dropped: MessageRow[] }> {
   const { store } = lane.deps;
   lane.hold.clear();
+  lane.unreachable = undefined;
   store.setCutoff(lane.conversationId, cutoffAt);
   const held = store.inbox.held(lane.conversationId);
   const queued = lane.queue.drain();

@@ -55,6 +55,7 @@ const NOT_STARTED = new Set([
   'REVIEW_IN_PROGRESS',
   'REVIEW_READ_ONLY',
   'REVIEW_NO_WORKTREE',
+  'REVIEW_ON_NODE',
   'REVIEW_EMPTY_MESSAGE',
   'REVIEW_NOTHING_TO_COMMIT',
   'REVIEW_CONFIRM_STALE',
@@ -66,8 +67,11 @@ type Describe<T> = (r: T) => Pick<ReviewEventData, 'ok' | 'summary' | 'result'>;
 export class Reviews {
   constructor(private readonly d: ReviewsDeps) {}
 
-  /** The conversation's review, or REVIEW_NO_WORKTREE before its first turn made the worktree. */
+  /** The conversation's review: REVIEW_NO_WORKTREE before its first turn made the worktree, REVIEW_ON_NODE on a node. */
   of(conversationId: string): ConversationReview {
+    const node = this.d.projects.peek(conversationId).node;
+    // Its directory is on another machine: git here would read the gateway's own.
+    if (node) throw new RudderError('REVIEW_ON_NODE', undefined, { conversationId, node });
     const t = this.d.projects.workTree(conversationId);
     if (!t) throw new RudderError('REVIEW_NO_WORKTREE', undefined, { conversationId });
     return this.d.desk.for({

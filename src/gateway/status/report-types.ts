@@ -3,6 +3,9 @@
  * plain data, no imports but types.
  */
 import type { BinaryCheck } from '../../agents/common/binary-check.js';
+import type { NodeStatus } from '../../nodes/front/status.js';
+
+export type { NodeStatus };
 
 export interface StatusReport {
   version: string;
@@ -34,13 +37,16 @@ export interface StatusReport {
     sessionId: string | null;
     project: string;
   }>;
-  /** pausedFor: why a paused queue waits until pausedUntil (a rate limit, the agent terminal, the daily budget). */
+  /**
+   * pausedFor: why a paused queue waits until pausedUntil (a rate limit, the agent terminal, the daily budget, an
+   * agent on a node that cannot be reached).
+   */
   queues: Array<{
     conversationId: string;
     depth: number;
     inFlight: number;
     pausedUntil: string | null;
-    pausedFor: 'rate-limit' | 'agent-terminal' | 'budget' | null;
+    pausedFor: 'rate-limit' | 'agent-terminal' | 'budget' | 'agent-unreachable' | null;
   }>;
   owedReplies: number;
   messages: Record<string, number>;
@@ -54,6 +60,8 @@ export interface StatusReport {
    */
   agent: { backend: string; claude: BinaryCheck | null; codex: BinaryCheck | null };
   gatewayRssBytes: number;
+  /** With a nodes section: each node, its state, projects and live sessions (agents on other machines). */
+  nodes?: NodeStatus[];
 }
 
 /**

@@ -15,7 +15,7 @@ import type { ChannelStartState } from '../channel-start.js';
 import type { Chats } from '../chats.js';
 import type { Conversations } from '../conversations/conversations.js';
 import { costReport } from './cost-report.js';
-import type { StatusReport } from './report-types.js';
+import type { NodeStatus, StatusReport } from './report-types.js';
 
 export type { StatusReport };
 
@@ -32,6 +32,8 @@ export interface StatusReportDeps {
   budgets: Budgets;
   /** Whether a spare process is kept, and why. */
   spare(): { on: boolean; why: string };
+  /** The nodes (nodes.*), when there are any. */
+  nodes?(): NodeStatus[];
 }
 
 const started = Date.now();
@@ -104,6 +106,7 @@ export class StatusReporter {
       cost: costReport(this.d),
       agent: { backend: cfg.agent.backend, ...this.d.agents.current() },
       gatewayRssBytes: process.memoryUsage.rss(),
+      ...(this.d.nodes ? { nodes: this.d.nodes() } : {}),
     };
   }
 }

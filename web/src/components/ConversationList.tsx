@@ -119,7 +119,7 @@ export function ConversationList() {
               >
                 {projects.projects.map((p) => (
                   <option value={p.name} key={p.name}>
-                    {p.name}
+                    {p.node ? `${p.name} (on ${p.node})` : p.name}
                   </option>
                 ))}
               </select>

@@ -87,6 +87,7 @@ export function ConversationMenu({ id, item, onRename }: { id: string; item?: Co
                   onClick={act(() => moveToProject(p.name))}
                 >
                   {p.name}
+                  {p.node && <span class="dim"> on {p.node}</span>}
                   {p.name === item?.project && <span class="dim"> (here now)</span>}
                 </button>
               ))}

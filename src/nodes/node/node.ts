@@ -1,0 +1,164 @@
+/**
+ * `rudder node` as a running thing, in order: its store (conversations, session ids, and the node's
+ * own record of turns and steers in flight), its projects and the agents' launches from its own
+ * config, the agent processes a crashed run left behind stopped, the connection to NATS with the
+ * credentials its join token carried, the turns a crash cut off reported, then the commands read,
+ * the heartbeat written and the front's questions answered. Stopping undoes it in reverse: a turn
+ * the stop cuts off is left for the next start to report, as after a crash (never "stopped").
+ */
+import path from 'node:path';
+import { jetstream } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { ClaudeStreamSession } from '../../agents/claude/stream-session.js';
+import { CodexSession } from '../../agents/codex/codex-session.js';
+import { killOrphans } from '../../agents/common/leftovers.js';
+import { AgentLaunches } from '../../agents/launch.js';
+import { AgentPool, type SessionFactory } from '../../agents/pool.js';
+import { SessionRegistry, warmCap } from '../../agents/registry.js';
+import type { Capabilities } from '../../agents/session.js';
+import { ClaudeTmuxSession } from '../../agents/tmux/tmux-session.js';
+import { checkProjects, type LiveConfig } from '../../config/load.js';
+import { nodesSchema } from '../../config/nodes-schema.js';
+import type { Logger } from '../../ops/logger.js';
+import { memAvailableBytes } from '../../ops/proc.js';
+import { projectAgent } from '../../projects/projects.js';
+import { Projects } from '../../projects/service.js';
+import { Store } from '../../store/store.js';
+import type { JoinToken } from '../credentials.js';
+import { connectNats } from '../transport/connection.js';
+import { Publisher } from '../transport/publisher.js';
+import { DurableReader } from '../transport/reader.js';
+import {
+  COMMAND_STREAM,
+  commandId,
+  encode,
+  eventId,
+  eventSubject,
+  nodeConsumer,
+  PRESENCE_BUCKET,
+  parseCommand,
+} from '../wire.js';
+import { Heartbeat } from './heartbeat.js';
+import { NodeStore } from './node-store.js';
+import { answerQueries } from './queries.js';
+import { NodeRunner } from './runner.js';
+
+export interface NodeOptions {
+  dataDir: string;
+  config: LiveConfig;
+  join: JoinToken;
+  log: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** Replaces the agent session factory (benchmarks measure the node with an in-process fake agent). */
+  sessionFactory?: (launches: AgentLaunches) => SessionFactory;
+}
+
+export interface RunningNode {
+  name: string;
+  url: string;
+  projects: string[];
+  stop(reason: string): Promise<void>;
+}
+
+const CAPABILITIES: Record<string, Capabilities> = {
+  'claude-stream': ClaudeStreamSession.CAPABILITIES,
+  'claude-tmux': ClaudeTmuxSession.CAPABILITIES,
+  codex: CodexSession.CAPABILITIES,
+};
+
+export async function startNode(o: NodeOptions): Promise<RunningNode> {
+  const { dataDir, config, join, log } = o;
+  const env = o.env ?? process.env;
+  const cfg = config.current();
+  checkProjects(cfg, dataDir);
+  const nodes = cfg.nodes ?? nodesSchema.parse({});
+  const store = new Store(path.join(dataDir, 'rudder.db'), {
+    backgroundCheckpoints: true,
+    synchronous: cfg.store.synchronous,
+    groupCommit: false,
+  });
+  const nodeStore = new NodeStore(store.db);
+  const projects = new Projects({ store, config: () => config.current(), env, log });
+  const memAvailable = memAvailableBytes();
+  const launches = new AgentLaunches({ dataDir, config, store, projects, env, log, memAvailable });
+  killOrphans(store, log, launches.markPrefix);
+  const registry = new SessionRegistry({
+    maxLive: warmCap(cfg.steering.maxLive, memAvailable).maxLive,
+    idleMinutes: cfg.steering.idleMinutes,
+    logger: log,
+  });
+  const pool = new AgentPool(registry, o.sessionFactory?.(launches) ?? launches.factory());
+
+  // The node's own config may name another way to the same server (and its TLS); else the token's URL.
+  const server = typeof nodes.nats === 'object' ? nodes.nats : undefined;
+  const url = server?.url ?? join.url;
+  let nc: NatsConnection;
+  try {
+    nc = await connectNats({ url, seed: join.seed, who: join.name, tls: server?.tls, log });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const js = jetstream(nc);
+  const publisher = new Publisher(js, log);
+  const runner = new NodeRunner({
+    node: join.name,
+    store,
+    nodeStore,
+    projects,
+    pool,
+    publish: (e) => publisher.publish(eventSubject(join.name), encode(e), eventId(e)),
+    log,
+  });
+  runner.recover();
+  const reader = new DurableReader({
+    js,
+    stream: COMMAND_STREAM,
+    consumer: nodeConsumer(join.name),
+    log,
+    handle: (m) => {
+      const c = parseCommand(m.data);
+      if (!c) log.warn({ seq: m.seq }, 'an unreadable command was dropped');
+      else if (nodeStore.take(commandId(c))) runner.handle(c);
+      return undefined;
+    },
+  });
+  reader.start();
+  const kv = await new Kvm(nc).open(PRESENCE_BUCKET);
+  const heartbeat = new Heartbeat({
+    node: join.name,
+    kv,
+    everyMs: nodes.heartbeatSeconds * 1000,
+    projects,
+    registry,
+    capabilities: (b) => CAPABILITIES[b] ?? ClaudeStreamSession.CAPABILITIES,
+    backendOf: (name) => projectAgent(config.current().agent, projects.require(name)).backend,
+    log,
+  });
+  heartbeat.start();
+  const queries: Subscription = answerQueries(nc, join.name, projects, log);
+  registry.startReaper();
+  const names = projects
+    .set()
+    .projects.filter((p) => !p.node)
+    .map((p) => p.name);
+  log.info({ node: join.name, url, projects: names }, 'node started');
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string) =>
+    (stopping ??= (async () => {
+      log.info({ reason }, 'node stopping');
+      runner.stopping();
+      await reader.stop();
+      queries.unsubscribe();
+      await heartbeat.stop();
+      await Promise.all([pool.stopAll(`node stopping (${reason})`), launches.stop(`node stopping (${reason})`)]);
+      await Promise.race([publisher.idle(), new Promise((r) => setTimeout(r, 3000))]);
+      publisher.close();
+      await nc.close().catch(() => undefined);
+      await store.close();
+      log.info('node stopped');
+    })());
+  return { name: join.name, url, projects: names, stop };
+}
