@@ -77,7 +77,7 @@ describe('projects across machines', { timeout: 180_000 }, () => {
     expect(cli.stdout).toMatch(/Nodes:\n\s+alpha\s+up\s+projects web\s+sessions 1/);
   });
 
-  it("the review of a node project's changes is refused by name, never read from the front's own directory", async () => {
+  it("the review of a node project's changes is refused by name, not read from the front's directory", async () => {
     const c = await conversationIn(cl.front, 'web');
     const res = await cl.front.api('GET', `/api/conversations/${c}/changes`);
     expect(res.status).toBe(409);

@@ -12,7 +12,8 @@
  * here (in a fresh profile it is refused, in a persistent one it waits for Google's push service,
  * which this machine cannot reach), so pushManager.subscribe() in the page returns a subscription
  * of the fake service's, made with keys this test holds; and a tap is a NotificationEvent
- * dispatched in the worker through the DevTools protocol (no protocol command clicks a notification).
+ * dispatched in the worker through the DevTools protocol (no protocol command clicks a notification),
+ * whose work the tap waits for as the browser would keep the worker alive for it.
  */
 import fs from 'node:fs';
 import type { BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
@@ -114,7 +115,13 @@ function tap(sw: Worker, tag: string, action: string): Promise<void> {
       const self = globalThis as any;
       const [n] = await self.registration.getNotifications({ tag: t });
       if (!n) throw new Error(`no notification ${t}`);
-      self.dispatchEvent(new self.NotificationEvent('notificationclick', { notification: n, action: a }));
+      const e = new self.NotificationEvent('notificationclick', { notification: n, action: a });
+      // A script's event cannot be kept alive by the browser: the tap waits here for what the worker does.
+      const work: Promise<unknown>[] = [];
+      Object.defineProperty(e, 'waitUntil', { value: (p: Promise<unknown>) => work.push(p) });
+      self.dispatchEvent(e);
+      if (work.length !== 1) throw new Error('the worker did not keep the tap alive');
+      await work[0];
     },
     [tag, action] as const,
   );

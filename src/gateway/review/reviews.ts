@@ -67,7 +67,7 @@ type Describe<T> = (r: T) => Pick<ReviewEventData, 'ok' | 'summary' | 'result'>;
 export class Reviews {
   constructor(private readonly d: ReviewsDeps) {}
 
-  /** The conversation's review: REVIEW_NO_WORKTREE before its first turn made the worktree, REVIEW_ON_NODE on a node. */
+  /** The conversation's review: REVIEW_NO_WORKTREE before its first turn made one, REVIEW_ON_NODE on a node. */
   of(conversationId: string): ConversationReview {
     const node = this.d.projects.peek(conversationId).node;
     // Its directory is on another machine: git here would read the gateway's own.
