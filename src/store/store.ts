@@ -410,8 +410,9 @@ export class Store {
     inputIds: string[],
     sessionId: string | null,
     error: string | null,
+    at = Date.now(),
   ): void {
-    this.s.turnEnd!.run(Date.now(), outcome, steered, json(inputIds), sessionId, error, id);
+    this.s.turnEnd!.run(at, outcome, steered, json(inputIds), sessionId, error, id);
   }
 
   /** What a turn used, as its backend reported at its end. */

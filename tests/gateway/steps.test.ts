@@ -1,7 +1,7 @@
 /**
  * A turn's steps, end to end through the HTTP API on the real CLI and the mock Messages API: the
  * same steps arrive live as `step` events, are stored, and come back from the history route —
- * after a restart of the gateway too.
+ * after a restart of the gateway too — with the same turn times.
  */
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -72,7 +72,10 @@ describe('turn steps (real CLI)', () => {
       expect((await turns(gw, 'st1')).turns.at(-1)).toMatchObject({ id: turnId, status: 'running' });
 
       await w.waitReply(a.messageId);
-      await w.wait('turn', (d) => (d.turn as TurnView).id === turnId && (d.turn as TurnView).status !== 'running');
+      const ended = await w.wait(
+        'turn',
+        (d) => (d.turn as TurnView).id === turnId && (d.turn as TurnView).status !== 'running',
+      );
       const live = liveSteps(w, turnId);
       expect(live.map((s) => s.kind)).toEqual(['tool', 'text']);
       const tool = live[0] as ToolStep;
@@ -84,6 +87,10 @@ describe('turn steps (real CLI)', () => {
       expect(stored).toHaveLength(1);
       expect(stored[0]).toMatchObject({ id: turnId, status: 'answered', inputIds: [a.messageId], stepCount: 2 });
       expect(stored[0]!.steps).toEqual(live);
+      // The live turn's times are the stored ones: a reload shows the same duration.
+      const { startedAt, endedAt } = ended.data.turn as TurnView;
+      expect({ startedAt: stored[0]!.startedAt, endedAt: stored[0]!.endedAt }).toEqual({ startedAt, endedAt });
+      expect((started.data.turn as TurnView).startedAt).toBe(startedAt);
 
       // Another device after a restart: the same timeline from the store.
       await running.pop()!.stop();

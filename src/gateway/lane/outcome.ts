@@ -25,7 +25,8 @@ export class TurnOutcomes {
     const conv = this.lane.conversationId;
     const startedAt = Date.now();
     store.turnStarted(turn.id, conv, turn.inputIds(), session.sessionId() ?? null, this.deps.projectOf(conv));
-    steps.turnStarted(conv, turn.id, turn.inputIds());
+    // The page's live times are the stored ones: a reload shows the same "Done · 0.6 s".
+    steps.turnStarted(conv, turn.id, turn.inputIds(), store.turn(turn.id)?.startedAt ?? startedAt);
     replies.typing(conv, true);
     // The agent can take steers written before a /stop into a new turn in the instant before it
     // reads the interrupt: such a turn is stopped at once, and its inputs end as the stop ended them.
@@ -156,9 +157,10 @@ export class TurnOutcomes {
       }
       if (d.answered.length) replies.reply(lane.conversationId, replyText(r, rows), rows, r.text);
       store.inbox.setTurn(ids, turn.id);
-      store.turnEnded(turn.id, d.turn, r.steered, r.inputIds, r.sessionId ?? null, null);
+      const at = Date.now();
+      store.turnEnded(turn.id, d.turn, r.steered, r.inputIds, r.sessionId ?? null, null, at);
       store.turnCost(turn.id, cost);
-      steps.turnEnded(turn.id, { status: d.steps, finalText: r.text, inputIds: r.inputIds, usage: cost });
+      steps.turnEnded(turn.id, { status: d.steps, finalText: r.text, inputIds: r.inputIds, usage: cost }, at);
     });
     desk.withdrawTurn(turn.id);
     for (const id of r.inputIds) lane.forget(id);
@@ -191,8 +193,9 @@ export class TurnOutcomes {
     const conv = lane.conversationId;
     const ids = err.context.unanswered ?? turn.inputIds();
     store.tx(() => {
-      store.turnEnded(turn.id, 'failed', 0, ids, session.sessionId() ?? null, err.code);
-      steps.turnEnded(turn.id, { status: 'failed', error: { code: err.code, message: err.message } });
+      const at = Date.now();
+      store.turnEnded(turn.id, 'failed', 0, ids, session.sessionId() ?? null, err.code, at);
+      steps.turnEnded(turn.id, { status: 'failed', error: { code: err.code, message: err.message } }, at);
     });
     desk.withdrawTurn(turn.id);
     lane.log.warn({ turnId: turn.id, code: err.code, inputs: ids.length, err: err.message }, 'turn failed steered=0');

@@ -47,10 +47,10 @@ export class StepLog {
     });
   }
 
-  /** A turn began (the lane's or one the agent started itself). Idempotent. */
-  turnStarted(conversationId: string, turnId: string, inputIds: string[]): void {
+  /** A turn began (the lane's or one the agent started itself), at the time stored with it. Idempotent. */
+  turnStarted(conversationId: string, turnId: string, inputIds: string[], at = Date.now()): void {
     if (this.live.has(turnId)) return;
-    const rec = new TurnRecord(conversationId, turnId, inputIds);
+    const rec = new TurnRecord(conversationId, turnId, inputIds, at);
     this.live.set(turnId, rec);
     const list = this.byConversation.get(conversationId) ?? [];
     list.push(turnId);
@@ -80,12 +80,12 @@ export class StepLog {
     if (rec) this.publishSteps(rec, rec.notice(code, text));
   }
 
-  /** The turn ended; open requests are withdrawn. Returns the requests withdrawn. */
-  turnEnded(turnId: string, end: TurnEnd): string[] {
+  /** The turn ended (at the time stored with it); open requests are withdrawn. Returns the requests withdrawn. */
+  turnEnded(turnId: string, end: TurnEnd, at = Date.now()): string[] {
     const rec = this.live.get(turnId);
     if (!rec) return [];
     const withdrawn = [...rec.permissions.values()].filter((p) => p.status === 'open').map((p) => p.requestId);
-    this.publishSteps(rec, rec.end(end));
+    this.publishSteps(rec, rec.end(end, at));
     this.queue({ kind: 'turn', turn: { ...rec.summary }, messageId: rec.summary.inputIds[0] ?? null });
     this.live.delete(turnId);
     for (const id of rec.permissions.keys()) this.byRequest.delete(id);
