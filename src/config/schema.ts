@@ -118,7 +118,8 @@ export const budgetSchema = z
 
 /**
  * A working directory with its own agent settings; each key given here replaces the one in `agent`.
- * A project on a node (`node`) is that node's: its directory and agent settings are in the node's own config.
+ * A project on a node (`node`) is that node's: its directory and agent settings are in the node's own config (its
+ * budget stays here: the front counts what the node reports).
  */
 export const projectSchema = z
   .object({
@@ -143,7 +144,10 @@ export const projectSchema = z
       if (p.path === undefined) ctx.addIssue({ code: 'custom', path: ['path'], message: 'is required (or set node)' });
       return;
     }
-    const local = Object.entries(p).filter(([k, v]) => k !== 'node' && v !== undefined && v !== false);
+    // The budget is the front's to keep (it counts the turns the node reports); the rest is the node's.
+    const local = Object.entries(p).filter(
+      ([k, v]) => k !== 'node' && k !== 'budget' && v !== undefined && v !== false,
+    );
     for (const [k] of local)
       ctx.addIssue({
         code: 'custom',

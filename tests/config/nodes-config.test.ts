@@ -46,6 +46,9 @@ describe('nodes config', () => {
     expect(problem({ projects: { api: {} } })).toMatch(/projects\.api\.path: is required \(or set node\)/);
     const cfg = parseConfig({ nodes: {}, projects: { api: { node: 'gpu' } } });
     expect(cfg.projects!.api!.node).toBe('gpu');
+    // Its budget is the front's: the front counts what the node's turns cost.
+    const budgeted = parseConfig({ nodes: {}, projects: { api: { node: 'gpu', budget: { dailyUsd: 2 } } } });
+    expect(budgeted.projects!.api!.budget).toEqual({ dailyUsd: 2 });
   });
 
   it('refuses a lost threshold a single late heartbeat would cross', () => {

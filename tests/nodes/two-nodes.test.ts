@@ -53,6 +53,16 @@ describe('two nodes', { timeout: 180_000 }, () => {
     expect(mock.mainRequests().filter((r) => !r.afterTool && r.lastText.includes('tag:a1'))).toHaveLength(1);
     expect(wa.repliesFor(ma.messageId, 'reply')).toHaveLength(1);
     expect(wb.repliesFor(mb.messageId, 'reply')).toHaveLength(1);
+    // What each node's turn cost is counted on the front, for its project (the budgets read it).
+    const status = (await (await cl.front.api('GET', '/api/status')).json()) as {
+      cost: { projects: Array<{ project: string; turns: number; turnsWithoutCost: number; usd: number }> };
+    };
+    for (const name of ['web', 'api']) {
+      const p = status.cost.projects.find((x) => x.project === name)!;
+      expect(p.turns).toBeGreaterThanOrEqual(1);
+      expect(p.turnsWithoutCost).toBe(0);
+      expect(p.usd).toBeGreaterThan(0);
+    }
   });
 
   it('steers a message sent during a tool on a node into the same turn, with one reply', async () => {
