@@ -236,10 +236,10 @@ export class AgentLaunches {
     };
   }
 
-  /** The name of the agent a conversation runs on, as the person reads it ("Codex is rate limited"). */
+  /** The agent a conversation runs on, as the person reads it mid-sentence ("Codex", "the agent on node gpu"). */
   agentName(conversationId: string): string {
     const node = this.d.projects.peek(conversationId).node;
-    return node ? `The agent on node ${node}` : this.backendOf(conversationId).agent;
+    return node ? `the agent on node ${node}` : this.backendOf(conversationId).agent;
   }
 
   /** A project on a node: a session whose real one runs there. */

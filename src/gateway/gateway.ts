@@ -17,7 +17,7 @@ import { checkProjects, type LiveConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { HttpServer } from '../http/server.js';
 import { loadOrCreateToken } from '../http/token.js';
-import { NodesFront } from '../nodes/front/front.js';
+import type { NodesFront } from '../nodes/front/front.js';
 import { acquireLock, type DataDirLock } from '../ops/lock.js';
 import type { Logger } from '../ops/logger.js';
 import { memAvailableBytes } from '../ops/proc.js';
@@ -122,8 +122,16 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   return { services: s, web, binaries, stop };
 }
 
-async function startNodes(dataDir: string, cfg: Config, store: Store, projects: Projects, log: Logger) {
+async function startNodes(
+  dataDir: string,
+  cfg: Config,
+  store: Store,
+  projects: Projects,
+  log: Logger,
+): Promise<NodesFront> {
   try {
+    // Loaded only with a nodes section: one machine does not carry the NATS client (about 10 MB).
+    const { NodesFront } = await import('../nodes/front/front.js');
     return await NodesFront.start({ dataDir, config: cfg.nodes!, store, projects, log });
   } catch (err) {
     await store.close();

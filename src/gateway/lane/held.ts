@@ -140,12 +140,13 @@ export function heldOnArrival(lane: LaneInternals, row: MessageRow): void {
     return;
   }
   store.inbox.hold([row.id], hold.until, hold.heldFor(), hold.estimated ? RATE_LIMITED_ESTIMATED : RATE_LIMITED);
-  replies.ack(row, 'queued', `${agentOf(lane)} is rate limited; this runs when the limit resets`);
+  replies.ack(row, 'queued', `${capital(agentOf(lane))} is rate limited; this runs when the limit resets`);
   void answerFromFallback(lane, [row], hold.until, !hold.estimated);
 }
 
-/** The agent the conversation runs on, as the person reads it. */
+/** The agent the conversation runs on, as the person reads it ("Claude", "the agent on node gpu"). */
 const agentOf = (lane: LaneInternals) => lane.deps.settings(lane.conversationId).agent;
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 async function answerFromFallback(
   lane: LaneInternals,
@@ -170,8 +171,8 @@ async function answerFromFallback(
     lane.deps.replies.send(
       conv,
       'notice',
-      `⏳ ${agent} is rate limited until ${when}. Your message is kept and runs on ${agent} then; send /retry to try ` +
-        `sooner. (No local model answered: ${why})`,
+      `⏳ ${capital(agent)} is rate limited until ${when}. Your message is kept and runs on ${agent} then; ` +
+        `send /retry to try sooner. (No local model answered: ${why})`,
       rows,
     );
   }
