@@ -97,11 +97,11 @@ async function rudderSide(
       const ev = await events(conv);
       const sentAt = now();
       const { messageId } = await gw.post(conv, text);
-      return {
-        sentAt,
-        firstText: ev.next('text', messageId, LONG_MS).then((e) => e.at),
-        done: ev.next('reply', messageId, LONG_MS).then(() => undefined),
-      };
+      const firstText = ev.next('text', messageId, LONG_MS).then((e) => e.at);
+      const done = ev.next('reply', messageId, LONG_MS).then(() => undefined);
+      // A steered correction has no text or reply of its own: its waits run out unread, which must not end the run.
+      for (const p of [firstText, done]) p.catch(() => undefined);
+      return { sentAt, firstText, done };
     },
     hostIn(needle, sentAt) {
       const atServer = http.request(port, /\/messages$/, sentAt);
