@@ -130,7 +130,7 @@ async function startNodes(
   log: Logger,
 ): Promise<NodesFront> {
   try {
-    // Loaded only with a nodes section: one machine does not carry the NATS client (about 10 MB).
+    // Loaded only with a nodes section: one machine does not load the NATS client.
     const { NodesFront } = await import('../nodes/front/front.js');
     return await NodesFront.start({ dataDir, config: cfg.nodes!, store, projects, log });
   } catch (err) {
