@@ -47,7 +47,8 @@ export function recoverRow(lane: LaneInternals, row: MessageRow): Recovered {
 function reattach(lane: LaneInternals, row: MessageRow): boolean {
   const { store, pool } = lane.deps;
   const turn = row.turnId ? store.turn(row.turnId) : undefined;
-  if (!turn) return false;
+  // A turn whose end is stored is over everywhere: a steer it left unsettled was cut off (run again once).
+  if (!turn || turn.endedAt !== null) return false;
   let session: AgentSession;
   try {
     session = pool.sessionFor(lane.conversationId, store.conversation(lane.conversationId)?.sessionId ?? undefined);
