@@ -19,12 +19,15 @@
 //                  [[fault:NAME:ID]] with FAKE_FAULT_DIR set, it fires once per ID, not again when
 //                  the message is run again (a transient fault rather than a poison message).
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 
 const mode = process.env.FAKE_CLAUDE_MODE ?? 'echo';
-const sid = process.env.FAKE_SESSION_ID ?? '00000000-0000-4000-8000-00000000f00d';
+// Like the CLI: the session resumed (--resume), else a new one of its own (two conversations never share one).
+const resumed = process.argv.includes('--resume') ? process.argv[process.argv.indexOf('--resume') + 1] : undefined;
+const sid = process.env.FAKE_SESSION_ID ?? resumed ?? randomUUID();
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 const init = () =>
   out({ type: 'system', subtype: 'init', session_id: sid, model: 'fake', cwd: process.cwd(), tools: [] });

@@ -144,6 +144,29 @@ describe('conversations (real browser, real CLI)', () => {
     await app.close();
   });
 
+  it('a drawer opened while the list loads stays open when the page opens the first conversation', async () => {
+    const app = await openApp(rig.browser, rig.gw.ep, { size: 'phone', serviceWorkers: 'block' });
+    const { page } = app;
+    await page.getByTestId('input').waitFor({ timeout: rig.budget });
+    // A slow network: the list answers only after the person has opened the drawer.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await app.context.route('**/api/conversations', async (route) => {
+      if (route.request().method() !== 'GET') return route.fallback();
+      await held;
+      await route.fallback();
+    });
+    await page.goto(rig.gw.ep.base);
+    await page.getByTestId('drawer-toggle').click();
+    await page.getByTestId('conversations').waitFor({ state: 'visible', timeout: rig.budget });
+    release();
+    await expect.poll(() => page.url(), { timeout: rig.budget }).toContain('#c=');
+    await page.getByTestId('conversation').first().waitFor({ timeout: rig.budget });
+    expect(await page.getByTestId('conversations').isVisible()).toBe(true);
+    expect(app.problems).toEqual([]);
+    await app.close();
+  });
+
   it('keeps what is typed while a new conversation is being made, in the new one', async () => {
     const app = await openApp(rig.browser, rig.gw.ep, { conversation: 'before-new', serviceWorkers: 'block' });
     const { page } = app;

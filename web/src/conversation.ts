@@ -32,22 +32,32 @@ export function nudge(): void {
 }
 
 /** Leaves the open conversation (a new one is being made): what is typed meanwhile belongs to the new one. */
-export function closeConversation(): void {
+export function closeConversation(o: Opening = {}): void {
   stream?.close();
   stream = undefined;
   forgetChanges();
-  set({ currentId: undefined, conv: undefined, drawerOpen: false, draft: '' });
+  set({ currentId: undefined, conv: undefined, draft: '', ...(o.keepDrawer ? {} : { drawerOpen: false }) });
+}
+
+/** keepDrawer: the page opens it on its own (at start), so a drawer the person opened meanwhile stays open. */
+export interface Opening {
+  keepDrawer?: boolean;
 }
 
 /** Opens a conversation; `carry` is text typed while none was open, added to its draft. */
-export async function openConversation(id: string, carry?: string): Promise<void> {
+export async function openConversation(id: string, carry?: string, o: Opening = {}): Promise<void> {
   stream?.close();
   stream = undefined;
   if (getState().changes?.id !== id) forgetChanges();
   const own = loadDraft(id);
   const draft = carry?.trim() ? (own.trim() ? `${own}\n${carry}` : carry) : own;
   if (draft !== own) saveDraft(id, draft);
-  set({ currentId: id, conv: withUnsent(emptyConversation(id)), drawerOpen: false, draft });
+  set({
+    currentId: id,
+    conv: withUnsent(emptyConversation(id)),
+    draft,
+    ...(o.keepDrawer ? {} : { drawerOpen: false }),
+  });
   history.replaceState(null, '', `${location.pathname}${location.search}#c=${encodeURIComponent(id)}`);
   try {
     const page = await api().history(id, undefined, PAGE);

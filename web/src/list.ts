@@ -1,19 +1,19 @@
 /** What the views do with the conversation list: start one, rename, archive, show the archived, filter, the drawer. */
 import { api, failed, getState, set } from './app-store.js';
-import { closeConversation, openConversation } from './conversation.js';
+import { closeConversation, type Opening, openConversation } from './conversation.js';
 import { refreshList } from './list-refresh.js';
 
-export async function newConversation(project?: string): Promise<void> {
+export async function newConversation(project?: string, o: Opening = {}): Promise<void> {
   const left = getState().currentId;
   // Left at once: text typed while the gateway makes the new one goes into it, not into the one left.
-  closeConversation();
+  closeConversation(o);
   try {
     const { id } = await api().createConversation(project ? { project } : {});
     await refreshList();
-    await openConversation(id, getState().draft);
+    await openConversation(id, getState().draft, o);
   } catch (err) {
     failed(err);
-    if (left && !getState().currentId) await openConversation(left, getState().draft);
+    if (left && !getState().currentId) await openConversation(left, getState().draft, o);
   }
 }
 

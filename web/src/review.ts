@@ -44,11 +44,20 @@ export async function refreshChanges(): Promise<void> {
   try {
     const body = await api().changes(c.id);
     if (n !== seq || current()?.id !== c.id) return;
-    // A large file opened before is fetched again as it is now, so it stays open.
-    const opened = new Set(Object.keys(current()!.full));
-    change({ body, error: undefined, loading: false, full: {} });
+    // A large file opened before stays as it is shown (lines shown, comments being written) while it is
+    // fetched again as it is now.
+    const before = current()!.full;
+    const full: typeof before = {};
+    const again: FileChange[] = [];
     for (const s of Object.values(body.changes.sections))
-      for (const f of s.files) if (f.collapsed && opened.has(fileKey(f))) void loadFull(f);
+      for (const f of s.files) {
+        const key = fileKey(f);
+        if (!f.collapsed || !(key in before)) continue;
+        full[key] = before[key]!;
+        again.push(f);
+      }
+    change({ body, error: undefined, loading: false, full });
+    for (const f of again) void loadFull(f, true);
   } catch (err) {
     if (n !== seq || current()?.id !== c.id) return;
     const e = errorOf(err);
@@ -77,12 +86,12 @@ async function checkPullRequest(id: string): Promise<void> {
   }
 }
 
-/** The whole diff of a file the view collapsed (too large, or past the view's budget). */
-export async function loadFull(f: FileChange): Promise<void> {
+/** The whole diff of a file the view collapsed (too large, or past the view's budget); `again` keeps the one shown. */
+export async function loadFull(f: FileChange, again = false): Promise<void> {
   const c = current();
   if (!c) return;
   const key = fileKey(f);
-  change({ full: { ...c.full, [key]: 'loading' } });
+  if (!again || !(key in c.full)) change({ full: { ...c.full, [key]: 'loading' } });
   try {
     const diff = await api().changedFile(c.id, f);
     change({ full: { ...current()!.full, [key]: diff } });

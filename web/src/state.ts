@@ -101,8 +101,9 @@ async function startList(): Promise<void> {
     markWaiting(conversations);
     // The address names a conversation: open it, even one not started yet.
     const first = wanted ?? conversations[0]?.id;
-    if (first) return openConversation(first);
-    await newConversation();
+    // Opened by the page, not the person: a drawer opened while the list loaded stays open.
+    if (first) return openConversation(first, undefined, { keepDrawer: true });
+    await newConversation(undefined, { keepDrawer: true });
   } catch (err) {
     failed(err);
     // Try again: the gateway may be starting, or the network coming back.
