@@ -23,6 +23,7 @@ import { rssOf } from '../src/ops/proc.js';
 import { rigLaunch, waitUntil } from '../tests/support/claude-rig.js';
 import { startChild } from '../tests/support/gateway-rig.js';
 import { startMockApi } from '../tests/support/mock-anthropic.js';
+import { descendants } from './codex/pss.js';
 import type { BenchContext } from './context.js';
 import type { Check, SectionBody } from './report.js';
 import { mb, sleep } from './stats.js';
@@ -54,29 +55,6 @@ function pssOf(pid: number): number | undefined {
 function memAvailable(): number {
   const m = /MemAvailable:\s+(\d+) kB/.exec(fs.readFileSync('/proc/meminfo', 'utf8'));
   return m ? Number(m[1]) * 1024 : os.freemem();
-}
-
-/** Every descendant of a pid, from /proc (children files). */
-function descendants(pid: number): number[] {
-  const out: number[] = [];
-  const walk = (p: number) => {
-    let kids: number[] = [];
-    try {
-      kids = fs
-        .readdirSync(`/proc/${p}/task`)
-        .flatMap((t) =>
-          fs.readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
-        );
-    } catch {
-      return;
-    }
-    for (const k of kids) {
-      out.push(k);
-      walk(k);
-    }
-  };
-  walk(pid);
-  return out;
 }
 
 const tree = (pid: number) => [pid, ...descendants(pid)];
