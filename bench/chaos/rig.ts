@@ -15,8 +15,8 @@ import { call, type Endpoint } from '../../src/cli/client.js';
 import { CLAUDE_BIN, FAKE_CLAUDE, mockAgentEnv, tempDir, waitUntil } from '../../tests/support/claude-rig.js';
 import { writeConfig } from '../../tests/support/gateway-rig.js';
 import type { MockApi } from '../../tests/support/mock-anthropic.js';
-import { CHAOS_NODE_TIMING, ChaosNode } from './nodes.js';
-import { childrenOf } from './procs.js';
+import { CHAOS_NODE_TIMING, ChaosNode, natsPid } from './nodes.js';
+import { childrenOf, processesOfRun } from './procs.js';
 import { SLOW_CHANNEL } from './slow-channel.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -47,6 +47,8 @@ export interface Accepted {
 }
 
 export class ChaosRig {
+  /** The rigs of the runs under way, so an interrupted runner can stop what they started. */
+  static readonly live = new Set<ChaosRig>();
   readonly home = tempDir('chaos-home');
   readonly agentHome = tempDir('chaos-chome');
   readonly cwd = tempDir('chaos-cwd');
@@ -70,6 +72,7 @@ export class ChaosRig {
     readonly mock: MockApi,
     opts: { nodes?: number; natsPort?: number } = {},
   ) {
+    ChaosRig.live.add(this);
     this.slowLog = path.join(this.home, 'slow-channel.jsonl');
     const agent = {
       claudeBin: FAKE_CLAUDE,
@@ -264,6 +267,33 @@ export class ChaosRig {
   /** Stops every node (SIGTERM, after a SIGCONT); false when one had to be killed. */
   async stopNodes(): Promise<boolean> {
     return (await Promise.all(this.nodes.map((n) => n.stop()))).every(Boolean);
+  }
+
+  /** The run is over: an interrupted runner no longer needs to stop it. */
+  done(): void {
+    ChaosRig.live.delete(this);
+  }
+
+  /**
+   * Stops everything the run started, at once (the runner was interrupted): the gateway, its
+   * nats-server, the nodes (resumed first, so a paused one does not stay behind) and every agent.
+   */
+  abort(): void {
+    const nats = natsPid(this.home);
+    const kill = (pid: number | undefined) => {
+      if (!pid) return;
+      try {
+        process.kill(pid, 'SIGCONT');
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    };
+    kill(this.child?.pid);
+    for (const n of this.nodes) kill(n.child?.pid);
+    kill(nats);
+    for (const p of processesOfRun(this.agentHome)) kill(p.pid);
+    this.done();
   }
 
   /** Removes the run's temp dirs (kept when a run found a violation). */

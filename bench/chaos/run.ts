@@ -189,6 +189,7 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
   } catch (err) {
     violations.push({ kind: 'integrity', detail: `the store could not be read: ${(err as Error).message}` });
   }
+  rig.done();
   if (violations.length === 0 && !opts.keep) rig.cleanup();
   return {
     seed: opts.seed,
