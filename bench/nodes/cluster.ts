@@ -14,12 +14,13 @@ import { parseConfig } from '../../src/config/load.js';
 import { addNodeCredentials } from '../../src/nodes/admin.js';
 import { NodesFront } from '../../src/nodes/front/front.js';
 import { RemoteSession } from '../../src/nodes/front/remote-session.js';
-import { type Command, commandId, eventId, type NodeEvent } from '../../src/nodes/wire.js';
+import { type Command, commandId, eventId, type NodeEvent, parseNodeEvent } from '../../src/nodes/wire.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { rssOf } from '../../src/ops/proc.js';
 import { tempDir, waitUntil } from '../../tests/support/claude-rig.js';
 import { CLI, startInProcess, writeConfig } from '../../tests/support/gateway-rig.js';
 import { freePort } from '../../tests/support/nodes-rig.js';
+import { onReaderTake, storedAt } from './taps.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const TSX = createRequire(import.meta.url).resolve('tsx');
@@ -27,8 +28,10 @@ const now = () => performance.timeOrigin + performance.now();
 export const BENCH_TIMING = { heartbeatSeconds: 1, lostAfterSeconds: 10 };
 
 export interface TapLine {
-  k: 'cmd' | 'evt' | 'stdin' | 'sent' | 'delivered';
+  k: 'cmd' | 'evt' | 'stdin' | 'sent' | 'delivered' | 'recv';
   id?: string;
+  /** recv: when JetStream stored the message (the server's clock, epoch ms). */
+  stored?: number;
   label?: string;
   at: number;
   text?: string;
@@ -45,6 +48,10 @@ export function tapFront(): void {
     frontTaps.push({ k: 'sent', id: commandId(cmd), at: now() });
     return send.call(this, node, cmd);
   };
+  onReaderTake((m) => {
+    const e = parseNodeEvent(m.data);
+    if (e) frontTaps.push({ k: 'recv', id: eventId(e), at: now(), stored: storedAt(m) });
+  });
   const deliver = RemoteSession.prototype.deliver;
   RemoteSession.prototype.deliver = function (this: RemoteSession, e: NodeEvent) {
     frontTaps.push({ k: 'delivered', id: eventId(e), at: now() });

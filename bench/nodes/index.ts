@@ -101,19 +101,46 @@ export async function benchNodes(ctx: BenchContext): Promise<SectionBody> {
   return report({ first, steer, hops, rssAtRest, rssWarm, tp });
 }
 
+interface Hops {
+  command: number[];
+  event: number[];
+  /** Each hop in three parts: publish → stored (the server's clock), stored → taken off the consumer, → handled. */
+  parts: Record<'command' | 'event', [number[], number[], number[]]>;
+}
+
 /** Command: sent on the front → taken by the node's runner; event: published on the node → delivered on the front. */
-function hopTimes(front: TapLine[], node: TapLine[]): { command: number[]; event: number[] } {
-  const sent = new Map(front.filter((t) => t.k === 'sent').map((t) => [t.id!, t.at]));
-  const delivered = new Map(front.filter((t) => t.k === 'delivered').map((t) => [t.id!, t.at]));
-  const command = node.filter((t) => t.k === 'cmd' && sent.has(t.id!)).map((t) => t.at - sent.get(t.id!)!);
-  const event = node.filter((t) => t.k === 'evt' && delivered.has(t.id!)).map((t) => delivered.get(t.id!)! - t.at);
-  return { command, event };
+function hopTimes(front: TapLine[], node: TapLine[]): Hops {
+  const at = (taps: TapLine[], k: TapLine['k']) => new Map(taps.filter((t) => t.k === k).map((t) => [t.id!, t]));
+  const sent = at(front, 'sent');
+  const delivered = at(front, 'delivered');
+  const command = node.filter((t) => t.k === 'cmd' && sent.has(t.id!)).map((t) => t.at - sent.get(t.id!)!.at);
+  const event = node.filter((t) => t.k === 'evt' && delivered.has(t.id!)).map((t) => delivered.get(t.id!)!.at - t.at);
+  const split = (from: Map<string, TapLine>, recv: Map<string, TapLine>, to: Map<string, TapLine>) => {
+    const parts: [number[], number[], number[]] = [[], [], []];
+    for (const [id, r] of recv) {
+      const a = from.get(id);
+      const b = to.get(id);
+      if (!a || !b || r.stored === undefined) continue;
+      parts[0].push(r.stored - a.at);
+      parts[1].push(r.at - r.stored);
+      parts[2].push(b.at - r.at);
+    }
+    return parts;
+  };
+  return {
+    command,
+    event,
+    parts: {
+      command: split(sent, at(node, 'recv'), at(node, 'cmd')),
+      event: split(at(node, 'evt'), at(front, 'recv'), delivered),
+    },
+  };
 }
 
 function report(r: {
   first: Record<string, number[]>;
   steer: Record<string, number[]>;
-  hops: { command: number[]; event: number[] };
+  hops: Hops;
   rssAtRest: number | undefined;
   rssWarm: number | undefined;
   tp: Awaited<ReturnType<typeof throughput>>;
@@ -153,6 +180,19 @@ function report(r: {
           row('hop: command, front → node runner', h.command),
           row('hop: event, node publisher → front session', h.event),
         ],
+      },
+      {
+        caption: 'Where a hop goes (stored: the time nats-server gives the message, its clock beside ours):',
+        head: ['what', 'n', 'p50', 'p95', 'max'],
+        rows: (['command', 'event'] as const).flatMap((k) => {
+          const [stored, taken, handled] = r.hops.parts[k].map(summarize) as [Summary, Summary, Summary];
+          const to = k === 'command' ? ['the node', 'its runner'] : ['the front', 'the session'];
+          return [
+            row(`${k}: published → stored by JetStream`, stored),
+            row(`${k}: stored → taken off the consumer on ${to[0]}`, taken),
+            row(`${k}: taken → at ${to[1]} (${k === 'command' ? 'parsed, remembered' : 'parsed, checked'})`, handled),
+          ];
+        }),
       },
       {
         caption: 'Durable messages per second through the front (fake agent on each node; a turn there and back each):',

@@ -13,15 +13,20 @@ import { decodeJoinToken } from '../../src/nodes/credentials.js';
 import { startNode } from '../../src/nodes/node/node.js';
 import { NodeRunner } from '../../src/nodes/node/runner.js';
 import { Publisher } from '../../src/nodes/transport/publisher.js';
-import { type Command, commandId } from '../../src/nodes/wire.js';
+import { type Command, commandId, parseCommand } from '../../src/nodes/wire.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { fakeSessionFactory } from '../../tests/support/fake-agent.js';
 import { tapRudder } from '../floor/wire-tap.js';
+import { onReaderTake, storedAt } from './taps.js';
 
 const now = () => performance.timeOrigin + performance.now();
 const out = fs.openSync(process.env.BENCH_TAP_FILE!, 'a');
 const tap = (o: Record<string, unknown>) => fs.writeSync(out, `${JSON.stringify(o)}\n`);
 
+onReaderTake((m) => {
+  const c = parseCommand(m.data);
+  if (c) tap({ k: 'recv', id: commandId(c), at: now(), stored: storedAt(m) });
+});
 const handle = NodeRunner.prototype.handle;
 NodeRunner.prototype.handle = function (this: NodeRunner, c: Command) {
   tap({ k: 'cmd', id: commandId(c), at: now() });
