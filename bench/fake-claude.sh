@@ -3,7 +3,13 @@
 # message at once, as one process per turn (`-p ... -- PROMPT`) or over stream-json (a uuid'd user
 # message per line), and starts in about a millisecond (the node fake in tests/support takes tens
 # of milliseconds of CPU per start, which would make 10,000 turns take many minutes on 2 cores).
-sid=00000000-0000-4000-8000-00000000f00d
+# Its own session id per new session, as the real CLI; --resume keeps the one it is given.
+read -r sid < /proc/sys/kernel/random/uuid
+prev=''
+for a in "$@"; do
+  [ "$prev" = --resume ] && sid=$a
+  prev=$a
+done
 answer() {
   printf '%s\n' '{"type":"system","subtype":"init","session_id":"'$sid'","model":"fake","cwd":"/","tools":[]}'
   printf '%s\n' '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"echo"}]}}'
