@@ -23,7 +23,7 @@ import { rssOf } from '../src/ops/proc.js';
 import { rigLaunch, waitUntil } from '../tests/support/claude-rig.js';
 import { startChild } from '../tests/support/gateway-rig.js';
 import { startMockApi } from '../tests/support/mock-anthropic.js';
-import { descendants } from './codex/pss.js';
+import { descendants, pssOf } from './codex/pss.js';
 import type { BenchContext } from './context.js';
 import type { Check, SectionBody } from './report.js';
 import { mb, sleep } from './stats.js';
@@ -43,15 +43,6 @@ function statusKb(pid: number, field: string): number | undefined {
 }
 
 /** Proportional set size in bytes (shared pages divided among the processes that map them). */
-function pssOf(pid: number): number | undefined {
-  try {
-    const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function memAvailable(): number {
   const m = /MemAvailable:\s+(\d+) kB/.exec(fs.readFileSync('/proc/meminfo', 'utf8'));
   return m ? Number(m[1]) * 1024 : os.freemem();
