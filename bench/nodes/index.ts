@@ -27,7 +27,9 @@ const now = () => performance.timeOrigin + performance.now();
 const row = (what: string, s: Summary) => [what, String(s.n), ms(s.p50), ms(s.p95), ms(s.max)];
 
 export async function benchNodes(ctx: BenchContext): Promise<SectionBody> {
-  const runs = ctx.quick ? 6 : 30;
+  // A warm turn's first text varies by several ms from turn to turn (the CLI's own work): enough turns that
+  // the difference of two p50s shows the hop, not that spread.
+  const runs = ctx.quick ? 6 : 100;
   const mock = await startMockApi();
   const http = tapHttp();
   const stdin = tapRudder();
@@ -67,7 +69,7 @@ export async function benchNodes(ctx: BenchContext): Promise<SectionBody> {
         if (arrived !== undefined && text !== undefined) first[where]!.push(text - arrived);
       }
     }
-    const steers = Math.max(3, Math.round(runs / 3));
+    const steers = ctx.quick ? 3 : 12;
     for (let i = 0; i < steers; i++) {
       for (const where of ['local', 'node']) {
         const id = convs[where as 'local' | 'node'];
