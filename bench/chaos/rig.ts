@@ -16,7 +16,7 @@ import { CLAUDE_BIN, FAKE_CLAUDE, mockAgentEnv, tempDir, waitUntil } from '../..
 import { writeConfig } from '../../tests/support/gateway-rig.js';
 import type { MockApi } from '../../tests/support/mock-anthropic.js';
 import { CHAOS_NODE_TIMING, ChaosNode, natsPid } from './nodes.js';
-import { childrenOf, processesOfRun } from './procs.js';
+import { childrenOf, processesOfRun, procInfo } from './procs.js';
 import { SLOW_CHANNEL } from './slow-channel.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -279,7 +279,9 @@ export class ChaosRig {
    * nats-server, the nodes (resumed first, so a paused one does not stay behind) and every agent.
    */
   abort(): void {
+    // The pid file may outlive its server: only a nats-server is stopped by it.
     const nats = natsPid(this.home);
+    const natsAlive = nats !== undefined && /nats-server/.test(procInfo(nats)?.cmdline ?? '');
     const kill = (pid: number | undefined) => {
       if (!pid) return;
       try {
@@ -291,7 +293,7 @@ export class ChaosRig {
     };
     kill(this.child?.pid);
     for (const n of this.nodes) kill(n.child?.pid);
-    kill(nats);
+    if (natsAlive) kill(nats);
     for (const p of processesOfRun(this.agentHome)) kill(p.pid);
     this.done();
   }
