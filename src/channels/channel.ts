@@ -182,6 +182,11 @@ export interface Channel {
 export interface ChannelCapabilities {
   /** The surface draws turns, their steps and permission requests itself from the event stream (the web page). */
   drawsTurns?: boolean;
+  /**
+   * send() reaches nothing outside this process: the reply is the event logged when it is marked delivered (the
+   * web page). Any other channel's confirmed send is committed at once, so a crash right after it is not resent.
+   */
+  deliveredInStore?: boolean;
   /** Progress cards, posted and then edited in place. */
   cards?: CardCalls;
   /** The text being written, streamed as a draft (Telegram private chats). */

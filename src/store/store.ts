@@ -123,6 +123,11 @@ export class Store {
     }
   }
 
+  /** Commits the loop turn's writes now (store.groupCommit); without it every write is committed already. */
+  commitNow(): void {
+    this.group?.flush();
+  }
+
   /** Resolves once every write made so far is committed: at once, without store.groupCommit. */
   committed(): Promise<void> {
     return this.group?.committed() ?? Promise.resolve();

@@ -8,7 +8,7 @@ import type { AckKind, Channel, ChannelCapabilities, ChannelStatus, MessageRef, 
 
 export class WebChannel implements Channel {
   readonly name = 'web';
-  readonly capabilities: ChannelCapabilities = { drawsTurns: true };
+  readonly capabilities: ChannelCapabilities = { drawsTurns: true, deliveredInStore: true };
 
   /** `serving` says whether the HTTP server runs; `detail` its address. */
   constructor(private readonly server: { serving(): boolean; detail(): string }) {}

@@ -111,8 +111,17 @@ export class Delivery {
         fromFallback: row.fromFallback,
       },
     });
+    this.sentOut(channel);
     if (event) this.bus.publish(event);
     return true;
+  }
+
+  /**
+   * The platform has the reply: its mark is committed now, not at the end of the loop turn, so a crash can only
+   * resend it if it lands in the few instructions between the platform's answer and this commit.
+   */
+  private sentOut(channel: Channel): void {
+    if (!channel.capabilities?.deliveredInStore) this.store.commitNow();
   }
 
   /** A platform refused or could not be reached: the row stays owed, tried again after its retry-after or a backoff. */
@@ -174,7 +183,9 @@ export class Delivery {
       return this.notYet(row, err);
     }
     // Sent: the file is the platform's now (the page makes its own of the text reply when asked).
-    if (this.store.markSent(row)) await fs.promises.rm(audio.file, { force: true });
+    const marked = this.store.markSent(row);
+    this.sentOut(channel);
+    if (marked) await fs.promises.rm(audio.file, { force: true });
     return true;
   }
 
