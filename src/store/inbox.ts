@@ -132,8 +132,11 @@ export class Inbox {
     this.s.msgUntaken.run(Date.now(), id);
   }
 
-  /** Records which turn answered each input (a steer written between turns learns it only then). */
-  setTurn(ids: Ids, turnId: string): void {
+  /**
+   * Records which turn answered each input (a steer written between turns learns it only then); null when a start
+   * is given back before any turn of theirs ran.
+   */
+  setTurn(ids: Ids, turnId: string | null): void {
     const now = Date.now();
     for (const id of ids) this.s.msgTurn.run(turnId, now, id);
   }

@@ -24,10 +24,13 @@ afterAll(async () => {
   await mock?.close();
 });
 
-function row(home: string, id: string): { state: string; held_for: string | null; reason: string | null } {
+function row(
+  home: string,
+  id: string,
+): { state: string; held_for: string | null; reason: string | null; turn_id: string | null } {
   const db = new Database(path.join(home, 'rudder.db'), { readonly: true });
   try {
-    return db.prepare('SELECT state, held_for, reason FROM messages WHERE id = ?').get(id) as never;
+    return db.prepare('SELECT state, held_for, reason, turn_id FROM messages WHERE id = ?').get(id) as never;
   } finally {
     db.close();
   }
@@ -55,8 +58,17 @@ describe('a node that goes silent', { timeout: 180_000 }, () => {
     const m2 = await cl.front.post(c, 'also while away tag:p2');
     expect(m2.disposition).toBe('queued');
     await w.wait('ack', (d) => d.messageId === m2.messageId && d.kind === 'queued');
-    expect(row(cl.frontHome, m1.messageId)).toMatchObject({ state: 'deferred', held_for: 'agent-unreachable' });
-    expect(row(cl.frontHome, m2.messageId)).toMatchObject({ state: 'deferred', held_for: 'agent-unreachable' });
+    // Held before any turn of theirs ran: they name none (not the turn the refused start had made).
+    expect(row(cl.frontHome, m1.messageId)).toMatchObject({
+      state: 'deferred',
+      held_for: 'agent-unreachable',
+      turn_id: null,
+    });
+    expect(row(cl.frontHome, m2.messageId)).toMatchObject({
+      state: 'deferred',
+      held_for: 'agent-unreachable',
+      turn_id: null,
+    });
     // Told once, not per message.
     expect(w.of('reply', (d) => String(d.text).startsWith('⏳'))).toHaveLength(1);
 

@@ -5,10 +5,12 @@
  * the wire's parser never throws, whatever it is given.
  */
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frontSeed } from '../../src/nodes/credentials.js';
+import { PresenceWatch } from '../../src/nodes/front/presence.js';
 import { connectNats } from '../../src/nodes/transport/connection.js';
 import { EmbeddedServer } from '../../src/nodes/transport/embedded.js';
 import { Publisher } from '../../src/nodes/transport/publisher.js';
@@ -21,9 +23,12 @@ import {
   eventId,
   eventSubject,
   FRONT_CONSUMER,
+  PRESENCE_BUCKET,
+  type Presence,
   parseCommand,
   parseNodeEvent,
   parsePresence,
+  WIRE_VERSION,
 } from '../../src/nodes/wire.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
@@ -108,6 +113,41 @@ describe('transport on a real nats-server', { timeout: 120_000 }, () => {
     await reader.stop();
     // Handed out again after ack_wait (1 s), then acknowledged: no third delivery.
     expect(deliveries).toHaveLength(2);
+  });
+
+  it('presence: a lost node is back with its first event, before its heartbeat, and each change is told once', async () => {
+    const kv = await new Kvm(nc).open(PRESENCE_BUCKET);
+    const watch = new PresenceWatch(kv, 400, log);
+    const told: boolean[] = [];
+    watch.onReach('pn', (r) => told.push(r.reachable));
+    await watch.start();
+    try {
+      const beat = (): Promise<unknown> => {
+        const p: Presence = {
+          v: WIRE_VERSION,
+          node: 'pn',
+          at: Date.now(),
+          startedAt: Date.now(),
+          version: 'test',
+          projects: [],
+          sessions: [],
+          rssBytes: null,
+        };
+        return kv.put('pn', encode(p));
+      };
+      await beat();
+      await waitUntil(() => watch.reach('pn').reachable, 10_000);
+      await waitUntil(() => !watch.reach('pn').reachable, 10_000);
+      // A restarted node reports the turn its crash cut off before its first heartbeat lands.
+      watch.heardFrom('pn');
+      expect(watch.reach('pn').reachable).toBe(true);
+      expect(told).toEqual([true, false, true]);
+      await beat();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(told).toEqual([true, false, true]);
+    } finally {
+      watch.stop();
+    }
   });
 
   it('the wire parser never throws, and gives back what was encoded', () => {

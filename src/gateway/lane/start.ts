@@ -59,13 +59,15 @@ export function startTurn(
   for (const r of rows.slice(1)) lane.merged.add(r.id);
   lane.turnSender.set(turnId, rows[0]!.senderId);
   lane.pendingStart = { turnId, sender: rows[0]!.senderId };
+  // The turn each input last ran in (a re-run's cut-off one), named again if this start is given back.
+  const before = new Map(ids.map((id) => [id, store.message(id)?.turnId ?? null]));
   store.tx(() => {
     store.inbox.run(ids, turnId);
     store.turnStarted(turnId, lane.conversationId, ids, session.sessionId() ?? null, project);
   });
   store.afterCommit(() => {
     lane.pendingStart = undefined;
-    done(handOver(lane, session, rows, inputs, turnId));
+    done(handOver(lane, session, rows, inputs, turnId, before));
   });
 }
 
@@ -75,6 +77,7 @@ function handOver(
   rows: MessageRow[],
   inputs: UserInput[],
   turnId: string,
+  before: ReadonlyMap<string, string | null>,
 ): StartOutcome {
   const { store } = lane.deps;
   const project = lane.deps.projectOf(lane.conversationId);
@@ -82,7 +85,10 @@ function handOver(
   const live = rows.filter((r) => store.message(r.id)?.state === 'running');
   if (live.length < rows.length) {
     if (live.length === 0) {
-      store.turnDiscarded(turnId);
+      store.tx(() => {
+        store.turnDiscarded(turnId);
+        giveBackTurn(lane, rows, before);
+      });
       lane.turnSender.delete(turnId);
       return 'failed';
     }
@@ -92,6 +98,7 @@ function handOver(
       live,
       inputs.filter((i) => live.some((r) => r.id === i.id)),
       turnId,
+      before,
     );
   }
   const ids = rows.map((r) => r.id);
@@ -115,6 +122,7 @@ function handOver(
       store.turnDiscarded(turnId);
       store.inbox.queue(ids);
       for (const id of ids) store.inbox.untaken(id);
+      giveBackTurn(lane, rows, before);
     });
     if (isRudderError(err) && CANNOT_START.has(err.code)) return cannotStart(lane, rows, err);
     for (const r of rows) lane.forget(r.id);
@@ -128,6 +136,11 @@ function handOver(
     lane.log.info({ err: (err as Error).message }, 'turn start deferred');
     return 'later';
   }
+}
+
+/** A turn discarded before it ran: its messages name the turn they last ran in again (none for a first attempt). */
+function giveBackTurn(lane: LaneInternals, rows: MessageRow[], before: ReadonlyMap<string, string | null>): void {
+  for (const r of rows) lane.deps.store.inbox.setTurn([r.id], before.get(r.id) ?? null);
 }
 
 /** No agent can start here (e.g. its project's directory or worktree): say why instead of waiting for ever. */

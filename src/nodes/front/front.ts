@@ -214,6 +214,8 @@ export class NodesFront implements NodeLink {
       );
       return undefined;
     }
+    // News of the node before its heartbeat: every session on it hears it is back before this event is used.
+    this.presence.heardFrom(node);
     const route = this.routes.get(e.conversationId);
     if (!route) {
       this.o.log.debug({ node, conversationId: e.conversationId, type: e.type }, 'no session follows this event');

@@ -1,7 +1,7 @@
 /**
  * Which nodes are up, from their heartbeats in the presence bucket (per-key TTL does not work on
  * nats-server 2.9.10, so silence is measured here): a node is lost once nothing came from it for
- * nodes.lostAfterSeconds, and back with its next heartbeat. Listeners hear each change. A
+ * nodes.lostAfterSeconds, and back with its next heartbeat or event. Listeners hear each change. A
  * heartbeat seen live counts from when it arrived (the front's clock); one already in the bucket
  * at start counts from when the server stored it.
  */
@@ -97,6 +97,21 @@ export class PresenceWatch {
       for (const fn of this.upListeners) fn(p.node);
       this.tell(p.node);
     }
+  }
+
+  /**
+   * An event came from the node: it is up, whatever its heartbeat has not said yet (the turn a restart cut off
+   * is reported before the first heartbeat lands). Everyone hears it is back at once, before that event is used.
+   */
+  heardFrom(node: string): void {
+    const s = this.nodes.get(node);
+    if (!s) return;
+    s.seenAt = Math.max(s.seenAt, Date.now());
+    if (!s.lost) return;
+    s.lost = false;
+    this.log.info({ node, wasLost: true, by: 'event' }, 'node is back');
+    for (const fn of this.upListeners) fn(node);
+    this.tell(node);
   }
 
   /** The node deleted its key: it stopped on purpose, so it is lost now rather than after the silence. */

@@ -198,8 +198,6 @@ export class RemoteSession implements AgentSession {
   /** An event of the node about this conversation (routed here by the front, in order). */
   deliver(e: NodeEvent): void {
     if (this.stopped) return;
-    // Its events are news of the node before its heartbeat: the person hears it is back before the turn ends.
-    if (this.reachable === false) this.reachChanged({ reachable: true, lastSeenAt: Date.now() });
     switch (e.type) {
       case 'turn': {
         if (e.sessionId) this.setSession(e.sessionId);
