@@ -115,7 +115,7 @@ describe('transport on a real nats-server', { timeout: 120_000 }, () => {
     expect(deliveries).toHaveLength(2);
   });
 
-  it('presence: a lost node is back with its first event, before its heartbeat, and each change is told once', async () => {
+  it('presence: a lost node is back with its first event, before its heartbeat; each change told once', async () => {
     const kv = await new Kvm(nc).open(PRESENCE_BUCKET);
     const watch = new PresenceWatch(kv, 400, log);
     const told: boolean[] = [];
