@@ -216,14 +216,21 @@ export class ChaosRig {
     return a;
   }
 
+  /** Why the last status call got no answer. */
+  statusError = '';
+
   async status(): Promise<Status | undefined> {
-    if (!this.ep || !this.running()) return undefined;
+    if (!this.ep || !this.running()) {
+      this.statusError = 'the gateway is not running';
+      return undefined;
+    }
     try {
       const s = await call<Status>(this.ep, 'GET', '/api/status');
       for (const x of s.sessions) if (x.pid) this.track(x.pid);
       for (const n of s.nodes ?? []) for (const x of n.sessions) if (x.pid) this.track(x.pid);
       return s;
-    } catch {
+    } catch (err) {
+      this.statusError = (err as Error).message;
       return undefined;
     }
   }

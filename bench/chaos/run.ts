@@ -48,6 +48,8 @@ export interface RunReport {
 }
 
 const SETTLE_MS = 150_000;
+/** Status calls in a row (a second apart) the gateway may leave unanswered before it counts as gone. */
+const STATUS_TRIES = 10;
 
 async function settle(ctx: RunCtx): Promise<string | undefined> {
   const { rig } = ctx;
@@ -56,9 +58,18 @@ async function settle(ctx: RunCtx): Promise<string | undefined> {
   let calm = 0;
   let lastRetry = 0;
   let last = '';
+  let unanswered = 0;
   while (Date.now() < end) {
     const s = await rig.status();
-    if (!s) return 'the gateway stopped answering its status API';
+    if (!s) {
+      // One request lost on a loaded machine is not a gateway gone: it must stay silent for a while, or be dead.
+      ctx.log(`status API: no answer (${rig.statusError})`);
+      if (!rig.running() || ++unanswered >= STATUS_TRIES)
+        return `the gateway stopped answering its status API (${unanswered} tries): ${rig.statusError}`;
+      await sleep(1000);
+      continue;
+    }
+    unanswered = 0;
     const open = OPEN_STATES.reduce((n, st) => n + (s.messages[st] ?? 0), 0);
     const paused = s.queues.filter((q) => q.pausedUntil).map((q) => q.conversationId);
     const busy = s.sessions.filter((x) => x.state === 'busy').length;
