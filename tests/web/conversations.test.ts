@@ -9,6 +9,18 @@ import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 
 const rig = useWebGateway();
 
+/** Holds the page's `method` requests to /api/conversations until the returned function is called. */
+async function holdConversations(app: Awaited<ReturnType<typeof openApp>>, method: string): Promise<() => void> {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await app.context.route('**/api/conversations', async (route) => {
+    if (route.request().method() !== method) return route.fallback();
+    await held;
+    await route.fallback();
+  });
+  return release;
+}
+
 describe('conversations (real browser, real CLI)', () => {
   it('titles a conversation by its first message, renames and archives it, and marks another one unread', async () => {
     const app = await openApp(rig.browser, rig.gw.ep, { size: 'phone', conversation: 'first' });
@@ -149,13 +161,7 @@ describe('conversations (real browser, real CLI)', () => {
     const { page } = app;
     await page.getByTestId('input').waitFor({ timeout: rig.budget });
     // A slow network: the list answers only after the person has opened the drawer.
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    await app.context.route('**/api/conversations', async (route) => {
-      if (route.request().method() !== 'GET') return route.fallback();
-      await held;
-      await route.fallback();
-    });
+    const release = await holdConversations(app, 'GET');
     await page.goto(rig.gw.ep.base);
     await page.getByTestId('drawer-toggle').click();
     await page.getByTestId('conversations').waitFor({ state: 'visible', timeout: rig.budget });
@@ -173,13 +179,7 @@ describe('conversations (real browser, real CLI)', () => {
     await page.getByTestId('input').waitFor({ timeout: rig.budget });
     await page.getByTestId('input').fill('a draft of the old one');
     // The gateway takes its time to make the conversation: the person types meanwhile.
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    await app.context.route('**/api/conversations', async (route) => {
-      if (route.request().method() !== 'POST') return route.fallback();
-      await held;
-      await route.fallback();
-    });
+    const release = await holdConversations(app, 'POST');
     await page.getByTestId('new-conversation').click();
     await expect.poll(() => page.getByTestId('input').inputValue()).toBe('');
     await page.getByTestId('input').fill('first words tag:typed-early');

@@ -36,13 +36,16 @@ export function closeConversation(o: Opening = {}): void {
   stream?.close();
   stream = undefined;
   forgetChanges();
-  set({ currentId: undefined, conv: undefined, draft: '', ...(o.keepDrawer ? {} : { drawerOpen: false }) });
+  set({ currentId: undefined, conv: undefined, draft: '', ...drawerAfter(o) });
 }
 
 /** keepDrawer: the page opens it on its own (at start), so a drawer the person opened meanwhile stays open. */
 export interface Opening {
   keepDrawer?: boolean;
 }
+
+/** Opening a conversation closes the drawer, unless the page (not the person) opens it. */
+const drawerAfter = (o: Opening) => (o.keepDrawer ? {} : { drawerOpen: false });
 
 /** Opens a conversation; `carry` is text typed while none was open, added to its draft. */
 export async function openConversation(id: string, carry?: string, o: Opening = {}): Promise<void> {
@@ -56,7 +59,7 @@ export async function openConversation(id: string, carry?: string, o: Opening = 
     currentId: id,
     conv: withUnsent(emptyConversation(id)),
     draft,
-    ...(o.keepDrawer ? {} : { drawerOpen: false }),
+    ...drawerAfter(o),
   });
   history.replaceState(null, '', `${location.pathname}${location.search}#c=${encodeURIComponent(id)}`);
   try {

@@ -92,11 +92,14 @@ export class PresenceWatch {
     const before = this.nodes.get(p.node);
     const lost = now - seenAt > this.lostAfterMs;
     this.nodes.set(p.node, { presence: p, seenAt, lost });
-    if (!lost && (before === undefined || before.lost)) {
-      this.log.info({ node: p.node, wasLost: !!before?.lost }, before ? 'node is back' : 'node is up');
-      for (const fn of this.upListeners) fn(p.node);
-      this.tell(p.node);
-    }
+    if (!lost && (before === undefined || before.lost)) this.up(p.node, !!before, 'heartbeat');
+  }
+
+  /** The node is up: first heard of, or back after it was lost. */
+  private up(node: string, wasKnown: boolean, by: 'heartbeat' | 'event'): void {
+    this.log.info({ node, wasLost: wasKnown, by }, wasKnown ? 'node is back' : 'node is up');
+    for (const fn of this.upListeners) fn(node);
+    this.tell(node);
   }
 
   /**
@@ -109,9 +112,7 @@ export class PresenceWatch {
     s.seenAt = Math.max(s.seenAt, Date.now());
     if (!s.lost) return;
     s.lost = false;
-    this.log.info({ node, wasLost: true, by: 'event' }, 'node is back');
-    for (const fn of this.upListeners) fn(node);
-    this.tell(node);
+    this.up(node, true, 'event');
   }
 
   /** The node deleted its key: it stopped on purpose, so it is lost now rather than after the silence. */
