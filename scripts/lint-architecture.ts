@@ -73,6 +73,16 @@ export const LAYER_RULES: LayerRule[] = [
     forbidden: ['src/gateway', 'src/http'],
     why: 'nothing in src/nodes imports src/gateway or src/http (a node runs agents, never the gateway)',
   },
+  {
+    from: ['src/gateway'],
+    forbidden: ['src/http', 'src/cli', 'src/app'],
+    why: 'nothing in src/gateway imports src/http, src/cli or src/app (start-up lives above the gateway, in src/app)',
+  },
+  {
+    from: ['src/http'],
+    forbidden: ['src/cli', 'src/app'],
+    why: 'nothing in src/http imports src/cli or src/app (the HTTP layer serves the gateway, never starts it)',
+  },
 ];
 
 export const LONG_FILE_DIRS = ['src/gateway', 'src/http'];

@@ -31,6 +31,8 @@ export { canTypeNow, classifyPane, classifyPaneDetailed } from './agents/tmux/sc
 export type { TmuxLaunch, TmuxSettings } from './agents/tmux/tmux-launch.js';
 export type { TmuxPhase } from './agents/tmux/tmux-session.js';
 export { ClaudeTmuxSession } from './agents/tmux/tmux-session.js';
+export type { GatewayOptions, RunningGateway } from './app/start.js';
+export { startGateway } from './app/start.js';
 // Running the gateway: its config (loaded and followed), a logger, channels of one's own.
 export type * from './channels/channel.js';
 export type { ConfigEvents, LoadedConfig } from './config/load.js';
@@ -38,8 +40,6 @@ export { dataDir, findConfigFile, LiveConfig, loadTrustedConfig, parseConfig } f
 export type { Config } from './config/schema.js';
 export type { ErrorCode } from './errors.js';
 export { ERRORS, RudderError } from './errors.js';
-export type { GatewayOptions, RunningGateway } from './gateway/gateway.js';
-export { startGateway } from './gateway/gateway.js';
 export type * from './http/wire.js';
 export type { Logger, LoggerOptions } from './ops/logger.js';
 export { createLogger, silentLogger } from './ops/logger.js';

@@ -3,9 +3,10 @@
  * with -9 and starts again on the same RUDDER_HOME. argv: the config file. Prints one line,
  * "ready <web url with token> <slow channel url>", once it takes messages.
  */
+
+import { startGateway } from '../../src/app/start.js';
 import type { ChannelAccessConfig } from '../../src/config/channels-schema.js';
 import { LiveConfig, loadConfig } from '../../src/config/load.js';
-import { startGateway } from '../../src/gateway/gateway.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { SLOW_CHANNEL, SLOW_OWNER, SlowChannel } from './slow-channel.js';
 

@@ -4,9 +4,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { type RunningGateway, startGateway } from '../../src/app/start.js';
 import type { InboundMessage } from '../../src/channels/channel.js';
 import { LiveConfig, parseConfig } from '../../src/config/load.js';
-import { type RunningGateway, startGateway } from '../../src/gateway/gateway.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { tempDir } from '../../tests/support/claude-rig.js';
 import { fakeSessionFactory } from '../../tests/support/fake-agent.js';

@@ -7,8 +7,9 @@
  *  2. A ten-minute turn with 100 tool calls on every channel at once: edits of its card per
  *     minute, against the cadence's bound (60 / editEverySeconds).
  */
+
+import { startGateway } from '../../src/app/start.js';
 import { LiveConfig, parseConfig } from '../../src/config/load.js';
-import { startGateway } from '../../src/gateway/gateway.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { tempDir, waitUntil } from '../../tests/support/claude-rig.js';
 import type { ScriptStep } from '../../tests/support/fake-agent.js';

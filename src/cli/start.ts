@@ -1,4 +1,4 @@
-/** `rudder start`: run the gateway until a signal (gateway/run.ts: data dir, config, lock, logger, startup line). */
+/** `rudder start`: run the gateway until a signal (app/run.ts: data dir, config, lock, logger, startup line). */
 import type { Command } from 'commander';
 
 export function register(program: Command): void {
@@ -17,7 +17,7 @@ private to you; 1 when another Rudder runs on this data dir or the gateway canno
 (e.g. the port is in use).`,
     )
     .action(async () => {
-      const { runGateway } = await import('../gateway/run.js');
+      const { runGateway } = await import('../app/run.js');
       process.exitCode = await runGateway();
     });
 }

@@ -1,7 +1,8 @@
 /**
- * The gateway, wired: the table of contents of the system. One call starts it (the store, the
- * agents' launches, the services, recovery, the page's server, the chat channels); one call stops
- * it (shutdown.ts).
+ * The gateway, wired: the table of contents of its start. Built first (the store, the projects, the
+ * link to the nodes, the agents' launches, the orphan sweep, the services), then opened (the channels
+ * registered, recovery, the page's server started, the chat channels); shutdown.ts stops it. What
+ * starts the gateway (the data dir's lock, the page's server, the process) lives above it, in src/app.
  */
 import type https from 'node:https';
 import path from 'node:path';
@@ -15,10 +16,7 @@ import { createChannels } from '../channels/registry.js';
 import { WebChannel } from '../channels/web/channel.js';
 import { checkProjects, type LiveConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { HttpServer } from '../http/server.js';
-import { loadOrCreateToken } from '../http/token.js';
 import type { NodesFront } from '../nodes/front/front.js';
-import { acquireLock, type DataDirLock } from '../ops/lock.js';
 import type { Logger } from '../ops/logger.js';
 import { memAvailableBytes } from '../ops/proc.js';
 import { registerSecret } from '../ops/redact.js';
@@ -26,32 +24,47 @@ import { Projects } from '../projects/service.js';
 import { Store } from '../store/store.js';
 import { recoverOpenMessages } from './recovery.js';
 import { buildServices, type Services } from './services.js';
-import { shutdown, undoStart } from './shutdown.js';
 
-export interface GatewayOptions {
+export interface GatewayParts {
   dataDir: string;
   config: LiveConfig;
   logger: Logger;
   env?: NodeJS.ProcessEnv;
-  /** Channels supplied by the caller (tests, embedding), started like the configured ones. */
-  extraChannels?: Channel[];
-  /** The data dir's lock, when the caller took it already (`rudder start` does, first thing). */
-  lock?: DataDirLock;
-  /** Aborts the wait for chat channels at startup (a signal arrived). */
-  signal?: AbortSignal;
   /** Replaces the agent session factory (benchmarks measure the gateway with an in-process fake agent). */
   sessionFactory?: (launches: AgentLaunches) => SessionFactory;
   /** The HTTPS agent pushes go through (a test's, trusting its fake push service's certificate). */
   pushAgent?: https.Agent;
 }
 
-export interface RunningGateway {
+/** The page's server as the gateway runs it: started after recovery, before the chat channels; stopped with it. */
+export interface PageServer {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Serving now (the web channel's replies are its events, so they are delivered while it is). */
+  serving(): boolean;
+  address(): { host: string; port: number };
+  /** The page's address without the token: the one to log. */
+  baseUrl(): string;
+}
+
+/** A gateway built and not yet open: its services, and what shutdown.ts stops beside them. */
+export interface Gateway {
+  dataDir: string;
   services: Services;
-  /** The page's HTTP server (web.enabled). */
-  web: HttpServer | undefined;
+  launches: AgentLaunches;
+  /** The link to the nodes (nodes.*): closed after the sessions let go, with the embedded NATS server. */
+  nodes: NodesFront | undefined;
   /** The binaries of the agents the config runs on, checked at start: a missing or broken one is reported. */
   binaries: Promise<BinaryCheck[]>;
-  stop(reason: string): Promise<void>;
+}
+
+export interface Opening {
+  /** The page's server (web.enabled): without it running, the gateway does not run. */
+  page: PageServer | undefined;
+  /** Channels supplied by the caller (tests, embedding), started like the configured ones. */
+  extraChannels?: Channel[];
+  /** Aborts the wait for chat channels at startup (a signal arrived). */
+  signal?: AbortSignal;
 }
 
 const EVENT_RETENTION_MS = 7 * 24 * 3600_000;
@@ -64,21 +77,10 @@ function registerConfigSecrets(cfg: Config): void {
   for (const [k, v] of Object.entries(cfg.agent.env)) if (/KEY|TOKEN|SECRET|PASSWORD/i.test(k)) registerSecret(v);
 }
 
-export async function startGateway(opts: GatewayOptions): Promise<RunningGateway> {
-  // One gateway per data dir, before anything in it is touched: a second start must not sweep
-  // the first one's agents as orphans.
-  const lock = opts.lock ?? acquireLock(opts.dataDir);
-  try {
-    return await startLocked(opts, lock);
-  } catch (err) {
-    if (!opts.lock) lock.release();
-    throw err;
-  }
-}
-
-async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<RunningGateway> {
-  const { config, dataDir, logger: log } = opts;
-  const env = opts.env ?? process.env;
+/** Builds the gateway under the data dir's lock (the caller holds it): nothing takes work yet. */
+export async function buildGateway(parts: GatewayParts): Promise<Gateway> {
+  const { config, dataDir, logger: log } = parts;
+  const env = parts.env ?? process.env;
   const cfg = config.current();
   registerConfigSecrets(cfg);
   checkProjects(cfg, dataDir); // a project inside this data dir is refused before anything starts
@@ -91,35 +93,44 @@ async function startLocked(opts: GatewayOptions, lock: DataDirLock): Promise<Run
   const launches = new AgentLaunches({ dataDir, config, store, projects, env, log, memAvailable, remote: nodes });
   killOrphans(store, log, launches.markPrefix);
   store.pruneEvents(EVENT_RETENTION_MS);
-  const factory = opts.sessionFactory?.(launches);
-  const push = cfg.web.enabled && cfg.push.enabled ? pushKeys(dataDir, opts.pushAgent) : undefined;
+  const factory = parts.sessionFactory?.(launches);
+  const push = cfg.web.enabled && cfg.push.enabled ? pushKeys(dataDir, parts.pushAgent) : undefined;
   const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable, push, dataDir, nodes });
   void s.voice.prune().catch(() => undefined);
-  const binaries = launches.health.refresh();
+  return { dataDir, services: s, launches, nodes, binaries: launches.health.refresh() };
+}
 
-  const web = cfg.web.enabled ? webServer(dataDir, cfg, s, log) : undefined;
-  const channels = [...(opts.extraChannels ?? []), ...(await chatChannels(cfg, dataDir, log))];
-  if (web) s.chats.add(new WebChannel({ serving: () => web.serving(), detail: () => detailOf(web) }));
+/** Opens the gateway: what a previous run left open first, then the page, then the chat channels. */
+export async function openGateway(g: Gateway, o: Opening): Promise<void> {
+  const { services: s } = g;
+  const { page } = o;
+  const channels = [...(o.extraChannels ?? []), ...(await chatChannels(s.config.current(), g.dataDir, s.log))];
+  if (page) s.chats.add(new WebChannel({ serving: () => page.serving(), detail: () => detailOf(page) }));
   for (const ch of channels) s.chats.add(ch);
 
   // Recovered messages are put back in line before any channel can deliver a new one.
   const recovered = await recoverOpenMessages(s);
-  if (Object.values(recovered).some((n) => n > 0)) log.info(recovered, 'recovered open messages from the previous run');
+  if (Object.values(recovered).some((n) => n > 0))
+    s.log.info(recovered, 'recovered open messages from the previous run');
   // The nodes' events are read once the turns recovery follows again are registered.
-  nodes?.listen();
+  g.nodes?.listen();
   // Without its own page the gateway does not run: what recovery started is undone.
-  if (web) await startWeb(web, log).catch((err) => undoStart(s, launches, nodes, err));
+  if (page) await startPage(page, s.log).catch((err) => undoStart(g, err));
 
   // The chat channels all at once: one that cannot reach its platform holds up nothing else.
-  await s.channelStarts.startAll(channels, config.current().channelStartTimeoutSeconds * 1000, opts.signal);
+  await s.channelStarts.startAll(channels, s.config.current().channelStartTimeoutSeconds * 1000, o.signal);
   s.replies.delivery.kickAll();
   s.registry.startReaper();
-  const release = () => {
-    if (!opts.lock) lock.release();
-  };
-  let stopping: Promise<void> | undefined;
-  const stop = (reason: string) => (stopping ??= shutdown({ s, launches, nodes, web, release }, reason));
-  return { services: s, web, binaries, stop };
+}
+
+/** The page's server could not start: what recovery began is stopped, and the start fails with its error. */
+async function undoStart({ services: s, launches, nodes }: Gateway, err: unknown): Promise<never> {
+  const why = 'the web channel could not start';
+  await Promise.all([s.pool.stopAll(why), launches.stop(why), s.notifier.stop(0)]);
+  await Promise.allSettled(s.chats.all().map((c) => c.stop()));
+  await nodes?.stop();
+  await s.store.close();
+  throw err;
 }
 
 async function startNodes(
@@ -149,13 +160,6 @@ function openStore(dataDir: string, cfg: Config, log: Logger): Store {
   });
 }
 
-function webServer(dataDir: string, cfg: Config, s: Services, log: Logger): HttpServer {
-  const token = loadOrCreateToken(dataDir);
-  registerSecret(token);
-  const { host, port, allowedHosts } = cfg.web;
-  return new HttpServer({ host, port, allowedHosts, token, logger: log, api: s.api });
-}
-
 /** Web Push's VAPID keys, made once into the data dir; the private one is a secret of the log's. */
 function pushKeys(dataDir: string, agent: https.Agent | undefined) {
   const keys = loadOrCreateVapidKeys(dataDir);
@@ -172,17 +176,17 @@ async function chatChannels(cfg: Config, dataDir: string, log: Logger): Promise<
   }
 }
 
-async function startWeb(web: HttpServer, log: Logger): Promise<void> {
+async function startPage(page: PageServer, log: Logger): Promise<void> {
   try {
-    await web.start();
-    log.info({ channel: 'web', url: web.baseUrl() }, 'channel started');
+    await page.start();
+    log.info({ channel: 'web', url: page.baseUrl() }, 'channel started');
   } catch (err) {
     log.error({ channel: 'web', err: (err as Error).message }, 'the web channel failed to start');
     throw err;
   }
 }
 
-function detailOf(web: HttpServer): string {
-  const { host, port } = web.address();
+function detailOf(page: PageServer): string {
+  const { host, port } = page.address();
   return `http://${host}:${port}`;
 }

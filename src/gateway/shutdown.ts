@@ -1,25 +1,18 @@
 /**
  * Stopping the gateway: in-flight turns and review actions drain for a bounded time, then every git
  * and agent process stops (the spare one too), owed deliveries get a moment, the channels and the
- * page's server stop, the last steps are written and the store closes. What a start that failed had
- * begun is undone the same way.
+ * page's server stop, the last steps are written and the store closes.
  */
-import type { AgentLaunches } from '../agents/launch.js';
-import type { HttpServer } from '../http/server.js';
-import type { NodesFront } from '../nodes/front/front.js';
-import type { Services } from './services.js';
+import type { Gateway, PageServer } from './gateway.js';
 
-export interface Stoppable {
-  s: Services;
-  launches: AgentLaunches;
-  /** The link to the nodes (nodes.*): closed after the sessions let go, with the embedded NATS server. */
-  nodes: NodesFront | undefined;
-  web: HttpServer | undefined;
+export interface Stoppable extends Gateway {
+  page: PageServer | undefined;
   /** Releases the data dir's lock when the gateway took it. */
   release(): void;
 }
 
-export async function shutdown({ s, launches, nodes, web, release }: Stoppable, reason: string): Promise<void> {
+export async function shutdown(g: Stoppable, reason: string): Promise<void> {
+  const { services: s, launches, nodes, page, release } = g;
   const drainMs = s.config.current().shutdownDrainSeconds * 1000;
   s.log.info({ reason, drainSeconds: drainMs / 1000 }, 'stopping: draining in-flight turns');
   s.conversations.markShuttingDown();
@@ -36,25 +29,10 @@ export async function shutdown({ s, launches, nodes, web, release }: Stoppable, 
   s.cards.stop();
   await s.notifier.stop(2000);
   s.conversations.dispose();
-  await Promise.allSettled([...s.chats.all().map((c) => c.stop()), web?.stop()]);
+  await Promise.allSettled([...s.chats.all().map((c) => c.stop()), page?.stop()]);
   await nodes?.stop();
   s.steps.flush();
   await s.store.close();
   s.log.info('stopped');
   release();
-}
-
-/** The page's server could not start: what recovery began is stopped, and the start fails with its error. */
-export async function undoStart(
-  s: Services,
-  launches: AgentLaunches,
-  nodes: NodesFront | undefined,
-  err: unknown,
-): Promise<never> {
-  const why = 'the web channel could not start';
-  await Promise.all([s.pool.stopAll(why), launches.stop(why), s.notifier.stop(0)]);
-  await Promise.allSettled(s.chats.all().map((c) => c.stop()));
-  await nodes?.stop();
-  await s.store.close();
-  throw err;
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import qrcode from 'qrcode-terminal';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Tmux } from '../../src/agents/tmux/pane/tmux.js';
-import { pageQr, phoneUrl } from '../../src/cli/qr.js';
+import { pageQr, phoneUrl } from '../../src/app/qr.js';
 import { waitUntil } from '../support/claude-rig.js';
 import { ROOT } from '../support/gateway-rig.js';
 import { killServers, privateSocket } from '../support/tmux-rig.js';
@@ -15,7 +15,7 @@ import { killServers, privateSocket } from '../support/tmux-rig.js';
 const socket = privateSocket('qr');
 afterAll(() => killServers([socket]));
 
-const QR_JS = path.join(ROOT, 'dist/cli/qr.js');
+const QR_JS = path.join(ROOT, 'dist/app/qr.js');
 /** Prints what `rudder start` would print after its startup line, as the real process sees its stdout. */
 const script = (url: string, hosts: string[]) =>
   `import(${JSON.stringify(QR_JS)}).then((m) => { process.stdout.write(m.pageQr({ url: ${JSON.stringify(url)}, ` +

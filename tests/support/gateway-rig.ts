@@ -7,10 +7,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type GatewayOptions, type RunningGateway, startGateway } from '../../src/app/start.js';
 import type { Channel } from '../../src/channels/channel.js';
 import { call, type Endpoint, readEvents, type SseEvent } from '../../src/cli/client.js';
 import { LiveConfig, parseConfig } from '../../src/config/load.js';
-import { type GatewayOptions, type RunningGateway, startGateway } from '../../src/gateway/gateway.js';
 import { type Logger, silentLogger } from '../../src/ops/logger.js';
 import { mockAgentEnv, tempDir, waitUntil } from './claude-rig.js';
 
