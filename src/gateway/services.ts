@@ -32,6 +32,7 @@ import { ReviewCommands } from './commands/review.js';
 import { Stopper } from './commands/stop.js';
 import { Conversations } from './conversations/conversations.js';
 import { Intake } from './intake/intake.js';
+import { Presses } from './intake/presses.js';
 import { Router } from './intake/route.js';
 import { ActionTokens } from './notify/action-tokens.js';
 import { PushActions } from './notify/actions.js';
@@ -41,8 +42,6 @@ import { Presence } from './notify/presence.js';
 import { ChatPrompts } from './permissions/chat-prompts.js';
 import { PermissionDesk } from './permissions/desk.js';
 import { publishPermissions } from './permissions/page-events.js';
-import { Buttons } from './progress/buttons.js';
-import { ProgressDriver } from './progress/driver.js';
 import { ReplyGate } from './replies/gate.js';
 import { Replies } from './replies/replies.js';
 import { VoiceNotes } from './replies/voice-notes.js';
@@ -50,6 +49,7 @@ import { Reviews } from './review/reviews.js';
 import { StatusText } from './status/conversation-text.js';
 import { StatusReporter } from './status/report.js';
 import { StepLog } from './steps/step-log.js';
+import { ProgressDriver } from './surfaces/driver.js';
 
 export interface ServiceParts {
   config: LiveConfig;
@@ -183,7 +183,7 @@ export function buildServices(parts: ServiceParts) {
     nodes,
   });
   const router = new Router({ config, store, access, conversations, commands, desk, replies, bus, log });
-  const buttons = new Buttons({
+  const presses = new Presses({
     access,
     prompts,
     cards,
@@ -192,7 +192,7 @@ export function buildServices(parts: ServiceParts) {
     stop: (id) => stopper.stopFromButton(id),
     log,
   });
-  const intake = new Intake({ store, bus, access, conversations, replies, router, buttons, log });
+  const intake = new Intake({ store, bus, access, conversations, replies, router, presses, log });
 
   // Channels start in parallel; the status report reads their starts.
   const channelStarts = new ChannelStarter(intake, log, () => replies.delivery.kickAll());

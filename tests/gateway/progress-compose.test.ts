@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
+import { parseButton } from '../../src/gateway/intake/presses.js';
 import { code } from '../../src/gateway/markdown.js';
 import { composePrompt, PROMPT_INPUT_LIMIT } from '../../src/gateway/permissions/prompt-text.js';
-import { parseButton } from '../../src/gateway/progress/buttons.js';
-import { collapsedCard, elapsed, runningCard } from '../../src/gateway/progress/card-view.js';
-import { progressFor } from '../../src/gateway/progress/settings.js';
 import type { Step, TurnView } from '../../src/gateway/steps/types.js';
+import { collapsedCard, elapsed, runningCard } from '../../src/gateway/surfaces/card-view.js';
+import { progressFor } from '../../src/gateway/surfaces/settings.js';
 
 const T0 = 1_000_000;
 let index = 0;

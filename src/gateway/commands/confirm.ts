@@ -1,7 +1,7 @@
 /**
  * Confirmations asked in a chat before something that cannot be undone (/discard): the question
- * with a confirm and a cancel button where the channel has buttons. A press comes in through the
- * buttons door (progress/buttons.ts, owners only) and is taken at most once: the prompt is settled
+ * with a confirm and a cancel button where the channel has buttons. A press comes in through
+ * intake (intake/presses.ts, owners only) and is taken at most once: the prompt is settled
  * before the action starts, so a second press, or a press on the other button, finds it settled.
  * The action runs in the background (a platform wants its press answered within seconds), and the
  * question's message is edited to say what came of it.

@@ -3,7 +3,7 @@
  * A message is checked against access control, its text (text-checks.ts) and the /stop cutoff,
  * committed to the inbox before the channel is acknowledged (deduplicated by channel + platform
  * message id), then routed (route.ts): a command or a permission answer runs only for an owner;
- * everything else goes to its lane.
+ * everything else goes to its lane. A button press is routed by presses.ts.
  */
 import type { AcceptResult, InboundMessage, InboundPress, InboundSink, PressResult } from '../../channels/channel.js';
 import { discardAttachments } from '../../channels/common/attachments.js';
@@ -14,8 +14,8 @@ import type { EventBus } from '../bus.js';
 import { parseInput } from '../commands/parse.js';
 import type { Conversations } from '../conversations/conversations.js';
 import type { Lane } from '../lane/lane.js';
-import type { Buttons } from '../progress/buttons.js';
 import { ackData, type Replies } from '../replies/replies.js';
+import type { Presses } from './presses.js';
 import type { Router } from './route.js';
 import { TEXT_REFUSAL, textProblem } from './text-checks.js';
 
@@ -32,7 +32,7 @@ export interface IntakeDeps {
   conversations: Conversations;
   replies: Replies;
   router: Router;
-  buttons: Buttons;
+  presses: Presses;
   log: Logger;
 }
 
@@ -51,7 +51,7 @@ export class Intake implements InboundSink {
   }
 
   press(p: InboundPress): Promise<PressResult> {
-    return this.d.buttons.press(p, conversationIdOf(p.channel, p.conversationKey));
+    return this.d.presses.press(p, conversationIdOf(p.channel, p.conversationKey));
   }
 
   private async admit(msg: InboundMessage): Promise<AcceptResult> {

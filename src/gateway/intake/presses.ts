@@ -1,8 +1,9 @@
 /**
- * Button presses, the same door as messages for access control: only the conversation's owners may
- * press (like commands); a permission button answers its request at most once (chat-prompts.ts); a
- * card's Stop runs the one stop (commands/stop.ts), for that card's turn only; a confirmation's
- * button (/discard's) is taken at most once (commands/confirm.ts).
+ * Every button press, routed where it enters (Intake.press), through the same door as messages for
+ * access control: only the conversation's owners may press (like commands); a permission button
+ * answers its request at most once (permissions/chat-prompts.ts); a card's Stop runs the one stop
+ * (commands/stop.ts), for that card's turn only; a confirmation's button (/discard's) is taken at
+ * most once (commands/confirm.ts).
  */
 import type { InboundPress, PressResult } from '../../channels/channel.js';
 import type { Logger } from '../../ops/logger.js';
@@ -11,7 +12,7 @@ import type { Confirmations } from '../commands/confirm.js';
 import type { StopResult } from '../commands/stop.js';
 import type { Conversations } from '../conversations/conversations.js';
 import type { ChatPrompts } from '../permissions/chat-prompts.js';
-import type { ProgressDriver } from './driver.js';
+import type { ProgressDriver } from '../surfaces/driver.js';
 
 /**
  * Button data: "p:<ref>:<option number>" answers a permission request, "s:<ref>" stops a card's turn,
@@ -36,7 +37,7 @@ function byOf(p: InboundPress): string {
   return `${p.channel}:${p.sender.id}${p.sender.name ? ` (${p.sender.name})` : ''}`;
 }
 
-export interface ButtonsDeps {
+export interface PressesDeps {
   access: AccessControl;
   prompts: ChatPrompts;
   cards: ProgressDriver;
@@ -46,8 +47,8 @@ export interface ButtonsDeps {
   log: Logger;
 }
 
-export class Buttons {
-  constructor(private readonly d: ButtonsDeps) {}
+export class Presses {
+  constructor(private readonly d: PressesDeps) {}
 
   async press(p: InboundPress, conversationId: string): Promise<PressResult> {
     const { log } = this.d;
