@@ -12,8 +12,8 @@ import { PushSender } from '../channels/push/sender.js';
 import type { LiveConfig } from '../config/load.js';
 import type { NodesFront } from '../nodes/front/front.js';
 import type { Logger } from '../ops/logger.js';
-import { ReviewDesk } from '../projects/review/guard.js';
-import { GitRunner } from '../projects/review/run.js';
+import { GitRunner } from '../projects/changes/run.js';
+import { TreeActions } from '../projects/changes/tree-actions.js';
 import type { Projects } from '../projects/service.js';
 import { nameOf } from '../projects/session-move.js';
 import { AccessControl } from '../security/access.js';
@@ -105,7 +105,7 @@ export function buildServices(parts: ServiceParts) {
 
   // Reviewing the agents' work: git (and gh) run bounded, marked as the gateway's, never through a shell.
   const git = new GitRunner({ env, markPrefix: launches.markPrefix, log });
-  const reviewDesk = new ReviewDesk({ run: git, ghEnv: env });
+  const treeActions = new TreeActions({ run: git, ghEnv: env });
   // Notifications: which conversation a page shows, the buttons' tokens, the pushes and when to send them.
   const presence = new Presence();
   const tokens = new ActionTokens();
@@ -140,12 +140,12 @@ export function buildServices(parts: ServiceParts) {
     // A turn does not start while a review action (commit, merge, ...) runs on its tree.
     reviewing: (id) => {
       const tree = projects.workTree(id);
-      return tree && reviewDesk.acting(tree.dir);
+      return tree && treeActions.acting(tree.dir);
     },
     agentName: (id) => launches.agentName(id),
     budgets,
   });
-  const reviews = new Reviews({ desk: reviewDesk, projects, conversations, bus, log });
+  const reviews = new Reviews({ actions: treeActions, projects, conversations, bus, log });
   const cards = new ProgressDriver({
     steps,
     bus,
@@ -254,7 +254,7 @@ export function buildServices(parts: ServiceParts) {
     presence,
     notifier,
     conversations,
-    reviewDesk,
+    treeActions,
     reviews,
     budgets,
     cards,

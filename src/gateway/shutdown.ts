@@ -19,9 +19,9 @@ export async function shutdown(g: Stoppable, reason: string): Promise<void> {
   s.channelStarts.stop();
   const end = Date.now() + drainMs;
   // A review action (a merge, a push) gets the same time to finish: a git killed mid-merge leaves a half merge.
-  const busy = () => s.conversations.anyBusy() || s.reviewDesk.run.running() > 0;
+  const busy = () => s.conversations.anyBusy() || s.treeActions.run.running() > 0;
   while (Date.now() < end && busy()) await new Promise((r) => setTimeout(r, 50));
-  s.reviewDesk.stop(`gateway stopping (${reason})`);
+  s.treeActions.stop(`gateway stopping (${reason})`);
   await Promise.all([s.pool.stopAll(`gateway stopping (${reason})`), launches.stop(`gateway stopping (${reason})`)]);
   await s.replies.delivery.idle(2000);
   s.replies.delivery.stop();

@@ -5,7 +5,7 @@
  */
 import type { EventDataOf, EventType } from '../gateway/events.js';
 import type { StatusReport } from '../gateway/status/report-types.js';
-import type { Section } from '../projects/review/types.js';
+import type { Section } from '../projects/changes/types.js';
 
 export type * from '../gateway/api/types.js';
 export type * from '../gateway/events.js';
@@ -13,7 +13,7 @@ export type * from '../gateway/notify/payload.js';
 export type * from '../gateway/review/types.js';
 export type { CostReport, ProjectCost, SpendFigures, StatusReport } from '../gateway/status/report-types.js';
 export type * from '../gateway/steps/types.js';
-export type * from '../projects/review/types.js';
+export type * from '../projects/changes/types.js';
 
 // ---- errors ----
 

@@ -289,7 +289,7 @@ describe('the review over HTTP (real CLI, real git)', () => {
     fs.writeFileSync(hook, `#!/bin/sh\nwhile [ ! -f ${gate} ]; do sleep 0.1; done\n`, { mode: 0o755 });
     try {
       const committing = call('POST', `${changes(conv)}/commit`, { message: 'Held by a hook' });
-      await waitUntil(() => gw.gw.services.reviewDesk.acting(wt) === 'commit', budget);
+      await waitUntil(() => gw.gw.services.treeActions.acting(wt) === 'commit', budget);
       const w = gw.watch(conv);
       await w.ready;
       const m = await gw.post(conv, 'Are you there? tag:after-commit');

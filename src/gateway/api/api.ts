@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AcceptResult } from '../../channels/channel.js';
 import { hasQrPairing } from '../../channels/registry.js';
-import type { FileRef } from '../../projects/review/changes.js';
+import type { FileRef } from '../../projects/changes/changes.js';
 import type { Projects } from '../../projects/service.js';
 import type { Store } from '../../store/store.js';
 import type { BusEvent, EventBus } from '../bus.js';

@@ -6,8 +6,8 @@
  * goes through the Reviews service, which refuses while a turn runs there and records it.
  */
 import { isRudderError } from '../../errors.js';
-import { renderChatDiff } from '../../projects/review/chat-diff.js';
-import type { DiscardEntry } from '../../projects/review/types.js';
+import { renderChatDiff } from '../../projects/changes/chat-diff.js';
+import type { DiscardEntry } from '../../projects/changes/types.js';
 import { sanitiseText } from '../../security/sanitise.js';
 import type { Chats } from '../chats.js';
 import type { Replies } from '../replies/replies.js';

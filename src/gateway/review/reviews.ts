@@ -2,17 +2,17 @@
  * Reviewing a conversation's work, as the page and the chat commands ask for it: its changes, one
  * file's diff, line comments made into one message, and the actions (commit, merge, push, pull
  * request, discard). The tree is the conversation's worktree, or, read-only, the project's own
- * directory when the project has none. Actions run through the review desk (projects/review),
- * which refuses while a turn runs there and claims the tree in the same synchronous step; the
- * lane asks the desk before it starts a turn, so neither can start under the other. Each action
+ * directory when the project has none. Actions run through TreeActions (projects/changes), which
+ * refuses while a turn runs there and claims the tree in the same synchronous step; the lane asks
+ * it before it starts a turn, so neither can start under the other. Each action
  * that ran, done or failed, is a `review` event in the conversation's history; its end lets the
  * lanes start what waited for it.
  */
 import { isRudderError, RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
-import type { ConversationReview, ReviewDesk } from '../../projects/review/guard.js';
-import { commentsMessage, type LineComment } from '../../projects/review/index.js';
-import type { MergeResult, PullRequestResult, PushResult } from '../../projects/review/types.js';
+import { commentsMessage, type LineComment } from '../../projects/changes/index.js';
+import type { ConversationReview, TreeActions } from '../../projects/changes/tree-actions.js';
+import type { MergeResult, PullRequestResult, PushResult } from '../../projects/changes/types.js';
 import type { Projects } from '../../projects/service.js';
 import type { EventBus } from '../bus.js';
 import type { Conversations } from '../conversations/conversations.js';
@@ -28,7 +28,7 @@ import {
 import type { ChangesBody, PullRequestAvailability, ReviewActionName, ReviewEventData } from './types.js';
 
 export interface ReviewsDeps {
-  desk: ReviewDesk;
+  actions: TreeActions;
   projects: Projects;
   conversations: Conversations;
   bus: EventBus;
@@ -74,7 +74,7 @@ export class Reviews {
     if (node) throw new RudderError('REVIEW_ON_NODE', undefined, { conversationId, node });
     const t = this.d.projects.workTree(conversationId);
     if (!t) throw new RudderError('REVIEW_NO_WORKTREE', undefined, { conversationId });
-    return this.d.desk.for({
+    return this.d.actions.for({
       conversationId,
       dir: t.dir,
       projectDir: t.project.path,
@@ -96,7 +96,7 @@ export class Reviews {
       changes,
       readOnly: !review.target.worktree,
       busy: review.target.busy(),
-      acting: this.d.desk.acting(review.target.dir) ?? null,
+      acting: this.d.actions.acting(review.target.dir) ?? null,
     };
   }
 

@@ -8,7 +8,7 @@ import type {
   MergeResult,
   PullRequestResult,
   PushResult,
-} from '../../projects/review/types.js';
+} from '../../projects/changes/types.js';
 import type { DiscardSummary, ReviewActionName } from './types.js';
 
 const SHOWN = 5;

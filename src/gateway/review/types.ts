@@ -9,7 +9,7 @@ import type {
   MergeResult,
   PullRequestResult,
   PushResult,
-} from '../../projects/review/types.js';
+} from '../../projects/changes/types.js';
 
 export type ReviewActionName = 'commit' | 'merge' | 'push' | 'pull-request' | 'discard';
 

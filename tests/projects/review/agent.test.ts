@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReviewDesk } from '../../../src/projects/review/guard.js';
+import { TreeActions } from '../../../src/projects/changes/tree-actions.js';
 import { tempDir, waitUntil } from '../../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../../support/gateway-rig.js';
 import { runGit } from '../../support/git-rig.js';
@@ -52,7 +52,7 @@ describe('reviewing the agent’s edits (real CLI)', () => {
     expect(read(repo, 'a.txt')).toBe(A_TXT);
 
     const lane = gw.gw.services.conversations.lane(conversationId);
-    const desk = new ReviewDesk({ run: runner() });
+    const desk = new TreeActions({ run: runner() });
     const review = desk.for({ conversationId, dir: wt, projectDir: repo, worktree: true, busy: () => lane.busy() });
     const set = await review.changes();
     expect(set.branch).toBe(`rudder/web/${conv}`);

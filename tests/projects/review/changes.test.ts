@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { changes, fileDiff, workingChanges } from '../../../src/projects/review/changes.js';
-import type { ChangeSet, FileChange, Section } from '../../../src/projects/review/types.js';
+import { changes, fileDiff, workingChanges } from '../../../src/projects/changes/changes.js';
+import type { ChangeSet, FileChange, Section } from '../../../src/projects/changes/types.js';
 import { runGit } from '../../support/git-rig.js';
 import { A_TXT, commitAll, failure, projectRepo, read, runner, worktree, write } from './rig.js';
 

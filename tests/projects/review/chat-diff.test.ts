@@ -1,7 +1,7 @@
 /** /diff's chat rendering, from change sets of real repositories. */
 import { describe, expect, it } from 'vitest';
-import { changes, fileDiff } from '../../../src/projects/review/changes.js';
-import { diffText, renderChatDiff, withFullDiffs } from '../../../src/projects/review/chat-diff.js';
+import { changes, fileDiff } from '../../../src/projects/changes/changes.js';
+import { diffText, renderChatDiff, withFullDiffs } from '../../../src/projects/changes/chat-diff.js';
 import { A_TXT, commitAll, projectRepo, runner, worktree, write } from './rig.js';
 
 const run = runner();

@@ -1,7 +1,7 @@
 /** Line comments made into one message, the code quoted from a real diff by its line numbers. */
 import { describe, expect, it } from 'vitest';
-import { changes } from '../../../src/projects/review/changes.js';
-import { commentsMessage, type LineComment, quoteLines } from '../../../src/projects/review/comments.js';
+import { changes } from '../../../src/projects/changes/changes.js';
+import { commentsMessage, type LineComment, quoteLines } from '../../../src/projects/changes/comments.js';
 import { A_TXT, projectRepo, runner, worktree, write } from './rig.js';
 
 describe('line comments', () => {

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commit } from '../../../src/projects/review/commit.js';
-import { merge } from '../../../src/projects/review/merge.js';
+import { commit } from '../../../src/projects/changes/commit.js';
+import { merge } from '../../../src/projects/changes/merge.js';
 import { runGit } from '../../support/git-rig.js';
 import { A_TXT, commitAll, failure, projectRepo, read, runner, statusLines, worktree, write } from './rig.js';
 

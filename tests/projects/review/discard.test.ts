@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discard, discardPreview } from '../../../src/projects/review/discard.js';
+import { discard, discardPreview } from '../../../src/projects/changes/discard.js';
 import { runGit } from '../../support/git-rig.js';
 import { commitAll, failure, projectRepo, read, runner, statusLines, worktree, write } from './rig.js';
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ReviewDesk, type ReviewRecord, type ReviewTarget } from '../../../src/projects/review/guard.js';
+import { type ReviewRecord, type ReviewTarget, TreeActions } from '../../../src/projects/changes/tree-actions.js';
 import { pidAlive, tempDir, waitUntil } from '../../support/claude-rig.js';
 import { runGit } from '../../support/git-rig.js';
 import { bareRemote, failure, projectRepo, runner, statusLines, worktree, write } from './rig.js';
@@ -17,7 +17,7 @@ function rig() {
   const wt = worktree(repo);
   const records: ReviewRecord[] = [];
   const run = runner({ PATH: process.env.PATH });
-  const desk = new ReviewDesk({
+  const desk = new TreeActions({
     run,
     record: (r) => records.push(r),
     ghEnv: { ...process.env, PATH: tempDir('nogh') },
@@ -126,7 +126,7 @@ describe('the review guard', () => {
   it('shows a project without worktrees read-only: its changes against HEAD, every action refused', async () => {
     const repo = projectRepo();
     write(repo, 'a.txt', 'edited in place\n');
-    const desk = new ReviewDesk({ run: runner() });
+    const desk = new TreeActions({ run: runner() });
     const review = desk.for({
       conversationId: 'web:plain',
       dir: repo,

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { changes } from '../../../src/projects/review/changes.js';
-import { GitRunner, reviewEnv } from '../../../src/projects/review/run.js';
+import { changes } from '../../../src/projects/changes/changes.js';
+import { GitRunner, reviewEnv } from '../../../src/projects/changes/run.js';
 import { pidAlive, tempDir, waitUntil } from '../../support/claude-rig.js';
 import { commitAll, failure, projectRepo, runner, worktree, write } from './rig.js';
 

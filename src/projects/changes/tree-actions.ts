@@ -1,10 +1,10 @@
 /**
- * The review of one conversation's worktree as the gateway calls it. Reads (changes, one file's
- * diff, the discard list) run any time. Actions (commit, merge, push, pull request, discard)
- * refuse while a turn runs in that worktree (the busy() callback) and while another action runs
- * on the same tree (the base's checkout counts for a merge); the check and the claim happen in one
- * synchronous step, so two actions cannot both pass it. A turn that wants to start while an
- * action runs asks acting() first.
+ * Which tree a review action runs on now, and one conversation's review as the gateway calls it.
+ * Reads (changes, one file's diff, the discard list) run any time. Actions (commit, merge, push,
+ * pull request, discard) refuse while a turn runs in that worktree (the busy() callback) and while
+ * another action runs on the same tree (the base's checkout counts for a merge); the check and the
+ * claim happen in one synchronous step, so two actions cannot both pass it. A turn that wants to
+ * start while an action runs asks acting() first.
  */
 import fs from 'node:fs';
 import { isRudderError, RudderError } from '../../errors.js';
@@ -41,7 +41,7 @@ export interface ReviewRecord {
   error?: { code: string; message: string };
 }
 
-export interface ReviewDeskOptions {
+export interface TreeActionsOptions {
   run: GitRunner;
   limits?: Partial<ReviewLimits>;
   /** Called after every action, done or refused (not for a busy refusal, which never started). */
@@ -70,11 +70,11 @@ const real = (p: string) => {
   }
 };
 
-export class ReviewDesk {
+export class TreeActions {
   /** Trees an action runs on now (real paths), with the action. */
   private readonly claimed = new Map<string, ReviewAction>();
 
-  constructor(private readonly o: ReviewDeskOptions) {}
+  constructor(private readonly o: TreeActionsOptions) {}
 
   for(target: ReviewTarget): ConversationReview {
     return new ConversationReview(this, target);
@@ -134,58 +134,58 @@ export class ReviewDesk {
 /** One conversation's review: what its agent changed, and the actions on it. */
 export class ConversationReview {
   constructor(
-    private readonly desk: ReviewDesk,
+    private readonly actions: TreeActions,
     readonly target: ReviewTarget,
   ) {}
 
   /** The branch checked out in the project: what the worktree's branch is compared with and merged into. */
   base(): Promise<string> {
-    return baseBranchOf(this.desk.run, this.target.projectDir);
+    return baseBranchOf(this.actions.run, this.target.projectDir);
   }
 
   /** The Changes view: against the base for a worktree, against HEAD for a project without worktrees. */
   async changes(): Promise<ChangeSet> {
-    if (!this.target.worktree) return workingChanges(this.desk.run, this.target.dir, this.desk.options);
-    return changes(this.desk.run, this.target.dir, await this.base(), this.desk.options);
+    if (!this.target.worktree) return workingChanges(this.actions.run, this.target.dir, this.actions.options);
+    return changes(this.actions.run, this.target.dir, await this.base(), this.actions.options);
   }
 
   async fileDiff(ref: FileRef): Promise<FileDiff> {
     const base = ref.section === 'committed' && this.target.worktree ? await this.base() : undefined;
-    return fileDiff(this.desk.run, this.target.dir, ref, base, this.desk.options);
+    return fileDiff(this.actions.run, this.target.dir, ref, base, this.actions.options);
   }
 
   commit(message: string): Promise<CommitResult> {
-    return this.desk.act(this.target, 'commit', [this.target.dir], () =>
-      commit(this.desk.run, this.target.dir, message),
+    return this.actions.act(this.target, 'commit', [this.target.dir], () =>
+      commit(this.actions.run, this.target.dir, message),
     );
   }
 
   merge(o: MergeOptions = {}): Promise<MergeResult> {
-    return this.desk.act(this.target, 'merge', [this.target.dir, this.target.projectDir], async () =>
-      merge(this.desk.run, this.target.dir, await this.base(), o),
+    return this.actions.act(this.target, 'merge', [this.target.dir, this.target.projectDir], async () =>
+      merge(this.actions.run, this.target.dir, await this.base(), o),
     );
   }
 
   /** Pushes the worktree's branch (or, with which: 'base', the base branch after a merge) to the project's remote. */
   push(o: { remote?: string; which?: 'branch' | 'base' } = {}): Promise<PushResult> {
-    return this.desk.act(this.target, 'push', [this.target.dir], async () => {
+    return this.actions.act(this.target, 'push', [this.target.dir], async () => {
       const branch = o.which === 'base' ? await this.base() : await this.branch();
-      return push(this.desk.run, this.target.dir, branch, { remote: o.remote });
+      return push(this.actions.run, this.target.dir, branch, { remote: o.remote });
     });
   }
 
   /** Whether the page should offer "open a pull request", and if not, why. */
   pullRequestAvailable(): Promise<GithubCli> {
-    return githubCli(this.desk.run, this.target.dir, this.desk.ghEnv);
+    return githubCli(this.actions.run, this.target.dir, this.actions.ghEnv);
   }
 
   openPullRequest(o: Omit<PullRequestOptions, 'branch' | 'base' | 'env'> = {}): Promise<PullRequestResult> {
-    return this.desk.act(this.target, 'pull-request', [this.target.dir], async () =>
-      openPullRequest(this.desk.run, this.target.dir, {
+    return this.actions.act(this.target, 'pull-request', [this.target.dir], async () =>
+      openPullRequest(this.actions.run, this.target.dir, {
         ...o,
         branch: await this.branch(),
         base: await this.base(),
-        env: this.desk.ghEnv,
+        env: this.actions.ghEnv,
       }),
     );
   }
@@ -196,17 +196,20 @@ export class ConversationReview {
       return Promise.reject(
         new RudderError('REVIEW_READ_ONLY', undefined, { conversationId: this.target.conversationId }),
       );
-    return discardPreview(this.desk.run, this.target.dir);
+    return discardPreview(this.actions.run, this.target.dir);
   }
 
   discard(confirm: string): Promise<DiscardResult> {
-    return this.desk.act(this.target, 'discard', [this.target.dir], () =>
-      discard(this.desk.run, this.target.dir, { confirm }),
+    return this.actions.act(this.target, 'discard', [this.target.dir], () =>
+      discard(this.actions.run, this.target.dir, { confirm }),
     );
   }
 
   private async branch(): Promise<string> {
-    const r = await this.desk.run.git(['symbolic-ref', '-q', '--short', 'HEAD'], { cwd: this.target.dir, read: true });
+    const r = await this.actions.run.git(['symbolic-ref', '-q', '--short', 'HEAD'], {
+      cwd: this.target.dir,
+      read: true,
+    });
     if (r.code !== 0) throw new RudderError('REVIEW_NOT_ON_BRANCH', `Check out a branch in ${this.target.dir}.`);
     return r.stdout.trim();
   }
