@@ -1,6 +1,7 @@
 /**
  * The gateway's services, built in dependency order, each given exactly what it needs; nothing is
- * filled in afterwards. Read top to bottom, this is the graph of the gateway's middle.
+ * filled in afterwards. buildServices, read top to bottom, is the graph of the gateway's middle;
+ * each step below it builds one concern's services.
  */
 import type https from 'node:https';
 import path from 'node:path';
@@ -76,53 +77,77 @@ export interface ServiceParts {
 export type Services = ReturnType<typeof buildServices>;
 
 export function buildServices(parts: ServiceParts) {
-  const { config, store, log, env, projects, launches, factory, memAvailable, push, nodes } = parts;
-  const cfg = config.current();
-  // Agents: the warm cap from the machine's memory (or the config), the pool over the registry.
-  const cap = warmCap(cfg.steering.maxLive, memAvailable);
+  const { config, store, log, projects } = parts;
+  // Agents: the warm cap from the machine's memory (or the config), the pool over the registry; who may talk to them.
+  const pooled = agents(parts);
+  const access = accessControl(parts);
+  // What is shown: events, where each conversation lives, replies, permission requests, turn steps.
+  const shown = whatIsShown(parts);
+  // Notifications: which conversation a page shows, the buttons' tokens, the pushes and when to send them.
+  const notify = notifications(parts, shown);
+  // Conversations: the lanes (each asks the budgets and the review actions before a new turn), their cards.
+  const conversing = conversationsOf(parts, pooled, shown, notify);
+  // What people ask of them: the one stop, every command, the one door of messages and presses.
+  const asked = whatPeopleAsk(parts, pooled, shown, conversing, access);
+  // What is read and asked from outside: the status report, the narrow API the HTTP layer calls.
+  const outside = askedFromOutside(parts, pooled, shown, notify, conversing, asked);
+  return { config, store, log, projects, access, ...pooled, ...shown, ...notify, ...conversing, ...asked, ...outside };
+}
+
+type Pooled = ReturnType<typeof agents>;
+type Shown = ReturnType<typeof whatIsShown>;
+type Notify = ReturnType<typeof notifications>;
+type Conversing = ReturnType<typeof conversationsOf>;
+type Asked = ReturnType<typeof whatPeopleAsk>;
+
+function agents({ config, store, log, launches, factory, memAvailable }: ServiceParts) {
+  const { steering } = config.current();
+  const cap = warmCap(steering.maxLive, memAvailable);
   log.info({ maxLive: cap.maxLive, why: cap.why }, 'idle agent processes kept warm');
-  const registry = new SessionRegistry({ maxLive: cap.maxLive, idleMinutes: cfg.steering.idleMinutes, logger: log });
+  const registry = new SessionRegistry({ maxLive: cap.maxLive, idleMinutes: steering.idleMinutes, logger: log });
   const pool = new AgentPool(registry, factory ?? launches.factory(), (id) => nameOf(store, id));
+  return { registry, pool };
+}
+
+function accessControl({ config, store }: ServiceParts): AccessControl {
   const accessStore = new AccessStore(store.db);
   accessStore.init();
-  const access = new AccessControl({ store: accessStore, config: cfg.channels as never });
+  return new AccessControl({ store: accessStore, config: config.current().channels as never });
+}
 
-  // What is shown: events, where each conversation lives, replies, permission requests, turn steps.
+function whatIsShown({ config, store, log, launches, dataDir }: ServiceParts) {
   const bus = new EventBus(store);
   const chats = new Chats(store);
   const gate = new ReplyGate();
-  const voice = new VoiceNotes({
-    dir: path.join(parts.dataDir, 'voice'),
-    tts: () => config.current().tts,
-    log,
-    markPrefix: launches.markPrefix,
-  });
+  const tts = () => config.current().tts;
+  const voice = new VoiceNotes({ dir: path.join(dataDir, 'voice'), tts, log, markPrefix: launches.markPrefix });
   const replies = new Replies({ store, bus, chats, log, gate, voice });
   const desk = new PermissionDesk(log);
   const steps = new StepLog(store, bus, log, desk);
   publishPermissions(desk, bus);
   const prompts = new ChatPrompts({ desk, chats, replies, store, log });
+  return { bus, chats, gate, voice, replies, desk, steps, prompts };
+}
 
-  // Reviewing the agents' work: git (and gh) run bounded, marked as the gateway's, never through a shell.
-  const git = new GitRunner({ env, markPrefix: launches.markPrefix, log });
-  const treeActions = new TreeActions({ run: git, ghEnv: env });
-  // Notifications: which conversation a page shows, the buttons' tokens, the pushes and when to send them.
+function notifications({ config, store, log, push }: ServiceParts, { desk, steps }: Shown) {
   const presence = new Presence();
   const tokens = new ActionTokens();
-  const sender = push && new PushSender({ keys: push.keys, subject: cfg.push.subject, agent: push.agent });
+  const subject = config.current().push.subject;
+  const sender = push && new PushSender({ keys: push.keys, subject, agent: push.agent });
   const delivery = sender && new PushDelivery({ sender, subscriptions: store.push, log });
-  const notifier = new Notifier({
-    settings: () => config.current().push,
-    store,
-    desk,
-    steps,
-    presence,
-    tokens,
-    delivery,
-    log,
-  });
+  const settings = () => config.current().push;
+  const notifier = new Notifier({ settings, store, desk, steps, presence, tokens, delivery, log });
+  return { presence, tokens, notifier };
+}
 
-  // Conversations: the lanes (each asks the budgets before a new turn), then what people ask of them.
+function conversationsOf(parts: ServiceParts, { registry, pool }: Pooled, shown: Shown, { notifier }: Notify) {
+  const { config, store, log, env, memAvailable, projects, launches } = parts;
+  const { bus, steps, replies, desk } = shown;
+  // Reviewing the agents' work: git (and gh) run bounded, marked as the gateway's, never through a shell.
+  const treeActions = new TreeActions({
+    run: new GitRunner({ env, markPrefix: launches.markPrefix, log }),
+    ghEnv: env,
+  });
   const budgets = new Budgets({ config, store, projects, dayOffsetMs: parts.dayOffsetMs });
   const conversations = new Conversations({
     config,
@@ -146,30 +171,39 @@ export function buildServices(parts: ServiceParts) {
     budgets,
   });
   const reviews = new Reviews({ actions: treeActions, projects, conversations, bus, log });
-  const cards = new ProgressDriver({
-    steps,
-    bus,
-    log,
-    gate,
-    settings: () => config.current(),
-    target: (id) => chats.of(id),
-    queued: (id) => conversations.peek(id)?.queueDepth() ?? 0,
-    sendText: (id, text, inputIds) =>
-      replies.send(
-        id,
-        'notice',
-        text,
-        inputIds.map((m) => store.message(m)).filter((r) => r !== undefined),
-      ),
-  });
+  const cards = progressCards(parts, shown, conversations);
+  return { treeActions, budgets, conversations, reviews, cards };
+}
+
+/** Progress cards in chats, from the step log; a text between tools goes out as a notice of its own. */
+function progressCards({ config, store, log }: ServiceParts, shown: Shown, conversations: Conversations) {
+  const { steps, bus, gate, chats, replies } = shown;
+  const settings = () => config.current();
+  const target = (id: string) => chats.of(id);
+  const queued = (id: string) => conversations.peek(id)?.queueDepth() ?? 0;
+  const rows = (ids: string[]) => ids.map((m) => store.message(m)).filter((r) => r !== undefined);
+  const sendText = (id: string, text: string, ids: string[]) => void replies.send(id, 'notice', text, rows(ids));
+  return new ProgressDriver({ steps, bus, log, gate, settings, target, queued, sendText });
+}
+
+function whatPeopleAsk(
+  parts: ServiceParts,
+  pooled: Pooled,
+  shown: Shown,
+  conversing: Conversing,
+  access: AccessControl,
+) {
+  const { config, store, log, projects, nodes } = parts;
+  const { bus, chats, replies, steps, desk, prompts } = shown;
+  const { conversations, budgets, cards } = conversing;
   const stopper = new Stopper({ store, conversations, steps, replies });
   const confirms = new Confirmations({ chats, store, log });
-  const review = new ReviewCommands({ reviews, chats, confirms, replies });
-  const statusText = new StatusText({ config, store, registry, conversations, projects, budgets });
+  const review = new ReviewCommands({ reviews: conversing.reviews, chats, confirms, replies });
+  const statusText = new StatusText({ config, store, registry: pooled.registry, conversations, projects, budgets });
   const commands = new Commands({
     config,
     store,
-    pool,
+    pool: pooled.pool,
     conversations,
     projects,
     desk,
@@ -183,42 +217,45 @@ export function buildServices(parts: ServiceParts) {
     nodes,
   });
   const router = new Router({ config, store, access, conversations, commands, desk, replies, bus, log });
-  const presses = new Presses({
-    access,
-    prompts,
-    cards,
-    confirms,
-    conversations,
-    stop: (id) => stopper.stopFromButton(id),
-    log,
-  });
+  const stop = (id: string) => stopper.stopFromButton(id);
+  const presses = new Presses({ access, prompts, cards, confirms, conversations, stop, log });
   const intake = new Intake({ store, bus, access, conversations, replies, router, presses, log });
-
   // Channels start in parallel; the status report reads their starts.
   const channelStarts = new ChannelStarter(intake, log, () => replies.delivery.kickAll());
+  return { stopper, confirms, commands, router, intake, channelStarts };
+}
+
+function askedFromOutside(
+  parts: ServiceParts,
+  pooled: Pooled,
+  shown: Shown,
+  notify: Notify,
+  conversing: Conversing,
+  asked: Asked,
+) {
+  const { config, store, log, projects, launches, nodes, push, dataDir } = parts;
+  const { bus, chats, desk, steps } = shown;
+  const { conversations, reviews } = conversing;
+  const { stopper, intake } = asked;
   const status = new StatusReporter({
     config,
     store,
-    registry,
+    registry: pooled.registry,
     conversations,
     projects,
     chats,
-    channelStarts,
+    channelStarts: asked.channelStarts,
     agents: launches.health,
-    budgets,
+    budgets: conversing.budgets,
     spare: () => launches.spareProcess(),
     ...(nodes ? { nodes: () => nodes.status() } : {}),
   });
-  const actions = new PushActions({ tokens, store, desk, steps, stop: (id) => stopper.stopFromButton(id), log });
-  const pushApi = new PushApi({
-    store,
-    notifier,
-    presence,
-    actions,
-    publicKey: push?.keys.publicKey,
-    longTurnSeconds: () => config.current().push.longTurnSeconds,
-  });
-  const speech = new PageSpeech({ config, store, intake, voice, dataDir: parts.dataDir });
+  const stop = (id: string) => stopper.stopFromButton(id);
+  const actions = new PushActions({ tokens: notify.tokens, store, desk, steps, stop, log });
+  const longTurnSeconds = () => config.current().push.longTurnSeconds;
+  const { notifier, presence } = notify;
+  const pushApi = new PushApi({ store, notifier, presence, actions, publicKey: push?.keys.publicKey, longTurnSeconds });
+  const speech = new PageSpeech({ config, store, intake, voice: shown.voice, dataDir });
   const api = new GatewayApi({
     store,
     bus,
@@ -235,35 +272,5 @@ export function buildServices(parts: ServiceParts) {
     log,
     push: pushApi,
   });
-
-  return {
-    config,
-    store,
-    log,
-    registry,
-    pool,
-    projects,
-    access,
-    bus,
-    chats,
-    replies,
-    voice,
-    desk,
-    steps,
-    prompts,
-    presence,
-    notifier,
-    conversations,
-    treeActions,
-    reviews,
-    budgets,
-    cards,
-    stopper,
-    commands,
-    router,
-    intake,
-    channelStarts,
-    status,
-    api,
-  };
+  return { status, api };
 }

@@ -69,90 +69,86 @@ export interface CommandOutcome {
   stopped?: MessageRow[];
 }
 
+const NONE_WAITING = 'No permission request is waiting.';
+
+/** One command: what it answers, given its arguments and who runs it where. */
+type Handler = (cmd: ParsedCommand, call: CommandCall) => CommandOutcome | Promise<CommandOutcome>;
+
 export class Commands {
-  constructor(private readonly d: CommandsDeps) {}
+  /** Every command, by name (help.ts says what each does). */
+  private readonly table: ReadonlyMap<string, Handler>;
+
+  constructor(private readonly d: CommandsDeps) {
+    const reply = async (text: Promise<string>) => ({ reply: await text });
+    const project = (id: string) => this.projectCommands(id);
+    const help: Handler = () => ({ reply: HELP });
+    this.table = new Map<string, Handler>([
+      ['stop', (_, c) => this.stop(c)],
+      ['clear', (_, c) => this.clear(c)],
+      ['new', (_, c) => this.clear(c)],
+      ['model', (cmd, c) => reply(this.model(c.conversationId, cmd.args))],
+      ['queue', (cmd, c) => ({ reply: this.queue(c.conversationId, cmd.args) })],
+      ['status', (_, c) => reply(d.statusText.of(c.conversationId, project(c.conversationId)))],
+      ['project', (cmd, c) => reply(project(c.conversationId).project(cmd.args))],
+      ['projects', (cmd, c) => reply(project(c.conversationId).project(cmd.args))],
+      ['sessions', (_, c) => reply(project(c.conversationId).sessions({ group: c.group ?? false }))],
+      ['resume', (cmd, c) => reply(project(c.conversationId).resume(cmd.args))],
+      ['worktree', (cmd, c) => reply(project(c.conversationId).worktree(cmd.args))],
+      ['budget', (cmd, c) => ({ reply: this.budget(c, cmd.args) })],
+      ['nodes', () => ({ reply: this.nodes() })],
+      ['retry', (_, c) => ({ reply: this.retry(c.conversationId) })],
+      ['allow', (_, c) => ({ reply: this.answerPermission(c.conversationId, 'allow', c.by) ?? NONE_WAITING })],
+      ['deny', (_, c) => ({ reply: this.answerPermission(c.conversationId, 'deny', c.by) ?? NONE_WAITING })],
+      ['diff', (_, c) => d.review.diff(c.conversationId)],
+      ['commit', (cmd, c) => d.review.commit(c.conversationId, cmd.args, c.by)],
+      ['merge', (_, c) => d.review.merge(c.conversationId, c.by)],
+      ['push', (cmd, c) => d.review.push(c.conversationId, cmd.args, c.by)],
+      ['pr', (cmd, c) => d.review.pullRequest(c.conversationId, cmd.args, c.by)],
+      ['discard', (cmd, c) => d.review.discard(c.conversationId, cmd.args, c)],
+      ['help', help],
+      ['start', help],
+    ]);
+  }
 
   async run(cmd: ParsedCommand, call: CommandCall): Promise<CommandOutcome> {
-    const { conversationId } = call;
-    switch (cmd.name) {
-      case 'stop': {
-        const { reply, dropped } = await this.d.stopper.stop(conversationId, call.sentAt);
-        return { reply, stopped: dropped };
-      }
-      case 'clear':
-      case 'new': {
-        const lane = this.d.conversations.lane(conversationId);
-        const { interrupted, dropped } = await lane.stop('cleared by /clear', call.sentAt);
-        await this.forgetSession(conversationId);
-        lane.pump();
-        // Like /stop, it says what it stopped: the stopped messages get no "⏹ stopped" message of their own.
-        const stopped = [
-          interrupted ? 'The running turn was stopped.' : '',
-          dropped.length ? `${dropped.length} waiting message(s) will not run.` : '',
-        ].filter(Boolean);
-        return {
-          reply: ['🆕 Started a fresh session. The agent will not remember this conversation.', ...stopped].join(' '),
-          stopped: dropped,
-        };
-      }
-      case 'model':
-        return { reply: await this.model(conversationId, cmd.args) };
-      case 'queue':
-        return { reply: this.queue(conversationId, cmd.args) };
-      case 'status':
-        return { reply: await this.d.statusText.of(conversationId, this.projectCommands(conversationId)) };
-      case 'project':
-      case 'projects':
-        return { reply: await this.projectCommands(conversationId).project(cmd.args) };
-      case 'sessions':
-        return { reply: await this.projectCommands(conversationId).sessions({ group: call.group ?? false }) };
-      case 'resume':
-        return { reply: await this.projectCommands(conversationId).resume(cmd.args) };
-      case 'worktree':
-        return { reply: await this.projectCommands(conversationId).worktree(cmd.args) };
-      case 'budget':
-        return {
-          reply: budgetCommand(
-            { budgets: this.d.budgets, release: (p) => this.d.conversations.releaseBudget(p) },
-            conversationId,
-            cmd.args,
-            call.by,
-          ),
-        };
-      case 'nodes':
-        return {
-          reply: this.d.nodes ? nodesText(this.d.nodes.status()) : 'This Rudder has no nodes section: one machine.',
-        };
-      case 'retry': {
-        const n = this.d.conversations.lane(conversationId).resume('the person asked with /retry');
-        const agent = this.d.conversations.settings(conversationId).agent;
-        return {
-          reply: n ? `Running ${n} held message(s) on ${agent} again.` : 'No messages are held by a rate limit.',
-        };
-      }
-      case 'allow':
-      case 'deny':
-        return {
-          reply: this.answerPermission(conversationId, cmd.name, call.by) ?? 'No permission request is waiting.',
-        };
-      case 'diff':
-        return this.d.review.diff(conversationId);
-      case 'commit':
-        return this.d.review.commit(conversationId, cmd.args, call.by);
-      case 'merge':
-        return this.d.review.merge(conversationId, call.by);
-      case 'push':
-        return this.d.review.push(conversationId, cmd.args, call.by);
-      case 'pr':
-        return this.d.review.pullRequest(conversationId, cmd.args, call.by);
-      case 'discard':
-        return this.d.review.discard(conversationId, cmd.args, call);
-      case 'help':
-      case 'start':
-        return { reply: HELP };
-      default:
-        return { reply: `Unknown command /${cmd.name}. ${HELP}` };
-    }
+    const handler = this.table.get(cmd.name);
+    return handler ? handler(cmd, call) : { reply: `Unknown command /${cmd.name}. ${HELP}` };
+  }
+
+  private async stop(call: CommandCall): Promise<CommandOutcome> {
+    const { reply, dropped } = await this.d.stopper.stop(call.conversationId, call.sentAt);
+    return { reply, stopped: dropped };
+  }
+
+  /** /clear and /new: like /stop, it says what it stopped, so the stopped messages get no "⏹ stopped" of their own. */
+  private async clear(call: CommandCall): Promise<CommandOutcome> {
+    const lane = this.d.conversations.lane(call.conversationId);
+    const { interrupted, dropped } = await lane.stop('cleared by /clear', call.sentAt);
+    await this.forgetSession(call.conversationId);
+    lane.pump();
+    const stopped = [
+      interrupted ? 'The running turn was stopped.' : '',
+      dropped.length ? `${dropped.length} waiting message(s) will not run.` : '',
+    ].filter(Boolean);
+    return {
+      reply: ['🆕 Started a fresh session. The agent will not remember this conversation.', ...stopped].join(' '),
+      stopped: dropped,
+    };
+  }
+
+  private budget(call: CommandCall, args: string): string {
+    const budgets = { budgets: this.d.budgets, release: (p: string) => this.d.conversations.releaseBudget(p) };
+    return budgetCommand(budgets, call.conversationId, args, call.by);
+  }
+
+  private nodes(): string {
+    return this.d.nodes ? nodesText(this.d.nodes.status()) : 'This Rudder has no nodes section: one machine.';
+  }
+
+  private retry(conversationId: string): string {
+    const n = this.d.conversations.lane(conversationId).resume('the person asked with /retry');
+    const agent = this.d.conversations.settings(conversationId).agent;
+    return n ? `Running ${n} held message(s) on ${agent} again.` : 'No messages are held by a rate limit.';
   }
 
   /** 'allow', 'deny', or an option number (1-based); the reply text, or undefined when none is waiting. */

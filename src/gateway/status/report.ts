@@ -42,12 +42,46 @@ export class StatusReporter {
   constructor(private readonly d: StatusReportDeps) {}
 
   report(): StatusReport {
-    const { conversations, registry, store, projects, chats, config } = this.d;
-    const steering = conversations.steering();
+    const { store, config } = this.d;
     const cfg = config.current();
-    const cap = conversations.warmCap();
     const now = Date.now();
-    const sessions = registry.sessions().map((s) => {
+    const sessions = this.sessions(now);
+    return {
+      version: VERSION,
+      uptimeSeconds: Math.round((now - started) / 1000),
+      steering: this.steering(sessions.filter((s) => s.pid !== null).length),
+      sessions,
+      queues: this.queues(now),
+      owedReplies: store.owedCount(),
+      messages: store.countsByState(),
+      channels: this.channels(),
+      cost: costReport(this.d),
+      agent: { backend: cfg.agent.backend, ...this.d.agents.current() },
+      gatewayRssBytes: process.memoryUsage.rss(),
+      ...(this.d.nodes ? { nodes: this.d.nodes() } : {}),
+    };
+  }
+
+  private steering(liveSessions: number): StatusReport['steering'] {
+    const { conversations, registry, config } = this.d;
+    const steering = conversations.steering();
+    const cap = conversations.warmCap();
+    const spare = this.d.spare();
+    return {
+      on: steering.on,
+      reason: steering.reason ?? null,
+      mode: config.current().steering.mode,
+      maxLive: cap.maxLive,
+      maxLiveWhy: cap.why,
+      liveSessions,
+      warm: registry.idleWarm().length,
+      spareProcess: spare.on,
+      spareProcessWhy: spare.why,
+    };
+  }
+
+  private sessions(now: number): StatusReport['sessions'] {
+    return this.d.registry.sessions().map((s) => {
       const pid = s.pid();
       return {
         conversationId: s.conversationId,
@@ -58,10 +92,14 @@ export class StatusReporter {
         rssBytes: pid ? (rssOf(pid) ?? null) : null,
         steered: s.steeredCount(),
         sessionId: s.sessionId() ?? null,
-        project: projects.peek(s.conversationId).name,
+        project: this.d.projects.peek(s.conversationId).name,
       };
     });
-    const queues = conversations
+  }
+
+  /** The lanes with something waiting, in flight or held. */
+  private queues(now: number): StatusReport['queues'] {
+    return this.d.conversations
       .lanes()
       .map((l) => ({ id: l.conversationId, snap: l.snapshot(now) }))
       .filter(({ snap }) => snap.depth > 0 || snap.inFlight > 0 || snap.held)
@@ -72,41 +110,21 @@ export class StatusReporter {
         pausedUntil: snap.held ? new Date(snap.held.until).toISOString() : null,
         pausedFor: snap.held?.why ?? null,
       }));
-    return {
-      version: VERSION,
-      uptimeSeconds: Math.round((now - started) / 1000),
-      steering: {
-        on: steering.on,
-        reason: steering.reason ?? null,
-        mode: cfg.steering.mode,
-        maxLive: cap.maxLive,
-        maxLiveWhy: cap.why,
-        liveSessions: sessions.filter((s) => s.pid !== null).length,
-        warm: registry.idleWarm().length,
-        spareProcess: this.d.spare().on,
-        spareProcessWhy: this.d.spare().why,
-      },
-      sessions,
-      queues,
-      owedReplies: store.owedCount(),
-      messages: store.countsByState(),
-      channels: chats.all().map((c) => {
-        const start = this.d.channelStarts.state(c.name);
-        const status = c.status();
-        // The web channel starts before the others or not at all; a channel the starter never saw was started by
-        // the caller.
-        if (!start) return { ...status, started: status.state !== 'stopped' };
-        return {
-          ...status,
-          started: start.started,
-          ...(start.error ? { error: start.error } : {}),
-          ...(start.retryAt ? { retryAt: new Date(start.retryAt).toISOString() } : {}),
-        };
-      }),
-      cost: costReport(this.d),
-      agent: { backend: cfg.agent.backend, ...this.d.agents.current() },
-      gatewayRssBytes: process.memoryUsage.rss(),
-      ...(this.d.nodes ? { nodes: this.d.nodes() } : {}),
-    };
+  }
+
+  private channels(): StatusReport['channels'] {
+    return this.d.chats.all().map((c) => {
+      const start = this.d.channelStarts.state(c.name);
+      const status = c.status();
+      // The web channel starts before the others or not at all; a channel the starter never saw was started by
+      // the caller.
+      if (!start) return { ...status, started: status.state !== 'stopped' };
+      return {
+        ...status,
+        started: start.started,
+        ...(start.error ? { error: start.error } : {}),
+        ...(start.retryAt ? { retryAt: new Date(start.retryAt).toISOString() } : {}),
+      };
+    });
   }
 }

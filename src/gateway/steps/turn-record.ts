@@ -2,7 +2,7 @@
  * One running turn's steps, built from its TurnEvents. Pure bookkeeping: it returns the steps it
  * added or changed, and the StepLog persists and publishes them.
  */
-import type { TurnEvent } from '../../agents/session.js';
+import type { PermissionRequest, TurnEvent } from '../../agents/session.js';
 import { asObject, boundedInput, boundedOutput, boundInput, toolSummary } from './summarize.js';
 import {
   type NoticeCode,
@@ -65,70 +65,81 @@ export class TurnRecord {
       case 'text':
         this.partial = '';
         return e.text.trim() ? [this.add({ kind: 'text', text: e.text }, now)] : [];
-      case 'tool-use': {
-        const step = this.add(
-          {
-            kind: 'tool',
-            toolUseId: e.id,
-            name: e.name,
-            summary: toolSummary(e.name, e.input),
-            input: boundedInput(e.input),
-            status: 'running',
-          },
-          now,
-        ) as Step & { kind: 'tool' };
-        this.tools.set(e.id, step);
-        return [step];
-      }
-      case 'tool-result': {
-        const step = this.tools.get(e.toolUseId);
-        if (!step) return [];
-        this.tools.delete(e.toolUseId);
-        Object.assign(step, { status: e.isError ? 'error' : 'ok', endedAt: now }, boundedOutput(e.excerpt));
-        return [step];
-      }
-      case 'steer-absorbed': {
-        if (!this.summary.inputIds.includes(e.inputId)) this.summary.inputIds.push(e.inputId);
-        const text = (steerText(e.inputId) ?? '').slice(0, STEP_LIMITS.steerText);
-        return [this.add({ kind: 'steer', messageId: e.inputId, text }, now)];
-      }
-      case 'permission': {
-        const r = e.request;
-        const whole = boundInput(asObject(r.input), STEP_LIMITS.permissionInputField);
-        const options = r.options.map((o) => ({ id: o.id, label: o.label, ...(o.effect ? { effect: o.effect } : {}) }));
-        const step = this.add(
-          {
-            kind: 'permission',
-            requestId: r.requestId,
-            toolName: r.toolName,
-            summary: toolSummary(r.toolName, r.input),
-            input: whole.input,
-            ...(whole.cut ? { inputCut: true } : {}),
-            ...(r.description ? { description: r.description } : {}),
-            options,
-            status: 'open',
-          },
-          now,
-        ) as PermissionStep;
-        this.permissions.set(r.requestId, step);
-        return [step];
-      }
-      case 'status': {
-        // One line that updates (retrying 3/10: …), not a new step for every attempt.
-        const same = e.key
-          ? this.steps.find((s): s is NoticeStep => s.kind === 'notice' && s.key === e.key)
-          : undefined;
-        if (same) {
-          same.text = e.message;
-          return [same];
-        }
-        return [
-          this.add({ kind: 'notice', code: 'agent-status', text: e.message, ...(e.key ? { key: e.key } : {}) }, now),
-        ];
-      }
+      case 'tool-use':
+        return [this.toolStarted(e, now)];
+      case 'tool-result':
+        return this.toolEnded(e, now);
+      case 'steer-absorbed':
+        return [this.steered(e.inputId, steerText, now)];
+      case 'permission':
+        return [this.permissionAsked(e.request, now)];
+      case 'status':
+        return [this.statusLine(e, now)];
       default:
         return [];
     }
+  }
+
+  private toolStarted(e: TurnEvent & { type: 'tool-use' }, now: number): Step {
+    const step = this.add(
+      {
+        kind: 'tool',
+        toolUseId: e.id,
+        name: e.name,
+        summary: toolSummary(e.name, e.input),
+        input: boundedInput(e.input),
+        status: 'running',
+      },
+      now,
+    ) as Step & { kind: 'tool' };
+    this.tools.set(e.id, step);
+    return step;
+  }
+
+  private toolEnded(e: TurnEvent & { type: 'tool-result' }, now: number): Step[] {
+    const step = this.tools.get(e.toolUseId);
+    if (!step) return [];
+    this.tools.delete(e.toolUseId);
+    Object.assign(step, { status: e.isError ? 'error' : 'ok', endedAt: now }, boundedOutput(e.excerpt));
+    return [step];
+  }
+
+  /** A message taken into the running turn: one of the turn's inputs from now on. */
+  private steered(inputId: string, steerText: (messageId: string) => string | undefined, now: number): Step {
+    if (!this.summary.inputIds.includes(inputId)) this.summary.inputIds.push(inputId);
+    const text = (steerText(inputId) ?? '').slice(0, STEP_LIMITS.steerText);
+    return this.add({ kind: 'steer', messageId: inputId, text }, now);
+  }
+
+  private permissionAsked(r: PermissionRequest, now: number): Step {
+    const whole = boundInput(asObject(r.input), STEP_LIMITS.permissionInputField);
+    const options = r.options.map((o) => ({ id: o.id, label: o.label, ...(o.effect ? { effect: o.effect } : {}) }));
+    const step = this.add(
+      {
+        kind: 'permission',
+        requestId: r.requestId,
+        toolName: r.toolName,
+        summary: toolSummary(r.toolName, r.input),
+        input: whole.input,
+        ...(whole.cut ? { inputCut: true } : {}),
+        ...(r.description ? { description: r.description } : {}),
+        options,
+        status: 'open',
+      },
+      now,
+    ) as PermissionStep;
+    this.permissions.set(r.requestId, step);
+    return step;
+  }
+
+  /** One line that updates (retrying 3/10: …), not a new step for every attempt. */
+  private statusLine(e: TurnEvent & { type: 'status' }, now: number): Step {
+    const same = e.key ? this.steps.find((s): s is NoticeStep => s.kind === 'notice' && s.key === e.key) : undefined;
+    if (same) {
+      same.text = e.message;
+      return same;
+    }
+    return this.add({ kind: 'notice', code: 'agent-status', text: e.message, ...(e.key ? { key: e.key } : {}) }, now);
   }
 
   answered(requestId: string, answer: PermissionStep['answer'] & object, now = Date.now()): Step[] {
