@@ -99,34 +99,11 @@ export async function handleRequest(
     );
   try {
     const target = parseTarget(req.url);
-    if (!ctx.hosts.allowsHost(req.headers.host)) {
-      throw new HttpError(
-        'HOST_NOT_ALLOWED',
-        'This gateway does not answer to that Host name. Open it by its bound address, or list the name in ' +
-          'web.allowedHosts.',
-      );
-    }
+    requireAllowedHost(ctx, req);
     if (target.path === '/healthz') return sendJson(res, 200, { ok: true });
     // Everything outside /api is the web app's build (index.html at /, /assets/…, /sw.js, the manifest).
     if (target.segments[0] !== 'api') return ctx.files.serve(req, res, target.path);
-
-    const origin = req.headers.origin;
-    if (origin !== undefined && !ctx.hosts.allowsOrigin(origin)) {
-      throw new HttpError(
-        'ORIGIN_NOT_ALLOWED',
-        'Requests from another origin are refused; use the page this gateway serves, or list its name in ' +
-          'web.allowedHosts.',
-      );
-    }
-    const given =
-      bearer(req) ?? (takesTokenInQuery(method, target) ? (target.query.get('token') ?? undefined) : undefined);
-    if (!carriesOwnCredential(method, target) && !tokenMatches(given, ctx.token))
-      throw new HttpError(
-        'UNAUTHORIZED',
-        'A valid bearer token is required: Authorization: Bearer <token> (it is in web-token in the data dir).',
-      );
-    if (takesAudio(method, target)) requireAudio(req);
-    else if (method === 'POST' || method === 'PATCH' || method === 'PUT') requireJson(req);
+    requireApiCredentials(ctx, req, method, target);
     if (!ctx.api) throw new HttpError('GATEWAY_STARTING', 'The gateway is starting; try again in a moment.');
     const { route, params } = findRoute(method, target);
     const answer = await route.handler({
@@ -140,10 +117,45 @@ export async function handleRequest(
     });
     if (answer) sendJson(res, answer.status, answer.body);
   } catch (err) {
-    const known = asHttpError(err);
-    if (known) return sendError(res, known);
-    ctx.logger.error({ err, method, url: redactUrl(req.url ?? '') }, 'web: request failed');
-    if (!res.headersSent) sendError(res, new HttpError('INTERNAL_ERROR', 'Internal error; see the gateway log.'));
-    else res.end();
+    failed(ctx, req, res, err);
   }
+}
+
+function requireAllowedHost(ctx: WebRequestContext, req: http.IncomingMessage): void {
+  if (ctx.hosts.allowsHost(req.headers.host)) return;
+  throw new HttpError(
+    'HOST_NOT_ALLOWED',
+    'This gateway does not answer to that Host name. Open it by its bound address, or list the name in ' +
+      'web.allowedHosts.',
+  );
+}
+
+/** An API request: its Origin when present, the token (or the route's own credential), the body's type. */
+function requireApiCredentials(ctx: WebRequestContext, req: http.IncomingMessage, method: string, target: Target) {
+  const origin = req.headers.origin;
+  if (origin !== undefined && !ctx.hosts.allowsOrigin(origin)) {
+    throw new HttpError(
+      'ORIGIN_NOT_ALLOWED',
+      'Requests from another origin are refused; use the page this gateway serves, or list its name in ' +
+        'web.allowedHosts.',
+    );
+  }
+  const given =
+    bearer(req) ?? (takesTokenInQuery(method, target) ? (target.query.get('token') ?? undefined) : undefined);
+  if (!carriesOwnCredential(method, target) && !tokenMatches(given, ctx.token))
+    throw new HttpError(
+      'UNAUTHORIZED',
+      'A valid bearer token is required: Authorization: Bearer <token> (it is in web-token in the data dir).',
+    );
+  if (takesAudio(method, target)) requireAudio(req);
+  else if (method === 'POST' || method === 'PATCH' || method === 'PUT') requireJson(req);
+}
+
+/** A known error answers with its code; anything else is logged and answers 500 (or ends a started answer). */
+function failed(ctx: WebRequestContext, req: http.IncomingMessage, res: http.ServerResponse, err: unknown): void {
+  const known = asHttpError(err);
+  if (known) return sendError(res, known);
+  ctx.logger.error({ err, method: req.method ?? 'GET', url: redactUrl(req.url ?? '') }, 'web: request failed');
+  if (!res.headersSent) sendError(res, new HttpError('INTERNAL_ERROR', 'Internal error; see the gateway log.'));
+  else res.end();
 }

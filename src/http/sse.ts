@@ -95,6 +95,13 @@ class BoundedWriter {
   }
 }
 
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
 /** Streams a conversation's events to one client; `open` holds the streams open now (for shutdown and tests). */
 export function streamEvents(
   feed: EventFeed,
@@ -104,81 +111,110 @@ export function streamEvents(
   res: http.ServerResponse,
   since: number | undefined,
 ): void {
-  const { conversationId } = feed;
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
+  res.writeHead(200, SSE_HEADERS);
   open.add(res);
-  const out = new BoundedWriter(res, (why) =>
+  const stream = new EventStream(feed, res, since, (why) =>
     log.info(
-      { conversationId, why },
+      { conversationId: feed.conversationId, why },
       'event stream dropped: the client is not reading; it can reconnect with Last-Event-ID',
     ),
   );
-  let replaying = true;
-  let lastSent = since ?? feed.lastSeq();
-  const buffered: BusEvent[] = [];
-  let bufferedBytes = 0;
-  /** True when the event is new to this client (and marks it sent). */
-  const fresh = (e: BusEvent) => {
-    if (e.seq === undefined) return true;
-    if (e.seq <= lastSent) return false;
-    lastSent = e.seq;
-    return true;
-  };
-  const write = (e: BusEvent) => {
-    if (fresh(e)) out.write(frame(e));
-  };
-  const unsubscribe = feed.subscribe((e) => {
-    if (!replaying) return write(e);
-    // Live events wait for the replay to finish, within the same bound.
-    buffered.push(e);
-    bufferedBytes += JSON.stringify(e.data).length;
-    if (bufferedBytes > MAX_BEHIND_BYTES) out.drop('too many live events during the replay');
-  });
-  const beat = setInterval(() => {
-    if (out.stalled(Date.now())) out.drop(`not drained for ${STALL_MS / 1000} s`);
-    else if (!out.blocked()) out.write(': keep-alive\n\n');
-  }, HEARTBEAT_MS);
-  beat.unref();
   const close = () => {
-    clearInterval(beat);
-    unsubscribe();
-    out.close();
+    stream.close();
     open.delete(res);
   };
   req.on('close', close);
   res.on('close', close);
   res.on('error', close);
+  stream.greet();
+  void stream.replay();
+}
 
-  out.write(`retry: 2000\n`);
-  out.write(
-    frame({
-      conversationId,
-      type: 'status',
-      messageId: null,
-      data: { state: 'connected', lastEventId: lastSent },
-      createdAt: Date.now(),
-    }),
-  );
-  void (async () => {
-    if (since !== undefined) {
+/** One client's stream: subscribed before the replay, live events held back until the replay is written. */
+class EventStream {
+  private readonly out: BoundedWriter;
+  private replaying = true;
+  /** The newest seq this client has been sent. */
+  private lastSent: number;
+  private readonly buffered: BusEvent[] = [];
+  private bufferedBytes = 0;
+  private readonly unsubscribe: () => void;
+  private readonly beat: NodeJS.Timeout;
+
+  constructor(
+    private readonly feed: EventFeed,
+    res: http.ServerResponse,
+    private readonly since: number | undefined,
+    onDrop: (why: string) => void,
+  ) {
+    this.out = new BoundedWriter(res, onDrop);
+    this.lastSent = since ?? feed.lastSeq();
+    this.unsubscribe = feed.subscribe((e) => this.live(e));
+    this.beat = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
+    this.beat.unref();
+  }
+
+  /** The reconnect delay, and the seq this stream starts after. */
+  greet(): void {
+    this.out.write(`retry: 2000\n`);
+    this.out.write(
+      frame({
+        conversationId: this.feed.conversationId,
+        type: 'status',
+        messageId: null,
+        data: { state: 'connected', lastEventId: this.lastSent },
+        createdAt: Date.now(),
+      }),
+    );
+  }
+
+  /** What the client missed since Last-Event-ID, a page at a time, then the live events held meanwhile. */
+  async replay(): Promise<void> {
+    if (this.since !== undefined) {
       for (;;) {
-        const batch = feed.since(lastSent, REPLAY_PAGE);
+        const batch = this.feed.since(this.lastSent, REPLAY_PAGE);
         for (const e of batch) {
-          if (!fresh(e)) continue;
+          if (!this.fresh(e)) continue;
           // Paced: what the socket has not taken yet is never more than one event.
-          if (out.blocked()) await out.paced(frame(e));
-          else out.write(frame(e));
-          if (out.closed) return;
+          if (this.out.blocked()) await this.out.paced(frame(e));
+          else this.out.write(frame(e));
+          if (this.out.closed) return;
         }
         if (batch.length < REPLAY_PAGE) break;
       }
     }
-    replaying = false;
-    for (const e of buffered.splice(0)) write(e);
-  })();
+    this.replaying = false;
+    for (const e of this.buffered.splice(0)) this.write(e);
+  }
+
+  close(): void {
+    clearInterval(this.beat);
+    this.unsubscribe();
+    this.out.close();
+  }
+
+  private live(e: BusEvent): void {
+    if (!this.replaying) return this.write(e);
+    // Live events wait for the replay to finish, within the same bound.
+    this.buffered.push(e);
+    this.bufferedBytes += JSON.stringify(e.data).length;
+    if (this.bufferedBytes > MAX_BEHIND_BYTES) this.out.drop('too many live events during the replay');
+  }
+
+  private heartbeat(): void {
+    if (this.out.stalled(Date.now())) this.out.drop(`not drained for ${STALL_MS / 1000} s`);
+    else if (!this.out.blocked()) this.out.write(': keep-alive\n\n');
+  }
+
+  /** True when the event is new to this client (and marks it sent). */
+  private fresh(e: BusEvent): boolean {
+    if (e.seq === undefined) return true;
+    if (e.seq <= this.lastSent) return false;
+    this.lastSent = e.seq;
+    return true;
+  }
+
+  private write(e: BusEvent): void {
+    if (this.fresh(e)) this.out.write(frame(e));
+  }
 }
