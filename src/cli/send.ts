@@ -6,7 +6,7 @@
  * quietly open a conversation (and an agent process) of its own.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { ApiError, call, endpoint, readEvents, type SseEvent } from './client.js';
+import { ApiError, call, type Endpoint, endpoint, readEvents, type SseEvent } from './client.js';
 
 export interface SendOptions {
   json?: boolean;
@@ -48,7 +48,7 @@ Examples:
 }
 
 /** Whether the web conversation exists (a bad id is left for the message POST to refuse with its reason). */
-async function exists(ep: ReturnType<typeof endpoint>, conv: string): Promise<boolean> {
+async function exists(ep: Endpoint, conv: string): Promise<boolean> {
   try {
     await call(ep, 'GET', `/api/conversations/${conv}`);
     return true;
@@ -79,101 +79,138 @@ export async function send(conversation: string, text: string, opts: SendOptions
     );
     return 1;
   }
-  const abort = new AbortController();
-  let messageId: string | undefined;
-  let streamed = false;
-  let code: number | undefined;
-  let failure: Error | undefined;
-  const early: SseEvent[] = [];
-  let connected!: () => void;
-  const ready = new Promise<void>((r) => (connected = r));
-  const out = (line: string) => void process.stdout.write(line);
-  const err = (line: string) => void process.stderr.write(line);
-  const end = (c: number) => {
-    code ??= c;
-    abort.abort();
-  };
-
-  const mine = (e: SseEvent) => {
-    const ids = Array.isArray(e.data.messageIds) ? (e.data.messageIds as string[]) : [];
-    return e.data.messageId === messageId || ids.includes(messageId!);
-  };
-  const handle = (e: SseEvent) => {
-    if (code !== undefined) return;
-    if (!messageId) return void early.push(e);
-    if (opts.json && (mine(e) || e.event === 'text')) out(`${JSON.stringify({ event: e.event, ...e.data })}\n`);
-    if (e.event === 'ack' && mine(e)) {
-      if (!opts.json) err(`${e.data.emoji} ${e.data.kind}${e.data.note ? `: ${e.data.note}` : ''}\n`);
-      if (e.data.kind === 'stopped') {
-        if (!opts.json) err('the message was stopped before it was answered.\n');
-        end(1);
-      }
-    }
-    if (e.event === 'text' && e.data.messageId === messageId && !opts.json) {
-      out(String(e.data.delta));
-      streamed = true;
-    }
-    if (e.event === 'permission' && mine(e) && !e.data.resolved && !opts.json)
-      err(`🔐 permission requested for ${e.data.toolName} (request ${e.data.requestId}); answer it on the web page\n`);
-    if (e.event === 'reply' && mine(e) && (e.data.kind === 'reply' || e.data.kind === 'notice')) {
-      if (!opts.json) out(streamed ? '\n' : `${e.data.text}\n`);
-      end(0);
-    }
-    if (e.event === 'error' && mine(e)) {
-      if (!opts.json)
-        err(
-          `error ${e.data.code}: ${e.data.message}\nThe message stays in the store; the web page and rudder ` +
-            `status show what happens next.\n`,
-        );
-      end(1);
-    }
-  };
-
-  const timer = setTimeout(() => {
-    if (code === undefined) err('timed out waiting for the reply; it stays owed and the web page will show it.\n');
-    end(3);
-  }, opts.timeout * 1000);
+  const watch = new ReplyWatch(opts.json ?? false);
+  const timer = setTimeout(() => watch.timedOut(), opts.timeout * 1000);
   try {
-    const reading = readEvents(
+    const reading = watch.read(ep, conv);
+    // The stream is open before the message is posted, so no event of it is missed.
+    await Promise.race([watch.ready, reading]);
+    watch.throwIfFailed();
+    if (watch.code !== undefined) return watch.code;
+    const r = await call<Accepted>(ep, 'POST', `/api/conversations/${conv}/messages`, { text });
+    watch.accepted(r);
+    await reading;
+    watch.throwIfFailed();
+    return watch.code ?? 1;
+  } finally {
+    clearTimeout(timer);
+    watch.abort();
+  }
+}
+
+interface Accepted {
+  messageId: string;
+  disposition: string;
+  reason?: string;
+}
+
+const out = (line: string) => void process.stdout.write(line);
+const err = (line: string) => void process.stderr.write(line);
+
+/** The event stream of one sent message: what each event prints, and the exit code the first final one sets. */
+class ReplyWatch {
+  /** The exit code, once an event, the stream's end or the timeout decided it. */
+  code: number | undefined;
+  readonly ready: Promise<void>;
+  private connected!: () => void;
+  private readonly abortion = new AbortController();
+  private messageId: string | undefined;
+  /** Events that came before the message's id was known: handled once it is. */
+  private readonly early: SseEvent[] = [];
+  private streamed = false;
+  private failure: Error | undefined;
+
+  constructor(private readonly json: boolean) {
+    this.ready = new Promise<void>((r) => (this.connected = r));
+  }
+
+  /** Reads the conversation's events until the code is decided (the stream is aborted then) or the stream ends. */
+  read(ep: Endpoint, conv: string): Promise<void> {
+    return readEvents(
       ep,
       `/api/conversations/${conv}/events`,
       (e) => {
-        if (e.event === 'status' && e.data.state === 'connected') connected();
-        handle(e);
+        if (e.event === 'status' && e.data.state === 'connected') this.connected();
+        this.handle(e);
       },
-      abort.signal,
+      this.abortion.signal,
     ).then(
       () => {
-        if (code === undefined) err('the gateway closed the event stream (did it stop?); the reply stays owed.\n');
-        end(1);
+        if (this.code === undefined) err('the gateway closed the event stream (did it stop?); the reply stays owed.\n');
+        this.end(1);
       },
       (e: Error) => {
         if (e.name === 'AbortError') return;
-        failure = e;
-        end(1);
+        this.failure = e;
+        this.end(1);
       },
     );
-    // The stream is open before the message is posted, so no event of it is missed.
-    await Promise.race([ready, reading]);
-    if (failure) throw failure;
-    if (code !== undefined) return code;
-    const r = await call<{ messageId: string; disposition: string; reason?: string }>(
-      ep,
-      'POST',
-      `/api/conversations/${conv}/messages`,
-      { text },
-    );
-    messageId = r.messageId;
-    if (opts.json) out(`${JSON.stringify({ event: 'accepted', ...r })}\n`);
+  }
+
+  accepted(r: Accepted): void {
+    this.messageId = r.messageId;
+    if (this.json) out(`${JSON.stringify({ event: 'accepted', ...r })}\n`);
     else err(`sent ${r.messageId}: ${r.disposition}${r.reason ? ` (${r.reason})` : ''}\n`);
-    if (r.disposition === 'refused') end(1);
-    if (r.disposition === 'duplicate') end(0);
-    for (const e of early.splice(0)) handle(e);
-    await reading;
-    if (failure) throw failure;
-    return code ?? 1;
-  } finally {
-    clearTimeout(timer);
-    abort.abort();
+    if (r.disposition === 'refused') this.end(1);
+    if (r.disposition === 'duplicate') this.end(0);
+    for (const e of this.early.splice(0)) this.handle(e);
+  }
+
+  timedOut(): void {
+    if (this.code === undefined) err('timed out waiting for the reply; it stays owed and the web page will show it.\n');
+    this.end(3);
+  }
+
+  throwIfFailed(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  abort(): void {
+    this.abortion.abort();
+  }
+
+  private end(code: number): void {
+    this.code ??= code;
+    this.abortion.abort();
+  }
+
+  private mine(e: SseEvent): boolean {
+    const ids = Array.isArray(e.data.messageIds) ? (e.data.messageIds as string[]) : [];
+    return e.data.messageId === this.messageId || ids.includes(this.messageId!);
+  }
+
+  private handle(e: SseEvent): void {
+    if (this.code !== undefined) return;
+    if (!this.messageId) return void this.early.push(e);
+    const mine = this.mine(e);
+    if (this.json && (mine || e.event === 'text')) out(`${JSON.stringify({ event: e.event, ...e.data })}\n`);
+    if (e.event === 'ack' && mine) this.ack(e);
+    if (e.event === 'text' && e.data.messageId === this.messageId && !this.json) {
+      out(String(e.data.delta));
+      this.streamed = true;
+    }
+    if (e.event === 'permission' && mine && !e.data.resolved && !this.json)
+      err(`🔐 permission requested for ${e.data.toolName} (request ${e.data.requestId}); answer it on the web page\n`);
+    if (e.event === 'reply' && mine && (e.data.kind === 'reply' || e.data.kind === 'notice')) {
+      if (!this.json) out(this.streamed ? '\n' : `${e.data.text}\n`);
+      this.end(0);
+    }
+    if (e.event === 'error' && mine) this.error(e);
+  }
+
+  private ack(e: SseEvent): void {
+    if (!this.json) err(`${e.data.emoji} ${e.data.kind}${e.data.note ? `: ${e.data.note}` : ''}\n`);
+    if (e.data.kind !== 'stopped') return;
+    if (!this.json) err('the message was stopped before it was answered.\n');
+    this.end(1);
+  }
+
+  private error(e: SseEvent): void {
+    if (!this.json)
+      err(
+        `error ${e.data.code}: ${e.data.message}\nThe message stays in the store; the web page and rudder ` +
+          `status show what happens next.\n`,
+      );
+    this.end(1);
   }
 }

@@ -104,7 +104,21 @@ export async function status(opts: { json?: boolean }): Promise<number> {
     process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
     return 0;
   }
-  const lines = [
+  const titles = s.sessions.length || s.queues.length ? await webTitles(ep) : new Map<string, string>();
+  const named: Named = (x) => {
+    const title = x.title ?? titles.get(x.conversationId);
+    return title ? `${x.conversationId}  "${shown(title)}"` : x.conversationId;
+  };
+  const lines = [...overview(s), ...sessionLines(s, named), ...nodeLines(s), ...queueLines(s, named)];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+type Named = (x: { conversationId: string; title?: string | null }) => string;
+
+/** The gateway, its agents, steering, channels, what is owed, today's cost, the messages by state. */
+function overview(s: StatusReport): string[] {
+  return [
     `Rudder ${s.version}, up ${s.uptimeSeconds}s, ${mb(s.gatewayRssBytes)}`,
     ...agentLines(s),
     `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; ` +
@@ -122,40 +136,44 @@ export async function status(opts: { json?: boolean }): Promise<number> {
         .join(', ') || 'none'
     }`,
   ];
-  const titles = s.sessions.length || s.queues.length ? await webTitles(ep) : new Map<string, string>();
-  const named = (x: { conversationId: string; title?: string | null }) => {
-    const title = x.title ?? titles.get(x.conversationId);
-    return title ? `${x.conversationId}  "${shown(title)}"` : x.conversationId;
-  };
-  if (s.sessions.length) {
-    lines.push('Live sessions:');
-    for (const x of s.sessions)
-      lines.push(
+}
+
+function sessionLines(s: StatusReport, named: Named): string[] {
+  if (!s.sessions.length) return [];
+  return [
+    'Live sessions:',
+    ...s.sessions.map(
+      (x) =>
         `  ${named(x)}  ${x.backend}  pid ${x.pid ?? '-'}  ${x.state}  idle ${x.idleSeconds}s ` +
-          ` ${mb(x.rssBytes)}  steered ${x.steered}`,
-      );
+        ` ${mb(x.rssBytes)}  steered ${x.steered}`,
+    ),
+  ];
+}
+
+function nodeLines(s: StatusReport): string[] {
+  if (!s.nodes) return [];
+  const lines = [s.nodes.length ? 'Nodes:' : 'Nodes: none added (rudder node add <name>)'];
+  for (const n of s.nodes) {
+    const seen = n.lastSeen ? `last seen ${n.lastSeen}` : 'never seen';
+    const live = n.sessions.filter((x) => x.state !== 'stopped').length;
+    const state = n.state === 'lost' ? `unreachable (${seen})` : n.state;
+    lines.push(
+      `  ${n.name}  ${state}  projects ${n.projects.join(', ') || '-'}  sessions ${live}` +
+        `${n.rssBytes ? `  ${mb(n.rssBytes)}` : ''}`,
+    );
   }
-  if (s.nodes) {
-    lines.push(s.nodes.length ? 'Nodes:' : 'Nodes: none added (rudder node add <name>)');
-    for (const n of s.nodes) {
-      const seen = n.lastSeen ? `last seen ${n.lastSeen}` : 'never seen';
-      const live = n.sessions.filter((x) => x.state !== 'stopped').length;
-      const state = n.state === 'lost' ? `unreachable (${seen})` : n.state;
-      lines.push(
-        `  ${n.name}  ${state}  projects ${n.projects.join(', ') || '-'}  sessions ${live}` +
-          `${n.rssBytes ? `  ${mb(n.rssBytes)}` : ''}`,
-      );
-    }
-  }
-  if (s.queues.length) {
-    lines.push('Queues:');
-    for (const q of s.queues)
-      lines.push(
+  return lines;
+}
+
+function queueLines(s: StatusReport, named: Named): string[] {
+  if (!s.queues.length) return [];
+  return [
+    'Queues:',
+    ...s.queues.map(
+      (q) =>
         `  ${named(q)}  waiting ${q.depth}  in flight ${q.inFlight}${
           q.pausedUntil ? `  ${PAUSED[q.pausedFor ?? 'rate-limit'] ?? 'paused'} until ${q.pausedUntil}` : ''
         }`,
-      );
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
-  return 0;
+    ),
+  ];
 }
