@@ -39,66 +39,76 @@ export function realOrSelf(p: string): string {
 
 export function projectProblems(cfg: Config, dataDir: string): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  const names = Object.keys(cfg.projects ?? {});
-  const known = names.length ? `projects: ${names.join(', ')}` : 'no projects are configured';
   for (const [name, p] of Object.entries(cfg.projects ?? {})) {
-    const at = ['projects', name];
     // A node's project is checked by that node, against its own config.
-    if (p.path === undefined) continue;
-    const dir = expandPath(p.path);
-    let stat: fs.Stats | undefined;
-    try {
-      stat = fs.statSync(dir);
-    } catch {
-      problems.push({ path: [...at, 'path'], message: `${dir} does not exist (create it, or correct the path)` });
-      continue;
-    }
-    if (!stat.isDirectory()) {
-      problems.push({ path: [...at, 'path'], message: `${dir} is not a directory` });
-      continue;
-    }
-    if (isInside(dir, dataDir)) {
-      problems.push({
+    if (p.path !== undefined) problems.push(...directoryProblems(['projects', name], p.path, p, dataDir));
+  }
+  return [...problems, ...nameProblems(cfg)];
+}
+
+type ProjectConfig = NonNullable<Config['projects']>[string];
+
+/** The project's directory: there, a directory, outside the data dir; a git repository when it has worktrees. */
+function directoryProblems(at: string[], configured: string, p: ProjectConfig, dataDir: string): ConfigProblem[] {
+  const dir = expandPath(configured);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(dir);
+  } catch {
+    return [{ path: [...at, 'path'], message: `${dir} does not exist (create it, or correct the path)` }];
+  }
+  if (!stat.isDirectory()) return [{ path: [...at, 'path'], message: `${dir} is not a directory` }];
+  if (isInside(dir, dataDir))
+    return [
+      {
         path: [...at, 'path'],
         message:
           `${dir} is inside Rudder's data dir ${dataDir}, which holds the store and the web token; an ` +
           `agent must not work there. Choose a directory outside it`,
-      });
-      continue;
-    }
-    if (!p.worktrees) continue;
-    let top: string | undefined;
-    try {
-      top = repoTopSync(dir);
-    } catch (err) {
-      problems.push({ path: [...at, 'worktrees'], message: isRudderError(err) ? err.message : String(err) });
-      continue;
-    }
-    if (!top) {
-      problems.push({
+      },
+    ];
+  if (!p.worktrees) return [];
+  let top: string | undefined;
+  try {
+    top = repoTopSync(dir);
+  } catch (err) {
+    return [{ path: [...at, 'worktrees'], message: isRudderError(err) ? err.message : String(err) }];
+  }
+  if (!top)
+    return [
+      {
         path: [...at, 'worktrees'],
         message:
           `${dir} is not a git repository, so conversations cannot get worktrees there (run git init ` +
           `and commit once, or set worktrees to false)`,
-      });
-      continue;
-    }
-    if (typeof p.worktrees === 'object') {
-      const wdir = expandPath(p.worktrees.dir);
-      if (isInside(wdir, dataDir))
-        problems.push({
-          path: [...at, 'worktrees', 'dir'],
-          message: `${wdir} is inside Rudder's data dir ${dataDir}; choose a directory outside it`,
-        });
-      else if (isInside(wdir, top))
-        problems.push({
-          path: [...at, 'worktrees', 'dir'],
-          message:
-            `${wdir} is inside the repository ${top}, where every agent would see the other ` +
-            `worktrees; choose a directory outside it`,
-        });
-    }
-  }
+      },
+    ];
+  return typeof p.worktrees === 'object' ? worktreeDirProblems(at, p.worktrees.dir, top, dataDir) : [];
+}
+
+/** Where the worktrees go: outside the data dir, and outside the repository (each agent would see the others). */
+function worktreeDirProblems(at: string[], dir: string, top: string, dataDir: string): ConfigProblem[] {
+  const wdir = expandPath(dir);
+  const key = [...at, 'worktrees', 'dir'];
+  if (isInside(wdir, dataDir))
+    return [{ path: key, message: `${wdir} is inside Rudder's data dir ${dataDir}; choose a directory outside it` }];
+  if (isInside(wdir, top))
+    return [
+      {
+        path: key,
+        message:
+          `${wdir} is inside the repository ${top}, where every agent would see the other ` +
+          `worktrees; choose a directory outside it`,
+      },
+    ];
+  return [];
+}
+
+/** Every project named elsewhere (defaultProject, channels.<x>.projects) is a configured one. */
+function nameProblems(cfg: Config): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const names = Object.keys(cfg.projects ?? {});
+  const known = names.length ? `projects: ${names.join(', ')}` : 'no projects are configured';
   if (cfg.defaultProject !== undefined && !names.includes(cfg.defaultProject)) {
     problems.push({ path: ['defaultProject'], message: `no project "${cfg.defaultProject}" (${known})` });
   }

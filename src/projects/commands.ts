@@ -16,6 +16,8 @@ import { branchFor, removeWorktree, type WorktreeStatus, worktreeStatus } from '
 export type { ProjectCommandDeps } from './command-deps.js';
 
 const SESSIONS_SHOWN = 10;
+/** A conversation that holds a session (its current one, or the one it keeps for a project). */
+type SessionHolder = ReturnType<ProjectCommandDeps['store']['sessionHolders']>[number];
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const clip = (s: string, n: number) => {
   const one = s.replace(/\s+/g, ' ').trim();
@@ -148,19 +150,9 @@ export class ProjectCommands {
     const ref = words.find((w) => w !== '--force');
     if (!ref) return 'Usage: /resume <number from /sessions, or a session id> [--force].';
     const p = this.current();
-    const listing = this.d.projects.listings.get(this.d.conversationId);
-    let id: string | undefined;
-    if (/^\d{1,3}$/.test(ref)) {
-      const listed = listing ?? (await this.listOf(p));
-      if (typeof listed === 'string') return listed;
-      const ids = listed.map((s) => (typeof s === 'string' ? s : s.id));
-      id = ids[Number(ref) - 1];
-      if (!id) return `There is no session ${ref} in the list. Send /sessions to see them.`;
-    } else if (SESSION_ID.test(ref)) {
-      id = ref.toLowerCase();
-    } else {
-      return `"${clip(ref, 40)}" is neither a number from /sessions nor a session id.`;
-    }
+    const picked = await this.pickSession(p, ref);
+    if ('reply' in picked) return picked.reply;
+    const { id } = picked;
     const configDir = this.d.projects.configDir();
     const facts = p.node
       ? await nodeSessionFacts(this.d, p, id)
@@ -180,20 +172,8 @@ export class ProjectCommands {
     }
     // One session, one conversation: another Rudder conversation that holds it (even with its process reaped) keeps it.
     const holders = this.d.store.sessionHolders(id).filter((h) => h.conversationId !== this.d.conversationId);
-    const names = (hs: typeof holders) => hs.map((h) => nameOf(this.d.store, h.conversationId)).join(', ');
-    const running = holders.filter((h) => this.d.busyOther?.(h.conversationId));
-    if (running.length)
-      return (
-        `Session ${id} is in a running turn of conversation ${names(running)}: it cannot move while that turn ` +
-        'works. Try again when it has ended.'
-      );
-    if (holders.length && !force) {
-      return (
-        `Session ${id} belongs to conversation ${names(holders)}: ` +
-        `two conversations on one session write one transcript and mix their histories. Continue it there, or ` +
-        `send /resume ${ref} --force to move it here (that conversation then starts a new session).`
-      );
-    }
+    const held = this.heldElsewhere(id, ref, holders, force);
+    if (held) return held;
     this.d.projects.of(this.d.conversationId); // records the project if this is the first use
     const moved = await moveSession(this.d, holders, id);
     this.d.store.setSessionId(this.d.conversationId, id);
@@ -202,6 +182,35 @@ export class ProjectCommands {
       `This conversation continues session ${id} in ${p.name} from the next ` +
       `message.${open && force ? ` (It is still ${this.openText(open)}.)` : ''}${moved}`
     );
+  }
+
+  /** The session /resume names: a number from the last /sessions list (or a fresh one), or a session id. */
+  private async pickSession(p: Project, ref: string): Promise<{ id: string } | { reply: string }> {
+    if (SESSION_ID.test(ref)) return { id: ref.toLowerCase() };
+    if (!/^\d{1,3}$/.test(ref))
+      return { reply: `"${clip(ref, 40)}" is neither a number from /sessions nor a session id.` };
+    const listed = this.d.projects.listings.get(this.d.conversationId) ?? (await this.listOf(p));
+    if (typeof listed === 'string') return { reply: listed };
+    const id = listed.map((s) => (typeof s === 'string' ? s : s.id))[Number(ref) - 1];
+    return id ? { id } : { reply: `There is no session ${ref} in the list. Send /sessions to see them.` };
+  }
+
+  /** Why a session another conversation holds does not move here: its turn runs, or --force was not given. */
+  private heldElsewhere(id: string, ref: string, holders: SessionHolder[], force: boolean): string | undefined {
+    const names = (hs: SessionHolder[]) => hs.map((h) => nameOf(this.d.store, h.conversationId)).join(', ');
+    const running = holders.filter((h) => this.d.busyOther?.(h.conversationId));
+    if (running.length)
+      return (
+        `Session ${id} is in a running turn of conversation ${names(running)}: it cannot move while that turn ` +
+        'works. Try again when it has ended.'
+      );
+    if (holders.length && !force)
+      return (
+        `Session ${id} belongs to conversation ${names(holders)}: ` +
+        `two conversations on one session write one transcript and mix their histories. Continue it there, or ` +
+        `send /resume ${ref} --force to move it here (that conversation then starts a new session).`
+      );
+    return undefined;
   }
 
   async worktree(args: string): Promise<string> {

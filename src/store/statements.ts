@@ -20,7 +20,21 @@ export type ConversationSetter = 'convSession' | 'convModel' | 'convMode' | 'con
 
 // A statement's Row is what its SELECT returns (statements that return no rows leave it unknown).
 export function prepareStatements(db: Database.Database) {
-  const p = <Row = unknown>(sql: string): Statement<Row> => db.prepare<unknown[], Row>(sql);
+  const p: Prepare = <Row = unknown>(sql: string): Statement<Row> => db.prepare<unknown[], Row>(sql);
+  return {
+    ...conversationStatements(p),
+    ...messageStatements(p),
+    ...outboxStatements(p),
+    ...eventStatements(p),
+    ...turnStatements(p),
+    ...processStatements(p),
+  };
+}
+
+type Prepare = <Row = unknown>(sql: string) => Statement<Row>;
+
+/** conversations: a row, the lists, and a setter per column. */
+function conversationStatements(p: Prepare) {
   return {
     convGet: p<ConversationSqlRow>('SELECT * FROM conversations WHERE id = ?'),
     convInsert: p(
@@ -37,10 +51,16 @@ export function prepareStatements(db: Database.Database) {
     convTitle: p('UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?'),
     convArchived: p('UPDATE conversations SET archived_at = ?, updated_at = ? WHERE id = ?'),
     convRead: p('UPDATE conversations SET last_read_seq = MAX(last_read_seq, ?) WHERE id = ?'),
+  };
+}
+
+/** messages: insert once per platform id, the open ones, the fields that change outside the states. */
+function messageStatements(p: Prepare) {
+  return {
     msgInsert: p(
       `INSERT OR IGNORE INTO messages (id, conversation_id, channel, platform_message_id, sender_id, text, ` +
         `extra, sent_at, received_at, state, reason, updated_at)
-                  VALUES (@id, @conversationId, @channel, @platformMessageId, @senderId, @text, @extra, ` +
+                VALUES (@id, @conversationId, @channel, @platformMessageId, @senderId, @text, @extra, ` +
         `@sentAt, @receivedAt, @state, @reason, @receivedAt)`,
     ),
     msgByPlatform: p<MessageSqlRow>('SELECT * FROM messages WHERE channel = ? AND platform_message_id = ?'),
@@ -57,8 +77,14 @@ export function prepareStatements(db: Database.Database) {
     ),
     msgByConv: p<MessageSqlRow>('SELECT * FROM messages WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
     msgCountByState: p<StateCountSqlRow>('SELECT state, COUNT(*) AS n FROM messages GROUP BY state'),
+  };
+}
+
+/** outbox: what is owed, its attempts, delivered once. */
+function outboxStatements(p: Prepare) {
+  return {
     outInsert: p(`INSERT INTO outbox (id, conversation_id, kind, message_ids, reply_to, text, from_fallback, created_at)
-                  VALUES (@id, @conversationId, @kind, @messageIds, @replyTo, @text, @fromFallback, @createdAt)`),
+                VALUES (@id, @conversationId, @kind, @messageIds, @replyTo, @text, @fromFallback, @createdAt)`),
     outOwed: p<OutboxSqlRow>('SELECT * FROM outbox WHERE delivered_at IS NULL ORDER BY seq LIMIT ?'),
     outOwedFor: p<OutboxSqlRow>('SELECT * FROM outbox WHERE delivered_at IS NULL AND conversation_id = ? ORDER BY seq'),
     outGet: p<OutboxSqlRow>('SELECT * FROM outbox WHERE id = ?'),
@@ -67,6 +93,12 @@ export function prepareStatements(db: Database.Database) {
     outToNotice: p("UPDATE outbox SET kind = 'notice', text = ? WHERE id = ? AND delivered_at IS NULL"),
     outByConv: p<OutboxSqlRow>('SELECT * FROM outbox WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?'),
     outOwedCount: p<{ n: number }>('SELECT COUNT(*) AS n FROM outbox WHERE delivered_at IS NULL'),
+  };
+}
+
+/** events: the log the page replays, pruned after a week (a review action never). */
+function eventStatements(p: Prepare) {
+  return {
     evInsert: p(
       'INSERT OR IGNORE INTO events (conversation_id, type, message_id, outbox_id, data, created_at) VALUES ' +
         '(?, ?, ?, ?, ?, ?)',
@@ -75,6 +107,12 @@ export function prepareStatements(db: Database.Database) {
     evLast: p<{ seq: number }>('SELECT seq FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1'),
     // A review action (commit, merge, ...) is the conversation's history itself: never pruned.
     evPrune: p("DELETE FROM events WHERE created_at < ? AND type != 'review'"),
+  };
+}
+
+/** turns and their steps: a turn's start, end, cost and tools. */
+function turnStatements(p: Prepare) {
+  return {
     turnStart: p(
       'INSERT OR IGNORE INTO turns (id, conversation_id, started_at, input_ids, session_id, project) VALUES ' +
         '(?, ?, ?, ?, ?, ?)',
@@ -98,6 +136,12 @@ export function prepareStatements(db: Database.Database) {
       `UPDATE turns SET tools = json_insert(coalesce(tools, '[]'), '$[#]', json(?)) WHERE id = ? AND ` +
         `json_array_length(coalesce(tools, '[]')) < ?`,
     ),
+  };
+}
+
+/** agent_processes: every agent's pid, for the sweep after a crash. */
+function processStatements(p: Prepare) {
+  return {
     procAdd: p('INSERT OR REPLACE INTO agent_processes (pid, conversation_id, started_at) VALUES (?, ?, ?)'),
     procRemove: p('DELETE FROM agent_processes WHERE pid = ?'),
     procAll: p<AgentProcessSqlRow>('SELECT * FROM agent_processes'),

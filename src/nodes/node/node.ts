@@ -7,8 +7,8 @@
  * the stop cuts off is left for the next start to report, as after a crash (never "stopped").
  */
 import path from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
+import { type JetStreamClient, jetstream } from '@nats-io/jetstream';
+import { type KV, Kvm } from '@nats-io/kv';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { ClaudeStreamSession } from '../../agents/claude/stream-session.js';
 import { CodexSession } from '../../agents/codex/codex-session.js';
@@ -35,6 +35,7 @@ import {
   encode,
   eventId,
   eventSubject,
+  type NodeEvent,
   nodeConsumer,
   PRESENCE_BUCKET,
   parseCommand,
@@ -69,10 +70,50 @@ const CAPABILITIES: Record<string, Capabilities> = {
 
 export async function startNode(o: NodeOptions): Promise<RunningNode> {
   const { dataDir, config, join, log } = o;
-  const env = o.env ?? process.env;
   const cfg = config.current();
   checkProjects(cfg, dataDir);
   const nodes = cfg.nodes ?? nodesSchema.parse({});
+  const local = openLocal(o);
+  const { store, nodeStore, projects, registry } = local;
+  // The node's own config may name another way to the same server (and its TLS); else the token's URL.
+  const server = typeof nodes.nats === 'object' ? nodes.nats : undefined;
+  const url = server?.url ?? join.url;
+  let nc: NatsConnection;
+  try {
+    nc = await connectNats({ url, seed: join.seed, who: join.name, tls: server?.tls, log });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const js = jetstream(nc);
+  const publisher = new Publisher(js, log);
+  const publish = (e: NodeEvent) => publisher.publish(eventSubject(join.name), encode(e), eventId(e));
+  const runner = new NodeRunner({ node: join.name, store, nodeStore, projects, pool: local.pool, publish, log });
+  runner.recover();
+  const reader = commandReader(js, join.name, nodeStore, runner, log);
+  reader.start();
+  const kv = await new Kvm(nc).open(PRESENCE_BUCKET);
+  const heartbeat = heartbeatOf(o, kv, nodes.heartbeatSeconds, local);
+  heartbeat.start();
+  const queries: Subscription = answerQueries(nc, join.name, projects, log);
+  registry.startReaper();
+  const names = projects
+    .set()
+    .projects.filter((p) => !p.node)
+    .map((p) => p.name);
+  log.info({ node: join.name, url, projects: names }, 'node started');
+
+  let stopping: Promise<void> | undefined;
+  const running: Running = { ...local, nc, publisher, runner, reader, heartbeat, queries, log };
+  const stop = (reason: string) => (stopping ??= stopNode(running, reason));
+  return { name: join.name, url, projects: names, stop };
+}
+
+/** What runs on this machine: the store, the projects, the agents' launches (orphans swept), the pool. */
+function openLocal(o: NodeOptions) {
+  const { dataDir, config, log } = o;
+  const env = o.env ?? process.env;
+  const cfg = config.current();
   const store = new Store(path.join(dataDir, 'rudder.db'), {
     backgroundCheckpoints: true,
     synchronous: cfg.store.synchronous,
@@ -89,33 +130,15 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
     logger: log,
   });
   const pool = new AgentPool(registry, o.sessionFactory?.(launches) ?? launches.factory());
+  return { store, nodeStore, projects, launches, registry, pool };
+}
 
-  // The node's own config may name another way to the same server (and its TLS); else the token's URL.
-  const server = typeof nodes.nats === 'object' ? nodes.nats : undefined;
-  const url = server?.url ?? join.url;
-  let nc: NatsConnection;
-  try {
-    nc = await connectNats({ url, seed: join.seed, who: join.name, tls: server?.tls, log });
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
-  const js = jetstream(nc);
-  const publisher = new Publisher(js, log);
-  const runner = new NodeRunner({
-    node: join.name,
-    store,
-    nodeStore,
-    projects,
-    pool,
-    publish: (e) => publisher.publish(eventSubject(join.name), encode(e), eventId(e)),
-    log,
-  });
-  runner.recover();
-  const reader = new DurableReader({
+/** The front's commands, in order, each taken once (by its message id) before the runner handles it. */
+function commandReader(js: JetStreamClient, node: string, nodeStore: NodeStore, runner: NodeRunner, log: Logger) {
+  return new DurableReader({
     js,
     stream: COMMAND_STREAM,
-    consumer: nodeConsumer(join.name),
+    consumer: nodeConsumer(node),
     log,
     handle: (m) => {
       const c = parseCommand(m.data);
@@ -124,41 +147,43 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       return undefined;
     },
   });
-  reader.start();
-  const kv = await new Kvm(nc).open(PRESENCE_BUCKET);
-  const heartbeat = new Heartbeat({
-    node: join.name,
+}
+
+function heartbeatOf(o: NodeOptions, kv: KV, everySeconds: number, local: ReturnType<typeof openLocal>): Heartbeat {
+  const { projects, registry } = local;
+  return new Heartbeat({
+    node: o.join.name,
     kv,
-    everyMs: nodes.heartbeatSeconds * 1000,
+    everyMs: everySeconds * 1000,
     projects,
     registry,
     capabilities: (b) => CAPABILITIES[b] ?? ClaudeStreamSession.CAPABILITIES,
-    backendOf: (name) => projectAgent(config.current().agent, projects.require(name)).backend,
-    log,
+    backendOf: (name) => projectAgent(o.config.current().agent, projects.require(name)).backend,
+    log: o.log,
   });
-  heartbeat.start();
-  const queries: Subscription = answerQueries(nc, join.name, projects, log);
-  registry.startReaper();
-  const names = projects
-    .set()
-    .projects.filter((p) => !p.node)
-    .map((p) => p.name);
-  log.info({ node: join.name, url, projects: names }, 'node started');
+}
 
-  let stopping: Promise<void> | undefined;
-  const stop = (reason: string) =>
-    (stopping ??= (async () => {
-      log.info({ reason }, 'node stopping');
-      runner.stopping();
-      await reader.stop();
-      queries.unsubscribe();
-      await heartbeat.stop();
-      await Promise.all([pool.stopAll(`node stopping (${reason})`), launches.stop(`node stopping (${reason})`)]);
-      await Promise.race([publisher.idle(), new Promise((r) => setTimeout(r, 3000))]);
-      publisher.close();
-      await nc.close().catch(() => undefined);
-      await store.close();
-      log.info('node stopped');
-    })());
-  return { name: join.name, url, projects: names, stop };
+type Running = ReturnType<typeof openLocal> & {
+  nc: NatsConnection;
+  publisher: Publisher;
+  runner: NodeRunner;
+  reader: DurableReader;
+  heartbeat: Heartbeat;
+  queries: Subscription;
+  log: Logger;
+};
+
+/** The start undone in reverse: a turn the stop cuts off is left for the next start to report. */
+async function stopNode(n: Running, reason: string): Promise<void> {
+  n.log.info({ reason }, 'node stopping');
+  n.runner.stopping();
+  await n.reader.stop();
+  n.queries.unsubscribe();
+  await n.heartbeat.stop();
+  await Promise.all([n.pool.stopAll(`node stopping (${reason})`), n.launches.stop(`node stopping (${reason})`)]);
+  await Promise.race([n.publisher.idle(), new Promise((r) => setTimeout(r, 3000))]);
+  n.publisher.close();
+  await n.nc.close().catch(() => undefined);
+  await n.store.close();
+  n.log.info('node stopped');
 }

@@ -50,21 +50,7 @@ export async function merge(
   base: string,
   o: MergeOptions = {},
 ): Promise<MergeResult> {
-  const top = await topOf(run, worktree);
-  const { head, branch } = await headOf(run, top);
-  if (!branch || !head)
-    throw new RudderError('REVIEW_NOT_ON_BRANCH', `Check out a branch in ${top}, then merge.`, { worktree: top });
-  if (branch === base)
-    throw new RudderError('REVIEW_BASE_UNKNOWN', `The worktree is on ${base} itself; there is nothing to merge.`);
-  const baseSha = await checkBranch(run, top, base, 'the branch to merge into');
-  const mine = await uncommitted(run, top);
-  const dirty = [...mine.tracked, ...mine.untracked];
-  if (dirty.length)
-    throw new RudderError(
-      'REVIEW_WORKTREE_DIRTY',
-      `The worktree ${top} has uncommitted changes: ${list(dirty)}. Commit or discard them, then merge.`,
-      { tree: 'worktree', dir: top, files: dirty },
-    );
+  const { top, head, branch, baseSha } = await mergeable(run, worktree, base);
   const commits = Number(
     ok(await run.git(['rev-list', '--count', `${baseSha}..${head}`], { cwd: top, read: true }), 'git rev-list').stdout,
   );
@@ -83,6 +69,46 @@ export async function merge(
     ok(await run.git(['update-ref', `refs/heads/${base}`, head, baseSha], { cwd: top }), 'git update-ref');
     return { kind: 'fast-forward', branch, base, from: baseSha, to: head, commits };
   }
+  const untracked = await baseReady(run, at, base);
+  if (!ff) await checkIdentity(run, at);
+  const args = ff
+    ? ['merge', '--ff-only', '--no-autostash', '--quiet', branch]
+    : ['merge', '--no-ff', '--no-edit', '--no-autostash', '--quiet', ...(o.message ? ['-m', o.message] : []), branch];
+  const r = await run.git(args, { cwd: at, timeoutMs: MERGE_TIMEOUT_MS });
+  if (r.code === 0)
+    return {
+      kind: ff ? 'fast-forward' : 'merge-commit',
+      branch,
+      base,
+      from: baseSha,
+      to: await sha(run, at, 'HEAD'),
+      commits,
+    };
+  return stopped(run, { at, top, head, base, baseSha, branch, untracked, why: complaint(r) });
+}
+
+/** The worktree can be merged: on a branch other than the base, the base known, nothing uncommitted. */
+async function mergeable(run: GitRunner, worktree: string, base: string) {
+  const top = await topOf(run, worktree);
+  const { head, branch } = await headOf(run, top);
+  if (!branch || !head)
+    throw new RudderError('REVIEW_NOT_ON_BRANCH', `Check out a branch in ${top}, then merge.`, { worktree: top });
+  if (branch === base)
+    throw new RudderError('REVIEW_BASE_UNKNOWN', `The worktree is on ${base} itself; there is nothing to merge.`);
+  const baseSha = await checkBranch(run, top, base, 'the branch to merge into');
+  const mine = await uncommitted(run, top);
+  const dirty = [...mine.tracked, ...mine.untracked];
+  if (dirty.length)
+    throw new RudderError(
+      'REVIEW_WORKTREE_DIRTY',
+      `The worktree ${top} has uncommitted changes: ${list(dirty)}. Commit or discard them, then merge.`,
+      { tree: 'worktree', dir: top, files: dirty },
+    );
+  return { top, head, branch, baseSha };
+}
+
+/** The base's checkout takes a merge: none under way, no tracked change. Its untracked files, to check after. */
+async function baseReady(run: GitRunner, at: string, base: string): Promise<string[]> {
   const busy = await inProgress(run, at);
   if (busy)
     throw new RudderError(
@@ -101,21 +127,7 @@ export async function merge(
         `them there, then merge.`,
       { tree: 'base', dir: at, files: theirs.tracked },
     );
-  if (!ff) await checkIdentity(run, at);
-  const args = ff
-    ? ['merge', '--ff-only', '--no-autostash', '--quiet', branch]
-    : ['merge', '--no-ff', '--no-edit', '--no-autostash', '--quiet', ...(o.message ? ['-m', o.message] : []), branch];
-  const r = await run.git(args, { cwd: at, timeoutMs: MERGE_TIMEOUT_MS });
-  if (r.code === 0)
-    return {
-      kind: ff ? 'fast-forward' : 'merge-commit',
-      branch,
-      base,
-      from: baseSha,
-      to: await sha(run, at, 'HEAD'),
-      commits,
-    };
-  return stopped(run, { at, top, head, base, baseSha, branch, untracked: theirs.untracked, why: complaint(r) });
+  return theirs.untracked;
 }
 
 /** A merge that did not finish: conflicts named, the merge aborted, both trees checked; else why it failed. */
