@@ -1,4 +1,4 @@
-/** The README says what the command line and the HTTP API really accept. */
+/** The README's reference pages in docs/ say what the command line, the HTTP API and the config really accept. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,24 +7,20 @@ import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, ROOT, startInProcess } from '../support/gateway-rig.js';
 import { runCli } from './run-cli.js';
 
-const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-const section = (title: string) => {
-  const from = README.indexOf(`## ${title}`);
-  return README.slice(from, README.indexOf('\n## ', from + 1));
-};
-
-describe('README', () => {
+/** A reference page of docs/, whole. */
+const page = (name: string) => fs.readFileSync(path.join(ROOT, 'docs', name), 'utf8');
+describe('README and docs/', () => {
   it('the command table lists every command of rudder --help, and no other', async () => {
     const help = (await runCli(['--help'])).stdout;
     const commands = [...help.slice(help.indexOf('Commands:')).matchAll(/^ {2}([a-z-]+)/gm)]
       .map((m) => m[1])
       .filter((c) => c !== 'help');
-    const documented = [...section('The `rudder` command').matchAll(/^\| `rudder ([a-z-]+)/gm)].map((m) => m[1]);
+    const documented = [...page('cli.md').matchAll(/^\| `rudder ([a-z-]+)/gm)].map((m) => m[1]);
     expect(new Set(documented)).toEqual(new Set(commands));
   });
 
   it('documents optionId on the permissions endpoint, which the API takes', async () => {
-    const row = section('HTTP API')
+    const row = page('http-api.md')
       .split('\n')
       .find((l) => l.includes('/conversations/:id/permissions/:requestId'))!;
     expect(row).toContain('"optionId"');
@@ -44,26 +40,26 @@ describe('README', () => {
     }
   });
 
-  it('the HTTP API section names every route of the route table', () => {
-    const api = section('HTTP API');
+  it('the HTTP API page names every route of the route table', () => {
+    const api = page('http-api.md');
     expect(ROUTES.filter((r) => !api.includes(r.path)).map((r) => `${r.method} ${r.path}`)).toEqual([]);
   });
 
   it('documents the new configuration keys', () => {
-    const config = section('Configuration');
+    const config = page('configuration.md');
     expect(config).toMatch(/\| `longTurnSeconds` \| 60 \|/);
     expect(config).toContain('"push": { "enabled": true, "longTurnSeconds": 60');
     expect(config).toMatch(/\| `autocompact` \| `auto` \|/);
     expect(config).toContain('"autocompact": "auto"');
     expect(config).toContain('"store": { "synchronous": "normal" }');
-    expect(section('Store and durability')).toMatch(/\| `full` \| .*power cut/);
+    expect(page('durability.md')).toMatch(/\| `full` \| .*power cut/);
   });
 
   it("says what relay mode does not ask about: the CLI's read-only Bash (tests/agents/claude/relay-readonly)", () => {
-    const agent = section('Configuration');
-    const at = agent.indexOf('**What `relay` does not ask about.**');
+    const security = page('security.md');
+    const at = security.indexOf('**What `relay` does not ask about.**');
     expect(at).toBeGreaterThan(0);
-    const para = agent.slice(at, agent.indexOf('\n\n', at));
+    const para = security.slice(at, security.indexOf('\n\n', at));
     for (const ran of ['`echo`', '`pwd`', '`ls`', '`cat .env`']) expect(para).toContain(ran);
     for (const asked of ['`env`', '`printenv`', '`echo $ANTHROPIC_API_KEY`', '`touch x`', '`cat /etc/hostname`'])
       expect(para).toContain(asked);
