@@ -149,7 +149,7 @@ describe('a failed start is tried again (gateway/channel-start.ts)', () => {
 });
 
 describe('sends', () => {
-  it("sends a reply's parts in order, one reply after the other in a chat, without holding up other chats", async () => {
+  it("sends a reply's parts in order, replies one after another in a chat, other chats not held up", async () => {
     const platform = new MemoPlatform();
     channel = memoChannel(platform);
     await channel.start(recordingSink());
@@ -227,7 +227,7 @@ describe('sends', () => {
 });
 
 describe('acknowledgements', () => {
-  it('a reaction where there is one, else a quiet text in the chat order; nothing when only a reaction was asked', async () => {
+  it('a reaction where there is one, else a quiet text in the chat order; none when only a reaction', async () => {
     const platform = new MemoPlatform();
     channel = memoChannel(platform);
     await channel.start(recordingSink());
