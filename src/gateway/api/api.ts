@@ -34,7 +34,7 @@ import type {
   TurnsPage,
   WaitingRequest,
 } from './types.js';
-import { answerInChat, type ChatAnswer, waitingInChats } from './waiting.js';
+import { answerInChat, waitingInChats } from './waiting.js';
 
 export const WEB = 'web';
 
@@ -164,7 +164,7 @@ export class GatewayApi {
   }
 
   answerPermission(key: string, requestId: string, optionId: string): AnswerResult {
-    return this.d.desk.answer(conversationIdOf(WEB, key), requestId, optionId, PAGE);
+    return this.d.desk.answer(conversationIdOf(WEB, key), requestId, optionId, PAGE, 'page');
   }
 
   /** Permission requests waiting in the chats' conversations (the page's own show in their timelines). */
@@ -173,7 +173,7 @@ export class GatewayApi {
   }
 
   /** Answers a request waiting in a chat's conversation, as the page's owner. */
-  answerInChat(requestId: string, optionId: string): ChatAnswer {
+  answerInChat(requestId: string, optionId: string): AnswerResult {
     return answerInChat(this.d, requestId, optionId, PAGE);
   }
 
