@@ -88,7 +88,7 @@ export function buildServices(parts: ServiceParts) {
   const access = new AccessControl({ store: accessStore, config: cfg.channels as never });
 
   // What is shown: events, where each conversation lives, replies, permission requests, turn steps.
-  const bus = new EventBus(store);
+  const bus = new EventBus(store, log);
   const chats = new Chats(store);
   const gate = new ReplyGate();
   const voice = new VoiceNotes({

@@ -21,6 +21,7 @@ import type { PageComment, Reviews } from '../review/reviews.js';
 import type { StatusReporter } from '../status/report.js';
 import type { StatusReport } from '../status/report-types.js';
 import type { StepLog } from '../steps/step-log.js';
+import { eventsAfter } from '../stored-events.js';
 import { conversationItem, listConversations, titleFromFirstMessage } from './conversation-list.js';
 import { historyPage } from './history.js';
 import type { PushApi } from './push-api.js';
@@ -153,12 +154,12 @@ export class GatewayApi {
   /** The page's view of the event log: the newest seq, a page after one, and the live events. */
   events(key: string) {
     const id = conversationIdOf(WEB, key);
-    const { store, bus } = this.d;
+    const { store, bus, log } = this.d;
     store.ensureConversation(id, WEB, key);
     return {
       conversationId: id,
       lastSeq: () => store.lastEventSeq(id),
-      since: (seq: number, limit: number) => store.eventsSince(id, seq, limit) as unknown as BusEvent[],
+      since: (seq: number, limit: number) => eventsAfter(store, id, seq, limit, log),
       subscribe: (l: (e: BusEvent) => void) => bus.subscribe(id, l),
     };
   }
