@@ -252,6 +252,7 @@ export function buildServices(parts: ServiceParts) {
     steps,
     prompts,
     presence,
+    tokens,
     notifier,
     conversations,
     reviewDesk,
