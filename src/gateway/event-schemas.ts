@@ -29,7 +29,8 @@ const stepBase = {
   at: z.number(),
 };
 
-const step = z.discriminatedUnion('kind', [
+/** One step of a turn: a `step` event's, and a row of the store's steps table. */
+export const STEP = z.discriminatedUnion('kind', [
   z.object({
     ...stepBase,
     kind: z.literal('text'),
@@ -159,7 +160,7 @@ export const EVENT_DATA = {
     z.object({ state: z.literal('turn-started'), turnId: z.string(), inputIds: z.array(z.string()) }),
     z.object({ state: z.literal('connected'), lastEventId: z.number() }),
   ]),
-  step: z.object({ step }),
+  step: z.object({ step: STEP }),
   turn: z.object({ turn: turnSummary }),
   message: z.object({
     state: z.string(),

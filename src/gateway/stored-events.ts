@@ -1,16 +1,17 @@
 /**
- * Rows of the event log read back as events: each row's data is parsed with its kind's schema
- * (event-schemas.ts). A row that does not parse (written by an older Rudder in a shape since changed,
- * damaged, or of a kind this Rudder no longer has) is skipped, with one log line naming its seq and
- * kind: the page never gets it typed as today's shape. No migration is kept: the log is pruned after
- * a week, and what it carries (acks, replies, steps, reviews) is also drawn from the store's own tables.
+ * Rows of the event log read back as events, and the steps table's rows as steps: each row's data is
+ * parsed with its kind's schema (event-schemas.ts). A row that does not parse (written by an older
+ * Rudder in a shape since changed, damaged, or of a kind this Rudder no longer has) is skipped, with
+ * one log line naming its seq (a step: its turn and place) and kind: the page never gets it typed as
+ * today's shape. No migration is kept: the event log is pruned after a week.
  */
 import type { ZodType } from 'zod';
 import type { Logger } from '../ops/logger.js';
 import type { Store } from '../store/store.js';
 import type { EventRow } from '../store/types.js';
-import { EVENT_DATA } from './event-schemas.js';
+import { EVENT_DATA, STEP } from './event-schemas.js';
 import type { ConversationEvent as BusEvent } from './events.js';
+import type { Step } from './steps/types.js';
 
 export type ReadResult = { ok: true; event: BusEvent } | { ok: false; why: string };
 
@@ -55,4 +56,23 @@ export function eventsAfter(store: Store, conversationId: string, seq: number, l
     if (rows.length < want || out.length >= limit) return out;
     from = rows.at(-1)!.seq;
   }
+}
+
+/** Each turn's stored steps that parse, in order; each one that does not is logged once and left out. */
+export function readSteps(byTurn: Map<string, unknown[]>, log: Logger): Map<string, Step[]> {
+  const out = new Map<string, Step[]>();
+  for (const [turnId, rows] of byTurn) {
+    const steps: Step[] = [];
+    for (const [i, row] of rows.entries()) {
+      const parsed = STEP.safeParse(row);
+      if (parsed.success) steps.push(parsed.data);
+      else
+        log.warn(
+          { turnId, position: i, kind: (row as { kind?: unknown } | null)?.kind },
+          'a stored step does not have the shape of its kind; skipped',
+        );
+    }
+    out.set(turnId, steps);
+  }
+  return out;
 }

@@ -282,4 +282,20 @@ describe('stored events', () => {
       [review.seq + 1, 'review'],
     ]);
   });
+
+  it("a turn's stored steps are parsed: one of an older shape is left out, with one log line naming where it was", () => {
+    const s = open();
+    s.turnStarted('t1', C, ['m1'], null);
+    const steps = SAMPLES.step.map((e) => e.step);
+    for (const st of steps) s.putStep(st);
+    // A tool step as an older release might have written it: no status yet.
+    s.putStep({ ...base, id: 't1:5', index: 5, kind: 'tool', toolUseId: 'tu2', name: 'Read' } as never);
+    const { log, lines } = recordingLog();
+    const stepLog = new StepLog(s, new EventBus(s, log), log, new PermissionDesk(log));
+    const turn = stepLog.history(C).turns[0]!;
+    expect(turn.steps).toEqual(steps);
+    expect(lines.map((l) => [l.turnId, l.position, l.kind, l.msg])).toEqual([
+      ['t1', 5, 'tool', 'a stored step does not have the shape of its kind; skipped'],
+    ]);
+  });
 });
