@@ -283,7 +283,7 @@ describe('stored events', () => {
     ]);
   });
 
-  it("a turn's stored steps are parsed: one of an older shape is left out, with one log line naming where it was", () => {
+  it("a turn's stored steps are parsed: one of an older shape is left out, logged once with its place", () => {
     const s = open();
     s.turnStarted('t1', C, ['m1'], null);
     const steps = SAMPLES.step.map((e) => e.step);
