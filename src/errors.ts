@@ -60,6 +60,11 @@ export const ERRORS = {
   QUEUE_FULL: 'The conversation queue is full.',
   REFUSED: 'The sender is not allowed to use this gateway.',
   FALLBACK_UNAVAILABLE: 'The local fallback model could not answer.',
+  // permission requests: the desk's rules for every answer, whatever surface it comes from
+  PERMISSION_NOT_OFFERED: 'That option is not one the permission request offered.',
+  PERMISSION_NOT_SHOWN_WHOLE:
+    'The request was not shown whole (or its input hides characters) where this answer comes from: it may only be ' +
+    'refused there.',
   // channels
   CHANNEL_CONFIG: 'A channel is missing a token or setting.',
   CHANNEL_SEND_FAILED: 'The platform refused the message.',

@@ -10,7 +10,7 @@ import {
   buildImportGraph,
   checkArchitecture,
   checkCycles,
-  checkFileLengths,
+  checkFunctionLengths,
   checkLayers,
   checkLineLengths,
   summary,
@@ -160,16 +160,41 @@ describe('layers', () => {
 describe('lengths', () => {
   const lines = (n: number) => Array.from({ length: n }, (_, i) => `export const v${i} = ${i};`).join('\n') + '\n';
 
-  it('reports a 301-line file in src/gateway and src/http, not a 300-line one or one elsewhere', () => {
+  /** A function of n lines, first to last, with its declaration written as given. */
+  const fn = (head: string, n: number, tail = '}') =>
+    [head, ...Array.from({ length: n - 2 }, (_, i) => `  const v${i} = ${i};`), tail].join('\n') + '\n';
+
+  it('reports a 61-line function in src/gateway/lane, not a 60-line one or one elsewhere', () => {
     const root = tree({
-      'src/gateway/big.ts': lines(301),
-      'src/gateway/fits.ts': lines(300),
-      'src/http/routes.ts': lines(302),
-      'src/agents/long.ts': lines(400),
+      'src/gateway/lane/start.ts': `// a comment above is not counted\n${fn('export function start(): void {', 61)}`,
+      'src/gateway/lane/fits.ts': fn('export function fits(): void {', 60),
+      'src/agents/long.ts': fn('export function long(): void {', 90),
     });
-    const long = checkFileLengths(root);
-    expect(long.map((v) => v.files[0])).toEqual(['src/gateway/big.ts', 'src/http/routes.ts']);
-    expect(long[0]!.message).toBe('src/gateway/big.ts has 301 lines (at most 300 in src/gateway and src/http)');
+    const long = checkFunctionLengths(root);
+    expect(long.map((v) => v.files[0])).toEqual(['src/gateway/lane/start.ts']);
+    expect(long[0]!.message).toBe(
+      'src/gateway/lane/start.ts:2 start has 61 lines (at most 60 a function in src/gateway/lane)',
+    );
+  });
+
+  it('counts methods, constructors, accessors and arrow functions, each on its own, nested ones too', () => {
+    const method = fn('  pump(): void {', 61, '  }').replace(/\n$/, '');
+    const root = tree({
+      'src/gateway/lane/lane.ts':
+        'export class Lane {\n' +
+        `${fn('  constructor() {', 62, '  }')}${fn('  get depth(): number {', 63, '    return 0;\n  }')}` +
+        `${method}\n}\n` +
+        `export const later = () => {\n${fn('  const inner = () => {', 64, '  };')}};\n` +
+        `export const table = { run: ${fn('function () {', 65)}};\n`,
+    });
+    expect(checkFunctionLengths(root).map((v) => v.message.replace(/ \(at most.*$/, ''))).toEqual([
+      'src/gateway/lane/lane.ts:2 constructor has 62 lines',
+      'src/gateway/lane/lane.ts:64 depth has 64 lines',
+      'src/gateway/lane/lane.ts:128 pump has 61 lines',
+      'src/gateway/lane/lane.ts:190 later has 66 lines',
+      'src/gateway/lane/lane.ts:191 inner has 64 lines',
+      'src/gateway/lane/lane.ts:256 run has 65 lines',
+    ]);
   });
 
   it('reports a 121-character line, not a 120-character one, counting characters rather than bytes', () => {
@@ -192,10 +217,11 @@ describe('lengths', () => {
     const dirty = tree({
       'src/gateway/a.ts': "import './b.js';\n" + lines(300),
       'src/gateway/b.ts': `import './a.js';\n// ${'x'.repeat(130)}\n`,
+      'src/gateway/lane/c.ts': fn('export function c(): void {', 61),
       'src/store/s.ts': "import '../gateway/a.js';\n",
     });
     expect(summary(checkArchitecture(dirty))).toBe(
-      'architecture: 1 cycles, 1 layer imports, 1 long files, 1 long lines',
+      'architecture: 1 cycles, 1 layer imports, 1 long functions, 1 long lines',
     );
     const clean = tree({ 'src/gateway/a.ts': "import '../store/s.js';\n", 'src/store/s.ts': 'export {};\n' });
     expect(checkArchitecture(clean)).toEqual([]);

@@ -120,7 +120,7 @@ export interface ButtonView {
 }
 
 /**
- * A turn's progress card, composed once by the gateway (gateway/progress/compose.ts); each channel
+ * A turn's progress card, composed once by the gateway (gateway/surfaces/card-view.ts); each channel
  * renders `header` and `lines` (Markdown) with its own converter.
  */
 export interface CardView {

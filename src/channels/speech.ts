@@ -43,6 +43,8 @@ function lastLine(s: string): string {
   return (s.trim().split('\n').at(-1) ?? '').slice(0, 200);
 }
 
+type Fail = (why: string, cause?: unknown) => RudderError;
+
 /**
  * Writes `text` spoken to `out` with the configured command. Throws RudderError TTS_FAILED (context.setting
  * "tts.command") saying why: not found, a non-zero exit, the timeout, no file or an empty or oversized one.
@@ -53,11 +55,23 @@ export async function synthesize(
   out: string,
   opts: { signal?: AbortSignal; env?: NodeJS.ProcessEnv } = {},
 ): Promise<void> {
-  const { signal } = opts;
-  const fail = (why: string, cause?: unknown) =>
+  const fail: Fail = (why, cause) =>
     new RudderError('TTS_FAILED', `Text-to-speech failed: ${why}.`, { setting: 'tts.command' }, cause);
   await fs.promises.rm(out, { force: true });
-  await new Promise<void>((resolve, reject) => {
+  await runCommand(text, tts, out, opts, fail);
+  await checkAudio(out, fail);
+}
+
+/** Runs the command with the text on its stdin; rejects with why it did not exit 0. */
+function runCommand(
+  text: string,
+  tts: TtsConfig,
+  out: string,
+  opts: { signal?: AbortSignal; env?: NodeJS.ProcessEnv },
+  fail: Fail,
+): Promise<void> {
+  const { signal } = opts;
+  return new Promise<void>((resolve, reject) => {
     // Its own process group, so a wrapper script's children (piper under a shell) stop with it.
     const child = spawn(tts.command, ttsArgs(tts.args, out), {
       stdio: ['pipe', 'ignore', 'pipe'],
@@ -68,6 +82,7 @@ export async function synthesize(
     let stderr = '';
     let why: string | undefined;
     const kill = (reason: string) => {
+      // The first reason is the one told.
       why ??= reason;
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -101,6 +116,10 @@ export async function synthesize(
     child.stdin!.on('error', () => undefined);
     child.stdin!.end(text);
   });
+}
+
+/** The file the command wrote: there, not empty, and not over MAX_AUDIO_BYTES (removed then). */
+async function checkAudio(out: string, fail: Fail): Promise<void> {
   const size = await fs.promises.stat(out).then(
     (s) => s.size,
     () => -1,

@@ -5,9 +5,11 @@
  * first, so the web page can replay them after a Last-Event-ID, then published (with
  * store.groupCommit, once committed).
  */
+import { type Logger, silentLogger } from '../ops/logger.js';
 import type { Store } from '../store/store.js';
 import type { EventRow } from '../store/types.js';
 import type { ConversationEvent, EventDataOf, EventType } from './events.js';
+import { readEvents } from './stored-events.js';
 
 /** A published event; `seq` is absent for ephemeral ones (streaming text, status). */
 export type BusEvent = ConversationEvent;
@@ -18,7 +20,10 @@ export class EventBus {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly all = new Set<Listener>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger = silentLogger(),
+  ) {}
 
   /** Persists then publishes; streaming text (and anything marked ephemeral) is published only. */
   emit<K extends EventType>(
@@ -28,23 +33,27 @@ export class EventBus {
     data: EventDataOf[K],
     opts: { ephemeral?: boolean } = {},
   ): BusEvent {
-    const e =
-      opts.ephemeral || type === 'text'
-        ? ({ conversationId, type, messageId, data, createdAt: Date.now() } as BusEvent)
-        : asBusEvent(
-            this.store.appendEvent(conversationId, type, messageId, data as unknown as Record<string, unknown>),
-          );
-    this.publish(e);
+    const stored =
+      opts.ephemeral || type === 'text' ? undefined : this.store.appendEvent(conversationId, type, messageId, data);
+    // `data` is of `type`'s shape: the pair is one of the union's members.
+    const e = {
+      ...(stored ? { seq: stored.seq } : {}),
+      conversationId,
+      type,
+      messageId,
+      data,
+      createdAt: stored?.createdAt ?? Date.now(),
+    } as BusEvent;
+    this.send(e);
     return e;
   }
 
-  /** Publishes an event already written to the store (a delivered reply); with store.groupCommit, once committed. */
-  publish(e: BusEvent | EventRow): void {
-    const event = asBusEvent(e);
-    this.store.afterCommit(() => {
-      for (const l of this.listeners.get(event.conversationId) ?? []) safe(l, event);
-      for (const l of this.all) safe(l, event);
-    });
+  /**
+   * Publishes an event the store just logged (a delivered reply, an ack, a step), read back as any stored row is
+   * (stored-events.ts); with store.groupCommit, once committed.
+   */
+  publish(row: EventRow): void {
+    for (const e of readEvents([row], this.log)) this.send(e);
   }
 
   subscribe(conversationId: string, l: Listener): () => void {
@@ -61,11 +70,13 @@ export class EventBus {
     this.all.add(l);
     return () => void this.all.delete(l);
   }
-}
 
-/** A stored row as the event it was written from (the store keeps the data as JSON). */
-export function asBusEvent(e: BusEvent | EventRow): BusEvent {
-  return e as unknown as BusEvent;
+  private send(event: BusEvent): void {
+    this.store.afterCommit(() => {
+      for (const l of this.listeners.get(event.conversationId) ?? []) safe(l, event);
+      for (const l of this.all) safe(l, event);
+    });
+  }
 }
 
 function safe(l: Listener, e: BusEvent): void {

@@ -116,7 +116,7 @@ function accessControl({ config, store }: ServiceParts): AccessControl {
 }
 
 function whatIsShown({ config, store, log, launches, dataDir }: ServiceParts) {
-  const bus = new EventBus(store);
+  const bus = new EventBus(store, log);
   const chats = new Chats(store);
   const gate = new ReplyGate();
   const tts = () => config.current().tts;

@@ -1,12 +1,13 @@
 /**
  * Read-only queries for a conversation's history as the web app pages through it: a page is a
  * run of messages (by seq), and the turns and replies that fall in the same stretch of time.
- * Acks come from the event log while it holds them (it is pruned after a week).
+ * Acks and review actions come from the event log while it holds them (it is pruned after a week), as
+ * rows: the gateway parses their data (gateway/stored-events.ts).
  */
 import type { Db } from './db.js';
-import { toMessage, toOutbox, toTurn } from './rows.js';
-import type { MessageSqlRow, OutboxSqlRow, TurnSqlRow } from './sql-rows.js';
-import type { ConversationActivity, MessageRow, OutboxRow, TurnRow } from './types.js';
+import { toEvent, toMessage, toOutbox, toTurn } from './rows.js';
+import type { EventSqlRow, MessageSqlRow, OutboxSqlRow, TurnSqlRow } from './sql-rows.js';
+import type { ConversationActivity, EventRow, MessageRow, OutboxRow, TurnRow } from './types.js';
 
 export class HistoryQueries {
   private readonly lastEvent;
@@ -40,8 +41,8 @@ export class HistoryQueries {
       'SELECT * FROM turns WHERE conversation_id = ? AND started_at >= ? AND started_at < ? ORDER BY started_at, rowid',
     );
     this.receivedAtOf = db.prepare('SELECT received_at FROM messages WHERE conversation_id = ? AND seq = ?');
-    this.reviewsBetween = db.prepare(
-      "SELECT seq, data, created_at FROM events WHERE conversation_id = ? AND type = 'review' AND created_at >= ? " +
+    this.reviewsBetween = db.prepare<unknown[], EventSqlRow>(
+      "SELECT * FROM events WHERE conversation_id = ? AND type = 'review' AND created_at >= ? " +
         'AND created_at < ? ORDER BY seq',
     );
   }
@@ -75,24 +76,9 @@ export class HistoryQueries {
     return this.repliesBetween.all(conversationId, from, to).map(toOutbox);
   }
 
-  /** The review actions (commit, merge, ...) recorded in [from, to), oldest first, with their event id and time. */
-  reviews(
-    conversationId: string,
-    from: number,
-    to: number,
-  ): Array<Record<string, unknown> & { id: number; at: number }> {
-    const rows = this.reviewsBetween.all(conversationId, from, to) as Array<{
-      seq: number;
-      data: string;
-      created_at: number;
-    }>;
-    return rows.flatMap((r) => {
-      try {
-        return [{ ...(JSON.parse(r.data) as Record<string, unknown>), id: r.seq, at: r.created_at }];
-      } catch {
-        return [];
-      }
-    });
+  /** The review actions (commit, merge, ...) recorded in [from, to), oldest first. */
+  reviews(conversationId: string, from: number, to: number): EventRow[] {
+    return this.reviewsBetween.all(conversationId, from, to).map(toEvent);
   }
 
   /** Turns started in [from, to), oldest first. */
@@ -100,25 +86,20 @@ export class HistoryQueries {
     return this.turnsInWindow.all(conversationId, from, to).map(toTurn);
   }
 
-  /** The ack events of these messages, in order (kind, emoji, note). */
-  acks(messageIds: string[]): Map<string, Array<Record<string, unknown>>> {
-    const out = new Map<string, Array<Record<string, unknown>>>();
+  /** The ack events of these messages, in order, by message id. */
+  acks(messageIds: string[]): Map<string, EventRow[]> {
+    const out = new Map<string, EventRow[]>();
     for (let i = 0; i < messageIds.length; i += 500) {
       const ids = messageIds.slice(i, i + 500);
       const rows = this.db
-        .prepare(
-          `SELECT message_id, data, created_at FROM events WHERE type = 'ack' AND message_id IN ` +
-            `(${ids.map(() => '?').join(',')}) ORDER BY seq`,
+        .prepare<unknown[], EventSqlRow>(
+          `SELECT * FROM events WHERE type = 'ack' AND message_id IN (${ids.map(() => '?').join(',')}) ORDER BY seq`,
         )
-        .all(...ids) as Array<{ message_id: string; data: string; created_at: number }>;
+        .all(...ids);
       for (const r of rows) {
-        const list = out.get(r.message_id) ?? [];
-        try {
-          list.push({ ...(JSON.parse(r.data) as Record<string, unknown>), at: r.created_at });
-        } catch {
-          continue;
-        }
-        out.set(r.message_id, list);
+        const list = out.get(r.message_id!) ?? [];
+        list.push(toEvent(r));
+        out.set(r.message_id!, list);
       }
     }
     return out;

@@ -74,9 +74,11 @@ describe('event stream backpressure', () => {
     const conv = 'replay';
     const pad = 'y'.repeat(4000);
     const stored = 1500; // 6 MB of stored events, several replay pages
-    for (let i = 0; i < stored; i++) emit(`web:${conv}`, 'status', { state: 'test', n: i, pad });
+    // Stored events are read back parsed: each of a shape the gateway writes (a request's input carries the counter).
+    const input = (i: number) => ({ requestId: `r${i}`, toolName: 'Test', input: { n: i, pad }, options: [] });
+    for (let i = 0; i < stored; i++) core().bus.emit(`web:${conv}`, 'permission', null, input(i));
     // A single event larger than the bound does not drop the client.
-    emit(`web:${conv}`, 'status', { state: 'big', pad: 'z'.repeat(MAX_BEHIND_BYTES * 2) });
+    core().bus.emit(`web:${conv}`, 'message', null, { state: 'big', text: 'z'.repeat(MAX_BEHIND_BYTES * 2) });
     const slow = rawStream(conv, 0);
     // Reads in short bursts with pauses, far slower than the server could write.
     for (let i = 0; i < 40 && !slow.text().includes('"state":"big"'); i++) {
@@ -86,7 +88,7 @@ describe('event stream backpressure', () => {
       await tick();
     }
     await waitUntil(() => slow.text().includes('"state":"big"'), 30_000);
-    emit(`web:${conv}`, 'status', { state: 'live-after' });
+    core().bus.emit(`web:${conv}`, 'message', null, { state: 'live-after' });
     await waitUntil(() => slow.text().includes('live-after'), 10_000);
     expect(slow.closed()).toBe(false);
     const ns = [...slow.text().matchAll(/"n":(\d+)/g)].map((m) => Number(m[1]));

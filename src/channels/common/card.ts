@@ -1,5 +1,6 @@
 /** What every channel does the same with a progress card or a permission prompt before its own formatting. */
-import type { CardView, PromptView } from '../channel.js';
+import type { CardView, MessageRef, PromptView } from '../channel.js';
+import type { ChannelLink } from '../runtime/adapter.js';
 
 /** The card as Markdown, for a channel's converter. */
 export function cardMarkdown(card: CardView): string {
@@ -23,4 +24,21 @@ export function promptParts(
   if (prompt.outcome)
     parts[parts.length - 1] = `${parts[parts.length - 1] ?? ''}\n\n${fit(prompt.outcome, OUTCOME_ROOM).join(' ')}`;
   return parts;
+}
+
+/**
+ * Posts a prompt's parts in the chat's order, one after another, the buttons going on the `last`; resolves
+ * with the last one's handle, the message the prompt is settled on.
+ */
+export function postParts(
+  link: Pick<ChannelLink, 'inOrder'>,
+  to: MessageRef,
+  parts: string[],
+  post: (part: string, index: number, last: boolean) => Promise<string>,
+): Promise<string> {
+  return link.inOrder(to.conversationKey, async () => {
+    let handle = '';
+    for (const [i, part] of parts.entries()) handle = await post(part, i, i === parts.length - 1);
+    return handle;
+  });
 }

@@ -18,3 +18,19 @@ export class KeyedSerial {
     return next;
   }
 }
+
+/** One queue: each task starts when the one before it settled, whether it succeeded or failed. */
+export class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const done = this.tail.then(task);
+    this.tail = done.catch(() => undefined);
+    return done;
+  }
+
+  /** Resolves once the tasks queued so far have settled. */
+  async idle(): Promise<void> {
+    await this.tail;
+  }
+}

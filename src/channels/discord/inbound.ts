@@ -6,15 +6,11 @@
  * "<id>@<editedTimestamp>" with editOf set to the original id.
  */
 import { type Message, MessageFlags, type PartialMessage } from 'discord.js';
-import type { Attachment, InboundMessage } from '../channel.js';
-import { kindFromMime } from '../common/attachments.js';
+import type { InboundMessage } from '../channel.js';
+import { kindFromMime, type PendingAttachment } from '../common/attachments.js';
 
-export interface DiscordFile {
+export interface DiscordFile extends PendingAttachment {
   url: string;
-  name: string;
-  kind: Attachment['kind'];
-  mime?: string;
-  size?: number;
 }
 
 function nameOf(m: Message | PartialMessage): string | undefined {

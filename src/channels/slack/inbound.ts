@@ -4,8 +4,8 @@
  * are unique per channel only, so platformMessageId is "<channel>:<ts>"; an edit gets
  * "<channel>:<ts>@<edited ts>" with editOf set to the original.
  */
-import type { Attachment, InboundMessage } from '../channel.js';
-import { kindFromMime } from '../common/attachments.js';
+import type { InboundMessage } from '../channel.js';
+import { kindFromMime, type PendingAttachment } from '../common/attachments.js';
 
 /** The fields of a Slack `message` event Rudder reads. https://api.slack.com/events/message */
 export interface SlackMessageEvent {
@@ -38,12 +38,8 @@ export interface SlackFile {
   subtype?: string;
 }
 
-export interface PendingFile {
+export interface PendingFile extends PendingAttachment {
   url: string;
-  name: string;
-  kind: Attachment['kind'];
-  mime?: string;
-  size?: number;
 }
 
 export interface Normalised {

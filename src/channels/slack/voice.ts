@@ -4,22 +4,23 @@
  * chat's order after the text reply.
  */
 import fs from 'node:fs';
+import type { webApi } from '@slack/bolt';
 import type { MessageRef, OutboundVoice, VoiceCalls } from '../channel.js';
 import { withRetry } from '../common/retry.js';
+import type { SurfaceDeps } from '../runtime/adapter.js';
 import { parseConversationKey } from './inbound.js';
-import type { SlackSurfaceDeps } from './progress.js';
 
 export class SlackVoice implements VoiceCalls {
-  constructor(private readonly d: SlackSurfaceDeps) {}
+  constructor(private readonly d: SurfaceDeps<webApi.WebClient>) {}
 
   async sendVoice(to: MessageRef, voice: OutboundVoice): Promise<void> {
     const { channel, threadTs } = parseConversationKey(to.conversationKey);
     const file = await fs.promises.readFile(voice.file);
-    await this.d.inOrder(to.conversationKey, () =>
+    await this.d.link.inOrder(to.conversationKey, () =>
       withRetry(() => {
         const base = { channel_id: channel, file, filename: voice.name, title: 'Reply, spoken' };
         return this.d.client().filesUploadV2(threadTs ? { ...base, thread_ts: threadTs } : base);
-      }, this.d.retry('files.uploadV2')),
+      }, this.d.link.retry('files.uploadV2')),
     );
   }
 }

@@ -1,42 +1,19 @@
 /**
  * Telegram message -> InboundMessage (without attachments, which need downloading). Pure.
- *
- * Ids: Telegram message ids are unique per chat only, so platformMessageId is "<chatId>:<messageId>";
- * an edit gets "<chatId>:<messageId>@<edit_date>" with editOf set to the original. Forum topics are
- * their own conversation: conversationKey "<chatId>:<topicId>".
+ * Ids are as address.ts says; an edit has editOf set to the original.
  */
 import type { Message, MessageEntity, UserFromGetMe } from 'grammy/types';
-import type { Attachment, InboundMessage } from '../channel.js';
+import type { InboundMessage } from '../channel.js';
+import type { PendingAttachment } from '../common/attachments.js';
+import { conversationKeyOf } from './address.js';
 
-export interface TelegramFile {
+export interface TelegramFile extends PendingAttachment {
   fileId: string;
-  kind: Attachment['kind'];
-  name: string;
-  mime?: string;
-  size?: number;
 }
 
 export interface Normalised {
   msg: InboundMessage;
   files: TelegramFile[];
-}
-
-export function conversationKeyOf(m: Pick<Message, 'chat' | 'is_topic_message' | 'message_thread_id'>): string {
-  return m.is_topic_message && m.message_thread_id !== undefined
-    ? `${m.chat.id}:${m.message_thread_id}`
-    : String(m.chat.id);
-}
-
-/** Splits a conversationKey back into the chat and the forum topic. */
-export function parseConversationKey(key: string): { chatId: string; topicId?: number } {
-  const [chatId, topic] = key.split(':');
-  return topic === undefined ? { chatId: chatId! } : { chatId: chatId!, topicId: Number(topic) };
-}
-
-/** Splits a platformMessageId ("<chatId>:<messageId>[@edit]") back into its numeric message id. */
-export function messageIdOf(platformMessageId: string): number | undefined {
-  const m = /^-?\d+:(\d+)/.exec(platformMessageId) ?? /^(\d+)$/.exec(platformMessageId);
-  return m ? Number(m[1]) : undefined;
 }
 
 function displayName(u: { first_name: string; last_name?: string; username?: string }): string {
@@ -64,51 +41,27 @@ function mediaLabel(m: Message): string | undefined {
   return undefined;
 }
 
+function file(
+  f: { file_id: string; file_size?: number },
+  kind: TelegramFile['kind'],
+  name: string,
+  mime?: string,
+): TelegramFile {
+  return { fileId: f.file_id, kind, name, mime, size: f.file_size };
+}
+
 function filesOf(m: Message): TelegramFile[] {
-  const files: TelegramFile[] = [];
-  if (m.photo && m.photo.length > 0) {
+  const { photo, document: d, voice, audio, video } = m;
+  const files = [
     // Sizes come smallest first; the last is the original resolution.
-    const p = m.photo[m.photo.length - 1]!;
-    files.push({ fileId: p.file_id, kind: 'image', name: 'photo.jpg', mime: 'image/jpeg', size: p.file_size });
-  }
-  if (m.document) {
-    const d = m.document;
-    const kind = d.mime_type?.startsWith('image/') ? 'image' : 'document';
-    files.push({ fileId: d.file_id, kind, name: d.file_name ?? 'document', mime: d.mime_type, size: d.file_size });
-  }
-  if (m.voice)
-    files.push({
-      fileId: m.voice.file_id,
-      kind: 'voice',
-      name: 'voice.ogg',
-      mime: m.voice.mime_type ?? 'audio/ogg',
-      size: m.voice.file_size,
-    });
-  if (m.audio)
-    files.push({
-      fileId: m.audio.file_id,
-      kind: 'audio',
-      name: m.audio.file_name ?? 'audio',
-      mime: m.audio.mime_type,
-      size: m.audio.file_size,
-    });
-  if (m.video)
-    files.push({
-      fileId: m.video.file_id,
-      kind: 'video',
-      name: m.video.file_name ?? 'video.mp4',
-      mime: m.video.mime_type,
-      size: m.video.file_size,
-    });
-  if (m.video_note)
-    files.push({
-      fileId: m.video_note.file_id,
-      kind: 'video',
-      name: 'video-note.mp4',
-      mime: 'video/mp4',
-      size: m.video_note.file_size,
-    });
-  return files;
+    photo?.length ? file(photo[photo.length - 1]!, 'image', 'photo.jpg', 'image/jpeg') : undefined,
+    d && file(d, d.mime_type?.startsWith('image/') ? 'image' : 'document', d.file_name ?? 'document', d.mime_type),
+    voice && file(voice, 'voice', 'voice.ogg', voice.mime_type ?? 'audio/ogg'),
+    audio && file(audio, 'audio', audio.file_name ?? 'audio', audio.mime_type),
+    video && file(video, 'video', video.file_name ?? 'video.mp4', video.mime_type),
+    m.video_note && file(m.video_note, 'video', 'video-note.mp4', 'video/mp4'),
+  ];
+  return files.filter((f) => f !== undefined);
 }
 
 /** Whether the message mentions the bot, replies to it, or is a command (possibly /cmd@bot). */

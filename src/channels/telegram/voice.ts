@@ -3,37 +3,32 @@
  * M4A), sendAudio for other audio (WAV), in the chat's order after the text reply, retried as
  * replies are (the platform's retry_after honoured).
  */
-import { InputFile } from 'grammy';
+import { type Api, InputFile } from 'grammy';
 import type { MessageRef, OutboundVoice, VoiceCalls } from '../channel.js';
 import { withRetry } from '../common/retry.js';
+import type { SurfaceDeps } from '../runtime/adapter.js';
+import { messageIdOf, parseConversationKey, placement } from './address.js';
 import { isMissingReplyTarget } from './errors.js';
-import { messageIdOf, parseConversationKey } from './inbound.js';
-import type { TelegramSurfaceDeps } from './progress.js';
 
 /** Bot API: a voice note "must be in an .OGG file encoded with OPUS, or in .MP3 format, or in .M4A format". */
 const VOICE_TYPES = new Set(['audio/ogg', 'audio/mpeg', 'audio/mp4']);
 
 export class TelegramVoice implements VoiceCalls {
-  constructor(private readonly d: TelegramSurfaceDeps) {}
+  constructor(private readonly d: SurfaceDeps<Api>) {}
 
   async sendVoice(to: MessageRef, voice: OutboundVoice): Promise<void> {
     const { chatId, topicId } = parseConversationKey(to.conversationKey);
     const replyId = voice.replyTo ? messageIdOf(voice.replyTo) : undefined;
-    const where = (reply: boolean) => ({
-      ...(topicId !== undefined ? { message_thread_id: topicId } : {}),
-      ...(reply && replyId !== undefined
-        ? { reply_parameters: { message_id: replyId, allow_sending_without_reply: true } }
-        : {}),
-    });
+    const where = (reply: boolean) => placement(topicId, reply ? replyId : undefined);
     const asVoice = VOICE_TYPES.has(voice.mime);
     const send = (reply: boolean) => {
       // A fresh InputFile each time: its stream is read once per request.
       const file = new InputFile(voice.file, voice.name);
       return asVoice
-        ? this.d.api().sendVoice(chatId, file, where(reply))
-        : this.d.api().sendAudio(chatId, file, where(reply));
+        ? this.d.client().sendVoice(chatId, file, where(reply))
+        : this.d.client().sendAudio(chatId, file, where(reply));
     };
-    await this.d.inOrder(to.conversationKey, () =>
+    await this.d.link.inOrder(to.conversationKey, () =>
       withRetry(
         async () => {
           try {
@@ -43,7 +38,7 @@ export class TelegramVoice implements VoiceCalls {
             await send(false);
           }
         },
-        this.d.retry(asVoice ? 'sendVoice' : 'sendAudio'),
+        this.d.link.retry(asVoice ? 'sendVoice' : 'sendAudio'),
       ),
     );
   }

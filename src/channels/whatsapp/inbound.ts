@@ -71,39 +71,22 @@ export function textOf(c: Content | null | undefined): string {
   );
 }
 
+/** A media message's size, when WhatsApp gave one. */
+const sizeOf = (m: { fileLength?: NonNullable<Content['imageMessage']>['fileLength'] }) =>
+  Number(m.fileLength ?? 0) || undefined;
+
 function mediaOf(c: Content): MediaRef | undefined {
-  if (c.imageMessage)
-    return {
-      kind: 'image',
-      name: 'image.jpg',
-      mime: c.imageMessage.mimetype ?? 'image/jpeg',
-      size: Number(c.imageMessage.fileLength ?? 0) || undefined,
-    };
-  if (c.documentMessage) {
-    const d = c.documentMessage;
-    return {
-      kind: d.mimetype?.startsWith('image/') ? 'image' : 'document',
-      name: d.fileName ?? 'document',
-      mime: d.mimetype ?? undefined,
-      size: Number(d.fileLength ?? 0) || undefined,
-    };
+  const { imageMessage: i, documentMessage: d, audioMessage: a, videoMessage: v } = c;
+  if (i) return { kind: 'image', name: 'image.jpg', mime: i.mimetype ?? 'image/jpeg', size: sizeOf(i) };
+  if (d) {
+    const kind = d.mimetype?.startsWith('image/') ? 'image' : 'document';
+    return { kind, name: d.fileName ?? 'document', mime: d.mimetype ?? undefined, size: sizeOf(d) };
   }
-  if (c.audioMessage) {
-    const a = c.audioMessage;
-    return {
-      kind: a.ptt ? 'voice' : 'audio',
-      name: a.ptt ? 'voice.ogg' : 'audio',
-      mime: a.mimetype ?? 'audio/ogg',
-      size: Number(a.fileLength ?? 0) || undefined,
-    };
+  if (a) {
+    const name = a.ptt ? 'voice.ogg' : 'audio';
+    return { kind: a.ptt ? 'voice' : 'audio', name, mime: a.mimetype ?? 'audio/ogg', size: sizeOf(a) };
   }
-  if (c.videoMessage)
-    return {
-      kind: 'video',
-      name: 'video.mp4',
-      mime: c.videoMessage.mimetype ?? 'video/mp4',
-      size: Number(c.videoMessage.fileLength ?? 0) || undefined,
-    };
+  if (v) return { kind: 'video', name: 'video.mp4', mime: v.mimetype ?? 'video/mp4', size: sizeOf(v) };
   return undefined;
 }
 

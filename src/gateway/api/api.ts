@@ -21,6 +21,7 @@ import type { PageComment, Reviews } from '../review/reviews.js';
 import type { StatusReporter } from '../status/report.js';
 import type { StatusReport } from '../status/report-types.js';
 import type { StepLog } from '../steps/step-log.js';
+import { eventsAfter } from '../stored-events.js';
 import { conversationItem, listConversations, titleFromFirstMessage } from './conversation-list.js';
 import { historyPage } from './history.js';
 import type { PushApi } from './push-api.js';
@@ -34,7 +35,7 @@ import type {
   TurnsPage,
   WaitingRequest,
 } from './types.js';
-import { answerInChat, type ChatAnswer, waitingInChats } from './waiting.js';
+import { answerInChat, waitingInChats } from './waiting.js';
 
 export const WEB = 'web';
 
@@ -153,18 +154,18 @@ export class GatewayApi {
   /** The page's view of the event log: the newest seq, a page after one, and the live events. */
   events(key: string) {
     const id = conversationIdOf(WEB, key);
-    const { store, bus } = this.d;
+    const { store, bus, log } = this.d;
     store.ensureConversation(id, WEB, key);
     return {
       conversationId: id,
       lastSeq: () => store.lastEventSeq(id),
-      since: (seq: number, limit: number) => store.eventsSince(id, seq, limit) as unknown as BusEvent[],
+      since: (seq: number, limit: number) => eventsAfter(store, id, seq, limit, log),
       subscribe: (l: (e: BusEvent) => void) => bus.subscribe(id, l),
     };
   }
 
   answerPermission(key: string, requestId: string, optionId: string): AnswerResult {
-    return this.d.desk.answer(conversationIdOf(WEB, key), requestId, optionId, PAGE);
+    return this.d.desk.answer(conversationIdOf(WEB, key), requestId, optionId, PAGE, 'page');
   }
 
   /** Permission requests waiting in the chats' conversations (the page's own show in their timelines). */
@@ -173,7 +174,7 @@ export class GatewayApi {
   }
 
   /** Answers a request waiting in a chat's conversation, as the page's owner. */
-  answerInChat(requestId: string, optionId: string): ChatAnswer {
+  answerInChat(requestId: string, optionId: string): AnswerResult {
     return answerInChat(this.d, requestId, optionId, PAGE);
   }
 

@@ -2,19 +2,37 @@
  * A page of a web conversation's history: up to `limit` messages (by seq, oldest first) with
  * their acks, and the turns (with their steps) and delivered replies of the same stretch of time,
  * so a reload or a second device draws the same timeline. `before` (a message seq, the `before`
- * of the newer page) pages back; the newest page also carries the event id to follow on from.
+ * of the newer page) pages back; the newest page also carries the event id to follow on from. Acks and
+ * review actions are read back from the event log parsed (stored-events.ts): a row that does not parse
+ * is left out, and said so in the log.
  */
+import type { Logger } from '../../ops/logger.js';
 import type { Store } from '../../store/store.js';
-import type { MessageRow } from '../../store/types.js';
+import type { EventRow, MessageRow } from '../../store/types.js';
 import type { AckData } from '../events.js';
 import { ackData } from '../replies/replies.js';
 import type { ReviewRecordView } from '../review/types.js';
 import type { StepLog } from '../steps/step-log.js';
+import { readEvents } from '../stored-events.js';
 import type { HistoryPage } from './types.js';
 
+type Deps = { store: Store; steps: StepLog; log: Logger };
+
+/** The ack events of a message, each with when it was given. */
+function loggedAcks(rows: EventRow[] | undefined, log: Logger): AckData[] {
+  return readEvents(rows ?? [], log).flatMap((e) => (e.type === 'ack' ? [{ ...e.data, at: e.createdAt }] : []));
+}
+
+/** The review actions of a stretch of the history, each with its id in the event log and when it happened. */
+function reviewsOf(rows: EventRow[], log: Logger): ReviewRecordView[] {
+  return readEvents(rows, log).flatMap((e) =>
+    e.type === 'review' && e.seq !== undefined ? [{ ...e.data, id: e.seq, at: e.createdAt }] : [],
+  );
+}
+
 /** Acks as they were sent while the event log holds them; after it is pruned, what the state implies. */
-function acksOf(m: MessageRow, logged: AckData[] | undefined): AckData[] {
-  if (logged?.length) return logged;
+function acksOf(m: MessageRow, logged: AckData[]): AckData[] {
+  if (logged.length) return logged;
   if (m.state === 'refused') return [];
   const out = [ackData('received')];
   if (m.wasQueued) out.push(ackData('queued'));
@@ -29,12 +47,7 @@ function voiceOf(m: MessageRow): { voice?: { transcript?: string } } {
   return { voice: m.extra.transcript !== undefined ? { transcript: m.extra.transcript } : {} };
 }
 
-export function historyPage(
-  d: { store: Store; steps: StepLog },
-  conversationId: string,
-  before: number | undefined,
-  limit: number,
-): HistoryPage {
+export function historyPage(d: Deps, conversationId: string, before: number | undefined, limit: number): HistoryPage {
   const { history } = d.store;
   const { rows, more } = history.messages(conversationId, before, limit);
   // The page's stretch of time: from its oldest message (from the start when there is nothing older) to the newer
@@ -53,7 +66,7 @@ export function historyPage(
       reason: m.reason,
       receivedAt: m.receivedAt,
       turnId: m.turnId,
-      acks: acksOf(m, acks.get(m.id) as AckData[] | undefined),
+      acks: acksOf(m, loggedAcks(acks.get(m.id), d.log)),
       ...voiceOf(m),
     })),
     // A chat's voice note repeats its reply's text: the page plays replies from the reply itself.
@@ -72,7 +85,7 @@ export function historyPage(
           ],
     ),
     turns: d.steps.between(conversationId, from, to),
-    reviews: history.reviews(conversationId, from, to) as unknown as ReviewRecordView[],
+    reviews: reviewsOf(history.reviews(conversationId, from, to), d.log),
     more,
     before: rows[0]?.seq ?? null,
     ...(before === undefined ? { lastEventId: d.store.lastEventSeq(conversationId) } : {}),

@@ -1,11 +1,10 @@
 /**
  * The chats' waiting permission requests, as the page sees and answers them: a request too long (or
- * too strange) to approve in a chat is answered here, through the same desk as every other answer.
- * An input the page could not carry whole (`inputCut`) may only be refused here too.
+ * too strange) to approve in a chat is answered here, through the same desk as every other answer,
+ * whose rules hold for the page as for any surface (an input it could not carry whole may only be refused).
  */
 import type { Store } from '../../store/store.js';
 import type { AnswerResult, PermissionDesk } from '../permissions/desk.js';
-import { refuses } from '../permissions/options.js';
 import type { StepLog } from '../steps/step-log.js';
 import type { PermissionStep } from '../steps/types.js';
 import { titleFrom } from './conversation-list.js';
@@ -34,15 +33,10 @@ export function waitingInChats(d: Deps): WaitingRequest[] {
   return out;
 }
 
-export type ChatAnswer = AnswerResult | { ok: false; reason: 'no-such-option' | 'not-shown-whole' };
-
-/** Answers a chat's request from the page; a request whose input was not carried whole may only be refused. */
-export function answerInChat(d: Deps, requestId: string, optionId: string, by: string): ChatAnswer {
+/** Answers a chat's request from the page: only those of a chat's conversation are known here. */
+export function answerInChat(d: Deps, requestId: string, optionId: string, by: string): AnswerResult {
   const open = d.desk.get(requestId);
   const conv = open && d.store.conversation(open.conversationId);
   if (!open || !conv || conv.channel === PAGE_CHANNEL) return { ok: false, reason: 'unknown' };
-  const option = open.request.options.find((o) => o.id === optionId);
-  if (!option) return { ok: false, reason: 'no-such-option' };
-  if (stepOf(d, open.turnId, requestId)?.inputCut && !refuses(option)) return { ok: false, reason: 'not-shown-whole' };
-  return d.desk.answer(open.conversationId, requestId, optionId, by);
+  return d.desk.answer(open.conversationId, requestId, optionId, by, 'page');
 }

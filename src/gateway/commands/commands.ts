@@ -159,10 +159,9 @@ export class Commands {
     const option =
       typeof choice === 'number' ? options[choice - 1] : choice === 'allow' ? plainApproval(options) : refusal(options);
     if (!option) return `Choose one of: ${options.map((o, i) => `${i + 1}. ${o.label}`).join(', ')}`;
-    const refused = this.d.prompts.refusal(open.request.requestId, option.id);
-    if (refused) return refused;
-    const r = this.d.desk.answer(conversationId, open.request.requestId, option.id, by);
-    return r.ok ? `Answered: ${option.label}.` : 'That request is no longer waiting.';
+    const via = this.d.prompts.surfaceOf(conversationId);
+    const r = this.d.desk.answer(conversationId, open.request.requestId, option.id, by, via);
+    return r.ok ? `Answered: ${option.label}.` : r.reason === 'refused' ? r.text : 'That request is no longer waiting.';
   }
 
   /** /project, /sessions, /resume, /worktree and the project lines of /status, for one conversation. */

@@ -1,8 +1,9 @@
 /**
- * A lane's hold: while Claude is rate limited, the agent's terminal did not take a message, or the
- * project's daily budget is spent, or the agent cannot be reached, the lane starts nothing until
- * `until`; then its timer puts the held messages back in line (an unreachable agent's session also
- * says when it is back).
+ * A lane's hold, beside its state (state.ts) and owned by the lane: while Claude is rate limited, the
+ * agent's terminal did not take a message, the project's daily budget is spent, or the agent cannot be
+ * reached, the lane starts nothing until `until`; then its timer puts the held messages back in line
+ * (an unreachable agent's session also says when it is back). Why it holds is data (`why`); so is what
+ * the person was told of an unreachable agent, which outlives the hold until the agent is back.
  */
 import type { HeldFor } from '../../store/types.js';
 
@@ -15,39 +16,70 @@ const ENDED: Record<HoldReason, string> = {
   'agent-unreachable': 'time to try the unreachable agent again',
 };
 
+/** What the person was told of an unreachable agent (once), and where it runs (the error's context.node). */
+export interface Unreachable {
+  told: string;
+  where: string | undefined;
+}
+
 export class Hold {
-  until = 0;
-  why: HoldReason = 'rate-limit';
-  /** The CLI gave no reset time: `until` is a guess, and every notice says so. */
-  estimated = false;
+  private untilAt = 0;
+  private reason: HoldReason = 'rate-limit';
+  private guessed = false;
+  private toldUnreachable: Unreachable | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly onEnd: (why: string, reason: HoldReason) => void) {}
+
+  get until(): number {
+    return this.untilAt;
+  }
+
+  get why(): HoldReason {
+    return this.reason;
+  }
+
+  /** The CLI gave no reset time: `until` is a guess, and every notice says so. */
+  get estimated(): boolean {
+    return this.guessed;
+  }
+
+  /** What the person was told of the unreachable agent, until it is back (or a stop forgets it). */
+  get unreachable(): Unreachable | undefined {
+    return this.toldUnreachable;
+  }
 
   active(now = Date.now()): boolean {
     return this.until > now;
   }
 
-  /** The held_for a message held now is stored with. */
-  heldFor(): HeldFor {
-    if (this.why !== 'rate-limit') return this.why;
-    return this.estimated ? 'rate-limit-estimated' : 'rate-limit';
-  }
-
   /** Held until `until` at the latest of this and any earlier hold. */
   start(until: number, why: HoldReason, estimated: boolean): void {
-    if (until >= this.until) this.estimated = estimated;
-    this.until = Math.max(this.until, until);
-    this.why = why;
+    if (until >= this.untilAt) this.guessed = estimated;
+    this.untilAt = Math.max(this.untilAt, until);
+    this.reason = why;
     clearTimeout(this.timer);
     const end = ENDED[why];
-    this.timer = setTimeout(() => this.onEnd(end, why), Math.max(0, this.until - Date.now()));
+    this.timer = setTimeout(() => this.onEnd(end, why), Math.max(0, this.untilAt - Date.now()));
     this.timer.unref();
   }
 
+  /** The hold ends (its time came, /retry, a stop); what the person was told of an unreachable agent stays. */
   clear(): void {
     clearTimeout(this.timer);
-    this.until = 0;
+    this.untilAt = 0;
+  }
+
+  /** The person was told the agent cannot be reached: told once, until it is back. */
+  tellUnreachable(told: Unreachable): void {
+    this.toldUnreachable = told;
+  }
+
+  /** The agent is back (or a stop ended what waited for it): what the person had been told, if anything. */
+  backReachable(): Unreachable | undefined {
+    const was = this.toldUnreachable;
+    this.toldUnreachable = undefined;
+    return was;
   }
 }
 

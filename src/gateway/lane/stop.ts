@@ -1,62 +1,44 @@
 /**
- * /stop and /clear on a lane: the running turn is interrupted and everything sent before the command
- * ends as stopped: what waits in line, what was steered but not taken in, what a hold defers. The
- * session survives. Nothing starts while this runs; the caller pumps once it is done.
+ * /stop and /clear, decided: everything sent before the command ends as stopped (what waits in line,
+ * what a hold defers, what was steered but not taken in, the running turn's inputs); the session
+ * survives. The command's send time becomes the conversation's cutoff, and every path that would run
+ * or hold a message again asks `sentBefore` first, so what a stop ended stays ended.
  */
 import type { MessageRow } from '../../store/types.js';
-import type { LaneInternals } from './internals.js';
 
-export async function stopLane(
-  lane: LaneInternals,
-  reason: string,
-  cutoffAt: number,
-): Promise<{ interrupted: boolean; dropped: MessageRow[] }> {
-  const { store } = lane.deps;
-  lane.hold.clear();
-  lane.unreachable = undefined;
-  store.setCutoff(lane.conversationId, cutoffAt);
-  const held = store.inbox.held(lane.conversationId);
-  const queued = lane.queue.drain();
-  const dropped = [...held.filter((h) => !queued.some((q) => q.id === h.id)), ...queued];
-  store.inbox.stop(
-    dropped.map((r) => r.id),
-    reason,
-  );
-  const session = lane.session();
-  const interrupted = !!session?.currentTurn();
-  lane.stopping = true;
-  try {
-    await session?.interrupt({ cancelQueued: true });
-    // Give the interrupted turn's outcome handler its turn before sweeping what is left.
-    await new Promise((r) => setImmediate(r));
-    const running = lane.session()?.currentTurn()?.inputIds() ?? [];
-    const leftovers = [...lane.inFlight.values()].filter((r) => !running.includes(r.id));
-    store.inbox.stop(
-      leftovers.map((r) => r.id),
-      reason,
-    );
-    for (const r of leftovers) lane.forget(r.id);
-    return { interrupted, dropped: [...dropped, ...leftovers] };
-  } finally {
-    lane.stopping = false;
-  }
+/** Sent before the cutoff of the last /stop or /clear (0: none): that command ended it. */
+export function sentBefore(row: MessageRow, cutoff: number): boolean {
+  return (row.sentAt ?? row.receivedAt) < cutoff;
+}
+
+/** Rows a stop already ended, and the rest. */
+export function splitByCutoff(rows: MessageRow[], cutoff: number): { ended: MessageRow[]; kept: MessageRow[] } {
+  const ended = rows.filter((r) => sentBefore(r, cutoff));
+  return { ended, kept: rows.filter((r) => !ended.includes(r)) };
+}
+
+/** What a stop drops at once: the held messages (those not also in line) and then the line. */
+export function droppedByStop(held: MessageRow[], queued: MessageRow[]): MessageRow[] {
+  return [...held.filter((h) => !queued.some((q) => q.id === h.id)), ...queued];
 }
 
 /**
- * Rows /stop or /clear already ended (sent before the conversation's cutoff) are marked stopped,
- * with the ⏹ ack; the rest are returned. Every path that would run or hold a message again asks.
+ * Once the interrupted turn had its outcome: inputs handed over that no turn runs (steers not taken in,
+ * a start whose hand-over the stop overtook) end stopped too.
  */
-export function withoutStopped(lane: LaneInternals, rows: MessageRow[]): MessageRow[] {
-  const ended = rows.filter((r) => lane.sentBeforeCutoff(r));
-  if (ended.length === 0) return rows;
-  lane.deps.store.inbox.stop(
-    ended.map((r) => r.id),
-    'stopped on request',
+export function leftoversOf(handed: MessageRow[], running: string[]): MessageRow[] {
+  return handed.filter((r) => !running.includes(r.id));
+}
+
+/**
+ * Inputs sent before the cutoff in a turn that started after it: the agent can take steers written
+ * before a /stop into a new turn in the instant before it reads the interrupt.
+ */
+export function staleInputs(cutoff: number, turnStartedAt: number, rows: () => MessageRow[]): Set<string> {
+  if (!cutoff || turnStartedAt <= cutoff) return new Set();
+  return new Set(
+    rows()
+      .filter((r) => sentBefore(r, cutoff))
+      .map((r) => r.id),
   );
-  for (const r of ended) {
-    lane.forget(r.id);
-    lane.deps.replies.ack(r, 'stopped', 'stopped on request');
-  }
-  lane.log.info({ messages: ended.map((r) => r.id) }, 'sent before /stop or /clear: stopped, not run again');
-  return rows.filter((r) => !ended.includes(r));
 }

@@ -40,9 +40,23 @@ function inputText(input: Record<string, unknown>): string {
     .join('\n');
 }
 
-export function permissionNotice(conversation: string, req: PermissionRequest, inputCut: boolean): PermissionNotice {
+/**
+ * What a notification shows of a request's input, for its notice and for the desk's rule (surfaces.ts): whole when the
+ * page could carry it (`inputCut` false) and it fits NOTIFY_INPUT_LIMIT; `hides` when it holds characters that hide or
+ * reorder text. Either way short of whole and plain, it may only be refused from a notification.
+ */
+export function notificationShows(req: PermissionRequest, inputCut: boolean) {
   const shown = revealInvisible(inputText(req.input));
   const whole = !inputCut && shown.text.length <= NOTIFY_INPUT_LIMIT;
+  const why = whole
+    ? 'This input hides characters, so it cannot be approved from a notification. Open Rudder to approve it.'
+    : `This input is ${shown.text.length} characters, too long for a notification to show whole, so it cannot be ` +
+      'approved from one. Open Rudder to read it all and approve.';
+  return { shown, whole, hides: shown.changed, refusal: why };
+}
+
+export function permissionNotice(conversation: string, req: PermissionRequest, inputCut: boolean): PermissionNotice {
+  const { shown, whole } = notificationShows(req, inputCut);
   const lines = [whole ? shown.text : `${shown.text.slice(0, NOTIFY_INPUT_LIMIT)}…`];
   if (!whole) lines.push(`(${shown.text.length} characters: open Rudder to read it all and approve.)`);
   else if (shown.changed) lines.push('(It hides characters, shown as ⟨U+…⟩: approve it on the page.)');

@@ -15,6 +15,7 @@ import type { Replies } from '../replies/replies.js';
 import type { OpenRequest, PermissionDesk, PermissionEvent } from './desk.js';
 import { refuses } from './options.js';
 import { type ComposedPrompt, composePrompt } from './prompt-text.js';
+import type { AnswerSurface } from './surfaces.js';
 
 /** Settled prompts remembered, so a late press is told who answered. */
 const KEEP_SETTLED = 500;
@@ -80,20 +81,12 @@ export class ChatPrompts {
     });
   }
 
-  /** Why a chat may not choose this option (the input was not shown whole, or hides characters), or undefined. */
-  refusal(requestId: string, optionId: string): string | undefined {
-    const p = this.byRequest.get(requestId);
-    const option = p?.request.options.find((o) => o.id === optionId);
-    if (!p || (!p.composed.cut && !p.composed.revealed) || (option && refuses(option))) return undefined;
-    if (p.composed.revealed && !p.composed.cut)
-      return (
-        "This request's input holds characters that hide or reorder text, so it cannot be approved from a " +
-        'chat. Deny it, or approve it on the web page, where the escapes are shown.'
-      );
-    return (
-      `This request's input is ${p.composed.inputChars} characters, too long to show whole in a chat, so it ` +
-      'cannot be approved here. Deny it, or answer on the web page.'
-    );
+  /**
+   * The surface a reply typed in this conversation answers through (/allow, an option number): its chat, or the
+   * page for a conversation whose requests the page draws.
+   */
+  surfaceOf(conversationId: string): AnswerSurface {
+    return this.d.chats.of(conversationId)?.channel.capabilities?.drawsTurns ? 'page' : 'chat';
   }
 
   /** The request was answered (any way) or withdrawn: the message with the buttons says so. */
@@ -125,12 +118,14 @@ export class ChatPrompts {
         : { ok: false, text: 'This request was withdrawn: its turn ended.' };
     }
     const option = p.request.options[number - 1];
-    if (!option || !p.composed.offered.some((o) => o.number === number))
-      return { ok: false, text: 'That option is not offered here.' };
-    const refused = this.refusal(p.request.requestId, option.id);
-    if (refused) return { ok: false, text: refused };
-    if (!this.d.desk.answer(conversationId, p.request.requestId, option.id, by).ok)
-      return { ok: false, text: 'This request is no longer waiting.' };
+    if (!option) return { ok: false, text: 'That option is not offered here.' };
+    const r = this.d.desk.answer(conversationId, p.request.requestId, option.id, by, 'chat');
+    // A button is only drawn for what the chat may choose: a refused press is one of a button never shown.
+    if (!r.ok)
+      return {
+        ok: false,
+        text: r.reason === 'refused' ? 'That option is not offered here.' : 'This request is no longer waiting.',
+      };
     return { ok: true, text: `${option.label}: sent to the agent.` };
   }
 

@@ -4,9 +4,16 @@
  * page, later a notification) or the turn's end withdraws it. Every change is one PermissionEvent
  * that the surfaces subscribe to (the step log, the page's events, the chat prompts). An answer is
  * an option id all the way to the backend, which alone turns it into its wire form.
+ *
+ * The rules hold here, for every caller (rules.ts): an option the request did not offer is refused,
+ * and so is anything but a refusal from a surface that did not show the input whole and plain. An
+ * entry point only says who answered and through which surface; a refused answer leaves the request
+ * waiting.
  */
 import type { AgentSession, PermissionRequest } from '../../agents/session.js';
 import type { Logger } from '../../ops/logger.js';
+import { type RefusalCode, refusalOf } from './rules.js';
+import type { AnswerSurface } from './surfaces.js';
 
 export interface OpenRequest {
   conversationId: string;
@@ -30,7 +37,9 @@ export type AnswerResult =
    * unknown: no such request waits there (answered, withdrawn, another conversation's); undelivered:
    * its turn or process ended.
    */
-  | { ok: false; reason: 'unknown' | 'undelivered' };
+  | { ok: false; reason: 'unknown' | 'undelivered' }
+  /** The desk's rules refused it (`text` in the words of the surface it came from): the request still waits. */
+  | { ok: false; reason: 'refused'; code: RefusalCode; text: string };
 
 type Listener = (e: PermissionEvent) => void;
 
@@ -71,12 +80,24 @@ export class PermissionDesk {
   }
 
   /**
-   * Answers a request once: it leaves the desk before the answer is written, so a second answer finds
-   * it gone. Only an answer that reached the agent is announced.
+   * Answers a request once, by `by` through `via` (judged as a lock screen, the surface that shows least, when
+   * unsaid): it leaves the desk before the answer is written, so a second answer finds it gone. Only an answer
+   * that reached the agent is announced.
    */
-  answer(conversationId: string, requestId: string, optionId: string, by: string): AnswerResult {
+  answer(
+    conversationId: string,
+    requestId: string,
+    optionId: string,
+    by: string,
+    via: AnswerSurface = 'notification',
+  ): AnswerResult {
     const open = this.open.get(requestId);
     if (!open || open.conversationId !== conversationId) return { ok: false, reason: 'unknown' };
+    const refused = refusalOf(open.request, optionId, via);
+    if (refused) {
+      this.log.warn({ conversationId, requestId, optionId, via, code: refused.code }, 'a permission answer refused');
+      return { ok: false, reason: 'refused', ...refused };
+    }
     this.open.delete(requestId);
     if (!open.session.answerPermission(requestId, { optionId })) {
       this.log.warn(
@@ -85,7 +106,7 @@ export class PermissionDesk {
       );
       return { ok: false, reason: 'undelivered' };
     }
-    const label = open.request.options.find((o) => o.id === optionId)?.label ?? optionId;
+    const label = open.request.options.find((o) => o.id === optionId)!.label;
     this.emit({ kind: 'answered', open, optionId, label, by });
     return { ok: true, label };
   }

@@ -43,11 +43,32 @@ export function offeredOptions(req: PermissionRequest, refuseOnly: boolean): Com
   return req.options.map((o, i) => ({ ...o, number: i + 1 })).filter((o) => !refuseOnly || refuses(o));
 }
 
-export function composePrompt(req: PermissionRequest, o: { buttons: boolean }): ComposedPrompt {
+/** How a chat shows a request's input: each value as shown (hidden characters as escapes), and what that implies. */
+function measure(req: PermissionRequest) {
   // Shown as it will run: what hides or reorders text (bidi controls, zero-width…) drawn as ⟨U+…⟩.
   const shownText = revealInvisible(JSON.stringify(req.input ?? {}) + (req.description ?? ''));
   const entries = Object.entries(req.input ?? {}).map(([k, v]) => [k, revealInvisible(valueText(v)).text] as const);
   const inputChars = entries.reduce((n, [, v]) => n + v.length, 0);
+  return { shownText, entries, inputChars, cut: inputChars > PROMPT_INPUT_LIMIT, revealed: shownText.changed };
+}
+
+/**
+ * What a chat showed of a request, for the desk's rule (surfaces.ts): an input cut, or one hiding characters, may
+ * only be refused from a chat; `refusal` tells the person why and where to approve it instead.
+ */
+export function chatShows(req: PermissionRequest): { whole: boolean; hides: boolean; refusal: string } {
+  const { cut, revealed, inputChars } = measure(req);
+  const refusal =
+    revealed && !cut
+      ? "This request's input holds characters that hide or reorder text, so it cannot be approved from a " +
+        'chat. Deny it, or approve it on the web page, where the escapes are shown.'
+      : `This request's input is ${inputChars} characters, too long to show whole in a chat, so it ` +
+        'cannot be approved here. Deny it, or answer on the web page.';
+  return { whole: !cut, hides: revealed, refusal };
+}
+
+export function composePrompt(req: PermissionRequest, o: { buttons: boolean }): ComposedPrompt {
+  const { shownText, entries, inputChars, cut, revealed } = measure(req);
   const lines: string[] = [`🔐 **The agent asks to use ${req.toolName}**`];
   if (req.description?.trim()) lines.push(revealInvisible(req.description.trim()).text);
   const note = revealNote(shownText);
@@ -68,8 +89,6 @@ export function composePrompt(req: PermissionRequest, o: { buttons: boolean }): 
       lines.push(`✂️ ${full.length - shown.length} more characters of **${key}** are not shown.`);
   }
   if (hidden.length) lines.push(`✂️ Not shown: ${hidden.map((k) => `**${k}**`).join(', ')}.`);
-  const cut = inputChars > PROMPT_INPUT_LIMIT;
-  const revealed = shownText.changed;
   const offered = offeredOptions(req, cut || revealed);
   if (cut) {
     lines.push(

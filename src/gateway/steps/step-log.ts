@@ -14,6 +14,7 @@ import type { Store } from '../../store/store.js';
 import type { EventRow, TurnRow } from '../../store/types.js';
 import type { EventBus } from '../bus.js';
 import type { PermissionDesk } from '../permissions/desk.js';
+import { readSteps } from '../stored-events.js';
 import { type TurnEnd, TurnRecord } from './turn-record.js';
 import type { NoticeCode, Step, TurnStatus, TurnSummary, TurnView } from './types.js';
 
@@ -123,7 +124,7 @@ export class StepLog {
     const rows = this.store.turnsOf(conversationId, opts.before, limit + 1);
     const more = rows.length > limit;
     const page = rows.slice(0, limit).reverse();
-    const steps = this.store.stepsOf<Step>(page.map((r) => r.id));
+    const steps = readSteps(this.store.stepsOf(page.map((r) => r.id)), this.log);
     return { turns: page.map((r) => this.live.get(r.id)?.view() ?? viewOf(r, steps.get(r.id) ?? [])), more };
   }
 
@@ -134,7 +135,7 @@ export class StepLog {
   between(conversationId: string, from: number, to: number): TurnView[] {
     this.flush();
     const rows = this.store.history.turns(conversationId, from, to);
-    const steps = this.store.stepsOf<Step>(rows.map((r) => r.id));
+    const steps = readSteps(this.store.stepsOf(rows.map((r) => r.id)), this.log);
     return rows.map((r) => this.live.get(r.id)?.view() ?? viewOf(r, steps.get(r.id) ?? []));
   }
 

@@ -4,6 +4,7 @@
  *   POST /api/permissions/:requestId                     {optionId}: answers one of those -> {ok: true}
  * `{allow: true|false}` alone still answers `allow` / `deny` (deprecated; the README says until when).
  */
+import type { AnswerResult } from '../../gateway/permissions/desk.js';
 import { type Body, only, readJsonObject } from '../body.js';
 import { HttpError } from '../errors.js';
 import { ok, type Route, type RouteContext } from '../route.js';
@@ -24,26 +25,23 @@ async function optionOf(req: RouteContext['req']): Promise<string> {
   return optionId;
 }
 
+/** The body of an answer the desk took; else its rules' refusal (400, with its code), or a 404: nothing waits there. */
+function answered(r: AnswerResult, notWaiting: string): OkBody {
+  if (r.ok) return { ok: true };
+  if (r.reason === 'refused') throw new HttpError(r.code, r.text);
+  throw new HttpError('NOT_FOUND', notWaiting);
+}
+
 async function answerRequest({ api, req, params }: RouteContext) {
   const optionId = await optionOf(req);
-  if (!api.answerPermission(params.id!, params.requestId!, optionId).ok)
-    throw new HttpError('NOT_FOUND', 'No permission request with that id is waiting in this conversation.');
-  return ok({ ok: true } satisfies OkBody);
+  const r = api.answerPermission(params.id!, params.requestId!, optionId);
+  return ok(answered(r, 'No permission request with that id is waiting in this conversation.'));
 }
 
 async function answerInChat({ api, req, params }: RouteContext) {
   const optionId = await optionOf(req);
   const r = api.answerInChat(params.requestId!, optionId);
-  if (r.ok) return ok({ ok: true } satisfies OkBody);
-  if (r.reason === 'no-such-option')
-    throw new HttpError('BAD_REQUEST', `"${optionId}" is not one of this request's option ids.`);
-  if (r.reason === 'not-shown-whole')
-    throw new HttpError(
-      'BAD_REQUEST',
-      "Part of this request's input was too long to show, so it cannot be approved here; deny it, or answer in " +
-        "the agent's terminal.",
-    );
-  throw new HttpError('NOT_FOUND', 'No permission request with that id is waiting in a chat (GET /api/permissions).');
+  return ok(answered(r, 'No permission request with that id is waiting in a chat (GET /api/permissions).'));
 }
 
 export const permissionRoutes: Route[] = [

@@ -86,7 +86,8 @@ async function action({ api, req }: RouteContext) {
   if (typeof body.token !== 'string' || !body.token)
     throw new HttpError('BAD_REQUEST', 'The field "token" is required: the token of the notification\'s button.');
   const r = api.push.act(body.token);
-  if (!r.ok) throw new HttpError(r.why === 'invalid' ? 'UNAUTHORIZED' : 'NOT_FOUND', r.text);
+  if (!r.ok)
+    throw new HttpError(r.why === 'refused' ? r.code : r.why === 'invalid' ? 'UNAUTHORIZED' : 'NOT_FOUND', r.text);
   return ok({ ok: true, text: r.text } satisfies PushActionResult);
 }
 

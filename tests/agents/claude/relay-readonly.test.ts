@@ -1,6 +1,6 @@
 /**
  * What `permissionMode: relay` does NOT ask about, on the REAL pinned CLI (its own judgement of
- * read-only Bash): the README says so, and this keeps the README honest. A command the CLI deems
+ * read-only Bash): docs/security.md says so, and this keeps it honest. A command the CLI deems
  * read-only runs without a permission request; one that writes, reads outside the working
  * directory or prints the environment is asked.
  */

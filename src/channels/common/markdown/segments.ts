@@ -159,3 +159,10 @@ export function lineStarts(segs: Segment[]): boolean[] {
 export function unbold(s: string): string {
   return s.replace(/\*\*|__/g, '');
 }
+
+/** Renders Markdown segment by segment; `each` learns whether its segment begins a line. */
+export function renderSegments(md: string, each: (s: Segment, lineStart: boolean) => string): string {
+  const segs = segment(md);
+  const starts = lineStarts(segs);
+  return segs.map((s, i) => each(s, starts[i] ?? true)).join('');
+}

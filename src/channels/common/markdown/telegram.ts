@@ -3,7 +3,7 @@
  * escaping is three characters (& < >) and cannot be got subtly wrong.
  * Source of truth: https://core.telegram.org/bots/api#html-style
  */
-import { emphasis, lineStarts, proseLines, type Segment, segment, unbold } from './segments.js';
+import { emphasis, proseLines, renderSegments, type Segment, segment, unbold } from './segments.js';
 
 export function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -44,11 +44,7 @@ function telegramSegment(s: Segment, lineStart: boolean): string {
 
 /** Renders Markdown as Telegram HTML; falls back to escaped plain text if the tags would not nest. */
 export function toTelegramHtml(md: string): string {
-  const segs = segment(md);
-  const starts = lineStarts(segs);
-  const html = segs
-    .map((s, i) => telegramSegment(s, starts[i] ?? true))
-    .join('')
+  const html = renderSegments(md, telegramSegment)
     // Consecutive quoted lines are one quote.
     .replace(/<\/blockquote>\n<blockquote>/g, '\n');
   return tagsBalanced(html) ? html : plainTelegramHtml(md);

@@ -1,26 +1,42 @@
 /**
  * Discord's live surfaces: the progress card (a message edited in place, sent without a
  * notification), and permission requests with message components (buttons) whose presses come
- * back as interactions over the gateway. Card calls are tried once: the gateway's progress driver
- * decides what comes next.
+ * back as interactions over the gateway. Card calls are tried once: the gateway decides what comes
+ * next.
  */
 import { type ButtonInteraction, ButtonStyle, ComponentType, MessageFlags, type REST, Routes } from 'discord.js';
-import type { Logger } from '../../ops/logger.js';
 import type { ButtonView, CardView, InboundSink, MessageRef, PromptView } from '../channel.js';
-import { cardMarkdown, promptParts } from '../common/card.js';
-import { type RetryOptions, withRetry } from '../common/retry.js';
+import { cardMarkdown, postParts, promptParts } from '../common/card.js';
+import { withRetry } from '../common/retry.js';
 import { splitMarkdown } from '../common/split.js';
+import type { SurfaceDeps } from '../runtime/adapter.js';
 
-export const DISCORD_LIMIT = 2000;
+/**
+ * Discord: message content is "up to 2000 characters".
+ * https://discord.com/developers/docs/resources/message#create-message
+ */
+export const DISCORD_TEXT_LIMIT = 2000;
 /** At most five buttons to an action row. */
 const ROW = 5;
-const NO_MENTIONS = { parse: [], replied_user: false };
+/** Agent output never pings anyone. */
+export const NO_MENTIONS = { parse: [], replied_user: false };
 
 const STYLE: Record<NonNullable<ButtonView['style']> | 'none', ButtonStyle> = {
   primary: ButtonStyle.Success,
   danger: ButtonStyle.Danger,
   none: ButtonStyle.Secondary,
 };
+
+/** A message's body: mentions off, the message it answers (sent without it if it is gone), @silent where asked. */
+export function messageBody(content: string, replyTo?: string, silent = false) {
+  const refId = replyTo?.split('@')[0];
+  return {
+    content,
+    allowed_mentions: NO_MENTIONS,
+    ...(refId ? { message_reference: { message_id: refId, fail_if_not_exists: false } } : {}),
+    ...(silent ? { flags: MessageFlags.SuppressNotifications } : {}),
+  };
+}
 
 export function components(buttons: ButtonView[]) {
   const rows = [];
@@ -38,23 +54,12 @@ export function components(buttons: ButtonView[]) {
   return rows;
 }
 
-export interface DiscordSurfaceDeps {
-  rest(): REST;
-  retry(what: string): RetryOptions;
-  inOrder<T>(key: string, task: () => Promise<T>): Promise<T>;
-  log: Logger;
-}
-
 export class DiscordSurfaces {
-  constructor(private readonly d: DiscordSurfaceDeps) {}
-
-  private once(what: string): RetryOptions {
-    return { ...this.d.retry(what), attempts: 1 };
-  }
+  constructor(private readonly d: SurfaceDeps<REST>) {}
 
   private cardBody(card: CardView) {
     return {
-      content: splitMarkdown(cardMarkdown(card), DISCORD_LIMIT)[0] ?? card.header,
+      content: splitMarkdown(cardMarkdown(card), DISCORD_TEXT_LIMIT)[0] ?? card.header,
       components: components(card.buttons),
       allowed_mentions: NO_MENTIONS,
     };
@@ -64,50 +69,44 @@ export class DiscordSurfaces {
     // The card stays quiet; the final reply is what notifies.
     const body = { ...this.cardBody(card), flags: MessageFlags.SuppressNotifications };
     const m = (await withRetry(
-      () => this.d.rest().post(Routes.channelMessages(to.conversationKey), { body }),
-      this.once('createMessage (progress card)'),
+      () => this.d.client().post(Routes.channelMessages(to.conversationKey), { body }),
+      this.d.link.retry('createMessage (progress card)', 1),
     )) as { id: string };
     return m.id;
   }
 
   async editCard(to: MessageRef, handle: string, card: CardView): Promise<void> {
     await withRetry(
-      () => this.d.rest().patch(Routes.channelMessage(to.conversationKey, handle), { body: this.cardBody(card) }),
-      this.once('editMessage (progress card)'),
+      () => this.d.client().patch(Routes.channelMessage(to.conversationKey, handle), { body: this.cardBody(card) }),
+      this.d.link.retry('editMessage (progress card)', 1),
     );
   }
 
   /** The whole request in as many messages as it takes, the buttons on the last; resolves with its id. */
   askPermission(to: MessageRef, prompt: PromptView): Promise<string> {
-    const parts = promptParts(prompt, DISCORD_LIMIT, splitMarkdown);
-    return this.d.inOrder(to.conversationKey, async () => {
-      let last = '';
-      for (const [i, content] of parts.entries()) {
-        const body = {
-          content,
-          allowed_mentions: NO_MENTIONS,
-          ...(i === parts.length - 1 ? { components: components(prompt.buttons) } : {}),
-          // The request rings once, with its first part.
-          ...(i > 0 ? { flags: MessageFlags.SuppressNotifications } : {}),
-        };
-        const m = (await withRetry(
-          () => this.d.rest().post(Routes.channelMessages(to.conversationKey), { body }),
-          this.d.retry('createMessage (permission request)'),
-        )) as { id: string };
-        last = m.id;
-      }
-      return last;
+    const parts = promptParts(prompt, DISCORD_TEXT_LIMIT, splitMarkdown);
+    return postParts(this.d.link, to, parts, async (content, i, last) => {
+      const body = {
+        // The request rings once, with its first part.
+        ...messageBody(content, undefined, i > 0),
+        ...(last ? { components: components(prompt.buttons) } : {}),
+      };
+      const m = (await withRetry(
+        () => this.d.client().post(Routes.channelMessages(to.conversationKey), { body }),
+        this.d.link.retry('createMessage (permission request)'),
+      )) as { id: string };
+      return m.id;
     });
   }
 
   async settlePermission(to: MessageRef, handle: string, prompt: PromptView): Promise<void> {
-    const content = promptParts(prompt, DISCORD_LIMIT, splitMarkdown).at(-1)!;
+    const content = promptParts(prompt, DISCORD_TEXT_LIMIT, splitMarkdown).at(-1)!;
     await withRetry(
       () =>
-        this.d.rest().patch(Routes.channelMessage(to.conversationKey, handle), {
+        this.d.client().patch(Routes.channelMessage(to.conversationKey, handle), {
           body: { content, components: [], allowed_mentions: NO_MENTIONS },
         }),
-      this.d.retry('editMessage (permission request)'),
+      this.d.link.retry('editMessage (permission request)'),
     );
   }
 
@@ -121,7 +120,7 @@ export class DiscordSurfaces {
       data: i.customId,
     });
     await i.reply({ content: result.text, flags: MessageFlags.Ephemeral }).catch((err: unknown) => {
-      this.d.log.debug({ err: (err as Error).message }, 'discord interaction not answered');
+      this.d.link.log.debug({ err: (err as Error).message }, 'discord interaction not answered');
     });
   }
 }
