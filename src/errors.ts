@@ -22,6 +22,7 @@ export const ERRORS = {
   AGENT_UNDELIVERED: 'The message could not be delivered to the agent.',
   AGENT_NOT_READY: 'The agent terminal is not ready for input.',
   TURN_CUT_OFF: 'Rudder stopped while this turn was running.',
+  AGENT_UNSUPPORTED: 'This agent backend cannot do that (its capabilities say so).',
   // agent: Codex through its app-server
   CODEX_BINARY_MISSING:
     'The codex binary was not found. Install @openai/codex (npm ci brings the pinned one), put codex on PATH, or ' +

@@ -183,9 +183,7 @@ export class SessionRegistry {
     const all = this.sessions();
     this.sessionsByConversation.clear();
     // A session whose turns run elsewhere is let go of, not stopped: its turn is followed again after the restart.
-    await Promise.allSettled(
-      all.map(async (s) => (s.capabilities.reattach && s.detach ? s.detach(reason) : s.stop(reason))),
-    );
+    await Promise.allSettled(all.map(async (s) => (s.capabilities.reattach ? s.detach(reason) : s.stop(reason))));
   }
 }
 

@@ -1,6 +1,8 @@
 /**
- * The one interface every agent backend implements (claude-stream, claude-oneshot, claude-tmux).
- * The lane decides by `capabilities`, never by backend name.
+ * The one interface every agent backend implements (claude-stream, claude-oneshot, claude-tmux, codex, and the
+ * remote session of a project on a node). The lane decides by `capabilities`, never by backend name, and never by
+ * whether a method is there: every method is, and a session without a capability refuses the call it gates.
+ * The shell every backend shares (listeners, last activity, the running turn, the stop) is common/session-base.ts.
  */
 import type { RudderError } from '../errors.js';
 
@@ -33,11 +35,30 @@ export interface Capabilities {
   interrupt: boolean;
   resume: boolean;
   /**
+   * The agent has its own context command (the TUI's /clear): `clearContext` clears in place, after the running
+   * turn. Without it, /clear releases the session and the next turn starts a new one.
+   */
+  clearContext: boolean;
+  /**
+   * The agent has its own model command (the TUI's /model): `setModel` switches in place, after the running turn.
+   * Without it, /model releases the session when it is idle and the next one starts on the new model.
+   */
+  setModel: boolean;
+  /**
    * The session's turns run on where Rudder does not (another machine): after a restart of Rudder, a turn that was
    * running is followed again (`reattach`) instead of run again, and a stop of Rudder lets go of it (`detach`).
    */
-  reattach?: boolean;
+  reattach: boolean;
 }
+
+/** What a backend can do when it has nothing beyond steering, interrupts and resuming. */
+export const PLAIN_CAPABILITIES: Omit<Capabilities, 'steer'> = {
+  interrupt: true,
+  resume: true,
+  clearContext: false,
+  setModel: false,
+  reattach: false,
+};
 
 export interface Usage {
   inputTokens: number;
@@ -163,6 +184,11 @@ export function steerPromise(outcome: Promise<SteerResult>, written: boolean, re
   return Object.assign(outcome, reason === undefined ? { written } : { written, reason });
 }
 
+/** A steer decided at once: written unless the outcome is 'process-dead' (then `reason` says why, when known). */
+export function steerNow(result: SteerResult, reason?: string): SteerPromise {
+  return steerPromise(Promise.resolve(result), result.outcome !== 'process-dead', reason);
+}
+
 export type SessionState = 'idle' | 'busy' | 'dead' | 'stopped';
 
 export interface AgentSession {
@@ -199,29 +225,26 @@ export interface AgentSession {
   answerPermission(requestId: string, answer: PermissionAnswer): boolean;
   /** Stops the process for good (the session id stays resumable). */
   stop(reason: string): Promise<void>;
+  /** With capabilities.clearContext: clears the context with the agent's own command, after the running turn. */
+  clearContext(): Promise<void>;
   /**
-   * Optional: a backend with its own context command (the TUI's /clear) clears in place, after the
-   * running turn. Without it, /clear releases the session and the next turn starts a new one.
-   */
-  clearContext?(): Promise<void>;
-  /**
-   * Optional: switches the model with the agent's own command (the TUI's /model), after the running turn; undefined
+   * With capabilities.setModel: switches the model with the agent's own command, after the running turn; undefined
    * goes back to the configured one.
    */
-  setModel?(model: string | undefined): Promise<void>;
+  setModel(model: string | undefined): Promise<void>;
   /**
    * With capabilities.reattach: the turn a previous run of Rudder had running, followed again (its events and
    * result arrive as if it had never been left); a turn the agent no longer knows fails as AGENT_CRASHED.
    */
-  reattach?(turn: { turnId: string; inputIds: string[] }): Turn;
+  reattach(turn: { turnId: string; inputIds: string[] }): Turn;
   /**
    * With capabilities.reattach: Rudder stops, the session does not. Its running turn fails here with AGENT_STOPPED
-   * (kept open for the next start) and goes on where it runs.
+   * (kept open for the next start) and goes on where it runs. Without it, the same as stop.
    */
-  detach?(reason: string): Promise<void>;
+  detach(reason: string): Promise<void>;
   /**
-   * Optional: a session whose agent can be out of reach (startTurn throws AGENT_UNREACHABLE) calls this when it can
-   * take work again.
+   * Called when the session can take work again after its agent was out of reach (startTurn threw
+   * AGENT_UNREACHABLE); a session whose agent is never out of reach never calls it.
    */
-  onReachable?(listener: () => void): () => void;
+  onReachable(listener: () => void): () => void;
 }

@@ -7,23 +7,22 @@
  * permission request it waits on), each after a wait, as a long agent turn would.
  */
 import { performance } from 'node:perf_hooks';
+import { AgentSessionBase } from '../../src/agents/common/session-base.js';
 import { TurnBase } from '../../src/agents/common/turn-base.js';
 import type { SessionFactory } from '../../src/agents/pool.js';
 import {
-  type AgentSession,
   type Capabilities,
   type PermissionAnswer,
   type PermissionRequest,
-  type SessionState,
+  PLAIN_CAPABILITIES,
   type SteerPromise,
-  steerPromise,
-  type Turn,
+  steerNow,
   type TurnEvent,
-  type TurnInput,
   type TurnResult,
   type UserInput,
 } from '../../src/agents/session.js';
-import { RudderError } from '../../src/errors.js';
+import type { RudderError } from '../../src/errors.js';
+import { silentLogger } from '../../src/ops/logger.js';
 
 /** One step of a scripted turn: an event after a wait, or a permission request the turn waits on. */
 export type ScriptStep = { waitMs?: number; event: TurnEvent } | { waitMs?: number; ask: PermissionRequest };
@@ -61,24 +60,20 @@ class FakeTurn extends TurnBase {
   readonly texts: string[] = [];
 }
 
-export class FakeAgentSession implements AgentSession {
-  readonly backend = 'claude-stream' as const;
-  readonly capabilities: Capabilities;
-  private current: FakeTurn | undefined;
-  private readonly listeners = new Set<(t: Turn) => void>();
-  private stopped = false;
-  private lastActive = Date.now();
-  private steeredTotal = 0;
+export class FakeAgentSession extends AgentSessionBase<FakeTurn> {
   private readonly sid: string;
   private asking: { requestId: string; resume: () => void } | undefined;
 
   constructor(
-    readonly conversationId: string,
+    conversationId: string,
     sessionId: string | undefined,
     private readonly opts: FakeAgentOptions = {},
   ) {
+    super({ conversationId, logger: silentLogger() }, 'claude-stream', {
+      ...PLAIN_CAPABILITIES,
+      steer: opts.steer ?? 'tool-boundary',
+    });
     this.sid = sessionId ?? `fake-${conversationId}`;
-    this.capabilities = { steer: opts.steer ?? 'tool-boundary', interrupt: true, resume: true };
   }
 
   sessionId(): string {
@@ -89,48 +84,29 @@ export class FakeAgentSession implements AgentSession {
     return undefined;
   }
 
-  state(): SessionState {
-    return this.stopped ? 'stopped' : this.current ? 'busy' : 'idle';
+  protected inFlight(): boolean {
+    return this.turns.current !== undefined;
   }
 
-  lastActiveAt(): number {
-    return this.lastActive;
-  }
-
-  steeredCount(): number {
-    return this.steeredTotal;
-  }
-
-  currentTurn(): Turn | undefined {
-    return this.current;
-  }
-
-  onTurn(listener: (turn: Turn) => void): () => void {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
-  }
-
-  startTurn(input: TurnInput): Turn {
-    if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId });
-    if (this.current) throw new RudderError('AGENT_BUSY', undefined, { conversationId: this.conversationId });
-    return this.begin(input.inputs, input.turnId);
+  protected beginTurn(inputs: UserInput[], turnId?: string): FakeTurn {
+    return this.begin(inputs, turnId);
   }
 
   steer(input: UserInput): SteerPromise {
-    if (this.stopped) return steerPromise(Promise.resolve({ outcome: 'process-dead' }), false);
-    const turn = this.current;
-    if (!turn) return steerPromise(Promise.resolve({ outcome: 'ran-as-turn', turn: this.begin([input]) }), true);
+    if (this.stopped) return steerNow({ outcome: 'process-dead' });
+    const turn = this.turns.current;
+    if (!turn) return steerNow({ outcome: 'ran-as-turn', turn: this.begin([input]) });
     this.opts.onInput?.(input.id, performance.now(), 'steer');
     turn.addInputs([input.id]);
     turn.texts.push(input.text);
     turn.steered++;
-    this.steeredTotal++;
+    this.turns.steered(1);
     turn.emit({ type: 'steer-absorbed', inputId: input.id });
-    return steerPromise(Promise.resolve({ outcome: 'steered', turn }), true);
+    return steerNow({ outcome: 'steered', turn });
   }
 
   async interrupt(): Promise<void> {
-    const turn = this.current;
+    const turn = this.turns.current;
     if (!turn) return;
     this.finish(turn, { interrupted: true, isError: true, text: '' });
   }
@@ -146,12 +122,10 @@ export class FakeAgentSession implements AgentSession {
 
   async stop(_reason: string): Promise<void> {
     this.stopped = true;
-    const turn = this.current;
+    const turn = this.turns.current;
     if (!turn) return;
-    this.current = undefined;
-    turn.fail(
-      new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId, unanswered: turn.inputIds() }),
-    );
+    this.turns.close(turn);
+    turn.fail(this.failure('AGENT_STOPPED', '', turn.inputIds()));
   }
 
   private begin(inputs: UserInput[], turnId?: string): FakeTurn {
@@ -162,18 +136,13 @@ export class FakeAgentSession implements AgentSession {
       turnId,
     );
     turn.texts.push(...inputs.map((i) => i.text));
-    this.current = turn;
-    this.lastActive = Date.now();
     turn.emit({ type: 'started', inputIds: turn.inputIds() });
-    queueMicrotask(() => {
-      for (const l of this.listeners) l(turn);
-    });
+    this.turns.open(turn);
     const answer = () => {
-      if (this.current !== turn) return;
+      if (this.turns.current !== turn) return;
       const err = this.opts.fail?.(turn.texts);
       if (err) {
-        this.current = undefined;
-        this.lastActive = Date.now();
+        this.turns.close(turn);
         err.context.unanswered ??= turn.inputIds();
         return turn.fail(err);
       }
@@ -185,11 +154,11 @@ export class FakeAgentSession implements AgentSession {
     const steps = this.opts.script?.(turn.texts) ?? [];
     let i = 0;
     const next = (): void => {
-      if (this.current !== turn) return;
+      if (this.turns.current !== turn) return;
       const step = steps[i++];
       if (!step) return void later();
       setTimeout(() => {
-        if (this.current !== turn) return;
+        if (this.turns.current !== turn) return;
         if ('ask' in step) {
           this.asking = { requestId: step.ask.requestId, resume: next };
           turn.emit({ type: 'permission', request: step.ask });
@@ -205,10 +174,9 @@ export class FakeAgentSession implements AgentSession {
   }
 
   private finish(turn: FakeTurn, r: { text: string; interrupted?: boolean; isError?: boolean }): void {
-    if (this.current !== turn) return;
-    this.current = undefined;
+    if (this.turns.current !== turn) return;
+    this.turns.close(turn);
     this.asking = undefined;
-    this.lastActive = Date.now();
     const result: TurnResult = {
       text: r.text,
       sessionId: this.sid,

@@ -6,26 +6,22 @@
  * (and the benchmark's cold start): the gateway runs every turn in a stream-json process instead.
  */
 import { asRudderError, RudderError } from '../../errors.js';
-import type { Logger } from '../../ops/logger.js';
 import { agentText } from '../common/agent-text.js';
+import { AgentSessionBase } from '../common/session-base.js';
 import { TurnBase } from '../common/turn-base.js';
-import { TurnLock } from '../common/turn-lock.js';
 import {
-  type AgentSession,
   type Capabilities,
   type PermissionAnswer,
-  type SessionState,
+  PLAIN_CAPABILITIES,
   type SteerPromise,
   type SteerResult,
-  steerPromise,
-  type Turn,
-  type TurnInput,
+  steerNow,
   type UserInput,
 } from '../session.js';
 import { oneShotArgs } from './args.js';
 import { describeExit } from './exit.js';
 import { classifyResult, interruptedResult, TurnFrames } from './frames-to-events.js';
-import { type ClaudeLaunch, DEFAULT_KILL_GRACE_MS, DEFAULT_TURN_TIMEOUT_MS } from './launch.js';
+import type { ClaudeLaunch } from './launch.js';
 import { AgentProcess } from './process.js';
 import { parseLine } from './protocol/parse.js';
 
@@ -33,8 +29,6 @@ class OneShotTurn extends TurnBase {
   readonly frames: TurnFrames;
   proc: AgentProcess | undefined;
   gotResult = false;
-  interruptRequested = false;
-  timedOut = false;
 
   constructor(inputIds: string[], env: Record<string, string | undefined>, turnId?: string) {
     super(inputIds, turnId);
@@ -42,23 +36,14 @@ class OneShotTurn extends TurnBase {
   }
 }
 
-export class ClaudeOneShotSession implements AgentSession {
-  readonly backend = 'claude-oneshot' as const;
-  readonly capabilities: Capabilities = { steer: 'none', interrupt: true, resume: true };
-  readonly conversationId: string;
+export class ClaudeOneShotSession extends AgentSessionBase<OneShotTurn> {
+  static readonly CAPABILITIES: Capabilities = { ...PLAIN_CAPABILITIES, steer: 'none' };
   private readonly launch: ClaudeLaunch;
-  private readonly log: Logger;
-  private readonly lock = new TurnLock();
-  private readonly turnListeners = new Set<(t: Turn) => void>();
-  private current: OneShotTurn | undefined;
   private sid: string | undefined;
-  private stopped = false;
-  private lastActive = Date.now();
 
   constructor(launch: ClaudeLaunch) {
+    super(launch, 'claude-oneshot', ClaudeOneShotSession.CAPABILITIES);
     this.launch = launch;
-    this.conversationId = launch.conversationId;
-    this.log = launch.logger.child({ conversationId: launch.conversationId, backend: this.backend });
     this.sid = launch.sessionId;
   }
 
@@ -67,52 +52,29 @@ export class ClaudeOneShotSession implements AgentSession {
   }
 
   pid(): number | undefined {
-    return this.current?.proc?.alive() ? this.current.proc.pid : undefined;
+    const proc = this.turns.current?.proc;
+    return proc?.alive() ? proc.pid : undefined;
   }
 
-  state(): SessionState {
-    return this.stopped ? 'stopped' : this.current ? 'busy' : 'idle';
-  }
-
-  lastActiveAt(): number {
-    return this.lastActive;
-  }
-
-  steeredCount(): number {
-    return 0;
-  }
-
-  currentTurn(): Turn | undefined {
-    return this.current;
-  }
-
-  onTurn(listener: (turn: Turn) => void): () => void {
-    this.turnListeners.add(listener);
-    return () => void this.turnListeners.delete(listener);
-  }
-
-  startTurn(input: TurnInput): Turn {
-    return this.lock.run(() => {
-      if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId });
-      if (this.current) throw new RudderError('AGENT_BUSY', undefined, { conversationId: this.conversationId });
-      return this.beginLocked(input.inputs, input.turnId);
-    });
+  protected inFlight(): boolean {
+    return this.turns.current !== undefined;
   }
 
   /** Nothing can be written to a running one-shot turn: 'process-dead' means nothing was written. */
   steer(input: UserInput): SteerPromise {
-    const r = this.lock.run((): SteerResult => {
-      if (this.stopped || this.current) return { outcome: 'process-dead' };
-      return { outcome: 'ran-as-turn', turn: this.beginLocked([input]) };
-    });
-    return steerPromise(Promise.resolve(r), r.outcome !== 'process-dead');
+    return steerNow(
+      this.lock.run((): SteerResult => {
+        if (this.stopped || this.turns.current) return { outcome: 'process-dead' };
+        return { outcome: 'ran-as-turn', turn: this.beginTurn([input]) };
+      }),
+    );
   }
 
   async interrupt(): Promise<void> {
-    const turn = this.current;
+    const turn = this.turns.current;
     if (!turn?.proc?.alive()) return;
     turn.interruptRequested = true;
-    await turn.proc.kill('interrupt', this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    await turn.proc.kill('interrupt', this.killGraceMs);
   }
 
   answerPermission(_requestId: string, _answer: PermissionAnswer): boolean {
@@ -121,20 +83,15 @@ export class ClaudeOneShotSession implements AgentSession {
 
   async stop(reason: string): Promise<void> {
     this.stopped = true;
-    const proc = this.current?.proc;
-    if (proc?.alive()) await proc.kill(reason, this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    const proc = this.turns.current?.proc;
+    if (proc?.alive()) await proc.kill(reason, this.killGraceMs);
   }
 
-  private beginLocked(inputs: UserInput[], turnId?: string): OneShotTurn {
+  protected beginTurn(inputs: UserInput[], turnId?: string): OneShotTurn {
     const ids = inputs.map((i) => i.id);
     const turn = new OneShotTurn(ids, this.launch.env, turnId);
-    this.current = turn;
-    this.lastActive = Date.now();
     turn.emit({ type: 'started', inputIds: ids });
-    queueMicrotask(() => {
-      for (const l of this.turnListeners) l(turn);
-    });
-    const prompt = agentText(inputs);
+    this.turns.open(turn);
     // One-shot processes cannot answer permission prompts: relay mode falls back to the CLI's default (ask = deny).
     const launchOpts =
       this.launch.permissionMode === 'relay' ? { ...this.launch, permissionMode: 'manual' as const } : this.launch;
@@ -150,22 +107,17 @@ export class ClaudeOneShotSession implements AgentSession {
         markPrefix: this.launch.markPrefix,
       });
       turn.proc = proc;
-      proc.write(prompt);
+      proc.write(agentText(inputs));
       proc.closeStdin();
       proc.onLine((line) => this.onLine(turn, proc, line));
       void proc.exited.then((info) => this.lock.run(() => this.onExitLocked(turn, proc, info)));
     } catch (err) {
-      this.current = undefined;
-      turn.fail(asRudderError(err, 'AGENT_SPAWN_FAILED', { conversationId: this.conversationId, unanswered: ids }));
+      this.turns.close(turn);
+      turn.fail(asRudderError(err, 'AGENT_SPAWN_FAILED', { ...this.context(), unanswered: ids }));
       return turn;
     }
-    const timeout = this.launch.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
-    const timer = setTimeout(() => {
-      turn.timedOut = true;
-      void turn.proc?.kill('turn timeout', this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
-    }, timeout);
-    timer.unref();
-    void turn.result.finally(() => clearTimeout(timer)).catch(() => undefined);
+    this.startTurnTimer(turn, () => void turn.proc?.kill('turn timeout', this.killGraceMs));
+    void turn.result.finally(() => clearTimeout(turn.timer)).catch(() => undefined);
     return turn;
   }
 
@@ -196,7 +148,7 @@ export class ClaudeOneShotSession implements AgentSession {
       conversationId: this.conversationId,
       pid: proc.pid,
     });
-    this.lock.run(() => this.finishLocked(turn));
+    this.lock.run(() => this.turns.close(turn));
     if ('ok' in outcome) turn.succeed(outcome.ok);
     else {
       if (outcome.error.code === 'AGENT_SESSION_NOT_FOUND') this.sid = undefined;
@@ -205,7 +157,7 @@ export class ClaudeOneShotSession implements AgentSession {
   }
 
   private onExitLocked(turn: OneShotTurn, proc: AgentProcess, info: Awaited<AgentProcess['exited']>): void {
-    this.finishLocked(turn);
+    this.turns.close(turn);
     if (turn.gotResult) return;
     if (turn.interruptRequested && info.reason === 'interrupt') {
       turn.succeed(interruptedResult(turn.frames, this.sid, turn.inputIds(), 'killed_on_interrupt'));
@@ -224,18 +176,9 @@ export class ClaudeOneShotSession implements AgentSession {
     );
   }
 
-  private finishLocked(turn: OneShotTurn): void {
-    if (this.current === turn) this.current = undefined;
-    this.lastActive = Date.now();
-  }
-
   private noteSessionId(id: string | undefined): void {
     if (!id) return;
     this.sid = id;
-    try {
-      this.launch.onSessionId?.(id);
-    } catch (err) {
-      this.log.error({ err }, 'persisting the session id failed');
-    }
+    this.saveSessionId(id);
   }
 }

@@ -8,30 +8,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { asRudderError, RudderError } from '../../errors.js';
-import type { Logger } from '../../ops/logger.js';
 import { agentText } from '../common/agent-text.js';
-import { TurnLock } from '../common/turn-lock.js';
+import { AgentSessionBase } from '../common/session-base.js';
 import {
-  type AgentSession,
   type Capabilities,
   type PermissionAnswer,
-  type SessionState,
+  PLAIN_CAPABILITIES,
   type SteerPromise,
   type SteerResult,
+  steerNow,
   steerPromise,
-  type Turn,
-  type TurnInput,
   type UserInput,
 } from '../session.js';
 import { streamArgs } from './args.js';
 import { describeExit } from './exit.js';
 import { classifyResult, interruptedResult } from './frames-to-events.js';
-import {
-  type ClaudeLaunch,
-  DEFAULT_INTERRUPT_GRACE_MS,
-  DEFAULT_KILL_GRACE_MS,
-  DEFAULT_TURN_TIMEOUT_MS,
-} from './launch.js';
+import type { ClaudeLaunch } from './launch.js';
 import { PermissionRelay } from './permission-relay.js';
 import { AgentProcess, type ExitInfo } from './process.js';
 import {
@@ -49,41 +41,31 @@ import { WireLedger } from './wire-ledger.js';
 /** How long an idle process may take to exit after its stdin closed before it is killed. */
 const IDLE_EXIT_WAIT_MS = 2_000;
 
-export class ClaudeStreamSession implements AgentSession {
-  readonly backend = 'claude-stream' as const;
-  /** What this backend can do, known before a session exists (a node reports it for its projects). */
-  static readonly CAPABILITIES: Capabilities = { steer: 'tool-boundary', interrupt: true, resume: true };
-  readonly capabilities: Capabilities = ClaudeStreamSession.CAPABILITIES;
-  readonly conversationId: string;
+export class ClaudeStreamSession extends AgentSessionBase<StreamTurn> {
+  /** What this backend can do, known before a session exists (the agent table and a node's heartbeat say it). */
+  static readonly CAPABILITIES: Capabilities = { ...PLAIN_CAPABILITIES, steer: 'tool-boundary' };
 
   private readonly launch: ClaudeLaunch;
-  private readonly log: Logger;
-  private readonly lock = new TurnLock();
   private proc: AgentProcess | undefined;
   /** Processes let go of that are still exiting; stop() waits for them too. */
   private readonly retiring = new Set<AgentProcess>();
-  private current: StreamTurn | undefined;
   /** Messages written and not yet answered, withdrawn or lost, and which turn took each in. */
   private readonly wire: WireLedger;
   private readonly permissions = new PermissionRelay();
-  private readonly turnListeners = new Set<(t: Turn) => void>();
   private sid: string | undefined;
-  private stopped = false;
   private crashed = false;
-  private lastActive = Date.now();
   /** The cumulative cost the current process has reported so far. */
   private costBase = 0;
   /** The process's cumulative modelUsage at its last result: a turn's share is the difference. */
   private modelsBase: Record<string, ResultModelUsage> = {};
 
   constructor(launch: ClaudeLaunch) {
+    super(launch, 'claude-stream', ClaudeStreamSession.CAPABILITIES);
     this.launch = launch;
-    this.conversationId = launch.conversationId;
-    this.log = launch.logger.child({ conversationId: launch.conversationId, backend: this.backend });
     this.sid = launch.sessionId;
     this.wire = new WireLedger({
       conversationId: this.conversationId,
-      current: () => this.current,
+      turns: this.turns,
       newTurn: () => this.newTurnLocked([]),
     });
   }
@@ -96,27 +78,8 @@ export class ClaudeStreamSession implements AgentSession {
     return this.proc?.alive() ? this.proc.pid : undefined;
   }
 
-  state(): SessionState {
-    if (this.stopped) return 'stopped';
-    if (this.inFlight()) return 'busy';
-    return this.crashed ? 'dead' : 'idle';
-  }
-
-  lastActiveAt(): number {
-    return this.lastActive;
-  }
-
-  steeredCount(): number {
-    return this.wire.steered();
-  }
-
-  currentTurn(): Turn | undefined {
-    return this.current;
-  }
-
-  onTurn(listener: (turn: Turn) => void): () => void {
-    this.turnListeners.add(listener);
-    return () => void this.turnListeners.delete(listener);
+  protected override dead(): boolean {
+    return this.crashed;
   }
 
   /** Recent stderr of the live process, for `rudder status` and error reports. */
@@ -124,32 +87,24 @@ export class ClaudeStreamSession implements AgentSession {
     return this.proc?.stderrTail() ?? [];
   }
 
-  startTurn(input: TurnInput): Turn {
-    return this.lock.run(() => {
-      if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId });
-      if (this.inFlight()) throw new RudderError('AGENT_BUSY', undefined, { conversationId: this.conversationId });
-      return this.beginTurnLocked(input.inputs, input.turnId);
-    });
-  }
-
   steer(input: UserInput): SteerPromise {
     const immediate = this.lock.run((): SteerResult | WireMessage => {
       const proc = this.proc;
       if (this.stopped || !proc?.alive()) return { outcome: 'process-dead' };
-      if (!this.inFlight()) return { outcome: 'ran-as-turn', turn: this.beginTurnLocked([input]) };
+      if (!this.inFlight()) return { outcome: 'ran-as-turn', turn: this.beginTurn([input]) };
       try {
-        return this.writeLocked(proc, [input], 'steer', this.current);
+        return this.writeLocked(proc, [input], 'steer', this.turns.current);
       } catch {
         return { outcome: 'process-dead' };
       }
     });
-    if ('outcome' in immediate) return steerPromise(Promise.resolve(immediate), immediate.outcome !== 'process-dead');
+    if ('outcome' in immediate) return steerNow(immediate);
     const outcome = new Promise<SteerResult>((resolve, reject) => (immediate.settle = { resolve, reject }));
     return steerPromise(outcome, true);
   }
 
   async interrupt(opts: { cancelQueued?: boolean } = {}): Promise<void> {
-    const { proc, turn } = this.lock.run(() => ({ proc: this.proc, turn: this.current }));
+    const { proc, turn } = this.lock.run(() => ({ proc: this.proc, turn: this.turns.current }));
     if (!proc?.alive() || (!turn && this.wire.size() === 0)) return;
     if (turn) turn.interruptRequested = true;
     try {
@@ -157,25 +112,14 @@ export class ClaudeStreamSession implements AgentSession {
     } catch {
       // The process is going away; its exit settles the turn.
     }
-    const grace = this.launch.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
-    const settled = turn
-      ? turn.result.then(
-          () => true,
-          () => true,
-        )
-      : Promise.resolve(true);
-    const inTime = await Promise.race([settled, new Promise<false>((r) => setTimeout(() => r(false), grace).unref())]);
-    if (!inTime && proc.alive()) {
+    await this.graceThen(turn, async (graceMs) => {
+      if (!proc.alive()) return;
       this.log.warn(
-        { pid: proc.pid, graceMs: grace },
+        { pid: proc.pid, graceMs },
         'interrupt: no result in time, killing the process; the next turn resumes the session',
       );
-      await proc.kill(`interrupt: no result within ${grace} ms`, this.killGraceMs());
-    }
-  }
-
-  private killGraceMs(): number {
-    return this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+      await proc.kill(`interrupt: no result within ${graceMs} ms`, this.killGraceMs);
+    });
   }
 
   answerPermission(requestId: string, answer: PermissionAnswer): boolean {
@@ -184,7 +128,7 @@ export class ClaudeStreamSession implements AgentSession {
 
   async stop(reason: string): Promise<void> {
     this.stopped = true;
-    const grace = this.killGraceMs();
+    const grace = this.killGraceMs;
     const leaving = [...this.retiring].map((p) => p.kill(reason, grace));
     const proc = this.proc;
     if (proc?.alive()) {
@@ -197,12 +141,12 @@ export class ClaudeStreamSession implements AgentSession {
 
   // ---- inside the lock ----
 
-  private inFlight(): boolean {
-    return this.current !== undefined || this.wire.size() > 0;
+  protected inFlight(): boolean {
+    return this.turns.current !== undefined || this.wire.size() > 0;
   }
 
   /** Starts a turn for inputs while nothing is in flight; failures settle the returned turn. */
-  private beginTurnLocked(inputs: UserInput[], turnId?: string): StreamTurn {
+  protected beginTurn(inputs: UserInput[], turnId?: string): StreamTurn {
     const turn = this.newTurnLocked(
       inputs.map((i) => i.id),
       turnId,
@@ -213,30 +157,18 @@ export class ClaudeStreamSession implements AgentSession {
       msg.turn = turn;
       turn.wire.push(msg);
     } catch (err) {
-      this.current = undefined;
+      this.turns.close(turn);
       clearTimeout(turn.timer);
-      turn.fail(
-        asRudderError(err, 'AGENT_SPAWN_FAILED', { conversationId: this.conversationId, unanswered: turn.inputIds() }),
-      );
+      turn.fail(asRudderError(err, 'AGENT_SPAWN_FAILED', { ...this.context(), unanswered: turn.inputIds() }));
     }
     return turn;
   }
 
   private newTurnLocked(inputIds: string[], turnId?: string): StreamTurn {
     const turn = new StreamTurn(inputIds, this.launch.env, turnId);
-    this.current = turn;
-    this.lastActive = Date.now();
-    const timeout = this.launch.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
-    turn.timer = setTimeout(() => {
-      turn.timedOut = true;
-      this.log.warn({ timeoutMs: timeout }, 'turn timeout: interrupting');
-      void this.interrupt();
-    }, timeout);
-    turn.timer.unref();
+    this.startTurnTimer(turn, () => void this.interrupt());
     turn.emit({ type: 'started', inputIds });
-    queueMicrotask(() => {
-      for (const l of this.turnListeners) l(turn);
-    });
+    this.turns.open(turn);
     return turn;
   }
 
@@ -304,7 +236,7 @@ export class ClaudeStreamSession implements AgentSession {
     switch (frame.type) {
       case 'system':
         if (frame.subtype === 'init') this.noteSessionId((frame as { session_id: string }).session_id, false);
-        else this.current?.frames.handle(frame, this.current);
+        else this.turns.current?.frames.handle(frame, this.turns.current);
         return;
       case 'command_lifecycle': {
         const msg = this.wire.get(frame.command_uuid);
@@ -324,15 +256,15 @@ export class ClaudeStreamSession implements AgentSession {
           if (msg) this.wire.takeIn(msg);
           return;
         }
-        this.current?.frames.handle(frame, this.current);
+        this.turns.current?.frames.handle(frame, this.turns.current);
         return;
       case 'assistant':
       case 'stream_event':
       case 'rate_limit_event':
-        this.current?.frames.handle(frame, this.current);
+        this.turns.current?.frames.handle(frame, this.turns.current);
         return;
       case 'control_request':
-        this.permissions.open(proc, frame, this.current);
+        this.permissions.open(proc, frame, this.turns.current);
         return;
       case 'control_response':
         this.log.debug({ response: frame.response }, 'control response');
@@ -348,7 +280,7 @@ export class ClaudeStreamSession implements AgentSession {
   private onResultLocked(proc: AgentProcess, frame: ResultFrame): void {
     const named = frame.user_message_uuids ?? (frame.user_message_uuid ? [frame.user_message_uuid] : undefined);
     this.wire.takeInNamed(named);
-    const turn = this.current;
+    const turn = this.turns.current;
     this.noteSessionId(frame.session_id, true);
     if (!turn) {
       this.log.warn({ subtype: frame.subtype }, 'agent output: a result with no turn running; ignored');
@@ -369,11 +301,7 @@ export class ClaudeStreamSession implements AgentSession {
     this.finishTurnLocked(turn);
     if (turn.timedOut) {
       turn.fail(
-        new RudderError('AGENT_TURN_TIMEOUT', undefined, {
-          conversationId: this.conversationId,
-          pid: proc.pid,
-          unanswered: inputIds,
-        }),
+        new RudderError('AGENT_TURN_TIMEOUT', undefined, { ...this.context(), pid: proc.pid, unanswered: inputIds }),
       );
     } else if ('ok' in outcome) {
       turn.succeed(outcome.ok);
@@ -399,14 +327,13 @@ export class ClaudeStreamSession implements AgentSession {
     this.log.info({ pid: proc.pid }, 'agent process retired: its session could not be resumed');
     this.retiring.add(proc);
     void proc
-      .end('its session could not be resumed', IDLE_EXIT_WAIT_MS, this.killGraceMs())
+      .end('its session could not be resumed', IDLE_EXIT_WAIT_MS, this.killGraceMs)
       .finally(() => this.retiring.delete(proc));
   }
 
   private finishTurnLocked(turn: StreamTurn): void {
     clearTimeout(turn.timer);
-    if (this.current === turn) this.current = undefined;
-    this.lastActive = Date.now();
+    this.turns.close(turn);
     this.permissions.dropFor(turn);
   }
 
@@ -414,20 +341,14 @@ export class ClaudeStreamSession implements AgentSession {
     if (!id) return;
     const changed = id !== this.sid;
     this.sid = id;
-    if (changed || persist) {
-      try {
-        this.launch.onSessionId?.(id);
-      } catch (err) {
-        this.log.error({ err }, 'persisting the session id failed');
-      }
-    }
+    if (changed || persist) this.saveSessionId(id);
   }
 
   private onExit(proc: AgentProcess, info: ExitInfo): void {
     if (proc !== this.proc) return;
     this.lock.run(() => {
       this.proc = undefined;
-      const turn = this.current;
+      const turn = this.turns.current;
       const { code, detail } = describeExit(info, proc.stderrTail(), {
         stopped: this.stopped,
         timedOut: !!turn?.timedOut,

@@ -19,9 +19,6 @@ export interface WireMessage {
 export class StreamTurn extends TurnBase {
   readonly frames: TurnFrames;
   readonly wire: WireMessage[] = [];
-  interruptRequested = false;
-  timedOut = false;
-  timer: NodeJS.Timeout | undefined;
 
   /** env: the agent's environment, so a failed model request can be explained. */
   constructor(inputIds: string[], env: Record<string, string | undefined>, turnId?: string) {

@@ -5,28 +5,25 @@
  * written during is current was steered; one taken in later ran as (part of) a later turn.
  */
 import { type ErrorCode, RudderError } from '../../errors.js';
+import type { TurnSlot } from '../common/turn-slot.js';
 import type { StreamTurn, WireMessage } from './stream-turn.js';
 
 export interface LedgerHooks {
   conversationId: string;
-  current(): StreamTurn | undefined;
+  /** The session's running turn; steers taken in are counted there. */
+  turns: TurnSlot<StreamTurn>;
   /** The CLI started a turn of its own for a queued message. */
   newTurn(): StreamTurn;
 }
 
 export class WireLedger {
   private readonly open = new Map<string, WireMessage>();
-  private steeredTotal = 0;
 
   constructor(private readonly hooks: LedgerHooks) {}
 
   /** Messages written and not yet answered, withdrawn or lost. */
   size(): number {
     return this.open.size;
-  }
-
-  steered(): number {
-    return this.steeredTotal;
   }
 
   add(msg: WireMessage): void {
@@ -40,13 +37,13 @@ export class WireLedger {
   /** The CLI took a message in: into the running turn (steered) or as the start of a new one. */
   takeIn(msg: WireMessage): void {
     if (msg.turn) return;
-    const turn = this.hooks.current() ?? this.hooks.newTurn();
+    const turn = this.hooks.turns.current ?? this.hooks.newTurn();
     msg.turn = turn;
     turn.wire.push(msg);
     turn.addInputs(msg.inputIds);
     if (!msg.settle) return;
     if (msg.writtenDuring === turn) {
-      this.steeredTotal += msg.inputIds.length;
+      this.hooks.turns.steered(msg.inputIds.length);
       for (const id of msg.inputIds) turn.emit({ type: 'steer-absorbed', inputId: id });
       msg.settle.resolve({ outcome: 'steered', turn });
     } else {

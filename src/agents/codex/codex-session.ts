@@ -10,52 +10,38 @@
  * turn lock (synchronous sections only); the awaits of a turn's start happen outside it and check,
  * back inside, that the turn is still the current one.
  */
-import { RudderError } from '../../errors.js';
-import type { Logger } from '../../ops/logger.js';
-import { TurnLock } from '../common/turn-lock.js';
+import { AgentSessionBase } from '../common/session-base.js';
 import {
-  type AgentSession,
   type Capabilities,
   type PermissionAnswer,
-  type SessionState,
+  PLAIN_CAPABILITIES,
   type SteerPromise,
   type SteerResult,
+  steerNow,
   steerPromise,
-  type Turn,
-  type TurnInput,
   type UserInput,
 } from '../session.js';
-import { type CodexLaunch, DEFAULT_INTERRUPT_GRACE_MS, DEFAULT_KILL_GRACE_MS } from './launch.js';
+import type { CodexLaunch } from './launch.js';
 import { CodexServers } from './server/servers.js';
-import type { CodexTurn } from './session/codex-turn.js';
+import type { CodexTurn, SteerMsg } from './session/codex-turn.js';
 import { RAN_AS_TURN_WHY } from './session/steers.js';
 import { ThreadLink } from './session/thread-link.js';
 import { ThreadTurns } from './session/thread-turns.js';
 
 export { HELD_NOTE } from './session/thread-turns.js';
 
-export class CodexSession implements AgentSession {
-  readonly backend = 'codex' as const;
-  /** What this backend can do, known before a session exists (a node reports it for its projects). */
-  static readonly CAPABILITIES: Capabilities = { steer: 'native', interrupt: true, resume: true };
-  readonly capabilities: Capabilities = CodexSession.CAPABILITIES;
-  readonly conversationId: string;
+export class CodexSession extends AgentSessionBase<CodexTurn> {
+  /** What this backend can do, known before a session exists (the agent table and a node's heartbeat say it). */
+  static readonly CAPABILITIES: Capabilities = { ...PLAIN_CAPABILITIES, steer: 'native' };
 
-  private readonly launch: CodexLaunch;
-  private readonly log: Logger;
-  private readonly lock = new TurnLock();
   private readonly servers: CodexServers;
   /** The session started its own app-server pool (no shared one was given): it stops it with itself. */
   private readonly ownServers: boolean;
   private readonly link: ThreadLink;
-  private readonly turns: ThreadTurns;
-  private readonly turnListeners = new Set<(t: Turn) => void>();
-  private stopped = false;
+  private readonly threadTurns: ThreadTurns;
 
   constructor(launch: CodexLaunch) {
-    this.launch = launch;
-    this.conversationId = launch.conversationId;
-    this.log = launch.logger.child({ conversationId: launch.conversationId, backend: this.backend });
+    super(launch, 'codex', CodexSession.CAPABILITIES);
     this.ownServers = !launch.servers;
     this.servers =
       launch.servers ??
@@ -70,23 +56,21 @@ export class CodexSession implements AgentSession {
       servers: this.servers,
       log: this.log,
       handler: {
-        notification: (m, p) => this.lock.run(() => this.turns.notification(m, p)),
-        request: (id, m, p) => this.lock.run(() => this.turns.request(id, m, p)),
-        exit: (info, why) => this.lock.run(() => this.turns.serverExit(info, why)),
+        notification: (m, p) => this.lock.run(() => this.threadTurns.notification(m, p)),
+        request: (id, m, p) => this.lock.run(() => this.threadTurns.request(id, m, p)),
+        exit: (info, why) => this.lock.run(() => this.threadTurns.serverExit(info, why)),
       },
-      onThreadId: (id) => this.persist(id),
+      onThreadId: (id) => this.saveSessionId(id, 'the thread id'),
     });
-    this.turns = new ThreadTurns({
+    this.threadTurns = new ThreadTurns({
       launch,
       log: this.log,
       lock: this.lock,
       link: this.link,
+      turns: this.turns,
       stopped: () => this.stopped,
-      onTurn: (turn) => {
-        for (const l of this.turnListeners) l(turn);
-      },
-      persist: (id) => this.persist(id),
-      onTimeout: () => void this.interrupt(),
+      persist: (id) => this.saveSessionId(id, 'the thread id'),
+      startTimer: (turn) => this.startTurnTimer(turn, () => void this.interrupt()),
     });
   }
 
@@ -99,27 +83,12 @@ export class CodexSession implements AgentSession {
     return this.link.server()?.pid;
   }
 
-  state(): SessionState {
-    if (this.stopped) return 'stopped';
-    if (this.turns.inFlight()) return 'busy';
-    return this.turns.crashed ? 'dead' : 'idle';
+  protected inFlight(): boolean {
+    return this.threadTurns.inFlight();
   }
 
-  lastActiveAt(): number {
-    return this.turns.lastActive;
-  }
-
-  steeredCount(): number {
-    return this.turns.steers.steered();
-  }
-
-  currentTurn(): Turn | undefined {
-    return this.turns.current;
-  }
-
-  onTurn(listener: (turn: Turn) => void): () => void {
-    this.turnListeners.add(listener);
-    return () => void this.turnListeners.delete(listener);
+  protected override dead(): boolean {
+    return this.threadTurns.crashed;
   }
 
   /** Recent stderr of the app-server, for `rudder status` and error reports. */
@@ -127,35 +96,30 @@ export class CodexSession implements AgentSession {
     return this.link.server()?.stderrTail() ?? [];
   }
 
-  startTurn(input: TurnInput): Turn {
-    return this.lock.run(() => {
-      if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId: this.conversationId });
-      if (this.turns.inFlight())
-        throw new RudderError('AGENT_BUSY', undefined, { conversationId: this.conversationId });
-      return this.turns.begin(input.inputs, input.turnId);
-    });
+  protected beginTurn(inputs: UserInput[], turnId?: string): CodexTurn {
+    return this.threadTurns.begin(inputs, turnId);
   }
 
   steer(input: UserInput): SteerPromise {
-    let settle!: { resolve: (r: SteerResult) => void; reject: (e: RudderError) => void };
+    let settle!: SteerMsg['settle'];
     const outcome = new Promise<SteerResult>((resolve, reject) => (settle = { resolve, reject }));
     const immediate = this.lock.run((): SteerResult | undefined => {
       if (this.stopped) return { outcome: 'process-dead' };
+      const steers = this.threadTurns.steers;
       const turn = this.turns.current;
       if (turn) {
-        this.turns.steers.add(input, turn, settle);
+        steers.add(input, turn, settle);
         return undefined;
       }
       // Steers put back by the last turn start the next one: this one goes with them, after them.
-      if (this.turns.steers.waiting() > 0) {
-        this.turns.steers.later(input, settle);
+      if (steers.waiting() > 0) {
+        steers.later(input, settle);
         return undefined;
       }
       if (!this.link.server()) return { outcome: 'process-dead' };
-      return { outcome: 'ran-as-turn', turn: this.turns.begin([input]), why: RAN_AS_TURN_WHY };
+      return { outcome: 'ran-as-turn', turn: this.beginTurn([input]), why: RAN_AS_TURN_WHY };
     });
-    if (immediate) return steerPromise(Promise.resolve(immediate), immediate.outcome !== 'process-dead');
-    return steerPromise(outcome, true);
+    return immediate ? steerNow(immediate) : steerPromise(outcome, true);
   }
 
   /**
@@ -163,35 +127,29 @@ export class CodexSession implements AgentSession {
    * resolves when the turn is over and they are gone.
    */
   async interrupt(opts: { cancelQueued?: boolean } = {}): Promise<void> {
-    const older = new Set(this.turns.earlierCommands);
+    const older = new Set(this.threadTurns.earlierCommands);
     const turn = this.lock.run(() => {
       const t = this.turns.current;
       if (!t) {
-        if (opts.cancelQueued) this.turns.steers.dropAll('AGENT_STOPPED', 'The message was withdrawn by a stop.');
+        if (opts.cancelQueued) this.threadTurns.steers.dropAll('AGENT_STOPPED', 'The message was withdrawn by a stop.');
         return undefined;
       }
       if (opts.cancelQueued) t.cancelQueued = true;
-      this.turns.interrupt(t);
+      this.threadTurns.interrupt(t);
       return t;
     });
     if (!turn) return;
-    const grace = this.launch.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
-    const settled = turn.result.then(
-      () => true,
-      () => true,
-    );
-    const inTime = await Promise.race([settled, new Promise<false>((r) => setTimeout(() => r(false), grace).unref())]);
-    if (!inTime) await this.interruptUnconfirmed(turn, grace);
+    await this.graceThen(turn, (graceMs) => this.interruptUnconfirmed(turn, graceMs));
     const server = this.link.server();
     const threadId = this.link.threadId;
     if (server && threadId) {
-      const ended = await server.endCommands(threadId, this.killGraceMs(), (id) => !older.has(id ?? ''));
+      const ended = await server.endCommands(threadId, this.killGraceMs, (id) => !older.has(id ?? ''));
       if (ended.length) this.log.info({ pids: ended }, 'interrupt: ended the commands the turn had started');
     }
   }
 
   answerPermission(requestId: string, answer: PermissionAnswer): boolean {
-    return this.lock.run(() => this.turns.approvals.answer(requestId, answer));
+    return this.lock.run(() => this.threadTurns.approvals.answer(requestId, answer));
   }
 
   /**
@@ -204,28 +162,19 @@ export class CodexSession implements AgentSession {
       this.stopped = true;
       const turn = this.turns.current;
       if (turn) {
-        this.turns.interrupt(turn);
-        this.turns.finish(turn);
-        this.turns.steers.turnEnded(turn, { cancel: true });
-        turn.fail(
-          new RudderError('AGENT_STOPPED', `Stopped: ${reason}.`, {
-            conversationId: this.conversationId,
-            unanswered: turn.inputIds(),
-          }),
-        );
+        this.threadTurns.interrupt(turn);
+        this.threadTurns.finish(turn);
+        this.threadTurns.steers.turnEnded(turn, { cancel: true });
+        turn.fail(this.failure('AGENT_STOPPED', `Stopped: ${reason}.`, turn.inputIds()));
       }
-      this.turns.steers.dropAll('AGENT_STOPPED', `Stopped: ${reason}.`);
-      this.turns.approvals.dropFor(undefined);
+      this.threadTurns.steers.dropAll('AGENT_STOPPED', `Stopped: ${reason}.`);
+      this.threadTurns.approvals.dropFor(undefined);
     });
     const server = this.link.server();
     const threadId = this.link.threadId;
-    if (server && threadId) await server.endCommands(threadId, this.killGraceMs());
+    if (server && threadId) await server.endCommands(threadId, this.killGraceMs);
     await this.link.close(reason);
     if (this.ownServers) await this.servers.stopAll(reason);
-  }
-
-  private killGraceMs(): number {
-    return this.launch.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   }
 
   /**
@@ -236,17 +185,9 @@ export class CodexSession implements AgentSession {
     const server = this.link.server();
     this.log.warn({ graceMs: grace, shared: !this.ownServers }, 'interrupt: codex did not end the turn in time');
     if (this.ownServers && server) {
-      await server.kill(`interrupt: no turn/completed within ${grace} ms`, this.killGraceMs());
+      await server.kill(`interrupt: no turn/completed within ${grace} ms`, this.killGraceMs);
       return;
     }
-    this.lock.run(() => this.turns.abandon(turn));
-  }
-
-  private persist(threadId: string): void {
-    try {
-      this.launch.onSessionId?.(threadId);
-    } catch (err) {
-      this.log.error({ err }, 'persisting the thread id failed');
-    }
+    this.lock.run(() => this.threadTurns.abandon(turn));
   }
 }

@@ -20,6 +20,12 @@ interface Listener {
 export class TurnBase implements Turn {
   readonly id: string;
   readonly result: Promise<TurnResult>;
+  /** A stop was asked for: an end that follows counts as interrupted, not failed. */
+  interruptRequested = false;
+  /** It ran past the turn timeout (a stop follows). */
+  timedOut = false;
+  /** The turn timeout's timer, cleared when the turn ends. */
+  timer: NodeJS.Timeout | undefined;
   private readonly log: TurnEvent[] = [];
   private readonly listeners = new Set<Listener>();
   private readonly inputs: string[] = [];

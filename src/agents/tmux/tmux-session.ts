@@ -11,20 +11,16 @@
  *   menus       menu-watch.ts, menus.ts, permission-relay.ts      /stop      interrupt.ts
  *   /clear, /model  command-queue.ts, slash-commands.ts
  */
-import { asRudderError, RudderError } from '../../errors.js';
-import type { Logger } from '../../ops/logger.js';
-import { DEFAULT_INTERRUPT_GRACE_MS, DEFAULT_TURN_TIMEOUT_MS } from '../claude/launch.js';
-import { TurnLock } from '../common/turn-lock.js';
+import { asRudderError } from '../../errors.js';
+import { AgentSessionBase } from '../common/session-base.js';
 import {
-  type AgentSession,
   type Capabilities,
   type PermissionAnswer,
-  type SessionState,
+  PLAIN_CAPABILITIES,
   type SteerPromise,
   type SteerResult,
+  steerNow,
   steerPromise,
-  type Turn,
-  type TurnInput,
   type UserInput,
 } from '../session.js';
 import { CommandQueue } from './commands/command-queue.js';
@@ -45,20 +41,19 @@ import { armTurnTimeout } from './turn-timeout.js';
 /** Named states of the pane, for logs and status; recovery from any of them is explicit. */
 export type TmuxPhase = 'not-started' | 'starting' | 'idle' | 'working' | 'asking-person' | 'dead' | 'stopped';
 
-export class ClaudeTmuxSession implements AgentSession {
-  readonly backend = 'claude-tmux' as const;
-  /** What this backend can do, known before a session exists (a node reports it for its projects). */
-  static readonly CAPABILITIES: Capabilities = { steer: 'native', interrupt: true, resume: true };
-  readonly capabilities: Capabilities = ClaudeTmuxSession.CAPABILITIES;
-  readonly conversationId: string;
+export class ClaudeTmuxSession extends AgentSessionBase<TmuxTurn> {
+  /** What this backend can do, known before a session exists (the agent table and a node's heartbeat say it). */
+  static readonly CAPABILITIES: Capabilities = {
+    ...PLAIN_CAPABILITIES,
+    steer: 'native',
+    clearContext: true,
+    setModel: true,
+  };
 
   private readonly launch: TmuxLaunch;
-  private readonly log: Logger;
-  private readonly lock = new TurnLock();
   private readonly host: PaneHost;
   private readonly tracker: TurnTracker;
   private readonly menus: MenuWatch;
-  private stopped = false;
   private lastLook: PaneLook | undefined;
   /** Since when the pane has shown `ready` without a break (undefined: not ready now). */
   private readySince: number | undefined;
@@ -68,10 +63,9 @@ export class ClaudeTmuxSession implements AgentSession {
   private readonly commandTexts: string[] = [];
 
   constructor(launch: TmuxLaunch) {
+    super(launch, 'claude-tmux', ClaudeTmuxSession.CAPABILITIES);
     this.launch = launch;
-    this.conversationId = launch.conversationId;
-    this.log = launch.logger.child({ conversationId: launch.conversationId, backend: this.backend });
-    this.tracker = new TurnTracker({
+    this.tracker = new TurnTracker(this.turns, {
       sessionId: () => this.host.sid,
       context: () => this.context(),
       turnStarted: (t) => this.armTimer(t),
@@ -122,10 +116,12 @@ export class ClaudeTmuxSession implements AgentSession {
     return this.host.live ? this.host.pid : undefined;
   }
 
-  state(): SessionState {
-    if (this.stopped) return 'stopped';
-    if (this.tracker.inFlight()) return 'busy';
-    return this.host.dead ? 'dead' : 'idle';
+  protected inFlight(): boolean {
+    return this.tracker.inFlight();
+  }
+
+  protected override dead(): boolean {
+    return this.host.dead;
   }
 
   phase(): TmuxPhase {
@@ -137,35 +133,10 @@ export class ClaudeTmuxSession implements AgentSession {
     return this.tracker.inFlight() ? 'working' : 'idle';
   }
 
-  lastActiveAt(): number {
-    return this.tracker.lastActive;
-  }
-
-  steeredCount(): number {
-    return this.tracker.steeredTotal;
-  }
-
-  currentTurn(): Turn | undefined {
-    return this.tracker.current;
-  }
-
-  onTurn(listener: (turn: Turn) => void): () => void {
-    this.tracker.turnListeners.add(listener);
-    return () => void this.tracker.turnListeners.delete(listener);
-  }
-
-  startTurn(input: TurnInput): Turn {
-    return this.lock.run(() => {
-      if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, this.context());
-      if (this.tracker.inFlight()) throw new RudderError('AGENT_BUSY', undefined, this.context());
-      return this.beginLocked(input.inputs, input.turnId);
-    });
-  }
-
   steer(input: UserInput): SteerPromise {
     const now = this.lock.run((): SteerResult | { blocked: string } | Delivery => {
       if (this.stopped) return { outcome: 'process-dead' };
-      if (!this.tracker.inFlight()) return { outcome: 'ran-as-turn', turn: this.beginLocked([input]) };
+      if (!this.tracker.inFlight()) return { outcome: 'ran-as-turn', turn: this.beginTurn([input]) };
       const blocked = this.steerBlocker();
       if (blocked) return { blocked };
       let msg: PreparedMessage;
@@ -178,21 +149,20 @@ export class ClaudeTmuxSession implements AgentSession {
       void this.deliverer.steer(d, msg);
       return d;
     });
-    if ('blocked' in now) return steerPromise(Promise.resolve({ outcome: 'process-dead' }), false, now.blocked);
-    if ('outcome' in now) return steerPromise(Promise.resolve(now), now.outcome !== 'process-dead');
+    if ('blocked' in now) return steerNow({ outcome: 'process-dead' }, now.blocked);
+    if ('outcome' in now) return steerNow(now);
     return steerPromise(new Promise<SteerResult>((resolve, reject) => (now.settle = { resolve, reject })), true);
   }
 
   /** Escape, then checks the pane left busy; a pane that stays busy has its process stopped (the next turn resumes). */
   interrupt(opts: { cancelQueued?: boolean } = {}): Promise<void> {
-    const graceMs = this.launch.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
     return interruptTurn(
       {
         host: this.host,
         tracker: this.tracker,
         lock: this.lock,
         log: this.log,
-        graceMs,
+        graceMs: this.interruptGraceMs,
         context: () => this.context(),
       },
       opts,
@@ -204,12 +174,12 @@ export class ClaudeTmuxSession implements AgentSession {
   }
 
   /** Clears the context with the TUI's /clear once no turn runs; the new session id is persisted. */
-  clearContext(): Promise<void> {
+  override clearContext(): Promise<void> {
     return this.commands.add(() => clearInTui(this.commandDeps()));
   }
 
   /** Switches the model with the TUI's /model once no turn runs; a later respawn uses it too. */
-  setModel(model: string | undefined): Promise<void> {
+  override setModel(model: string | undefined): Promise<void> {
     this.host.model = model ?? this.launch.model;
     return this.commands.add(() => modelInTui(this.commandDeps(), this.host.model ?? 'default'));
   }
@@ -217,24 +187,22 @@ export class ClaudeTmuxSession implements AgentSession {
   async stop(reason: string): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.lock.run(() => {
-      const turn = this.tracker.current;
-      if (turn)
-        this.tracker.fail(
-          turn,
-          new RudderError('AGENT_STOPPED', reason, { ...this.context(), unanswered: turn.inputIds() }),
-        );
-      for (const d of [...this.tracker.deliveries.values()])
-        this.tracker.drop(d, new RudderError('AGENT_STOPPED', reason, { ...this.context(), unanswered: d.inputIds }));
-      this.menus.clear();
-    });
+    this.lock.run(() => this.endAll('AGENT_STOPPED', reason));
     await this.host.kill(reason, true);
   }
 
   // ---- turns and deliveries ----
 
-  private context(): Record<string, unknown> {
+  protected override context(): Record<string, unknown> {
     return { conversationId: this.conversationId, pid: this.host.pid, pane: this.host.name };
+  }
+
+  /** The turn and every message on its way fail with the reason; menus waiting are forgotten. Inside the lock. */
+  private endAll(code: 'AGENT_STOPPED' | 'AGENT_CRASHED', detail: string): void {
+    const turn = this.tracker.current;
+    if (turn) this.tracker.fail(turn, this.failure(code, detail, turn.inputIds()));
+    for (const d of [...this.tracker.deliveries.values()]) this.tracker.drop(d, this.failure(code, detail, d.inputIds));
+    this.menus.clear();
   }
 
   private prepare(inputs: UserInput[]): PreparedMessage {
@@ -258,7 +226,7 @@ export class ClaudeTmuxSession implements AgentSession {
     return d;
   }
 
-  private beginLocked(inputs: UserInput[], turnId?: string): TmuxTurn {
+  protected beginTurn(inputs: UserInput[], turnId?: string): TmuxTurn {
     let msg: PreparedMessage;
     try {
       msg = this.prepare(inputs);
@@ -337,28 +305,21 @@ export class ClaudeTmuxSession implements AgentSession {
           [...this.tracker.deliveries.values()].find((d) => d.turn === turn)?.marker,
           screen,
         );
-      if (turn)
-        this.tracker.fail(
-          turn,
-          new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: turn.inputIds() }),
-        );
-      for (const d of [...this.tracker.deliveries.values()])
-        this.tracker.drop(d, new RudderError('AGENT_CRASHED', detail, { ...this.context(), unanswered: d.inputIds }));
-      this.menus.clear();
+      this.endAll('AGENT_CRASHED', detail);
     });
   }
 
   private armTimer(turn: TmuxTurn): void {
-    const timeoutMs = this.launch.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
+    const timeoutMs = this.turnTimeoutMs;
     armTurnTimeout(turn, {
       timeoutMs,
       menuWaiting: () => this.menus.waiting(),
       neverTyped: (t) => {
         this.log.warn({ timeoutMs, phase: this.phase() }, 'turn timeout before the message reached the agent');
-        const error = new RudderError(
+        const error = this.failure(
           'AGENT_NOT_READY',
           `The terminal did not take the message within ${Math.round(timeoutMs / 1000)} s.`,
-          { ...this.context(), unanswered: t.inputIds() },
+          t.inputIds(),
         );
         this.lock.run(() => this.tracker.fail(t, error));
       },

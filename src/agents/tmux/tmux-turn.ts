@@ -19,11 +19,8 @@ export class TmuxTurn extends TurnBase {
   readonly startedAt = Date.now();
   /** When the turn's own input showed up in the transcript: a quiet pane before then says nothing about it. */
   arrivedAt: number | undefined;
-  interruptRequested = false;
-  timedOut = false;
   /** The person chose "No" at a permission prompt: the TUI stops the turn there. */
   denied: { toolName: string; detail: string } | undefined;
-  timer: NodeJS.Timeout | undefined;
   /** Epoch ms of the last transcript entry of this turn. */
   lastEntryAt = Date.now();
   steered = 0;

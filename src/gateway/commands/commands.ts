@@ -213,7 +213,7 @@ export class Commands {
     const { store, pool, log } = this.d;
     store.setSessionId(conversationId, null);
     const live = pool.peek(conversationId);
-    if (live?.clearContext && live.state() !== 'stopped') {
+    if (live?.capabilities.clearContext && live.state() !== 'stopped') {
       try {
         return await live.clearContext();
       } catch (err) {
@@ -232,7 +232,7 @@ export class Commands {
     const { store, pool, log, config, projects } = this.d;
     const lane = this.d.conversations.lane(conversationId);
     const live = pool.peek(conversationId);
-    if (live?.setModel && live.state() !== 'stopped') {
+    if (live?.capabilities.setModel && live.state() !== 'stopped') {
       const model =
         store.conversation(conversationId)?.model ??
         projectAgent(config.current().agent, projects.peek(conversationId)).model;

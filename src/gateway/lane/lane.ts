@@ -464,7 +464,7 @@ export class Lane {
     if (this.watched.has(session)) return;
     this.watched.add(session);
     session.onTurn((turn: Turn) => this.follow(session, turn));
-    session.onReachable?.(() => this.reachable());
+    session.onReachable(() => this.reachable());
   }
 
   /**
@@ -798,7 +798,7 @@ export class Lane {
     } catch {
       return false;
     }
-    if (!session.capabilities.reattach || !session.reattach) return false;
+    if (!session.capabilities.reattach) return false;
     this.inputs.handedOver(row);
     if (this.inputs.follows(turn.id)) return true;
     this.inputs.turnOf(turn.id, row.senderId);

@@ -10,20 +10,18 @@
  * Ordering: everything here runs on the event loop in the order the node's events arrive.
  */
 import { randomUUID } from 'node:crypto';
+import { AgentSessionBase, settledWithin } from '../../agents/common/session-base.js';
 import {
-  type AgentSession,
   type Capabilities,
   type PermissionAnswer,
-  type SessionState,
+  PLAIN_CAPABILITIES,
   type SteerPromise,
   type SteerResult,
+  steerNow,
   steerPromise,
   type Turn,
-  type TurnInput,
   type UserInput,
 } from '../../agents/session.js';
-import { RudderError } from '../../errors.js';
-import type { Logger } from '../../ops/logger.js';
 import type { NodeEvent } from '../wire.js';
 import {
   type NodeLink,
@@ -33,29 +31,21 @@ import {
   reachText,
   unreachableError,
 } from './remote-launch.js';
-import { RemoteTurn, settledWithin } from './remote-turn.js';
+import { RemoteTurn } from './remote-turn.js';
 
 /** Until the node's heartbeat says what its project's backend does: claude-stream's. */
-const DEFAULT_CAPABILITIES: Capabilities = { steer: 'tool-boundary', interrupt: true, resume: true };
+const DEFAULT_CAPABILITIES: Capabilities = { ...PLAIN_CAPABILITIES, steer: 'tool-boundary' };
 /** Time beyond the interrupt grace for the interrupt to reach the node and its end to come back. */
 const HOP_MARGIN_MS = 5_000;
 const RECENT_TURNS = 50;
 
-export class RemoteSession implements AgentSession {
-  readonly backend: string;
-  readonly capabilities: Capabilities;
-  readonly conversationId: string;
-  private readonly log: Logger;
+export class RemoteSession extends AgentSessionBase<RemoteTurn> {
   private sid: string | undefined;
-  private stopped = false;
-  private lastActive = Date.now();
-  private steeredTotal = 0;
   /** Turns not settled yet, oldest first. */
   private readonly live: RemoteTurn[] = [];
   /** Recently ended turns, so a late steer outcome or a redelivered event finds its turn. */
   private readonly recent = new Map<string, RemoteTurn>();
   private readonly steers = new Map<string, (r: SteerResult) => void>();
-  private readonly turnListeners = new Set<(t: Turn) => void>();
   private readonly reachListeners = new Set<() => void>();
   private readonly offs: Array<() => void>;
   /** Whether the node was reachable at the last change; undefined until the front has heard of it at all. */
@@ -65,10 +55,10 @@ export class RemoteSession implements AgentSession {
     private readonly launch: RemoteLaunch,
     private readonly link: NodeLink,
   ) {
-    this.conversationId = launch.conversationId;
-    this.backend = `node:${launch.node}`;
-    this.capabilities = { ...(link.capabilities(launch.node, launch.project) ?? DEFAULT_CAPABILITIES), reattach: true };
-    this.log = launch.logger.child({ conversationId: launch.conversationId, node: launch.node });
+    const reported = link.capabilities(launch.node, launch.project) ?? DEFAULT_CAPABILITIES;
+    // Its turns go on on the node (reattach); the agent's own commands are the node's business, not the front's.
+    const capabilities = { ...reported, clearContext: false, setModel: false, reattach: true };
+    super(launch, `node:${launch.node}`, capabilities, { node: launch.node });
     this.sid = launch.sessionId;
     const r = link.reach(launch.node);
     this.reachable = r.reachable || r.lastSeenAt !== undefined ? r.reachable : undefined;
@@ -84,73 +74,57 @@ export class RemoteSession implements AgentSession {
     return undefined;
   }
 
+  protected inFlight(): boolean {
+    return this.live.length > 0;
+  }
+
   /**
    * Busy while a turn runs, and while a steer's outcome is on its way: the node may have run it as a
    * turn of its own (its turn had ended there), and the lane must not put it back in line meanwhile.
    */
-  state(): SessionState {
-    if (this.stopped) return 'stopped';
-    return this.live.length || this.steers.size ? 'busy' : 'idle';
+  protected override busy(): boolean {
+    return this.live.length > 0 || this.steers.size > 0;
   }
 
-  lastActiveAt(): number {
-    return this.lastActive;
-  }
-
-  steeredCount(): number {
-    return this.steeredTotal;
-  }
-
-  currentTurn(): Turn | undefined {
+  /** The oldest turn not settled yet (the node may run one of its own after it). */
+  override currentTurn(): Turn | undefined {
     return this.live[0];
   }
 
-  onTurn(listener: (turn: Turn) => void): () => void {
-    this.turnListeners.add(listener);
-    return () => void this.turnListeners.delete(listener);
-  }
-
-  onReachable(listener: () => void): () => void {
+  override onReachable(listener: () => void): () => void {
     this.reachListeners.add(listener);
     return () => void this.reachListeners.delete(listener);
   }
 
-  startTurn(input: TurnInput): Turn {
+  protected beginTurn(inputs: UserInput[], turnId?: string): Turn {
     const { conversationId, node, project } = this.launch;
-    if (this.stopped) throw new RudderError('AGENT_STOPPED', undefined, { conversationId });
-    if (this.live.length) throw new RudderError('AGENT_BUSY', undefined, { conversationId });
     this.unreachableCheck();
     const turn = this.begin(
-      input.inputs.map((i) => i.id),
-      input.turnId,
+      inputs.map((i) => i.id),
+      turnId,
     );
     this.link.send(node, {
       type: 'turn',
       conversationId,
       project,
       turnId: turn.id,
-      inputs: input.inputs,
+      inputs,
       sessionId: this.sid ?? null,
       ...(this.launch.model() ? { model: this.launch.model() } : {}),
     });
     return turn;
   }
 
-  reattach(t: { turnId: string; inputIds: string[] }): Turn {
+  override reattach(t: { turnId: string; inputIds: string[] }): Turn {
     const turn = this.begin(t.inputIds, t.turnId);
     this.link.send(this.launch.node, { type: 'attach', conversationId: this.conversationId, ...t });
     return turn;
   }
 
   steer(input: UserInput): SteerPromise {
-    if (this.stopped) return steerPromise(Promise.resolve({ outcome: 'process-dead' }), false);
+    if (this.stopped) return steerNow({ outcome: 'process-dead' });
     const r = this.link.reach(this.launch.node);
-    if (!r.reachable)
-      return steerPromise(
-        Promise.resolve({ outcome: 'process-dead' }),
-        false,
-        `unreachable: ${reachText(this.launch.node, r)}`,
-      );
+    if (!r.reachable) return steerNow({ outcome: 'process-dead' }, `unreachable: ${reachText(this.launch.node, r)}`);
     const outcome = new Promise<SteerResult>((resolve) => this.steers.set(input.id, resolve));
     this.link.send(this.launch.node, { type: 'steer', conversationId: this.conversationId, input });
     return steerPromise(outcome, true);
@@ -164,7 +138,7 @@ export class RemoteSession implements AgentSession {
       cancelQueued: !!opts.cancelQueued,
       nonce: randomUUID(),
     });
-    await settledWithin(turns, this.launch.interruptGraceMs + HOP_MARGIN_MS);
+    await settledWithin(turns, this.interruptGraceMs + HOP_MARGIN_MS);
   }
 
   answerPermission(requestId: string, answer: PermissionAnswer): boolean {
@@ -186,7 +160,7 @@ export class RemoteSession implements AgentSession {
     this.letGo(`Stopped: ${reason}.`);
   }
 
-  async detach(reason: string): Promise<void> {
+  override async detach(reason: string): Promise<void> {
     if (this.stopped) return;
     this.log.info(
       { turns: this.live.length, reason },
@@ -209,7 +183,7 @@ export class RemoteSession implements AgentSession {
       }
       case 'event': {
         const applied = this.find(e.turnId)?.apply(e.seq, e.event);
-        if (applied && e.event.type === 'steer-absorbed') this.steeredTotal++;
+        if (applied && e.event.type === 'steer-absorbed') this.turns.steered(1);
         return;
       }
       case 'end': {
@@ -219,7 +193,7 @@ export class RemoteSession implements AgentSession {
         if (i < 0) return;
         const [turn] = this.live.splice(i, 1);
         this.remember(turn!);
-        this.lastActive = Date.now();
+        this.turns.touch();
         turn!.end(e.result, e.error);
         return;
       }
@@ -237,10 +211,8 @@ export class RemoteSession implements AgentSession {
   private begin(inputIds: string[], turnId?: string): RemoteTurn {
     const turn = new RemoteTurn(inputIds, turnId);
     this.live.push(turn);
-    this.lastActive = Date.now();
-    queueMicrotask(() => {
-      for (const l of this.turnListeners) l(turn);
-    });
+    this.turns.touch();
+    this.turns.announce(turn);
     return turn;
   }
 
@@ -256,11 +228,7 @@ export class RemoteSession implements AgentSession {
   private setSession(id: string): void {
     if (id === this.sid) return;
     this.sid = id;
-    try {
-      this.launch.onSessionId(id);
-    } catch (err) {
-      this.log.error({ err }, 'persisting the session id failed');
-    }
+    this.saveSessionId(id);
   }
 
   private unreachableCheck(): void {
@@ -289,7 +257,6 @@ export class RemoteSession implements AgentSession {
     for (const off of this.offs) off();
     for (const settle of this.steers.values()) settle({ outcome: 'process-dead' });
     this.steers.clear();
-    for (const t of this.live.splice(0))
-      t.fail(new RudderError('AGENT_STOPPED', why, { conversationId: this.conversationId, unanswered: t.inputIds() }));
+    for (const t of this.live.splice(0)) t.fail(this.failure('AGENT_STOPPED', why, t.inputIds()));
   }
 }

@@ -32,11 +32,3 @@ export class RemoteTurn extends TurnBase {
     } else this.fail(errorFromWire(error ?? { code: 'AGENT_TURN_FAILED', message: '', context: {} }));
   }
 }
-
-/** Resolves when every turn has settled, or after `ms` (a node that does not answer does not hold a stop up). */
-export async function settledWithin(turns: RemoteTurn[], ms: number): Promise<void> {
-  if (!turns.length) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.allSettled(turns.map((t) => t.result)), new Promise((r) => (timer = setTimeout(r, ms)))]);
-  clearTimeout(timer);
-}

@@ -137,7 +137,8 @@ function permissionsOffers(p: v2.PermissionsRequestApprovalParams): Offer[] {
   ];
 }
 
-export class ApprovalDesk {
+/** Codex's approval requests waiting for the person's answer, each with what every option sends back. */
+export class PendingApprovals {
   private readonly pending = new Map<string, Pending>();
 
   /** Handles a server request of a turn; returns the permission event to emit, if it is one for the person. */

@@ -29,11 +29,8 @@ export class CodexTurn extends TurnBase {
   open = false;
   /** The client id of the turn's own input (turn/start). */
   clientId: string | undefined;
-  interruptRequested = false;
   /** The interrupt also withdraws steers not taken in yet (/stop). */
   cancelQueued = false;
-  timedOut = false;
-  timer: NodeJS.Timeout | undefined;
   readonly startedAt = Date.now();
   readonly items = new TurnItems();
   readonly steers: SteerMsg[] = [];

@@ -10,6 +10,7 @@ import { type ErrorCode, RudderError } from '../../../errors.js';
 import type { Logger } from '../../../ops/logger.js';
 import { agentText } from '../../common/agent-text.js';
 import type { TurnLock } from '../../common/turn-lock.js';
+import type { TurnSlot } from '../../common/turn-slot.js';
 import type { UserInput } from '../../session.js';
 import { textInput } from '../protocol/index.js';
 import type { AppServer } from '../server/app-server.js';
@@ -26,24 +27,20 @@ export interface SteerHooks {
   log: Logger;
   server(): AppServer | undefined;
   threadId(): string | undefined;
-  current(): CodexTurn | undefined;
+  /** The session's running turn; steers taken in are counted there. */
+  turns: TurnSlot<CodexTurn>;
   stopped(): boolean;
   /** Starts a turn for steers put back; called only while nothing runs. */
   beginTurn(inputs: UserInput[]): CodexTurn;
 }
 
-export class SteerDesk {
+/** The messages sent mid-turn that codex has not taken in yet, and those put back to run as the next turn. */
+export class PendingSteers {
   private readonly open = new Map<string, SteerMsg>();
   /** Put back: they run as the next turn. */
   private readonly next: SteerMsg[] = [];
-  private total = 0;
 
   constructor(private readonly h: SteerHooks) {}
-
-  /** Inputs steered into running turns over the session's life. */
-  steered(): number {
-    return this.total;
-  }
 
   /** Steers waiting to run as the next turn (the session counts as busy meanwhile). */
   waiting(): number {
@@ -106,7 +103,7 @@ export class SteerDesk {
     turn.addInputs([msg.input.id]);
     if (turn === msg.writtenDuring) {
       turn.steered++;
-      this.total++;
+      this.h.turns.steered(1);
       turn.emit({ type: 'steer-absorbed', inputId: msg.input.id });
       msg.settle.resolve({ outcome: 'steered', turn });
     } else {
@@ -138,7 +135,7 @@ export class SteerDesk {
 
   /** Starts the next turn with the steers put back, when nothing runs. */
   drain(): void {
-    if (this.h.current() || this.next.length === 0 || this.h.stopped()) return;
+    if (this.h.turns.current || this.next.length === 0 || this.h.stopped()) return;
     const msgs = this.next.splice(0);
     const turn = this.h.beginTurn(msgs.map((m) => m.input));
     for (const m of msgs) {
@@ -200,7 +197,7 @@ export class SteerDesk {
       this.lose(msg, 'AGENT_STOPPED', 'The session stopped before the agent took the message in.');
       return;
     }
-    const cur = this.h.current();
+    const cur = this.h.turns.current;
     if (cur && cur !== msg.target && !cur.isSettled()) {
       msg.state = 'queued';
       msg.target = cur;

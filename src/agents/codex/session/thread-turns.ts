@@ -10,16 +10,17 @@ import type { Logger } from '../../../ops/logger.js';
 import type { ExitInfo } from '../../claude/process.js';
 import { agentText } from '../../common/agent-text.js';
 import type { TurnLock } from '../../common/turn-lock.js';
-import type { Turn, UserInput } from '../../session.js';
-import { type CodexLaunch, DEFAULT_TURN_TIMEOUT_MS } from '../launch.js';
+import type { TurnSlot } from '../../common/turn-slot.js';
+import type { UserInput } from '../../session.js';
+import type { CodexLaunch } from '../launch.js';
 import { type RequestId, textInput, type v2 } from '../protocol/index.js';
 import type { ExitWhy } from '../server/app-server.js';
 import { CodexRpcError } from '../server/rpc.js';
-import { ApprovalDesk } from './approvals.js';
+import { PendingApprovals } from './approvals.js';
 import { decodeClientId, encodeClientId } from './client-id.js';
 import { CodexTurn } from './codex-turn.js';
 import { type OutcomeContext, turnOutcome, unconfirmedInterrupt } from './results.js';
-import { SteerDesk } from './steers.js';
+import { PendingSteers } from './steers.js';
 import { isMissingThread, type ThreadLink } from './thread-link.js';
 
 /** Told to the model, after Rudder's own note, when a re-run's input is already in the thread. */
@@ -45,22 +46,20 @@ export interface ThreadTurnsOptions {
   log: Logger;
   lock: TurnLock;
   link: ThreadLink;
+  /** The session's running turn: a turn begun here (the session's, or one for steers put back) opens in it. */
+  turns: TurnSlot<CodexTurn>;
   stopped(): boolean;
-  /** A turn began (the session's, or one it started for steers put back): its listeners are told. */
-  onTurn(turn: Turn): void;
   /** The thread id, after every turn: persisted. */
   persist(threadId: string): void;
-  /** A turn ran past the timeout: the session interrupts it. */
-  onTimeout(): void;
+  /** Arms the turn timeout (the session interrupts a turn that runs past it). */
+  startTimer(turn: CodexTurn): void;
 }
 
 export class ThreadTurns {
-  current: CodexTurn | undefined;
   /** A turn of this conversation was cut off by its server's death (cleared by the next turn). */
   crashed = false;
-  lastActive = Date.now();
-  readonly approvals = new ApprovalDesk();
-  readonly steers: SteerDesk;
+  readonly approvals = new PendingApprovals();
+  readonly steers: PendingSteers;
   /** Codex ids of turns that ended: their late notifications (a command that outlived it) are ignored. */
   private readonly ended = new Set<string>();
   /** Command ids of earlier turns: an interrupt ends only the running turn's commands. */
@@ -69,16 +68,20 @@ export class ThreadTurns {
 
   constructor(private readonly o: ThreadTurnsOptions) {
     this.conversationId = o.launch.conversationId;
-    this.steers = new SteerDesk({
+    this.steers = new PendingSteers({
       conversationId: this.conversationId,
       lock: o.lock,
       log: o.log,
       server: () => o.link.server(),
       threadId: () => o.link.threadId,
-      current: () => this.current,
+      turns: o.turns,
       stopped: o.stopped,
       beginTurn: (inputs) => this.begin(inputs),
     });
+  }
+
+  get current(): CodexTurn | undefined {
+    return this.o.turns.current;
   }
 
   inFlight(): boolean {
@@ -91,16 +94,8 @@ export class ThreadTurns {
       inputs.map((i) => i.id),
       turnId,
     );
-    this.current = turn;
     this.crashed = false;
-    this.lastActive = Date.now();
-    const timeout = this.o.launch.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
-    turn.timer = setTimeout(() => {
-      turn.timedOut = true;
-      this.o.log.warn({ timeoutMs: timeout }, 'turn timeout: interrupting');
-      this.o.onTimeout();
-    }, timeout);
-    turn.timer.unref();
+    this.o.startTimer(turn);
     this.announce(turn);
     void this.run(turn, inputs);
     return turn;
@@ -109,10 +104,9 @@ export class ThreadTurns {
   /** Ends a turn's bookkeeping (the caller settles it). */
   finish(turn: CodexTurn): void {
     clearTimeout(turn.timer);
-    if (this.current === turn) this.current = undefined;
+    this.o.turns.close(turn);
     if (turn.codexTurnId) remember(this.ended, turn.codexTurnId);
     for (const id of turn.items.commandIds) remember(this.earlierCommands, id);
-    this.lastActive = Date.now();
     this.approvals.dropFor(turn);
   }
 
@@ -198,9 +192,10 @@ export class ThreadTurns {
     this.approvals.dropFor(undefined);
   }
 
+  /** The turn is the running one, and its listeners are told. */
   private announce(turn: CodexTurn): void {
     turn.emit({ type: 'started', inputIds: turn.inputIds() });
-    queueMicrotask(() => this.o.onTurn(turn));
+    this.o.turns.open(turn);
   }
 
   /** The input text: wrapped, and only the note for an input the thread already holds (a re-run after a crash). */
@@ -292,8 +287,6 @@ export class ThreadTurns {
     if (!turn) {
       // Codex started a turn of its own (not seen on 0.171): it gets a turn; its inputs come with its items.
       turn = new CodexTurn([]);
-      this.current = turn;
-      this.lastActive = Date.now();
       this.announce(turn);
     }
     this.adopt(turn, t.id);

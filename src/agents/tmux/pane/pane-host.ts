@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import { RudderError } from '../../../errors.js';
 import type { Logger } from '../../../ops/logger.js';
 import { alive } from '../../../ops/proc.js';
-import { DEFAULT_KILL_GRACE_MS } from '../../claude/launch.js';
 import { killMarked } from '../../common/orphans.js';
+import { DEFAULT_KILL_GRACE_MS } from '../../common/session-base.js';
 import { paneName, TIMING, type TmuxLaunch } from '../tmux-launch.js';
 import {
   claudeConfigDir,

@@ -13,7 +13,8 @@
  * previous one. Synchronous: the session runs it inside its turn lock.
  */
 import { RudderError } from '../../../errors.js';
-import type { SteerResult, Turn } from '../../session.js';
+import type { TurnSlot } from '../../common/turn-slot.js';
+import type { SteerResult } from '../../session.js';
 import { TmuxTurn, type TurnEnd } from '../tmux-turn.js';
 import type { TranscriptEntry } from './transcript-entries.js';
 
@@ -40,15 +41,19 @@ export interface TrackerHooks {
 }
 
 export class TurnTracker {
-  current: TmuxTurn | undefined;
   readonly deliveries = new Map<string, Delivery>();
-  readonly turnListeners = new Set<(t: Turn) => void>();
-  steeredTotal = 0;
-  lastActive = Date.now();
   /** Interrupt markers still to come for turns that a queued prompt already ended. */
   private staleInterrupts = 0;
 
-  constructor(private readonly hooks: TrackerHooks) {}
+  constructor(
+    /** The session's running turn, its listeners and counts. */
+    private readonly turns: TurnSlot<TmuxTurn>,
+    private readonly hooks: TrackerHooks,
+  ) {}
+
+  get current(): TmuxTurn | undefined {
+    return this.turns.current;
+  }
 
   /** Messages typed (or being typed) that no turn has taken in yet. */
   waiting(): Delivery[] {
@@ -61,14 +66,10 @@ export class TurnTracker {
 
   begin(inputIds: string[], delivery?: Delivery, turnId?: string): TmuxTurn {
     const turn = new TmuxTurn(inputIds, turnId);
-    this.current = turn;
-    this.lastActive = Date.now();
     if (delivery) delivery.turn = turn;
     turn.emit({ type: 'started', inputIds });
+    this.turns.open(turn);
     this.hooks.turnStarted(turn);
-    queueMicrotask(() => {
-      for (const l of this.turnListeners) l(turn);
-    });
     return turn;
   }
 
@@ -91,8 +92,7 @@ export class TurnTracker {
   }
 
   private close(turn: TmuxTurn): void {
-    if (this.current === turn) this.current = undefined;
-    this.lastActive = Date.now();
+    this.turns.close(turn);
     for (const [marker, d] of this.deliveries) if (d.turn === turn) this.deliveries.delete(marker);
     this.hooks.turnEnded(turn);
   }
@@ -193,7 +193,7 @@ export class TurnTracker {
     d.turn = turn;
     turn.addInputs(d.inputIds);
     turn.steered += d.inputIds.length;
-    this.steeredTotal += d.inputIds.length;
+    this.turns.steered(d.inputIds.length);
     for (const id of d.inputIds) turn.emit({ type: 'steer-absorbed', inputId: id });
     d.settle?.resolve({ outcome: d.writtenDuring === turn ? 'steered' : 'ran-as-turn', turn });
     d.settle = undefined;
