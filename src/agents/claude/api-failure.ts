@@ -107,10 +107,15 @@ function byStatus(status: number, ep: ApiEndpoint, credentials: string[]): ApiFa
   };
 }
 
-function byCode(code: string, ep: ApiEndpoint): ApiFailure | undefined {
-  const { host, port } = hostPort(ep.url);
+/** The endpoint's host and port, and the proxy on the way as a person reads it ('' when none). */
+function route(ep: ApiEndpoint) {
   const via = ep.proxy ? hostPort(ep.proxy) : undefined;
-  const proxyName = via ? `the proxy ${via.host}:${via.port} (${ep.proxyVar})` : '';
+  return { ...hostPort(ep.url), via, proxyName: via ? `the proxy ${via.host}:${via.port} (${ep.proxyVar})` : '' };
+}
+
+/** A name that does not resolve, or a connection refused: the endpoint's, or the proxy's on the way. */
+function unresolvedOrRefused(code: string, ep: ApiEndpoint): ApiFailure | undefined {
+  const { host, port, via, proxyName } = route(ep);
   if (DNS.has(code))
     return via
       ? {
@@ -143,6 +148,13 @@ function byCode(code: string, ep: ApiEndpoint): ApiFailure | undefined {
             ? `Nothing listens there: start ${ep.serving}, or fix the address in ${ep.setBy}.`
             : 'A firewall refuses the connection: allow it, or set HTTPS_PROXY to the proxy this network needs.',
         };
+  return undefined;
+}
+
+function byCode(code: string, ep: ApiEndpoint): ApiFailure | undefined {
+  const known = unresolvedOrRefused(code, ep);
+  if (known) return known;
+  const { host, port, via, proxyName } = route(ep);
   if (PROXY.has(code))
     return {
       cause: 'proxy',

@@ -172,11 +172,23 @@ export function classifyResult(
   seen: TurnFrames,
   ctx: ResultContext,
 ): { ok: TurnResult } | { error: RudderError } {
+  const result = resultOf(frame, seen, ctx);
+  if (!frame.is_error) return { ok: result };
+  if (
+    ctx.interruptRequested &&
+    (frame.terminal_reason?.startsWith('aborted') || frame.subtype === 'error_during_execution')
+  ) {
+    return { ok: { ...result, interrupted: true } };
+  }
+  return { error: turnError(frame, seen, ctx) };
+}
+
+/** The result as the frame reports it; its cost is this turn's share of the process's running total. */
+function resultOf(frame: ResultFrame, seen: TurnFrames, ctx: ResultContext): TurnResult {
   const total = frame.total_cost_usd;
-  const text = typeof frame.result === 'string' ? frame.result : seen.texts.join('\n\n');
   const models = modelUsageDelta(frame.modelUsage, ctx.modelsBefore);
-  const result: TurnResult = {
-    text,
+  return {
+    text: typeof frame.result === 'string' ? frame.result : seen.texts.join('\n\n'),
     sessionId: frame.session_id,
     usage: usageOf(frame),
     costUsd:
@@ -190,58 +202,48 @@ export function classifyResult(
     inputIds: ctx.inputIds,
     steered: ctx.steered,
   };
-  if (!frame.is_error) return { ok: result };
-  const errorContext = {
+}
+
+/** A failed turn, typed: rate limited, the model request failed, the session is unknown, or another failure. */
+function turnError(frame: ResultFrame, seen: TurnFrames, ctx: ResultContext): RudderError {
+  const context = {
     conversationId: ctx.conversationId,
     pid: ctx.pid,
     unanswered: ctx.inputIds,
     sessionId: frame.session_id,
   };
-  if (
-    ctx.interruptRequested &&
-    (frame.terminal_reason?.startsWith('aborted') || frame.subtype === 'error_during_execution')
-  ) {
-    return { ok: { ...result, interrupted: true } };
-  }
   const rateLimited =
     frame.api_error_status === 429 ||
     seen.rateLimitRejected ||
     seen.apiError === 'rate_limit' ||
     isRateLimitText(frame.result);
-  if (rateLimited) {
-    return {
-      error: new RudderError('AGENT_RATE_LIMITED', frame.result, {
-        ...errorContext,
-        ...(seen.rateLimitResetsAt ? { resetsAt: seen.rateLimitResetsAt } : {}),
-        apiErrorStatus: frame.api_error_status ?? 429,
-      }),
-    };
-  }
+  if (rateLimited)
+    return new RudderError('AGENT_RATE_LIMITED', frame.result, {
+      ...context,
+      ...(seen.rateLimitResetsAt ? { resetsAt: seen.rateLimitResetsAt } : {}),
+      apiErrorStatus: frame.api_error_status ?? 429,
+    });
   if (typeof frame.api_error_status === 'number' || seen.apiError) {
     const failure = seen.retry.explain({ text: frame.result, status: frame.api_error_status, error: seen.apiError });
     const summary = failure.summary.charAt(0).toUpperCase() + failure.summary.slice(1);
-    return {
-      error: new RudderError('AGENT_API_ERROR', `${summary}. ${failure.fix}`, {
-        ...errorContext,
-        apiErrorStatus: frame.api_error_status ?? undefined,
-        apiError: seen.apiError,
-        cause: failure.cause,
-        code: failure.code,
-        fix: failure.fix,
-        cliText: frame.result,
-      }),
-    };
+    return new RudderError('AGENT_API_ERROR', `${summary}. ${failure.fix}`, {
+      ...context,
+      apiErrorStatus: frame.api_error_status ?? undefined,
+      apiError: seen.apiError,
+      cause: failure.cause,
+      code: failure.code,
+      fix: failure.fix,
+      cliText: frame.result,
+    });
   }
   const why = frame.result ?? frame.errors?.join('; ') ?? frame.subtype;
   if (/No conversation found with session ID/i.test(why))
-    return { error: new RudderError('AGENT_SESSION_NOT_FOUND', why, errorContext) };
-  return {
-    error: new RudderError('AGENT_TURN_FAILED', `${frame.subtype}: ${why}`, {
-      ...errorContext,
-      subtype: frame.subtype,
-      terminalReason: frame.terminal_reason,
-    }),
-  };
+    return new RudderError('AGENT_SESSION_NOT_FOUND', why, context);
+  return new RudderError('AGENT_TURN_FAILED', `${frame.subtype}: ${why}`, {
+    ...context,
+    subtype: frame.subtype,
+    terminalReason: frame.terminal_reason,
+  });
 }
 
 /** The result of a turn stopped on request whose process had to be killed: no result frame came. */

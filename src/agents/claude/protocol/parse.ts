@@ -2,6 +2,7 @@
  * The stdout line parser: pure, total, never throws. A malformed line gives a `malformed`
  * result with a short excerpt for the log; frames with an unmodelled type become `unknown`.
  */
+import { excerpt, isObject, readJsonObject } from '../../common/json-line.js';
 import type { OutputFrame } from './output.js';
 
 export type ParsedLine =
@@ -20,15 +21,6 @@ const KNOWN = new Set([
   'control_response',
   'command_lifecycle',
 ]);
-
-const EXCERPT = 120;
-
-export function excerpt(line: string): string {
-  const flat = line.replace(/[\u0000-\u001f\u007f]/g, ' ');
-  return flat.length > EXCERPT ? `${flat.slice(0, EXCERPT)}… (${line.length} chars)` : flat;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Checks the fields the session relies on, per frame type; returns a reason when one is missing. */
 function shapeProblem(o: Record<string, unknown>): string | undefined {
@@ -63,15 +55,9 @@ function shapeProblem(o: Record<string, unknown>): string | undefined {
 
 export function parseLine(line: string): ParsedLine {
   try {
-    const trimmed = line.trim();
-    if (trimmed === '') return { kind: 'blank' };
-    let value: unknown;
-    try {
-      value = JSON.parse(trimmed);
-    } catch {
-      return { kind: 'malformed', reason: 'not JSON', excerpt: excerpt(trimmed) };
-    }
-    if (!isObject(value)) return { kind: 'malformed', reason: 'not a JSON object', excerpt: excerpt(trimmed) };
+    const read = readJsonObject(line);
+    if (read.kind !== 'object') return read;
+    const { value, trimmed } = read;
     const type = value.type;
     if (typeof type !== 'string' || !KNOWN.has(type)) {
       return {

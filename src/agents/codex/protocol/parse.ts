@@ -2,7 +2,7 @@
  * The app-server's stdout, one line at a time: pure, total, never throws. A line that is not a
  * JSON-RPC message gives `malformed` with a short excerpt for the log.
  */
-import { excerpt } from '../../claude/protocol/parse.js';
+import { excerpt, isObject, readJsonObject } from '../../common/json-line.js';
 import type { RequestId, RpcError } from './wire.js';
 
 export type ParsedMessage =
@@ -13,7 +13,6 @@ export type ParsedMessage =
   | { kind: 'blank' }
   | { kind: 'malformed'; reason: string; excerpt: string };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
 function rpcError(v: unknown): RpcError | undefined {
@@ -27,15 +26,9 @@ function rpcError(v: unknown): RpcError | undefined {
 
 export function parseMessage(line: string): ParsedMessage {
   try {
-    const trimmed = line.trim();
-    if (trimmed === '') return { kind: 'blank' };
-    let value: unknown;
-    try {
-      value = JSON.parse(trimmed);
-    } catch {
-      return { kind: 'malformed', reason: 'not JSON', excerpt: excerpt(trimmed) };
-    }
-    if (!isObject(value)) return { kind: 'malformed', reason: 'not a JSON object', excerpt: excerpt(trimmed) };
+    const read = readJsonObject(line);
+    if (read.kind !== 'object') return read;
+    const { value, trimmed } = read;
     const { id, method } = value;
     if (typeof method === 'string') {
       if (id === undefined || id === null) return { kind: 'notification', method, params: value.params };

@@ -147,64 +147,43 @@ export class TurnItems {
   }
 
   private completed(item: ThreadItem, turn: TurnBase): void {
+    const result = (toolUseId: string, isError: boolean, excerpt: string) =>
+      turn.emit({ type: 'tool-result', toolUseId, isError, excerpt });
     switch (item.type) {
       case 'agentMessage':
         this.texts.push(item.text);
         turn.emit({ type: 'text', text: item.text });
         return;
-      case 'commandExecution':
-        turn.emit({
-          type: 'tool-result',
-          toolUseId: item.id,
-          isError: item.status !== 'completed' || (item.exitCode ?? 0) !== 0,
-          excerpt:
-            item.status === 'declined' ? 'Declined.' : bounded(item.aggregatedOutput ?? this.output.get(item.id) ?? ''),
-        });
+      case 'commandExecution': {
+        const output = bounded(item.aggregatedOutput ?? this.output.get(item.id) ?? '');
+        const failed = item.status !== 'completed' || (item.exitCode ?? 0) !== 0;
+        result(item.id, failed, item.status === 'declined' ? 'Declined.' : output);
         this.output.delete(item.id);
         return;
+      }
       case 'fileChange': {
         const calls = this.fileCalls.get(item.id) ?? item.changes.map(fileChangeCall);
         for (const [n, c] of calls.entries())
-          turn.emit({
-            type: 'tool-result',
-            toolUseId: fileStepId(item.id, n),
-            isError: item.status !== 'completed',
-            excerpt: fileResult(item, c),
-          });
+          result(fileStepId(item.id, n), item.status !== 'completed', fileResult(item, c));
         return;
       }
       case 'mcpToolCall':
-        turn.emit({
-          type: 'tool-result',
-          toolUseId: item.id,
-          isError: item.status !== 'completed',
-          excerpt: mcpText(item),
-        });
-        return;
-      case 'dynamicToolCall':
-        turn.emit({
-          type: 'tool-result',
-          toolUseId: item.id,
-          isError: item.success === false,
-          excerpt: bounded((item.contentItems ?? []).map((c) => (c.type === 'inputText' ? c.text : '')).join('\n')),
-        });
-        return;
+        return result(item.id, item.status !== 'completed', mcpText(item));
+      case 'dynamicToolCall': {
+        const text = (item.contentItems ?? []).map((c) => (c.type === 'inputText' ? c.text : '')).join('\n');
+        return result(item.id, item.success === false, bounded(text));
+      }
       case 'webSearch':
       case 'imageView':
       case 'collabAgentToolCall':
-        turn.emit({ type: 'tool-result', toolUseId: item.id, isError: false, excerpt: '' });
-        return;
+        return result(item.id, false, '');
       case 'reasoning': {
         const summary = item.summary.join('\n\n').trim();
-        if (!summary) return;
-        turn.emit({ type: 'tool-use', id: item.id, name: 'Reasoning', input: { summary: firstLine(summary) } });
-        turn.emit({ type: 'tool-result', toolUseId: item.id, isError: false, excerpt: bounded(summary) });
+        if (summary) summaryStep(turn, item.id, 'Reasoning', summary);
         return;
       }
       case 'plan':
-        turn.emit({ type: 'tool-use', id: item.id, name: 'Plan', input: { summary: firstLine(item.text) } });
-        turn.emit({ type: 'tool-result', toolUseId: item.id, isError: false, excerpt: bounded(item.text) });
-        return;
+        return summaryStep(turn, item.id, 'Plan', item.text);
       default:
         return;
     }
@@ -244,4 +223,10 @@ function mcpText(item: ItemOf<'mcpToolCall'>): string {
   if (item.error) return bounded(item.error.message);
   const content = (item.result?.content ?? []) as Array<{ type?: string; text?: string }>;
   return bounded(content.map((c) => (typeof c.text === 'string' ? c.text : '')).join('\n'));
+}
+
+/** A step that is a text (a reasoning summary, a plan): its first line as the input, the whole as the output. */
+function summaryStep(turn: TurnBase, id: string, name: string, text: string): void {
+  turn.emit({ type: 'tool-use', id, name, input: { summary: firstLine(text) } });
+  turn.emit({ type: 'tool-result', toolUseId: id, isError: false, excerpt: bounded(text) });
 }

@@ -60,15 +60,7 @@ export class PendingSteers {
 
   /** A message for the running turn; settle is called when it is taken in, runs as a turn, or is lost. */
   add(input: UserInput, turn: CodexTurn, settle: SteerMsg['settle']): SteerMsg {
-    const msg: SteerMsg = {
-      clientId: encodeClientId([input.id]),
-      input,
-      writtenDuring: turn,
-      target: turn,
-      state: 'queued',
-      settle,
-    };
-    this.open.set(msg.clientId, msg);
+    const msg = this.queue(input, turn, settle);
     turn.steers.push(msg);
     if (turn.open) this.send(msg, turn);
     return msg;
@@ -76,16 +68,7 @@ export class PendingSteers {
 
   /** A message for the next turn, which steers put back are about to start: it runs with them, after them. */
   later(input: UserInput, settle: SteerMsg['settle']): void {
-    const msg: SteerMsg = {
-      clientId: encodeClientId([input.id]),
-      input,
-      writtenDuring: undefined,
-      target: undefined,
-      state: 'queued',
-      settle,
-    };
-    this.open.set(msg.clientId, msg);
-    this.next.push(msg);
+    this.next.push(this.queue(input, undefined, settle));
     queueMicrotask(() => this.h.lock.run(() => this.drain()));
   }
 
@@ -150,6 +133,14 @@ export class PendingSteers {
   dropAll(code: ErrorCode, detail: string): void {
     for (const msg of [...this.open.values()]) this.lose(msg, code, detail);
     this.next.length = 0;
+  }
+
+  /** A new message, queued for the turn it was sent during (none: the next one), and open until settled. */
+  private queue(input: UserInput, during: CodexTurn | undefined, settle: SteerMsg['settle']): SteerMsg {
+    const clientId = encodeClientId([input.id]);
+    const msg: SteerMsg = { clientId, input, writtenDuring: during, target: during, state: 'queued', settle };
+    this.open.set(clientId, msg);
+    return msg;
   }
 
   private send(msg: SteerMsg, turn: CodexTurn): void {

@@ -84,11 +84,8 @@ function findHighlight(lines: string[]): number | undefined {
   return undefined;
 }
 
-/** Reads the menu at the bottom of a capture; undefined when no highlighted option is drawn. */
-export function readMenu(text: string): MenuView | undefined {
-  const lines = tailLines(text);
-  const at = findHighlight(lines);
-  if (at === undefined) return undefined;
+/** The rows the options around the highlighted one span, and how an option's first line is told. */
+function optionRows(lines: string[], at: number) {
   const entry = highlightedEntry(lines[at]!)!;
   const col = entry.indent + 2;
   const numbered = startsNumbered(entry.rest);
@@ -108,12 +105,16 @@ export function readMenu(text: string): MenuView | undefined {
   let bottom = at;
   while (bottom + 1 < lines.length && (isOptionStart(lines[bottom + 1]!) || isContinuation(lines[bottom + 1]!)))
     bottom++;
+  return { top, bottom, numbered, isOptionStart };
+}
 
+/** The options in those rows (a continuation line joins the option above it), and which one is highlighted. */
+function optionsIn(lines: string[], rows: ReturnType<typeof optionRows>, at: number) {
   const options: MenuOption[] = [];
   let highlighted = 0;
-  for (let i = top; i <= bottom; i++) {
+  for (let i = rows.top; i <= rows.bottom; i++) {
     const l = lines[i]!;
-    if (!isOptionStart(l)) {
+    if (!rows.isOptionStart(l)) {
       const last = options[options.length - 1];
       if (last) last.label = `${last.label} ${l.trim()}`;
       continue;
@@ -121,8 +122,13 @@ export function readMenu(text: string): MenuView | undefined {
     const h = highlightedEntry(l);
     if (i === at) highlighted = options.length;
     const body = h ? h.rest : l.trimStart();
-    options.push(numbered ? parseNumbered(body) : { number: undefined, label: body.trim() });
+    options.push(rows.numbered ? parseNumbered(body) : { number: undefined, label: body.trim() });
   }
+  return { options, highlighted };
+}
+
+/** The dialog's lines above its options, up to the rule that opens it; and those between its last two dashed rules. */
+function bodyAbove(lines: string[], top: number): { above: string[]; framed: string[] } {
   const above: string[] = [];
   const framed: string[] = [];
   let dashed = 0;
@@ -137,9 +143,19 @@ export function readMenu(text: string): MenuView | undefined {
     // Counted from the bottom: the command sits between the last two dashed rules above the options.
     if (dashed === 1) framed.unshift(l.trim());
   }
-  if (dashed < 2) framed.length = 0;
+  return { above, framed: dashed < 2 ? [] : framed };
+}
+
+/** Reads the menu at the bottom of a capture; undefined when no highlighted option is drawn. */
+export function readMenu(text: string): MenuView | undefined {
+  const lines = tailLines(text);
+  const at = findHighlight(lines);
+  if (at === undefined) return undefined;
+  const rows = optionRows(lines, at);
+  const { options, highlighted } = optionsIn(lines, rows, at);
+  const { above, framed } = bodyAbove(lines, rows.top);
   const question = [...above].reverse().find((l) => l.endsWith('?'));
-  const hintLine = lines.slice(bottom + 1).find((l) => !isBlank(l));
+  const hintLine = lines.slice(rows.bottom + 1).find((l) => !isBlank(l));
   const signature = JSON.stringify([question ?? '', above.slice(-6), options.map((o) => o.label)]);
   return {
     options,
