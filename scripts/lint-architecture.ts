@@ -85,6 +85,13 @@ export const LAYER_RULES: LayerRule[] = [
     forbidden: ['src/cli', 'src/app'],
     why: 'nothing in src/http imports src/cli or src/app (the HTTP layer serves the gateway, never starts it)',
   },
+  {
+    from: ['src/agents'],
+    forbidden: ['src/projects', 'src/nodes', 'src/gateway', 'src/app', 'src/http', 'src/cli', 'src/channels'],
+    why:
+      'nothing in src/agents imports src/projects, src/nodes, src/gateway, src/app, src/http, src/cli or ' +
+      'src/channels (they are given what an agent needs)',
+  },
 ];
 
 /** Where the function-length rule applies; it widens to all of src/ as the parts are split by step. */

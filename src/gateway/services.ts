@@ -5,7 +5,6 @@
  */
 import type https from 'node:https';
 import path from 'node:path';
-import type { AgentLaunches } from '../agents/launch.js';
 import { AgentPool, type SessionFactory } from '../agents/pool.js';
 import { SessionRegistry, warmCap } from '../agents/registry.js';
 import type { VapidKeys } from '../channels/push/keys.js';
@@ -15,6 +14,7 @@ import type { NodesFront } from '../nodes/front/front.js';
 import type { Logger } from '../ops/logger.js';
 import { GitRunner } from '../projects/changes/run.js';
 import { TreeActions } from '../projects/changes/tree-actions.js';
+import type { AgentLaunches } from '../projects/launches.js';
 import type { Projects } from '../projects/service.js';
 import { nameOf } from '../projects/session-move.js';
 import { AccessControl } from '../security/access.js';

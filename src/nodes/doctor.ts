@@ -11,8 +11,8 @@ import { promisify } from 'node:util';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Check } from '../cli/doctor-check.js';
-import type { Config } from '../config/schema.js';
+import { type Check, failed, passed } from '../agents/common/doctor.js';
+import type { Config, NodesConfig } from '../config/schema.js';
 import { silentLogger } from '../ops/logger.js';
 import { decodeJoinToken, type JoinToken, loadJoin } from './credentials.js';
 import { connectNats } from './transport/connection.js';
@@ -37,7 +37,7 @@ export async function nodeChecks(config: Config, dataDir: string): Promise<Check
   try {
     join = process.env.RUDDER_NODE_TOKEN ? decodeJoinToken(process.env.RUDDER_NODE_TOKEN) : loadJoin(dataDir);
   } catch (err) {
-    checks.push({ name: 'this node', ok: false, required: true, detail: (err as Error).message });
+    checks.push(failed('this node', (err as Error).message));
   }
   if (join) await joinedChecks(config, dataDir, join, checks);
   return checks;
@@ -46,65 +46,47 @@ export async function nodeChecks(config: Config, dataDir: string): Promise<Check
 async function frontChecks(config: Config, dataDir: string, checks: Check[]): Promise<void> {
   const nodes = config.nodes!;
   const dir = path.join(dataDir, 'nats');
-  let url: string;
-  if (nodes.nats === 'embedded') {
-    try {
-      const bin = resolveNatsServer(nodes.natsServerBin);
-      const { stdout } = await exec(bin, ['--version'], { timeout: TIMEOUT_MS });
-      checks.push({ name: 'nats-server', ok: true, required: true, detail: `${stdout.trim()} at ${bin}` });
-    } catch (err) {
-      checks.push({
-        name: 'nats-server',
-        ok: false,
-        required: true,
-        detail: (err as Error).message,
-        fix: 'apt-get install -y nats-server, or set nodes.natsServerBin.',
-      });
-      return;
-    }
-    const port = readIf(path.join(dir, 'port'));
-    url = `nats://127.0.0.1:${port ?? nodes.embeddedPort}`;
-  } else url = nodes.nats.url;
+  const url = nodes.nats === 'embedded' ? await embeddedUrl(nodes, dir, checks) : nodes.nats.url;
+  if (!url) return;
   const seed = readIf(path.join(dir, 'front.seed'));
   if (!seed) {
-    checks.push({
-      name: 'NATS connection',
-      ok: false,
-      required: false,
-      detail: `no front key yet in ${dir}`,
-      fix: '`rudder start` makes it (and `rudder node add <name>` too).',
-    });
+    const fix = '`rudder start` makes it (and `rudder node add <name>` too).';
+    checks.push(failed('NATS connection', `no front key yet in ${dir}`, fix, false));
     return;
   }
   let nc: NatsConnection;
   try {
-    nc = await connectNats({
-      url,
-      seed,
-      who: 'front',
-      tls: nodes.nats === 'embedded' ? undefined : nodes.nats.tls,
-      log: silentLogger(),
-      timeoutMs: TIMEOUT_MS,
-    });
+    const tls = nodes.nats === 'embedded' ? undefined : nodes.nats.tls;
+    nc = await connectNats({ url, seed, who: 'front', tls, log: silentLogger(), timeoutMs: TIMEOUT_MS });
   } catch (err) {
-    checks.push({
-      name: 'NATS connection',
-      ok: false,
-      required: nodes.nats !== 'embedded',
-      detail: (err as Error).message,
-      fix:
-        nodes.nats === 'embedded'
-          ? 'The embedded nats-server runs while `rudder start` runs; start it.'
-          : 'Check nodes.nats.url and TLS, and that the server has the users `rudder node add` printed.',
-    });
+    const fix =
+      nodes.nats === 'embedded'
+        ? 'The embedded nats-server runs while `rudder start` runs; start it.'
+        : 'Check nodes.nats.url and TLS, and that the server has the users `rudder node add` printed.';
+    checks.push(failed('NATS connection', (err as Error).message, fix, nodes.nats !== 'embedded'));
     return;
   }
   try {
-    checks.push({ name: 'NATS connection', ok: true, required: true, detail: url });
+    checks.push(passed('NATS connection', url));
     await streamChecks(nc, config, dataDir, checks);
   } finally {
     await nc.close().catch(() => undefined);
   }
+}
+
+/** The embedded server's binary (checked) and the address it listens on; undefined when there is no binary. */
+async function embeddedUrl(nodes: NodesConfig, dir: string, checks: Check[]): Promise<string | undefined> {
+  try {
+    const bin = resolveNatsServer(nodes.natsServerBin);
+    const { stdout } = await exec(bin, ['--version'], { timeout: TIMEOUT_MS });
+    checks.push(passed('nats-server', `${stdout.trim()} at ${bin}`));
+  } catch (err) {
+    checks.push(
+      failed('nats-server', (err as Error).message, 'apt-get install -y nats-server, or set nodes.natsServerBin.'),
+    );
+    return undefined;
+  }
+  return `nats://127.0.0.1:${readIf(path.join(dir, 'port')) ?? nodes.embeddedPort}`;
 }
 
 async function streamChecks(nc: NatsConnection, config: Config, dataDir: string, checks: Check[]): Promise<void> {
@@ -112,34 +94,18 @@ async function streamChecks(nc: NatsConnection, config: Config, dataDir: string,
   try {
     jsm = await jetstreamManager(nc);
     const info = await jsm.getAccountInfo();
-    checks.push({
-      name: 'JetStream',
-      ok: true,
-      required: true,
-      detail: `${info.streams} streams, ${info.storage} bytes`,
-    });
+    checks.push(passed('JetStream', `${info.streams} streams, ${info.storage} bytes`));
   } catch (err) {
-    checks.push({
-      name: 'JetStream',
-      ok: false,
-      required: true,
-      detail: (err as Error).message,
-      fix: 'Run nats-server with -js (the embedded one does), and give the account JetStream.',
-    });
+    const fix = 'Run nats-server with -js (the embedded one does), and give the account JetStream.';
+    checks.push(failed('JetStream', (err as Error).message, fix));
     return;
   }
   for (const stream of [COMMAND_STREAM, EVENT_STREAM]) {
     try {
       const s = await jsm.streams.info(stream);
-      checks.push({ name: `stream ${stream}`, ok: true, required: true, detail: `${s.state.messages} waiting` });
+      checks.push(passed(`stream ${stream}`, `${s.state.messages} waiting`));
     } catch {
-      checks.push({
-        name: `stream ${stream}`,
-        ok: false,
-        required: true,
-        detail: 'missing',
-        fix: 'rudder start makes it.',
-      });
+      checks.push(failed(`stream ${stream}`, 'missing', 'rudder start makes it.'));
     }
   }
   try {
@@ -151,13 +117,7 @@ async function streamChecks(nc: NatsConnection, config: Config, dataDir: string,
       detail: `ack ${c.config.ack_policy}, ${c.num_pending} pending, ${c.num_ack_pending} unacknowledged`,
     });
   } catch {
-    checks.push({
-      name: 'front consumer',
-      ok: false,
-      required: true,
-      detail: 'missing',
-      fix: 'rudder start makes it.',
-    });
+    checks.push(failed('front consumer', 'missing', 'rudder start makes it.'));
   }
   const pinned = new Map<string, string[]>();
   for (const [name, p] of Object.entries(config.projects ?? {}))
@@ -182,20 +142,13 @@ async function nodeCheck(
   config: Config,
 ): Promise<Check> {
   const name = `node ${node}`;
-  if (!added)
-    return { name, ok: false, required: true, detail: 'pinned projects, no key', fix: `rudder node add ${node}` };
+  if (!added) return failed(name, 'pinned projects, no key', `rudder node add ${node}`);
   const consumer = await jsm.consumers.info(COMMAND_STREAM, nodeConsumer(node)).catch(() => undefined);
   const entry = await kv?.get(node).catch(() => null);
   const p = entry?.value.length ? parsePresence(entry.value) : undefined;
   if (!p) {
     const waiting = consumer ? `, ${consumer.num_pending} commands waiting` : '';
-    return {
-      name,
-      ok: false,
-      required: false,
-      detail: `never heard from (or stopped)${waiting}`,
-      fix: 'Start `rudder node` there.',
-    };
+    return failed(name, `never heard from (or stopped)${waiting}`, 'Start `rudder node` there.', false);
   }
   const age = Math.round((Date.now() - entry!.created.getTime()) / 1000);
   const lost = age > config.nodes!.lostAfterSeconds;
@@ -226,19 +179,14 @@ async function joinedChecks(config: Config, dataDir: string, join: JoinToken, ch
     try {
       const { jetstream } = await import('@nats-io/jetstream');
       await (await jetstream(nc).consumers.get(COMMAND_STREAM, nodeConsumer(join.name))).info();
-      checks.push({ name: `this node (${join.name})`, ok: true, required: true, detail: `its key connects to ${url}` });
+      checks.push(passed(`this node (${join.name})`, `its key connects to ${url}`));
     } finally {
       await nc.close().catch(() => undefined);
     }
   } catch (err) {
-    checks.push({
-      name: `this node (${join.name})`,
-      ok: false,
-      required: true,
-      detail: `${url}: ${(err as Error).message}`,
-      fix:
-        `Is the front running? Else ask it for a new token (rudder node add ${join.name}) and run ` +
-        `rudder node join with ${dataDir} as RUDDER_HOME.`,
-    });
+    const fix =
+      `Is the front running? Else ask it for a new token (rudder node add ${join.name}) and run ` +
+      `rudder node join with ${dataDir} as RUDDER_HOME.`;
+    checks.push(failed(`this node (${join.name})`, `${url}: ${(err as Error).message}`, fix));
   }
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBE_PROMPT } from '../../src/cli/doctor-model.js';
+import { PROBE_PROMPT } from '../../src/agents/claude/doctor-model.js';
 import { mockAgentEnv, tempDir } from '../support/claude-rig.js';
 import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
 import { cleanEnv, runCli } from './run-cli.js';

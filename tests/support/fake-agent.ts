@@ -10,17 +10,16 @@ import { performance } from 'node:perf_hooks';
 import { AgentSessionBase } from '../../src/agents/common/session-base.js';
 import { TurnBase } from '../../src/agents/common/turn-base.js';
 import type { SessionFactory } from '../../src/agents/pool.js';
-import {
-  type Capabilities,
-  type PermissionAnswer,
-  type PermissionRequest,
-  PLAIN_CAPABILITIES,
-  type SteerPromise,
-  steerNow,
-  type TurnEvent,
-  type TurnResult,
-  type UserInput,
+import type {
+  Capabilities,
+  PermissionAnswer,
+  PermissionRequest,
+  SteerPromise,
+  TurnEvent,
+  TurnResult,
+  UserInput,
 } from '../../src/agents/session.js';
+import { PLAIN_CAPABILITIES, steerNow } from '../../src/agents/session.js';
 import type { RudderError } from '../../src/errors.js';
 import { silentLogger } from '../../src/ops/logger.js';
 

@@ -5,11 +5,11 @@
  * the services drive it through the same doors the channels use.
  */
 import path from 'node:path';
-import { AgentLaunches } from '../../src/agents/launch.js';
 import type { InboundMessage } from '../../src/channels/channel.js';
 import { LiveConfig, parseConfig } from '../../src/config/load.js';
 import { buildServices, type Services } from '../../src/gateway/services.js';
 import { silentLogger } from '../../src/ops/logger.js';
+import { AgentLaunches } from '../../src/projects/launches.js';
 import { Projects } from '../../src/projects/service.js';
 import { Store } from '../../src/store/store.js';
 import type { MessageRow } from '../../src/store/types.js';

@@ -8,6 +8,7 @@
  * 4. agent.env, set last.
  * Everything else (GITHUB_TOKEN, OPENAI_API_KEY, CLAUDECODE, RUDDER_*) stays out.
  */
+import type { AgentConfig } from '../../config/schema.js';
 import {
   BASE_VARS,
   CLAUDE_SESSION_MARKERS,
@@ -69,6 +70,11 @@ export function buildAgentEnv(opts: AgentEnvOptions = {}): Record<string, string
   env.DISABLE_AUTOUPDATER = '1';
   for (const [key, value] of Object.entries(extra)) env[key] = value;
   return env;
+}
+
+/** The environment of every Claude process, from agent.passEnv and agent.env (undefined: the defaults). */
+export function claudeEnv(agent: AgentConfig | undefined, inherited: NodeJS.ProcessEnv): Record<string, string> {
+  return buildAgentEnv({ inherited, passVars: agent?.passEnv, extra: agent?.env });
 }
 
 /**

@@ -2,6 +2,11 @@
 import type { ErrorCode } from '../../errors.js';
 import type { ExitInfo } from './process.js';
 
+/** What an exit's error says of the process: its pid, its status, the signal that ended it. */
+export function exitContext(info: ExitInfo, pid: number) {
+  return { pid, exitCode: info.code, signal: info.signal };
+}
+
 export function describeExit(
   info: ExitInfo,
   stderr: string[],

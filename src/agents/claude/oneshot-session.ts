@@ -9,21 +9,14 @@ import { asRudderError, RudderError } from '../../errors.js';
 import { agentText } from '../common/agent-text.js';
 import { AgentSessionBase } from '../common/session-base.js';
 import { TurnBase } from '../common/turn-base.js';
-import {
-  type Capabilities,
-  type PermissionAnswer,
-  PLAIN_CAPABILITIES,
-  type SteerPromise,
-  type SteerResult,
-  steerNow,
-  type UserInput,
-} from '../session.js';
+import type { Capabilities, PermissionAnswer, SteerPromise, SteerResult, UserInput } from '../session.js';
+import { PLAIN_CAPABILITIES, steerNow } from '../session.js';
 import { oneShotArgs } from './args.js';
-import { describeExit } from './exit.js';
+import { describeExit, exitContext } from './exit.js';
 import { classifyResult, interruptedResult, TurnFrames } from './frames-to-events.js';
-import type { ClaudeLaunch } from './launch.js';
+import { type ClaudeLaunch, spawnSpec } from './launch.js';
 import { AgentProcess } from './process.js';
-import { parseLine } from './protocol/parse.js';
+import { readLine } from './read-line.js';
 
 class OneShotTurn extends TurnBase {
   readonly frames: TurnFrames;
@@ -96,16 +89,7 @@ export class ClaudeOneShotSession extends AgentSessionBase<OneShotTurn> {
     const launchOpts =
       this.launch.permissionMode === 'relay' ? { ...this.launch, permissionMode: 'manual' as const } : this.launch;
     try {
-      const proc = AgentProcess.spawn({
-        bin: this.launch.bin,
-        args: oneShotArgs(launchOpts, this.sid),
-        cwd: this.launch.cwd,
-        env: this.launch.env,
-        logger: this.log,
-        label: this.conversationId,
-        tracker: this.launch.tracker,
-        markPrefix: this.launch.markPrefix,
-      });
+      const proc = AgentProcess.spawn(spawnSpec(this.launch, oneShotArgs(launchOpts, this.sid), this.log));
       turn.proc = proc;
       proc.write(agentText(inputs));
       proc.closeStdin();
@@ -122,16 +106,8 @@ export class ClaudeOneShotSession extends AgentSessionBase<OneShotTurn> {
   }
 
   private onLine(turn: OneShotTurn, proc: AgentProcess, line: string): void {
-    const parsed = parseLine(line);
-    if (parsed.kind === 'blank') return;
-    if (parsed.kind === 'malformed') {
-      this.log.warn(
-        { pid: proc.pid, reason: parsed.reason, excerpt: parsed.excerpt },
-        'agent output: malformed line skipped',
-      );
-      return;
-    }
-    const frame = parsed.frame;
+    const frame = readLine(line, this.log, proc.pid);
+    if (!frame) return;
     if (frame.type === 'system' && frame.subtype === 'init')
       this.noteSessionId((frame as { session_id: string }).session_id);
     if (frame.type !== 'result') {
@@ -166,13 +142,7 @@ export class ClaudeOneShotSession extends AgentSessionBase<OneShotTurn> {
     const { code, detail } = describeExit(info, proc.stderrTail(), { stopped: this.stopped, timedOut: turn.timedOut });
     if (code === 'AGENT_SESSION_NOT_FOUND') this.sid = undefined;
     turn.fail(
-      new RudderError(code, detail, {
-        conversationId: this.conversationId,
-        pid: proc.pid,
-        exitCode: info.code,
-        signal: info.signal,
-        unanswered: turn.inputIds(),
-      }),
+      new RudderError(code, detail, { ...this.context(), ...exitContext(info, proc.pid), unanswered: turn.inputIds() }),
     );
   }
 

@@ -10,20 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { asRudderError, RudderError } from '../../errors.js';
 import { agentText } from '../common/agent-text.js';
 import { AgentSessionBase } from '../common/session-base.js';
-import {
-  type Capabilities,
-  type PermissionAnswer,
-  PLAIN_CAPABILITIES,
-  type SteerPromise,
-  type SteerResult,
-  steerNow,
-  steerPromise,
-  type UserInput,
-} from '../session.js';
+import type { Capabilities, PermissionAnswer, SteerPromise, SteerResult, UserInput } from '../session.js';
+import { PLAIN_CAPABILITIES, steerNow, steerPromise } from '../session.js';
 import { streamArgs } from './args.js';
-import { describeExit } from './exit.js';
+import { describeExit, exitContext } from './exit.js';
 import { classifyResult, interruptedResult } from './frames-to-events.js';
-import type { ClaudeLaunch } from './launch.js';
+import { type ClaudeLaunch, spawnSpec } from './launch.js';
 import { PermissionRelay } from './permission-relay.js';
 import { AgentProcess, type ExitInfo } from './process.js';
 import {
@@ -34,7 +26,7 @@ import {
   type ResultModelUsage,
   userMessage,
 } from './protocol/index.js';
-import { parseLine } from './protocol/parse.js';
+import { readLine } from './read-line.js';
 import { StreamTurn, type WireMessage } from './stream-turn.js';
 import { WireLedger } from './wire-ledger.js';
 
@@ -174,17 +166,7 @@ export class ClaudeStreamSession extends AgentSessionBase<StreamTurn> {
 
   private ensureProcessLocked(): AgentProcess {
     if (this.proc?.alive()) return this.proc;
-    const args = streamArgs(this.launch, this.sid);
-    const spec = {
-      bin: this.launch.bin,
-      args,
-      cwd: this.launch.cwd,
-      env: this.launch.env,
-      logger: this.log,
-      label: this.conversationId,
-      tracker: this.launch.tracker,
-      markPrefix: this.launch.markPrefix,
-    };
+    const spec = spawnSpec(this.launch, streamArgs(this.launch, this.sid), this.log);
     // A new session may start on the spare process started ahead for it (steering.spareProcess).
     const proc = this.launch.spare?.take(spec) ?? AgentProcess.spawn(spec);
     this.proc = proc;
@@ -216,19 +198,12 @@ export class ClaudeStreamSession extends AgentSessionBase<StreamTurn> {
 
   private onLine(proc: AgentProcess, line: string): void {
     if (proc !== this.proc) return;
-    const parsed = parseLine(line);
-    if (parsed.kind === 'blank') return;
-    if (parsed.kind === 'malformed') {
-      this.log.warn(
-        { pid: proc.pid, reason: parsed.reason, excerpt: parsed.excerpt },
-        'agent output: malformed line skipped',
-      );
-      return;
-    }
+    const frame = readLine(line, this.log, proc.pid);
+    if (!frame) return;
     try {
-      this.lock.run(() => this.onFrameLocked(proc, parsed.frame));
+      this.lock.run(() => this.onFrameLocked(proc, frame));
     } catch (err) {
-      this.log.error({ err, frameType: parsed.frame.type }, 'agent output: error while handling a frame');
+      this.log.error({ err, frameType: frame.type }, 'agent output: error while handling a frame');
     }
   }
 
@@ -359,13 +334,7 @@ export class ClaudeStreamSession extends AgentSessionBase<StreamTurn> {
         { pid: proc.pid, exitCode: info.code, signal: info.signal, reason: info.reason, inFlight: !!turn },
         'agent process exited',
       );
-      const context = {
-        conversationId: this.conversationId,
-        pid: proc.pid,
-        exitCode: info.code,
-        signal: info.signal,
-        stderr: proc.stderrTail().slice(-5),
-      };
+      const context = { ...this.context(), ...exitContext(info, proc.pid), stderr: proc.stderrTail().slice(-5) };
       if (turn) {
         this.finishTurnLocked(turn);
         if (turn.interruptRequested && !turn.timedOut && info.reason?.startsWith('interrupt')) {

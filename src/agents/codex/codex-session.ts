@@ -11,16 +11,8 @@
  * back inside, that the turn is still the current one.
  */
 import { AgentSessionBase } from '../common/session-base.js';
-import {
-  type Capabilities,
-  type PermissionAnswer,
-  PLAIN_CAPABILITIES,
-  type SteerPromise,
-  type SteerResult,
-  steerNow,
-  steerPromise,
-  type UserInput,
-} from '../session.js';
+import type { Capabilities, PermissionAnswer, SteerPromise, SteerResult, UserInput } from '../session.js';
+import { PLAIN_CAPABILITIES, steerNow, steerPromise } from '../session.js';
 import type { CodexLaunch } from './launch.js';
 import { CodexServers } from './server/servers.js';
 import type { CodexTurn, SteerMsg } from './session/codex-turn.js';

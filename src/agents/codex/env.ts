@@ -5,6 +5,7 @@
  * and CODEX_HOME, where Codex keeps its login, its config and every thread: agent.env's when set,
  * else the user's own (an existing `codex login` then works), else Codex's default ~/.codex.
  */
+import type { AgentConfig } from '../../config/schema.js';
 import { type AgentEnvOptions, buildAgentEnv, DEFAULT_PASS_VARS } from '../claude/env.js';
 
 /** Codex reads an API key from either (CODEX_API_KEY for `codex exec`-style use, OPENAI_API_KEY otherwise). */
@@ -20,4 +21,9 @@ export function buildCodexEnv(opts: AgentEnvOptions = {}): Record<string, string
   const inherited = (opts.inherited ?? process.env).CODEX_HOME;
   if (opts.extra?.CODEX_HOME === undefined && inherited) env.CODEX_HOME = inherited;
   return env;
+}
+
+/** The app-server's environment, from agent.passEnv and agent.env (undefined: the defaults). */
+export function codexEnv(agent: AgentConfig | undefined, inherited: NodeJS.ProcessEnv): Record<string, string> {
+  return buildCodexEnv({ inherited, passVars: agent?.passEnv, extra: agent?.env });
 }

@@ -8,6 +8,9 @@
 import type { PermissionMode } from '../../config/permission-modes.js';
 import type { ProcessTracker } from '../claude/process.js';
 import type { SessionLaunch } from '../common/session-base.js';
+import { type LaunchContext, shellOf } from '../launch.js';
+import { resolveCodexBinary } from './binary.js';
+import { codexEnv } from './env.js';
 import type { CodexServers } from './server/servers.js';
 
 export interface CodexLaunch extends SessionLaunch {
@@ -35,4 +38,20 @@ export interface CodexLaunch extends SessionLaunch {
    * environment). Without it the session starts an app-server of its own and stops it with itself.
    */
   servers?: CodexServers;
+}
+
+/** A conversation's Codex launch, on the gateway's shared app-servers. */
+export function codexLaunch(ctx: LaunchContext, servers: CodexServers): CodexLaunch {
+  const { agent, settings } = ctx;
+  return {
+    ...shellOf(ctx),
+    // Found at each server start: a binary installed later is found, a setting naming none fails the turn.
+    bin: () => resolveCodexBinary(agent.codex.bin, ctx.env).path,
+    config: agent.codex.config,
+    env: codexEnv(agent, ctx.env),
+    model: settings.model,
+    permissionMode: settings.permissionMode,
+    appendSystemPrompt: settings.appendSystemPrompt,
+    servers,
+  };
 }

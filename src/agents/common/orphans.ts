@@ -4,10 +4,16 @@
  * agent process gets a mark in its environment, which its tools inherit; after the agent exits,
  * and at the next start of Rudder, processes carrying the mark are killed.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 
 export const MARK_VAR = 'RUDDER_AGENT_MARK';
+
+/** The mark prefix of every agent process of this data dir, so a restart finds exactly its leftovers. */
+export function markPrefixOf(dataDir: string): string {
+  return `rudder-${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 12)}`;
+}
 
 export function newMark(prefix = 'rudder'): string {
   return `${prefix}:${randomUUID()}`;

@@ -1,6 +1,9 @@
 /** Everything the tmux backend needs per conversation: the Claude launch plus the pane's settings. */
 import { createHash } from 'node:crypto';
-import type { ClaudeLaunch } from '../claude/launch.js';
+import path from 'node:path';
+import { type ClaudeLaunch, claudeLaunch } from '../claude/launch.js';
+import type { SpareProcess } from '../claude/spare.js';
+import type { LaunchContext } from '../launch.js';
 
 export interface TmuxSettings {
   /** The tmux server: `tmux -L <socket>`. */
@@ -57,4 +60,23 @@ export function paneName(conversationId: string): string {
   const slug = conversationId.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 40);
   const hash = createHash('sha256').update(conversationId).digest('hex').slice(0, 8);
   return `rudder-${slug}-${hash}`;
+}
+
+/** A conversation's TUI launch: the Claude launch plus agent.tmux, its long messages under the data dir. */
+export function tmuxLaunch(ctx: LaunchContext, spare: SpareProcess | undefined): TmuxLaunch {
+  const t = ctx.agent.tmux;
+  return {
+    ...claudeLaunch(ctx, spare),
+    tmux: {
+      socket: t.socket,
+      width: t.width,
+      height: t.height,
+      pasteFileThresholdBytes: t.pasteFileThresholdBytes,
+      messageDir: path.join(ctx.dataDir, 'tmux-messages', paneName(ctx.conversationId)),
+      readyTimeoutMs: t.readyTimeoutSeconds * 1000,
+      arrivalRetries: t.arrivalRetries,
+      arrivalTimeoutMs: t.arrivalTimeoutSeconds * 1000,
+      autoAllow: t.autoAllow,
+    },
+  };
 }

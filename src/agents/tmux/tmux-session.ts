@@ -13,16 +13,8 @@
  */
 import { asRudderError } from '../../errors.js';
 import { AgentSessionBase } from '../common/session-base.js';
-import {
-  type Capabilities,
-  type PermissionAnswer,
-  PLAIN_CAPABILITIES,
-  type SteerPromise,
-  type SteerResult,
-  steerNow,
-  steerPromise,
-  type UserInput,
-} from '../session.js';
+import type { Capabilities, PermissionAnswer, SteerPromise, SteerResult, UserInput } from '../session.js';
+import { PLAIN_CAPABILITIES, steerNow, steerPromise } from '../session.js';
 import { CommandQueue } from './commands/command-queue.js';
 import { interruptTurn } from './commands/interrupt.js';
 import { clearInTui, modelInTui, type TuiCommandDeps } from './commands/slash-commands.js';

@@ -11,17 +11,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AgentSessionBase, settledWithin } from '../../agents/common/session-base.js';
-import {
-  type Capabilities,
-  type PermissionAnswer,
-  PLAIN_CAPABILITIES,
-  type SteerPromise,
-  type SteerResult,
-  steerNow,
-  steerPromise,
-  type Turn,
-  type UserInput,
+import type {
+  Capabilities,
+  PermissionAnswer,
+  SteerPromise,
+  SteerResult,
+  Turn,
+  UserInput,
 } from '../../agents/session.js';
+import { steerNow, steerPromise } from '../../agents/session.js';
+import { AGENT_TABLE } from '../../agents/table.js';
 import type { NodeEvent } from '../wire.js';
 import {
   type NodeLink,
@@ -34,7 +33,7 @@ import {
 import { RemoteTurn } from './remote-turn.js';
 
 /** Until the node's heartbeat says what its project's backend does: claude-stream's. */
-const DEFAULT_CAPABILITIES: Capabilities = { ...PLAIN_CAPABILITIES, steer: 'tool-boundary' };
+const DEFAULT_CAPABILITIES: Capabilities = AGENT_TABLE['claude-stream'].capabilities;
 /** Time beyond the interrupt grace for the interrupt to reach the node and its end to come back. */
 const HOP_MARGIN_MS = 5_000;
 const RECENT_TURNS = 50;

@@ -10,18 +10,15 @@ import path from 'node:path';
 import { type JetStreamClient, jetstream } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { ClaudeStreamSession } from '../../agents/claude/stream-session.js';
-import { CodexSession } from '../../agents/codex/codex-session.js';
 import { killOrphans } from '../../agents/common/leftovers.js';
-import { AgentLaunches } from '../../agents/launch.js';
 import { AgentPool, type SessionFactory } from '../../agents/pool.js';
 import { SessionRegistry, warmCap } from '../../agents/registry.js';
-import type { Capabilities } from '../../agents/session.js';
-import { ClaudeTmuxSession } from '../../agents/tmux/tmux-session.js';
+import { AGENT_TABLE, entryOf } from '../../agents/table.js';
 import { checkProjects, type LiveConfig } from '../../config/load.js';
 import { nodesSchema } from '../../config/nodes-schema.js';
 import type { Logger } from '../../ops/logger.js';
 import { memAvailableBytes } from '../../ops/proc.js';
+import { AgentLaunches } from '../../projects/launches.js';
 import { projectAgent } from '../../projects/projects.js';
 import { Projects } from '../../projects/service.js';
 import { Store } from '../../store/store.js';
@@ -61,12 +58,6 @@ export interface RunningNode {
   projects: string[];
   stop(reason: string): Promise<void>;
 }
-
-const CAPABILITIES: Record<string, Capabilities> = {
-  'claude-stream': ClaudeStreamSession.CAPABILITIES,
-  'claude-tmux': ClaudeTmuxSession.CAPABILITIES,
-  codex: CodexSession.CAPABILITIES,
-};
 
 export async function startNode(o: NodeOptions): Promise<RunningNode> {
   const { dataDir, config, join, log } = o;
@@ -157,7 +148,7 @@ function heartbeatOf(o: NodeOptions, kv: KV, everySeconds: number, local: Return
     everyMs: everySeconds * 1000,
     projects,
     registry,
-    capabilities: (b) => CAPABILITIES[b] ?? ClaudeStreamSession.CAPABILITIES,
+    capabilities: (b) => (entryOf(b) ?? AGENT_TABLE['claude-stream']).capabilities,
     backendOf: (name) => projectAgent(o.config.current().agent, projects.require(name)).backend,
     log: o.log,
   });

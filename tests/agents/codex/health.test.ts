@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CodexCheck, checkCodex } from '../../../src/agents/codex/health.js';
+import { type CodexCheck, checkCodex } from '../../../src/agents/codex/doctor.js';
 import { cleanEnv, runCli } from '../../cli/run-cli.js';
 import { mockAgentEnv, tempDir } from '../../support/claude-rig.js';
 import { CODEX_BIN, codexLaunch } from '../../support/codex-rig.js';

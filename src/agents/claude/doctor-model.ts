@@ -11,13 +11,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { credentialNames, explainApiFailure } from '../agents/claude/api-failure.js';
-import { apiEndpoint } from '../agents/claude/endpoint.js';
-import { AgentProcess } from '../agents/claude/process.js';
-import type { OutputFrame } from '../agents/claude/protocol/output.js';
-import { parseLine } from '../agents/claude/protocol/parse.js';
-import { silentLogger } from '../ops/logger.js';
-import type { Check } from './doctor-check.js';
+import { silentLogger } from '../../ops/logger.js';
+import type { Check } from '../common/doctor.js';
+import { credentialNames, explainApiFailure } from './api-failure.js';
+import { apiEndpoint } from './endpoint.js';
+import { AgentProcess } from './process.js';
+import type { OutputFrame } from './protocol/output.js';
+import { parseLine } from './protocol/parse.js';
 
 export const PROBE_PROMPT = 'Reply with the single word OK.';
 
@@ -51,6 +51,37 @@ export async function probeModel(o: ModelProbeOptions): Promise<Check> {
   const via = ep.proxy ? ` through ${ep.proxy.host} (${ep.proxyVar})` : '';
   const target = `${ep.url.origin}${ep.setBy ? ` (${ep.setBy})` : ''}${via}`;
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rudder-doctor-request-'));
+  const startBudget = startupBudgetMs(o.startupMs);
+  let proc: AgentProcess;
+  try {
+    proc = spawnProbe(o, cwd);
+  } catch (err) {
+    fs.rmSync(cwd, { recursive: true, force: true });
+    return { name: NAME, ok: false, required: true, detail: `not checked: ${(err as Error).message}` };
+  }
+  // A doctor stopped with Ctrl-C stops its probe first (it runs in a process group of its own).
+  const onSignal = () => void proc.kill('rudder doctor was interrupted').then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    o.say(
+      `waiting up to ${startBudget / 1000} s for claude to start (it took ${(o.startupMs / 1000).toFixed(1)} s ` +
+        'just now)…',
+    );
+    return judge(await outcomeOf(proc, o, target, startBudget), o, target, startBudget);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await proc.kill('doctor: the model request is over', 1000);
+    fs.rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `claude -p` in a temporary directory, with no retries and no traffic but the request. In the agent's HOME only
+ * where claude has run before; elsewhere in the temporary directory, so nothing is created in a HOME it never ran in.
+ */
+function spawnProbe(o: ModelProbeOptions, cwd: string): AgentProcess {
   const home = o.env.HOME ?? os.homedir();
   const used = fs.existsSync(path.join(home, '.claude')) || fs.existsSync(path.join(home, '.claude.json'));
   const env = {
@@ -62,58 +93,39 @@ export async function probeModel(o: ModelProbeOptions): Promise<Check> {
   };
   const args = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence'];
   args.push('--tools', '', '--max-turns', '1', ...(o.model ? ['--model', o.model] : []));
-  const startBudget = startupBudgetMs(o.startupMs);
-  let proc: AgentProcess;
-  try {
-    proc = AgentProcess.spawn({ bin: o.bin, args, cwd, env, logger: silentLogger(), label: 'doctor' });
-  } catch (err) {
-    fs.rmSync(cwd, { recursive: true, force: true });
-    return { name: NAME, ok: false, required: true, detail: `not checked: ${(err as Error).message}` };
-  }
-  // A doctor stopped with Ctrl-C stops its probe first (it runs in a process group of its own).
-  const onSignal = () => void proc.kill('rudder doctor was interrupted').then(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  return AgentProcess.spawn({ bin: o.bin, args, cwd, env, logger: silentLogger(), label: 'doctor' });
+}
+
+/** Writes the prompt and waits: for the CLI to start (its init), then for the result, each wait bounded. */
+function outcomeOf(proc: AgentProcess, o: ModelProbeOptions, target: string, startBudget: number): Promise<Outcome> {
   const started = Date.now();
-  try {
-    o.say(
-      `waiting up to ${startBudget / 1000} s for claude to start (it took ${(o.startupMs / 1000).toFixed(1)} s ` +
-        'just now)…',
-    );
-    const outcome = await new Promise<Outcome>((resolve) => {
-      let error: string | undefined;
-      let timer = setTimeout(() => resolve({ kind: 'timeout', phase: 'start', ms: Date.now() - started }), startBudget);
-      proc.onLine((line) => {
-        const p = parseLine(line);
-        if (p.kind !== 'frame') return;
-        const f = p.frame;
-        if (f.type === 'system' && f.subtype === 'init') {
-          clearTimeout(timer);
-          o.say(`waiting up to ${o.answerTimeoutMs / 1000} s for an answer from ${target}…`);
-          timer = setTimeout(
-            () => resolve({ kind: 'timeout', phase: 'answer', ms: Date.now() - started }),
-            o.answerTimeoutMs,
-          );
-        } else if (f.type === 'assistant' && f.error) error = f.error;
-        else if (f.type === 'result') {
-          clearTimeout(timer);
-          resolve({ kind: 'result', frame: f, error, ms: Date.now() - started });
-        }
-      });
-      void proc.exited.then((x) => {
+  return new Promise<Outcome>((resolve) => {
+    let error: string | undefined;
+    let timer = setTimeout(() => resolve({ kind: 'timeout', phase: 'start', ms: Date.now() - started }), startBudget);
+    proc.onLine((line) => {
+      const p = parseLine(line);
+      if (p.kind !== 'frame') return;
+      const f = p.frame;
+      if (f.type === 'system' && f.subtype === 'init') {
         clearTimeout(timer);
-        resolve({ kind: 'exit', code: x.code, stderr: proc.stderrTail().join('\n').trim(), ms: Date.now() - started });
-      });
-      proc.write(PROBE_PROMPT);
-      proc.closeStdin();
+        o.say(`waiting up to ${o.answerTimeoutMs / 1000} s for an answer from ${target}…`);
+        timer = setTimeout(
+          () => resolve({ kind: 'timeout', phase: 'answer', ms: Date.now() - started }),
+          o.answerTimeoutMs,
+        );
+      } else if (f.type === 'assistant' && f.error) error = f.error;
+      else if (f.type === 'result') {
+        clearTimeout(timer);
+        resolve({ kind: 'result', frame: f, error, ms: Date.now() - started });
+      }
     });
-    return judge(outcome, o, target, startBudget);
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await proc.kill('doctor: the model request is over', 1000);
-    fs.rmSync(cwd, { recursive: true, force: true });
-  }
+    void proc.exited.then((x) => {
+      clearTimeout(timer);
+      resolve({ kind: 'exit', code: x.code, stderr: proc.stderrTail().join('\n').trim(), ms: Date.now() - started });
+    });
+    proc.write(PROBE_PROMPT);
+    proc.closeStdin();
+  });
 }
 
 function judge(outcome: Outcome, o: ModelProbeOptions, target: string, startBudget: number): Check {

@@ -1,29 +1,23 @@
 /**
- * `rudder doctor` for the codex backend: the binary, its version, a real app-server handshake, the
- * auth source and a minimal request to the model, each with the fix when it fails. The fixes are
- * worded once, here. The request is a real one (an ephemeral thread, read-only, one short answer):
- * it is what proves the provider, the key and the network together.
+ * `rudder doctor` for Codex: the binary, its version against the pinned one, a real app-server
+ * handshake, the auth source and a minimal request to the model, each with the fix when it fails
+ * (the binary's fixes are its spec's, binary.ts; the others are worded once, here). The request is
+ * a real one (an ephemeral thread, read-only, one short answer): it is what proves the provider,
+ * the key and the network together.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { ERRORS, isRudderError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../ops/logger.js';
-import { PINNED_CODEX_VERSION, type ResolvedCodex, resolveCodexBinary } from './binary.js';
+import { checkBinary, firstLine } from '../common/binary-check.js';
+import { binaryLines, type Check, failed, passed } from '../common/doctor.js';
+import { CODEX_BINARY } from './binary.js';
 import { configArgs } from './config-args.js';
 import { textInput, type v2 } from './protocol/index.js';
 import { AppServer } from './server/app-server.js';
 import { turnError } from './session/results.js';
 
-const exec = promisify(execFile);
-
 export const CODEX_FIX = {
-  missing:
-    'npm install (it brings the pinned @openai/codex), `npm install -g @openai/codex`, or set agent.codex.bin / ' +
-    'RUDDER_CODEX_BIN to a codex binary.',
-  broken: 'Reinstall Codex (npm ci brings the pinned @openai/codex), or point agent.codex.bin at a codex that runs.',
   server:
     'Check agent.codex.config (codex refuses a start-up setting it does not know: see the stderr above) and that ' +
     'CODEX_HOME is writable by the user Rudder runs as.',
@@ -35,13 +29,7 @@ export const CODEX_FIX = {
     '`codex exec "say OK"` in a terminal shows the same failure with more detail.',
 } as const;
 
-export interface CodexCheck {
-  name: string;
-  ok: boolean;
-  required: boolean;
-  detail: string;
-  fix?: string;
-}
+export type CodexCheck = Check;
 
 export interface CodexCheckInput {
   /** agent.codex.bin */
@@ -58,64 +46,20 @@ export interface CodexCheckInput {
   logger?: Logger;
 }
 
-const firstLine = (s: string | undefined) => (s ?? '').trim().split('\n')[0]!.trim();
-
 /** The checks, in order; each later one runs only when the ones it needs passed. */
 export async function checkCodex(input: CodexCheckInput): Promise<CodexCheck[]> {
   const timeoutMs = input.timeoutMs ?? 60_000;
-  const checks: CodexCheck[] = [];
-  let bin: ResolvedCodex;
-  try {
-    bin = resolveCodexBinary(input.configured, input.env);
-  } catch (err) {
-    if (!isRudderError(err, 'CODEX_BINARY_MISSING')) throw err;
-    const detail = err.message.slice(ERRORS.CODEX_BINARY_MISSING.length).trim();
-    checks.push({
-      name: 'codex binary',
-      ok: false,
-      required: true,
-      detail: detail || 'No codex binary: none on PATH, and the pinned @openai/codex is not installed.',
-      fix: CODEX_FIX.missing,
-    });
-    return checks;
-  }
-  checks.push({ name: 'codex binary', ok: true, required: true, detail: `${bin.path} (from ${bin.source})` });
-  try {
-    const { stdout } = await exec(bin.path, ['--version'], { env: input.agentEnv, timeout: 15_000 });
-    const version = firstLine(stdout);
-    const pinned = version.includes(PINNED_CODEX_VERSION);
-    checks.push({
-      name: 'codex version',
-      ok: true,
-      required: true,
-      detail: pinned ? version : `${version} (Rudder is built and tested against ${PINNED_CODEX_VERSION})`,
-    });
-  } catch (err) {
-    const e = err as Error & { stderr?: string };
-    checks.push({
-      name: 'codex version',
-      ok: false,
-      required: true,
-      detail: `\`codex --version\` failed: ${firstLine(e.stderr) || firstLine(e.message)}`,
-      fix: CODEX_FIX.broken,
-    });
-    return checks;
-  }
+  const c = await checkBinary(CODEX_BINARY, input, 20_000);
+  const { checks, runs } = binaryLines(CODEX_BINARY, c);
+  if (!runs) return checks;
   let args: string[];
   try {
     args = configArgs(input.config);
   } catch (err) {
-    checks.push({
-      name: 'codex app-server',
-      ok: false,
-      required: true,
-      detail: (err as Error).message,
-      fix: CODEX_FIX.server,
-    });
-    return checks;
+    return [...checks, failed('codex app-server', (err as Error).message, CODEX_FIX.server)];
   }
   const server = AppServer.start({
-    bin: bin.path,
+    bin: c.path!,
     configArgs: args,
     env: input.agentEnv,
     cwd: os.tmpdir(),
@@ -135,25 +79,15 @@ async function serverChecks(server: AppServer, input: CodexCheckInput, checks: C
   try {
     const init = await withTimeout(server.ready, timeoutMs, 'initialize');
     codexHome = init.codexHome;
-    checks.push({
-      name: 'codex app-server',
-      ok: true,
-      required: true,
-      detail: `handshake done (${init.userAgent}); CODEX_HOME ${codexHome}`,
-    });
+    checks.push(passed('codex app-server', `handshake done (${init.userAgent}); CODEX_HOME ${codexHome}`));
   } catch (err) {
     const tail = server
       .stderrTail()
       .filter((l) => l.trim())
       .slice(-2)
       .join(' | ');
-    checks.push({
-      name: 'codex app-server',
-      ok: false,
-      required: true,
-      detail: `${(err as Error).message}${tail ? ` stderr: ${tail}` : ''}`,
-      fix: CODEX_FIX.server,
-    });
+    const detail = `${(err as Error).message}${tail ? ` stderr: ${tail}` : ''}`;
+    checks.push(failed('codex app-server', detail, CODEX_FIX.server));
     return;
   }
   const auth = await authCheck(server, input.agentEnv, codexHome);
@@ -176,66 +110,29 @@ async function authCheck(server: AppServer, env: Record<string, string>, codexHo
     // An older server without account/read: the sources found decide.
   }
   if (account && !account.requiresOpenaiAuth)
-    return {
-      name: 'codex auth',
-      ok: true,
-      required: true,
-      detail: `the configured model provider needs no OpenAI login${also(' (also found: ')}`,
-    };
+    return passed('codex auth', `the configured model provider needs no OpenAI login${also(' (also found: ')}`);
   const kind = account?.account?.type;
   const detail = kind
     ? `${kind === 'chatgpt' ? 'ChatGPT login' : kind === 'apiKey' ? 'API key' : kind}${also(' (')}`
     : sources.join(', ');
-  if (detail) return { name: 'codex auth', ok: true, required: true, detail };
-  return {
-    name: 'codex auth',
-    ok: false,
-    required: true,
-    detail: `no OPENAI_API_KEY, CODEX_API_KEY or codex login (looked in ${codexHome})`,
-    fix: CODEX_FIX.auth,
-  };
+  if (detail) return passed('codex auth', detail);
+  const none = `no OPENAI_API_KEY, CODEX_API_KEY or codex login (looked in ${codexHome})`;
+  return failed('codex auth', none, CODEX_FIX.auth);
 }
 
 /** An ephemeral read-only thread, one short turn: the model answers, or the failure says why. */
 async function requestCheck(server: AppServer, timeoutMs: number): Promise<CodexCheck> {
-  const fail = (detail: string, fix: string = CODEX_FIX.request): CodexCheck => ({
-    name: 'codex request',
-    ok: false,
-    required: true,
-    detail,
-    fix,
-  });
+  const fail = (detail: string, fix: string = CODEX_FIX.request) => failed('codex request', detail, fix);
   try {
-    const { thread } = await server.request(
-      'thread/start',
-      { cwd: os.tmpdir(), ephemeral: true, approvalPolicy: 'never', sandbox: 'read-only' },
-      timeoutMs,
-    );
-    const done = new Promise<v2.Turn>((resolve) => {
-      server.host(thread.id, {
-        notification: (method, params) => {
-          if (method === 'turn/completed') resolve((params as v2.TurnCompletedNotification).turn);
-        },
-        request: (id) => void server.respond(id, { decision: 'decline' }),
-        exit: () => undefined,
-      });
-    });
-    const t0 = Date.now();
-    await server.request('turn/start', { threadId: thread.id, input: [textInput('Reply with the single word OK.')] });
-    const turn = await withTimeout(done, timeoutMs, 'the answer');
+    const { turn, threadId, ms } = await askOk(server, timeoutMs);
     if (turn.status === 'completed') {
       const text = turn.items.find((i) => i.type === 'agentMessage');
       const said = text && 'text' in text ? firstLine(String(text.text)).slice(0, 60) : '';
-      return {
-        name: 'codex request',
-        ok: true,
-        required: true,
-        detail: `the model answered in ${Date.now() - t0} ms${said ? `: "${said}"` : ''}`,
-      };
+      return passed('codex request', `the model answered in ${ms} ms${said ? `: "${said}"` : ''}`);
     }
     const err = turnError(
       turn.error,
-      { conversationId: 'doctor', threadId: thread.id, pid: server.pid, rateLimits: server.rateLimits() },
+      { conversationId: 'doctor', threadId, pid: server.pid, rateLimits: server.rateLimits() },
       [],
     );
     if (err.code === 'AGENT_RATE_LIMITED')
@@ -245,6 +142,28 @@ async function requestCheck(server: AppServer, timeoutMs: number): Promise<Codex
   } catch (err) {
     return fail((err as Error).message);
   }
+}
+
+/** Starts the thread and the turn, and waits for turn/completed (approvals declined); ms: from turn/start. */
+async function askOk(server: AppServer, timeoutMs: number): Promise<{ turn: v2.Turn; threadId: string; ms: number }> {
+  const { thread } = await server.request(
+    'thread/start',
+    { cwd: os.tmpdir(), ephemeral: true, approvalPolicy: 'never', sandbox: 'read-only' },
+    timeoutMs,
+  );
+  const done = new Promise<v2.Turn>((resolve) => {
+    server.host(thread.id, {
+      notification: (method, params) => {
+        if (method === 'turn/completed') resolve((params as v2.TurnCompletedNotification).turn);
+      },
+      request: (id) => void server.respond(id, { decision: 'decline' }),
+      exit: () => undefined,
+    });
+  });
+  const t0 = Date.now();
+  await server.request('turn/start', { threadId: thread.id, input: [textInput('Reply with the single word OK.')] });
+  const turn = await withTimeout(done, timeoutMs, 'the answer');
+  return { turn, threadId: thread.id, ms: Date.now() - t0 };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

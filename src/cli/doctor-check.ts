@@ -1,8 +1,0 @@
-/** One line of `rudder doctor`'s report. */
-export interface Check {
-  name: string;
-  ok: boolean;
-  required: boolean;
-  detail: string;
-  fix?: string;
-}
