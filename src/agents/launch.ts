@@ -39,8 +39,8 @@ export interface LaunchContext {
   markPrefix: string;
 }
 
-/** What the launch gives every backend's session of the shell (the timeouts come from agent.*). */
-export function shellOf(ctx: LaunchContext) {
+/** What every backend's launch takes from the context as it is (the timeouts from agent.*). */
+export function launchBase(ctx: LaunchContext) {
   return {
     conversationId: ctx.conversationId,
     cwd: ctx.cwd,

@@ -1,7 +1,7 @@
 /** Everything needed to start a Claude Code process for one conversation, and how a launch context makes it. */
 import type { Logger } from '../../ops/logger.js';
 import type { SessionLaunch } from '../common/session-base.js';
-import { type LaunchContext, shellOf } from '../launch.js';
+import { type LaunchContext, launchBase } from '../launch.js';
 import type { LaunchOptions } from './args.js';
 import { resolveClaudeBinary } from './binary.js';
 import { claudeEnv } from './env.js';
@@ -31,7 +31,7 @@ export function claudeLaunch(ctx: LaunchContext, spare: SpareProcess | undefined
     bin = agent.claudeBin ?? 'claude';
   }
   return {
-    ...shellOf(ctx),
+    ...launchBase(ctx),
     ...settings,
     bin,
     env: claudeEnv(agent, ctx.env),

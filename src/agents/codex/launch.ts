@@ -8,7 +8,7 @@
 import type { PermissionMode } from '../../config/permission-modes.js';
 import type { ProcessTracker } from '../claude/process.js';
 import type { SessionLaunch } from '../common/session-base.js';
-import { type LaunchContext, shellOf } from '../launch.js';
+import { type LaunchContext, launchBase } from '../launch.js';
 import { resolveCodexBinary } from './binary.js';
 import { codexEnv } from './env.js';
 import type { CodexServers } from './server/servers.js';
@@ -44,7 +44,7 @@ export interface CodexLaunch extends SessionLaunch {
 export function codexLaunch(ctx: LaunchContext, servers: CodexServers): CodexLaunch {
   const { agent, settings } = ctx;
   return {
-    ...shellOf(ctx),
+    ...launchBase(ctx),
     // Found at each server start: a binary installed later is found, a setting naming none fails the turn.
     bin: () => resolveCodexBinary(agent.codex.bin, ctx.env).path,
     config: agent.codex.config,

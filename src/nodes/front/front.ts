@@ -113,7 +113,7 @@ export class NodesFront implements NodeLink {
     }
   }
 
-  /** The launch table's entry for a project on a node. */
+  /** The session the agents' launches (projects/launches.ts) make for a project on a node. */
   session(launch: RemoteLaunch): AgentSession {
     return new RemoteSession(launch, this);
   }

@@ -1,5 +1,5 @@
 /**
- * What the front's launch table (agents/launch.ts) gives a session whose project lives on a node,
+ * What the front's agent launches (projects/launches.ts) give a session whose project lives on a node,
  * what such a session needs from the front's link to its nodes, and what it says of reachability.
  */
 import type { Capabilities } from '../../agents/session.js';
