@@ -71,12 +71,17 @@ export abstract class AgentSessionBase<T extends TurnBase = TurnBase> implements
     private readonly shell: SessionLaunch,
     /** A name for logs and status; never tested to decide anything. */
     readonly backend: string,
-    readonly capabilities: Capabilities,
+    private readonly declared: Capabilities,
     /** What each log line names besides the conversation (the backend by default). */
     logAs: Record<string, unknown> = { backend },
   ) {
     this.conversationId = shell.conversationId;
     this.log = shell.logger.child({ conversationId: shell.conversationId, ...logAs });
+  }
+
+  /** What the backend said it can do; an agent that says so only once it runs overrides this getter. */
+  get capabilities(): Capabilities {
+    return this.declared;
   }
 
   protected get turnTimeoutMs(): number {
