@@ -7,8 +7,9 @@
  * checked. `rudder doctor` goes further (each entry's doctor checks).
  */
 import type { AgentConfig } from '../config/schema.js';
-import { type BinaryCheck, checkBinary } from './common/binary-check.js';
+import type { BinaryCheck } from './common/binary-check.js';
 import type { BinarySpec } from './common/binary-lookup.js';
+import { checkBinary } from './common/check-binary.js';
 import { AGENT_TABLE, type AgentEntry, type BinaryName, binaries } from './table.js';
 
 /** Each agent's last check; null when no conversation runs on it, or before its first check ends. */

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { checkBinary } from '../common/binary-check.js';
+import { checkBinary } from '../common/check-binary.js';
 import { binaryLines, type Check, type DoctorInput, failed, passed } from '../common/doctor.js';
 import { CLAUDE_BINARY } from './binary.js';
 import { probeModel } from './doctor-model.js';

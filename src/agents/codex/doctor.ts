@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Logger, silentLogger } from '../../ops/logger.js';
-import { checkBinary, firstLine } from '../common/binary-check.js';
+import { checkBinary, firstLine } from '../common/check-binary.js';
 import { binaryLines, type Check, failed, passed } from '../common/doctor.js';
 import { CODEX_BINARY } from './binary.js';
 import { configArgs } from './config-args.js';

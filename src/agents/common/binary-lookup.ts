@@ -9,9 +9,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { AgentConfig } from '../../config/schema.js';
 import { type ErrorCode, RudderError } from '../../errors.js';
+import type { BinarySource } from './binary-check.js';
 
-/** Where the binary was found: the config (agent.claudeBin, agent.codex.bin), its variable, PATH, the pinned one. */
-export type BinarySource = 'config' | 'env' | 'path' | 'bundled';
+export type { BinarySource };
 
 export interface ResolvedBinary {
   path: string;

@@ -106,7 +106,7 @@ afterEach(() => {
 });
 
 describe('the session base', () => {
-  it('refuses a turn while one runs (AGENT_BUSY) and after a stop (AGENT_STOPPED), naming the conversation', async () => {
+  it('refuses a turn while one runs and after a stop, naming the conversation', async () => {
     const s = new EchoSession();
     const turn = s.startTurn(input('a'));
     expect(s.state()).toBe('busy');
@@ -136,7 +136,7 @@ describe('the session base', () => {
     expect(s.state()).toBe('busy');
   });
 
-  it("tells each turn's listeners in a microtask, never inside the turn lock, and they may start the next turn", async () => {
+  it("tells each turn's listeners outside the turn lock, so they may start the next turn", async () => {
     const s = new EchoSession();
     const seen: string[] = [];
     const off = s.onTurn((t) => {
@@ -185,7 +185,7 @@ describe('the session base', () => {
     expect(s.state()).toBe('stopped');
   });
 
-  it('a turn past the timeout is marked timed out and interrupted; the timeout is read from the launch at each turn', async () => {
+  it('a turn past the timeout (read from the launch at each turn) is marked timed out and interrupted', async () => {
     const launch = launchOf({ turnTimeoutMs: 60_000 });
     const s = new EchoSession(launch);
     launch.turnTimeoutMs = 30;

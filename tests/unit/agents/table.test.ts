@@ -14,8 +14,8 @@ import { CODEX_BINARY } from '../../../src/agents/codex/binary.js';
 import { CodexSession } from '../../../src/agents/codex/codex-session.js';
 import { codexLaunch } from '../../../src/agents/codex/launch.js';
 import { CodexServers } from '../../../src/agents/codex/server/servers.js';
-import { checkBinary } from '../../../src/agents/common/binary-check.js';
 import { findBinary } from '../../../src/agents/common/binary-lookup.js';
+import { checkBinary } from '../../../src/agents/common/check-binary.js';
 import { binaryLines } from '../../../src/agents/common/doctor.js';
 import { AgentHealth } from '../../../src/agents/health.js';
 import type { LaunchContext } from '../../../src/agents/launch.js';
@@ -139,7 +139,7 @@ describe('the agent table', () => {
 });
 
 describe('binary lookup and health', () => {
-  it('takes the setting, then the variable, then PATH, then the pinned package; a setting that does not run is named', () => {
+  it('takes the setting, the variable, PATH, then the pinned package; a setting that does not run is named', () => {
     const onPath = script('claude', 'p');
     const viaEnv = script('claude', 'e');
     const env = { RUDDER_CLAUDE_BIN: viaEnv, PATH: path.dirname(onPath) };
@@ -181,7 +181,7 @@ describe('binary lookup and health', () => {
     expect(health.current()).toMatchObject({ claude: { ok: true }, codex: null });
   });
 
-  it("doctor's binary lines: where it was found, its version, and a version other than the pinned one named", async () => {
+  it("doctor's binary lines: where it was found, its version, a version other than the pinned one named", async () => {
     const other = await checkBinary(CODEX_BINARY, {
       configured: script('codex', 'codex-cli 0.99.0'),
       env: {},
