@@ -1,7 +1,7 @@
 /**
  * The agents' health: whether the binary of each agent the conversations run on (agent.backend's and
  * every local project's backend's, by the agent table) is there and runs, `<binary> --version`
- * (common/binary-check.ts). Checked at start (a warning that names the fix, never a failed start:
+ * (common/check-binary.ts). Checked at start (a warning that names the fix, never a failed start:
  * the page runs and says so) and again at most every 30 s as the status report reads it, so a binary
  * installed or repaired later shows without a restart. An agent no conversation runs on is not
  * checked. `rudder doctor` goes further (each entry's doctor checks).
