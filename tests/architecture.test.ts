@@ -164,17 +164,17 @@ describe('lengths', () => {
   const fn = (head: string, n: number, tail = '}') =>
     [head, ...Array.from({ length: n - 2 }, (_, i) => `  const v${i} = ${i};`), tail].join('\n') + '\n';
 
-  it('reports a 61-line function in src/gateway/lane, not a 60-line one or one elsewhere', () => {
+  it('reports a 61-line function anywhere in src/, not a 60-line one, generated code or code outside src/', () => {
     const root = tree({
       'src/gateway/lane/start.ts': `// a comment above is not counted\n${fn('export function start(): void {', 61)}`,
       'src/gateway/lane/fits.ts': fn('export function fits(): void {', 60),
       'src/agents/long.ts': fn('export function long(): void {', 90),
+      'src/agents/codex/protocol/generated/types.ts': fn('export function made(): void {', 90),
+      'bench/long.ts': fn('export function bench(): void {', 90),
     });
     const long = checkFunctionLengths(root);
-    expect(long.map((v) => v.files[0])).toEqual(['src/gateway/lane/start.ts']);
-    expect(long[0]!.message).toBe(
-      'src/gateway/lane/start.ts:2 start has 61 lines (at most 60 a function in src/gateway/lane)',
-    );
+    expect(long.map((v) => v.files[0])).toEqual(['src/agents/long.ts', 'src/gateway/lane/start.ts']);
+    expect(long[1]!.message).toBe('src/gateway/lane/start.ts:2 start has 61 lines (at most 60 a function in src)');
   });
 
   it('counts methods, constructors, accessors and arrow functions, each on its own, nested ones too', () => {
