@@ -1,9 +1,10 @@
 /**
  * The ⋯ menu of the open conversation: rename, move to another project (the /project command,
  * sent as any message is), archive, and notifications (NotifyMenu). It closes on Escape, on a tap
- * outside it, and when another conversation opens.
+ * outside it, and when another conversation opens (the header keys it by the conversation, so it is
+ * gone in the same paint that shows the other conversation's title).
  */
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { archive, moveToProject, useStore } from '../state.js';
 import type { ConversationItem } from '../types.js';
 import { NotifyMenu } from './NotifyMenu.js';
@@ -19,7 +20,6 @@ export function ConversationMenu({ id, item, onRename }: { id: string; item?: Co
     setMoving(false);
   };
 
-  useEffect(close, [id]);
   // Attached before the menu is painted: an Escape or a tap right after it shows is not missed.
   useLayoutEffect(() => {
     if (!open) return;

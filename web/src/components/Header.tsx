@@ -95,7 +95,7 @@ export function Header() {
           <span class="label">Changes</span>
         </button>
       )}
-      {id && <ConversationMenu id={id} item={item} onRename={() => setEditing(item?.title ?? '')} />}
+      {id && <ConversationMenu key={id} id={id} item={item} onRename={() => setEditing(item?.title ?? '')} />}
     </header>
   );
 }
