@@ -63,7 +63,7 @@ function prepare(dir: string): { loaded: LoadedConfig; lock: DataDirLock } | Ref
   const made = refusable(2, () => prepareDataDir(dir));
   if (made instanceof Refused) return made;
   const loaded = refusable(2, () => loadTrustedConfig(findConfigFile()), {
-    next: 'Fix the config and start again. Every key is described in the README.',
+    next: 'Fix the config and start again. Every key is described in docs/configuration.md.',
   });
   if (loaded instanceof Refused) return loaded;
   const lock = refusable(1, () => acquireLock(dir), { code: 'ALREADY_RUNNING' });

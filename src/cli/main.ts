@@ -27,7 +27,7 @@ function program(): Command {
     .addHelpText(
       'after',
       '\nThe gateway reads rudder.config.json in the working directory, else $RUDDER_HOME/config.json ' +
-        '(README: Configuration).',
+        '(docs/configuration.md describes every key).',
     );
   for (const cmd of [start, node, send, status, doctor, backup, paneState, pairing]) cmd.register(p);
   return p;

@@ -16,7 +16,7 @@ export function register(program: Command): void {
 On the front (rudder start, with a "nodes" section):  rudder node add gpu
 On the node:  rudder node join  (paste the token), then  rudder node
 The node runs the agents of the projects in its own config; the front pins projects to it
-with projects.<name>.node. README: Several machines.`,
+with projects.<name>.node. docs/nodes.md says how.`,
     );
 
   node

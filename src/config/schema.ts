@@ -1,7 +1,7 @@
 /**
  * The configuration file (rudder.config.json, or $RUDDER_HOME/config.json), validated with zod.
  * Objects are strict: an unknown key is an error that names the key, never a silently ignored typo.
- * Every key is documented in the README.
+ * Every key is documented in docs/configuration.md.
  */
 import { z } from 'zod';
 import { isLoopbackHost, splitHostPort } from '../security/hosts.js';

@@ -1,7 +1,7 @@
 /**
  * Rudder's permission modes (agent.permissionMode, per project) as Codex's approval policy,
- * sandbox and approvals reviewer for thread/start and thread/resume. The table is the README's
- * "Codex backend" section; `relay` is the one where the person is asked, through Rudder.
+ * sandbox and approvals reviewer for thread/start and thread/resume. The table is in
+ * docs/backends.md ("Codex backend"); `relay` is the one where the person is asked, through Rudder.
  */
 import type { PermissionMode } from '../../config/permission-modes.js';
 import type { v2 } from './protocol/index.js';

@@ -2,7 +2,7 @@
  *   POST /api/conversations/:id/permissions/:requestId   {optionId} -> {ok: true}
  *   GET  /api/permissions                                requests waiting in the chats' conversations (WaitingList)
  *   POST /api/permissions/:requestId                     {optionId}: answers one of those -> {ok: true}
- * `{allow: true|false}` alone still answers `allow` / `deny` (deprecated; the README says until when).
+ * `{allow: true|false}` alone still answers `allow` / `deny` (deprecated, in this release only: docs/http-api.md).
  */
 import type { AnswerResult } from '../../gateway/permissions/desk.js';
 import { type Body, only, readJsonObject } from '../body.js';
