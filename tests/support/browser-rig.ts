@@ -59,6 +59,9 @@ export async function openApp(
      * the page, a request it passes on to the network is no longer the page's and escapes the route.
      */
     serviceWorkers?: 'allow' | 'block';
+    /** The device's language and time zone (the browser's own by default). */
+    locale?: string;
+    timezoneId?: string;
   } = {},
 ): Promise<AppPage> {
   const size = SIZES[opts.size ?? 'desktop'];
@@ -70,6 +73,8 @@ export async function openApp(
     isMobile: phone,
     deviceScaleFactor: opts.scale ?? (phone ? 2 : 1),
     serviceWorkers: opts.serviceWorkers ?? 'allow',
+    ...(opts.locale ? { locale: opts.locale } : {}),
+    ...(opts.timezoneId ? { timezoneId: opts.timezoneId } : {}),
   });
   await opts.setup?.(context);
   const page = await context.newPage();
@@ -100,13 +105,18 @@ export interface WebGateway {
   budget: number;
 }
 
-/** One real gateway (real CLI, mock Messages API) and one browser for a test file, stopped after it. */
-export function useWebGateway(): WebGateway {
+/**
+ * One real gateway (real CLI, mock Messages API) and one browser for a test file, stopped after it. `config`: the
+ * gateway's config for this mock (projects, steering, the agent's environment); by default only the agent.
+ */
+export function useWebGateway(
+  config: (mock: MockApi) => Record<string, unknown> = (mock) => ({ agent: agentConfig(mock.url, tempDir('chome')) }),
+): WebGateway {
   const rig = { budget: 20_000 } as WebGateway;
   beforeAll(async () => {
     const t0 = Date.now();
     rig.mock = await startMockApi();
-    rig.gw = await startInProcess({ agent: agentConfig(rig.mock.url, tempDir('chome')) });
+    rig.gw = await startInProcess(config(rig.mock));
     rig.browser = await launch();
     rig.budget = Math.min(60_000, Math.max(20_000, (Date.now() - t0) * 10));
   });
@@ -116,4 +126,26 @@ export function useWebGateway(): WebGateway {
     await rig.mock?.close();
   });
   return rig;
+}
+
+/** The four ways a scene is looked at: 390×844 (touch, 3× for a sharp screenshot) and 1280×800, light and dark. */
+export const LOOKS = [
+  { size: 'phone', dark: false },
+  { size: 'phone', dark: true },
+  { size: 'desktop', dark: false },
+  { size: 'desktop', dark: true },
+] as const;
+export type Look = (typeof LOOKS)[number];
+
+/** "phone-dark", for test and screenshot names. */
+export const lookName = (look: Look) => `${look.size}-${look.dark ? 'dark' : 'light'}`;
+
+/** Opens the app at a conversation as the look shows it. */
+export function openLook(
+  browser: Browser,
+  ep: { base: string; token: string },
+  look: Look,
+  conversation: string,
+): Promise<AppPage> {
+  return openApp(browser, ep, { size: look.size, dark: look.dark, conversation, scale: look.size === 'phone' ? 3 : 1 });
 }

@@ -99,7 +99,10 @@ export type MockReply =
       kind: 'tool';
       name: string;
       input: Record<string, unknown>;
+      /** Text written before the call; with chunks and totalMs it streams like [[slow:MS]]. */
       text?: string;
+      chunks?: number;
+      totalMs?: number;
       inputTokens?: number;
       usage?: MockUsage;
     }
@@ -298,7 +301,7 @@ async function streamReply(
   let index = 0;
   const text = reply.text;
   if (text) {
-    const scripted = reply.kind === 'text' && reply.totalMs;
+    const scripted = (reply.kind === 'text' || reply.kind === 'tool') && reply.totalMs;
     const parts = scripted || !latency ? undefined : pieces(text);
     if (parts) await pace(tokensOf(parts[0]!));
     start();
@@ -312,7 +315,7 @@ async function streamReply(
     } else {
       // [[slow:MS]] and scripted chunks keep their own pacing (after the first token, with a profile).
       if (scripted && latency) await pace(1);
-      const chunks = reply.kind === 'text' ? Math.max(1, reply.chunks ?? 1) : 1;
+      const chunks = reply.kind === 'text' || reply.kind === 'tool' ? Math.max(1, reply.chunks ?? 1) : 1;
       const size = Math.ceil(text.length / chunks);
       const delay = scripted ? reply.totalMs! / chunks : 0;
       for (let i = 0; i < text.length; i += size) {

@@ -1,5 +1,10 @@
-/** Small steps the web app's browser tests share: typing and sending, and where the timeline is scrolled. */
+/**
+ * Small steps the web app's browser tests share: typing and sending, where the timeline is scrolled, where the
+ * keyboard's focus is, a conversation whose agent edited files.
+ */
 import type { Locator, Page } from 'playwright-core';
+import { agentEdits } from '../projects/review/rig.js';
+import type { WebGateway } from '../support/browser-rig.js';
 
 export async function send(page: Page, text: string): Promise<void> {
   await page.getByTestId('input').fill(text);
@@ -48,4 +53,34 @@ type Styles = { getComputedStyle(el: unknown): { getPropertyValue(p: string): st
 /** A computed style of the element, as the browser gives it. */
 export function style(l: Locator, property: string): Promise<string> {
   return l.evaluate((el, p) => (globalThis as unknown as Styles).getComputedStyle(el).getPropertyValue(p), property);
+}
+
+/** The element that has the keyboard focus: its test id, or its tag. */
+export function focused(page: Page): Promise<string> {
+  return page.evaluate<string>(
+    `(() => { const e = document.activeElement;
+      return e ? (e.getAttribute('data-testid') || e.tagName.toLowerCase()) : ''; })()`,
+  );
+}
+
+/**
+ * A conversation in project `repo` (with worktrees) whose agent edited a.txt and b.txt and added src/parser.ts in
+ * its worktree (tests/projects/review/rig.ts agentEdits), titled when a title is given.
+ */
+export async function editedConversation(
+  rig: Pick<WebGateway, 'gw' | 'mock' | 'budget'>,
+  title?: string,
+): Promise<{ conv: string; wt: string }> {
+  const { gw, mock } = rig;
+  const made = await gw.api('POST', '/api/conversations', { project: 'repo' });
+  const conv = ((await made.json()) as { id: string }).id;
+  const worktreeOf = () => gw.gw.services.store.projects.get(`web:${conv}`, 'repo')!.worktree!;
+  agentEdits(mock, worktreeOf);
+  const w = gw.watch(conv);
+  await w.ready;
+  if (title) await gw.api('PATCH', `/api/conversations/${conv}`, { title });
+  const m = await gw.post(conv, 'Uppercase gamma, drop two, add a parser. tag:review-edit');
+  await w.waitReply(m.messageId, 'reply', Math.max(rig.budget, 60_000));
+  mock.setScript(undefined);
+  return { conv, wt: worktreeOf() };
 }
