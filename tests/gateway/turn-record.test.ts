@@ -30,6 +30,31 @@ describe('TurnRecord', () => {
     expect(v.steps[0]).not.toHaveProperty('final');
   });
 
+  it('marks the tools a stop the person asked for cut off, and only those', () => {
+    const r = new TurnRecord('web:c', 't5', ['m1']);
+    r.apply({ type: 'tool-use', id: 'tu1', name: 'Bash', input: { command: 'false' } }, noText);
+    r.apply({ type: 'tool-result', toolUseId: 'tu1', isError: true, excerpt: 'exit 1' }, noText);
+    r.apply({ type: 'tool-use', id: 'tu2', name: 'Bash', input: { command: 'sleep 30' } }, noText);
+    r.apply({ type: 'tool-use', id: 'tu3', name: 'Bash', input: { command: 'sleep 40' } }, noText);
+    r.stopping();
+    r.apply(
+      { type: 'tool-result', toolUseId: 'tu2', isError: true, excerpt: "The user doesn't want to proceed" },
+      noText,
+    );
+    r.end({ status: 'stopped' });
+    const tools = r.view().steps as ToolStep[];
+    expect(tools.map((t) => [t.status, t.stopped ?? false])).toEqual([
+      ['error', false],
+      ['error', true],
+      ['error', true],
+    ]);
+    // Without a stop asked for, a turn that ends stopped (an interrupt by the queue mode) marks nothing.
+    const other = new TurnRecord('web:c', 't6', ['m1']);
+    other.apply({ type: 'tool-use', id: 'tu1', name: 'Bash', input: { command: 'sleep 30' } }, noText);
+    other.end({ status: 'stopped' });
+    expect((other.view().steps[0] as ToolStep).stopped).toBeUndefined();
+  });
+
   it('on a stop keeps the half-streamed text, ends running tools and withdraws open requests', () => {
     const r = new TurnRecord('web:c', 't2', ['m1']);
     r.apply({ type: 'tool-use', id: 'tu1', name: 'Bash', input: { command: 'sleep 30' } }, noText);

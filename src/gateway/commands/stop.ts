@@ -32,6 +32,7 @@ export class Stopper {
     const turn = steps.running(conversationId);
     const running = turn ? describeTurn(turn, (id) => store.message(id)?.text) : undefined;
     const lane = conversations.lane(conversationId);
+    if (turn) steps.stopAsked(turn.id);
     const { interrupted, dropped } = await lane.stop('stopped by /stop', sentAt);
     lane.pump();
     const parts = [

@@ -75,6 +75,11 @@ export class StepLog {
     if (rec) this.publishSteps(rec, rec.answered(requestId, answer));
   }
 
+  /** The person asked to stop the turn (before its interrupt is sent): the tools it cuts off say so. */
+  stopAsked(turnId: string): void {
+    this.live.get(turnId)?.stopping();
+  }
+
   /** A notice about a turn: a re-run, a rate limit, a stop. */
   notice(turnId: string, code: NoticeCode, text: string): void {
     const rec = this.live.get(turnId);

@@ -40,6 +40,8 @@ export class TurnRecord {
   private partial = '';
   private readonly tools = new Map<string, Step & { kind: 'tool' }>();
   readonly permissions = new Map<string, PermissionStep>();
+  /** A stop was asked for: a tool that ends in error from now on was ended by it. */
+  private stopAsked = false;
 
   constructor(conversationId: string, turnId: string, inputIds: string[], now = Date.now()) {
     this.summary = {
@@ -101,6 +103,7 @@ export class TurnRecord {
     if (!step) return [];
     this.tools.delete(e.toolUseId);
     Object.assign(step, { status: e.isError ? 'error' : 'ok', endedAt: now }, boundedOutput(e.excerpt));
+    if (e.isError && this.stopAsked) step.stopped = true;
     return [step];
   }
 
@@ -149,6 +152,11 @@ export class TurnRecord {
     return [step];
   }
 
+  /** The person asked to stop the turn: the tools it cuts off are marked as stopped, not failed. */
+  stopping(): void {
+    this.stopAsked = true;
+  }
+
   notice(code: NoticeCode, text: string, now = Date.now()): Step[] {
     return [this.add({ kind: 'notice', code, text }, now)];
   }
@@ -162,6 +170,7 @@ export class TurnRecord {
       Object.assign(step, {
         status: 'error',
         endedAt: now,
+        ...(end.status === 'stopped' && this.stopAsked ? { stopped: true } : {}),
         output:
           step.output ??
           (end.status === 'stopped' ? 'Stopped before it finished.' : 'The turn ended before this tool finished.'),

@@ -62,6 +62,8 @@ export interface ToolStep extends StepBase {
   outputTruncated?: boolean;
   /** When the result came, epoch ms (duration = endedAt - at). */
   endedAt?: number;
+  /** A stop the person asked for ended it: its output is what the agent was told about the stop, not the tool's. */
+  stopped?: boolean;
 }
 
 /** A message the person sent mid-turn, at the point the agent took it in. */
