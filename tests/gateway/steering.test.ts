@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUNS_NEXT } from '../../src/gateway/lane/steer-landing.js';
 import { tempDir, waitUntil } from '../support/claude-rig.js';
 import { fakeSessionFactory } from '../support/fake-agent.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
@@ -65,8 +66,10 @@ describe('steering and queue modes (real CLI)', () => {
       expect(rb.data.messageIds).toEqual([b.messageId]);
       expect(rb.data.text).toBe('ok tag:rat2');
       const acks = w.of('ack', (d) => d.messageId === b.messageId);
-      expect(acks.map((e) => e.data.kind)).toEqual(['received', 'steered', 'queued']);
-      expect(acks[2]!.data.note).toBe('ran as the next turn');
+      // Handed over, then at once "runs next" (no tool boundary is coming while the model writes), then run.
+      expect(acks.map((e) => e.data.kind)).toEqual(['received', 'steered', 'queued', 'queued']);
+      expect(acks[2]!.data.note).toBe(RUNS_NEXT);
+      expect(acks[3]!.data.note).toBe('ran as the next turn');
       const history = (await (await gw.api('GET', '/api/conversations/rat1/messages')).json()) as any;
       const [ma, mb] = history.messages as Array<{
         id: string;

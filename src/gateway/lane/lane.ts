@@ -45,6 +45,7 @@ import { rerunInput } from './rerun.js';
 import { decideHandOver, decideStartFailure, type StartOutcome, turnInputs } from './start.js';
 import { type LaneEvent, type LaneState, mayStart, next, pendingStart } from './state.js';
 import { ranAsTurnReason, steerBlocker, type Ticket } from './steer.js';
+import { followLanding } from './steer-landing.js';
 import { droppedByStop, leftoversOf, sentBefore, splitByCutoff, staleInputs } from './stop.js';
 import { failureText, RESTART_FAILED_TEXT, RESTART_RERUN_TEXT, rerunText } from './texts.js';
 
@@ -430,14 +431,20 @@ export class Lane {
       return;
     }
     replies.ack(row, 'steered', row.text);
+    // Taken in at a tool boundary: the person is told when none is coming (it runs next), and when that changes.
+    const turnId = session.currentTurn()?.id ?? pendingStart(this.state)?.turnId;
+    const unfollow =
+      session.capabilities.steer === 'tool-boundary' && turnId ? followLanding(this.deps, row, turnId) : () => {};
     p.then(
       (r) => {
+        unfollow();
         this.log.debug({ messageId: row.id, outcome: r.outcome }, 'steer settled');
         if (r.outcome === 'ran-as-turn') this.ranAsTurn(row, r.turn, r.why);
         // A session whose steer outcome comes later than its turn's end (its agent runs elsewhere) is free now.
         else setImmediate(() => this.pump());
       },
       (err) => {
+        unfollow();
         this.log.info({ messageId: row.id, code: err?.code }, 'steer withdrawn before the agent took it in');
         store.inbox.untaken(row.id);
         // It may have been the last thing keeping the session busy: the lane puts it back in line, once
