@@ -94,6 +94,15 @@ export interface CommentsRequest {
   clientMessageId?: string;
 }
 
+/**
+ * POST /api/conversations/:id/changes/resolve-conflict → 202 SendResult: one message asks the agent to resolve the
+ * conflict a merge named in these files, with what the base changed in them.
+ */
+export interface ResolveConflictRequest {
+  files: string[];
+  clientMessageId?: string;
+}
+
 /** POST /api/conversations/:id/changes/commit */
 export interface CommitRequest {
   message: string;

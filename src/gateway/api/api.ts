@@ -240,6 +240,11 @@ export class GatewayApi {
     return this.send(key, PROPOSE_COMMIT_TEXT, clientMessageId);
   }
 
+  /** Asks the agent to resolve a merge's conflict in these files: a message from the page, like any other. */
+  async askToResolve(key: string, files: string[], clientMessageId?: string): Promise<AcceptResult> {
+    return this.send(key, await this.d.reviews.resolveText(conversationIdOf(WEB, key), files), clientMessageId);
+  }
+
   commit(key: string, message: string) {
     return this.d.reviews.commit(conversationIdOf(WEB, key), message, PAGE);
   }

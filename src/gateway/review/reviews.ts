@@ -16,6 +16,7 @@ import type { MergeResult, PullRequestResult, PushResult } from '../../projects/
 import type { Projects } from '../../projects/service.js';
 import type { EventBus } from '../bus.js';
 import type { Conversations } from '../conversations/conversations.js';
+import { resolveConflictText } from './resolve.js';
 import {
   commitSummary,
   discardSummary,
@@ -91,13 +92,20 @@ export class Reviews {
   async changes(conversationId: string): Promise<ChangesBody> {
     const review = this.of(conversationId);
     const changes = await review.changes();
+    const readOnly = !review.target.worktree;
     return {
       project: this.d.projects.peek(conversationId).name,
       changes,
-      readOnly: !review.target.worktree,
+      readOnly,
       busy: review.target.busy(),
       acting: this.d.actions.acting(review.target.dir) ?? null,
+      push: readOnly ? { unavailable: 'A project without worktrees is shown read-only.' } : await review.pushTarget(),
     };
+  }
+
+  /** The message that asks the agent to resolve a merge's conflict: the files, and what the base changed in them. */
+  async resolveText(conversationId: string, files: string[]): Promise<string> {
+    return resolveConflictText({ files, ...(await this.of(conversationId).baseChange(files)) });
   }
 
   /** The comments as one message for the agent, each quoting its lines from the file's diff as git shows it now. */

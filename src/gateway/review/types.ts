@@ -24,6 +24,8 @@ export interface ChangesBody {
   busy: boolean;
   /** The review action running on this tree now, if any. */
   acting: ReviewActionName | null;
+  /** Where a push of the branch goes, or why it cannot (no remote yet): the page says so instead of offering it. */
+  push: { remote: string } | { unavailable: string };
 }
 
 /** GET /api/conversations/:id/changes/pull-request: whether one can be opened (gh installed and logged in). */

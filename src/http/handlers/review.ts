@@ -6,6 +6,7 @@
  *   POST /api/conversations/:id/changes/propose-commit       {} -> 202 SendResult (asks the agent for a message)
  *   POST /api/conversations/:id/changes/commit               {message} -> CommitResult
  *   POST /api/conversations/:id/changes/merge                {} -> MergeResult (kind "conflict": stopped, named)
+ *   POST /api/conversations/:id/changes/resolve-conflict     {files, clientMessageId?} -> 202 SendResult
  *   POST /api/conversations/:id/changes/push                 {which?} -> PushResult
  *   GET  /api/conversations/:id/changes/pull-request         PullRequestAvailability
  *   POST /api/conversations/:id/changes/pull-request         {title?, body?, draft?} -> PullRequestResult
@@ -33,6 +34,7 @@ import type {
 
 const SECTIONS: readonly Section[] = ['committed', 'staged', 'unstaged', 'untracked'];
 const MAX_COMMENTS = 100;
+const MAX_CONFLICT_FILES = 200;
 const MAX_PATH = 4096;
 const SMALL_BODY = 64 * 1024;
 
@@ -88,6 +90,18 @@ async function comments(ctx: RouteContext) {
     throw bad(`"comments" must be a list of 1-${MAX_COMMENTS} comments.`);
   const cm = str(body.clientMessageId, 'clientMessageId', 200, true);
   return ok((await ctx.api.sendComments(id, list.map(comment), cm)) satisfies SendResult, 202);
+}
+
+/** Asks the agent to resolve a merge's conflict in the files the merge named (a message through intake). */
+async function resolveConflict(ctx: RouteContext) {
+  const id = known(ctx);
+  const body = await smallBody(ctx, ['files', 'clientMessageId']);
+  const list = body.files;
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_CONFLICT_FILES)
+    throw bad(`"files" must be a list of 1-${MAX_CONFLICT_FILES} paths: the files the merge named.`);
+  const files = list.map((f, i) => str(f, `files[${i}]`, MAX_PATH)!);
+  const cm = str(body.clientMessageId, 'clientMessageId', 200, true);
+  return ok((await ctx.api.askToResolve(id, files, cm)) satisfies SendResult, 202);
 }
 
 async function smallBody(ctx: RouteContext, allowed: string[]): Promise<Body> {
@@ -171,6 +185,7 @@ export const reviewRoutes: Route[] = [
       return ok((await ctx.api.merge(id)) satisfies MergeResult);
     },
   },
+  { method: 'POST', path: `${base}/resolve-conflict`, handler: resolveConflict },
   { method: 'POST', path: `${base}/push`, handler: push },
   {
     method: 'GET',

@@ -13,7 +13,7 @@ import { commit } from './commit.js';
 import { discard, discardPreview } from './discard.js';
 import { type MergeOptions, merge } from './merge.js';
 import { githubCli, openPullRequest, type PullRequestOptions } from './pull-request.js';
-import { push } from './push.js';
+import { push, remoteFor } from './push.js';
 import { baseBranchOf } from './repo.js';
 import type { GitRunner } from './run.js';
 import type {
@@ -28,6 +28,9 @@ import type {
   PushResult,
   ReviewLimits,
 } from './types.js';
+
+/** The base's change sent to the agent with a conflict: enough to see what it did, not a whole rewrite. */
+const BASE_CHANGE_BYTES = 64 * 1024;
 
 export type ReviewAction = 'commit' | 'merge' | 'push' | 'pull-request' | 'discard';
 
@@ -203,6 +206,33 @@ export class ConversationReview {
     return this.actions.act(this.target, 'discard', [this.target.dir], () =>
       discard(this.actions.run, this.target.dir, { confirm }),
     );
+  }
+
+  /** Where a push of the worktree's branch goes (its remote), or why it cannot go anywhere: the page says so. */
+  async pushTarget(): Promise<{ remote: string } | { unavailable: string }> {
+    try {
+      return { remote: await remoteFor(this.actions.run, this.target.dir, await this.branch()) };
+    } catch (err) {
+      if (isRudderError(err, 'REVIEW_NO_REMOTE') || isRudderError(err, 'REVIEW_NOT_ON_BRANCH'))
+        return { unavailable: err.message };
+      throw err;
+    }
+  }
+
+  /**
+   * What the base changed in these files since the worktree's branch left it (`git diff <branch>...<base>`), for
+   * the agent asked to resolve a merge's conflict; at most BASE_CHANGE_BYTES of it.
+   */
+  async baseChange(files: string[]): Promise<{ branch: string; base: string; diff: string; cut: boolean }> {
+    const [branch, base] = [await this.branch(), await this.base()];
+    const r = await this.actions.run.git(['diff', '--no-ext-diff', `${branch}...${base}`, '--', ...files], {
+      cwd: this.target.dir,
+      read: true,
+      maxBytes: BASE_CHANGE_BYTES,
+    });
+    if (r.code !== 0 && !r.truncated)
+      throw new RudderError('REVIEW_GIT_FAILED', `git diff ${branch}...${base}: ${r.stderr.trim()}`);
+    return { branch, base, diff: r.stdout, cut: r.truncated };
   }
 
   private async branch(): Promise<string> {
