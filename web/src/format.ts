@@ -20,8 +20,32 @@ export function ago(at: number, now = Date.now()): string {
   return d.toLocaleDateString(undefined, { day: 'numeric', month: 'short' });
 }
 
+/** A time of day in this device's zone and format ("21:35", "9:35 PM"): the one way the page writes one. */
 export function clock(at: number): string {
   return new Date(at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
+/** clock() for today, else the day too ("12 Mar, 21:35"). */
+export function moment(at: number, now = Date.now()): string {
+  if (new Date(at).toDateString() === new Date(now).toDateString()) return clock(at);
+  return new Date(at).toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+}
+
+const UTC_TIME = /\b([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))? UTC\b/g;
+const HALF_DAY = 12 * 3600_000;
+
+/**
+ * The gateway writes times in UTC ("held until 21:35 UTC", "last seen 21:35:04 UTC"): each is shown as clock()
+ * writes it, the moment of that time of day nearest to `near` (when the text was written).
+ */
+export function localTimes(text: string, near: number): string {
+  return text.replace(UTC_TIME, (_, h: string, m: string, s: string | undefined) => {
+    const d = new Date(near);
+    d.setUTCHours(Number(h), Number(m), Number(s ?? 0), 0);
+    if (d.getTime() - near > HALF_DAY) d.setUTCDate(d.getUTCDate() - 1);
+    else if (near - d.getTime() > HALF_DAY) d.setUTCDate(d.getUTCDate() + 1);
+    return clock(d.getTime());
+  });
 }
 
 /** "$0.0042" below a cent, "$1.25", "$1,234" (as the gateway's /status writes them). */

@@ -96,8 +96,13 @@ let highlighter: Promise<Highlighter> | undefined;
 const loadHighlighter = () => (highlighter ??= import('highlight.js/lib/common').then((m) => m.default));
 const MAX_HIGHLIGHT = 50_000;
 
-/** Highlights the code blocks under root (loading highlight.js the first time) and gives each a copy button. */
+/**
+ * Highlights the code blocks under root (loading highlight.js the first time) and gives each a copy button; a box
+ * that may scroll sideways (a code block, a table wider than the reply) is one Tab stop, so a keyboard scrolls it.
+ */
 export function enhanceCode(root: HTMLElement, opts: { highlight: boolean }): void {
+  for (const wrap of root.querySelectorAll<HTMLElement>('.table-wrap'))
+    if (wrap.scrollWidth > wrap.clientWidth && !wrap.hasAttribute('tabindex')) wrap.tabIndex = 0;
   for (const code of root.querySelectorAll<HTMLElement>('pre > code')) {
     const pre = code.parentElement!;
     if (!pre.parentElement?.classList.contains('code-block')) wrapBlock(pre, code);
@@ -176,6 +181,7 @@ export function splitLines(html: string): string[] {
 function wrapBlock(pre: HTMLElement, code: HTMLElement): void {
   const block = document.createElement('div');
   block.className = 'code-block';
+  pre.tabIndex = 0;
   const head = document.createElement('div');
   head.className = 'code-head';
   const lang = document.createElement('span');

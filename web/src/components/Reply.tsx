@@ -1,9 +1,12 @@
 /**
- * A reply (Markdown), or a notice from the gateway (plain text): a command's answer is a left-aligned
- * block (a table for "Key: value" lines, monospace for lists), a one-line notice a quiet line.
+ * A reply (Markdown), or a notice from the gateway: a command's answer is a left-aligned block (a
+ * table for "Key: value" lines, monospace for lists, its fenced blocks and tables drawn as the
+ * agent's Markdown is: a diff as a diff), a one-line notice a quiet line. Times the gateway wrote in
+ * UTC are shown in this device's zone and format.
  */
 import { memo } from 'preact/compat';
 import { useStore } from '../app-store.js';
+import { localTimes } from '../format.js';
 import { noticeBlocks } from '../notice-format.js';
 import type { Reply } from '../types.js';
 import { Markdown } from './Markdown.js';
@@ -29,6 +32,8 @@ function Blocks({ text }: { text: string }) {
           <pre class="notice-lines" data-testid="notice-lines" key={i}>
             {b.lines.join('\n')}
           </pre>
+        ) : b.kind === 'markdown' ? (
+          <Markdown text={b.text} key={i} />
         ) : (
           <p class="notice-text" key={i}>
             {b.text}
@@ -44,17 +49,18 @@ function NoticeView({ reply }: { reply: Reply }) {
     const m = s.conv?.messages.get(reply.messageIds[0] ?? '');
     return m?.state === 'command' ? m.text.trim().split(/\s+/)[0] : undefined;
   });
-  const block = command !== undefined || reply.text.includes('\n');
+  const text = localTimes(reply.text, reply.at);
+  const block = command !== undefined || text.includes('\n');
   if (!block)
     return (
       <div class="notice" data-testid="notice" data-id={reply.id}>
-        {reply.text}
+        {text}
       </div>
     );
   return (
     <div class="notice block" data-testid="notice" data-id={reply.id} data-command={command}>
       {command && <div class="notice-head">{command}</div>}
-      <Blocks text={reply.text} />
+      <Blocks text={text} />
     </div>
   );
 }
@@ -77,7 +83,9 @@ export const ReplyView = memo(function ReplyView({ reply }: { reply: Reply }) {
       .join('\u0000'),
   );
   if (reply.kind === 'notice') return <NoticeView reply={reply} />;
-  const text = heard ? withoutTranscripts(reply.text, heard.split('\u0000')) : reply.text;
+  const said = heard ? withoutTranscripts(reply.text, heard.split('\u0000')) : reply.text;
+  // The local model's answer starts with the gateway's line saying until when (in UTC).
+  const text = reply.fromFallback ? localTimes(said, reply.at) : said;
   return (
     <div class={`reply${reply.fromFallback ? ' fallback' : ''}`} data-testid="reply" data-id={reply.id}>
       {reply.fromFallback && <div class="fallback-label">Local model</div>}
