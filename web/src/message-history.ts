@@ -4,6 +4,7 @@
  * turns that took it, the replies that answer it), so a reload or another device tells the same
  * story; a time is shown where one is known (a history page carries no time for its acks).
  */
+import { localTimes } from './format.js';
 import type { ChatMessage } from './model.js';
 import type { Reply, TurnView } from './types.js';
 
@@ -16,11 +17,44 @@ export interface HistoryLine {
   at?: number;
 }
 
+/**
+ * A message handed to the running turn goes in at the agent's next step, or, when the gateway says none is coming
+ * (the agent only writes text: a queued ack after the steered one), it runs next, as a turn of its own.
+ */
+export function runsNext(m: ChatMessage): boolean {
+  if (m.state !== 'steering') return false;
+  const last = [...m.acks].reverse().find((a) => a.kind === 'steered' || a.kind === 'queued');
+  return last?.kind === 'queued';
+}
+
 /** The short word for where a message stands now (beside its status emoji). */
 export function stateWord(m: ChatMessage): string {
   if (m.unsent === 'offline') return 'Not sent yet';
   if (m.unsent === 'failed') return 'Not accepted';
+  if (runsNext(m)) return 'Runs next';
   return WORD[m.state] ?? m.state;
+}
+
+const WAITING_TEXT: Record<string, string> = {
+  sending: 'Sending…',
+  steering: '➡️ Handed to the running turn: the agent takes it in at its next step.',
+  queued: '⏳ Waits for the running turn.',
+  deferred: '⏳ Held; it runs later.',
+};
+
+const RUNS_NEXT_TEXT =
+  '⏭ Runs next: the agent is writing its answer, and takes it in when that ends (or at a tool call).';
+
+/** What a message still waiting says under it: where it waits and why, its times in this device's zone. */
+export function waitText(m: ChatMessage): string {
+  if (m.unsent === 'offline') return `📴 ${m.reason ?? 'Not sent yet.'}`;
+  if (m.unsent === 'failed') return `⚠️ Not sent: ${m.reason ?? 'the gateway refused it.'}`;
+  if (runsNext(m)) return RUNS_NEXT_TEXT;
+  const ack = [...m.acks].reverse().find((a) => a.kind === 'queued');
+  const note = ack?.note ?? m.reason;
+  if (note && (m.state === 'queued' || m.state === 'deferred'))
+    return `⏳ ${localTimes(note, ack?.at ?? m.receivedAt)}`;
+  return WAITING_TEXT[m.state] ?? m.state;
 }
 
 const WORD: Record<string, string> = {
@@ -40,7 +74,8 @@ const WORD: Record<string, string> = {
   command: 'Command',
 };
 
-const ACK_RANK: Record<string, number> = { queued: 1, steered: 3, stopped: 6 };
+/** Waiting and handed over can follow each other (a steer that runs next, then goes in at a tool): by time. */
+const ACK_RANK: Record<string, number> = { queued: 1, steered: 1, stopped: 6 };
 
 const ACK_TEXT: Record<string, string> = {
   queued: 'Waits in line behind the running turn',
@@ -78,14 +113,14 @@ export function messageHistory(m: ChatMessage, turns: Iterable<TurnView>, replie
     text: 'Received by the gateway',
     at: m.receivedAt,
   });
-  for (const a of m.acks) {
-    if (a.kind === 'received') continue;
+  m.acks.forEach((a, i) => {
+    if (a.kind === 'received') return;
     const text = ACK_TEXT[a.kind] ?? a.kind;
     const rank = ACK_RANK[a.kind] ?? 5;
     // A queued ack's note says where it waits; a steered one's repeats the message itself.
-    const note = a.kind === 'queued' ? a.note : undefined;
-    lines.push({ key: `ack:${a.kind}`, rank, emoji: a.emoji, text: note ? `${text} (${note})` : text, at: a.at });
-  }
+    const note = a.kind === 'queued' && a.note ? localTimes(a.note, a.at ?? m.receivedAt) : undefined;
+    lines.push({ key: `ack:${a.kind}:${i}`, rank, emoji: a.emoji, text: note ? `${text} (${note})` : text, at: a.at });
+  });
   for (const e of m.seen ?? [])
     lines.push({ key: `seen:${e.kind}:${e.at}`, rank: 2, emoji: '✏️', text: 'Edited while it waited', at: e.at });
 

@@ -49,9 +49,20 @@ export function emptyConversation(id: string): ConversationState {
 
 const FINAL: MessageState[] = ['answered', 'steered', 'merged', 'refused', 'failed', 'stopped', 'withdrawn', 'command'];
 
+/** An ack seen again (a replay) is kept once; the same kind again later (a steer's mark changing) is a new one. */
 function withAck(m: ChatMessage, ack: TimedAck): ChatMessage {
-  return m.acks.some((a) => a.kind === ack.kind) ? m : { ...m, acks: [...m.acks, ack] };
+  const seen = m.acks.some(
+    (a) => a.kind === ack.kind && (a.at === undefined || ack.at === undefined || a.at === ack.at),
+  );
+  return seen ? m : { ...m, acks: [...m.acks, ack] };
 }
+
+/**
+ * A queued ack does not take a message back into line once it runs, nor once it was handed to the running turn:
+ * then it says the message runs next, as a turn of its own (it can no longer be withdrawn).
+ */
+const staysPut = (m: ChatMessage) =>
+  m.state === 'running' || (m.state === 'steering' && m.acks.some((a) => a.kind === 'steered'));
 
 /** A history page (newest, or an older one): what it holds replaces what we had for the same ids. */
 export function mergePage(c: ConversationState, page: HistoryPage, newest: boolean): ConversationState {
@@ -204,7 +215,7 @@ export function applyEvent(
         let out = withAck(m, ack);
         if (kind === 'received') out = { ...out, receivedAt: at };
         const state = ACK_STATE[kind];
-        if (state && !FINAL.includes(m.state) && !(state === 'queued' && m.state === 'running'))
+        if (state && !FINAL.includes(m.state) && !(state === 'queued' && staysPut(m)))
           out = { ...out, state, reason: note ?? out.reason };
         else if (state === 'stopped') out = { ...out, state: 'stopped' };
         return out;

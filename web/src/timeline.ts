@@ -5,7 +5,7 @@
  * A message steered into a turn is drawn inside that turn, where the agent took it in.
  */
 import type { ChatMessage } from './model.js';
-import type { Connection, Reply, ReviewRecordView, TurnView } from './types.js';
+import type { Connection, PermissionStep, Reply, ReviewRecordView, Step, ToolStep, TurnView } from './types.js';
 
 export type Entry =
   | { kind: 'message'; key: string; at: number; message: ChatMessage }
@@ -76,6 +76,66 @@ export function buildTimeline(
   return { entries, waiting, running: runningTurn(turns) };
 }
 
+/**
+ * What a turn shows, in the order it happened: its steps (a permission request inside the tool call it asked
+ * about, before that tool's output), the notices the gateway sent while it ran among them, its reply, then the
+ * line that says how it ended (while it runs: the text still streaming, then what it does now), then what came
+ * after its end (a stop's notice).
+ */
+export type TurnItem =
+  | { kind: 'step'; key: string; step: Step; permission?: PermissionStep; cut: boolean }
+  | { kind: 'reply'; key: string; reply: Reply }
+  | { kind: 'streaming'; key: string }
+  | { kind: 'status'; key: string };
+
+/** Each permission request's tool call: the latest one before it with the same tool and input. */
+function permissionsInPlace(steps: Step[]): Map<number, PermissionStep> {
+  const placed = new Map<number, PermissionStep>();
+  for (const p of steps) {
+    if (p?.kind !== 'permission') continue;
+    for (let i = p.index - 1; i >= 0; i--) {
+      const s = steps[i];
+      if (s?.kind !== 'tool' || placed.has(i)) continue;
+      if (s.name === p.toolName && s.summary === p.summary) placed.set(i, p);
+      break;
+    }
+  }
+  return placed;
+}
+
+export function turnItems(turn: TurnView, replies: Reply[]): TurnItem[] {
+  const steps = turn.steps.filter((s): s is Step => !!s);
+  const inTool = permissionsInPlace(turn.steps);
+  const nested = new Set([...inTool.values()].map((p) => p.id));
+  const last = steps.at(-1)?.index;
+  const items: TurnItem[] = [];
+  // Notices sent while it ran go among its steps, by time; its replies and what came after its end go below.
+  const during = (r: Reply) => r.kind === 'notice' && (turn.endedAt === undefined || r.at <= turn.endedAt);
+  const notices = replies.filter(during);
+  for (const s of steps) {
+    while (notices.length && notices[0]!.at < s.at) {
+      const r = notices.shift()!;
+      items.push({ kind: 'reply', key: r.id, reply: r });
+    }
+    if (nested.has(s.id)) continue;
+    const permission = inTool.get(s.index);
+    items.push({
+      kind: 'step',
+      key: s.id,
+      step: s,
+      ...(permission ? { permission } : {}),
+      cut: turn.status === 'stopped' && s.index === last,
+    });
+  }
+  for (const r of notices) items.push({ kind: 'reply', key: r.id, reply: r });
+  const rest = replies.filter((r) => !during(r));
+  for (const r of rest) if (r.kind === 'reply') items.push({ kind: 'reply', key: r.id, reply: r });
+  if (turn.status === 'running') items.push({ kind: 'streaming', key: 'streaming' });
+  items.push({ kind: 'status', key: 'status' });
+  for (const r of rest) if (r.kind !== 'reply') items.push({ kind: 'reply', key: r.id, reply: r });
+  return items;
+}
+
 /** The newest running turn, if any. */
 export function runningTurn(turns: Map<string, TurnView>): TurnView | undefined {
   let running: TurnView | undefined;
@@ -97,10 +157,30 @@ export function currentStep(turn: TurnView, streaming = false): string {
 
 /** The turn's open permission request, if any: the conversation waits for the person. */
 export function waitsForYou(turns: Iterable<TurnView>): boolean {
-  for (const t of turns)
-    if (t.status === 'running' && t.steps.some((s) => s?.kind === 'permission' && s.status === 'open')) return true;
-  return false;
+  return openRequest(turns) !== undefined;
 }
+
+/** The newest open permission request of the running turns, if any. */
+export function openRequest(turns: Iterable<TurnView>): PermissionStep | undefined {
+  let open: PermissionStep | undefined;
+  for (const t of turns) {
+    if (t.status !== 'running') continue;
+    for (const s of t.steps)
+      if (s?.kind === 'permission' && s.status === 'open' && (!open || s.at >= open.at)) open = s;
+  }
+  return open;
+}
+
+/** The newest turn (running or ended), if any. */
+export function latestTurn(turns: Map<string, TurnView>): TurnView | undefined {
+  let latest: TurnView | undefined;
+  for (const t of turns.values()) if (!latest || t.startedAt >= latest.startedAt) latest = t;
+  return latest;
+}
+
+/** A tool step waiting for its permission request to be answered. */
+export const waitingForAnswer = (tool: ToolStep, permission: PermissionStep | undefined) =>
+  tool.status === 'running' && permission?.status === 'open';
 
 /** The page has lost the gateway: what it shows of a running turn may no longer be true. */
 export function outOfTouch(connection: Connection): boolean {

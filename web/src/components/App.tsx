@@ -1,6 +1,12 @@
-/** The layout: the conversation list (a drawer on a phone), and the open conversation or its Changes view. */
-import { useEffect, useState } from 'preact/hooks';
+/**
+ * The layout: a skip link to the message box, the conversation list (a drawer on a phone: a dialog
+ * that takes the focus and leaves the page behind it out of reach until it closes), and the open
+ * conversation or its Changes view, with the live regions a screen reader is told from.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { usePhone } from '../hooks.js';
 import { setDrawer, useStore } from '../state.js';
+import { Announcer } from './Announcer.js';
 import './App.css';
 import { Composer } from './Composer.js';
 import { ConnectionBanner } from './ConnectionBanner.js';
@@ -31,19 +37,71 @@ function ChangesSlot() {
   );
 }
 
+const FOCUSABLE = 'button:not([disabled]), select:not([disabled]), input:not([disabled]), a[href], [tabindex="0"]';
+
+/** The drawer as a phone's dialog: the focus goes in and stays in it; Escape closes it and the focus goes back. */
+function useDrawerDialog(drawer: { current: HTMLElement | null }, modal: boolean): void {
+  // What had the focus when it opened, taken while rendering: once the page behind is inert, it has lost it.
+  const opened = useRef<HTMLElement | null>(null);
+  if (modal && !opened.current) opened.current = document.activeElement as HTMLElement | null;
+  if (!modal) opened.current = null;
+  useEffect(() => {
+    const el = drawer.current;
+    if (!modal || !el) return;
+    const opener = opened.current;
+    const inside = () => [...el.querySelectorAll<HTMLElement>(FOCUSABLE)];
+    (el.querySelector<HTMLElement>('[aria-current="page"]') ?? inside()[0])?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') return setDrawer(false);
+      if (e.key !== 'Tab') return;
+      const all = inside();
+      const [first, last] = [all[0], all.at(-1)];
+      if (!first || !last) return;
+      if (e.shiftKey && document.activeElement === first) e.preventDefault(), last.focus();
+      else if (!e.shiftKey && document.activeElement === last) e.preventDefault(), first.focus();
+    };
+    addEventListener('keydown', onKey);
+    return () => {
+      removeEventListener('keydown', onKey);
+      // Closed with the focus in it (Escape, a conversation chosen): it goes back to what opened it.
+      if (el.contains(document.activeElement) || document.activeElement === document.body) opener?.focus();
+    };
+  }, [modal]);
+}
+
+/** Jumps over the conversation list to the message box (a button: a link would change the address's #c=…). */
+function SkipLink() {
+  return (
+    <button
+      type="button"
+      class="skip-link"
+      data-testid="skip-link"
+      onClick={() => document.getElementById('message-input')?.focus()}
+    >
+      Skip to the message box
+    </button>
+  );
+}
+
 export function App() {
   const drawerOpen = useStore((s) => s.drawerOpen);
   const changesOpen = useStore((s) => !!s.changes?.open);
   const toast = useStore((s) => s.toast);
-  useEffect(() => {
-    if (!drawerOpen) return;
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setDrawer(false);
-    addEventListener('keydown', onKey);
-    return () => removeEventListener('keydown', onKey);
-  }, [drawerOpen]);
+  const phone = usePhone();
+  const modal = phone && drawerOpen;
+  const drawer = useRef<HTMLElement>(null);
+  useDrawerDialog(drawer, modal);
   return (
     <div class={`app${drawerOpen ? ' drawer-open' : ''}`}>
-      <aside class="sidebar" id="sidebar" aria-label="Conversations" data-testid="drawer">
+      {!modal && <SkipLink />}
+      <aside
+        class="sidebar"
+        id="sidebar"
+        aria-label="Conversations"
+        data-testid="drawer"
+        ref={drawer}
+        {...(modal ? { role: 'dialog', 'aria-modal': 'true' } : {})}
+      >
         <ConversationList />
       </aside>
       <button
@@ -54,7 +112,7 @@ export function App() {
         tabIndex={-1}
         onClick={() => setDrawer(false)}
       />
-      <main class="main">
+      <main class="main" inert={modal}>
         <Header />
         <ConnectionBanner />
         {changesOpen ? (
@@ -66,6 +124,7 @@ export function App() {
             <Composer />
           </>
         )}
+        <Announcer />
       </main>
       {toast && (
         <div class="toast" role="alert" data-testid="toast">

@@ -5,6 +5,7 @@
  * cannot be reached, that its state is unknown. A message sent meanwhile waits on the device.
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { focusMessageBox, handsFocusBack } from '../focus.js';
 import { duration } from '../format.js';
 import { useNow } from '../hooks.js';
 import { send, setDraft, stop, useStore } from '../state.js';
@@ -22,6 +23,13 @@ function RunningLine() {
   const streaming = useStore((s) => !!running && !!s.conv?.streaming.get(running.id));
   const now = useNow(!!running && !unknown);
   const [stopping, setStopping] = useState(false);
+  /** Stop had the keyboard's focus: when it goes with the turn, the focus goes to the message box. */
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (running || !refocus.current) return;
+    refocus.current = false;
+    focusMessageBox();
+  }, [running]);
   if (!running) return null;
   if (unknown)
     return (
@@ -42,7 +50,8 @@ function RunningLine() {
         class="danger stop"
         data-testid="stop"
         disabled={stopping}
-        onClick={() => {
+        onClick={(e) => {
+          refocus.current = handsFocusBack(e.currentTarget);
           setStopping(true);
           void stop().finally(() => setStopping(false));
         }}
@@ -92,6 +101,7 @@ export function Composer() {
       <form class="composer" onSubmit={submit}>
         <textarea
           ref={input}
+          id="message-input"
           data-testid="input"
           aria-label="Message the agent"
           rows={1}

@@ -99,33 +99,32 @@ export function ConversationList() {
     <div class="convlist">
       <div class="convlist-head">
         <span class="brand">Rudder</span>
-        <div class="new">
-          <button
-            type="button"
-            class="primary"
-            data-testid="new-conversation"
-            onClick={() => void newConversation(projects ? chosen : undefined)}
-          >
-            New
-          </button>
-          {projects && projects.projects.length > 0 && (
-            <label class="picker">
-              <span>in</span>
-              <select
-                data-testid="project-picker"
-                aria-label="Project of a new conversation"
-                value={chosen}
-                onChange={(e) => setProject((e.target as HTMLSelectElement).value)}
-              >
-                {projects.projects.map((p) => (
-                  <option value={p.name} key={p.name}>
-                    {p.node ? `${p.name} (on ${p.node})` : p.name}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
-        </div>
+        <button
+          type="button"
+          class="primary"
+          data-testid="new-conversation"
+          onClick={() => void newConversation(projects ? chosen : undefined)}
+        >
+          New
+        </button>
+        {/* The project of a new conversation, on a line of its own: its whole name shows. */}
+        {projects && projects.projects.length > 0 && (
+          <label class="picker">
+            <span>New in</span>
+            <select
+              data-testid="project-picker"
+              aria-label="Project of a new conversation"
+              value={chosen}
+              onChange={(e) => setProject((e.target as HTMLSelectElement).value)}
+            >
+              {projects.projects.map((p) => (
+                <option value={p.name} key={p.name}>
+                  {p.node ? `${p.name} (on ${p.node})` : p.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
       </div>
       <Filter />
       <ul class="convs" data-testid="conversations">

@@ -1,13 +1,38 @@
 /**
  * The ⋯ menu of the open conversation: rename, move to another project (the /project command,
- * sent as any message is), archive, and notifications (NotifyMenu). It closes on Escape, on a tap
- * outside it, and when another conversation opens (the header keys it by the conversation, so it is
- * gone in the same paint that shows the other conversation's title).
+ * sent as any message is), archive, and notifications (NotifyMenu). It takes the focus when it
+ * opens (its first item), moves with the arrow keys, Home and End, and closes on Escape (the focus
+ * back on ⋯), on Tab, on a tap outside it, and when another conversation opens (the header keys it
+ * by the conversation, so it is gone in the same paint that shows the other conversation's title).
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { archive, moveToProject, useStore } from '../state.js';
 import type { ConversationItem } from '../types.js';
 import { NotifyMenu } from './NotifyMenu.js';
+
+const items = (menu: HTMLElement | null) => [
+  ...(menu?.querySelectorAll<HTMLElement>('[role^="menuitem"]:not(:disabled)') ?? []),
+];
+
+/** The arrow keys, Home and End move between the items; Tab leaves the menu and closes it. */
+function moveFocus(e: KeyboardEvent, menu: HTMLElement | null, close: () => void): void {
+  if (e.key === 'Tab') return close();
+  const all = items(menu);
+  const at = all.indexOf(document.activeElement as HTMLElement);
+  const to =
+    e.key === 'ArrowDown'
+      ? (at + 1) % all.length
+      : e.key === 'ArrowUp'
+        ? (at - 1 + all.length) % all.length
+        : e.key === 'Home'
+          ? 0
+          : e.key === 'End'
+            ? all.length - 1
+            : undefined;
+  if (to === undefined || !all.length) return;
+  e.preventDefault();
+  all[to]?.focus();
+}
 
 export function ConversationMenu({ id, item, onRename }: { id: string; item?: ConversationItem; onRename(): void }) {
   const projects = useStore((s) => s.projects?.projects);
@@ -15,11 +40,15 @@ export function ConversationMenu({ id, item, onRename }: { id: string; item?: Co
   const [moving, setMoving] = useState(false);
   const wrap = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
+  const menu = useRef<HTMLDivElement>(null);
   const close = () => {
     setOpen(false);
     setMoving(false);
   };
 
+  useLayoutEffect(() => {
+    if (open) items(menu.current)[0]?.focus();
+  }, [open]);
   // Attached before the menu is painted: an Escape or a tap right after it shows is not missed.
   useLayoutEffect(() => {
     if (!open) return;
@@ -59,7 +88,13 @@ export function ConversationMenu({ id, item, onRename }: { id: string; item?: Co
         ⋯
       </button>
       {open && (
-        <div class="menu" role="menu" data-testid="menu">
+        <div
+          class="menu"
+          role="menu"
+          data-testid="menu"
+          ref={menu}
+          onKeyDown={(e) => moveFocus(e, menu.current, close)}
+        >
           <button type="button" role="menuitem" data-testid="rename" onClick={act(onRename)}>
             Rename
           </button>

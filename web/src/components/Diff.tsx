@@ -8,6 +8,7 @@ import { type DiffLine, lineDiff, withContext } from '../diff.js';
 import type { ToolStep } from '../types.js';
 import './Diff.css';
 import { Reveal } from './Revealed.js';
+import { ScrollPre } from './ScrollPre.js';
 
 /** Lines shown before "Show all". */
 export const DIFF_PREVIEW_LINES = 24;
@@ -58,7 +59,7 @@ export function Diff({ step }: { step: ToolStep }) {
         const shown = part.slice(0, left);
         left -= shown.length;
         return (
-          <pre key={p}>
+          <ScrollPre key={p}>
             {shown.map((l, k) =>
               l === null ? (
                 <span class="gap" key={k}>
@@ -68,7 +69,7 @@ export function Diff({ step }: { step: ToolStep }) {
                 <Line key={k} l={l} whole={whole} />
               ),
             )}
-          </pre>
+          </ScrollPre>
         );
       })}
       <div class="diff-foot">

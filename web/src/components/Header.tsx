@@ -1,6 +1,7 @@
 /**
- * The open conversation's title bar: the drawer toggle (phone), the title with its project (and
- * branch), the Changes view's toggle, and the ⋯ menu.
+ * The open conversation's title bar: the drawer toggle (phone), the title with its project and
+ * branch (on a phone, on a line under the title), the Changes view's toggle with its name, and the
+ * ⋯ menu.
  */
 import { useState } from 'preact/hooks';
 import { rename, setDrawer, toggleChanges, useStore } from '../state.js';
@@ -57,18 +58,14 @@ export function Header() {
             {title}
           </h1>
           {(project || branch) && (
-            <span
-              class={`project${project ? '' : ' branch-only'}`}
-              data-testid="project-chip"
-              title={[project, branch].filter(Boolean).join(' · ')}
-            >
-              {project}
-              {branch && (
-                <span class="branch">
-                  {project ? ' · ' : ''}
-                  {branch}
+            <span class="project" data-testid="project-chip" title={[project, branch].filter(Boolean).join(' · ')}>
+              {project && <span class="name">{project}</span>}
+              {project && branch && (
+                <span class="sep" aria-hidden="true">
+                  {' · '}
                 </span>
               )}
+              {branch && <span class="branch">{branch}</span>}
             </span>
           )}
         </div>
@@ -79,8 +76,7 @@ export function Header() {
           class={`quiet changes-toggle${changesOpen ? ' on' : ''}`}
           data-testid="changes-toggle"
           aria-pressed={changesOpen}
-          aria-label="Changes: what the agent changed"
-          title="Changes"
+          title="What the agent changed"
           onClick={() => toggleChanges()}
         >
           <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">

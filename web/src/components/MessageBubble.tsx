@@ -1,9 +1,13 @@
 /**
  * A message the person sent: in the timeline with its status, or still waiting: in line (Edit,
- * Withdraw), or not yet accepted by the gateway (Retry, Edit, Delete).
+ * Withdraw), or not yet accepted by the gateway (Retry, Edit, Delete). Each button names the
+ * message it acts on; the keyboard's focus follows Edit into its box and back, and goes to the
+ * message box when Withdraw takes the message out of line.
  */
 import { memo } from 'preact/compat';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { firstWords, focusMessageBox, handsFocusBack } from '../focus.js';
+import { waitText } from '../message-history.js';
 import type { ChatMessage } from '../model.js';
 import { discard, edit, editUnsent, retry, withdraw } from '../state.js';
 import './MessageBubble.css';
@@ -48,32 +52,20 @@ export const MessageBubble = memo(function MessageBubble({ m }: { m: ChatMessage
   );
 });
 
-const WAITING_TEXT: Record<string, string> = {
-  sending: 'Sending…',
-  steering: '➡️ Handed to the running turn: the agent takes it in at its next step.',
-  queued: '⏳ Waits for the running turn.',
-  deferred: '⏳ Held; it runs later.',
-};
-
-function waitText(m: ChatMessage): string {
-  if (m.unsent === 'offline') return `📴 ${m.reason ?? 'Not sent yet.'}`;
-  if (m.unsent === 'failed') return `⚠️ Not sent: ${m.reason ?? 'the gateway refused it.'}`;
-  const note = [...m.acks].reverse().find((a) => a.kind === 'queued')?.note ?? m.reason;
-  if (note && (m.state === 'queued' || m.state === 'deferred')) return `⏳ ${note}`;
-  return WAITING_TEXT[m.state] ?? m.state;
-}
+/** A button's name with the message it acts on ("Withdraw “fix the tests”"). */
+const named = (action: string, m: ChatMessage) => `${action} “${firstWords(m.text)}”`;
 
 /** Retry, Edit (back into the input) and Delete for a message the gateway has not accepted. */
 function UnsentActions({ m }: { m: ChatMessage }) {
   return (
     <span class="wait-actions">
-      <button type="button" data-testid="retry" onClick={() => retry(m.id)}>
+      <button type="button" data-testid="retry" aria-label={named('Retry', m)} onClick={() => retry(m.id)}>
         Retry
       </button>
-      <button type="button" data-testid="edit-unsent" onClick={() => editUnsent(m.id)}>
+      <button type="button" data-testid="edit-unsent" aria-label={named('Edit', m)} onClick={() => editUnsent(m.id)}>
         Edit
       </button>
-      <button type="button" data-testid="delete-unsent" onClick={() => discard(m.id)}>
+      <button type="button" data-testid="delete-unsent" aria-label={named('Delete', m)} onClick={() => discard(m.id)}>
         Delete
       </button>
     </span>
@@ -83,13 +75,36 @@ function UnsentActions({ m }: { m: ChatMessage }) {
 export const QueuedMessage = memo(function QueuedMessage({ m }: { m: ChatMessage }) {
   const [draft, setDraft] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const box = useRef<HTMLTextAreaElement>(null);
+  /** The edit box closed: the focus goes back to Edit. */
+  const back = useRef(false);
   const canChange = (m.state === 'queued' || m.state === 'deferred') && !m.local;
+  const editing = draft !== undefined;
+  // Edit opens its box with the focus in it; closing it gives the focus back to Edit.
+  useEffect(() => {
+    if (editing) box.current?.focus();
+    else if (back.current) editButton.current?.focus();
+    back.current = false;
+  }, [editing]);
+  const close = () => {
+    back.current = true;
+    setDraft(undefined);
+  };
   const save = async (e: Event) => {
     e.preventDefault();
     if (!draft?.trim()) return;
     setBusy(true);
-    if (await edit(m.id, draft)) setDraft(undefined);
+    if (await edit(m.id, draft)) close();
     setBusy(false);
+  };
+  const takeBack = (e: Event) => {
+    const refocus = handsFocusBack(e.currentTarget as Element);
+    setBusy(true);
+    void withdraw(m.id).finally(() => {
+      setBusy(false);
+      if (refocus) focusMessageBox();
+    });
   };
   return (
     <div
@@ -110,10 +125,16 @@ export const QueuedMessage = memo(function QueuedMessage({ m }: { m: ChatMessage
             aria-label="Edit the waiting message"
             value={draft}
             rows={Math.min(8, draft.split('\n').length + 1)}
+            ref={box}
             onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
+            onKeyDown={(e) => {
+              if (e.key !== 'Escape') return;
+              e.stopPropagation();
+              close();
+            }}
           />
           <div class="row">
-            <button type="button" onClick={() => setDraft(undefined)}>
+            <button type="button" onClick={close}>
               Cancel
             </button>
             <button type="submit" class="primary" data-testid="edit-save" disabled={busy}>
@@ -131,18 +152,22 @@ export const QueuedMessage = memo(function QueuedMessage({ m }: { m: ChatMessage
         {canChange && draft === undefined && (
           <span class="wait-actions">
             {!m.voice && (
-              <button type="button" data-testid="edit" onClick={() => setDraft(m.text)}>
+              <button
+                type="button"
+                data-testid="edit"
+                ref={editButton}
+                aria-label={named('Edit', m)}
+                onClick={() => setDraft(m.text)}
+              >
                 Edit
               </button>
             )}
             <button
               type="button"
               data-testid="withdraw"
+              aria-label={named('Withdraw', m)}
               disabled={busy}
-              onClick={() => {
-                setBusy(true);
-                void withdraw(m.id).finally(() => setBusy(false));
-              }}
+              onClick={takeBack}
             >
               Withdraw
             </button>

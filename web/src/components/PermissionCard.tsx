@@ -5,8 +5,13 @@ import { inputText } from '../tool-input.js';
 import type { PermissionStep } from '../types.js';
 import './PermissionCard.css';
 import { Reveal, RevealedText, revealInvisible, revealNote } from './Revealed.js';
+import { ScrollPre } from './ScrollPre.js';
 
 const LABEL: Record<string, string> = { allow: 'Approve', deny: 'Deny' };
+const DONE: Record<string, string> = { allow: 'Approved', deny: 'Denied' };
+
+/** Who answered, as the person reads it: the page's owner is "you". */
+const answeredBy = (by: string) => (by === 'web:owner' ? 'you' : by);
 
 export function PermissionCard({
   step,
@@ -54,9 +59,9 @@ export function PermissionCard({
           {hidden}
         </div>
       )}
-      <pre class="what" data-testid="permission-input" data-hidden={revealed.changed ? 'true' : undefined}>
+      <ScrollPre class="what" data-testid="permission-input" data-hidden={revealed.changed ? 'true' : undefined}>
         <RevealedText revealed={revealed} />
-      </pre>
+      </ScrollPre>
       {step.inputCut && step.status === 'open' && (
         <div class="cut">
           ✂️ Part of this input is too long to show here, so it cannot be approved from this page. Deny it, or answer in
@@ -81,8 +86,8 @@ export function PermissionCard({
         </div>
       ) : step.status === 'answered' ? (
         <div class="result" data-testid="permission-result">
-          {step.answer?.optionId === 'deny' ? 'Denied' : `Answered: ${step.answer?.label ?? ''}`}
-          {step.answer?.by ? ` (by ${step.answer.by})` : ''}
+          {DONE[step.answer?.optionId ?? ''] ?? `Answered: ${step.answer?.label ?? ''}`}
+          {step.answer?.by ? ` by ${answeredBy(step.answer.by)}` : ''}
         </div>
       ) : (
         <div class="result dim" data-testid="permission-result">

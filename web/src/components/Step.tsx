@@ -3,9 +3,9 @@
  * permission request, a notice.
  */
 import { memo } from 'preact/compat';
-import { clock } from '../format.js';
+import { clock, localTimes } from '../format.js';
 import { useStore } from '../state.js';
-import type { Step } from '../types.js';
+import type { PermissionStep, Step } from '../types.js';
 import { Markdown } from './Markdown.js';
 import { MessageStatus } from './MessageStatus.js';
 import { PermissionCard } from './PermissionCard.js';
@@ -28,15 +28,20 @@ function SteerView({ messageId, text, at }: { messageId: string; text: string; a
   );
 }
 
-/** `cut`: the turn was stopped right after this step (its text is what had arrived). */
+/**
+ * `cut`: the turn was stopped right after this step (its text is what had arrived). `permission`: the request a
+ * tool call waited on, drawn in it.
+ */
 export const StepView = memo(function StepView({
   step,
   hideFinal,
   cut,
+  permission,
 }: {
   step: Step;
   hideFinal: boolean;
   cut?: boolean;
+  permission?: PermissionStep;
 }) {
   switch (step.kind) {
     case 'text':
@@ -48,7 +53,7 @@ export const StepView = memo(function StepView({
         </div>
       );
     case 'tool':
-      return <ToolView step={step} />;
+      return <ToolView step={step} permission={permission} />;
     case 'steer':
       return <SteerView messageId={step.messageId} text={step.text} at={step.at} />;
     case 'permission':
@@ -56,7 +61,7 @@ export const StepView = memo(function StepView({
     case 'notice':
       return (
         <div class={`step-notice ${step.code}`} data-testid="step-notice">
-          {step.text}
+          {localTimes(step.text, step.at)}
         </div>
       );
     default:

@@ -129,7 +129,16 @@ export function Timeline() {
   const fresh = leftAt === undefined ? 0 : Math.max(0, items - leftAt);
   return (
     <div class="timeline-wrap">
-      <div class="timeline" ref={scroller} onScroll={onScroll} data-testid="log">
+      {/* A log: what is added is read out (a reply once it is whole), not what changes in place. */}
+      <div
+        class="timeline"
+        ref={scroller}
+        onScroll={onScroll}
+        data-testid="log"
+        role="log"
+        aria-label="Conversation"
+        aria-relevant="additions"
+      >
         <div class="timeline-content" ref={content}>
           <div ref={top} />
           {more && (

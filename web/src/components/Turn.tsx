@@ -1,15 +1,16 @@
 /**
- * One turn as a timeline: its steps in order (text blocks, tool calls, steered messages,
- * permission requests, notices), the text still streaming, and the replies it gave. A running turn
- * says how long it has run and what it is doing now.
+ * One turn as a timeline, in the order it happened (timeline.ts turnItems): its steps (text blocks,
+ * tool calls with the permission requests they waited on, steered messages, notices), the text
+ * still streaming, the reply, then the line that says how it ended (a running turn: how long it has
+ * run and what it is doing now), then what came after its end.
  */
 import { type ComponentChild, Fragment } from 'preact';
 import { memo } from 'preact/compat';
 import { useState } from 'preact/hooks';
-import { count, duration, tokens, usd } from '../format.js';
+import { count, duration, localTimes, tokens, usd } from '../format.js';
 import { useNow } from '../hooks.js';
 import { useStore } from '../state.js';
-import { currentStep, outOfTouch } from '../timeline.js';
+import { currentStep, outOfTouch, turnItems } from '../timeline.js';
 import type { Reply, TurnUsage, TurnView } from '../types.js';
 import { Markdown } from './Markdown.js';
 import { ReplyView } from './Reply.js';
@@ -62,15 +63,16 @@ function Status({ turn }: { turn: TurnView }) {
   const now = useNow(running && !unknown);
   const tools = turn.steps.filter((s) => s?.kind === 'tool').length;
   const took = duration((turn.endedAt ?? now) - turn.startedAt);
+  // The status region (Announcer) says it: the line is not read out again each time it changes.
   if (unknown)
     return (
-      <div class="turn-status unknown" data-testid="turn-status" data-unknown="true">
+      <div class="turn-status unknown" data-testid="turn-status" data-unknown="true" aria-live="off">
         Was working · state unknown until the gateway is back
       </div>
     );
   if (running) {
     return (
-      <div class="turn-status running" data-testid="turn-status">
+      <div class="turn-status running" data-testid="turn-status" aria-live="off">
         <span class="pulse" aria-hidden="true" />
         Working · {took} · {currentStep(turn, streaming)}
       </div>
@@ -84,7 +86,7 @@ function Status({ turn }: { turn: TurnView }) {
   );
   if (!turn.usage)
     return (
-      <div class={`turn-status ${turn.status}`} data-testid="turn-status">
+      <div class={`turn-status ${turn.status}`} data-testid="turn-status" aria-live="off">
         {line}
       </div>
     );
@@ -95,7 +97,7 @@ function Status({ turn }: { turn: TurnView }) {
 function EndedWithUsage({ turn, usage, line }: { turn: TurnView; usage: TurnUsage; line: ComponentChild }) {
   const [open, setOpen] = useState(false);
   return (
-    <div class="turn-ended">
+    <div class="turn-ended" aria-live="off">
       <button
         type="button"
         class={`turn-status ${turn.status} with-usage`}
@@ -117,8 +119,9 @@ function EndedWithUsage({ turn, usage, line }: { turn: TurnView; usage: TurnUsag
 function Streaming({ turnId }: { turnId: string }) {
   const text = useStore((s) => s.conv?.streaming.get(turnId));
   if (!text) return null;
+  // Read once it is whole (the reply): not piece by piece as it arrives.
   return (
-    <div class="text-step streaming" data-testid="streaming">
+    <div class="text-step streaming" data-testid="streaming" aria-busy="true" aria-live="off">
       <Markdown text={text} highlight={false} />
     </div>
   );
@@ -133,29 +136,30 @@ export const Turn = memo(
     const hasReply = replies.some((r) => r.kind === 'reply');
     return (
       <section class={`turn ${turn.status}`} data-testid="turn" data-turn-id={turn.id} data-status={turn.status}>
-        <Status turn={turn} />
-        <div class="steps">
-          {turn.steps.map(
-            (s, i) =>
-              s && (
-                <StepView
-                  key={s.id}
-                  step={s}
-                  hideFinal={hasReply}
-                  cut={turn.status === 'stopped' && i === turn.steps.length - 1}
-                />
-              ),
-          )}
-          {turn.status === 'running' && <Streaming turnId={turn.id} />}
-        </div>
-        {turn.error && turn.status === 'failed' && (
-          <div class="turn-error" data-testid="turn-error">
-            {turn.error.message}
-          </div>
+        {turnItems(turn, replies).map((item) =>
+          item.kind === 'step' ? (
+            <StepView
+              key={item.key}
+              step={item.step}
+              hideFinal={hasReply}
+              cut={item.cut}
+              permission={item.permission}
+            />
+          ) : item.kind === 'reply' ? (
+            <ReplyView key={item.key} reply={item.reply} />
+          ) : item.kind === 'streaming' ? (
+            <Streaming key={item.key} turnId={turn.id} />
+          ) : (
+            <Fragment key={item.key}>
+              <Status turn={turn} />
+              {turn.error && turn.status === 'failed' && (
+                <div class="turn-error" data-testid="turn-error">
+                  {localTimes(turn.error.message, turn.endedAt ?? turn.startedAt)}
+                </div>
+              )}
+            </Fragment>
+          ),
         )}
-        {replies.map((r) => (
-          <ReplyView key={r.id} reply={r} />
-        ))}
       </section>
     );
   },
