@@ -13,12 +13,13 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MARKER_CLOSE, MARKER_OPEN } from '../../src/security/wrap.js';
-import { A_TXT, agentEdits, bareRemote, commitAll, projectRepo, statusLines, write } from '../projects/review/rig.js';
+import { A_TXT, bareRemote, commitAll, projectRepo, statusLines, write } from '../projects/review/rig.js';
 import { launch, openApp, shot } from '../support/browser-rig.js';
 import { tempDir } from '../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../support/gateway-rig.js';
 import { runGit } from '../support/git-rig.js';
 import { type MockApi, startMockApi } from '../support/mock-anthropic.js';
+import { editedConversation } from './chat-helpers.js';
 
 let mock: MockApi;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
@@ -46,18 +47,7 @@ afterAll(async () => {
 });
 
 /** A conversation whose agent edited a.txt and b.txt and added src/parser.ts in its worktree. */
-async function edited(): Promise<{ conv: string; wt: string }> {
-  const made = await gw.api('POST', '/api/conversations', { project: 'repo' });
-  const conv = ((await made.json()) as { id: string }).id;
-  const worktreeOf = () => gw.gw.services.store.projects.get(`web:${conv}`, 'repo')!.worktree!;
-  agentEdits(mock, worktreeOf);
-  const w = gw.watch(conv);
-  await w.ready;
-  const m = await gw.post(conv, 'Uppercase gamma, drop two, add a parser. tag:review-edit');
-  await w.waitReply(m.messageId, 'reply', budget);
-  mock.setScript(undefined);
-  return { conv, wt: worktreeOf() };
-}
+const edited = () => editedConversation({ gw, mock, budget });
 
 const file = (page: Page, p: string) => page.locator(`[data-testid="change-file"][data-path="${p}"]`);
 const lines = (page: Page, p: string) =>
@@ -100,9 +90,7 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
         await openChanges(page);
         expect(await page.getByTestId('changes-branch').textContent()).toBe(`rudder/web/${conv}`);
         expect(await page.getByTestId('changes-base').textContent()).toBe('main');
-        expect(await page.getByTestId('changes-counts').textContent()).toBe(
-          '0 ahead, 0 behind · 3 files changed · +2 −2',
-        );
+        expect(await page.getByTestId('changes-counts').textContent()).toBe('3 files not committed · +2 −2');
         const files = page.getByTestId('change-file');
         expect(
           await files.evaluateAll((els) =>
@@ -227,13 +215,17 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
     const committed = await outcome(page, 'commit');
     expect(committed).toMatchObject({ ok: 'yes' });
     expect(committed.text).toMatch(/^Committed 3 files \([0-9a-f]{7}\): Uppercase gamma, drop two, add a parser$/);
-    await expect.poll(() => page.getByTestId('changes-counts').textContent(), { timeout: budget }).toMatch(/^1 ahead/);
+    await expect
+      .poll(() => page.getByTestId('changes-counts').textContent(), { timeout: budget })
+      .toMatch(/^1 commit ahead of main/);
     expect(await page.getByTestId('committed').getByTestId('change-file').count()).toBe(3);
 
     // A conflicting change on the base: the merge stops, names the file, and leaves the base as it was.
     write(repo, 'a.txt', A_TXT.replace('gamma', 'gamma on main'));
     const baseHead = commitAll(repo, 'main edits gamma');
+    await page.getByTestId('changes-refresh').click();
     await page.getByTestId('merge').click();
+    await page.getByTestId('merge-yes').click();
     const conflict = await outcome(page, 'merge');
     expect(conflict.ok).toBe('no');
     expect(conflict.text).toContain('stopped on a conflict in this file; nothing was changed');
@@ -245,6 +237,7 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
 
     await expect.poll(() => page.getByTestId('merge').isEnabled(), { timeout: budget }).toBe(true);
     await page.getByTestId('merge').click();
+    await page.getByTestId('merge-yes').click();
     expect(await outcome(page, 'merge')).toMatchObject({
       ok: 'yes',
       text: 'Merged into main (fast-forward, 1 commit).',
@@ -252,7 +245,9 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
     expect(runGit(repo, 'log', '--format=%s', '-1')).toBe('Uppercase gamma, drop two, add a parser');
 
     await page.getByTestId('push').click();
-    expect((await outcome(page, 'push')).text).toContain(`rudder/web/${conv} on origin (${bare}) is there now`);
+    expect((await outcome(page, 'push')).text).toMatch(
+      new RegExp(`^Pushed rudder/web/${conv} to origin \\([0-9a-f]{7}\\)\\.$`),
+    );
     expect(runGit(bare, 'log', '--format=%s', '-1', `rudder/web/${conv}`)).toBe(
       'Uppercase gamma, drop two, add a parser',
     );

@@ -28,6 +28,7 @@ import type {
   PushSubscribed,
   PushSubscribeRequest,
   PushTestResult,
+  ResolveConflictRequest,
   Section,
   SpeechInfo,
   StopBody,
@@ -295,6 +296,14 @@ export class Api {
 
   proposeCommit(id: string): Promise<SendResult> {
     return this.request('POST', `/api/conversations/${enc(id)}/changes/propose-commit`, {});
+  }
+
+  /** Asks the agent to resolve the conflict a merge stopped on (one message, through intake like any other). */
+  askToResolve(id: string, files: string[], clientMessageId: string): Promise<SendResult> {
+    const body: ResolveConflictRequest = { files, clientMessageId };
+    return this.request('POST', `/api/conversations/${enc(id)}/changes/resolve-conflict`, body, {
+      timeoutMs: ACTION_TIMEOUT_MS,
+    });
   }
 
   commit(id: string, message: string): Promise<CommitResult> {

@@ -17,11 +17,22 @@ export type PageAction =
   | 'commit'
   | 'propose'
   | 'merge'
+  | 'resolve'
   | 'push'
   | 'push-base'
   | 'pull-request'
   | 'discard'
   | 'comments';
+
+/** What the last action came to; it shows by its action until the changes are no longer those it saw. */
+export interface Outcome {
+  action: PageAction;
+  ok: boolean;
+  text: string;
+  files?: string[];
+  /** The changes as the first reload after the action found them: a later reload that finds others drops it. */
+  seen?: string;
+}
 
 export interface ChangesState {
   id: string;
@@ -36,7 +47,9 @@ export interface ChangesState {
   /** The action this page runs now. */
   acting?: PageAction;
   /** What the last action came to. */
-  outcome?: { action: PageAction; ok: boolean; text: string; files?: string[] };
+  outcome?: Outcome;
+  /** The merge's confirmation is open. */
+  confirmMerge?: boolean;
   pr?: PullRequestAvailability;
   /** The discard's confirmation, open: the files it would remove and its token. */
   discard?: DiscardPreview;
@@ -45,3 +58,38 @@ export interface ChangesState {
 }
 
 export const fileKey = (f: Pick<FileChange, 'section' | 'path'>) => `${f.section}:${f.path}`;
+
+/** The changes in one string: when it differs, what an outcome said is no longer current. */
+export function fingerprint(body: ChangesBody): string {
+  const set = body.changes;
+  const files = Object.values(set.sections).flatMap((s) =>
+    s.files.map((f) => `${f.section}:${f.path}:${f.added}:${f.deleted}`),
+  );
+  return JSON.stringify([set.base?.ahead, set.base?.behind, files]);
+}
+
+const UNCOMMITTED = ['staged', 'unstaged', 'untracked'] as const;
+
+/** How many files are not committed yet (staged, not staged, new). */
+export function uncommittedFiles(body: ChangesBody): number {
+  const s = body.changes.sections;
+  return UNCOMMITTED.reduce((n, k) => n + s[k].files.length + s[k].omitted, 0);
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** The summary under the branch: what is committed, behind, not committed (the +/− counts follow it). */
+export function countsText(body: ChangesBody): string {
+  const set = body.changes;
+  const t = set.totals;
+  const base = set.base;
+  const open = uncommittedFiles(body);
+  const where = [
+    base?.ahead ? `${plural(base.ahead, 'commit')} ahead of ${base.name}` : '',
+    base?.behind ? `${base.behind} behind` : '',
+    open ? `${plural(open, 'file')} not committed` : '',
+  ].filter(Boolean);
+  // Everything uncommitted: the file count is said once.
+  const files = open === t.files ? '' : `${plural(t.files, 'file')} changed`;
+  return [where.join(', '), files].filter(Boolean).join(' · ') || (base ? `even with ${base.name}` : 'no changes');
+}

@@ -1,13 +1,23 @@
 /**
  * The Changes view's data and what it does: the open conversation's changes (its worktree against
  * the base), whole diffs of collapsed files fetched on tap, line comments written and sent as one
- * message, and the actions (commit, ask the agent for a message, merge, push, pull request,
- * discard after a confirmation). It reloads when a turn of the conversation ends or an action is
- * recorded. State lives in the one store (app-store.ts); every call goes through the one client.
+ * message, and the actions (commit, ask the agent for a message, merge after a confirmation, ask
+ * the agent to resolve a merge's conflict, push, pull request, discard after a confirmation). It
+ * reloads when a turn of the conversation ends or an action is recorded. What the last action came
+ * to stays until a reload finds other changes than it saw. State lives in the one store
+ * (app-store.ts); every call goes through the one client.
  */
 import { api, failed, getState, set } from './app-store.js';
-import { type ChangesState, type DraftComment, fileKey, type PageAction } from './review-model.js';
-import type { FileChange, MergeResult, StreamEvent } from './types.js';
+import { newClientMessageId } from './device.js';
+import {
+  type ChangesState,
+  type DraftComment,
+  fileKey,
+  fingerprint,
+  type Outcome,
+  type PageAction,
+} from './review-model.js';
+import type { FileChange, MergeResult, PushResult, StreamEvent } from './types.js';
 
 export { type ChangesState, type DraftComment, fileKey, type PageAction } from './review-model.js';
 
@@ -25,7 +35,7 @@ export function toggleChanges(open = !current()?.open): void {
   const id = getState().currentId;
   if (!id) return;
   const had = current();
-  if (!open) return change({ open: false, discard: undefined });
+  if (!open) return change({ open: false, discard: undefined, confirmMerge: undefined });
   set({ changes: had?.id === id ? { ...had, open: true } : { id, open: true, loading: true, full: {}, comments: [] } });
   void refreshChanges();
   if (!current()?.pr) void checkPullRequest(id);
@@ -56,7 +66,13 @@ export async function refreshChanges(): Promise<void> {
         full[key] = before[key]!;
         again.push(f);
       }
-    change({ body, error: undefined, loading: false, full });
+    change({
+      body,
+      error: undefined,
+      loading: false,
+      full,
+      outcome: stillCurrent(current()!.outcome, fingerprint(body)),
+    });
     for (const f of again) void loadFull(f, true);
   } catch (err) {
     if (n !== seq || current()?.id !== c.id) return;
@@ -64,6 +80,13 @@ export async function refreshChanges(): Promise<void> {
     if (e.code === 'ERROR' || e.code === 'INTERNAL_ERROR') failed(err);
     change({ error: e, loading: false });
   }
+}
+
+/** An outcome stays while the changes are those the first reload after its action found; then it is old news. */
+function stillCurrent(o: Outcome | undefined, now: string): Outcome | undefined {
+  if (!o) return undefined;
+  if (o.seen === undefined) return { ...o, seen: now };
+  return o.seen === now ? o : undefined;
 }
 
 let followTimer: ReturnType<typeof setTimeout> | undefined;
@@ -111,28 +134,44 @@ export function removeComment(key: string): void {
   if (s) change({ comments: s.comments.filter((c) => c.key !== key) });
 }
 
-/** Runs one action, showing it as running, then what it came to; the view reloads after. */
-async function run(action: PageAction, fn: (id: string) => Promise<{ ok: boolean; text: string; files?: string[] }>) {
+/** Runs one action, showing it as running, then what it came to; the view reloads after. Resolves to whether it did. */
+async function run(
+  action: PageAction,
+  fn: (id: string) => Promise<{ ok: boolean; text: string; files?: string[] }>,
+): Promise<boolean> {
   const c = current();
-  if (!c || c.acting) return;
-  change({ acting: action, outcome: undefined });
+  if (!c || c.acting) return false;
+  change({ acting: action, outcome: undefined, confirmMerge: undefined });
+  let outcome: Outcome;
   try {
-    const outcome = await fn(c.id);
-    change({ acting: undefined, outcome: { action, ...outcome } });
+    outcome = { action, ...(await fn(c.id)) };
   } catch (err) {
-    change({ acting: undefined, outcome: { action, ok: false, text: errorOf(err).message } });
+    outcome = { action, ok: false, text: errorOf(err).message };
   }
-  void refreshChanges();
+  // The outcome is shown with the changes as they are after it: a later reload that finds others drops it. A
+  // reload that started before is older news than this one (its answer is dropped).
+  seq++;
+  const after = await api()
+    .changes(c.id)
+    .catch(() => undefined);
+  if (current()?.id !== c.id) return outcome.ok;
+  change({
+    acting: undefined,
+    outcome: after ? { ...outcome, seen: fingerprint(after) } : outcome,
+    ...(after ? { body: after, error: undefined } : {}),
+  });
+  await refreshChanges();
+  return outcome.ok;
 }
 
 const DISPOSITION: Record<string, string> = {
-  turn: 'The agent has them now.',
+  turn: 'The agent has it now.',
   steered: 'Handed to the running turn.',
-  queued: 'They wait for the running turn to end.',
+  queued: 'It waits for the running turn to end.',
   merged: 'Merged with the messages waiting.',
 };
 
-export function sendComments(): Promise<void> {
+export function sendComments(): Promise<boolean> {
   return run('comments', async (id) => {
     const comments = current()!.comments.map(({ key: _, ...c }) => c);
     const r = await api().sendComments(id, comments, `web-review-${crypto.randomUUID()}`);
@@ -145,7 +184,7 @@ export function sendComments(): Promise<void> {
   });
 }
 
-export function proposeCommit(): Promise<void> {
+export function proposeCommit(): Promise<boolean> {
   return run('propose', async (id) => {
     const r = await api().proposeCommit(id);
     change({ proposal: r.messageId });
@@ -153,7 +192,8 @@ export function proposeCommit(): Promise<void> {
   });
 }
 
-export function commit(message: string): Promise<void> {
+/** Resolves to whether it committed: a refused commit keeps the message the person wrote. */
+export function commit(message: string): Promise<boolean> {
   return run('commit', async (id) => {
     const r = await api().commit(id, message);
     return {
@@ -169,7 +209,7 @@ function mergeText(r: MergeResult): { ok: boolean; text: string; files?: string[
       ok: false,
       text:
         `The merge into ${r.base} stopped on a conflict in ${r.files.length === 1 ? 'this file' : 'these files'}; ` +
-        `nothing was changed. Ask the agent to merge ${r.base} into its branch and resolve it, then merge again.`,
+        `nothing was changed. The agent can merge ${r.base} into its branch and resolve it; then merge again.`,
       files: r.files,
     };
   if (r.kind === 'up-to-date') return { ok: true, text: `${r.base} already has everything on this branch.` };
@@ -177,19 +217,49 @@ function mergeText(r: MergeResult): { ok: boolean; text: string; files?: string[
   return { ok: true, text: `Merged into ${r.base} (${how}, ${r.commits} commit${r.commits === 1 ? '' : 's'}).` };
 }
 
-export function merge(): Promise<void> {
+/** The merge's confirmation: it names the base and the commits before anything runs. */
+export function askMerge(): void {
+  change({ confirmMerge: true, discard: undefined });
+}
+
+export function cancelMerge(): void {
+  change({ confirmMerge: undefined });
+}
+
+export function merge(): Promise<boolean> {
   return run('merge', async (id) => mergeText(await api().merge(id)));
 }
 
-export function push(which: 'branch' | 'base' = 'branch'): Promise<void> {
-  return run(which === 'base' ? 'push-base' : 'push', async (id) => {
-    const r = await api().push(id, which);
-    const what = r.kind === 'up-to-date' ? 'was already there' : r.kind === 'created' ? 'is there now' : 'updated';
-    return { ok: true, text: `${r.branch} on ${r.remote} (${r.url}) ${what}: ${r.head.slice(0, 7)}.` };
+/** One message asks the agent to resolve the conflict: the files and what the base changed in them (the gateway's). */
+export function askToResolve(files: string[], base: string): Promise<boolean> {
+  return run('resolve', async (id) => {
+    const r = await api().askToResolve(id, files, newClientMessageId());
+    return {
+      ok: r.disposition !== 'refused',
+      text:
+        `Asked the agent to merge ${base} into its branch and resolve the conflict ` +
+        `(${DISPOSITION[r.disposition] ?? r.disposition}). Merge again when it says it is done.`,
+    };
   });
 }
 
-export function openPullRequest(): Promise<void> {
+/** The remote by its name: its URL can be a long path on disk or carry a host's details. */
+function pushText(r: PushResult): string {
+  const head = r.head.slice(0, 7);
+  if (r.kind === 'up-to-date') return `${r.branch} was already on ${r.remote} (${head}).`;
+  return r.kind === 'created'
+    ? `Pushed ${r.branch} to ${r.remote} (${head}).`
+    : `Updated ${r.branch} on ${r.remote} to ${head}.`;
+}
+
+export function push(which: 'branch' | 'base' = 'branch'): Promise<boolean> {
+  return run(which === 'base' ? 'push-base' : 'push', async (id) => ({
+    ok: true,
+    text: pushText(await api().push(id, which)),
+  }));
+}
+
+export function openPullRequest(): Promise<boolean> {
   return run('pull-request', async (id) => {
     const r = await api().openPullRequest(id, {});
     return r.opened ? { ok: true, text: `Pull request opened: ${r.url}` } : { ok: false, text: r.message };
@@ -201,7 +271,7 @@ export async function askDiscard(): Promise<void> {
   const c = current();
   if (!c) return;
   try {
-    change({ discard: await api().discardPreview(c.id) });
+    change({ discard: await api().discardPreview(c.id), confirmMerge: undefined });
   } catch (err) {
     change({ outcome: { action: 'discard', ok: false, text: errorOf(err).message } });
   }
@@ -211,9 +281,9 @@ export function cancelDiscard(): void {
   change({ discard: undefined });
 }
 
-export function confirmDiscard(): Promise<void> {
+export function confirmDiscard(): Promise<boolean> {
   const preview = current()?.discard;
-  if (!preview) return Promise.resolve();
+  if (!preview) return Promise.resolve(false);
   return run('discard', async (id) => {
     change({ discard: undefined });
     const r = await api().discard(id, preview.token);

@@ -23,6 +23,7 @@ export type {
   PermissionStep,
   ProjectItem as Project,
   PullRequestAvailability,
+  PushResult,
   ReviewActionName,
   ReviewRecordView,
   Section,

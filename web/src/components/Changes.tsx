@@ -6,9 +6,11 @@
  * the actions below. It reloads when a turn ends there.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { moment } from '../format.js';
 import { type DraftComment, fileKey, refreshChanges, sendComments, toggleChanges } from '../review.js';
+import { countsText } from '../review-model.js';
 import { useStore } from '../state.js';
-import type { ChangesBody, FileChange, Section } from '../types.js';
+import type { ChangesBody, FileChange, ReviewRecordView, Section } from '../types.js';
 import { Badge, ChangeFile, Counts, FileName } from './ChangeFile.js';
 import './Changes.css';
 import { ReviewActions } from './ReviewActions.js';
@@ -43,9 +45,13 @@ function Summary({ body }: { body: ChangesBody }) {
         )}
       </div>
       <div class="dim" data-testid="changes-counts">
-        {set.base && `${set.base.ahead} ahead, ${set.base.behind} behind · `}
-        {t.files} file{t.files === 1 ? '' : 's'} changed · <span class="plus">+{t.added}</span>{' '}
-        <span class="minus">−{t.deleted}</span>
+        {countsText(body)}
+        {t.files > 0 && (
+          <>
+            {' · '}
+            <span class="plus">+{t.added}</span> <span class="minus">−{t.deleted}</span>
+          </>
+        )}
       </div>
       {body.readOnly && <p class="note">Read-only: the project's working tree against its last commit.</p>}
     </div>
@@ -122,6 +128,20 @@ function CommentTray({ comments }: { comments: DraftComment[] }) {
   );
 }
 
+const NO_REVIEWS = new Map<number, ReviewRecordView>();
+
+/** Nothing to show: after a merge, that it was merged and nothing is new since; else that nothing changed yet. */
+function NoChanges() {
+  const reviews = useStore((s) => s.conv?.reviews ?? NO_REVIEWS);
+  const last = [...reviews.values()].filter((r) => r.action === 'merge' && r.ok).sort((a, b) => b.at - a.at)[0];
+  const base = last?.result && 'base' in last.result ? last.result.base : undefined;
+  return (
+    <p class="dim" data-testid="no-changes">
+      {last && base ? `Merged into ${base} at ${moment(last.at)}; nothing new since.` : 'No changes yet.'}
+    </p>
+  );
+}
+
 export function Changes() {
   const c = useStore((s) => s.changes);
   const wide = useWide();
@@ -189,11 +209,7 @@ export function Changes() {
           {body && set && (
             <>
               <Summary body={body} />
-              {set.totals.files === 0 && (
-                <p class="dim" data-testid="no-changes">
-                  No changes yet.
-                </p>
-              )}
+              {set.totals.files === 0 && <NoChanges />}
               <FileIndex files={[...(committed?.files ?? []), ...uncommitted]} />
               {committed && (
                 <Group

@@ -4,9 +4,12 @@
  * (a file holding hidden characters is shown plain, each one revealed). A tap on a line selects it;
  * a tap on another line of the same side makes a range; the form under it adds a comment. A long
  * diff shows its first lines until "Show all" is tapped. Unified lines keep their layout and
- * scroll sideways inside their box; split lines wrap.
+ * scroll sideways inside their box; split lines wrap. A phone shows one column of line numbers (the
+ * new side's, the old side's for a removed line). For a keyboard a diff is one Tab stop, the arrow
+ * keys move between its lines; each line says whether it was added or removed.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { usePhone } from '../hooks.js';
 import { highlightLines } from '../render.js';
 import { addComment, type DraftComment, removeComment } from '../review.js';
 import type { FileChange } from '../types.js';
@@ -68,13 +71,35 @@ function Code({ row, html }: { row: DiffRow; html: string | undefined }) {
 
 const kindOf = (r: DiffRow) => (r.type === '+' ? 'add' : r.type === '-' ? 'del' : 'ctx');
 
-/** A line is a button: a tap, a click, Enter or Space picks it for a comment. */
-const pressable = (onPick: () => void) => ({
+/** What a screen reader hears first: added or removed, and the line's number on its side. */
+function spoken(r: DiffRow): string {
+  const { line } = sideOf(r);
+  return `${r.type === '+' ? 'Added line' : r.type === '-' ? 'Removed line' : 'Line'} ${line}: `;
+}
+
+const LINE = '[data-testid="diff-line"]';
+
+/** The arrow keys, Home and End move the focus between a diff's lines (the diff is one Tab stop). */
+function moveAmongLines(e: KeyboardEvent): void {
+  const here = (e.target as HTMLElement).closest<HTMLElement>(LINE);
+  const box = here?.closest('.diff-lines');
+  if (!here || !box) return;
+  const all = [...box.querySelectorAll<HTMLElement>(LINE)];
+  const at = all.indexOf(here);
+  const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: all.length - 1 }[e.key];
+  if (to === undefined) return;
+  e.preventDefault();
+  all[Math.max(0, Math.min(all.length - 1, to))]?.focus();
+}
+
+/** A line is a button: a tap, a click, Enter or Space picks it for a comment; one line of a diff is a Tab stop. */
+const pressable = (onPick: () => void, key: string, tabStop: string, onFocus: (key: string) => void) => ({
   role: 'button' as const,
-  tabIndex: 0,
+  tabIndex: key === tabStop ? 0 : -1,
   onClick: onPick,
+  onFocus: () => onFocus(key),
   onKeyDown: (e: KeyboardEvent) => {
-    if (e.key !== 'Enter' && e.key !== ' ') return;
+    if (e.key !== 'Enter' && e.key !== ' ') return moveAmongLines(e);
     e.preventDefault();
     onPick();
   },
@@ -163,6 +188,9 @@ export function DiffLines(props: { file: FileChange; diff: string; split: boolea
     setText('');
   };
   const [hl, setHl] = useState<Highlighted | undefined>();
+  const phone = usePhone();
+  /** The line that is the diff's Tab stop: the last one focused (the first line until then). */
+  const [focusedKey, setTabStop] = useState<string | undefined>();
 
   useEffect(() => {
     setHl(undefined);
@@ -205,6 +233,13 @@ export function DiffLines(props: { file: FileChange; diff: string; split: boolea
   };
 
   const shown: Row[] = all ? rows : rows.filter((r) => r.kind === 'hunk' || r.index < PREVIEW_ROWS);
+  const pairs = split ? splitRows(shown) : [];
+  const keys = split
+    ? pairs.flatMap((p) =>
+        p.kind === 'pair' ? [p.left && `${p.left.index}:0`, p.right && `${p.right.index}:1`].filter(Boolean) : [],
+      )
+    : lineRows(shown).map((r) => `${r.index}:u`);
+  const tabStop = focusedKey && keys.includes(focusedKey) ? focusedKey : (keys[0] ?? '');
   const line = (r: DiffRow) => (
     <div key={r.index}>
       <div
@@ -213,11 +248,18 @@ export function DiffLines(props: { file: FileChange; diff: string; split: boolea
         data-old={r.old ?? ''}
         data-new={r.new ?? ''}
         data-type={kindOf(r)}
-        {...pressable(() => pick(r))}
+        {...pressable(() => pick(r), `${r.index}:u`, tabStop, setTabStop)}
       >
+        <span class="sr-only">{spoken(r)}</span>
         <span class="ln" aria-hidden="true">
-          <span>{r.old ?? ''}</span>
-          <span>{r.new ?? ''}</span>
+          {phone ? (
+            <span>{sideOf(r).line}</span>
+          ) : (
+            <>
+              <span>{r.old ?? ''}</span>
+              <span>{r.new ?? ''}</span>
+            </>
+          )}
         </span>
         <Code row={r} html={hl?.get(r.index)} />
       </div>
@@ -234,8 +276,9 @@ export function DiffLines(props: { file: FileChange; diff: string; split: boolea
         data-old={r.old ?? ''}
         data-new={r.new ?? ''}
         data-type={kindOf(r)}
-        {...pressable(() => pick(r))}
+        {...pressable(() => pick(r), `${r.index}:${k}`, tabStop, setTabStop)}
       >
+        <span class="sr-only">{spoken(r)}</span>
         <span class="ln" aria-hidden="true">
           <span>{(k === 0 ? r.old : r.new) ?? ''}</span>
         </span>
@@ -249,7 +292,7 @@ export function DiffLines(props: { file: FileChange; diff: string; split: boolea
     <div class={`diff-lines${split ? ' split' : ''}`} data-testid="diff-lines" data-highlighted={hl ? 'yes' : 'no'}>
       {split ? (
         <div class="split-rows">
-          {splitRows(shown).map((p, i) =>
+          {pairs.map((p, i) =>
             p.kind === 'hunk' ? (
               <div class="hunk" key={`h${i}`}>
                 {p.header}

@@ -1,23 +1,19 @@
 /**
- * What can be done with the conversation's work, below its changes: commit (a message the person
- * writes, or one the agent proposes on request), merge into the base, push, open a pull request
- * (or why not), and discard the uncommitted changes after a confirmation that names every path,
- * ignored ones included. Each button says what it does and to what; the last outcome stays shown.
+ * What can be done with the conversation's work, below its changes, as a phone app lays it out: one
+ * primary action (commit what is not committed; after a merge's conflict, ask the agent to resolve
+ * it; else merge), the others beside it or in a row. Commit with a message the person writes (kept
+ * when the commit is refused) or one the agent proposes; merge into the base after a confirmation
+ * that names the base and the commits (MergeAction.tsx); push and open a pull request, greyed out
+ * with the reason when they cannot run; discard after a confirmation that names every path. What
+ * an action came to shows by that action, until new changes come.
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import {
-  askDiscard,
-  cancelDiscard,
-  commit,
-  confirmDiscard,
-  merge,
-  openPullRequest,
-  type PageAction,
-  proposeCommit,
-  push,
-} from '../review.js';
+import { useMemo, useState } from 'preact/hooks';
+import { askDiscard, cancelDiscard, commit, confirmDiscard, openPullRequest, proposeCommit, push } from '../review.js';
+import { uncommittedFiles } from '../review-model.js';
 import { useStore } from '../state.js';
 import type { ChangesBody } from '../types.js';
+import { MergeAction, openConflict } from './MergeAction.js';
+import { Busy, Outcome, useShown } from './Outcome.js';
 import { Reveal } from './Revealed.js';
 import './ReviewActions.css';
 
@@ -27,46 +23,6 @@ const EMPTY = new Map();
 function proposalText(reply: string): string {
   const fenced = /```[a-z]*\n([\s\S]*?)```/.exec(reply);
   return (fenced ? fenced[1]! : reply).trim();
-}
-
-function Busy({ action, acting, label }: { action: PageAction; acting?: PageAction; label: string }) {
-  return <>{acting === action ? `${label}…` : label}</>;
-}
-
-/** Brought into view when it appears: the button that asked may be further down, on a phone. */
-function useShown<T extends HTMLElement>(key: unknown) {
-  const ref = useRef<T>(null);
-  useEffect(() => {
-    if (key) ref.current?.scrollIntoView({ block: 'nearest' });
-  }, [key]);
-  return ref;
-}
-
-function Outcome() {
-  const outcome = useStore((s) => s.changes?.outcome);
-  const ref = useShown<HTMLDivElement>(outcome);
-  if (!outcome) return null;
-  return (
-    <div
-      ref={ref}
-      class={`review-outcome${outcome.ok ? '' : ' failed'}`}
-      role="status"
-      data-testid="review-outcome"
-      data-action={outcome.action}
-      data-ok={outcome.ok ? 'yes' : 'no'}
-    >
-      <p>{outcome.text}</p>
-      {outcome.files && (
-        <ul data-testid="conflict-files">
-          {outcome.files.map((f) => (
-            <li key={f}>
-              <Reveal text={f} />
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
-  );
 }
 
 function Discard() {
@@ -122,9 +78,9 @@ function Discard() {
   );
 }
 
-export function ReviewActions({ body }: { body: ChangesBody }) {
+/** The commit box: what the person writes stays until a commit takes it. */
+function CommitForm({ files, off, primary }: { files: number; off: boolean; primary: boolean }) {
   const acting = useStore((s) => s.changes?.acting);
-  const pr = useStore((s) => s.changes?.pr);
   const proposal = useStore((s) => s.changes?.proposal);
   const replies = useStore((s) => s.conv?.replies ?? EMPTY);
   const [message, setMessage] = useState('');
@@ -133,15 +89,94 @@ export function ReviewActions({ body }: { body: ChangesBody }) {
     const r = [...replies.values()].find((x) => x.kind === 'reply' && x.messageIds.includes(proposal));
     return r && proposalText(r.text);
   }, [proposal, replies]);
-
-  const set = body.changes;
-  const uncommitted = (['staged', 'unstaged', 'untracked'] as const).reduce(
-    (n, s) => n + set.sections[s].files.length + set.sections[s].omitted,
-    0,
+  return (
+    <form
+      class="commit action-block"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (message.trim()) void commit(message).then((done) => done && setMessage(''));
+      }}
+    >
+      <label for="commit-message">
+        Commit the {files} uncommitted file{files === 1 ? '' : 's'}
+      </label>
+      <textarea
+        id="commit-message"
+        data-testid="commit-message"
+        rows={3}
+        placeholder="What the change does (first line), then why"
+        value={message}
+        onInput={(e) => setMessage((e.target as HTMLTextAreaElement).value)}
+      />
+      {proposed && (
+        <div class="proposal" data-testid="commit-proposal">
+          <pre>{proposed}</pre>
+          <button type="button" data-testid="use-proposal" onClick={() => setMessage(proposed)}>
+            Use it
+          </button>
+        </div>
+      )}
+      <div class="row">
+        <button type="submit" class={primary ? 'primary' : ''} data-testid="commit" disabled={off || !message.trim()}>
+          <Busy action="commit" acting={acting} label="Commit" />
+        </button>
+        <button type="button" data-testid="propose-commit" disabled={off} onClick={() => void proposeCommit()}>
+          <Busy action="propose" acting={acting} label="Ask the agent to propose one" />
+        </button>
+      </div>
+      <Outcome actions={['commit', 'propose']} />
+    </form>
   );
-  const base = set.base?.name ?? 'the base';
-  const ahead = set.base?.ahead ?? 0;
+}
+
+/** Push the branch or the base, open a pull request: one row, each greyed out with its reason when it cannot run. */
+function Share({ body, off }: { body: ChangesBody; off: boolean }) {
+  const acting = useStore((s) => s.changes?.acting);
+  const pr = useStore((s) => s.changes?.pr);
+  const base = body.changes.base?.name ?? 'the base';
+  const noRemote = 'unavailable' in body.push ? body.push.unavailable : undefined;
+  const noPr = pr && !pr.available ? pr.message : undefined;
+  return (
+    <div class="action-block">
+      <div class="row share">
+        <button type="button" data-testid="push" disabled={off || !!noRemote} onClick={() => void push('branch')}>
+          <Busy action="push" acting={acting} label="Push branch" />
+        </button>
+        <button type="button" data-testid="push-base" disabled={off || !!noRemote} onClick={() => void push('base')}>
+          <Busy action="push-base" acting={acting} label={`Push ${base}`} />
+        </button>
+        <button
+          type="button"
+          data-testid="pull-request"
+          disabled={off || !!noPr}
+          title={noPr}
+          onClick={() => void openPullRequest()}
+        >
+          <Busy action="pull-request" acting={acting} label="Pull request" />
+        </button>
+      </div>
+      {noRemote && (
+        <p class="why-not" data-testid="push-unavailable">
+          Push: {noRemote}
+        </p>
+      )}
+      {noPr && (
+        <p class="why-not" data-testid="pr-unavailable">
+          Pull request: {noPr}
+        </p>
+      )}
+      <Outcome actions={['push', 'push-base', 'pull-request']} />
+    </div>
+  );
+}
+
+export function ReviewActions({ body }: { body: ChangesBody }) {
+  const acting = useStore((s) => s.changes?.acting);
+  const outcome = useStore((s) => s.changes?.outcome);
+  const reviews = useStore((s) => s.conv?.reviews ?? EMPTY);
+  const open = uncommittedFiles(body);
   const off = !!acting || body.busy || !!body.acting;
+  const conflict = openConflict(body, outcome, reviews);
 
   if (body.readOnly)
     return (
@@ -161,83 +196,21 @@ export function ReviewActions({ body }: { body: ChangesBody }) {
         </p>
       )}
       {body.acting && !acting && <p class="note">A {body.acting} is running on this worktree.</p>}
-      <Outcome />
-      {uncommitted > 0 && (
-        <form
-          class="commit"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (message.trim()) void commit(message).then(() => setMessage(''));
-          }}
-        >
-          <label for="commit-message">
-            Commit the {uncommitted} uncommitted file{uncommitted === 1 ? '' : 's'}
-          </label>
-          <textarea
-            id="commit-message"
-            data-testid="commit-message"
-            rows={3}
-            placeholder="What the change does (first line), then why"
-            value={message}
-            onInput={(e) => setMessage((e.target as HTMLTextAreaElement).value)}
-          />
-          {proposed && (
-            <div class="proposal" data-testid="commit-proposal">
-              <pre>{proposed}</pre>
-              <button type="button" data-testid="use-proposal" onClick={() => setMessage(proposed)}>
-                Use it
-              </button>
-            </div>
-          )}
-          <div class="row">
-            <button type="submit" class="primary" data-testid="commit" disabled={off || !message.trim()}>
-              <Busy action="commit" acting={acting} label="Commit" />
-            </button>
-            <button type="button" data-testid="propose-commit" disabled={off} onClick={() => void proposeCommit()}>
-              <Busy action="propose" acting={acting} label="Ask the agent to propose one" />
-            </button>
-          </div>
-        </form>
-      )}
-      <div class="action">
-        <p>
-          {ahead > 0
-            ? `Merge ${ahead} commit${ahead === 1 ? '' : 's'} into ${base}: a fast-forward when ${base} has ` +
-              'not moved, else a merge commit.'
-            : `${base} has everything committed on this branch: nothing to merge.`}
-        </p>
-        <div class="row">
-          <button
-            type="button"
-            class="primary"
-            data-testid="merge"
-            disabled={off || ahead === 0}
-            onClick={() => void merge()}
-          >
-            <Busy action="merge" acting={acting} label={`Merge into ${base}`} />
-          </button>
-          <button type="button" data-testid="push" disabled={off} onClick={() => void push('branch')}>
-            <Busy action="push" acting={acting} label="Push branch" />
-          </button>
-          <button type="button" data-testid="push-base" disabled={off} onClick={() => void push('base')}>
-            <Busy action="push-base" acting={acting} label={`Push ${base}`} />
-          </button>
-        </div>
-      </div>
-      <div class="action">
-        {pr && !pr.available ? (
-          <p class="dim" data-testid="pr-unavailable">
-            {pr.message}
-          </p>
-        ) : (
-          <button type="button" data-testid="pull-request" disabled={off} onClick={() => void openPullRequest()}>
-            <Busy action="pull-request" acting={acting} label={`Open a pull request into ${base}`} />
-          </button>
-        )}
-      </div>
-      {uncommitted > 0 && (
-        <div class="action">
+      {/* Once nothing is left uncommitted the commit box and Discard go: what they came to shows here. */}
+      <Outcome actions={open > 0 ? ['comments'] : ['comments', 'commit', 'propose', 'discard']} />
+      {open > 0 && <CommitForm files={open} off={off} primary={!conflict} />}
+      <MergeAction
+        body={body}
+        off={off}
+        conflict={conflict}
+        primary={!!conflict || open === 0}
+        uncommitted={open > 0}
+      />
+      <Share body={body} off={off} />
+      {open > 0 && (
+        <div class="action-block">
           <Discard />
+          <Outcome actions={['discard']} />
         </div>
       )}
     </section>
