@@ -39,12 +39,16 @@ beforeAll(async () => {
 const focusInside = (page: Page, testid: string) =>
   page.evaluate<boolean>(`!!document.querySelector('[data-testid="${testid}"]')?.contains(document.activeElement)`);
 
-/** Whether the element's text is cut (its content is wider than its box). */
+/** Whether the element's text is cut (its text is wider than its box, by any fraction of a pixel). */
 const cut = (page: Page, selector: string) =>
   page
     .locator(selector)
     .first()
-    .evaluate((el) => el.scrollWidth > el.clientWidth + 1);
+    .evaluate((el) => {
+      const range = el.ownerDocument.createRange();
+      range.selectNodeContents(el);
+      return range.getBoundingClientRect().width > el.getBoundingClientRect().width + 0.01;
+    });
 
 /** Whether the select's chosen option is shown whole (its text fits the box, the arrow aside). */
 const selectFits = (page: Page, testid: string) =>

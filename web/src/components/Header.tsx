@@ -62,7 +62,7 @@ export function Header() {
               {project && <span class="name">{project}</span>}
               {project && branch && (
                 <span class="sep" aria-hidden="true">
-                  {' · '}
+                  ·
                 </span>
               )}
               {branch && <span class="branch">{branch}</span>}

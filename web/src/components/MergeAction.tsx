@@ -108,7 +108,8 @@ export function MergeAction(props: {
           </ul>
         </div>
       ) : (
-        !conflict && <p>{mergeText(base, ahead, uncommitted)}</p>
+        // The confirmation says it again in its question.
+        !conflict && !confirm && <p>{mergeText(base, ahead, uncommitted)}</p>
       )}
       {/* What the merge came to (a conflict: why the agent is asked), above what can be done next. */}
       <Outcome actions={['merge', 'resolve']} />
