@@ -3,9 +3,11 @@
  * It ends at the first of: a reply or notice that answers the message (exit 0); an `error` event
  * for it, a refusal, or a stop (exit 1); the end of the event stream (exit 1); the timeout (exit 3).
  * A conversation id nobody has used is refused unless --new says to start one: a typo must not
- * quietly open a conversation (and an agent process) of its own.
+ * quietly open a conversation (and an agent process) of its own. --project moves it to a project
+ * first, with /project as the page's ⋯ menu does.
  */
 import { type Command, InvalidArgumentError } from 'commander';
+import type { ProjectList } from '../http/wire.js';
 import { ApiError, call, type Endpoint, endpoint, readEvents, type SseEvent } from './client.js';
 
 export interface SendOptions {
@@ -13,7 +15,20 @@ export interface SendOptions {
   timeout: number;
   /** Start the conversation when it does not exist yet. */
   new?: boolean;
+  /** The project the conversation works in (sent as /project first). */
+  project?: string;
 }
+
+/** What happened to the message, in words (the POST's disposition). */
+const SAID: Record<string, string> = {
+  turn: 'the agent started on it',
+  steered: 'handed to the running turn',
+  queued: 'queued',
+  merged: 'merged with the messages waiting',
+  command: 'a command: the gateway answers it',
+  refused: 'refused',
+  duplicate: 'already sent (a duplicate), not sent again',
+};
 
 export function register(program: Command): void {
   program
@@ -25,6 +40,7 @@ export function register(program: Command): void {
       'the message (several words are joined with spaces; put -- before text that starts with "-")',
     )
     .option('--new', 'start the conversation when no conversation has this id yet')
+    .option('--project <name>', 'work in this project (sent as /project <name> first, as the page does)')
     .option('--json', 'print the raw events as JSON lines on stdout')
     .option('--timeout <seconds>', 'how long to wait for the reply', seconds, 600)
     .addHelpText(
@@ -40,6 +56,7 @@ the token in the data dir.
 
 Examples:
   rudder send --new work "run the tests and tell me what fails"
+  rudder send --new --project api api-1 "add a health route"
   rudder send work "now fix the first one"`,
     )
     .action(async (conversation: string, words: string[], opts: SendOptions) => {
@@ -57,6 +74,26 @@ async function exists(ep: Endpoint, conv: string): Promise<boolean> {
     if (err instanceof ApiError && err.status === 400) return true;
     throw err;
   }
+}
+
+/**
+ * Moves the conversation to the project (/project, sent as the page sends it) and waits until it is there; an unknown
+ * project is a usage error that lists the projects. Returns an exit code when it cannot go on.
+ */
+async function moveTo(ep: Endpoint, conv: string, project: string): Promise<number | undefined> {
+  const names = (await call<ProjectList>(ep, 'GET', '/api/projects')).projects.map((p) => p.name);
+  if (!names.includes(project)) {
+    process.stderr.write(`rudder send: there is no project "${project}". Projects: ${names.join(', ')}.\n`);
+    return 2;
+  }
+  await call(ep, 'POST', `/api/conversations/${conv}/messages`, { text: `/project ${project}` });
+  for (let i = 0; i < 100; i++) {
+    const item = await call<{ project?: string }>(ep, 'GET', `/api/conversations/${conv}`).catch(() => undefined);
+    if (item?.project === project) return undefined;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  process.stderr.write(`rudder send: the conversation did not move to "${project}"; the text was not sent.\n`);
+  return 1;
 }
 
 function seconds(value: string): number {
@@ -78,6 +115,10 @@ export async function send(conversation: string, text: string, opts: SendOptions
         `${conversation} "…" (GET /api/conversations, or the web page, lists those there are).\n`,
     );
     return 1;
+  }
+  if (opts.project) {
+    const stop = await moveTo(ep, conv, opts.project);
+    if (stop !== undefined) return stop;
   }
   const watch = new ReplyWatch(opts.json ?? false);
   const timer = setTimeout(() => watch.timedOut(), opts.timeout * 1000);
@@ -118,6 +159,8 @@ class ReplyWatch {
   /** Events that came before the message's id was known: handled once it is. */
   private readonly early: SseEvent[] = [];
   private streamed = false;
+  /** A text block or a tool call ended what was streamed: the next text starts after a blank line. */
+  private apart = false;
   private failure: Error | undefined;
 
   constructor(private readonly json: boolean) {
@@ -150,7 +193,7 @@ class ReplyWatch {
   accepted(r: Accepted): void {
     this.messageId = r.messageId;
     if (this.json) out(`${JSON.stringify({ event: 'accepted', ...r })}\n`);
-    else err(`sent ${r.messageId}: ${r.disposition}${r.reason ? ` (${r.reason})` : ''}\n`);
+    else err(`sent ${r.messageId}: ${SAID[r.disposition] ?? r.disposition}${r.reason ? ` (${r.reason})` : ''}\n`);
     if (r.disposition === 'refused') this.end(1);
     if (r.disposition === 'duplicate') this.end(0);
     for (const e of this.early.splice(0)) this.handle(e);
@@ -185,14 +228,19 @@ class ReplyWatch {
     const mine = this.mine(e);
     if (this.json && (mine || e.event === 'text')) out(`${JSON.stringify({ event: e.event, ...e.data })}\n`);
     if (e.event === 'ack' && mine) this.ack(e);
+    if (e.event === 'step' && mine && this.streamed) this.apart = true;
     if (e.event === 'text' && e.data.messageId === this.messageId && !this.json) {
-      out(String(e.data.delta));
+      out(`${this.apart ? '\n\n' : ''}${e.data.delta}`);
       this.streamed = true;
+      this.apart = false;
     }
     if (e.event === 'permission' && mine && !e.data.resolved && !this.json)
       err(`🔐 permission requested for ${e.data.toolName} (request ${e.data.requestId}); answer it on the web page\n`);
     if (e.event === 'reply' && mine && (e.data.kind === 'reply' || e.data.kind === 'notice')) {
-      if (!this.json) out(this.streamed ? '\n' : `${e.data.text}\n`);
+      if (!this.json) {
+        out(this.streamed ? '\n' : `${e.data.text}\n`);
+        err(`answered ${this.messageId}\n`);
+      }
       this.end(0);
     }
     if (e.event === 'error' && mine) this.error(e);

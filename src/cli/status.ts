@@ -124,6 +124,7 @@ function overview(s: StatusReport): string[] {
     `Steering: ${s.steering.on ? 'on' : `off (${s.steering.reason})`}; default mode ${s.steering.mode}; ` +
       `agent processes ${s.steering.liveSessions}, ${s.steering.warm} idle; ` +
       `maxLive ${s.steering.maxLive} (${s.steering.maxLiveWhy})`,
+    `Spare process: ${s.steering.spareProcess ? 'on' : 'off'} (${s.steering.spareProcessWhy})`,
     `Channels: ${channelsLine(s)}`,
     ...s.channels
       .filter((c) => !c.started)

@@ -41,7 +41,7 @@ describe('rudder send / status', () => {
     const r = await rudder(['send', '--new', 'cli1', 'hello from the cli tag:cli']);
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe('ok tag:cli');
-    expect(r.stderr).toMatch(/sent m_\w+: turn/);
+    expect(r.stderr).toMatch(/sent m_\w+: the agent started on it/);
     expect(r.stderr).toContain('👀 received');
   });
 

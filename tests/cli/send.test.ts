@@ -133,7 +133,7 @@ describe('a missing or broken claude binary', () => {
         const json = JSON.parse((await runCli(['status', '--json'], { cwd: child.cwd, env })).stdout);
         expect(json.agent.claude).toMatchObject({ ok: false, path: bin, source: 'config' });
         const r = await runCli(['send', '--new', 'b1', 'hello'], { cwd: child.cwd, env });
-        expect(r.stderr).toMatch(/sent m_\w+: turn/);
+        expect(r.stderr).toMatch(/sent m_\w+: the agent started on it/);
         expect(r.stderr).toMatch(/^error AGENT_\w+: /m);
         expect(r.status).toBe(1);
       } finally {
