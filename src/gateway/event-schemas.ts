@@ -49,6 +49,7 @@ export const STEP = z.discriminatedUnion('kind', [
     output: z.string().optional(),
     outputTruncated: z.boolean().optional(),
     endedAt: z.number().optional(),
+    stopped: z.boolean().optional(),
   }),
   z.object({ ...stepBase, kind: z.literal('steer'), messageId: z.string(), text: z.string() }),
   z.object({
@@ -178,8 +179,8 @@ export const EVENT_DATA = {
   }),
 } as const;
 
-/** True when A and B are assignable to each other. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** True when A and B are the same type: an optional field one has and the other lacks counts (zod drops it). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 /** Fails to compile when a kind has no schema, or its schema and its type in events.ts disagree. */
 const SAME_SHAPE: { [K in EventType]: Same<z.infer<(typeof EVENT_DATA)[K]>, EventDataOf[K]> } = {

@@ -134,6 +134,7 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
       }
   });
 
+  // Many steps, each waiting up to the measured budget: on a busy machine the whole takes minutes.
   it('sends a line comment once, follows a turn, then commit, a conflict, merge, push and discard', async () => {
     const { conv, wt } = await edited();
     const app = await openApp(browser, gw.ep, { size: 'phone', conversation: conv });
@@ -281,5 +282,5 @@ describe('the Changes view (real browser, real CLI, real git)', () => {
     ).toEqual(['commit yes', 'merge no', 'merge yes', 'push yes', 'discard yes']);
     expect(app.problems).toEqual([]);
     await app.close();
-  });
+  }, 240_000);
 });
