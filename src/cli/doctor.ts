@@ -74,7 +74,11 @@ function configCheck(): { config: Config | undefined; check: Check } {
   } catch (err) {
     return {
       config: undefined,
-      check: failed('config', (err as Error).message, 'Fix the keys named above; docs/configuration.md documents each one.'),
+      check: failed(
+        'config',
+        (err as Error).message,
+        'Fix the keys named above; docs/configuration.md documents each one.',
+      ),
     };
   }
 }

@@ -36,7 +36,7 @@ export interface EditMessageRequest {
   text: string;
 }
 
-/** POST /api/conversations/:id/permissions/:requestId: `optionId` (allow alone still works, deprecated: docs/http-api.md). */
+/** POST /api/conversations/:id/permissions/:requestId: `optionId` (`allow` alone is deprecated: docs/http-api.md). */
 export interface AnswerPermissionRequest {
   optionId?: string;
   /** Deprecated: true answers `allow`, false `deny`; used only when optionId is absent. */
