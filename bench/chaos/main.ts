@@ -6,8 +6,8 @@
  * ends, then `chaos: N runs, N faults, N lost, N duplicated, N ran-after-stop`; exits 1 on any
  * violation. Ctrl-C stops every process the runs under way started and prints the summary so far.
  */
-import { ChaosRig } from './rig.js';
-import { type RunReport, runChaos } from './run.js';
+import { ChaosRig } from '../../tests/support/chaos/rig.js';
+import { type RunReport, runChaos } from '../../tests/support/chaos/run.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {

@@ -31,7 +31,7 @@ export type MockAuth = { ANTHROPIC_API_KEY: string } | { CLAUDE_CODE_OAUTH_TOKEN
 
 /**
  * The agent variables that point the real CLI at the mock Messages API: a private HOME, retries
- * and non-essential traffic off. The one definition for the rigs, the gateway configs and bench/chaos.
+ * and non-essential traffic off. The one definition for the rigs, the gateway configs and the chaos runner.
  */
 export function mockAgentEnv(
   mockUrl: string,

@@ -9,9 +9,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { cleanEnv, runCli } from '../cli/run-cli.js';
 import { tempDir, waitUntil } from './claude-rig.js';
 import { agentConfig, CLI, startChild, writeConfig } from './gateway-rig.js';
+import { cleanEnv, runCli } from './run-cli.js';
 
 /** Heartbeats and the lost threshold of the tests: fast, and still tolerant of a loaded machine. */
 export const NODE_TIMING = { heartbeatSeconds: 0.5, lostAfterSeconds: 4 };

@@ -11,8 +11,8 @@ import type { ChannelRuntime } from '../../../src/channels/runtime/runtime.js';
 import { isRudderError } from '../../../src/errors.js';
 import { ChannelStarter } from '../../../src/gateway/channel-start.js';
 import { silentLogger } from '../../../src/ops/logger.js';
-import { recordingSink } from '../../channels/sink.js';
-import { MemoError, MemoPlatform, memoChannel } from './memo-adapter.js';
+import { MemoError, MemoPlatform, memoChannel } from '../../support/memo-adapter.js';
+import { recordingSink } from '../../support/recording-sink.js';
 
 /** A promise the test settles. */
 function gate() {

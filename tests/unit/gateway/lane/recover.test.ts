@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_ATTEMPTS } from '../../../../src/gateway/lane/decide.js';
 import { decideRecovery, mayFollowAgain } from '../../../../src/gateway/lane/recover.js';
 import type { TurnRow } from '../../../../src/store/types.js';
-import { row } from './rows.js';
+import { row } from '../../../support/lane-rows.js';
 
 describe('decideRecovery', () => {
   const now = 5_000;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { RudderError } from '../../../../src/errors.js';
 import { decideHandOver, decideStartFailure, turnInputs } from '../../../../src/gateway/lane/start.js';
-import { row } from './rows.js';
+import { row } from '../../../support/lane-rows.js';
 
 describe('turnInputs', () => {
   it("gives each input its text, its source and a re-run's note, and heads an overflow turn", () => {

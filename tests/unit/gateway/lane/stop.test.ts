@@ -7,7 +7,7 @@ import {
   splitByCutoff,
   staleInputs,
 } from '../../../../src/gateway/lane/stop.js';
-import { row } from './rows.js';
+import { row } from '../../../support/lane-rows.js';
 
 describe('a stop', () => {
   it('ends what was sent before its cutoff: the send time when known, else the arrival', () => {
