@@ -123,6 +123,17 @@ export const ERRORS = {
   // tmux
   TMUX_MISSING: 'tmux is not installed. Install it (apt-get install -y tmux) or use the claude-stream backend.',
   TMUX_FAILED: 'A tmux command failed.',
+  // --- ACP agents (backend "acp", "acp:<preset>"): added by the ACP backend; keep this block last ---
+  ACP_COMMAND_MISSING:
+    "The ACP agent's command was not found. Install the agent's package, put its command on PATH, or set " +
+    'agent.acp.command.',
+  ACP_START_FAILED:
+    'The ACP agent did not start: it exited or did not answer initialize. Check agent.acp.command and ' +
+    'agent.acp.args, and run the command by hand to see its error.',
+  ACP_AUTH_REQUIRED:
+    "The ACP agent needs a login before it can work. Log in with the agent's own command, or set its API key " +
+    'in agent.acp.env.',
+  // --- end of the ACP block ---
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

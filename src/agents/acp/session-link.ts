@@ -1,0 +1,223 @@
+/**
+ * A conversation's link to its agent: the process (started when a turn needs it), the client side
+ * of the connection (fs inside the directory, permission requests, nothing else), and the ACP
+ * session in it. A session the process does not hold yet is loaded (`session/load`) when the
+ * agent offers it, its replayed history kept out of the turn; where it does not, or the load
+ * fails, a new session starts and the caller is told the agent starts without the earlier turns.
+ * The permission mode becomes the agent's session mode (presets.ts) after every new or load.
+ */
+import type { Logger } from '../../ops/logger.js';
+import type { ExitInfo } from '../claude/process.js';
+import { FsGuard } from './client-fs.js';
+import type { AcpCommand } from './command.js';
+import { AcpConnection } from './connection.js';
+import type { AcpLaunch } from './launch.js';
+import {
+  ACP_ERRORS,
+  type ClientCapabilities,
+  type InitializeResponse,
+  type LoadSessionResponse,
+  type NewSessionResponse,
+  offersSteering,
+  type ReadTextFileRequest,
+  RequestError,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+  type WriteTextFileRequest,
+} from './protocol.js';
+
+export interface LinkHandlers {
+  /** An update of this conversation's session, not a replay. */
+  update(update: unknown): void;
+  permission(params: RequestPermissionRequest): Promise<RequestPermissionResponse>;
+  /** The process is gone (the connection has already failed its pending requests). */
+  exit(conn: AcpConnection, info: ExitInfo): void;
+}
+
+/** The session is ready in a live process; `notice` when the agent starts without the earlier turns. */
+export interface Opened {
+  conn: AcpConnection;
+  sessionId: string;
+  notice?: string;
+}
+
+export class SessionLink {
+  sessionId: string | undefined;
+  private conn: AcpConnection | undefined;
+  private init: InitializeResponse | undefined;
+  /** The process that holds the session (made or loaded there). */
+  private holder: AcpConnection | undefined;
+  /** Updates of the session are history being replayed (session/load), not a turn's. */
+  private replaying = false;
+  private guard: FsGuard | undefined;
+  private opening: Promise<Opened> | undefined;
+
+  constructor(
+    private readonly launch: AcpLaunch,
+    private readonly log: Logger,
+    private readonly handlers: LinkHandlers,
+  ) {
+    this.sessionId = launch.sessionId;
+  }
+
+  /** The live process, if any. */
+  connection(): AcpConnection | undefined {
+    return this.conn?.alive() ? this.conn : undefined;
+  }
+
+  /** What the running agent answered to initialize (undefined before its first start). */
+  initialized(): InitializeResponse | undefined {
+    return this.init;
+  }
+
+  /** Steering is offered by the agent that runs (or, before it ran, expected by its preset). */
+  steering(): boolean {
+    return this.init ? offersSteering(this.init) : (this.launch.preset?.steering ?? false);
+  }
+
+  /** Starts the process and makes or loads the session, as needed; concurrent callers share one attempt. */
+  open(): Promise<Opened> {
+    const conn = this.connection();
+    if (conn && this.holder === conn && this.sessionId) return Promise.resolve({ conn, sessionId: this.sessionId });
+    this.opening ??= this.openNow().finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  /** Stops the process for good (the reason recorded first); the session stays loadable. */
+  async close(reason: string, graceMs: number): Promise<void> {
+    const conn = this.conn;
+    if (conn?.alive()) await conn.end(reason, 2_000, graceMs);
+  }
+
+  private async openNow(): Promise<Opened> {
+    const conn = this.connection() ?? this.spawn();
+    this.init = await conn.ready;
+    if (this.holder === conn && this.sessionId) return { conn, sessionId: this.sessionId };
+    let notice: string | undefined;
+    if (this.sessionId) {
+      const loaded = await this.load(conn, this.sessionId);
+      if (loaded.ok) return this.ready(conn, this.sessionId, loaded.res);
+      notice = loaded.notice;
+    }
+    const res = await conn.request<NewSessionResponse>('session/new', { cwd: this.launch.cwd, mcpServers: [] });
+    const opened = await this.ready(conn, res.sessionId, res);
+    return notice ? { ...opened, notice } : opened;
+  }
+
+  private async load(
+    conn: AcpConnection,
+    sessionId: string,
+  ): Promise<{ ok: true; res: LoadSessionResponse } | { ok: false; notice: string }> {
+    const label = this.label();
+    if (!this.init?.agentCapabilities?.loadSession)
+      return { ok: false, notice: `${label} cannot load a saved session: it starts without the earlier turns.` };
+    this.replaying = true;
+    try {
+      const res = await conn.request<LoadSessionResponse>('session/load', {
+        sessionId,
+        cwd: this.launch.cwd,
+        mcpServers: [],
+      });
+      return { ok: true, res: res ?? {} };
+    } catch (err) {
+      if (!conn.alive()) throw err;
+      const why = err instanceof Error ? err.message : String(err);
+      this.log.warn({ sessionId, err: why }, 'acp: session/load failed; starting a new session');
+      return {
+        ok: false,
+        notice: `${label} could not load the saved session (${why}): it starts without the earlier turns.`,
+      };
+    } finally {
+      this.replaying = false;
+    }
+  }
+
+  private async ready(
+    conn: AcpConnection,
+    sessionId: string,
+    res: NewSessionResponse | LoadSessionResponse,
+  ): Promise<Opened> {
+    this.sessionId = sessionId;
+    this.holder = conn;
+    try {
+      this.launch.onSessionId?.(sessionId);
+    } catch (err) {
+      this.log.error({ err }, 'persisting the session id failed');
+    }
+    await this.applyMode(conn, sessionId, res);
+    return { conn, sessionId };
+  }
+
+  /** The permission mode as the agent's session mode and config options, where it offers them. */
+  private async applyMode(conn: AcpConnection, sessionId: string, res: NewSessionResponse | LoadSessionResponse) {
+    const choice = this.launch.preset?.modes[this.launch.permissionMode];
+    if (!choice) return;
+    const modes = res.modes?.availableModes.map((m) => m.id) ?? [];
+    if (choice.mode && modes.includes(choice.mode) && res.modes?.currentModeId !== choice.mode)
+      await conn.request('session/set_mode', { sessionId, modeId: choice.mode });
+    const offered = new Set((res.configOptions ?? []).map((o) => o.id));
+    for (const [configId, value] of Object.entries(choice.config ?? {}))
+      if (offered.has(configId)) await conn.request('session/set_config_option', { sessionId, configId, value });
+  }
+
+  private label(): string {
+    return this.command().label;
+  }
+
+  private command(): AcpCommand {
+    const c = this.launch.command;
+    return typeof c === 'function' ? c() : c;
+  }
+
+  private capabilities(): ClientCapabilities {
+    return { fs: { readTextFile: true, writeTextFile: true }, terminal: false };
+  }
+
+  private spawn(): AcpConnection {
+    this.guard ??= new FsGuard(this.launch.cwd);
+    const conn = AcpConnection.start({
+      command: this.command(),
+      cwd: this.launch.cwd,
+      env: this.launch.env,
+      logger: this.log,
+      label: this.launch.conversationId,
+      tracker: this.launch.tracker,
+      markPrefix: this.launch.markPrefix,
+      initTimeoutMs: this.launch.initTimeoutMs,
+      clientCapabilities: this.capabilities(),
+      handlers: {
+        onUpdate: (n) => this.onUpdate(conn, n),
+        onRequest: (method, params) => this.onRequest(method, params),
+      },
+    });
+    this.conn = conn;
+    void conn.exited.then((info) => {
+      if (this.holder === conn) this.holder = undefined;
+      this.handlers.exit(conn, info);
+    });
+    return conn;
+  }
+
+  private onUpdate(conn: AcpConnection, n: SessionNotification): void {
+    if (conn !== this.conn || this.replaying || !n || n.sessionId !== this.sessionId) return;
+    this.handlers.update(n.update);
+  }
+
+  private async onRequest(method: string, params: unknown): Promise<unknown> {
+    const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;
+    if (sessionId !== undefined && sessionId !== this.sessionId)
+      throw new RequestError(ACP_ERRORS.resourceNotFound, `Rudder holds no session ${String(sessionId)} here.`);
+    switch (method) {
+      case 'session/request_permission':
+        return this.handlers.permission(params as RequestPermissionRequest);
+      case 'fs/read_text_file':
+        return this.guard!.read(params as ReadTextFileRequest);
+      case 'fs/write_text_file':
+        return this.guard!.write(params as WriteTextFileRequest);
+      default:
+        this.log.debug({ method }, 'acp: a request Rudder does not serve refused');
+        throw RequestError.methodNotFound(method);
+    }
+  }
+}
