@@ -50,6 +50,7 @@ import {
 } from './protocol.js';
 import { SessionLink } from './session-link.js';
 import { SessionShell } from './session-shell.js';
+import { endTurnTools } from './turn-tools.js';
 
 /** Why a message sent mid-turn was not written, for the lane's record. */
 export const NO_STEERING = 'this agent cannot take a message mid-turn (it offers no steering)';
@@ -183,7 +184,12 @@ export class AcpSession implements AgentSession {
       () => true,
     );
     const inTime = await Promise.race([settled, new Promise<false>((r) => setTimeout(() => r(false), grace).unref())]);
-    if (inTime) return;
+    if (inTime) {
+      const conn = this.link.connection();
+      const ended = conn ? await endTurnTools(conn.pid, turn.startedAt, this.killGraceMs()) : [];
+      if (ended.length) this.log.info({ pids: ended }, 'interrupt: ended the commands the turn had left running');
+      return;
+    }
     this.log.warn({ graceMs: grace }, 'interrupt: the agent did not end the turn in time; stopping its process');
     await this.link.connection()?.kill(`interrupt: no answer within ${grace} ms`, this.killGraceMs());
     await settled;

@@ -6,9 +6,9 @@
  * pending request fails with it and no caller waits on a dead process.
  *
  * Ordering: the agent's stdout is read line by line here. `session/update` notifications are handed
- * to `onUpdate` synchronously, in line order, before the SDK sees the line, so every update the
- * agent wrote before a response is applied before that response's caller resumes (the SDK runs
- * notification handlers asynchronously). Requests from the agent go through the SDK's handlers.
+ * to `onUpdate` synchronously, in line order, and never to the SDK, so every update the agent wrote
+ * before a response is applied before that response's caller resumes (the SDK would run them
+ * asynchronously). Everything else (responses, requests from the agent) goes through the SDK.
  */
 import * as acp from '@agentclientprotocol/sdk';
 import { RudderError } from '../../errors.js';
@@ -80,8 +80,6 @@ export class AcpConnection {
     const { stream, close } = this.stream();
     this.conn = acp
       .client({ name: CLIENT_INFO.name })
-      // Applied in onLine already (see the header); registered so the SDK does not refuse them.
-      .onNotification('session/update', () => undefined)
       .onNotification('*', ({ method }) => this.log.debug({ method }, 'acp: notification ignored'))
       .onRequest('*', ({ method, params }) => spec.handlers.onRequest(method, params))
       .connect(stream);
@@ -201,12 +199,14 @@ export class AcpConnection {
         this.log.warn({ excerpt: line.slice(0, 200) }, 'acp: a line that is not JSON skipped');
         return;
       }
+      // Applied here and not handed to the SDK, whose session router would print a malformed one to stderr.
       if (msg && typeof msg === 'object' && 'method' in msg && !('id' in msg) && msg.method === 'session/update') {
         try {
           this.spec.handlers.onUpdate(msg.params as SessionNotification);
         } catch (err) {
           this.log.error({ err }, 'acp: error while applying an update');
         }
+        return;
       }
       try {
         reader.enqueue(msg);

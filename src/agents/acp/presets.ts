@@ -118,6 +118,9 @@ export const PRESETS: Record<PresetName, AcpPreset> = {
     command: 'gemini',
     bundled: { kind: 'node-script', package: '@google/gemini-cli', script: 'bundle/gemini.js', minNode: 20 },
     args: ['--acp'],
+    // The CLI starts itself again as a child (for a larger heap) and waits for it: the pid Rudder holds is that
+    // launcher's, the agent is its child in the same group. GEMINI_CLI_NO_RELAUNCH would avoid that, but 0.61 then
+    // finds no saved session to load ("No previous sessions found for this project").
     env: () => ({}),
     passVars: [
       'GEMINI_API_KEY',

@@ -122,7 +122,8 @@ export class SessionLink {
       return { ok: true, res: res ?? {} };
     } catch (err) {
       if (!conn.alive()) throw err;
-      const why = err instanceof Error ? err.message : String(err);
+      const data = (err as { data?: unknown } | null)?.data;
+      const why = `${err instanceof Error ? err.message : String(err)}${data ? `: ${JSON.stringify(data).slice(0, 200)}` : ''}`;
       this.log.warn({ sessionId, err: why }, 'acp: session/load failed; starting a new session');
       return {
         ok: false,

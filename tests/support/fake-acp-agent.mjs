@@ -1,0 +1,78 @@
+// A tiny ACP agent over stdio, built on the SDK's agent side, for what the real agents never do here:
+// call fs/*, end a prompt with refusal or max_tokens, send a malformed update, offer no session/load.
+// Directives in the prompt text:
+//   [[read:PATH]]     fs/read_text_file PATH; replies "read: <content>" or "refused: <message>"
+//   [[write:PATH:T]]  fs/write_text_file PATH with T; replies "wrote" or "refused: <message>"
+//   [[stop:REASON]]   ends the prompt with that stop reason after the reply
+//   [[ask]]           asks permission, waits, and replies with the outcome it got
+//   [[bad]]           sends malformed session/update notifications before the reply
+// FAKE_ACP_LOG (a file) gets one JSON line per permission outcome.
+import fs from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+
+let sessions = 0;
+const log = (entry) =>
+  process.env.FAKE_ACP_LOG && fs.appendFileSync(process.env.FAKE_ACP_LOG, `${JSON.stringify(entry)}\n`);
+
+async function reply(client, sessionId, text) {
+  await client.notify('session/update', {
+    sessionId,
+    update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
+  });
+}
+
+async function prompt({ params, client }) {
+  const { sessionId } = params;
+  const text = params.prompt.map((b) => b.text ?? '').join('\n');
+  const out = [];
+  const read = /\[\[read:([^\]]+)\]\]/.exec(text);
+  if (read)
+    try {
+      const r = await client.request('fs/read_text_file', { sessionId, path: read[1] });
+      out.push(`read: ${r.content}`);
+    } catch (err) {
+      out.push(`refused: ${err.message}`);
+    }
+  const write = /\[\[write:([^:\]]+):([^\]]*)\]\]/.exec(text);
+  if (write)
+    try {
+      await client.request('fs/write_text_file', { sessionId, path: write[1], content: write[2] });
+      out.push('wrote');
+    } catch (err) {
+      out.push(`refused: ${err.message}`);
+    }
+  if (/\[\[bad\]\]/.test(text)) {
+    for (const update of [{ sessionUpdate: 'tool_call_update' }, { sessionUpdate: 'plan', entries: 'x' }, null])
+      await client.notify('session/update', { sessionId, update });
+  }
+  if (/\[\[ask\]\]/.test(text)) {
+    const r = await client.request('session/request_permission', {
+      sessionId,
+      toolCall: { toolCallId: 'ask-1', title: 'rm -rf build', kind: 'execute', status: 'pending' },
+      options: [
+        { optionId: 'yes', name: 'Allow', kind: 'allow_once' },
+        { optionId: 'always', name: 'Always allow', kind: 'allow_always' },
+        { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+      ],
+    });
+    log(r.outcome);
+    if (r.outcome.outcome === 'cancelled') return { stopReason: 'cancelled' };
+    out.push(`answered: ${r.outcome.optionId}`);
+  }
+  await reply(client, sessionId, out.join('\n') || 'ok');
+  const stop = /\[\[stop:(\w+)\]\]/.exec(text);
+  return { stopReason: stop ? stop[1] : 'end_turn' };
+}
+
+acp
+  .agent({ name: 'fake-acp-agent' })
+  .onRequest('initialize', () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentCapabilities: { loadSession: false },
+    agentInfo: { name: 'fake-acp-agent', version: '0.0.0' },
+  }))
+  .onRequest('session/new', () => ({ sessionId: `fake-${++sessions}` }))
+  .onRequest('session/prompt', prompt)
+  .onNotification('session/cancel', () => undefined)
+  .connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
