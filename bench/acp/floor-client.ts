@@ -44,8 +44,13 @@ export class FloorClient {
     return this.conn.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
   }
 
-  async newSession(cwd: string): Promise<string> {
-    return (await this.conn.agent.request('session/new', { cwd, mcpServers: [] })).sessionId;
+  /** session/new, then the session mode and config options Rudder would set (so both run the agent alike). */
+  async newSession(cwd: string, mode: { mode?: string; config?: Record<string, string> } = {}): Promise<string> {
+    const { sessionId } = await this.conn.agent.request('session/new', { cwd, mcpServers: [] });
+    if (mode.mode) await this.conn.agent.request('session/set_mode', { sessionId, modeId: mode.mode });
+    for (const [configId, value] of Object.entries(mode.config ?? {}))
+      await this.conn.agent.request('session/set_config_option', { sessionId, configId, value });
+    return sessionId;
   }
 
   /** Sends a prompt; resolves with the ms to its first text chunk and the answer's promise. */

@@ -13,7 +13,8 @@
 import { performance } from 'node:perf_hooks';
 import { AcpSession } from '../../src/agents/acp/acp-session.js';
 import type { AcpCommand } from '../../src/agents/acp/command.js';
-import { type AcpRig, RIG_AGENTS, type RigAgent, startAcpRig } from '../../tests/support/acp-rig.js';
+import { PRESETS } from '../../src/agents/acp/presets.js';
+import { type AcpRig, NO_ASKING, RIG_AGENTS, type RigAgent, startAcpRig } from '../../tests/support/acp-rig.js';
 import { treePss } from '../codex/pss.js';
 import { mb, ms, sleep, summarize } from '../stats.js';
 import { type AgentSpec, FloorClient } from './floor-client.js';
@@ -31,12 +32,19 @@ function specOf(rig: AcpRig): AgentSpec {
   return { bin: cmd.bin, args: cmd.args, env: launch.env, cwd: rig.cwd };
 }
 
+/** The session mode Rudder's sessions run in here (the rig's permission mode, through the preset). */
+const modeOf = (rig: AcpRig) => PRESETS[rig.agent].modes[NO_ASKING] ?? {};
+
+/** The floor wraps what it sends as Rudder does (the mock counts wrapped inputs), with a fixed id. */
+const wrapped = (text: string) =>
+  `<<<EXTERNAL_USER_MESSAGE id=floor>>>\n${text}\n<<<END_EXTERNAL_USER_MESSAGE id=floor>>>`;
+
 async function floorTimes(rig: AcpRig) {
   const t0 = performance.now();
   const floor = new FloorClient(specOf(rig));
   try {
     await floor.initialize();
-    const sid = await floor.newSession(rig.cwd);
+    const sid = await floor.newSession(rig.cwd, modeOf(rig));
     const first = floor.prompt(sid, 'cold tag:fc');
     await first.firstText;
     const cold = performance.now() - t0;
@@ -50,7 +58,7 @@ async function floorTimes(rig: AcpRig) {
     const fresh: number[] = [];
     for (let i = 0; i < 3; i++) {
       const s0 = performance.now();
-      const s = await floor.newSession(rig.cwd);
+      const s = await floor.newSession(rig.cwd, modeOf(rig));
       const p = floor.prompt(s, `new tag:fn${i}`);
       await p.firstText;
       fresh.push(performance.now() - s0);
@@ -94,11 +102,11 @@ async function steerTimes(rig: AcpRig) {
   let floorMs = NaN;
   try {
     await floor.initialize();
-    const sid = await floor.newSession(rig.cwd);
+    const sid = await floor.newSession(rig.cwd, modeOf(rig));
     const p = floor.prompt(sid, `${long} tag:fs`);
     await sleep(2500);
     const t0 = Date.now();
-    await floor.steer(sid, 'steer tag:fsteer');
+    await floor.steer(sid, wrapped('steer tag:fsteer'));
     floorMs = (await rig.untilSeen('tag:fsteer')).at - t0;
     await p.done;
   } finally {
@@ -126,7 +134,7 @@ async function memory(rig: AcpRig) {
   try {
     await one.initialize();
     const turn = async (c: FloorClient, n: number) => {
-      const sid = await c.newSession(rig.cwd);
+      const sid = await c.newSession(rig.cwd, modeOf(rig));
       await c.prompt(sid, `mem tag:m${n}`).done;
     };
     await turn(one, 0);
