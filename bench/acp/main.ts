@@ -176,7 +176,8 @@ async function benchAgent(agent: RigAgent): Promise<void> {
     const perExtraSession = (m.threeSessions - m.oneSession) / 2;
     console.log(
       `  memory (PSS): 1 process × 1 session ${mb(m.oneSession)}, 1 × 3 sessions ${mb(m.threeSessions)} ` +
-        `(+${mb(perExtraSession)} a session), 3 processes × 1 ${mb(m.threeProcesses)} (${mb(m.threeProcesses / 3)} each)`,
+        `(+${mb(perExtraSession)} a session), 3 processes × 1 ${mb(m.threeProcesses)} ` +
+        `(${mb(m.threeProcesses / 3)} each)`,
     );
   } finally {
     await rig.close();

@@ -105,6 +105,18 @@ interface MockSide {
   close(): Promise<void>;
 }
 
+/** The log of a mock that keeps user texts per request (mock-responses, mock-gemini, mock-chat). */
+function seenOf(
+  requests: Array<{ userTexts: string[]; historyTexts: string[]; afterTool: boolean; at: number }>,
+): SeenRequest[] {
+  return requests.map((r) => ({
+    newInputs: wrappedIn(r.userTexts),
+    history: wrappedIn(r.historyTexts),
+    afterTool: r.afterTool,
+    at: r.at,
+  }));
+}
+
 async function anthropicSide(home: string): Promise<MockSide> {
   const mock: MockApi = await startMockApi();
   const env = mockAgentEnv(mock.url, home);
@@ -127,13 +139,7 @@ async function responsesSide(home: string): Promise<MockSide> {
   const mock: MockResponses = await startMockResponses();
   return {
     env: { HOME: home, CODEX_HOME: codexConfig(home, mock.url) },
-    seen: () =>
-      mock.requests.map((r) => ({
-        newInputs: wrappedIn(r.userTexts),
-        history: wrappedIn(r.historyTexts),
-        afterTool: r.afterTool,
-        at: r.at,
-      })),
+    seen: () => seenOf(mock.requests),
     setLatency: (p) => mock.setLatency(p),
     close: () => mock.close(),
   };
@@ -156,13 +162,7 @@ async function planSide(agent: 'gemini' | 'copilot', home: string): Promise<Mock
         };
   return {
     env,
-    seen: () =>
-      mock.mainRequests().map((r) => ({
-        newInputs: wrappedIn(r.userTexts),
-        history: wrappedIn(r.historyTexts),
-        afterTool: r.afterTool,
-        at: r.at,
-      })),
+    seen: () => seenOf(mock.mainRequests()),
     setLatency: (p) => mock.setLatency(p),
     close: () => mock.close(),
   };

@@ -123,7 +123,8 @@ export class SessionLink {
     } catch (err) {
       if (!conn.alive()) throw err;
       const data = (err as { data?: unknown } | null)?.data;
-      const why = `${err instanceof Error ? err.message : String(err)}${data ? `: ${JSON.stringify(data).slice(0, 200)}` : ''}`;
+      const detail = data ? `: ${JSON.stringify(data).slice(0, 200)}` : '';
+      const why = `${err instanceof Error ? err.message : String(err)}${detail}`;
       this.log.warn({ sessionId, err: why }, 'acp: session/load failed; starting a new session');
       return {
         ok: false,
