@@ -6,12 +6,16 @@
 //   [[stop:REASON]]   ends the prompt with that stop reason after the reply
 //   [[ask]]           asks permission, waits, and replies with the outcome it got
 //   [[bad]]           sends malformed session/update notifications before the reply
+//   [[term:CMD]]      runs `sh -c CMD` in a client terminal; replies "term: <output> exit <code>", "refused: …",
+//                     or "no terminal" when the client did not offer terminals
+//   [[termat:DIR]]    the same with `pwd` in DIR
 // FAKE_ACP_LOG (a file) gets one JSON line per permission outcome.
 import fs from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 
 let sessions = 0;
+let clientCaps = {};
 const log = (entry) =>
   process.env.FAKE_ACP_LOG && fs.appendFileSync(process.env.FAKE_ACP_LOG, `${JSON.stringify(entry)}\n`);
 
@@ -20,6 +24,24 @@ async function reply(client, sessionId, text) {
     sessionId,
     update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
   });
+}
+
+async function terminal(client, sessionId, [cmd, cwd]) {
+  if (!clientCaps.terminal) return 'no terminal';
+  try {
+    const { terminalId } = await client.request('terminal/create', {
+      sessionId,
+      command: 'sh',
+      args: ['-c', cmd],
+      ...(cwd ? { cwd } : {}),
+    });
+    const exit = await client.request('terminal/wait_for_exit', { sessionId, terminalId });
+    const { output } = await client.request('terminal/output', { sessionId, terminalId });
+    await client.request('terminal/release', { sessionId, terminalId });
+    return `term: ${output.trim()} exit ${exit.exitCode}`;
+  } catch (err) {
+    return `refused: ${err.message}`;
+  }
 }
 
 async function prompt({ params, client }) {
@@ -42,6 +64,8 @@ async function prompt({ params, client }) {
     } catch (err) {
       out.push(`refused: ${err.message}`);
     }
+  const term = /\[\[term:([^\]]+)\]\]/.exec(text) ?? /\[\[termat:([^\]]+)\]\]/.exec(text);
+  if (term) out.push(await terminal(client, sessionId, term[0].startsWith('[[termat') ? ['pwd', term[1]] : [term[1]]));
   if (/\[\[bad\]\]/.test(text)) {
     for (const update of [{ sessionUpdate: 'tool_call_update' }, { sessionUpdate: 'plan', entries: 'x' }, null])
       await client.notify('session/update', { sessionId, update });
@@ -67,11 +91,14 @@ async function prompt({ params, client }) {
 
 acp
   .agent({ name: 'fake-acp-agent' })
-  .onRequest('initialize', () => ({
-    protocolVersion: acp.PROTOCOL_VERSION,
-    agentCapabilities: { loadSession: false },
-    agentInfo: { name: 'fake-acp-agent', version: '0.0.0' },
-  }))
+  .onRequest('initialize', ({ params }) => {
+    clientCaps = params.clientCapabilities ?? {};
+    return {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: false },
+      agentInfo: { name: 'fake-acp-agent', version: '0.0.0' },
+    };
+  })
   .onRequest('session/new', () => ({ sessionId: `fake-${++sessions}` }))
   .onRequest('session/prompt', prompt)
   .onNotification('session/cancel', () => undefined)

@@ -9,6 +9,7 @@
 import type { Logger } from '../../ops/logger.js';
 import type { ExitInfo } from '../claude/process.js';
 import { FsGuard } from './client-fs.js';
+import { Terminals } from './client-terminal.js';
 import type { AcpCommand } from './command.js';
 import { AcpConnection } from './connection.js';
 import type { AcpLaunch } from './launch.js';
@@ -51,6 +52,7 @@ export class SessionLink {
   /** Updates of the session are history being replayed (session/load), not a turn's. */
   private replaying = false;
   private guard: FsGuard | undefined;
+  private terminals: Terminals | undefined;
   private opening: Promise<Opened> | undefined;
 
   constructor(
@@ -86,6 +88,7 @@ export class SessionLink {
 
   /** Stops the process for good (the reason recorded first); the session stays loadable. */
   async close(reason: string, graceMs: number): Promise<void> {
+    this.terminals?.releaseAll();
     const conn = this.conn;
     if (conn?.alive()) await conn.end(reason, 2_000, graceMs);
   }
@@ -172,12 +175,14 @@ export class SessionLink {
     return typeof c === 'function' ? c() : c;
   }
 
+  /** What Rudder serves, declared in initialize: fs always, terminal/* only when agent.acp turns it on. */
   private capabilities(): ClientCapabilities {
-    return { fs: { readTextFile: true, writeTextFile: true }, terminal: false };
+    return { fs: { readTextFile: true, writeTextFile: true }, terminal: this.launch.terminal === true };
   }
 
   private spawn(): AcpConnection {
     this.guard ??= new FsGuard(this.launch.cwd);
+    if (this.launch.terminal) this.terminals ??= new Terminals(this.guard, this.launch.cwd, this.launch.env);
     const conn = AcpConnection.start({
       command: this.command(),
       cwd: this.launch.cwd,
@@ -196,6 +201,8 @@ export class SessionLink {
     this.conn = conn;
     void conn.exited.then((info) => {
       if (this.holder === conn) this.holder = undefined;
+      // Nothing can release them any more.
+      this.terminals?.releaseAll();
       this.handlers.exit(conn, info);
     });
     return conn;
@@ -218,6 +225,8 @@ export class SessionLink {
       case 'fs/write_text_file':
         return this.guard!.write(params as WriteTextFileRequest);
       default:
+        if (this.terminals && method.startsWith('terminal/'))
+          return this.terminals.handle(method, (params ?? {}) as Record<string, unknown>);
         this.log.debug({ method }, 'acp: a request Rudder does not serve refused');
         throw RequestError.methodNotFound(method);
     }

@@ -76,6 +76,23 @@ describe('fs/* served inside the conversation directory only', () => {
   });
 });
 
+describe('terminal/* served only when turned on', () => {
+  it('is declared unsupported by default', async () => {
+    expect((await say(fakeLaunch(), '[[term:echo hi]]')).result.text).toBe('no terminal');
+  });
+
+  it('runs a command in the conversation directory, and refuses a directory outside', async () => {
+    const launch = fakeLaunch({ terminal: true });
+    const r = await say(launch, '[[term:echo out; echo err >&2; exit 4]]');
+    // stdout and stderr are two pipes: their order is not fixed.
+    expect(r.result.text).toMatch(/^term: (out\nerr|err\nout) exit 4$/);
+    const here = await say(launch, `[[termat:${launch.cwd}]]`);
+    expect(here.result.text).toBe(`term: ${fs.realpathSync(launch.cwd)} exit 0`);
+    const there = await say(launch, `[[termat:${tempDir('acp-term-out')}]]`);
+    expect(there.result.text).toMatch(/^refused: .*outside this conversation's directory/);
+  });
+});
+
 describe('stop reasons', () => {
   it.each([
     ['refusal', /refused to go on/],
