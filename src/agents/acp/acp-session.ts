@@ -1,6 +1,7 @@
 /**
  * A conversation on an ACP agent (Gemini, Qwen, Claude's adapter, codex-acp, Copilot, or any
- * command that speaks ACP over stdio): one process per conversation (session-link.ts), one
+ * command that speaks ACP over stdio): a session in a process of its own or in one shared by the
+ * conversations of its directory (session-link.ts, processes.ts), one
  * `session/prompt` per turn with the inputs wrapped as external content, the turn's updates as
  * TurnEvents (updates.ts), permission requests as options (permissions.ts), `session/cancel` for a
  * stop, and the session id saved after every turn.
@@ -72,6 +73,8 @@ export class AcpSession implements AgentSession {
   private readonly unsent = new WeakMap<AcpTurn, UserInput[]>();
   /** Messages that start the next turn once the running one ends (the agent answered promptRequired). */
   private readonly nextTurn: Array<{ input: UserInput; settle: Settle }> = [];
+  /** The last prompt's answer, until it comes: a new prompt is never sent while one runs, even an abandoned one. */
+  private outstanding: Promise<unknown> | undefined;
   /** The session's cumulative cost as this process last reported it. */
   private cost: number | undefined;
   private crashed = false;
@@ -184,14 +187,17 @@ export class AcpSession implements AgentSession {
       () => true,
     );
     const inTime = await Promise.race([settled, new Promise<false>((r) => setTimeout(() => r(false), grace).unref())]);
+    const conn = this.link.connection();
     if (inTime) {
-      const conn = this.link.connection();
-      const ended = conn ? await endTurnTools(conn.pid, turn.startedAt, this.killGraceMs()) : [];
+      const tools = { sessionId: this.link.sessionId, shared: this.link.shared(), sinceMs: turn.startedAt };
+      const ended = conn ? await endTurnTools({ agentPid: conn.pid, ...tools }, this.killGraceMs()) : [];
       if (ended.length) this.log.info({ pids: ended }, 'interrupt: ended the commands the turn had left running');
       return;
     }
-    this.log.warn({ graceMs: grace }, 'interrupt: the agent did not end the turn in time; stopping its process');
-    await this.link.connection()?.kill(`interrupt: no answer within ${grace} ms`, this.killGraceMs());
+    this.log.warn({ graceMs: grace, shared: this.link.shared() }, 'interrupt: the agent did not end the turn in time');
+    // A process other conversations use is not killed: Rudder ends the turn; the next prompt waits for its answer.
+    if (this.link.shared()) this.lock.run(() => this.abandon(turn, 'cancel_unconfirmed'));
+    else await conn?.kill(`interrupt: no answer within ${grace} ms`, this.killGraceMs());
     await settled;
   }
 
@@ -218,7 +224,7 @@ export class AcpSession implements AgentSession {
       this.dropNextTurn(`Stopped: ${reason}.`);
       return this.link.connection();
     });
-    if (conn) await this.link.close(reason, this.killGraceMs());
+    if (conn) await this.link.close(reason);
   }
 
   private killGraceMs(): number {
@@ -262,6 +268,8 @@ export class AcpSession implements AgentSession {
     try {
       const opened = await this.link.open();
       conn = opened.conn;
+      // A stop Rudder gave up waiting on left the agent's answer to the last prompt outstanding.
+      await this.outstanding;
       const prompt = this.lock.run(() => {
         if (this.shell.current() !== turn) return undefined;
         if (opened.notice) turn.emit({ type: 'status', message: opened.notice, notify: true });
@@ -274,11 +282,20 @@ export class AcpSession implements AgentSession {
         return agentText(inputs);
       });
       if (prompt === undefined) return;
-      const res = await conn.request<PromptResponse>(
+      const answer = conn.request<PromptResponse>(
         'session/prompt',
         { sessionId: opened.sessionId, prompt: [{ type: 'text', text: prompt }] },
         null,
       );
+      const settled = answer.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.outstanding = settled;
+      void settled.then(() => {
+        if (this.outstanding === settled) this.outstanding = undefined;
+      });
+      const res = await answer;
       this.lock.run(() => this.complete(turn, res));
     } catch (err) {
       this.lock.run(() => this.failed(turn, conn, err));

@@ -8,6 +8,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { ProcessTracker } from '../claude/process.js';
 import type { AcpCommand } from './command.js';
 import type { AcpPreset } from './presets.js';
+import type { AcpProcesses } from './processes.js';
 
 export interface AcpLaunch {
   conversationId: string;
@@ -38,6 +39,11 @@ export interface AcpLaunch {
   tracker?: ProcessTracker;
   /** Environment-mark prefix of this gateway's agents (see agents/common/orphans.ts). */
   markPrefix?: string;
+  /**
+   * The agent processes shared by the gateway's conversations (one per command, environment and directory).
+   * Without it the session starts a process of its own.
+   */
+  processes?: AcpProcesses;
 }
 
 export const DEFAULT_TURN_TIMEOUT_MS = 30 * 60_000;

@@ -1,7 +1,8 @@
 /**
- * A conversation's link to its agent: the process (started when a turn needs it), the client side
- * of the connection (fs inside the directory, permission requests, nothing else), and the ACP
- * session in it. A session the process does not hold yet is loaded (`session/load`) when the
+ * A conversation's link to its agent: the process it leases (started when a turn needs it, shared
+ * with the other conversations of its directory when the launch gives a pool), the client side of
+ * its session (fs and terminals inside the directory, permission requests, nothing else), and the
+ * ACP session itself. A session the process does not hold yet is loaded (`session/load`) when the
  * agent offers it, its replayed history kept out of the turn; where it does not, or the load
  * fails, a new session starts and the caller is told the agent starts without the earlier turns.
  * The permission mode becomes the agent's session mode (presets.ts) after every new or load.
@@ -11,8 +12,9 @@ import type { ExitInfo } from '../claude/process.js';
 import { FsGuard } from './client-fs.js';
 import { Terminals } from './client-terminal.js';
 import type { AcpCommand } from './command.js';
-import { AcpConnection } from './connection.js';
+import type { AcpConnection } from './connection.js';
 import type { AcpLaunch } from './launch.js';
+import { type AcpLease, AcpProcesses } from './processes.js';
 import {
   ACP_ERRORS,
   type ClientCapabilities,
@@ -45,7 +47,11 @@ export interface Opened {
 
 export class SessionLink {
   sessionId: string | undefined;
-  private conn: AcpConnection | undefined;
+  private lease: AcpLease | undefined;
+  /** Stops routing the session's traffic here (set once the session is made or loaded). */
+  private unhost: (() => void) | undefined;
+  /** The pool this link leases from: the launch's (shared), or one of its own (a process per conversation). */
+  private readonly pool: AcpProcesses;
   private init: InitializeResponse | undefined;
   /** The process that holds the session (made or loaded there). */
   private holder: AcpConnection | undefined;
@@ -61,11 +67,25 @@ export class SessionLink {
     private readonly handlers: LinkHandlers,
   ) {
     this.sessionId = launch.sessionId;
+    this.pool =
+      launch.processes ??
+      new AcpProcesses({
+        logger: log,
+        tracker: launch.tracker,
+        markPrefix: launch.markPrefix,
+        killGraceMs: launch.killGraceMs,
+      });
   }
 
   /** The live process, if any. */
   connection(): AcpConnection | undefined {
-    return this.conn?.alive() ? this.conn : undefined;
+    const conn = this.lease?.conn;
+    return conn?.alive() ? conn : undefined;
+  }
+
+  /** Other conversations' sessions live in the same process. */
+  shared(): boolean {
+    return this.lease?.shared() ?? false;
   }
 
   /** What the running agent answered to initialize (undefined before its first start). */
@@ -86,15 +106,25 @@ export class SessionLink {
     return this.opening;
   }
 
-  /** Stops the process for good (the reason recorded first); the session stays loadable. */
-  async close(reason: string, graceMs: number): Promise<void> {
+  /**
+   * Ends this conversation's use of the process: the process ends with its last user (the reason recorded first).
+   * The session stays loadable.
+   */
+  async close(reason: string): Promise<void> {
     this.terminals?.releaseAll();
-    const conn = this.conn;
-    if (conn?.alive()) await conn.end(reason, 2_000, graceMs);
+    const lease = this.lease;
+    this.lease = undefined;
+    // A process that goes on serving others drops the session from its memory, where the agent offers that.
+    const closable = this.init?.agentCapabilities?.sessionCapabilities?.close;
+    if (lease?.shared() && closable && this.sessionId && lease.conn.alive())
+      await lease.conn.request('session/close', { sessionId: this.sessionId }, 5_000).catch(() => undefined);
+    this.unhost?.();
+    await lease?.release(reason);
   }
 
   private async openNow(): Promise<Opened> {
     const conn = this.connection() ?? this.spawn();
+    if (this.holder !== conn) this.unhost?.();
     this.init = await conn.ready;
     if (this.holder === conn && this.sessionId) return { conn, sessionId: this.sessionId };
     let notice: string | undefined;
@@ -116,6 +146,8 @@ export class SessionLink {
     if (!this.init?.agentCapabilities?.loadSession)
       return { ok: false, notice: `${label} cannot load a saved session: it starts without the earlier turns.` };
     this.replaying = true;
+    // Hosted before the request: the replay comes before its answer.
+    this.hostAs(sessionId);
     try {
       const res = await conn.request<LoadSessionResponse>('session/load', {
         sessionId,
@@ -145,6 +177,7 @@ export class SessionLink {
   ): Promise<Opened> {
     this.sessionId = sessionId;
     this.holder = conn;
+    this.hostAs(sessionId);
     try {
       this.launch.onSessionId?.(sessionId);
     } catch (err) {
@@ -183,33 +216,36 @@ export class SessionLink {
   private spawn(): AcpConnection {
     this.guard ??= new FsGuard(this.launch.cwd);
     if (this.launch.terminal) this.terminals ??= new Terminals(this.guard, this.launch.cwd, this.launch.env);
-    const conn = AcpConnection.start({
+    void this.lease?.release('the process is gone');
+    const spec = {
       command: this.command(),
       cwd: this.launch.cwd,
       env: this.launch.env,
-      logger: this.log,
-      label: this.launch.conversationId,
-      tracker: this.launch.tracker,
-      markPrefix: this.launch.markPrefix,
-      initTimeoutMs: this.launch.initTimeoutMs,
       clientCapabilities: this.capabilities(),
-      handlers: {
-        onUpdate: (n) => this.onUpdate(conn, n),
-        onRequest: (method, params) => this.onRequest(method, params),
-      },
-    });
-    this.conn = conn;
-    void conn.exited.then((info) => {
+      initTimeoutMs: this.launch.initTimeoutMs,
+    };
+    const lease = this.pool.lease(spec, this.launch.conversationId, (conn, info) => {
       if (this.holder === conn) this.holder = undefined;
       // Nothing can release them any more.
       this.terminals?.releaseAll();
       this.handlers.exit(conn, info);
     });
-    return conn;
+    this.lease = lease;
+    return lease.conn;
   }
 
-  private onUpdate(conn: AcpConnection, n: SessionNotification): void {
-    if (conn !== this.conn || this.replaying || !n || n.sessionId !== this.sessionId) return;
+  /** Routes the session's updates and requests in the process to this link. */
+  private hostAs(sessionId: string): void {
+    this.unhost?.();
+    const conn = this.lease?.conn;
+    this.unhost = this.lease?.host(sessionId, {
+      update: (n) => this.onUpdate(conn, n),
+      request: (method, params) => this.onRequest(method, params),
+    });
+  }
+
+  private onUpdate(conn: AcpConnection | undefined, n: SessionNotification): void {
+    if (conn !== this.lease?.conn || this.replaying || !n || n.sessionId !== this.sessionId) return;
     this.handlers.update(n.update);
   }
 

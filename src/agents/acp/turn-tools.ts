@@ -3,8 +3,9 @@
  * their own (setsid), outside the agent's process group, and not every agent ends them on
  * `session/cancel` (codex-acp 0.16 leaves them running, as Codex's app-server does). Every process
  * the agent starts carries its environment mark (agents/common/orphans.ts); those outside the
- * agent's own group that started after the turn began are the turn's commands: their groups get
- * SIGTERM, then SIGKILL after the grace.
+ * agent's own group that started after the turn began are the turn's commands, when they name its
+ * session (codex-acp sets CODEX_THREAD_ID to it) or the process serves no other conversation:
+ * their groups get SIGTERM, then SIGKILL after the grace.
  */
 import fs from 'node:fs';
 import { startTimeOf } from '../../ops/proc.js';
@@ -14,17 +15,21 @@ import { MARK_VAR, markedPids } from '../common/orphans.js';
 /** Linux reports process start times in USER_HZ ticks, 100 a second on every architecture. */
 const TICKS_PER_SECOND = 100;
 
-function markOf(pid: number): string | undefined {
+/** A variable of a process's environment (one Rudder may read: its own user's). */
+function envOf(pid: number, name: string): string | undefined {
   try {
     const entry = fs
       .readFileSync(`/proc/${pid}/environ`, 'latin1')
       .split('\0')
-      .find((e) => e.startsWith(`${MARK_VAR}=`));
-    return entry?.slice(MARK_VAR.length + 1);
+      .find((e) => e.startsWith(`${name}=`));
+    return entry?.slice(name.length + 1);
   } catch {
     return undefined;
   }
 }
+
+/** Where an agent names the session a command runs for (codex-acp: the ACP session id). */
+const SESSION_VARS = ['CODEX_THREAD_ID'];
 
 function groupOf(pid: number): number | undefined {
   try {
@@ -54,9 +59,23 @@ function signal(pid: number, sig: NodeJS.Signals, spare: Set<number>): void {
   }
 }
 
-/** The agent's marked processes outside its group, started since `sinceMs` (a turn's commands). */
-export function turnTools(agentPid: number, sinceMs: number): number[] {
-  const mark = markOf(agentPid);
+export interface TurnOf {
+  agentPid: number;
+  sinceMs: number;
+  sessionId: string | undefined;
+  /** Other conversations' sessions run in the process: a command that names no session is not known to be ours. */
+  shared: boolean;
+}
+
+function ours(pid: number, t: TurnOf): boolean {
+  const named = SESSION_VARS.map((v) => envOf(pid, v)).find((v) => v !== undefined);
+  return named === undefined ? !t.shared : named === t.sessionId;
+}
+
+/** The agent's marked processes outside its group, started since the turn began, of the turn's session. */
+export function turnTools(t: TurnOf): number[] {
+  const { agentPid, sinceMs } = t;
+  const mark = envOf(agentPid, MARK_VAR);
   if (!mark) return [];
   let since: number;
   try {
@@ -65,15 +84,15 @@ export function turnTools(agentPid: number, sinceMs: number): number[] {
     return [];
   }
   return markedPids((m) => m === mark).filter(
-    (pid) => pid !== agentPid && groupOf(pid) !== agentPid && Number(startTimeOf(pid)) >= since,
+    (pid) => pid !== agentPid && groupOf(pid) !== agentPid && Number(startTimeOf(pid)) >= since && ours(pid, t),
   );
 }
 
 /** Ends them (SIGTERM, then SIGKILL after graceMs); resolves with the pids once they are gone. */
-export async function endTurnTools(agentPid: number, sinceMs: number, graceMs: number): Promise<number[]> {
-  const found = turnTools(agentPid, sinceMs);
+export async function endTurnTools(t: TurnOf, graceMs: number): Promise<number[]> {
+  const found = turnTools(t);
   if (found.length === 0) return [];
-  const spare = new Set([agentPid, groupOf(process.pid) ?? process.pid]);
+  const spare = new Set([t.agentPid, groupOf(process.pid) ?? process.pid]);
   for (const pid of found) signal(pid, 'SIGTERM', spare);
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline && !found.every(processGone)) await sleep(25);

@@ -7,10 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AcpSession } from '../../../src/agents/acp/acp-session.js';
+import { AcpProcesses } from '../../../src/agents/acp/processes.js';
 import type { Turn, TurnEvent } from '../../../src/agents/session.js';
 import { isRudderError } from '../../../src/errors.js';
+import { silentLogger } from '../../../src/ops/logger.js';
 import { type AcpRig, RIG_AGENTS, trackAcp } from '../../support/acp-rig.js';
-import { untilEvent, waitUntil } from '../../support/claude-rig.js';
+import { pidAlive, untilEvent, waitUntil } from '../../support/claude-rig.js';
 
 const t = trackAcp();
 
@@ -196,5 +198,34 @@ describe.each(RIG_AGENTS)('%s over ACP', (agent) => {
     const last = rig.seen().at(-1)!;
     expect(last.history.some((h) => h.includes('tag:lone'))).toBe(true);
     expect(rig.timesSent('tag:lone')).toBe(1);
+  });
+});
+
+describe.each(RIG_AGENTS)('%s: conversations of one directory in one process', (agent) => {
+  it('serves both, stops one turn without the other, and ends with its last conversation', async () => {
+    const rig = await t.rig(agent);
+    const processes = new AcpProcesses({ logger: silentLogger(), killGraceMs: 1_000 });
+    try {
+      const a = t.session(rig.launch({ conversationId: 'pa', processes }));
+      const b = t.session(rig.launch({ conversationId: 'pb', processes }));
+      expect((await a.startTurn({ inputs: [{ id: 'a1', text: 'first tag:pa1' }] }).result).text).toContain('tag:pa1');
+      const { turn, needle } = await longToolRunning(rig, a, 'pa2');
+      const other = await b.startTurn({ inputs: [{ id: 'b1', text: 'meanwhile tag:pb1' }] }).result;
+      expect(other.text).toContain('ok tag:pb1');
+      expect(b.pid()).toBe(a.pid());
+      expect(b.sessionId()).not.toBe(a.sessionId());
+      expect(processes.list()).toEqual([{ pid: a.pid(), conversations: 2, sessions: 2 }]);
+      await a.interrupt();
+      expect((await turn.result).interrupted).toBe(true);
+      await waitUntil(() => processesWith(needle).length === 0, 10_000);
+      const pid = a.pid()!;
+      await a.stop('done');
+      expect((await b.startTurn({ inputs: [{ id: 'b2', text: 'still tag:pb2' }] }).result).text).toContain('tag:pb2');
+      expect(b.pid()).toBe(pid);
+      await b.stop('done');
+      await waitUntil(() => !pidAlive(pid), 10_000);
+    } finally {
+      await processes.stopAll('test over');
+    }
   });
 });
