@@ -7,13 +7,16 @@
  *                   runs one process per conversation, so its new conversation is the cold figure)
  *   warm turn       prompt → first text, the session warm
  *   steer (Claude)  a message sent while a tool runs → the model's next request carries it
- *   memory          PSS of one process holding 1 and 3 sessions, against 3 processes of 1 session
+ *   memory          PSS of one process holding 1 and 3 sessions, against 3 processes of 1 session;
+ *                   and Rudder's 3 conversations on one shared process (AcpProcesses)
  * The floor is bench/acp/floor-client.ts (the SDK only); Rudder's side is AcpSession.
  */
 import { performance } from 'node:perf_hooks';
 import { AcpSession } from '../../src/agents/acp/acp-session.js';
 import type { AcpCommand } from '../../src/agents/acp/command.js';
 import { PRESETS } from '../../src/agents/acp/presets.js';
+import { AcpProcesses } from '../../src/agents/acp/processes.js';
+import { silentLogger } from '../../src/ops/logger.js';
 import { type AcpRig, NO_ASKING, RIG_AGENTS, type RigAgent, startAcpRig } from '../../tests/support/acp-rig.js';
 import { treePss } from '../codex/pss.js';
 import { mb, ms, sleep, summarize } from '../stats.js';
@@ -159,6 +162,20 @@ async function memory(rig: AcpRig) {
   }
 }
 
+/** Rudder's side: 3 conversations of one directory on a shared process (AcpProcesses), one turn each. */
+async function rudderPooled(rig: AcpRig): Promise<number> {
+  const processes = new AcpProcesses({ logger: silentLogger() });
+  const sessions = [0, 1, 2].map((n) => new AcpSession(rig.launch({ conversationId: `pool${n}`, processes })));
+  try {
+    for (const [n, s] of sessions.entries()) await s.startTurn({ inputs: [{ id: `p${n}`, text: 'pooled' }] }).result;
+    await sleep(1000);
+    return treePss([sessions[0]!.pid()!]);
+  } finally {
+    await Promise.all(sessions.map((s) => s.stop('benchmark over')));
+    await processes.stopAll('benchmark over');
+  }
+}
+
 async function benchAgent(agent: RigAgent): Promise<void> {
   const rig = await startAcpRig(agent);
   try {
@@ -179,6 +196,7 @@ async function benchAgent(agent: RigAgent): Promise<void> {
         `(+${mb(perExtraSession)} a session), 3 processes × 1 ${mb(m.threeProcesses)} ` +
         `(${mb(m.threeProcesses / 3)} each)`,
     );
+    console.log(`  memory (PSS), Rudder: 3 conversations on one shared process ${mb(await rudderPooled(rig))}`);
   } finally {
     await rig.close();
   }
