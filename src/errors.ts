@@ -125,14 +125,14 @@ export const ERRORS = {
   TMUX_FAILED: 'A tmux command failed.',
   // --- ACP agents (backend "acp", "acp:<preset>"): added by the ACP backend; keep this block last ---
   ACP_COMMAND_MISSING:
-    "The ACP agent's command was not found. Install the agent's package, put its command on PATH, or set " +
-    'agent.acp.command.',
+    "The ACP agent's command was not found: install the agent's package, put its command on PATH, or set " +
+    'agent.acp.command (`rudder doctor` checks it).',
   ACP_START_FAILED:
     'The ACP agent did not start: it exited or did not answer initialize. Check agent.acp.command and ' +
-    'agent.acp.args, and run the command by hand to see its error.',
+    'agent.acp.args (`rudder doctor` runs the agent and shows its error).',
   ACP_AUTH_REQUIRED:
-    "The ACP agent needs a login before it can work. Log in with the agent's own command, or set its API key " +
-    'in agent.acp.env.',
+    "The ACP agent needs a login before it can work: log in with the agent's own command, or set its API key " +
+    'in agent.acp.env (`rudder doctor` says how this agent logs in).',
   // --- end of the ACP block ---
 } as const;
 

@@ -7,13 +7,23 @@
  * backend's name.
  *
  * Adding a backend: its name in config/schema.ts's BACKENDS (the table must then have its entry),
- * its session class (extending common/session-base.ts), and its entry here.
+ * its session class (extending common/session-base.ts), and its entry here. What its sessions share
+ * (a pool of processes) is asked of SharedProcesses by name, made at its first use and stopped with
+ * the gateway; the status report lists every binary and every shared process whatever the backend.
  */
 import type { AgentConfig, Config } from '../config/schema.js';
+import type { Logger } from '../ops/logger.js';
+import { AcpSession, acpCapabilities } from './acp/acp-session.js';
+import { acpBinary } from './acp/command.js';
+import { acpChecks } from './acp/doctor.js';
+import { acpEnv, acpLaunch } from './acp/launch.js';
+import { presetOfBackend } from './acp/presets.js';
+import { AcpProcesses } from './acp/processes.js';
 import { CLAUDE_BINARY } from './claude/binary.js';
 import { claudeChecks } from './claude/doctor.js';
 import { claudeEnv } from './claude/env.js';
 import { claudeLaunch } from './claude/launch.js';
+import type { ProcessTracker } from './claude/process.js';
 import type { SpareProcess } from './claude/spare.js';
 import { ClaudeStreamSession } from './claude/stream-session.js';
 import { CODEX_BINARY } from './codex/binary.js';
@@ -21,9 +31,10 @@ import { CodexSession } from './codex/codex-session.js';
 import { checkCodex } from './codex/doctor.js';
 import { codexEnv } from './codex/env.js';
 import { codexLaunch } from './codex/launch.js';
-import type { CodexServers } from './codex/server/servers.js';
+import { CodexServers } from './codex/server/servers.js';
 import type { BinarySpec } from './common/binary-lookup.js';
 import type { DoctorChecks } from './common/doctor.js';
+import type { SharedProcessStatus } from './common/process-status.js';
 import type { LaunchContext } from './launch.js';
 import type { AgentSession, Capabilities } from './session.js';
 import { tmuxChecks } from './tmux/doctor.js';
@@ -32,12 +43,25 @@ import { ClaudeTmuxSession } from './tmux/tmux-session.js';
 
 export type Backend = Config['agent']['backend'];
 
+/** What every pool of shared processes is made from. */
+export interface PoolBase {
+  logger: Logger;
+  tracker: ProcessTracker;
+  markPrefix: string;
+}
+
+/** Processes a backend's conversations share: stopped with the gateway, listed in the status report. */
+export interface SharedPool {
+  stopAll(reason: string): Promise<void>;
+  status(): SharedProcessStatus[];
+}
+
 /** What a gateway (or a node) keeps for all its conversations, that a backend's sessions share. */
 export interface SharedProcesses {
   /** A claude process started ahead for the next new conversation (steering.spareProcess), when on. */
   spare(): SpareProcess | undefined;
-  /** Codex's app-servers, one shared by every conversation of the same binary, config and environment. */
-  codexServers(): CodexServers;
+  /** The pool of that name (Codex's app-servers, the ACP agents), made by `make` at its first use. */
+  pool<T extends SharedPool>(name: string, make: (base: PoolBase) => T): T;
 }
 
 export interface AgentEntry {
@@ -52,6 +76,8 @@ export interface AgentEntry {
   doctor: { agent: DoctorChecks; backend?: DoctorChecks };
   /** What its sessions can do, known before one exists (a node reports it for its projects). */
   capabilities: Capabilities;
+  /** The agent as people read it, when a setting names it (agent.acp.name); the binary's agent otherwise. */
+  label?(agent: AgentConfig): string | undefined;
   /** A conversation's session. */
   session(ctx: LaunchContext, shared: SharedProcesses): AgentSession;
 }
@@ -63,6 +89,30 @@ const codexChecks: DoctorChecks = ({ agent, env }) =>
     env,
     agentEnv: codexEnv(agent, env),
   });
+
+/**
+ * An ACP backend: `acp` runs agent.acp.command, `acp:<preset>` a known agent (agents/acp/presets.ts), its processes
+ * shared by the conversations of one directory (the pool `acp`); steering as the preset expects it.
+ */
+function acpEntry(backend: string): AgentEntry {
+  const preset = presetOfBackend(backend);
+  return {
+    binary: acpBinary(preset),
+    env: (agent, inherited) => acpEnv(preset, agent, inherited),
+    doctor: { agent: acpChecks(backend) },
+    capabilities: acpCapabilities(preset),
+    label: (agent) => agent.acp.name,
+    session: (ctx, shared) =>
+      new AcpSession(
+        acpLaunch(
+          ctx,
+          backend,
+          preset,
+          shared.pool('acp', (b) => new AcpProcesses(b)),
+        ),
+      ),
+  };
+}
 
 export const AGENT_TABLE = {
   'claude-stream': {
@@ -84,8 +134,20 @@ export const AGENT_TABLE = {
     env: codexEnv,
     doctor: { agent: codexChecks },
     capabilities: CodexSession.CAPABILITIES,
-    session: (ctx, shared) => new CodexSession(codexLaunch(ctx, shared.codexServers())),
+    session: (ctx, shared) =>
+      new CodexSession(
+        codexLaunch(
+          ctx,
+          shared.pool('codex', (b) => new CodexServers(b)),
+        ),
+      ),
   },
+  acp: acpEntry('acp'),
+  'acp:claude': acpEntry('acp:claude'),
+  'acp:codex': acpEntry('acp:codex'),
+  'acp:gemini': acpEntry('acp:gemini'),
+  'acp:qwen': acpEntry('acp:qwen'),
+  'acp:copilot': acpEntry('acp:copilot'),
 } satisfies Record<Backend, AgentEntry>;
 
 /** The agents' binaries by name: claude, codex. */

@@ -55,15 +55,24 @@ export function register(program: Command): void {
     });
 }
 
-/** A line per agent binary the conversations run on: its version, or what is wrong and the fix. */
+/**
+ * A line per agent binary the conversations run on (its version, or what is wrong and the fix), then one per agent
+ * process conversations share, with the last line of its stderr.
+ */
 function agentLines(s: StatusReport): string[] {
-  const checks = [s.agent?.claude, s.agent?.codex].filter((c) => !!c);
+  const checks = Object.values(s.agent?.binaries ?? {});
   if (checks.length === 0) return [`Agent: not checked yet (backend ${s.agent?.backend ?? '?'})`];
-  return checks.map((c) =>
+  const binaries = checks.map((c) =>
     c.ok
       ? `${c.agent}: ${c.version} at ${c.path} (from ${c.source}); backend ${s.agent.backend}`
       : `${c.agent}: ✘ ${c.problem} (fix: ${c.fix})`,
   );
+  const shared = (s.agent?.shared ?? []).map((p) => {
+    const last = p.stderrTail.filter((l) => l.trim()).at(-1);
+    const uses = `${p.conversations} conversation(s), ${p.sessions} session(s)`;
+    return `  ${p.agent} process ${p.pid}: ${uses}${last ? `; stderr: ${last.slice(0, 160)}` : ''}`;
+  });
+  return [...binaries, ...shared];
 }
 
 function channelsLine(s: StatusReport): string {

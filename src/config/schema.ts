@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { isLoopbackHost, splitHostPort } from '../security/hosts.js';
+import { ACP_BACKENDS, acpConfigIssues, acpSchema } from './acp-schema.js';
 import { channelsSchema, progressSchema, queueModeSchema, sttSchema, ttsSchema } from './channels-schema.js';
 import { CONFIG_KEY, type JsonValue, secretKeyProblem } from './codex-config.js';
 import { nodeNameSchema, nodesSchema } from './nodes-schema.js';
@@ -68,11 +69,14 @@ export const codexSchema = z
   .strict();
 
 /** The agent backends; each project may choose its own. */
-export const BACKENDS = ['claude-stream', 'claude-tmux', 'codex'] as const;
+export const BACKENDS = ['claude-stream', 'claude-tmux', 'codex', ...ACP_BACKENDS] as const;
 
 export const agentSchema = z
   .object({
-    /** claude-stream: headless persistent process; claude-tmux: the TUI in tmux; codex: Codex's app-server. */
+    /**
+     * claude-stream: headless persistent process; claude-tmux: the TUI in tmux; codex: Codex's app-server; acp: the
+     * ACP agent agent.acp.command names, acp:<agent> a known one (acp:gemini…).
+     */
     backend: z.enum(BACKENDS).default('claude-stream'),
     /** Path to the claude binary; otherwise RUDDER_CLAUDE_BIN, then claude on PATH, then the bundled one. */
     claudeBin: z.string().min(1).optional(),
@@ -95,6 +99,7 @@ export const agentSchema = z
     interruptGraceSeconds: z.number().positive().max(120).default(5),
     tmux: tmuxSchema.prefault({}),
     codex: codexSchema.prefault({}),
+    acp: acpSchema.prefault({}),
   })
   .strict();
 
@@ -294,6 +299,9 @@ export const configSchema = z
           path: ['projects', name, 'node'],
           message: `project ${name} lives on node ${p.node}, but there is no nodes section (add "nodes": {})`,
         });
+  })
+  .superRefine((c, ctx) => {
+    for (const issue of acpConfigIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
   });
 
 export type Config = z.infer<typeof configSchema>;
@@ -301,6 +309,7 @@ export type AgentConfig = z.infer<typeof agentSchema>;
 export type ProjectConfig = z.infer<typeof projectSchema>;
 export type TmuxConfig = z.infer<typeof tmuxSchema>;
 export type CodexConfig = z.infer<typeof codexSchema>;
+export type AcpConfig = z.infer<typeof acpSchema>;
 export type SteeringConfig = z.infer<typeof steeringSchema>;
 export type StoreConfig = z.infer<typeof storeSchema>;
 export type PushConfig = z.infer<typeof pushSchema>;

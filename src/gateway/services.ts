@@ -246,6 +246,7 @@ function askedFromOutside(
     chats,
     channelStarts: asked.channelStarts,
     agents: launches.health,
+    shared: () => launches.sharedProcesses(),
     budgets: conversing.budgets,
     spare: () => launches.spareProcess(),
     ...(nodes ? { nodes: () => nodes.status() } : {}),

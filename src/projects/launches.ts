@@ -2,19 +2,20 @@
  * How a conversation's agent is launched, by its project: the project's directory (or the
  * conversation's own worktree there), its agent settings over agent.*, the conversation's own model,
  * the session id kept under the project; the process tracker and orphan mark; the processes every
- * conversation shares (the spare claude process, Codex's app-servers). The backend's entry in the
+ * conversation shares (the spare claude process, the backends' pools: Codex's app-servers, the ACP
+ * agents). The backend's entry in the
  * agent table (agents/table.ts) makes the session; a project on a node gets the session the caller
  * registered for nodes (the front's link to them). The agents' health reads the same backends.
  */
 import { SpareProcess } from '../agents/claude/spare.js';
-import { CodexServers } from '../agents/codex/server/servers.js';
 import { markPrefixOf } from '../agents/common/orphans.js';
+import type { SharedProcessStatus } from '../agents/common/process-status.js';
 import { AgentHealth } from '../agents/health.js';
 import type { LaunchContext } from '../agents/launch.js';
 import type { SessionFactory } from '../agents/pool.js';
 import { spareProcess, warmCap } from '../agents/registry.js';
 import type { AgentSession } from '../agents/session.js';
-import { type AgentEntry, entryOf, type SharedProcesses } from '../agents/table.js';
+import { type AgentEntry, entryOf, type PoolBase, type SharedPool, type SharedProcesses } from '../agents/table.js';
 import type { LiveConfig } from '../config/load.js';
 import { RudderError } from '../errors.js';
 import type { RemoteLaunch } from '../nodes/front/remote-launch.js';
@@ -39,15 +40,14 @@ export interface AgentLaunchesDeps {
 export class AgentLaunches {
   readonly markPrefix: string;
   readonly spare: SpareProcess;
-  /** Codex's app-servers, one shared by every conversation of the same binary, config and environment. */
-  readonly codexServers: CodexServers;
+  /** The backends' pools of shared processes, by name (codex, acp), each made at its first use. */
+  private readonly pools = new Map<string, SharedPool>();
   /** The binaries of the agents the config's backends run on (a warning at start, the status report). */
   readonly health: AgentHealth;
 
   constructor(private readonly d: AgentLaunchesDeps) {
     this.markPrefix = markPrefixOf(d.dataDir);
     this.spare = new SpareProcess(d.log);
-    this.codexServers = new CodexServers({ logger: d.log, tracker: this.tracker(), markPrefix: this.markPrefix });
     this.health = new AgentHealth({
       inUse: () => this.backendsInUse(),
       agent: () => d.config.current().agent,
@@ -77,8 +77,20 @@ export class AgentLaunches {
       if (!on && this.spare.ready()) void this.spare.stop('steering.spareProcess turned off');
       return on ? this.spare : undefined;
     },
-    codexServers: () => this.codexServers,
+    pool: <T extends SharedPool>(name: string, make: (base: PoolBase) => T): T => {
+      let pool = this.pools.get(name);
+      if (!pool) {
+        pool = make({ logger: this.d.log, tracker: this.tracker(), markPrefix: this.markPrefix });
+        this.pools.set(name, pool);
+      }
+      return pool as T;
+    },
   };
+
+  /** Every process the conversations share, for the status report. */
+  sharedProcesses(): SharedProcessStatus[] {
+    return [...this.pools.values()].flatMap((p) => p.status());
+  }
 
   /** A conversation's launch in its project (prepared: a worktree is made when it needs one). */
   private context(conversationId: string, sessionId: string | undefined): LaunchContext {
@@ -154,7 +166,9 @@ export class AgentLaunches {
   /** The agent a conversation runs on, as the person reads it mid-sentence ("Codex", "the agent on node gpu"). */
   agentName(conversationId: string): string {
     const node = this.d.projects.peek(conversationId).node;
-    return node ? `the agent on node ${node}` : this.entryFor(conversationId).binary.agent;
+    if (node) return `the agent on node ${node}`;
+    const entry = this.entryFor(conversationId);
+    return entry.label?.(this.d.config.current().agent) ?? entry.binary.agent;
   }
 
   /** A project on a node: a session whose real one runs there. */
@@ -164,8 +178,8 @@ export class AgentLaunches {
     return this.d.remote.session(this.remote(c, s, project.node!));
   }
 
-  /** Stops what is not a session's own: the spare process and Codex's shared app-servers. */
+  /** Stops what is not a session's own: the spare process and the shared pools (Codex's app-servers, ACP agents). */
   async stop(reason: string): Promise<void> {
-    await Promise.all([this.spare.stop(reason, true), this.codexServers.stopAll(reason)]);
+    await Promise.all([this.spare.stop(reason, true), ...[...this.pools.values()].map((p) => p.stopAll(reason))]);
   }
 }

@@ -183,7 +183,7 @@ export async function startAcpRig(agent: RigAgent): Promise<AcpRig> {
   const preset = PRESETS[agent as PresetName];
   const inherited = { PATH: cleanPath(), LANG: 'C.UTF-8' };
   const env = buildAcpEnv({ preset, inherited, extra: side.env });
-  const command = resolveAcpCommand({}, preset, '');
+  const command = resolveAcpCommand({}, preset, { PATH: '' });
   const seen = () => side.seen();
   const run = (cmd: string) => (agent === 'codex' ? `[[exec:${cmd}]]` : `[[bash:${cmd}]]`);
   const rig: AcpRig = {
@@ -209,6 +209,7 @@ export async function startAcpRig(agent: RigAgent): Promise<AcpRig> {
       conversationId: `acp-${agent}`,
       cwd,
       command,
+      label: preset.label,
       preset,
       env,
       logger: silentLogger(),

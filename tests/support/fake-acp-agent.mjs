@@ -9,10 +9,16 @@
 //   [[term:CMD]]      runs `sh -c CMD` in a client terminal; replies "term: <output> exit <code>", "refused: …",
 //                     or "no terminal" when the client did not offer terminals
 //   [[termat:DIR]]    the same with `pwd` in DIR
-// FAKE_ACP_LOG (a file) gets one JSON line per permission outcome.
+// FAKE_ACP_LOG (a file) gets one JSON line per permission outcome. FAKE_ACP_AUTH set: every prompt answers
+// auth_required (a login is needed). `--version` prints its version and exits, as the real agents' commands do.
 import fs from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
+
+if (process.argv.includes('--version')) {
+  process.stdout.write('fake-acp-agent 0.0.0\n');
+  process.exit(0);
+}
 
 let sessions = 0;
 let clientCaps = {};
@@ -45,6 +51,7 @@ async function terminal(client, sessionId, [cmd, cwd]) {
 }
 
 async function prompt({ params, client }) {
+  if (process.env.FAKE_ACP_AUTH) throw acp.RequestError.authRequired();
   const { sessionId } = params;
   const text = params.prompt.map((b) => b.text ?? '').join('\n');
   const out = [];
@@ -97,6 +104,7 @@ acp
       protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: { loadSession: false },
       agentInfo: { name: 'fake-acp-agent', version: '0.0.0' },
+      authMethods: process.env.FAKE_ACP_AUTH ? [{ id: 'key', name: 'an API key' }] : [],
     };
   })
   .onRequest('session/new', () => ({ sessionId: `fake-${++sessions}` }))

@@ -107,6 +107,11 @@ export class AcpConnection {
     return new AcpConnection(spec);
   }
 
+  /** The agent as people read it. */
+  get label(): string {
+    return this.spec.command.label;
+  }
+
   alive(): boolean {
     return this.proc.alive();
   }

@@ -76,7 +76,7 @@ function resultOf(res: PromptResponse, turn: AcpTurn, ctx: OutcomeContext, notic
     numTurns: 1,
     terminalReason: res.stopReason,
     isError: notice !== undefined,
-    interrupted: res.stopReason === 'cancelled' && turn.cancelRequested,
+    interrupted: res.stopReason === 'cancelled' && turn.interruptRequested,
     inputIds: turn.inputIds(),
     steered: turn.steered,
   };
@@ -88,7 +88,7 @@ export type Outcome = { ok: TurnResult; notice?: string } | { error: RudderError
 export function promptOutcome(res: PromptResponse, turn: AcpTurn, ctx: OutcomeContext, refused: boolean): Outcome {
   const context = { conversationId: ctx.conversationId, sessionId: ctx.sessionId, unanswered: turn.inputIds() };
   if (turn.timedOut) return { error: new RudderError('AGENT_TURN_TIMEOUT', undefined, context) };
-  if (res.stopReason === 'cancelled' && !turn.cancelRequested) {
+  if (res.stopReason === 'cancelled' && !turn.interruptRequested) {
     if (!refused)
       return { error: new RudderError('AGENT_TURN_FAILED', `${ctx.label} cancelled the turn on its own.`, context) };
     const notice = `${ctx.label} ended the turn when the permission was refused.`;

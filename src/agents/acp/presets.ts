@@ -5,9 +5,10 @@
  * modes stands for each of Rudder's permission modes. Observed offline on the pinned versions
  * (shared/acp-notes.md). A custom `agent.acp.command` may still name a preset for its quirks.
  */
+import { ACP_PRESET_NAMES } from '../../config/acp-schema.js';
 import type { PermissionMode } from '../../config/permission-modes.js';
 
-export const PRESET_NAMES = ['claude', 'codex', 'gemini', 'qwen', 'copilot'] as const;
+export const PRESET_NAMES = ACP_PRESET_NAMES;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 /** How a preset's command is found inside an installed package (Rudder's own node_modules). */
@@ -46,6 +47,8 @@ export interface AcpPreset {
   modes: Partial<Record<PermissionMode, ModeChoice>>;
   /** Refusing a permission ends the whole prompt `cancelled` (Codex), not just the tool. */
   refusalEndsTurn: boolean;
+  /** How a person logs the agent in when it answers auth_required (`rudder doctor`'s fix). */
+  login: string;
 }
 
 const COPILOT_MODE = (name: 'agent' | 'plan' | 'autopilot') =>
@@ -81,6 +84,9 @@ export const PRESETS: Record<PresetName, AcpPreset> = {
       bypassPermissions: { mode: 'bypassPermissions' },
     },
     refusalEndsTurn: false,
+    login:
+      'Set ANTHROPIC_API_KEY in agent.acp.env (or the environment Rudder runs in), or log in once with `claude` ' +
+      'as the user Rudder runs as.',
   },
   codex: {
     name: 'codex',
@@ -109,6 +115,8 @@ export const PRESETS: Record<PresetName, AcpPreset> = {
       bypassPermissions: { mode: 'full-access' },
     },
     refusalEndsTurn: true,
+    login:
+      'Set OPENAI_API_KEY (or CODEX_API_KEY) in agent.acp.env, or run `codex login` once as the user Rudder runs as.',
   },
   gemini: {
     name: 'gemini',
@@ -143,6 +151,7 @@ export const PRESETS: Record<PresetName, AcpPreset> = {
       bypassPermissions: { mode: 'yolo' },
     },
     refusalEndsTurn: false,
+    login: 'Set GEMINI_API_KEY in agent.acp.env, or run `gemini` once as the user Rudder runs as and log in.',
   },
   qwen: {
     name: 'qwen',
@@ -165,6 +174,8 @@ export const PRESETS: Record<PresetName, AcpPreset> = {
       bypassPermissions: { mode: 'yolo' },
     },
     refusalEndsTurn: false,
+    login:
+      'Set OPENAI_API_KEY (with OPENAI_BASE_URL and OPENAI_MODEL) in agent.acp.env, or run `qwen` once and log in.',
   },
   copilot: {
     name: 'copilot',
@@ -202,6 +213,9 @@ export const PRESETS: Record<PresetName, AcpPreset> = {
       bypassPermissions: { mode: COPILOT_MODE('agent'), config: { allow_all: 'on' } },
     },
     refusalEndsTurn: false,
+    login:
+      'Set GH_TOKEN (or COPILOT_GITHUB_TOKEN) in agent.acp.env, or run `copilot login` once as the user Rudder ' +
+      'runs as.',
   },
 };
 

@@ -1,16 +1,17 @@
 /**
  * The ACP agent processes of a gateway, one per distinct command, environment and directory: the
  * conversations of one project directory that run the same agent are sessions of one process,
- * as the agents allow. Measured (bench/acp/main.ts): a further session costs Gemini about 3 MB
+ * as the agents allow. Measured (bench/acp): a further session costs Gemini about 3 MB
  * against about 280 MB for a process of its own, Copilot 4 MB against 150, codex-acp 2 against 30,
- * Claude's adapter (a CLI per session) 60 against 180. A conversation leases the process for as
- * long as its session lives; the last lease ending ends it. Updates and requests go to the session
- * they name; the process's exit is told to every lease. A session given no pool gets one of its
- * own, that is a process per conversation.
+ * Claude's adapter (a CLI per session) 60 against 180. A pool of common/process-pool.ts: a
+ * conversation leases the process for as long as its session lives; the last lease ending ends it.
+ * Updates and requests go to the session they name; the process's exit is told to every lease. A
+ * session given no pool gets one of its own, that is a process per conversation.
  */
-import { createHash } from 'node:crypto';
 import type { Logger } from '../../ops/logger.js';
 import type { ExitInfo, ProcessTracker } from '../claude/process.js';
+import { ProcessPool, processKey } from '../common/process-pool.js';
+import type { SharedProcessStatus } from '../common/process-status.js';
 import type { AcpCommand } from './command.js';
 import { AcpConnection } from './connection.js';
 import { ACP_ERRORS, type ClientCapabilities, RequestError, type SessionNotification } from './protocol.js';
@@ -48,79 +49,50 @@ export interface AcpProcessesOptions {
   killGraceMs?: number;
 }
 
-interface Entry {
-  conn: AcpConnection;
-  key: string;
-  users: Set<symbol>;
-  hosts: Map<string, Hosted>;
-}
-
-/** How long an idle agent may take to exit after its stdin closed before it is killed. */
-const IDLE_EXIT_WAIT_MS = 2_000;
-
-export function processKey(spec: ProcessSpec): string {
-  const env = Object.entries(spec.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256')
-    .update(JSON.stringify([spec.command.bin, spec.command.args, spec.cwd, env, spec.clientCapabilities]))
-    .digest('hex')
-    .slice(0, 16);
-}
-
 export class AcpProcesses {
-  private readonly entries = new Map<string, Entry>();
-  private readonly leaving = new Set<Promise<unknown>>();
+  private readonly pool: ProcessPool<AcpConnection>;
+  /** Each process's sessions, by id: where its updates and requests go. */
+  private readonly hosts = new WeakMap<AcpConnection, Map<string, Hosted>>();
 
-  constructor(private readonly opts: AcpProcessesOptions) {}
+  constructor(private readonly opts: AcpProcessesOptions) {
+    this.pool = new ProcessPool({ killGraceMs: opts.killGraceMs });
+  }
 
   /** A live process for the spec, started when there is none; `onExit` hears of its exit. */
   lease(spec: ProcessSpec, label: string, onExit: (conn: AcpConnection, info: ExitInfo) => void): AcpLease {
-    const key = processKey(spec);
-    let entry = this.entries.get(key);
-    if (!entry?.conn.alive()) entry = this.start(spec, key, label);
-    const held = entry;
-    const user = Symbol(label);
-    held.users.add(user);
-    void held.conn.exited.then((info) => {
-      if (held.users.has(user)) onExit(held.conn, info);
-    });
-    let released = false;
+    const key = processKey([spec.command.bin, spec.command.args, spec.cwd, spec.clientCapabilities], spec.env);
+    const lease = this.pool.lease(key, label, () => this.start(spec, label), onExit);
+    const hosts = this.hosts.get(lease.proc)!;
     return {
-      conn: held.conn,
+      conn: lease.proc,
       host: (sessionId, hosted) => {
-        held.hosts.set(sessionId, hosted);
+        hosts.set(sessionId, hosted);
         return () => {
-          if (held.hosts.get(sessionId) === hosted) held.hosts.delete(sessionId);
+          if (hosts.get(sessionId) === hosted) hosts.delete(sessionId);
         };
       },
-      shared: () => held.users.size > 1,
-      release: async (reason) => {
-        if (released) return;
-        released = true;
-        held.users.delete(user);
-        if (held.users.size > 0 || !held.conn.alive()) return;
-        if (this.entries.get(held.key) === held) this.entries.delete(held.key);
-        await this.track(
-          held.conn.end(`no conversation uses it any more (last: ${reason})`, IDLE_EXIT_WAIT_MS, this.grace()),
-        );
-      },
+      shared: lease.shared,
+      release: lease.release,
     };
   }
 
-  /** The live processes, for status: pid and how many conversations lease each. */
-  list(): Array<{ pid: number; conversations: number; sessions: number }> {
-    return [...this.entries.values()]
-      .filter((e) => e.conn.alive())
-      .map((e) => ({ pid: e.conn.pid, conversations: e.users.size, sessions: e.hosts.size }));
+  /** The live processes as the status report shows them. */
+  status(): SharedProcessStatus[] {
+    return this.pool.list().map((e) => ({
+      pid: e.proc.pid,
+      agent: e.proc.label,
+      conversations: e.conversations,
+      sessions: this.hosts.get(e.proc)?.size ?? 0,
+      stderrTail: e.proc.stderrTail().slice(-5),
+    }));
   }
 
   /** Stops every process and waits for those on their way out. */
-  async stopAll(reason: string): Promise<void> {
-    const all = [...this.entries.values()];
-    this.entries.clear();
-    await Promise.all([...all.map((e) => e.conn.kill(reason, this.grace())), ...this.leaving]);
+  stopAll(reason: string): Promise<void> {
+    return this.pool.stopAll(reason);
   }
 
-  private start(spec: ProcessSpec, key: string, label: string): Entry {
+  private start(spec: ProcessSpec, label: string): AcpConnection {
     const hosts = new Map<string, Hosted>();
     const sessionOf = (params: unknown) => (params as { sessionId?: unknown } | null)?.sessionId;
     const conn = AcpConnection.start({
@@ -146,24 +118,7 @@ export class AcpProcesses {
         },
       },
     });
-    const entry: Entry = { conn, key, users: new Set(), hosts };
-    this.entries.set(key, entry);
-    void conn.exited.then(() => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
-    });
-    return entry;
-  }
-
-  private grace(): number {
-    return this.opts.killGraceMs ?? 3_000;
-  }
-
-  private async track<T>(p: Promise<T>): Promise<void> {
-    this.leaving.add(p);
-    try {
-      await p;
-    } finally {
-      this.leaving.delete(p);
-    }
+    this.hosts.set(conn, hosts);
+    return conn;
   }
 }

@@ -26,6 +26,7 @@ import {
   RequestError,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
+  type SessionConfigOption,
   type SessionNotification,
   type WriteTextFileRequest,
 } from './protocol.js';
@@ -36,6 +37,8 @@ export interface LinkHandlers {
   permission(params: RequestPermissionRequest): Promise<RequestPermissionResponse>;
   /** The process is gone (the connection has already failed its pending requests). */
   exit(conn: AcpConnection, info: ExitInfo): void;
+  /** The session was made or loaded: its id, to be kept. */
+  sessionId(sessionId: string): void;
 }
 
 /** The session is ready in a live process; `notice` when the agent starts without the earlier turns. */
@@ -142,7 +145,7 @@ export class SessionLink {
     conn: AcpConnection,
     sessionId: string,
   ): Promise<{ ok: true; res: LoadSessionResponse } | { ok: false; notice: string }> {
-    const label = this.label();
+    const label = this.launch.label;
     if (!this.init?.agentCapabilities?.loadSession)
       return { ok: false, notice: `${label} cannot load a saved session: it starts without the earlier turns.` };
     this.replaying = true;
@@ -178,29 +181,27 @@ export class SessionLink {
     this.sessionId = sessionId;
     this.holder = conn;
     this.hostAs(sessionId);
-    try {
-      this.launch.onSessionId?.(sessionId);
-    } catch (err) {
-      this.log.error({ err }, 'persisting the session id failed');
-    }
+    this.handlers.sessionId(sessionId);
     await this.applyMode(conn, sessionId, res);
     return { conn, sessionId };
   }
 
-  /** The permission mode as the agent's session mode and config options, where it offers them. */
+  /**
+   * The permission mode as the agent's session mode and config options, where it offers them (presets.ts); the
+   * model as its `model` config option, where it offers that value.
+   */
   private async applyMode(conn: AcpConnection, sessionId: string, res: NewSessionResponse | LoadSessionResponse) {
-    const choice = this.launch.preset?.modes[this.launch.permissionMode];
-    if (!choice) return;
+    const choice = this.launch.preset?.modes[this.launch.permissionMode] ?? {};
     const modes = res.modes?.availableModes.map((m) => m.id) ?? [];
     if (choice.mode && modes.includes(choice.mode) && res.modes?.currentModeId !== choice.mode)
       await conn.request('session/set_mode', { sessionId, modeId: choice.mode });
-    const offered = new Set((res.configOptions ?? []).map((o) => o.id));
-    for (const [configId, value] of Object.entries(choice.config ?? {}))
-      if (offered.has(configId)) await conn.request('session/set_config_option', { sessionId, configId, value });
-  }
-
-  private label(): string {
-    return this.command().label;
+    const options = new Map((res.configOptions ?? []).map((o) => [o.id, o]));
+    const wanted = { ...choice.config, ...(this.launch.model ? { model: this.launch.model } : {}) };
+    for (const [configId, value] of Object.entries(wanted)) {
+      const option = options.get(configId);
+      if (option && option.currentValue !== value && offersValue(option, value))
+        await conn.request('session/set_config_option', { sessionId, configId, value });
+    }
   }
 
   private command(): AcpCommand {
@@ -267,4 +268,15 @@ export class SessionLink {
         throw RequestError.methodNotFound(method);
     }
   }
+}
+
+/** A select option that lists the value (flat or in groups), or a boolean one (the agent judges the value). */
+function offersValue(option: SessionConfigOption, value: string): boolean {
+  if (option.type !== 'select') return true;
+  const flat = (items: unknown[]): unknown[] =>
+    items.flatMap((i) => {
+      const group = (i as { options?: unknown } | null)?.options;
+      return Array.isArray(group) ? flat(group) : [(i as { value?: unknown } | null)?.value];
+    });
+  return flat(option.options as unknown[]).includes(value);
 }

@@ -1,8 +1,9 @@
 /**
- * Finding an agent's binary, the same way for every agent: its config setting, then its variable,
- * then its name on PATH, then the binary of the pinned npm package. A setting or variable that names
- * something that does not run is an error naming it: no fallback, so a typo never silently runs
- * another binary.
+ * Finding an agent's binary, the same way for every agent: its config setting (a path, or a name on
+ * PATH), then its variable, then its name on PATH, then the binary of the pinned npm package. A
+ * setting or variable that names something that does not run is an error naming it: no fallback, so a
+ * typo never silently runs another binary. How the file found is run (a Node script under a Node
+ * recent enough for it) and how its version is read are the spec's too.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,10 +28,16 @@ export interface BinarySpec<Name extends string = string> {
   /** The config setting that names it, and its value in agent.*. */
   setting: string;
   configured(agent: AgentConfig | undefined): string | undefined;
-  /** The variable that names it when the setting does not. */
-  envVar: string;
+  /** The variable that names it when the setting does not (none: only the setting does). */
+  envVar?: string;
+  /** Looked up on PATH by its name when neither names it; false for a command with no name of its own. */
+  onPath?: boolean;
   /** The binary of the pinned npm package, when it is installed. */
   bundled(): string | undefined;
+  /** How the file found is run: [file] by default (an ACP adapter's Node script: [a Node for it, script]). */
+  argv?(file: string): string[];
+  /** What prints its version: `--version` by default; null when it has none (its package's version is read). */
+  versionArgs?: string[] | null;
   /** The error a binary not found raises. */
   missingCode: ErrorCode;
   /** What is said when none is found anywhere. */
@@ -65,7 +72,8 @@ export function packagedBinary(packages: string[], file: string[]): string | und
   }
 }
 
-function onPath(name: string, pathVar: string | undefined): string | undefined {
+/** The first executable of that name on PATH. */
+export function onPath(name: string, pathVar: string | undefined): string | undefined {
   for (const dir of (pathVar ?? '').split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
@@ -81,14 +89,24 @@ export function findBinary(
   env: NodeJS.ProcessEnv,
 ): ResolvedBinary | { problem: string | undefined; setting?: string } {
   const named = (setting: string, value: string) => ({
-    problem: `${setting} is set to ${value}, which is not an executable file.`,
+    problem: value.includes('/')
+      ? `${setting} is set to ${value}, which is not an executable file.`
+      : `${setting} is set to ${value}, which is neither an executable file nor a command on PATH.`,
     setting,
   });
-  if (configured)
-    return isExecutable(configured) ? { path: configured, source: 'config' } : named(spec.setting, configured);
-  const fromEnv = env[spec.envVar];
-  if (fromEnv) return isExecutable(fromEnv) ? { path: fromEnv, source: 'env' } : named(spec.envVar, fromEnv);
-  const found = onPath(spec.name, env.PATH);
+  // A path, or a command's name looked up on PATH.
+  const located = (value: string) =>
+    value.includes('/') ? (isExecutable(value) ? value : undefined) : onPath(value, env.PATH);
+  if (configured) {
+    const file = located(configured);
+    return file ? { path: file, source: 'config' } : named(spec.setting, configured);
+  }
+  const fromEnv = spec.envVar ? env[spec.envVar] : undefined;
+  if (fromEnv) {
+    const file = located(fromEnv);
+    return file ? { path: file, source: 'env' } : named(spec.envVar!, fromEnv);
+  }
+  const found = spec.onPath === false ? undefined : onPath(spec.name, env.PATH);
   if (found) return { path: found, source: 'path' };
   const bundled = spec.bundled();
   if (bundled) return { path: bundled, source: 'bundled' };
@@ -104,4 +122,9 @@ export function resolveBinary(
   const found = findBinary(spec, configured, env);
   if ('path' in found) return found;
   throw new RudderError(spec.missingCode, found.problem, found.setting ? { setting: found.setting } : {});
+}
+
+/** What to spawn for a binary found: the spec's way of running it (argv), else the file itself. */
+export function commandLine(spec: BinarySpec, file: string): string[] {
+  return spec.argv ? spec.argv(file) : [file];
 }

@@ -391,11 +391,12 @@ export class Lane {
   private tellOnceIfCannotSteer(session: AgentSession, rows: MessageRow[]): void {
     if (session.capabilities.steer !== 'none' || this.toldCannotSteer) return;
     this.toldCannotSteer = true;
+    const { agent } = this.deps.settings(this.conversationId);
     this.deps.replies.send(
       this.conversationId,
       'notice',
-      'ⓘ This agent backend cannot take a message while it works: what you send during a turn waits for the ' +
-        'turn to end, and is then answered in order.',
+      `ⓘ ${agent} cannot take a message while it works: what you send during a turn waits for the turn to end, ` +
+        'and is then answered in order.',
       rows.slice(0, 1),
     );
   }

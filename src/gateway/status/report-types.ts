@@ -3,6 +3,7 @@
  * plain data, no imports but types.
  */
 import type { BinaryCheck } from '../../agents/common/binary-check.js';
+import type { SharedProcessStatus } from '../../agents/common/process-status.js';
 import type { NodeStatus } from '../../nodes/front/status.js';
 
 export type { NodeStatus };
@@ -55,10 +56,18 @@ export interface StatusReport {
   /** What turns cost today (the gateway machine's local day), in all, per project with its budget, per conversation. */
   cost: CostReport;
   /**
-   * The configured backend, and whether the binary of each agent the conversations run on runs: null when no backend
-   * in the config runs on it, or until its first check ends.
+   * The configured backend, and whether the binary of each agent the conversations run on runs: claude and codex are
+   * null when no backend in the config runs on them, or until their first check ends; `binaries` holds every agent's
+   * checked binary by its name (claude, codex, gemini, codex-acp…); `shared`, the agent processes conversations share
+   * (Codex's app-servers, the ACP agents) with the end of their stderr.
    */
-  agent: { backend: string; claude: BinaryCheck | null; codex: BinaryCheck | null };
+  agent: {
+    backend: string;
+    claude: BinaryCheck | null;
+    codex: BinaryCheck | null;
+    binaries: Record<string, BinaryCheck>;
+    shared: SharedProcessStatus[];
+  };
   gatewayRssBytes: number;
   /** With a nodes section: each node, its state, projects and live sessions (agents on other machines). */
   nodes?: NodeStatus[];

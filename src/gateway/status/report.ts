@@ -3,6 +3,9 @@
  * the running gateway (sessions, queues, the store's counts, channels, today's costs and budgets, the agents'
  * binaries).
  */
+
+import type { BinaryCheck } from '../../agents/common/binary-check.js';
+import type { SharedProcessStatus } from '../../agents/common/process-status.js';
 import type { AgentChecks } from '../../agents/health.js';
 import type { SessionRegistry } from '../../agents/registry.js';
 import type { LiveConfig } from '../../config/load.js';
@@ -29,6 +32,8 @@ export interface StatusReportDeps {
   channelStarts: { state(name: string): ChannelStartState | undefined };
   /** The binaries of the agents the conversations run on. */
   agents: { current(): AgentChecks };
+  /** The agent processes conversations share (Codex's app-servers, the ACP agents). */
+  shared(): SharedProcessStatus[];
   budgets: Budgets;
   /** Whether a spare process is kept, and why. */
   spare(): { on: boolean; why: string };
@@ -56,10 +61,16 @@ export class StatusReporter {
       messages: store.countsByState(),
       channels: this.channels(),
       cost: costReport(this.d),
-      agent: { backend: cfg.agent.backend, ...this.d.agents.current() },
+      agent: this.agent(cfg.agent.backend),
       gatewayRssBytes: process.memoryUsage.rss(),
       ...(this.d.nodes ? { nodes: this.d.nodes() } : {}),
     };
+  }
+
+  private agent(backend: string): StatusReport['agent'] {
+    const checks = this.d.agents.current();
+    const binaries = Object.fromEntries(Object.entries(checks).filter((e): e is [string, BinaryCheck] => !!e[1]));
+    return { backend, claude: checks.claude ?? null, codex: checks.codex ?? null, binaries, shared: this.d.shared() };
   }
 
   private steering(liveSessions: number): StatusReport['steering'] {

@@ -6,6 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { AcpSession } from '../../../src/agents/acp/acp-session.js';
+import { AcpProcesses } from '../../../src/agents/acp/processes.js';
 import { CLAUDE_BINARY } from '../../../src/agents/claude/binary.js';
 import { claudeLaunch } from '../../../src/agents/claude/launch.js';
 import { SpareProcess } from '../../../src/agents/claude/spare.js';
@@ -23,6 +25,7 @@ import type { AgentSession } from '../../../src/agents/session.js';
 import { AGENT_TABLE, binaries, entryOf, type SharedProcesses } from '../../../src/agents/table.js';
 import { tmuxLaunch } from '../../../src/agents/tmux/tmux-launch.js';
 import { ClaudeTmuxSession } from '../../../src/agents/tmux/tmux-session.js';
+import { ACP_BACKENDS } from '../../../src/config/acp-schema.js';
 import { parseConfig } from '../../../src/config/load.js';
 import type { AgentConfig } from '../../../src/config/schema.js';
 import { BACKENDS } from '../../../src/config/schema.js';
@@ -58,11 +61,14 @@ function context(agent: AgentConfig, extra: Partial<LaunchContext> = {}): Launch
 }
 
 const servers = new CodexServers({ logger: silentLogger() });
-const shared: SharedProcesses = { spare: () => undefined, codexServers: () => servers };
+const acpProcesses = new AcpProcesses({ logger: silentLogger() });
+const pools: Record<string, unknown> = { codex: servers, acp: acpProcesses };
+const shared: SharedProcesses = { spare: () => undefined, pool: (name) => pools[name] as never };
 const made: AgentSession[] = [];
 afterAll(async () => {
   await Promise.all(made.map((s) => s.stop('test over')));
   await servers.stopAll('test over');
+  await acpProcesses.stopAll('test over');
 });
 
 describe('the agent table', () => {
@@ -70,12 +76,17 @@ describe('the agent table', () => {
     expect(Object.keys(AGENT_TABLE).sort()).toEqual([...BACKENDS].sort());
     for (const b of BACKENDS) expect(entryOf(b)).toBe(AGENT_TABLE[b]);
     expect(entryOf('toString')).toBeUndefined();
-    expect(entryOf('acp')).toBeUndefined();
+    expect(entryOf('acp:nope')).toBeUndefined();
   });
 
   it("makes each backend's own session from a launch context, with the capabilities the entry states", () => {
     const agent = agentOf({ tmux: { socket: `rudder-table-test-${process.pid}` } });
-    const kinds = { 'claude-stream': ClaudeStreamSession, 'claude-tmux': ClaudeTmuxSession, codex: CodexSession };
+    const kinds = {
+      'claude-stream': ClaudeStreamSession,
+      'claude-tmux': ClaudeTmuxSession,
+      codex: CodexSession,
+      ...Object.fromEntries(ACP_BACKENDS.map((b) => [b, AcpSession])),
+    } as Record<(typeof BACKENDS)[number], unknown>;
     for (const b of BACKENDS) {
       const s = AGENT_TABLE[b].session(context(agent, { sessionId: `saved-${b}` }), shared);
       made.push(s);

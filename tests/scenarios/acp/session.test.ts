@@ -214,7 +214,7 @@ describe.each(RIG_AGENTS)('%s: conversations of one directory in one process', (
       expect(other.text).toContain('ok tag:pb1');
       expect(b.pid()).toBe(a.pid());
       expect(b.sessionId()).not.toBe(a.sessionId());
-      expect(processes.list()).toEqual([{ pid: a.pid(), conversations: 2, sessions: 2 }]);
+      expect(processes.status()).toMatchObject([{ pid: a.pid(), conversations: 2, sessions: 2 }]);
       await a.interrupt();
       expect((await turn.result).interrupted).toBe(true);
       await waitUntil(() => processesWith(needle).length === 0, 10_000);

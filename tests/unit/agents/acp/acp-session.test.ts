@@ -8,16 +8,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type AcpCommand, resolveAcpCommand } from '../../../src/agents/acp/command.js';
-import type { AcpLaunch } from '../../../src/agents/acp/launch.js';
-import { PRESETS } from '../../../src/agents/acp/presets.js';
-import type { TurnEvent } from '../../../src/agents/session.js';
-import { isRudderError, type RudderError } from '../../../src/errors.js';
-import { silentLogger } from '../../../src/ops/logger.js';
-import { cleanPath, trackAcp } from '../../support/acp-rig.js';
-import { tempDir, untilEvent, waitUntil } from '../../support/claude-rig.js';
+import { type AcpCommand, resolveAcpCommand } from '../../../../src/agents/acp/command.js';
+import type { AcpLaunch } from '../../../../src/agents/acp/launch.js';
+import { PRESETS } from '../../../../src/agents/acp/presets.js';
+import type { TurnEvent } from '../../../../src/agents/session.js';
+import { isRudderError, type RudderError } from '../../../../src/errors.js';
+import { silentLogger } from '../../../../src/ops/logger.js';
+import { cleanPath, trackAcp } from '../../../support/acp-rig.js';
+import { tempDir, untilEvent, waitUntil } from '../../../support/claude-rig.js';
 
-const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../support/fake-acp-agent.mjs');
+const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../../support/fake-acp-agent.mjs');
 const t = trackAcp();
 
 function fakeLaunch(over: Partial<AcpLaunch> = {}): AcpLaunch & { log: string } {
@@ -28,6 +28,7 @@ function fakeLaunch(over: Partial<AcpLaunch> = {}): AcpLaunch & { log: string } 
     conversationId: 'acp-fake',
     cwd,
     command,
+    label: 'Fake agent',
     env: { PATH: cleanPath(), FAKE_ACP_LOG: log },
     logger: silentLogger(),
     permissionMode: 'relay',
@@ -155,14 +156,18 @@ describe('commands that are not agents', () => {
   it('a command that does not exist is refused naming agent.acp.command', () => {
     const err = (() => {
       try {
-        resolveAcpCommand({ command: 'no-such-acp-agent' }, undefined, cleanPath());
+        resolveAcpCommand({ command: 'no-such-acp-agent' }, undefined, { PATH: cleanPath() });
       } catch (e) {
         return e;
       }
     })();
     expect(isRudderError(err, 'ACP_COMMAND_MISSING')).toBe(true);
-    expect((err as Error).message).toContain('agent.acp.command is "no-such-acp-agent"');
-    expect(() => resolveAcpCommand({}, PRESETS.qwen, '')).toThrow(/npm install -g @qwen-code\/qwen-code@0.24.4/);
+    expect((err as Error).message).toContain(
+      'agent.acp.command is set to no-such-acp-agent, which is neither an executable file nor a command on PATH.',
+    );
+    expect(() => resolveAcpCommand({}, PRESETS.qwen, { PATH: '' })).toThrow(
+      /npm install -g @qwen-code\/qwen-code@0.24.4/,
+    );
   });
 
   it('a command that exits at once fails the turn with its stderr, naming agent.acp.command', async () => {

@@ -1,8 +1,8 @@
 /** The session/update mapper: each agent's shapes (shared/acp-notes.md) as TurnEvents, and never a throw. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { shellCommand, UpdateMapper } from '../../../src/agents/acp/updates.js';
-import { TOOL_EXCERPT_CHARS } from '../../../src/agents/session.js';
+import { shellCommand, UpdateMapper } from '../../../../src/agents/acp/updates.js';
+import { TOOL_EXCERPT_CHARS } from '../../../../src/agents/session.js';
 
 const chunk = (text: string, extra: object = {}) => ({
   sessionUpdate: 'agent_message_chunk',
