@@ -43,6 +43,8 @@ export interface AcpRig {
   agent: RigAgent;
   home: string;
   cwd: string;
+  /** What the agent needs to reach its mock offline (HOME, endpoint, key), for a gateway's agent.acp.env. */
+  agentEnv: Record<string, string>;
   /** The agent's own requests to its model (side calls left out), oldest first. */
   seen(): SeenRequest[];
   /** Resolves when the model got a request whose new input contains the needle. */
@@ -190,6 +192,7 @@ export async function startAcpRig(agent: RigAgent): Promise<AcpRig> {
     agent,
     home,
     cwd,
+    agentEnv: side.env,
     seen,
     async untilSeen(needle, timeoutMs = 30_000) {
       const end = Date.now() + timeoutMs;
