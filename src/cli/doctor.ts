@@ -85,8 +85,9 @@ function configCheck(): { config: Config | undefined; check: Check } {
 
 /**
  * Each agent's checks, as its entry in the agent table names them: Claude's always (as doctor always has; a
- * config that does not load runs on its defaults), and the agent of agent.backend and of every project's
- * backend, each once; then agent.backend's own checks (the TUI's), printed last.
+ * config that does not load runs on its defaults), required only when a backend runs on Claude, and the agent
+ * of agent.backend and of every project's backend, each once; then agent.backend's own checks (the TUI's),
+ * printed last.
  */
 async function agentChecks(config: Config | undefined, opts: DoctorOptions): Promise<Check[]> {
   const input: DoctorInput = {
@@ -96,12 +97,16 @@ async function agentChecks(config: Config | undefined, opts: DoctorOptions): Pro
     say,
   };
   const projects = Object.values(config?.projects ?? {}).flatMap((p) => (p.backend ? [p.backend] : []));
-  const backends = ['claude-stream', ...(config ? [config.agent.backend, ...projects] : [])];
+  const inUse = config ? [config.agent.backend, ...projects] : ['claude-stream'];
+  const used = new Set(inUse.flatMap((b) => entryOf(b)?.doctor.agent ?? []));
   // The backend's own run first: they read the agent's HOME before Claude's model request writes its state there.
   const own = config ? ((await entryOf(config.agent.backend)?.doctor.backend?.(input)) ?? []) : [];
   const checks: Check[] = [];
-  for (const agent of new Set(backends.flatMap((b) => entryOf(b)?.doctor.agent ?? [])))
-    checks.push(...(await agent(input)));
+  for (const agent of new Set(['claude-stream', ...inUse].flatMap((b) => entryOf(b)?.doctor.agent ?? []))) {
+    // Claude's checks when no conversation runs on Claude: shown, but no reason for doctor to fail.
+    const found = await agent(input);
+    checks.push(...(used.has(agent) ? found : found.map((c) => ({ ...c, required: false }))));
+  }
   return [...checks, ...own];
 }
 
