@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: every benchmark, side by side in one run, then bench/report.md and report.json.
  * Flags: --quick (fewer runs, for a smoke check), --only a,b (ids: steering, floor, waits,
- * warm-cold, overhead, memory, progress, web, push, nodes, codex), --latency FIRST_TOKEN_MS,TOKENS_PER_SECOND
+ * warm-cold, overhead, memory, progress, web, push, nodes, codex, acp), --latency FIRST_TOKEN_MS,TOKENS_PER_SECOND
  * or --latency off (the mock model's speed; default 1500,60).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLAUDE_BIN } from '../tests/support/claude-rig.js';
+import { benchAcp } from './acp/index.js';
 import { benchCodex } from './codex/index.js';
 import { type BenchContext, describeLatency, latencyFromArgs } from './context.js';
 import { untapAll } from './floor/wire-tap.js';
@@ -66,6 +67,11 @@ const SECTIONS: Array<{ id: string; title: string; run: (ctx: BenchContext) => P
     id: 'codex',
     title: 'Codex on Rudder against the floor (an app-server client) and against Claude on Rudder; the process model',
     run: benchCodex,
+  },
+  {
+    id: 'acp',
+    title: 'ACP agents offline: Rudder (AcpSession) against the floor (an SDK-only client); one process or several',
+    run: benchAcp,
   },
 ];
 for (const id of only ?? [])

@@ -1,7 +1,7 @@
 /**
- * ACP agents, the floor against Rudder (run: `npx tsx bench/acp/main.ts [claude|codex|gemini|copilot…]`;
- * not in bench/main.ts yet). Each agent runs offline against its mock (tests/support/acp-rig.ts), the
- * mock answering at once, so the figures are the agent's and the client's own time:
+ * ACP agents, the floor against Rudder (`npm run bench -- --only acp`; `--quick` runs Claude's adapter and Gemini
+ * only). Each agent runs offline against its mock (tests/support/acp-rig.ts), the mock answering at once, so the
+ * figures are the agent's and the client's own time:
  *   cold            spawn → initialize → session/new → prompt → first text
  *   new session     session/new → prompt → first text, in a warm process (the floor only: AcpSession
  *                   runs one process per conversation, so its new conversation is the cold figure)
@@ -19,14 +19,14 @@ import { AcpProcesses } from '../../src/agents/acp/processes.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { type AcpRig, NO_ASKING, RIG_AGENTS, type RigAgent, startAcpRig } from '../../tests/support/acp-rig.js';
 import { treePss } from '../codex/pss.js';
+import type { BenchContext } from '../context.js';
+import type { Check, SectionBody } from '../report.js';
 import { mb, ms, sleep, summarize } from '../stats.js';
 import { type AgentSpec, FloorClient } from './floor-client.js';
 
 const WARM_TURNS = 5;
-const line = (label: string, floor: number, rudder?: number) =>
-  console.log(
-    `  ${label.padEnd(34)} floor ${ms(floor).padStart(8)}   Rudder ${rudder === undefined ? 'n/a' : ms(rudder)}`,
-  );
+/** What Rudder may add to the floor's time (the issue's target). */
+const TARGET_MS = 10;
 const median = (v: number[]) => summarize(v).p50;
 
 function specOf(rig: AcpRig): AgentSpec {
@@ -130,7 +130,7 @@ async function steerTimes(rig: AcpRig) {
 }
 
 /** PSS of one process with 1 then 3 sessions (one turn each), against 3 processes of one session. */
-async function memory(rig: AcpRig) {
+async function memoryOf(rig: AcpRig) {
   const spec = specOf(rig);
   const one = new FloorClient(spec);
   const many: FloorClient[] = [];
@@ -176,32 +176,74 @@ async function rudderPooled(rig: AcpRig): Promise<number> {
   }
 }
 
-async function benchAgent(agent: RigAgent): Promise<void> {
+interface AgentFigures {
+  agent: RigAgent;
+  floor: { cold: number; warm: number; fresh: number };
+  rudder: { cold: number; warm: number };
+  steer?: { floor: number; rudder: number };
+  memory: { oneSession: number; threeSessions: number; threeProcesses: number; rudderPooled: number };
+}
+
+async function benchAgent(agent: RigAgent): Promise<AgentFigures> {
   const rig = await startAcpRig(agent);
   try {
-    console.log(`\n${agent}`);
-    const f = await floorTimes(rig);
-    const r = await rudderTimes(rig);
-    line('cold: spawn → first text', f.cold, r.cold);
-    line('new session → first text (warm)', f.fresh);
-    line(`warm turn → first text (p50 of ${WARM_TURNS})`, f.warm, r.warm);
-    if (agent === 'claude') {
-      const st = await steerTimes(rig);
-      line('steer mid-tool → model sees it', st.floor, st.rudder);
-    }
-    const m = await memory(rig);
-    const perExtraSession = (m.threeSessions - m.oneSession) / 2;
-    console.log(
-      `  memory (PSS): 1 process × 1 session ${mb(m.oneSession)}, 1 × 3 sessions ${mb(m.threeSessions)} ` +
-        `(+${mb(perExtraSession)} a session), 3 processes × 1 ${mb(m.threeProcesses)} ` +
-        `(${mb(m.threeProcesses / 3)} each)`,
-    );
-    console.log(`  memory (PSS), Rudder: 3 conversations on one shared process ${mb(await rudderPooled(rig))}`);
+    process.stdout.write(`  ${agent}…\n`);
+    const floor = await floorTimes(rig);
+    const rudder = await rudderTimes(rig);
+    const steer = agent === 'claude' ? await steerTimes(rig) : undefined;
+    const memory = { ...(await memoryOf(rig)), rudderPooled: await rudderPooled(rig) };
+    return { agent, floor, rudder, ...(steer ? { steer } : {}), memory };
   } finally {
     await rig.close();
   }
 }
 
-const asked = process.argv.slice(2).filter((a): a is RigAgent => (RIG_AGENTS as readonly string[]).includes(a));
-console.log('ACP agents offline against instant mocks: the floor (SDK only) and Rudder (AcpSession)');
-for (const agent of asked.length ? asked : RIG_AGENTS) await benchAgent(agent);
+const within = (label: string, floor: number, rudder: number): Check => ({
+  target: `${label}: Rudder ≤ floor + ${TARGET_MS} ms`,
+  measured: `${ms(rudder)} against ${ms(floor)} (${rudder - floor >= 0 ? '+' : ''}${ms(rudder - floor)})`,
+  pass: rudder <= floor + TARGET_MS,
+});
+
+/** The section of `npm run bench`: a row per agent and figure, the checks against the floor. */
+export async function benchAcp(ctx: BenchContext): Promise<SectionBody> {
+  const agents: RigAgent[] = ctx.quick ? ['claude', 'gemini'] : [...RIG_AGENTS];
+  const figures: AgentFigures[] = [];
+  for (const agent of agents) figures.push(await benchAgent(agent));
+  const rows = figures.flatMap((f) => [
+    [f.agent, 'cold: spawn → first text', ms(f.floor.cold), ms(f.rudder.cold)],
+    [f.agent, 'new session → first text (warm process)', ms(f.floor.fresh), 'n/a'],
+    [f.agent, `warm turn → first text (p50 of ${WARM_TURNS})`, ms(f.floor.warm), ms(f.rudder.warm)],
+    ...(f.steer ? [[f.agent, 'steer mid-tool → the model sees it', ms(f.steer.floor), ms(f.steer.rudder)]] : []),
+  ]);
+  const memory = figures.map((f) => [
+    f.agent,
+    mb(f.memory.oneSession),
+    `${mb(f.memory.threeSessions)} (+${mb((f.memory.threeSessions - f.memory.oneSession) / 2)} a session)`,
+    `${mb(f.memory.threeProcesses)} (${mb(f.memory.threeProcesses / 3)} each)`,
+    mb(f.memory.rudderPooled),
+  ]);
+  const checks = figures.flatMap((f) => [
+    within(`${f.agent} warm turn`, f.floor.warm, f.rudder.warm),
+    ...(f.steer ? [within(`${f.agent} steer mid-tool`, f.steer.floor, f.steer.rudder)] : []),
+  ]);
+  return {
+    tables: [
+      {
+        caption: 'Time to the first text: the floor (the SDK only) and Rudder (AcpSession)',
+        head: ['agent', 'figure', 'floor', 'Rudder'],
+        rows,
+      },
+      {
+        caption: "Memory (PSS): one process with 1 and 3 sessions, 3 processes, and Rudder's 3 conversations on one",
+        head: ['agent', '1 process × 1 session', '1 × 3 sessions', '3 processes × 1', 'Rudder: 3 on one shared'],
+        rows: memory,
+      },
+    ],
+    checks,
+    notes: [
+      "Offline against instant mocks: the figures are the agent's own time and the client's. Rudder's new " +
+        'conversation on a warm shared process is a new session; its cold figure starts the process.',
+    ],
+    data: { figures },
+  };
+}
