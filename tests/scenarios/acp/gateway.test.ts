@@ -51,6 +51,14 @@ function running(needle: string): boolean {
   });
 }
 
+const CRASH_NOTICE = '↻ The agent stopped unexpectedly; running your message again on the resumed session.';
+
+/** The agent's own process: the one the tap started (the tap is the process Rudder started). */
+function agentUnder(tapPid: number): number {
+  const children = fs.readFileSync(`/proc/${tapPid}/task/${tapPid}/children`, 'utf8').trim().split(/\s+/);
+  return Number(children[0]);
+}
+
 describe.each(['claude', 'gemini'] as const)('a conversation on acp:%s through the gateway', (agent) => {
   let rig: AcpRig;
   let gw: Gateway;
@@ -165,6 +173,31 @@ describe.each(['claude', 'gemini'] as const)('a conversation on acp:%s through t
       expect(w.repliesFor(b.messageId, 'reply')).toHaveLength(1);
       expect(rig.timesSent('tag:md2')).toBe(1);
       expect(promptsAtOnce(tapLog(log))).toBe(1);
+    } finally {
+      stopAnswering();
+    }
+  });
+
+  it('kill -9 of the agent mid-turn: one outcome, the message run again once with the note, one reply', async () => {
+    const w = gw.watch('kill');
+    await w.ready;
+    const stopAnswering = answerAll(gw, w, 'kill', 'allow');
+    try {
+      const long = longCommand(3);
+      const a = await gw.post('kill', `${rig.shell(long.cmd)} tag:kl1`);
+      await waitUntil(() => running(long.needle), budget);
+      const status = (await (await gw.api('GET', '/api/status')).json()) as any;
+      const tap = status.sessions.find((s: { conversationId: string }) => s.conversationId === 'web:kill').pid;
+      process.kill(agentUnder(tap), 'SIGKILL');
+      const r = await w.waitReply(a.messageId, 'reply', budget);
+      expect(r.data.text).toContain('ok');
+      expect(w.repliesFor(a.messageId, 'notice').map((e) => e.data.text)).toContain(CRASH_NOTICE);
+      // Sent twice in all: cut off once, run again once.
+      expect(rig.timesSent('tag:kl1')).toBe(2);
+      const b = await gw.post('kill', 'after tag:kl2');
+      await w.waitReply(b.messageId, 'reply', budget);
+      expect(w.repliesFor(a.messageId, 'reply')).toHaveLength(1);
+      expect(gw.gw.services.store.message(a.messageId)!.state).toBe('answered');
     } finally {
       stopAnswering();
     }
