@@ -9,6 +9,7 @@
 //   [[term:CMD]]      runs `sh -c CMD` in a client terminal; replies "term: <output> exit <code>", "refused: …",
 //                     or "no terminal" when the client did not offer terminals
 //   [[termat:DIR]]    the same with `pwd` in DIR
+//   [[hang]]          never answers the prompt, and ignores session/cancel (an agent that does not stop)
 // FAKE_ACP_LOG (a file) gets one JSON line per permission outcome. FAKE_ACP_AUTH set: every prompt answers
 // auth_required (a login is needed). `--version` prints its version and exits, as the real agents' commands do.
 import fs from 'node:fs';
@@ -54,6 +55,7 @@ async function prompt({ params, client }) {
   if (process.env.FAKE_ACP_AUTH) throw acp.RequestError.authRequired();
   const { sessionId } = params;
   const text = params.prompt.map((b) => b.text ?? '').join('\n');
+  if (/\[\[hang\]\]/.test(text)) return new Promise(() => undefined);
   const out = [];
   const read = /\[\[read:([^\]]+)\]\]/.exec(text);
   if (read)

@@ -141,6 +141,29 @@ describe('the agent side, odd cases', () => {
     expect(s.answerPermission(ask.request.requestId, { optionId: 'yes' })).toBe(false);
   });
 
+  it('an agent that does not end a stopped turn within the grace is stopped; the next turn runs', async () => {
+    const s = t.session(fakeLaunch({ interruptGraceMs: 500 }));
+    const turn = s.startTurn({ inputs: [{ id: 'h1', text: '[[hang]]' }] });
+    const events: TurnEvent[] = [];
+    turn.onEvent((e) => events.push(e));
+    await waitUntil(() => s.sessionId() !== undefined && s.pid() !== undefined, 10_000);
+    const pid = s.pid()!;
+    await new Promise((r) => setTimeout(r, 200));
+    await s.interrupt();
+    const r = await turn.result;
+    expect(r.interrupted).toBe(true);
+    expect(() => process.kill(pid, 0)).toThrow();
+    const next = s.startTurn({ inputs: [{ id: 'h2', text: 'again' }] });
+    const told: TurnEvent[] = [];
+    next.onEvent((e) => told.push(e));
+    expect((await next.result).text).toBe('ok');
+    expect(s.pid()).not.toBe(pid);
+    // This agent cannot load the session in the new process: the person is told.
+    expect(told).toContainEqual(
+      expect.objectContaining({ type: 'status', message: expect.stringMatching(/earlier turns/) }),
+    );
+  });
+
   it('starts a new session, and says so, when the agent cannot load the saved one', async () => {
     const r = await say(fakeLaunch({ sessionId: 'saved-elsewhere' }), 'hello');
     expect(r.events).toContainEqual({
