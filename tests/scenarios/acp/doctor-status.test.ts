@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS } from '../../../src/agents/acp/presets.js';
-import { cleanEnv, runCli } from '../../cli/run-cli.js';
 import { type AcpRig, cleanPath, startAcpRig } from '../../support/acp-rig.js';
 import { tempDir } from '../../support/claude-rig.js';
 import { startInProcess } from '../../support/gateway-rig.js';
+import { cleanEnv, runCli } from '../../support/run-cli.js';
 
 let rig: AcpRig;
 beforeAll(async () => {
