@@ -243,6 +243,14 @@ export const pushSchema = z
   })
   .strict();
 
+/** Reviewing the agent's work (README "Reviewing the agent's work"). */
+export const reviewSchema = z
+  .object({
+    /** Run the repository's git hooks on the commits, merges and pushes made from the page or a chat. */
+    runHooks: z.boolean().default(false),
+  })
+  .strict();
+
 export const storeSchema = z
   .object({
     /** normal: a commit survives a crash of Rudder; full: also a power cut (one fsync per commit). */
@@ -269,6 +277,7 @@ export const configSchema = z
     web: webSchema.prefault({}),
     store: storeSchema.prefault({}),
     push: pushSchema.prefault({}),
+    review: reviewSchema.prefault({}),
     channels: channelsSchema.prefault({}),
     /** How chats show a running turn (each channel may override keys in its own `progress`). */
     progress: progressSchema.prefault({}),

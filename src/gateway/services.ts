@@ -145,7 +145,7 @@ function conversationsOf(parts: ServiceParts, { registry, pool }: Pooled, shown:
   const { bus, steps, replies, desk } = shown;
   // Reviewing the agents' work: git (and gh) run bounded, marked as the gateway's, never through a shell.
   const treeActions = new TreeActions({
-    run: new GitRunner({ env, markPrefix: launches.markPrefix, log }),
+    run: new GitRunner({ env, markPrefix: launches.markPrefix, log, runHooks: config.current().review.runHooks }),
     ghEnv: env,
   });
   const budgets = new Budgets({ config, store, projects, dayOffsetMs: parts.dayOffsetMs });

@@ -17,9 +17,9 @@ import type { MockApi, MockReply } from './mock-anthropic.js';
 export const A_TXT = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'].join('\n') + '\n';
 export const B_TXT = 'one\ntwo\nthree\n';
 
-/** A runner with an empty HOME, so only the repository's own config counts. */
-export function runner(extra: NodeJS.ProcessEnv = {}): GitRunner {
-  return new GitRunner({ env: { ...process.env, HOME: tempDir('githome'), ...extra } });
+/** A runner with an empty HOME, so only the repository's own config counts (its hooks run with runHooks). */
+export function runner(extra: NodeJS.ProcessEnv = {}, o: { runHooks?: boolean } = {}): GitRunner {
+  return new GitRunner({ env: { ...process.env, HOME: tempDir('githome'), ...extra }, runHooks: o.runHooks });
 }
 
 /** A project repository on main: README.md, a.txt, b.txt and .gitignore (.env, dist/), with a local identity. */

@@ -4,12 +4,17 @@
  * is stopped and the output marked truncated); a time limit. Every child carries a mark in its
  * environment, so a timeout or stopAll() also kills what it started (ssh, a remote helper), and
  * the gateway's start-up sweep finds what a crash left.
+ *
+ * git runs nothing the repository names: no hooks (unless the person turned them on with
+ * review.runHooks), no fsmonitor, no ext:: transport, and no filter, merge driver, ssh command,
+ * signing program or credential helper from the repository's own config (repo-config.ts).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { killMarked, MARK_VAR, newMark } from '../../agents/common/orphans.js';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
+import { parseConfigList, repositoryOverrides } from './repo-config.js';
 
 export interface RunOptions {
   cwd: string;
@@ -38,6 +43,8 @@ export interface GitRunnerOptions {
   markPrefix?: string;
   timeoutMs?: number;
   log?: Logger;
+  /** Run the repository's hooks (pre-commit, commit-msg, post-merge, pre-push): the person's review.runHooks. */
+  runHooks?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -60,9 +67,22 @@ const KEEP = new Set([
 
 /**
  * Options before every git subcommand: paths unquoted (-z outputs carry them raw), no fsmonitor
- * hook (a configured one is a program git would run on every read), no pager, no colour.
+ * hook (a configured one is a program git would run on every read), no ext:: transport (a remote
+ * URL that is a shell command), no pager, no colour.
  */
-const GIT_PREFIX = ['-c', 'core.quotepath=off', '-c', 'core.fsmonitor=false', '-c', 'color.ui=never', '--no-pager'];
+const GIT_PREFIX = [
+  '-c',
+  'core.quotepath=off',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'protocol.ext.allow=never',
+  '-c',
+  'color.ui=never',
+  '--no-pager',
+];
+/** Hooks off: git looks for them under /dev/null, where nothing can be written. */
+const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
 
 export function reviewEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -85,13 +105,28 @@ export class GitRunner {
 
   constructor(private readonly o: GitRunnerOptions = {}) {}
 
-  /** git with the review's fixed options before the subcommand. */
-  git(args: string[], opts: RunOptions): Promise<RunResult> {
-    return this.exec('git', [...GIT_PREFIX, ...args], opts);
+  /**
+   * git with the review's fixed options before the subcommand, and the repository's programs taken out of its
+   * config (read just before, so a change the agent made since counts).
+   */
+  async git(args: string[], opts: RunOptions): Promise<RunResult> {
+    const what = `git ${args[0] ?? ''}`.trim();
+    const listed = await this.run('git', [...GIT_PREFIX, 'config', '--list', '--show-scope', '-z'], opts, what);
+    // Unreadable config: git refuses the command itself for the same reason.
+    const env = this.o.env ?? process.env;
+    const guard = listed.code === 0 ? repositoryOverrides(parseConfigList(listed.stdout), env) : undefined;
+    const hooks = this.o.runHooks ? [] : NO_HOOKS;
+    const [sub, ...rest] = args;
+    const own = sub === 'push' ? [sub, ...(guard?.push ?? []), ...rest] : args;
+    return this.run('git', [...GIT_PREFIX, ...hooks, ...(guard?.config ?? []), ...own], opts, what);
   }
 
   /** Any program (gh) with the same hygiene; rejects GIT_MISSING for git, ENOENT otherwise, when it cannot start. */
   exec(bin: string, args: string[], opts: RunOptions): Promise<RunResult> {
+    return this.run(bin, args, opts, `${bin} ${args[0] ?? ''}`.trim());
+  }
+
+  private run(bin: string, args: string[], opts: RunOptions, what: string): Promise<RunResult> {
     if (!fs.existsSync(opts.cwd))
       return Promise.reject(new RudderError('REVIEW_GIT_FAILED', `${opts.cwd} does not exist.`, { cwd: opts.cwd }));
     const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -99,7 +134,6 @@ export class GitRunner {
     const live: Live = { mark: newMark(`${this.o.markPrefix ?? 'rudder'}:git`), pid: undefined };
     const env: NodeJS.ProcessEnv = { ...reviewEnv(this.o.env ?? process.env), ...opts.env, [MARK_VAR]: live.mark };
     if (opts.read) env.GIT_OPTIONAL_LOCKS = '0';
-    const what = `${bin} ${args.filter((a) => !GIT_PREFIX.includes(a))[0] ?? ''}`.trim();
     return new Promise((resolve, reject) => {
       const child = execFile(
         bin,

@@ -58,7 +58,7 @@ describe('commit', () => {
     expect(statusLines(wt.path)).toEqual([' M a.txt']);
   });
 
-  it('puts the index back when a hook refuses the commit', async () => {
+  it('puts the index back when a hook refuses the commit (review.runHooks on)', async () => {
     const repo = projectRepo();
     write(repo, '.git/hooks/pre-commit', '#!/bin/sh\necho "lint failed: a.txt" >&2\nexit 1\n');
     fs.chmodSync(path.join(repo, '.git/hooks/pre-commit'), 0o755);
@@ -66,7 +66,7 @@ describe('commit', () => {
     write(wt.path, 'a.txt', 'changed\n');
     write(wt.path, 'c.txt', 'new\n');
     runGit(wt.path, 'add', 'c.txt');
-    const f = await failure(commit(run, wt.path, 'refused'));
+    const f = await failure(commit(runner({}, { runHooks: true }), wt.path, 'refused'));
     expect(f.code).toBe('REVIEW_GIT_FAILED');
     expect(f.message).toContain('lint failed: a.txt');
     expect(statusLines(wt.path).sort()).toEqual([' M a.txt', 'A  c.txt']);

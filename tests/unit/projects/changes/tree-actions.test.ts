@@ -11,12 +11,12 @@ import { pidAlive, tempDir, waitUntil } from '../../../support/claude-rig.js';
 import { runGit } from '../../../support/git-rig.js';
 import { bareRemote, failure, projectRepo, runner, statusLines, worktree, write } from '../../../support/review-rig.js';
 
-function rig() {
+function rig(o: { runHooks?: boolean } = {}) {
   const repo = projectRepo();
   const bare = bareRemote(repo);
   const wt = worktree(repo);
   const records: ReviewRecord[] = [];
-  const run = runner({ PATH: process.env.PATH });
+  const run = runner({ PATH: process.env.PATH }, o);
   const desk = new TreeActions({
     run,
     record: (r) => records.push(r),
@@ -143,7 +143,7 @@ describe('the review guard', () => {
   });
 
   it("stops a running git at the gateway's stop, with what it started, and says why", async () => {
-    const { repo, wt, desk, review } = rig();
+    const { repo, wt, desk, review } = rig({ runHooks: true });
     const pids = path.join(tempDir('pids'), 'hook.pid');
     // The hook starts a child of its own and waits: both must go.
     write(repo, '.git/hooks/pre-commit', `#!/bin/sh\nsleep 120 &\necho $! > '${pids}'\nwait\n`);
