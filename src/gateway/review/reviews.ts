@@ -108,20 +108,19 @@ export class Reviews {
     return resolveConflictText({ files, ...(await this.of(conversationId).baseChange(files)) });
   }
 
-  /** The comments as one message for the agent, each quoting its lines from the file's diff as git shows it now. */
+  /**
+   * The comments as one message for the agent, each quoting its lines from the file's diff as git shows it now.
+   * A comment on a file that has no diff (a path outside the tree, or one the diff does not have) is refused with
+   * REVIEW_FILE_UNKNOWN, as the file route refuses it, and none of the batch is sent.
+   */
   async commentsText(conversationId: string, comments: PageComment[]): Promise<string> {
     const review = this.of(conversationId);
     const key = (c: PageComment) => `${c.section}\0${c.path}`;
-    const diffs = new Map<string, string | undefined>();
+    const diffs = new Map<string, string>();
     for (const c of comments) {
       if (diffs.has(key(c))) continue;
-      try {
-        const ref = { section: c.section, path: c.path, ...(c.oldPath ? { oldPath: c.oldPath } : {}) };
-        diffs.set(key(c), cutLines((await review.fileDiff(ref)).diff));
-      } catch (err) {
-        if (!isRudderError(err, 'REVIEW_FILE_UNKNOWN')) throw err;
-        diffs.set(key(c), undefined); // the message says the line is no longer in the diff
-      }
+      const ref = { section: c.section, path: c.path, ...(c.oldPath ? { oldPath: c.oldPath } : {}) };
+      diffs.set(key(c), cutLines((await review.fileDiff(ref)).diff));
     }
     return commentsMessage(comments, (c) => diffs.get(key(c)));
   }
