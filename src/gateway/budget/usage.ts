@@ -3,6 +3,8 @@ import type { TurnResult } from '../../agents/session.js';
 import type { ModelCost, TurnCost } from '../../store/types.js';
 
 const tokens = (v: number) => (Number.isFinite(v) && v > 0 ? Math.round(v) : 0);
+/** Unknown stays unknown (a backend without a cost never reads as free); below zero (a node can send it) is 0. */
+const usd = (v: number | undefined) => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, v) : null);
 
 export function turnCost(r: TurnResult): TurnCost {
   const models = r.modelUsage
@@ -14,7 +16,7 @@ export function turnCost(r: TurnResult): TurnCost {
             outputTokens: tokens(u.outputTokens),
             cacheReadTokens: tokens(u.cacheReadInputTokens),
             cacheCreationTokens: tokens(u.cacheCreationInputTokens),
-            costUsd: u.costUsd ?? null,
+            costUsd: usd(u.costUsd),
           },
         ]),
       )
@@ -24,8 +26,7 @@ export function turnCost(r: TurnResult): TurnCost {
     outputTokens: tokens(r.usage.outputTokens),
     cacheReadTokens: tokens(r.usage.cacheReadInputTokens),
     cacheCreationTokens: tokens(r.usage.cacheCreationInputTokens),
-    // Unknown stays unknown: a backend without a cost never reads as free.
-    costUsd: typeof r.costUsd === 'number' && Number.isFinite(r.costUsd) ? r.costUsd : null,
+    costUsd: usd(r.costUsd),
     models: models && Object.keys(models).length ? models : null,
     durationMs: Number.isFinite(r.durationMs) ? Math.max(0, r.durationMs) : 0,
   };
