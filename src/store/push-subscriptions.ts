@@ -1,9 +1,10 @@
 /**
  * Web Push: the devices that asked for notifications, and the conversations muted for all of them.
- * A subscription is named by a hash of its endpoint, so the same browser subscribing again is the
- * same row (its keys replaced), and the page can name its own without sending the endpoint again.
+ * A subscription has a random id: the same endpoint sent again while it is there is the same row
+ * (its keys replaced), but once removed, subscribing it again makes a new one, so the buttons of
+ * the old (their tokens name its id) stay revoked. The page names its own by that id.
  */
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Db } from './db.js';
 
 export interface PushSubscriptionRow {
@@ -35,10 +36,8 @@ const toRow = (r: SqlRow): PushSubscriptionRow => ({
   lastSentAt: r.last_sent_at,
 });
 
-/** The id of the subscription with this endpoint: 22 base64url characters of its SHA-256. */
-export function subscriptionIdOf(endpoint: string): string {
-  return createHash('sha256').update(endpoint).digest('base64url').slice(0, 22);
-}
+/** A new subscription's id: 22 base64url characters, as the ids of older versions (a hash of the endpoint). */
+const newId = () => randomBytes(16).toString('base64url').slice(0, 22);
 
 export class PushSubscriptions {
   private readonly s;
@@ -48,10 +47,9 @@ export class PushSubscriptions {
     this.s = {
       all: p('SELECT * FROM push_subscriptions ORDER BY created_at'),
       get: p('SELECT * FROM push_subscriptions WHERE id = ?'),
-      put: p(
-        `INSERT INTO push_subscriptions (id, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET p256dh = excluded.p256dh, auth = excluded.auth`,
-      ),
+      byEndpoint: p('SELECT * FROM push_subscriptions WHERE endpoint = ?'),
+      insert: p('INSERT INTO push_subscriptions (id, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?)'),
+      keys: p('UPDATE push_subscriptions SET p256dh = ?, auth = ? WHERE id = ?'),
       remove: p('DELETE FROM push_subscriptions WHERE id = ?'),
       sent: p('UPDATE push_subscriptions SET last_sent_at = ? WHERE id = ?'),
       muted: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM push_mutes WHERE conversation_id = ?'),
@@ -76,8 +74,13 @@ export class PushSubscriptions {
 
   /** Adds the subscription, or replaces the keys of the one with the same endpoint; returns its id. */
   put(endpoint: string, p256dh: string, auth: string): string {
-    const id = subscriptionIdOf(endpoint);
-    this.s.put.run(id, endpoint, p256dh, auth, Date.now());
+    const known = this.s.byEndpoint.get(endpoint);
+    if (known) {
+      this.s.keys.run(p256dh, auth, known.id);
+      return known.id;
+    }
+    const id = newId();
+    this.s.insert.run(id, endpoint, p256dh, auth, Date.now());
     return id;
   }
 

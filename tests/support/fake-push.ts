@@ -1,6 +1,7 @@
 /**
- * A fake Web Push service (what a browser vendor runs): HTTPS on 127.0.0.1 with a certificate that
- * openssl makes for this run (web-push speaks only HTTPS; the gateway trusts it through
+ * A fake Web Push service (what a browser vendor runs): HTTPS on 127.0.0.1 under the name
+ * push.rudder.test (a push service has a name, never an address), with a certificate that openssl
+ * makes for this run (web-push speaks only HTTPS; the gateway trusts it, and finds the name, through
  * GatewayOptions.pushAgent). It hands out devices as a browser subscribes one (an ECDH P-256 key
  * pair and a 16-byte auth secret, an endpoint of its own), and for every push web-push sends it:
  * checks the VAPID credential (RFC 8292: an ES256 JWT for this origin, expiring within 24 hours,
@@ -10,6 +11,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createDecipheriv, createECDH, createHmac, createPublicKey, randomBytes, verify } from 'node:crypto';
+import dns from 'node:dns';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -36,10 +38,17 @@ export interface ReceivedPush {
   json<T = any>(): T;
 }
 
+/** The fake service's name (RFC 6761 keeps .test out of public DNS); its agent resolves it to 127.0.0.1. */
+export const FAKE_PUSH_HOST = 'push.rudder.test';
+
 export interface FakePushService {
   origin: string;
-  /** Trusts this service's certificate: pass it as the gateway's pushAgent. */
+  /** Its port on 127.0.0.1. */
+  port: number;
+  /** Trusts this service's certificate and resolves its name: pass it as the gateway's pushAgent. */
   agent: https.Agent;
+  /** TCP connections made to it, whatever came of them. */
+  connections(): number;
   /** A new device, as a browser subscribing makes one. */
   device(): FakeDevice;
   /** From now on the device's endpoint answers this status (404, 410: gone); undefined: 201 again. */
@@ -137,13 +146,24 @@ function selfSigned(): { key: Buffer; cert: Buffer } {
       '-out',
       cert,
       '-subj',
-      '/CN=127.0.0.1',
+      `/CN=${FAKE_PUSH_HOST}`,
       '-addext',
-      'subjectAltName=IP:127.0.0.1',
+      `subjectAltName=DNS:${FAKE_PUSH_HOST},IP:127.0.0.1`,
     ]),
     { stdio: 'ignore' },
   );
   return { key: fs.readFileSync(key), cert: fs.readFileSync(cert) };
+}
+
+/** The system's lookup, but the fake service's name is 127.0.0.1. */
+function fakeLookup(
+  host: string,
+  o: dns.LookupOptions,
+  cb: (err: Error | null, address: string | dns.LookupAddress[], family?: number) => void,
+): void {
+  if (host !== FAKE_PUSH_HOST) return dns.lookup(host, o, cb as never);
+  if (o.all) return cb(null, [{ address: '127.0.0.1', family: 4 }]);
+  cb(null, '127.0.0.1', 4);
 }
 
 export async function startFakePush(): Promise<FakePushService> {
@@ -187,12 +207,17 @@ export async function startFakePush(): Promise<FakePushService> {
       }
     });
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const agent = new https.Agent({ ca: tls.cert, keepAlive: true });
+  const port = (server.address() as AddressInfo).port;
+  origin = `https://${FAKE_PUSH_HOST}:${port}`;
+  const agent = new https.Agent({ ca: tls.cert, keepAlive: true, lookup: fakeLookup as never });
   return {
     origin,
+    port,
     agent,
+    connections: () => connections,
     received,
     refused,
     device() {

@@ -2,10 +2,13 @@
  * Sending one Web Push message with the `web-push` library: the payload encrypted to the
  * subscription's keys (RFC 8291, aes128gcm) and the request signed with the gateway's VAPID key
  * (RFC 8292), POSTed to the browser's push service. One try: a push that fails is reported, and a
- * subscription the push service says is gone (404, 410) is the caller's to remove.
+ * subscription the push service says is gone (404, 410) is the caller's to remove. An endpoint that
+ * is an address or a local name, or whose name resolves to an address that is not public, is never
+ * connected to (endpoint.ts).
  */
-import type https from 'node:https';
+import https from 'node:https';
 import webpush from 'web-push';
+import { endpointProblem, publicLookup } from './endpoint.js';
 import type { VapidKeys } from './keys.js';
 
 /** Where a push goes: a subscription as the store keeps it. */
@@ -36,14 +39,23 @@ export interface PushSenderOptions {
   keys: VapidKeys;
   /** The VAPID `sub` claim: a mailto: or https: contact for the push services. */
   subject: string;
-  /** The HTTPS agent the requests go through (a test's, trusting its push service's certificate). */
+  /**
+   * The HTTPS agent the requests go through (a test's, trusting its push service's certificate): its own lookup
+   * decides which addresses it connects to. Without one, an agent that connects to public addresses only.
+   */
   agent?: https.Agent;
 }
 
 export class PushSender {
-  constructor(private readonly o: PushSenderOptions) {}
+  private readonly agent: https.Agent;
+
+  constructor(private readonly o: PushSenderOptions) {
+    this.agent = o.agent ?? new https.Agent({ lookup: publicLookup });
+  }
 
   async send(target: PushTarget, payload: string, opts: PushOptions): Promise<PushOutcome> {
+    const problem = endpointProblem(target.endpoint);
+    if (problem) return { ok: false, gone: false, error: `not sent: ${problem}` };
     try {
       const r = await webpush.sendNotification(
         { endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } },
@@ -54,7 +66,7 @@ export class PushSender {
           TTL: opts.ttlSeconds,
           urgency: opts.urgency,
           ...(opts.topic ? { topic: opts.topic } : {}),
-          ...(this.o.agent ? { agent: this.o.agent } : {}),
+          agent: this.agent,
           timeout: TIMEOUT_MS,
         },
       );

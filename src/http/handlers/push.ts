@@ -8,6 +8,7 @@
  *                                                      the service worker has none; the token is signed)
  * Mute is a conversation's: PATCH /api/conversations/:id {muted}.
  */
+import { endpointProblem } from '../../channels/push/endpoint.js';
 import { only, readJsonObject } from '../body.js';
 import { HttpError } from '../errors.js';
 import { ok, type Route, type RouteContext } from '../route.js';
@@ -41,6 +42,9 @@ function endpointOf(v: unknown): string {
       'BAD_REQUEST',
       'The field "endpoint" must be the https: URL of the browser\'s push service (PushSubscription.endpoint).',
     );
+  // Never this machine, its network or a metadata service: the gateway would connect there.
+  const problem = endpointProblem(url.href);
+  if (problem) throw new HttpError('BAD_REQUEST', `The field "endpoint" is refused: ${problem}.`);
   return url.href;
 }
 
