@@ -57,7 +57,7 @@ describe('the Changes view and what the repository names', () => {
     expect(fs.existsSync(path.join(markers, 'clean-ran'))).toBe(false);
   });
 
-  it('refuses a comment on a path that is not in the diff, as the file route does; nothing reaches the agent', async () => {
+  it('refuses a comment on a path not in the diff, as the file route does; nothing reaches the agent', async () => {
     const conv = await conversation();
     const before = mock.mainRequests().length;
     for (const p of ['../../x', '/etc/passwd', 'nowhere.txt']) {
