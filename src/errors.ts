@@ -36,6 +36,7 @@ export const ERRORS = {
   NATS_SERVER_FAILED: 'The embedded nats-server did not start.',
   NATS_UNAVAILABLE: 'The NATS server cannot be reached (or refused the credentials).',
   NODE_JOIN_INVALID: 'The join token is not valid. Run `rudder node add <name>` on the front and use what it prints.',
+  NODE_URL_PLAINTEXT: 'A node would reach NATS in plain text across the network.',
   NODE_UNKNOWN: 'No node by that name has been added. `rudder node add <name>` on the front adds one.',
   NODE_REFUSED: 'A node sent something about a conversation that is not its own; it was refused.',
   // config

@@ -32,8 +32,9 @@ with projects.<name>.node. docs/nodes.md says how.`,
     .description('(on the front) give a node its credentials and print its join token')
     .argument('<name>', 'the node\'s name: letters, digits, "_" and "-"')
     .option('--url <url>', 'the NATS URL the node reaches the server at (default: the configured one)')
-    .action(async (name: string, opts: { url?: string }) => {
-      process.exitCode = await add(name, opts.url);
+    .option('--allow-plaintext', 'allow a plain nats:// URL to a non-loopback address (a private network)')
+    .action(async (name: string, opts: { url?: string; allowPlaintext?: boolean }) => {
+      process.exitCode = await add(name, opts);
     });
 
   node
@@ -62,15 +63,23 @@ with projects.<name>.node. docs/nodes.md says how.`,
     });
 }
 
-async function add(name: string, url: string | undefined): Promise<number> {
+async function add(name: string, opts: { url?: string; allowPlaintext?: boolean }): Promise<number> {
   const { dataDir, findConfigFile, loadTrustedConfig } = await import('../config/load.js');
   const { addNodeCredentials } = await import('../nodes/admin.js');
   const { silentLogger } = await import('../ops/logger.js');
   const { prepareDataDir, usePrivateUmask } = await import('../ops/data-dir.js');
+  const { isRudderError } = await import('../errors.js');
   usePrivateUmask();
   prepareDataDir(dataDir());
   const cfg = loadTrustedConfig(findConfigFile()).config;
-  const r = await addNodeCredentials(dataDir(), cfg, name, silentLogger(), url);
+  let r: Awaited<ReturnType<typeof addNodeCredentials>>;
+  try {
+    r = await addNodeCredentials(dataDir(), cfg, name, silentLogger(), opts);
+  } catch (err) {
+    if (!isRudderError(err, 'NODE_URL_PLAINTEXT')) throw err;
+    process.stderr.write(`rudder node add: ${err.message}\n`);
+    return 2;
+  }
   const notes = [
     r.replaced ? `Node ${name} had a key already: the old one no longer connects.` : undefined,
     r.authorization
@@ -80,9 +89,10 @@ async function add(name: string, url: string | undefined): Promise<number> {
         : 'The embedded nats-server is not running: the node can connect once `rudder start` runs.',
   ].filter(Boolean);
   for (const n of notes) process.stderr.write(`${n}\n`);
+  const how = r.tls ? ` over TLS${r.ca ? ' (the token carries the CA certificate nodes.nats.tls.ca names)' : ''}` : '';
   process.stderr.write(
     `Join token for node ${name} (it is the node's key: keep it secret). On the node, run \`rudder node join\` ` +
-      `and paste it, then \`rudder node\`. It connects to ${r.url}.\n`,
+      `and paste it, then \`rudder node\`. It connects to ${r.url}${how}.\n`,
   );
   process.stdout.write(`${r.token}\n`);
   return 0;

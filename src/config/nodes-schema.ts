@@ -31,6 +31,22 @@ export function natsHosts(url: string): Array<{ host: string; tls: boolean }> | 
   return out.length ? out : undefined;
 }
 
+/**
+ * Why a connection to this URL would carry every message and credential in plain text across a network, or
+ * undefined when it would not (TLS, loopback only, or plain text said out loud). The one rule of the config, of
+ * `rudder node add --url`, of `rudder node join` on the token and of a node at start.
+ */
+export function plaintextProblem(url: string, o: { tls: boolean; allowPlaintext: boolean }): string | undefined {
+  if (o.tls || o.allowPlaintext) return undefined;
+  const plain = (natsHosts(url) ?? []).filter((h) => !h.tls && !isLoopbackHost(h.host));
+  if (!plain.length) return undefined;
+  return (
+    `${plain.map((h) => h.host).join(', ')} is not a loopback address: every message and credential would ` +
+    'cross the network in plain text. Use a tls:// URL (or set tls), or set allowPlaintext to true to mean it ' +
+    '(a private network such as WireGuard or Tailscale)'
+  );
+}
+
 /** TLS of a connection to an existing server: the files are PEM, read when connecting. */
 const tlsSchema = z
   .object({
@@ -54,17 +70,8 @@ export const natsServerSchema = z
   })
   .strict()
   .superRefine((s, ctx) => {
-    const hosts = natsHosts(s.url) ?? [];
-    const plain = hosts.filter((h) => !h.tls && !s.tls && !isLoopbackHost(h.host));
-    if (plain.length && !s.allowPlaintext)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['allowPlaintext'],
-        message:
-          `${plain.map((h) => h.host).join(', ')} is not a loopback address: every message and credential would ` +
-          'cross the network in plain text. Use a tls:// URL (or set tls), or set allowPlaintext to true to mean it ' +
-          '(a private network such as WireGuard or Tailscale)',
-      });
+    const problem = plaintextProblem(s.url, { tls: !!s.tls, allowPlaintext: s.allowPlaintext });
+    if (problem) ctx.addIssue({ code: 'custom', path: ['allowPlaintext'], message: problem });
   });
 
 export const nodesSchema = z

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { nkeys } from '@nats-io/transport-node';
-import { nodeNameSchema } from '../config/nodes-schema.js';
+import { type NatsServerConfig, nodeNameSchema, plaintextProblem } from '../config/nodes-schema.js';
 import { RudderError } from '../errors.js';
 import { registerSecret } from '../ops/redact.js';
 
@@ -88,9 +88,16 @@ export function removeNode(dataDir: string, name: string): boolean {
 
 export interface JoinToken {
   name: string;
-  /** The NATS URL the node connects to (the node's config may name another way to the same server). */
+  /**
+   * The NATS URL the node connects to (the node's config may name another way to the same server). tls:// when
+   * the front's server speaks TLS, whatever scheme the front's config or `--url` wrote.
+   */
   url: string;
   seed: string;
+  /** The CA certificate (PEM, public) the front trusts for its server: the node trusts it for that server too. */
+  ca?: string;
+  /** Plain text off loopback, said out loud on the front (its allowPlaintext, or `node add --allow-plaintext`). */
+  allowPlaintext?: boolean;
 }
 
 const PREFIX = 'rudder-join-1.';
@@ -110,9 +117,42 @@ export function decodeJoinToken(text: string): JoinToken {
   }
   if (typeof v.name !== 'string' || typeof v.url !== 'string' || typeof v.seed !== 'string')
     throw new RudderError('NODE_JOIN_INVALID', 'It lacks the name, the URL or the key.');
+  if (v.ca !== undefined && typeof v.ca !== 'string') throw new RudderError('NODE_JOIN_INVALID', 'Its CA is not PEM.');
   publicKeyOf(v.seed);
   registerSecret(v.seed);
-  return { name: v.name, url: v.url, seed: v.seed };
+  const t: JoinToken = {
+    name: v.name,
+    url: v.url,
+    seed: v.seed,
+    ...(v.ca ? { ca: v.ca } : {}),
+    ...(v.allowPlaintext === true ? { allowPlaintext: true } : {}),
+  };
+  checkJoinUrl(t);
+  return t;
+}
+
+/** The plaintext rule on a join token's URL: NODE_URL_PLAINTEXT when the node would talk to the front in clear. */
+export function checkJoinUrl(t: Pick<JoinToken, 'url' | 'allowPlaintext'>): void {
+  const problem = plaintextProblem(t.url, { tls: false, allowPlaintext: !!t.allowPlaintext });
+  if (problem)
+    throw new RudderError(
+      'NODE_URL_PLAINTEXT',
+      `${t.url}: ${problem.replace('or set allowPlaintext', "or set the front's nodes.nats.allowPlaintext")}.`,
+      { url: t.url },
+    );
+}
+
+/**
+ * Where a joined node connects and how: its own config's `nodes.nats` when it names one (checked by the config's
+ * schema), else the token's URL and CA, checked by the plaintext rule (a token saved by an older version too).
+ */
+export function nodeServer(
+  join: JoinToken,
+  own: NatsServerConfig | undefined,
+): { url: string; tls?: NatsServerConfig['tls']; caPem?: string } {
+  if (own) return { url: own.url, tls: own.tls };
+  checkJoinUrl(join);
+  return { url: join.url, ...(join.ca ? { caPem: join.ca } : {}) };
 }
 
 /** The node's side: the join token saved in its data dir (0600) by `rudder node join`. */

@@ -14,7 +14,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { type Check, failed, passed } from '../agents/common/doctor.js';
 import type { Config, NodesConfig } from '../config/schema.js';
 import { silentLogger } from '../ops/logger.js';
-import { decodeJoinToken, type JoinToken, loadJoin } from './credentials.js';
+import { decodeJoinToken, type JoinToken, loadJoin, nodeServer } from './credentials.js';
 import { connectNats } from './transport/connection.js';
 import { resolveNatsServer } from './transport/embedded.js';
 import { COMMAND_STREAM, EVENT_STREAM, FRONT_CONSUMER, nodeConsumer, PRESENCE_BUCKET, parsePresence } from './wire.js';
@@ -165,14 +165,14 @@ async function nodeCheck(
 }
 
 async function joinedChecks(config: Config, dataDir: string, join: JoinToken, checks: Check[]): Promise<void> {
-  const server = typeof config.nodes?.nats === 'object' ? config.nodes.nats : undefined;
-  const url = server?.url ?? join.url;
+  const own = typeof config.nodes?.nats === 'object' ? config.nodes.nats : undefined;
+  const url = own?.url ?? join.url;
   try {
+    const server = nodeServer(join, own);
     const nc = await connectNats({
-      url,
+      ...server,
       seed: join.seed,
       who: join.name,
-      tls: server?.tls,
       log: silentLogger(),
       timeoutMs: TIMEOUT_MS,
     });

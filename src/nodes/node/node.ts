@@ -22,7 +22,7 @@ import { AgentLaunches } from '../../projects/launches.js';
 import { projectAgent } from '../../projects/projects.js';
 import { Projects } from '../../projects/service.js';
 import { Store } from '../../store/store.js';
-import type { JoinToken } from '../credentials.js';
+import { type JoinToken, nodeServer } from '../credentials.js';
 import { connectNats } from '../transport/connection.js';
 import { Publisher } from '../transport/publisher.js';
 import { DurableReader } from '../transport/reader.js';
@@ -64,14 +64,14 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   const cfg = config.current();
   checkProjects(cfg, dataDir);
   const nodes = cfg.nodes ?? nodesSchema.parse({});
+  // The node's own config may name another way to the same server (and its TLS); else the token's URL.
+  const server = nodeServer(join, typeof nodes.nats === 'object' ? nodes.nats : undefined);
+  const url = server.url;
   const local = openLocal(o);
   const { store, nodeStore, projects, registry } = local;
-  // The node's own config may name another way to the same server (and its TLS); else the token's URL.
-  const server = typeof nodes.nats === 'object' ? nodes.nats : undefined;
-  const url = server?.url ?? join.url;
   let nc: NatsConnection;
   try {
-    nc = await connectNats({ url, seed: join.seed, who: join.name, tls: server?.tls, log });
+    nc = await connectNats({ ...server, seed: join.seed, who: join.name, log });
   } catch (err) {
     await store.close();
     throw err;

@@ -57,7 +57,9 @@ export async function runNode(): Promise<number> {
     if (!isRudderError(err)) throw err;
     say(err.message);
     log?.error({ code: err.code, err: err.message }, 'node start failed');
-    return err.code.startsWith('CONFIG_') || err.code === 'DATA_DIR_UNSAFE' ? 2 : 1;
+    const refused =
+      err.code.startsWith('CONFIG_') || err.code === 'DATA_DIR_UNSAFE' || err.code === 'NODE_URL_PLAINTEXT';
+    return refused ? 2 : 1;
   }
   process.stdout.write(
     `Rudder node ${node.name} is running (projects: ${node.projects.join(', ') || 'none'}; NATS ${node.url}).\n`,

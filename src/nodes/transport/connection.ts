@@ -16,6 +16,8 @@ export interface ConnectOptions {
   /** "front" or the node's name: its inbox prefix and its name in the server's view. */
   who: string;
   tls?: NatsServerConfig['tls'];
+  /** The CA of the server's certificate as PEM text (a join token carries it), trusted as tls.ca is. */
+  caPem?: string;
   log: Logger;
   /** How long the first connection may take. */
   timeoutMs?: number;
@@ -23,7 +25,7 @@ export interface ConnectOptions {
 
 export async function connectNats(o: ConnectOptions): Promise<NatsConnection> {
   const hosts = natsHosts(o.url) ?? [];
-  const useTls = !!o.tls || hosts.some((h) => h.tls);
+  const useTls = !!o.tls || !!o.caPem || hosts.some((h) => h.tls);
   const servers = o.url.split(',').map((s) => s.trim().replace(/^tls:\/\//, 'nats://'));
   let nc: NatsConnection;
   try {
@@ -36,7 +38,11 @@ export async function connectNats(o: ConnectOptions): Promise<NatsConnection> {
       reconnectTimeWait: 250,
       pingInterval: 5_000,
       timeout: o.timeoutMs ?? 10_000,
-      ...(useTls ? { tls: { caFile: o.tls?.ca, certFile: o.tls?.cert, keyFile: o.tls?.key } } : {}),
+      ...(useTls
+        ? {
+            tls: { caFile: o.tls?.ca, certFile: o.tls?.cert, keyFile: o.tls?.key, ...(o.caPem ? { ca: o.caPem } : {}) },
+          }
+        : {}),
     });
   } catch (err) {
     const why = (err as Error).message;
