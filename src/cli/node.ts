@@ -52,7 +52,7 @@ with projects.<name>.node. docs/nodes.md says how.`,
       }
       writeServerConfig(dataDir());
       reloadServer(dataDir());
-      process.stdout.write(`Removed node ${name}: its key no longer connects.\n`);
+      process.stdout.write(`Removed node ${name}: its key no longer connects, and a node running with it stops.\n`);
     });
 
   node

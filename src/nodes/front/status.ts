@@ -7,7 +7,7 @@ import type { PresenceSession } from '../wire.js';
 
 export interface NodeStatus {
   name: string;
-  /** up: heard from within nodes.lostAfterSeconds; lost: silent longer; unknown: never heard from since start. */
+  /** up: heard from within nodes.lostAfterSeconds; lost: silent longer; unknown: never heard from, or not added. */
   state: 'up' | 'lost' | 'unknown';
   /** Added with `rudder node add` (it has credentials). */
   added: boolean;
@@ -41,15 +41,18 @@ export interface StatusSources {
 }
 
 export function nodeStatuses(s: StatusSources): NodeStatus[] {
-  const names = new Set([...s.added, ...s.pinned.map((p) => p.node!).filter(Boolean), ...s.presence.known()]);
+  // A node heard from but no longer added was removed: what it said last is no more its state.
+  const heard = s.presence.known().filter((n) => s.added.includes(n));
+  const names = new Set([...s.added, ...s.pinned.map((p) => p.node!).filter(Boolean), ...heard]);
   return [...names].sort().map((name) => {
-    const p = s.presence.presence(name);
-    const r = s.presence.reach(name);
-    const seenAt = s.presence.seenAt(name);
+    const added = s.added.includes(name);
+    const p = added ? s.presence.presence(name) : undefined;
+    const r = added ? s.presence.reach(name) : { reachable: false, lastSeenAt: undefined };
+    const seenAt = added ? s.presence.seenAt(name) : undefined;
     return {
       name,
       state: !p ? 'unknown' : r.reachable ? 'up' : 'lost',
-      added: s.added.includes(name),
+      added,
       lastSeen: r.lastSeenAt ? new Date(r.lastSeenAt).toISOString() : null,
       silentSeconds: seenAt === undefined ? null : Math.max(0, Math.round((s.now - seenAt) / 1000)),
       version: p?.version ?? null,
@@ -67,7 +70,8 @@ export function nodesText(nodes: NodeStatus[]): string {
   const lines = ['Nodes:'];
   for (const n of nodes) {
     const seen = n.lastSeen ? `last seen ${n.lastSeen.slice(11, 19)} UTC` : 'never seen';
-    const state = n.state === 'up' ? '🟢 up' : n.state === 'lost' ? `🔴 unreachable (${seen})` : `⚪ ${seen}`;
+    const unknown = n.added ? `⚪ ${seen}` : `⚪ not added (rudder node add ${n.name})`;
+    const state = n.state === 'up' ? '🟢 up' : n.state === 'lost' ? `🔴 unreachable (${seen})` : unknown;
     lines.push(`• ${n.name}: ${state}${n.version ? `, Rudder ${n.version}` : ''}`);
     const missing = n.pinned.filter((p) => n.state !== 'unknown' && !n.projects.includes(p));
     const gap = missing.length ? ` — pinned here but not on the node: ${missing.join(', ')}` : '';

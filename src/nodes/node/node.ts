@@ -16,6 +16,7 @@ import { SessionRegistry, warmCap } from '../../agents/registry.js';
 import { AGENT_TABLE, entryOf } from '../../agents/table.js';
 import { checkProjects, type LiveConfig } from '../../config/load.js';
 import { nodesSchema } from '../../config/nodes-schema.js';
+import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { memAvailableBytes } from '../../ops/proc.js';
 import { AgentLaunches } from '../../projects/launches.js';
@@ -56,6 +57,12 @@ export interface RunningNode {
   name: string;
   url: string;
   projects: string[];
+  /**
+   * Settles when the server closed the connection for good (its key was taken away by `rudder node remove`: the
+   * client gives up after the server refuses it twice), with the error a start with that key gets; never when the
+   * node itself stops.
+   */
+  refused: Promise<RudderError>;
   stop(reason: string): Promise<void>;
 }
 
@@ -97,7 +104,18 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   let stopping: Promise<void> | undefined;
   const running: Running = { ...local, nc, publisher, runner, reader, heartbeat, queries, log };
   const stop = (reason: string) => (stopping ??= stopNode(running, reason));
-  return { name: join.name, url, projects: names, stop };
+  return { name: join.name, url, projects: names, refused: refusedBy(nc, url, () => !!stopping), stop };
+}
+
+/** The connection closed by the server rather than by the node: the error a start would get, as connectNats says it. */
+function refusedBy(nc: NatsConnection, url: string, stopping: () => boolean): Promise<RudderError> {
+  return new Promise((resolve) => {
+    void nc.closed().then((err) => {
+      if (stopping()) return;
+      const why = err?.message ?? 'the server closed the connection';
+      resolve(new RudderError('NATS_UNAVAILABLE', `${url}: ${why}`, { url }, err));
+    });
+  });
 }
 
 /** What runs on this machine: the store, the projects, the agents' launches (orphans swept), the pool. */

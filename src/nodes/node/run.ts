@@ -19,12 +19,12 @@ export async function runNode(): Promise<number> {
   let node: RunningNode | undefined;
   let log: Logger | undefined;
   let exiting = false;
-  const stop = (why: string) => {
+  const stop = (why: string, code = 0) => {
     if (exiting) return;
     exiting = true;
-    if (!node) process.exit(0);
+    if (!node) process.exit(code);
     node.stop(why).then(
-      () => process.exit(0),
+      () => process.exit(code),
       (err) => {
         log?.error({ err }, 'error while stopping');
         process.exit(1);
@@ -64,6 +64,12 @@ export async function runNode(): Promise<number> {
   process.stdout.write(
     `Rudder node ${node.name} is running (projects: ${node.projects.join(', ') || 'none'}; NATS ${node.url}).\n`,
   );
+  // Refused by the server once running (the key was removed): the same words, and exit, as a start refused.
+  void node.refused.then((err) => {
+    say(err.message);
+    log?.error({ code: err.code, err: err.message }, 'the server refused this node: stopping');
+    stop('refused by the server', 1);
+  });
   if (exiting) stop('signal during start');
   return new Promise<number>(() => undefined);
 }
