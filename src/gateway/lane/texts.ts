@@ -20,6 +20,12 @@ export function answerOf(reply: string, rows: MessageRow[]): string {
 export function rerunText(err: RudderError): string {
   if (err.code === 'AGENT_SESSION_NOT_FOUND')
     return '↻ The saved agent session could not be resumed; running your message again in a new session.';
+  // A node that restarted mid-turn (nodes/node/runner.ts): it is back, and the turn it lost runs again.
+  if (err.code === 'AGENT_CRASHED' && typeof err.context.node === 'string')
+    return (
+      `↻ ${err.context.node} is back after a restart that lost this turn; ` +
+      'running your message again on the resumed session.'
+    );
   return '↻ The agent stopped unexpectedly; running your message again on the resumed session.';
 }
 

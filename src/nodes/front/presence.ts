@@ -18,6 +18,8 @@ interface Seen {
   /** When the front last heard from it, epoch ms. */
   seenAt: number;
   lost: boolean;
+  /** Its last heartbeat came from a new run of the node (startedAt changed). */
+  restarted: boolean;
 }
 
 export class PresenceWatch {
@@ -58,7 +60,7 @@ export class PresenceWatch {
 
   reach(node: string): Reach {
     const s = this.nodes.get(node);
-    return { reachable: !!s && !s.lost, lastSeenAt: s?.presence.at };
+    return { reachable: !!s && !s.lost, lastSeenAt: s?.presence.at, ...(s?.restarted ? { restarted: true } : {}) };
   }
 
   presence(node: string): Presence | undefined {
@@ -91,7 +93,8 @@ export class PresenceWatch {
     const seenAt = now - storedAt < LIVE_MS ? now : storedAt;
     const before = this.nodes.get(p.node);
     const lost = now - seenAt > this.lostAfterMs;
-    this.nodes.set(p.node, { presence: p, seenAt, lost });
+    const restarted = !!before && before.presence.startedAt !== p.startedAt;
+    this.nodes.set(p.node, { presence: p, seenAt, lost, restarted });
     if (!lost && (before === undefined || before.lost)) this.up(p.node, !!before, 'heartbeat');
   }
 

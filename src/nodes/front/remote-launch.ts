@@ -26,6 +26,8 @@ export interface Reach {
   reachable: boolean;
   /** The last heartbeat, epoch ms (undefined: never seen since the front started). */
   lastSeenAt: number | undefined;
+  /** Back as a new run of the node (its heartbeat's startedAt changed): what ran there before was lost. */
+  restarted?: boolean;
 }
 
 /** The front's side of the wire, as one remote session uses it. */

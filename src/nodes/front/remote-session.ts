@@ -241,9 +241,17 @@ export class RemoteSession extends AgentSessionBase<RemoteTurn> {
     this.reachable = r.reachable;
     // First news of a node the front had not heard from since it started: nothing changed for the person.
     if (!known && r.reachable) return void this.tellReachable();
-    const message = reachNotice(this.launch.node, r);
+    if (!r.reachable) return this.tellTurns(reachNotice(this.launch.node, r));
+    this.tellReachable();
+    // A restarted node reports the turns it lost (each runs again, and the lane says so): no turn goes on there.
+    if (r.restarted) return;
+    // Back by an event: that event is used first, and a turn it ends (lost in a restart) is not said to go on.
+    queueMicrotask(() => this.tellTurns(reachNotice(this.launch.node, r)));
+  }
+
+  private tellTurns(message: string): void {
+    if (this.stopped) return;
     for (const t of this.live) t.emit({ type: 'status', message, notify: true, key: 'node-reach' });
-    if (r.reachable) this.tellReachable();
   }
 
   private tellReachable(): void {

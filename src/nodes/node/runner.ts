@@ -70,9 +70,10 @@ export class NodeRunner {
   /** At start: every turn a previous run left in flight was cut off, every steer it held was not taken. */
   recover(): void {
     for (const t of this.d.nodeStore.running()) {
-      const error = new RudderError('AGENT_CRASHED', `Node ${this.d.node} stopped in the middle of this turn.`, {
+      const error = new RudderError('AGENT_CRASHED', `Node ${this.d.node} restarted in the middle of this turn.`, {
         conversationId: t.conversationId,
         unanswered: t.inputIds,
+        node: this.d.node,
       });
       this.d.log.warn({ turnId: t.turnId, conversationId: t.conversationId }, 'a turn was cut off by a restart');
       this.end(t.conversationId, t.turnId, { error: errorToWire(error) }, this.sessionOf(t.conversationId));
