@@ -7,6 +7,7 @@ import path from 'node:path';
 import { passEnvWarning } from '../agents/claude/env.js';
 import type { BinaryCheck } from '../agents/common/binary-check.js';
 import type { LoadedConfig } from '../config/load.js';
+import { readNodes } from '../nodes/credentials.js';
 import type { Logger } from '../ops/logger.js';
 import { isLoopbackHost } from '../security/hosts.js';
 
@@ -58,4 +59,19 @@ export function warnAboutBinary(c: BinaryCheck, log: Logger): void {
     { shown: true, agent: c.agent, problem: c.problem, fix: c.fix },
     'an agent binary is missing or broken; its conversations cannot start',
   );
+}
+
+/** A project pinned to a node no `rudder node add` made: its messages would wait for a node that cannot join. */
+export function warnAboutNodes(loaded: LoadedConfig, dataDir: string, log: Logger): void {
+  const cfg = loaded.config;
+  if (!cfg.nodes) return;
+  const added = readNodes(dataDir);
+  for (const [project, p] of Object.entries(cfg.projects ?? {})) {
+    if (!p.node || p.node in added) continue;
+    const w =
+      `project "${project}" runs on node ${p.node}, which is not added yet: its messages wait until that node ` +
+      `runs. Run \`rudder node add ${p.node}\` here, then \`rudder node join\` and \`rudder node\` on that machine.`;
+    say(`warning: ${w}`);
+    log.warn({ shown: true, project, node: p.node }, w);
+  }
 }

@@ -20,7 +20,8 @@ with projects.<name>.node. docs/nodes.md says how.`,
     );
 
   node
-    .command('run', { isDefault: true })
+    // `rudder node` is its one name (the README's, the help's): the subcommand is only how commander runs it.
+    .command('run', { isDefault: true, hidden: true })
     .description('run this machine as a node until SIGTERM or SIGINT')
     .action(async () => {
       const { runNode } = await import('../nodes/node/run.js');

@@ -182,7 +182,11 @@ function queueLines(s: StatusReport, named: Named): string[] {
     ...s.queues.map(
       (q) =>
         `  ${named(q)}  waiting ${q.depth}  in flight ${q.inFlight}${
-          q.pausedUntil ? `  ${PAUSED[q.pausedFor ?? 'rate-limit'] ?? 'paused'} until ${q.pausedUntil}` : ''
+          q.pausedUntil
+            ? `  ${PAUSED[q.pausedFor ?? 'rate-limit'] ?? 'paused'} until ${q.pausedUntil}`
+            : q.pausedFor
+              ? `  ${PAUSED[q.pausedFor] ?? 'paused'}`
+              : ''
         }`,
     ),
   ];

@@ -108,8 +108,16 @@ export class StatusReporter {
     });
   }
 
-  /** The lanes with something waiting, in flight or held. */
+  /**
+   * The lanes with something waiting, in flight or held. A lane whose project lives on a node that is lost waits
+   * for it (agent-unreachable) even before a start was refused: its turn in flight goes on only when it is back.
+   */
   private queues(now: number): StatusReport['queues'] {
+    const lost = new Set((this.d.nodes?.() ?? []).filter((n) => n.state === 'lost').map((n) => n.name));
+    const onLost = (id: string) => {
+      const node = lost.size ? this.d.projects.peek(id).node : undefined;
+      return node !== undefined && lost.has(node);
+    };
     return this.d.conversations
       .lanes()
       .map((l) => ({ id: l.conversationId, snap: l.snapshot(now) }))
@@ -119,7 +127,7 @@ export class StatusReporter {
         depth: snap.depth,
         inFlight: snap.inFlight,
         pausedUntil: snap.held ? new Date(snap.held.until).toISOString() : null,
-        pausedFor: snap.held?.why ?? null,
+        pausedFor: snap.held?.why ?? (onLost(id) ? 'agent-unreachable' : null),
       }));
   }
 

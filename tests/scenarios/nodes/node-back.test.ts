@@ -1,7 +1,8 @@
 /**
  * A node killed in the middle of a turn and started again after the front found it lost (real front, embedded
  * nats-server, real node and agent against the mock): the person is told it is unreachable, then once that it is
- * back and the turn it lost runs again — never that the turn goes on — and gets one reply.
+ * back and the turn it lost runs again — never that the turn goes on — and gets one reply. While it is lost, GET
+ * /api/status says its conversation waits for it (agent-unreachable).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
@@ -33,6 +34,14 @@ describe('a node back after a crash', { timeout: 180_000 }, () => {
     const from = w.events.length;
     await node.signal('SIGKILL');
     await w.wait('status', (d) => String(d.message ?? '').startsWith('⏳ unreachable'), cl.budget());
+    // While it is lost, the status says what its conversation waits for.
+    const status = (await (await cl.front.api('GET', '/api/status')).json()) as {
+      queues: Array<{ conversationId: string; inFlight: number; pausedFor: string | null }>;
+    };
+    expect(status.queues.find((q) => q.conversationId === `web:${c}`)).toMatchObject({
+      inFlight: 1,
+      pausedFor: 'agent-unreachable',
+    });
     await node.start();
     const reply = await w.waitReply(m.messageId, 'reply', cl.budget());
     expect(reply.data.text).toBe('done ok');
