@@ -119,14 +119,31 @@ export class TurnFrames {
   }
 }
 
+/** A result's running totals for the session (total_cost_usd, modelUsage). */
+export interface RunningTotals {
+  costUsd: number;
+  models: Record<string, ResultModelUsage>;
+}
+
+/** The totals of a process that started a new session: nothing spent yet. */
+export const NO_TOTALS: RunningTotals = { costUsd: 0, models: {} };
+
+/** The running totals a result reports, to be the next turn's `before`. */
+export function totalsOf(frame: ResultFrame, last: RunningTotals | undefined): RunningTotals | undefined {
+  if (typeof frame.total_cost_usd !== 'number') return last;
+  const models = frame.modelUsage && typeof frame.modelUsage === 'object' ? frame.modelUsage : {};
+  return { costUsd: frame.total_cost_usd, models };
+}
+
 export interface ResultContext {
   inputIds: string[];
   steered: number;
   interruptRequested: boolean;
-  /** The process's cumulative cost before this turn, to report this turn's share. */
-  costBefore: number;
-  /** The process's cumulative modelUsage before this turn (the CLI's figures, by model). */
-  modelsBefore?: Record<string, ResultModelUsage>;
+  /**
+   * The running totals before this turn, for a CLI that does not report a turn's own figures; undefined when
+   * not known (the first result of a process that resumed a session: its totals start at the session's).
+   */
+  before: RunningTotals | undefined;
   conversationId: string;
   pid: number | undefined;
 }
@@ -143,7 +160,7 @@ function usageOf(frame: ResultFrame): Usage {
 
 const n = (v: number | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
-/** This turn's share of the process's cumulative modelUsage: each model's figures less what they were before. */
+/** Each model's figures less what they were before (nothing before: the figures as they are). */
 export function modelUsageDelta(
   now: Record<string, ResultModelUsage> | undefined,
   before: Record<string, ResultModelUsage> = {},
@@ -183,16 +200,38 @@ export function classifyResult(
   return { error: turnError(frame, seen, ctx) };
 }
 
-/** The result as the frame reports it; its cost is this turn's share of the process's running total. */
-function resultOf(frame: ResultFrame, seen: TurnFrames, ctx: ResultContext): TurnResult {
+/**
+ * What this turn cost, counted once: the CLI's own figures for the turn when it gives them, else how far the
+ * running totals moved since the last result; unknown when the totals before it are not known.
+ */
+export function turnShare(
+  frame: ResultFrame,
+  before: RunningTotals | undefined,
+): { costUsd: number | undefined; models: Record<string, ModelUsage> | undefined } {
+  const own = frame.model_usage_since_last_result;
+  if (own && typeof own === 'object') {
+    const figures = Object.values(own);
+    // A model the CLI could not price leaves the turn's cost unknown, never counted as less.
+    const priced = figures.every((u) => typeof u.costUSD === 'number');
+    const costUsd = priced ? figures.reduce((sum, u) => sum + Math.max(0, n(u.costUSD)), 0) : undefined;
+    return { costUsd, models: modelUsageDelta(own) };
+  }
   const total = frame.total_cost_usd;
-  const models = modelUsageDelta(frame.modelUsage, ctx.modelsBefore);
+  if (!before) return { costUsd: undefined, models: undefined };
+  return {
+    costUsd: typeof total === 'number' ? Math.max(0, total - before.costUsd) : undefined,
+    models: modelUsageDelta(frame.modelUsage, before.models),
+  };
+}
+
+/** The result as the frame reports it, with this turn's own share of what the session spent. */
+function resultOf(frame: ResultFrame, seen: TurnFrames, ctx: ResultContext): TurnResult {
+  const { costUsd, models } = turnShare(frame, ctx.before);
   return {
     text: typeof frame.result === 'string' ? frame.result : seen.texts.join('\n\n'),
     sessionId: frame.session_id,
     usage: usageOf(frame),
-    costUsd:
-      typeof total === 'number' ? Math.max(0, total >= ctx.costBefore ? total - ctx.costBefore : total) : undefined,
+    costUsd,
     ...(models ? { modelUsage: models } : {}),
     durationMs: frame.duration_ms ?? 0,
     numTurns: frame.num_turns ?? 0,

@@ -13,7 +13,7 @@ import type { Capabilities, PermissionAnswer, SteerPromise, SteerResult, UserInp
 import { PLAIN_CAPABILITIES, steerNow } from '../session.js';
 import { oneShotArgs } from './args.js';
 import { describeExit, exitContext } from './exit.js';
-import { classifyResult, interruptedResult, TurnFrames } from './frames-to-events.js';
+import { classifyResult, interruptedResult, NO_TOTALS, TurnFrames } from './frames-to-events.js';
 import { type ClaudeLaunch, spawnSpec } from './launch.js';
 import { AgentProcess } from './process.js';
 import { readLine } from './read-line.js';
@@ -22,6 +22,8 @@ class OneShotTurn extends TurnBase {
   readonly frames: TurnFrames;
   proc: AgentProcess | undefined;
   gotResult = false;
+  /** Whether its process resumed a session (then the result's running totals include earlier processes). */
+  resumed = false;
 
   constructor(inputIds: string[], env: Record<string, string | undefined>, turnId?: string) {
     super(inputIds, turnId);
@@ -89,6 +91,7 @@ export class ClaudeOneShotSession extends AgentSessionBase<OneShotTurn> {
     const launchOpts =
       this.launch.permissionMode === 'relay' ? { ...this.launch, permissionMode: 'manual' as const } : this.launch;
     try {
+      turn.resumed = this.sid !== undefined;
       const proc = AgentProcess.spawn(spawnSpec(this.launch, oneShotArgs(launchOpts, this.sid), this.log));
       turn.proc = proc;
       proc.write(agentText(inputs));
@@ -120,7 +123,8 @@ export class ClaudeOneShotSession extends AgentSessionBase<OneShotTurn> {
       inputIds: turn.inputIds(),
       steered: 0,
       interruptRequested: turn.interruptRequested,
-      costBefore: 0,
+      // A process per turn: with --resume its totals start at the session's, so only its own figures are the turn's.
+      before: turn.resumed ? undefined : NO_TOTALS,
       conversationId: this.conversationId,
       pid: proc.pid,
     });

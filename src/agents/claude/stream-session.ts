@@ -14,7 +14,7 @@ import type { Capabilities, PermissionAnswer, SteerPromise, SteerResult, UserInp
 import { PLAIN_CAPABILITIES, steerNow, steerPromise } from '../session.js';
 import { streamArgs } from './args.js';
 import { describeExit, exitContext } from './exit.js';
-import { classifyResult, interruptedResult } from './frames-to-events.js';
+import { classifyResult, interruptedResult, NO_TOTALS, type RunningTotals, totalsOf } from './frames-to-events.js';
 import { type ClaudeLaunch, spawnSpec } from './launch.js';
 import { PermissionRelay } from './permission-relay.js';
 import { AgentProcess, type ExitInfo } from './process.js';
@@ -23,7 +23,6 @@ import {
   interruptRequest,
   type OutputFrame,
   type ResultFrame,
-  type ResultModelUsage,
   userMessage,
 } from './protocol/index.js';
 import { readLine } from './read-line.js';
@@ -46,10 +45,11 @@ export class ClaudeStreamSession extends AgentSessionBase<StreamTurn> {
   private readonly permissions = new PermissionRelay();
   private sid: string | undefined;
   private crashed = false;
-  /** The cumulative cost the current process has reported so far. */
-  private costBase = 0;
-  /** The process's cumulative modelUsage at its last result: a turn's share is the difference. */
-  private modelsBase: Record<string, ResultModelUsage> = {};
+  /**
+   * The session's running totals at the current process's last result, for a CLI that does not report a
+   * turn's own figures; unknown in a process that resumed a session until its first result.
+   */
+  private totals: RunningTotals | undefined = NO_TOTALS;
 
   constructor(launch: ClaudeLaunch) {
     super(launch, 'claude-stream', ClaudeStreamSession.CAPABILITIES);
@@ -171,8 +171,7 @@ export class ClaudeStreamSession extends AgentSessionBase<StreamTurn> {
     const proc = this.launch.spare?.take(spec) ?? AgentProcess.spawn(spec);
     this.proc = proc;
     this.crashed = false;
-    this.costBase = 0;
-    this.modelsBase = {};
+    this.totals = this.sid ? undefined : NO_TOTALS;
     this.log.info({ pid: proc.pid, resume: this.sid ?? null }, 'agent process started');
     proc.onLine((line) => this.onLine(proc, line));
     proc.onTruncatedTail((tail) =>
@@ -266,13 +265,11 @@ export class ClaudeStreamSession extends AgentSessionBase<StreamTurn> {
       inputIds,
       steered,
       interruptRequested: turn.interruptRequested,
-      costBefore: this.costBase,
-      modelsBefore: this.modelsBase,
+      before: this.totals,
       conversationId: this.conversationId,
       pid: proc.pid,
     });
-    if (typeof frame.total_cost_usd === 'number') this.costBase = frame.total_cost_usd;
-    if (frame.modelUsage && typeof frame.modelUsage === 'object') this.modelsBase = frame.modelUsage;
+    this.totals = totalsOf(frame, this.totals);
     this.finishTurnLocked(turn);
     if (turn.timedOut) {
       turn.fail(

@@ -101,7 +101,7 @@ export interface RateLimitEventFrame {
   session_id?: string;
 }
 
-/** One model's figures in a result's modelUsage, cumulative for the process. */
+/** One model's figures in a result's modelUsage (cumulative) or model_usage_since_last_result (the turn's). */
 export interface ResultModelUsage {
   inputTokens?: number;
   outputTokens?: number;
@@ -121,12 +121,17 @@ export interface ResultFrame {
   num_turns?: number;
   duration_ms?: number;
   duration_api_ms?: number;
-  /** Cumulative for the process (a new process, resumed or not, starts again at 0). */
+  /**
+   * Cumulative for the session: a process started with --resume begins at the total the session's transcript
+   * saved, so its first result carries every earlier process's cost too (2.1.332).
+   */
   total_cost_usd?: number;
   /** This turn's tokens, summed over its model requests. */
   usage?: ApiUsage;
-  /** Cumulative for the process, per model (2.1.332: camelCase fields and costUSD). */
+  /** Cumulative for the session like total_cost_usd, per model (2.1.332: camelCase fields and costUSD). */
   modelUsage?: Record<string, ResultModelUsage>;
+  /** 2.1.332: this turn's own figures per model, costUSD included (since the process's previous result). */
+  model_usage_since_last_result?: Record<string, ResultModelUsage>;
   stop_reason?: string | null;
   terminal_reason?: string;
   api_error_status?: number | null;
