@@ -1,7 +1,8 @@
 /**
  * Picks the session for a conversation: its registered session, or a new one. Every turn runs in
  * a session that can steer, be interrupted and relay permission requests; how many idle processes
- * stay warm between turns is the registry's business (steering.maxLive).
+ * stay warm between turns is the registry's business (steering.maxLive): a session handed out here is
+ * promised to the turn about to start, so the warm cap leaves it alone until that turn begins.
  */
 import { RudderError } from '../errors.js';
 import type { SessionRegistry } from './registry.js';
@@ -26,7 +27,10 @@ export class AgentPool {
    */
   sessionFor(conversationId: string, sessionId: string | undefined): AgentSession {
     const current = this.registry.get(conversationId);
-    if (current && current.state() !== 'stopped') return current;
+    if (current && current.state() !== 'stopped') {
+      this.registry.promise(current);
+      return current;
+    }
     if (current) this.registry.remove(current);
     const resume = current?.sessionId() ?? sessionId;
     const holder = resume ? this.registry.holderOf(resume, conversationId) : undefined;

@@ -1,8 +1,10 @@
 /**
  * The conversations' agent sessions: the warm cap, the idle reaper and stopAll.
  * Every running turn has a process of its own; `maxLive` bounds how many IDLE processes are kept
- * warm. A session whose turn ends while `maxLive` others already wait idle is stopped (its process
- * exits; the next turn resumes the session in a new one). A busy session is never stopped for the cap.
+ * warm. When a turn ends and more than `maxLive` processes wait idle, the least recently used of
+ * them are stopped (a process exits; its conversation's next turn resumes the session in a new one),
+ * so the conversation a person is talking to keeps its process. A session with a turn in flight (a
+ * permission waiting included) or handed out for a turn about to start is never stopped for the cap.
  */
 
 import type { Logger } from '../ops/logger.js';
@@ -55,6 +57,8 @@ export interface RegistryOptions {
 
 export class SessionRegistry {
   private readonly sessionsByConversation = new Map<string, AgentSession>();
+  /** Handed out for a turn that has not begun yet (the lane waits for its commit): not stopped for the cap. */
+  private readonly promised = new Set<AgentSession>();
   private maxLive = 2;
   private idleMs = 20 * 60_000;
   private readonly reapIntervalMs: number;
@@ -104,14 +108,21 @@ export class SessionRegistry {
   add(session: AgentSession): void {
     this.sessionsByConversation.set(session.conversationId, session);
     session.onTurn((turn: Turn) => {
+      this.promised.delete(session);
       // After the turn's owner had its chance to start the next queued turn in the same process.
-      const settled = () => void setImmediate(() => this.applyWarmCap(session));
+      const settled = () => void setImmediate(() => this.applyWarmCap());
       turn.result.then(settled, settled);
     });
   }
 
+  /** A registered session is handed out for a turn: until that turn begins, the cap leaves it alone. */
+  promise(session: AgentSession): void {
+    if (this.sessionsByConversation.get(session.conversationId) === session) this.promised.add(session);
+  }
+
   /** Forgets a session (it stopped itself or was stopped by its owner). */
   remove(session: AgentSession): void {
+    this.promised.delete(session);
     if (this.sessionsByConversation.get(session.conversationId) === session)
       this.sessionsByConversation.delete(session.conversationId);
   }
@@ -119,18 +130,28 @@ export class SessionRegistry {
   async stop(conversationId: string, reason: string): Promise<void> {
     const s = this.sessionsByConversation.get(conversationId);
     if (!s) return;
-    this.sessionsByConversation.delete(conversationId);
+    this.remove(s);
     await s.stop(reason);
   }
 
-  /** A session whose turn ended stays warm only while fewer than maxLive others wait idle. */
-  applyWarmCap(session: AgentSession): void {
-    if (this.sessionsByConversation.get(session.conversationId) !== session || !isIdleWarm(session)) return;
-    const others = this.idleWarm().filter((s) => s !== session).length;
-    if (others < this.maxLive) return;
+  /** While more than maxLive processes wait idle, the least recently used one is stopped. */
+  applyWarmCap(): void {
+    const idle = this.idleWarm();
+    const over = idle.length - this.maxLive;
+    if (over <= 0) return;
+    const byAge = idle.filter((s) => !this.promised.has(s)).sort((a, b) => a.lastActiveAt() - b.lastActiveAt());
+    for (const s of byAge.slice(0, over)) this.stopBeyondCap(s);
+  }
+
+  private stopBeyondCap(session: AgentSession): void {
     this.remove(session);
     this.log.info(
-      { conversationId: session.conversationId, pid: session.pid(), maxLive: this.maxLive },
+      {
+        conversationId: session.conversationId,
+        pid: session.pid(),
+        maxLive: this.maxLive,
+        idleSeconds: Math.round((Date.now() - session.lastActiveAt()) / 1000),
+      },
       'turn over beyond the warm cap: its process exits; the next turn resumes the session',
     );
     void session
@@ -182,6 +203,7 @@ export class SessionRegistry {
     this.reaper = undefined;
     const all = this.sessions();
     this.sessionsByConversation.clear();
+    this.promised.clear();
     // A session whose turns run elsewhere is let go of, not stopped: its turn is followed again after the restart.
     await Promise.allSettled(all.map(async (s) => (s.capabilities.reattach ? s.detach(reason) : s.stop(reason))));
   }
