@@ -18,13 +18,7 @@ import { classifyResult, interruptedResult, NO_TOTALS, type RunningTotals, total
 import { type ClaudeLaunch, spawnSpec } from './launch.js';
 import { PermissionRelay } from './permission-relay.js';
 import { AgentProcess, type ExitInfo } from './process.js';
-import {
-  encodeFrame,
-  interruptRequest,
-  type OutputFrame,
-  type ResultFrame,
-  userMessage,
-} from './protocol/index.js';
+import { encodeFrame, interruptRequest, type OutputFrame, type ResultFrame, userMessage } from './protocol/index.js';
 import { readLine } from './read-line.js';
 import { StreamTurn, type WireMessage } from './stream-turn.js';
 import { WireLedger } from './wire-ledger.js';
