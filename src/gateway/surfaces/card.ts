@@ -45,6 +45,11 @@ export interface Card {
     inFlight: boolean;
     text: string;
     sent: string;
+    /**
+     * none: text is the block being written; ended: a block that ended, not shown whole yet (it goes first);
+     * passed: such a block the turn has moved past (it goes at once).
+     */
+    block: 'none' | 'ended' | 'passed';
     timer?: NodeJS.Timeout;
   };
   /** Held while the turn's collapse is on its way: the reply waits for it (replies/gate.ts). */
@@ -84,6 +89,7 @@ export function newCard(
       inFlight: false,
       text: '',
       sent: '',
+      block: 'none',
     },
   };
 }

@@ -24,7 +24,7 @@ import type { Step, TurnView } from '../steps/types.js';
 import { type Card, newCard, releaseCard } from './card.js';
 import { callCard, cardCallFailed } from './card-calls.js';
 import { collapsedCard, runningCard } from './card-view.js';
-import { type DraftHost, streamDraft } from './draft.js';
+import { type DraftHost, draftBlockEnded, draftGrew, draftMovedOn, streamDraft } from './draft.js';
 import { IntermediateTexts } from './intermediate.js';
 import { type ProgressConfig, progressFor } from './settings.js';
 
@@ -108,11 +108,10 @@ export class ProgressDriver {
     if (block) {
       card.streaming = '';
       // The last draft of a block is the whole block, even when it ended before the draft's next slot.
-      if (card.draft.on && turn.status === 'running') {
-        card.draft.text = block.text;
-        streamDraft(card, this.drafts);
-      }
+      if (card.draft.on && turn.status === 'running') draftBlockEnded(card, block.text, this.drafts);
     }
+    if (card.draft.on && changed.some((s) => s.kind === 'tool' || s.kind === 'permission'))
+      draftMovedOn(card, this.drafts);
     if (turn.status !== 'running') return this.ended(card);
     if (card.state === 'waiting') {
       if (turn.steps.some((s) => s.kind === 'tool' || s.kind === 'permission')) this.post(card);
@@ -137,10 +136,8 @@ export class ProgressDriver {
       const card = this.cards.get(e.data.turnId);
       if (card?.view.status !== 'running' || card.cfg.text === 'final-only') return;
       card.streaming = (card.streaming + e.data.delta).slice(-STREAM_KEEP);
-      if (card.draft.on) {
-        card.draft.text = card.streaming;
-        streamDraft(card, this.drafts);
-      } else this.schedule(card);
+      if (card.draft.on) draftGrew(card, this.drafts);
+      else this.schedule(card);
       return;
     }
     // The queue moved: its count is on the card.
@@ -179,6 +176,8 @@ export class ProgressDriver {
         card.lastCallAt = Date.now();
         card.shown = JSON.stringify(view);
         card.state = 'live';
+        // What was written before the card was up goes to the draft now.
+        if (card.draft.on) streamDraft(card, this.drafts);
         this.settle(card);
       },
       (err: unknown) => {
