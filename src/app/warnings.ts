@@ -1,34 +1,50 @@
 /**
- * What the operator is warned of at start, on the terminal and in the log: a config the agent can
- * edit, a page served over plain HTTP beyond this machine, passed variables that look like secrets,
- * and an agent binary that is missing or broken (the page runs without it, and says so too).
+ * What the operator is warned of at start, on the terminal and in the log: a config an agent can
+ * edit (it lies in a directory an agent of this machine works in), a page served over plain HTTP
+ * beyond this machine, passed variables that look like secrets, and an agent binary that is missing
+ * or broken (the page runs without it, and says so too).
  */
 import path from 'node:path';
 import { passEnvWarning } from '../agents/claude/env.js';
 import type { BinaryCheck } from '../agents/common/binary-check.js';
 import type { LoadedConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { readNodes } from '../nodes/credentials.js';
 import type { Logger } from '../ops/logger.js';
+import { projectSet } from '../projects/projects.js';
 import { isLoopbackHost } from '../security/hosts.js';
 
 /** A line for the person on the terminal. */
 export const say = (line: string) => process.stderr.write(`rudder: ${line}\n`);
 
-/** The config in the agent's working directory can be edited by the agent: say what that means. */
-function configWarnings(loaded: LoadedConfig): string[] {
+/** The first directory an agent of this machine works in that holds `file`, with what it is to the person. */
+function agentDirHolding(cfg: Config, file: string, startDir: string): { dir: string; what: string } | undefined {
+  for (const p of projectSet(cfg, startDir).projects) {
+    if (p.node) continue; // a node's agents work on the node, never here
+    const dirs = [p.path, p.worktrees ? p.worktrees.dir : undefined];
+    const dir = dirs.find((d) => d && isInside(file, d));
+    if (dir) return { dir, what: p.implicit ? "the agent's working directory" : `project ${p.name}'s directory` };
+  }
+  return undefined;
+}
+
+const isInside = (file: string, dir: string) => {
+  const rel = path.relative(dir, file);
+  return !rel.startsWith('..') && !path.isAbsolute(rel);
+};
+
+/** A config an agent can edit (one in a directory an agent works in), and a page served beyond this machine. */
+export function configWarnings(loaded: LoadedConfig, startDir = process.cwd()): string[] {
   const out: string[] = [];
   const cfg = loaded.config;
-  if (loaded.file) {
-    const cwd = path.resolve(cfg.agent.cwd ?? process.cwd());
-    const rel = path.relative(cwd, loaded.file);
-    if (!rel.startsWith('..') && !path.isAbsolute(rel)) {
-      out.push(
-        `${loaded.file} is inside the agent's working directory (${cwd}), so the agent can edit it. Edits to ` +
-          `steering, log.level and queue modes apply at once; every other key waits for a restart, so read ` +
-          `the file before restarting. To keep it out of reach, move it to $RUDDER_HOME/config.json or set ` +
-          `agent.cwd elsewhere.`,
-      );
-    }
+  const held = loaded.file ? agentDirHolding(cfg, loaded.file, startDir) : undefined;
+  if (held) {
+    out.push(
+      `${loaded.file} is inside ${held.what} (${held.dir}), so the agent can edit it. Edits to ` +
+        `steering, log.level and queue modes apply at once; every other key waits for a restart, so read ` +
+        `the file before restarting. To keep it out of reach, move it to $RUDDER_HOME/config.json or let ` +
+        `the agent work elsewhere.`,
+    );
   }
   if (cfg.web.enabled && cfg.web.exposed && !isLoopbackHost(cfg.web.host)) {
     out.push(
