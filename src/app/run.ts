@@ -7,6 +7,7 @@
  *   4. the data dir's lock (exit 1 when another gateway holds it), before anything is touched;
  *   5. the log (0600, redacted), the gateway (orphans swept under the lock), the startup line.
  */
+import path from 'node:path';
 import {
   findConfigFile,
   LiveConfig,
@@ -109,17 +110,29 @@ async function start(
   }
 }
 
-/** The startup line: the page's address with its token to the terminal only, never to the log. */
+/**
+ * The startup line: the page's address with its token on a terminal only, never to the log, nor to a
+ * stdout that is a file or a journal (nohup, systemd): there the address goes without it, and how to get it.
+ */
 function announce(gw: RunningGateway, dir: string, loaded: LoadedConfig, log: Logger, stopping: boolean): void {
   log.info({ dataDir: dir, config: loaded.file ?? '(defaults)', url: gw.web?.baseUrl() }, 'rudder started');
-  const url = gw.web?.url();
-  if (!stopping) {
-    process.stdout.write(url ? `Rudder is running. Open ${url}\n` : 'Rudder is running (the web channel is off).\n');
-    // A phone opens the page from a QR code (only on a terminal, and only of an address a phone can reach).
-    const isTTY = Boolean(process.stdout.isTTY);
-    const qr = url ? pageQr({ url, allowedHosts: loaded.config.web.allowedHosts, isTTY }) : undefined;
-    if (qr) process.stdout.write(qr);
-  }
+  if (stopping) return void watchBinaries(gw, log);
+  const isTTY = Boolean(process.stdout.isTTY);
+  const url = isTTY ? gw.web?.url() : gw.web?.baseUrl();
+  if (!url) process.stdout.write('Rudder is running (the web channel is off).\n');
+  else if (!isTTY)
+    process.stdout.write(
+      `Rudder is running. Open ${url} with its token: \`rudder token\` prints the address with it (the token ` +
+        `is the file ${path.join(dir, 'web-token')}; it is printed on a terminal only).\n`,
+    );
+  else process.stdout.write(`Rudder is running. Open ${url}\n`);
+  // A phone opens the page from a QR code (only on a terminal, and only of an address a phone can reach).
+  const qr = url && isTTY ? pageQr({ url, allowedHosts: loaded.config.web.allowedHosts, isTTY }) : undefined;
+  if (qr) process.stdout.write(qr);
+  watchBinaries(gw, log);
+}
+
+function watchBinaries(gw: RunningGateway, log: Logger): void {
   // The page runs without the agent's binary, so the person can read this there too (rudder status, /status).
   void gw.binaries.then((checks) => {
     for (const c of checks) warnAboutBinary(c, log);

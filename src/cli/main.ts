@@ -15,6 +15,7 @@ import * as paneState from './pane-state.js';
 import * as send from './send.js';
 import * as start from './start.js';
 import * as status from './status.js';
+import * as token from './token.js';
 
 function program(): Command {
   const p = new Command('rudder')
@@ -29,7 +30,7 @@ function program(): Command {
       '\nThe gateway reads rudder.config.json in the working directory, else $RUDDER_HOME/config.json ' +
         '(docs/configuration.md describes every key).',
     );
-  for (const cmd of [start, node, send, status, doctor, backup, paneState, pairing]) cmd.register(p);
+  for (const cmd of [start, node, send, status, token, doctor, backup, paneState, pairing]) cmd.register(p);
   return p;
 }
 

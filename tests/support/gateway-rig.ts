@@ -198,9 +198,10 @@ export async function startChild(
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   await waitUntil(() => /Open (http\S+)/.test(out) || child.exitCode !== null, 20_000);
-  const m = /Open (http:\/\/[^/]+)\/#token=(\S+)/.exec(out);
+  // Its stdout is a pipe: the address comes without the token, which is in the data dir.
+  const m = /Open (http:\/\/[^/\s]+)\//.exec(out);
   if (!m) throw new Error(`gateway did not start: ${out}`);
-  const ep = { base: m[1]!, token: m[2]! };
+  const ep = { base: m[1]!, token: fs.readFileSync(path.join(home, 'web-token'), 'utf8').trim() };
   const watches: EventWatch[] = [];
   return {
     ...makeHarness(ep, home, cwd, configFile, watches),
