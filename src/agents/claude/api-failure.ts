@@ -14,7 +14,10 @@ export type ApiFailureCause =
   | 'tls'
   | 'timeout'
   | 'unauthorized'
+  | 'logged-out'
   | 'forbidden'
+  | 'billing'
+  | 'model'
   | 'rate-limited'
   | 'server'
   | 'other';
@@ -59,6 +62,21 @@ export function credentialNames(env: Record<string, string | undefined>): string
 
 const where = (ep: ApiEndpoint) => (ep.setBy ? ` (${ep.setBy})` : '');
 
+/** How to give the agent credentials: the same words at start, in doctor and on a failed turn. */
+export const LOGIN_FIX =
+  'Set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`) in the environment Rudder runs in ' +
+  'or in agent.env, or run `claude` once in a terminal as the user Rudder runs as and log in.';
+
+/** A model the endpoint does not serve (404, or the CLI's model_not_found). */
+function noSuchModel(ep: ApiEndpoint, status?: number): ApiFailure {
+  return {
+    cause: 'model',
+    ...(status ? { status, code: String(status) } : {}),
+    summary: `${ep.url.host} does not serve the model asked for`,
+    fix: "Set agent.model (or the project's model) to a model this endpoint serves, or leave it unset for the default.",
+  };
+}
+
 function byStatus(status: number, ep: ApiEndpoint, credentials: string[]): ApiFailure {
   const host = ep.url.host;
   const creds = credentials.length ? credentials.join(' / ') : 'the CLI login of the agent HOME';
@@ -82,6 +100,8 @@ function byStatus(status: number, ep: ApiEndpoint, credentials: string[]): ApiFa
         'The key or login is known but refused: check that its organisation may use Claude Code and the model ' +
         '(agent.model), that an OAuth token was not revoked, and what a gateway in between allows.',
     };
+  if (status === 404) return noSuchModel(ep, status);
+  if (status === 402) return { ...billing(host), status, code: '402' };
   if (status === 429)
     return {
       cause: 'rate-limited',
@@ -188,12 +208,48 @@ function byCode(code: string, ep: ApiEndpoint): ApiFailure | undefined {
   return undefined;
 }
 
+function billing(host: string): ApiFailure {
+  return {
+    cause: 'billing',
+    summary: `${host} refused the request for the account's billing (no credit, or a plan that does not cover it)`,
+    fix: 'Add credit or a plan to the account (console.anthropic.com, Plans & Billing), or give the agent another key.',
+  };
+}
+
+/** A failure the CLI names by its kind without an HTTP status (no request was sent, or the status was not kept). */
+function byKind(kind: string | undefined, ep: ApiEndpoint, credentials: string[]): ApiFailure | undefined {
+  const host = ep.url.host;
+  if (kind === 'authentication_failed')
+    return credentials.length
+      ? byStatus(401, ep, credentials)
+      : {
+          cause: 'logged-out',
+          summary: 'claude has no credentials: no API key is set and it is not logged in',
+          fix: LOGIN_FIX,
+        };
+  if (kind === 'billing_error') return billing(host);
+  if (kind === 'model_not_found') return noSuchModel(ep);
+  if (kind === 'oauth_org_not_allowed' || kind === 'account_on_hold' || kind === 'verification_required')
+    return {
+      cause: 'forbidden',
+      summary: `${host} refused the account (${kind.replaceAll('_', ' ')})`,
+      fix: 'Sign in to claude.ai or console.anthropic.com to settle the account, or give the agent another key.',
+    };
+  if (kind === 'cloud_credential_error')
+    return {
+      cause: 'unauthorized',
+      summary: 'the cloud provider refused the credentials (Bedrock, Vertex or Foundry)',
+      fix: "Check the cloud credentials in the agent's environment (AWS_PROFILE, GOOGLE_APPLICATION_CREDENTIALS…).",
+    };
+  return undefined;
+}
+
 /** The cause of a failed model request; `other` (with the CLI's own words) when nothing more is known. */
 export function explainApiFailure(report: FailureReport, ep: ApiEndpoint, credentials: string[] = []): ApiFailure {
   const status = typeof report.status === 'number' ? report.status : undefined;
   if (status !== undefined) return byStatus(status, ep, credentials);
   const code = errorCode(report.text);
-  const known = code ? byCode(code, ep) : undefined;
+  const known = (code ? byCode(code, ep) : undefined) ?? byKind(report.error, ep, credentials);
   if (known) return known;
   const said = (report.text ?? '').replace(/^API Error:\s*/, '').trim();
   return {

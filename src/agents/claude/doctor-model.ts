@@ -168,5 +168,10 @@ function judge(outcome: Outcome, o: ModelProbeOptions, target: string, startBudg
   );
   // A rate limit still shows that the endpoint and the credentials work.
   if (f.cause === 'rate-limited') return { name: NAME, ok: true, required: true, detail: `${target}: ${f.summary}` };
-  return { name: NAME, ok: false, required: true, detail: `${f.cause}: ${f.summary}`, fix: f.fix };
+  // Doctor is where "run rudder doctor" leads: a cause it cannot name sends the person to the CLI's own words.
+  const fix =
+    f.cause === 'other' && f.status === undefined
+      ? "Run `claude -p hello` in a terminal with the agent's environment (agent.env) to read the CLI's own error."
+      : f.fix;
+  return { name: NAME, ok: false, required: true, detail: `${f.cause}: ${f.summary}`, fix };
 }

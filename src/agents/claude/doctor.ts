@@ -11,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { checkBinary } from '../common/check-binary.js';
 import { binaryLines, type Check, type DoctorInput, failed, passed } from '../common/doctor.js';
+import { LOGIN_FIX } from './api-failure.js';
 import { CLAUDE_BINARY } from './binary.js';
 import { probeModel } from './doctor-model.js';
 import { buildAgentEnv } from './env.js';
@@ -104,9 +105,7 @@ function authCheck(sources: string[], model: Check): Check {
     ok: sources.length > 0 || model.ok,
     required: true,
     detail,
-    fix:
-      'Run `claude` once and log in, or set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN from `claude ' +
-      'setup-token`) in the environment Rudder runs in, or in agent.env.',
+    fix: LOGIN_FIX,
   };
 }
 
