@@ -22,7 +22,7 @@ import { createLogger, type Logger, logLevel } from '../ops/logger.js';
 import { Lifecycle } from './lifecycle.js';
 import { pageQr } from './qr.js';
 import { type RunningGateway, startGateway } from './start.js';
-import { say, warnAboutBinary, warnAboutConfig, warnAboutNodes } from './warnings.js';
+import { say, warnAboutAuth, warnAboutBinary, warnAboutConfig, warnAboutNodes } from './warnings.js';
 
 /** The start was refused, the person told why; the process exits with this code. */
 class Refused {
@@ -42,6 +42,7 @@ export async function runGateway(): Promise<number> {
   life.logger(log);
   warnAboutConfig(loaded, log);
   warnAboutNodes(loaded, dir, log);
+  warnAboutAuth(loaded.config, log);
   const gw = await start(dir, loaded, lock, log, life.startup.signal);
   if (gw instanceof Refused) return gw.exit;
   announce(gw, dir, loaded, log, life.requested !== undefined);

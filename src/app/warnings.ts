@@ -1,11 +1,14 @@
 /**
  * What the operator is warned of at start, on the terminal and in the log: a config an agent can
  * edit (it lies in a directory an agent of this machine works in), a page served over plain HTTP
- * beyond this machine, passed variables that look like secrets, and an agent binary that is missing
- * or broken (the page runs without it, and says so too).
+ * beyond this machine, passed variables that look like secrets, claude with no credentials (the check
+ * doctor makes: no key and no login), and an agent binary that is missing or broken (the page runs
+ * without it, and says so too).
  */
 import path from 'node:path';
-import { passEnvWarning } from '../agents/claude/env.js';
+import { LOGIN_FIX } from '../agents/claude/api-failure.js';
+import { authSources } from '../agents/claude/auth-sources.js';
+import { claudeEnv, passEnvWarning } from '../agents/claude/env.js';
 import type { BinaryCheck } from '../agents/common/binary-check.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -90,4 +93,33 @@ export function warnAboutNodes(loaded: LoadedConfig, dataDir: string, log: Logge
     say(`warning: ${w}`);
     log.warn({ shown: true, project, node: p.node }, w);
   }
+}
+
+/** Claude runs here for the agent or a project of this machine (a node's projects run on the node). */
+function claudeRunsHere(cfg: Config): boolean {
+  const backends = cfg.projects
+    ? Object.values(cfg.projects)
+        .filter((p) => !p.node)
+        .map((p) => p.backend ?? cfg.agent.backend)
+    : [cfg.agent.backend];
+  return backends.some((b) => b.startsWith('claude-'));
+}
+
+/** Claude with no key and no login: the first message would fail, so say it now, with the fix. */
+export function authWarning(cfg: Config, inherited: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!claudeRunsHere(cfg)) return undefined;
+  const env = claudeEnv(cfg.agent, inherited);
+  if (authSources(env).length) return undefined;
+  const home = env.HOME ?? 'its HOME';
+  return (
+    `claude has no credentials: no API key is set and it is not logged in (HOME=${home}), so every message ` +
+    `will fail. Fix: ${LOGIN_FIX}`
+  );
+}
+
+export function warnAboutAuth(cfg: Config, log: Logger): void {
+  const w = authWarning(cfg);
+  if (!w) return;
+  say(`warning: ${w}`);
+  log.warn({ shown: true }, w);
 }

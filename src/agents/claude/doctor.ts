@@ -12,10 +12,10 @@ import { promisify } from 'node:util';
 import { checkBinary } from '../common/check-binary.js';
 import { binaryLines, type Check, type DoctorInput, failed, passed } from '../common/doctor.js';
 import { LOGIN_FIX } from './api-failure.js';
+import { authSources } from './auth-sources.js';
 import { CLAUDE_BINARY } from './binary.js';
 import { probeModel } from './doctor-model.js';
 import { buildAgentEnv } from './env.js';
-import { switchOn } from './env-vars.js';
 
 const exec = promisify(execFile);
 
@@ -82,17 +82,6 @@ async function streamJsonProbe(
   }
 }
 
-/** The auth sources found in the agent's environment and HOME. */
-function authSources(env: Record<string, string>): string[] {
-  const home = env.HOME ?? os.homedir();
-  return [
-    ...['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'].filter((k) => env[k]),
-    ...['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY'].filter((k) => switchOn(env[k])),
-    fs.existsSync(path.join(home, '.claude', '.credentials.json')) ? 'a CLI login (~/.claude/.credentials.json)' : '',
-    /"oauthAccount"/.test(readOr(path.join(home, '.claude.json'))) ? 'a CLI login (~/.claude.json)' : '',
-  ].filter(Boolean);
-}
-
 /** The request is the proof: an answer means some auth source works, found here or not (apiKeyHelper…). */
 function authCheck(sources: string[], model: Check): Check {
   const detail = sources.length
@@ -107,12 +96,4 @@ function authCheck(sources: string[], model: Check): Check {
     detail,
     fix: LOGIN_FIX,
   };
-}
-
-export function readOr(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
 }

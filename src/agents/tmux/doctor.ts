@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { readOr } from '../claude/doctor.js';
+import { readOr } from '../claude/auth-sources.js';
 import { buildAgentEnv } from '../claude/env.js';
 import { type Check, type DoctorInput, failed, passed } from '../common/doctor.js';
 

@@ -3,8 +3,10 @@
  * /stop (and a bare "stop"), /clear (/new), /model <name>, /queue [mode], /status, /retry,
  * /allow and /deny (or the option number) for a pending permission request, /project [name],
  * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], the review of the worktree
- * (/diff, /commit <message>, /merge, /push, /pr, /discard: review.ts), /budget [usd], /nodes, /help.
+ * (/diff, /commit <message>, /merge, /push, /pr, /discard: review.ts), /budget [usd], /nodes, /login (how
+ * to give claude credentials: it logs in on the machine), /help.
  */
+import { LOGIN_FIX } from '../../agents/claude/api-failure.js';
 import type { AgentPool } from '../../agents/pool.js';
 import type { LiveConfig } from '../../config/load.js';
 import { queueModeSchema } from '../../config/schema.js';
@@ -70,6 +72,8 @@ export interface CommandOutcome {
 }
 
 const NONE_WAITING = 'No permission request is waiting.';
+/** /login: claude logs in on the machine, never through a chat. */
+const LOGIN_TEXT = `Rudder cannot log claude in from here. ${LOGIN_FIX} Then send your message again.`;
 
 /** One command: what it answers, given its arguments and who runs it where. */
 type Handler = (cmd: ParsedCommand, call: CommandCall) => CommandOutcome | Promise<CommandOutcome>;
@@ -105,6 +109,7 @@ export class Commands {
       ['push', (cmd, c) => d.review.push(c.conversationId, cmd.args, c.by)],
       ['pr', (cmd, c) => d.review.pullRequest(c.conversationId, cmd.args, c.by)],
       ['discard', (cmd, c) => d.review.discard(c.conversationId, cmd.args, c)],
+      ['login', () => ({ reply: LOGIN_TEXT })],
       ['help', help],
       ['start', help],
     ]);

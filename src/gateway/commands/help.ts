@@ -19,5 +19,6 @@ export const HELP = [
   '/push [base] — push its branch (or the base branch) to the remote; /pr — open a pull request (gh)',
   '/discard — throw away its uncommitted changes, after a confirmation naming the files',
   '/nodes — the machines behind this Rudder: their state, projects and live sessions',
+  '/login — how to give claude its credentials (a key, or `claude` once in a terminal)',
   '/help — this list',
 ].join('\n');

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configWarnings } from '../../../src/app/warnings.js';
+import { authWarning, configWarnings } from '../../../src/app/warnings.js';
 import { parseConfig } from '../../../src/config/load.js';
 import { tempDir } from '../../support/claude-rig.js';
 
@@ -40,5 +40,20 @@ describe('the warning about a config the agent can edit', () => {
     expect(configWarnings(loaded(start, {}), start).join('\n')).toContain(
       `inside the agent's working directory (${start})`,
     );
+  });
+});
+
+describe('the warning about claude without credentials', () => {
+  const noKeys = { PATH: '/usr/bin:/bin' };
+  it('is given when neither the environment nor the agent HOME holds a key or a login', () => {
+    const cfg = parseConfig({ agent: { env: { HOME: tempDir('empty') } } });
+    expect(authWarning(cfg, noKeys)).toContain('claude has no credentials');
+  });
+
+  it('is not given with a key in agent.env, nor when only codex runs here', () => {
+    const keyed = parseConfig({ agent: { env: { HOME: tempDir('empty'), ANTHROPIC_API_KEY: 'sk-ant-x' } } });
+    expect(authWarning(keyed, noKeys)).toBeUndefined();
+    const codex = parseConfig({ agent: { backend: 'codex', env: { HOME: tempDir('empty') } } });
+    expect(authWarning(codex, noKeys)).toBeUndefined();
   });
 });

@@ -34,7 +34,8 @@ function MessageText({ m }: { m: ChatMessage }) {
   );
 }
 
-export const MessageBubble = memo(function MessageBubble({ m }: { m: ChatMessage }) {
+/** told: a notice in the timeline says why it ended, so the bubble says only how. */
+export const MessageBubble = memo(function MessageBubble({ m, told = false }: { m: ChatMessage; told?: boolean }) {
   const why = ENDED[m.state];
   return (
     <div class={`me ${m.state}`} data-testid="user-message" data-id={m.id} data-state={m.state}>
@@ -44,7 +45,7 @@ export const MessageBubble = memo(function MessageBubble({ m }: { m: ChatMessage
       {why && (
         <div class="why">
           {why}
-          {m.reason && m.state !== 'withdrawn' ? `: ${m.reason}` : ''}
+          {m.reason && m.state !== 'withdrawn' && !told ? `: ${m.reason}` : ''}
         </div>
       )}
       <MessageStatus m={m} />

@@ -37,6 +37,13 @@ export function Timeline() {
   const sentSeq = useStore((s) => s.sentSeq);
   const timeline = useMemo(() => buildTimeline(messages, turns, replies, reviews), [messages, turns, replies, reviews]);
   const { entries, waiting } = timeline;
+  // Messages a notice answers: the notice says why they failed, the bubble need not say it again.
+  const told = new Set(
+    entries
+      .flatMap((e) => (e.kind === 'turn' ? e.replies : e.kind === 'reply' ? [e.reply] : []))
+      .filter((r) => r.kind === 'notice')
+      .flatMap((r) => r.messageIds),
+  );
   const items = itemsOf(timeline);
 
   const scroller = useRef<HTMLDivElement>(null);
@@ -154,7 +161,7 @@ export function Timeline() {
           )}
           {entries.map((e) =>
             e.kind === 'message' ? (
-              <MessageBubble key={e.key} m={e.message} />
+              <MessageBubble key={e.key} m={e.message} told={told.has(e.message.id)} />
             ) : e.kind === 'turn' ? (
               <Turn key={e.key} turn={e.turn} replies={e.replies} />
             ) : e.kind === 'review' ? (

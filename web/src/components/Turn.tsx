@@ -134,6 +134,9 @@ function sameReplies(a: Reply[], b: Reply[]): boolean {
 export const Turn = memo(
   function Turn({ turn, replies }: { turn: TurnView; replies: Reply[] }) {
     const hasReply = replies.some((r) => r.kind === 'reply');
+    // A failure's notice (what a chat gets too) says it whole, with the fix: the page shows it once.
+    const error = turn.status === 'failed' ? turn.error : undefined;
+    const told = error && replies.some((r) => r.kind === 'notice' && r.text.includes(error.message));
     return (
       <section class={`turn ${turn.status}`} data-testid="turn" data-turn-id={turn.id} data-status={turn.status}>
         {turnItems(turn, replies).map((item) =>
@@ -152,9 +155,9 @@ export const Turn = memo(
           ) : (
             <Fragment key={item.key}>
               <Status turn={turn} />
-              {turn.error && turn.status === 'failed' && (
+              {error && !told && (
                 <div class="turn-error" data-testid="turn-error">
-                  {localTimes(turn.error.message, turn.endedAt ?? turn.startedAt)}
+                  {localTimes(error.message, turn.endedAt ?? turn.startedAt)}
                 </div>
               )}
             </Fragment>
