@@ -23,7 +23,7 @@ import {
 import type { TranscriptEntry } from '../transcript/transcript-entries.js';
 import { type Pane, type PaneLook, sleep } from './pane.js';
 import { bootPane, screenExcerpt, spawnPane, stderrFileOf, stderrTail } from './pane-process.js';
-import { Tmux } from './tmux.js';
+import { howItExited, Tmux } from './tmux.js';
 
 export interface PaneHostHooks {
   /** New transcript entries, in order. */
@@ -260,7 +260,7 @@ export class PaneHost {
         info = await sleep(100).then(() => this.tmux.paneInfo(this.name));
       if (info.dead) {
         const text = look?.text ?? (await this.tmux.capturePane(this.name).catch(() => ''));
-        const how = info.deadSignal ? `signal ${info.deadSignal}` : `status ${info.deadStatus ?? '?'}`;
+        const how = howItExited(info);
         this.readTranscript();
         const stderr = stderrTail(stderrFileOf(this.launch));
         return this.onDeath(

@@ -13,7 +13,7 @@ import { TIMING, type TmuxLaunch } from '../tmux-launch.js';
 import { tuiArgs } from './args.js';
 import { answerDialog, type DialogPolicy } from './dialogs.js';
 import { Pane, type PaneLook, sleep } from './pane.js';
-import type { Tmux } from './tmux.js';
+import { howItExited, type Tmux } from './tmux.js';
 
 export interface SpawnRequest {
   tmux: Tmux;
@@ -123,7 +123,7 @@ function deadDuringBoot(
   diag: BootDiagnosis | undefined,
 ): RudderError {
   const screen = screenExcerpt(look.text);
-  const how = look.info.deadSignal ? `signal ${look.info.deadSignal}` : `status ${look.info.deadStatus ?? '?'}`;
+  const how = howItExited(look.info);
   // The CLI prints "No conversation found" and then overwrites it with its exit message: the transcript decides too.
   if (resuming && (/No conversation found/i.test(look.text) || diag?.nothingToResume?.())) {
     return new RudderError(

@@ -156,6 +156,16 @@ const PANE_INFO_FORMAT =
   '#{pane_dead}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{alternate_on}\t' +
   '#{pane_current_command}';
 
+/**
+ * How a dead pane's program ended, for a person: its signal or status. tmux 3.3a loses the status for
+ * good when it reads the pty's end before the child's exit (a loaded machine): the pane is dead all the
+ * same, so that is "status unknown", never a pane still taken for alive.
+ */
+export function howItExited(info: Pick<PaneInfo, 'deadStatus' | 'deadSignal'>): string {
+  if (info.deadSignal !== undefined) return `signal ${info.deadSignal}`;
+  return info.deadStatus !== undefined ? `status ${info.deadStatus}` : 'status unknown';
+}
+
 function parsePaneInfo(line: string): PaneInfo {
   const [dead, pid, inMode, status, signal, alt, command] = line.split('\t');
   const num = (s: string | undefined) => (s === undefined || s === '' ? undefined : Number(s));
