@@ -1,6 +1,7 @@
 /**
- * The start's warning about a config an agent can edit is given only when an agent of this machine works
- * in a directory that holds the config: with `projects` set, the directory Rudder starts in is no agent's.
+ * The start's warnings: a config an agent can edit only when an agent of this machine works in a directory
+ * that holds it (with `projects` set, the directory Rudder starts in is no agent's), and claude with no key
+ * and no login.
  */
 import fs from 'node:fs';
 import path from 'node:path';
