@@ -124,6 +124,16 @@ export const ERRORS = {
   // tmux
   TMUX_MISSING: 'tmux is not installed. Install it (apt-get install -y tmux) or use the claude-stream backend.',
   TMUX_FAILED: 'A tmux command failed.',
+  // jobs: messages from a schedule (a clock) or a webhook (a signed POST)
+  SCHEDULE_MISSED: 'Rudder was not running when this schedule was due, and the run is older than its catchUpMinutes.',
+  SCHEDULE_OVERLAP: "This schedule's previous run is still running, so this run was skipped.",
+  SCHEDULE_TIMEOUT: "The scheduled run took longer than the schedule's timeoutMinutes and was stopped.",
+  HOOK_UNKNOWN: 'No webhook by that name is configured.',
+  HOOK_TOO_LARGE: 'The webhook body is over 1 MB.',
+  HOOK_SIGNATURE_INVALID:
+    "The webhook signature is missing or wrong. Sign the raw body with the hook's secret (X-Hub-Signature-256 or " +
+    'X-Rudder-Signature).',
+  HOOK_BODY_INVALID: 'The webhook body must be a JSON object.',
   // --- ACP agents (backend "acp", "acp:<preset>"): added by the ACP backend; keep this block last ---
   ACP_COMMAND_MISSING:
     "The ACP agent's command was not found: install the agent's package, put its command on PATH, or set " +
