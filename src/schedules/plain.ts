@@ -65,8 +65,10 @@ export function readPlain(line: string): PlainRead {
   return readDaysAndTimes(text);
 }
 
-const INTERVAL =
-  /^(?:every|each) (?:(\d+) ?)?(minutes?|mins?|m|hours?|hrs?|h)(?: at (:\d{1,2}|\d{1,2} (?:minutes )?past))?(?: (.+))?$/;
+const MINUTE_OF_HOUR = String.raw`:\d{1,2}|\d{1,2} (?:minutes )?past`;
+const INTERVAL = new RegExp(
+  String.raw`^(?:every|each) (?:(\d+) ?)?(minutes?|mins?|m|hours?|hrs?|h)(?: at (${MINUTE_OF_HOUR}))?(?: (.+))?$`,
+);
 
 /** every N minutes | every N hours [at :MM] [DAYS]; undefined when the line is not an interval. */
 function readInterval(text: string): PlainRead | undefined {

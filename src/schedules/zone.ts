@@ -48,5 +48,6 @@ export function formatLocal(at: number, zone: string): string {
       .formatToParts(new Date(at))
       .map((p) => [p.type, p.value]),
   );
-  return `${parts.weekday} ${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${parts.timeZoneName}`;
+  const date = `${parts.year}-${parts.month}-${parts.day}`;
+  return `${parts.weekday} ${date} ${parts.hour}:${parts.minute} ${parts.timeZoneName}`;
 }
