@@ -128,6 +128,9 @@ export const ERRORS = {
   SCHEDULE_MISSED: 'Rudder was not running when this schedule was due, and the run is older than its catchUpMinutes.',
   SCHEDULE_OVERLAP: "This schedule's previous run is still running, so this run was skipped.",
   SCHEDULE_TIMEOUT: "The scheduled run took longer than the schedule's timeoutMinutes and was stopped.",
+  SCHEDULE_UNKNOWN: 'No schedule by that name. /schedules (or GET /api/schedules) lists them.',
+  SCHEDULE_INVALID: 'The schedule was not saved: its definition does not check (the message says which field).',
+  SCHEDULE_REFUSED: "The schedule's state refuses that now (a run still runs, or it belongs to the config file).",
   HOOK_UNKNOWN: 'No webhook by that name is configured.',
   HOOK_TOO_LARGE: 'The webhook body is over 1 MB.',
   HOOK_SIGNATURE_INVALID:

@@ -8,8 +8,10 @@ import { isLoopbackHost, splitHostPort } from '../security/hosts.js';
 import { ACP_BACKENDS, acpConfigIssues, acpSchema } from './acp-schema.js';
 import { channelsSchema, progressSchema, queueModeSchema, sttSchema, ttsSchema } from './channels-schema.js';
 import { CONFIG_KEY, type JsonValue, secretKeyProblem } from './codex-config.js';
+import { hookReferenceProblems, hooksSchema } from './hooks-schema.js';
 import { nodeNameSchema, nodesSchema } from './nodes-schema.js';
 import { PERMISSION_MODES } from './permission-modes.js';
+import { type KnownNames, scheduleReferenceProblems, schedulesSchema } from './schedules-schema.js';
 
 export { queueModeSchema };
 export type QueueMode = z.infer<typeof queueModeSchema>;
@@ -286,6 +288,10 @@ export const configSchema = z
     tts: ttsSchema.optional(),
     /** Agents on several machines: the NATS server and presence (README: Several machines). */
     nodes: nodesSchema.optional(),
+    /** Prompts a clock sends, each into its conversation (docs/schedules.md). */
+    schedules: schedulesSchema.default({}),
+    /** Webhooks served at POST /hooks/<name>, and their own listener (docs/schedules.md). */
+    hooks: hooksSchema.default({}),
     log: z
       .object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') })
       .strict()
@@ -300,6 +306,9 @@ export const configSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    const known = knownNames(c);
+    for (const p of [...scheduleReferenceProblems(c.schedules, known), ...hookReferenceProblems(c.hooks, known)])
+      ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
     if (c.nodes) return;
     for (const [name, p] of Object.entries(c.projects ?? {}))
       if (p.node)
@@ -313,6 +322,19 @@ export const configSchema = z
     for (const issue of acpConfigIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
   });
 
+/** The projects (without a projects section, the one implicit project, "default") and the channels configured. */
+export function knownNames(c: {
+  projects?: Record<string, unknown>;
+  channels: Record<string, unknown>;
+  web: { enabled: boolean };
+}): KnownNames {
+  const channels = Object.keys(c.channels).filter((k) => c.channels[k] !== undefined);
+  return {
+    projects: c.projects ? Object.keys(c.projects) : ['default'],
+    channels: c.web.enabled ? ['web', ...channels] : channels,
+  };
+}
+
 export type Config = z.infer<typeof configSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 export type ProjectConfig = z.infer<typeof projectSchema>;
@@ -324,4 +346,6 @@ export type StoreConfig = z.infer<typeof storeSchema>;
 export type PushConfig = z.infer<typeof pushSchema>;
 export type FallbackConfig = z.infer<typeof fallbackSchema>;
 export type BudgetConfig = z.infer<typeof budgetSchema>;
+export type { HookConfig, HooksConfig, ListenConfig } from './hooks-schema.js';
 export type { NodesConfig } from './nodes-schema.js';
+export type { ScheduleConfig, SchedulesConfig } from './schedules-schema.js';

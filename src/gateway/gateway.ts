@@ -21,6 +21,7 @@ import { memAvailableBytes } from '../ops/proc.js';
 import { registerSecret } from '../ops/redact.js';
 import { AgentLaunches } from '../projects/launches.js';
 import { Projects } from '../projects/service.js';
+import type { Clock } from '../schedules/scheduler.js';
 import { Store } from '../store/store.js';
 import { recoverOpenMessages } from './recovery.js';
 import { buildServices, type Services } from './services.js';
@@ -34,6 +35,8 @@ export interface GatewayParts {
   sessionFactory?: (launches: AgentLaunches) => SessionFactory;
   /** The HTTPS agent pushes go through (a test's, trusting its fake push service's certificate). */
   pushAgent?: https.Agent;
+  /** The schedules' clock and timer (a test moves it by days); the system's by default. */
+  clock?: Clock;
 }
 
 /** The page's server as the gateway runs it: started after recovery, before the chat channels; stopped with it. */
@@ -95,12 +98,26 @@ export async function buildGateway(parts: GatewayParts): Promise<Gateway> {
   store.pruneEvents(EVENT_RETENTION_MS);
   const factory = parts.sessionFactory?.(launches);
   const push = cfg.web.enabled && cfg.push.enabled ? pushKeys(dataDir, parts.pushAgent) : undefined;
-  const s = buildServices({ config, store, log, env, projects, launches, factory, memAvailable, push, dataDir, nodes });
+  const { clock } = parts;
+  const s = buildServices({
+    config,
+    store,
+    log,
+    env,
+    projects,
+    launches,
+    factory,
+    memAvailable,
+    push,
+    dataDir,
+    nodes,
+    clock,
+  });
   void s.voice.prune().catch(() => undefined);
   return { dataDir, services: s, launches, nodes, binaries: launches.health.refresh() };
 }
 
-/** Opens the gateway: what a previous run left open first, then the page, then the chat channels. */
+/** Opens the gateway: what a previous run left open first, then the page, the chat channels, the schedules. */
 export async function openGateway(g: Gateway, o: Opening): Promise<void> {
   const { services: s } = g;
   const { page } = o;
@@ -121,6 +138,8 @@ export async function openGateway(g: Gateway, o: Opening): Promise<void> {
   await s.channelStarts.startAll(channels, s.config.current().channelStartTimeoutSeconds * 1000, o.signal);
   s.replies.delivery.kickAll();
   s.registry.startReaper();
+  // Schedules last: what came due while Rudder was down is caught up into lanes recovery has already filled.
+  s.scheduler.start();
 }
 
 /** The page's server could not start: what recovery began is stopped, and the start fails with its error. */

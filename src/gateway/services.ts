@@ -10,13 +10,17 @@ import { SessionRegistry, warmCap } from '../agents/registry.js';
 import type { VapidKeys } from '../channels/push/keys.js';
 import { PushSender } from '../channels/push/sender.js';
 import type { LiveConfig } from '../config/load.js';
+import { knownNames } from '../config/schema.js';
 import type { NodesFront } from '../nodes/front/front.js';
 import type { Logger } from '../ops/logger.js';
 import { GitRunner } from '../projects/changes/run.js';
 import { TreeActions } from '../projects/changes/tree-actions.js';
+import type { PullRequestResult } from '../projects/changes/types.js';
 import type { AgentLaunches } from '../projects/launches.js';
 import type { Projects } from '../projects/service.js';
 import { nameOf } from '../projects/session-move.js';
+import { scheduleSet } from '../schedules/definitions.js';
+import { type Clock, Scheduler, systemClock } from '../schedules/scheduler.js';
 import { AccessControl } from '../security/access.js';
 import { AccessStore } from '../security/access-store.js';
 import type { Store } from '../store/store.js';
@@ -30,11 +34,17 @@ import { Chats } from './chats.js';
 import { Commands } from './commands/commands.js';
 import { Confirmations } from './commands/confirm.js';
 import { ReviewCommands } from './commands/review.js';
+import { ScheduleCommands } from './commands/schedules.js';
 import { Stopper } from './commands/stop.js';
 import { Conversations } from './conversations/conversations.js';
+import { Entry } from './intake/entry.js';
 import { Intake } from './intake/intake.js';
 import { Presses } from './intake/presses.js';
 import { Router } from './intake/route.js';
+import { HookReceiver } from './jobs/hook-receiver.js';
+import { ScheduleDoor } from './jobs/schedule-door.js';
+import { Schedules } from './jobs/schedules.js';
+import { recordPullRequest } from './jobs/shepherd.js';
 import { ActionTokens } from './notify/action-tokens.js';
 import { PushActions } from './notify/actions.js';
 import { PushDelivery } from './notify/deliver.js';
@@ -72,6 +82,8 @@ export interface ServiceParts {
   dayOffsetMs?: () => number;
   /** The link to the nodes (nodes.*): their state for /nodes and the status, their sessions for /sessions. */
   nodes?: NodesFront;
+  /** The schedules' clock and timer (tests move it by days); the system's by default. */
+  clock?: Clock;
 }
 
 export type Services = ReturnType<typeof buildServices>;
@@ -87,17 +99,33 @@ export function buildServices(parts: ServiceParts) {
   const notify = notifications(parts, shown);
   // Conversations: the lanes (each asks the budgets and the review actions before a new turn), their cards.
   const conversing = conversationsOf(parts, pooled, shown, notify);
-  // What people ask of them: the one stop, every command, the one door of messages and presses.
-  const asked = whatPeopleAsk(parts, pooled, shown, conversing, access);
+  // Jobs: the step every message takes, the schedules' one timer and the webhooks, entering as people's messages do.
+  const jobs = jobsOf(parts, shown, notify, conversing);
+  // What people ask of them: every command, the one door of messages and presses.
+  const asked = whatPeopleAsk(parts, pooled, shown, conversing, access, jobs);
   // What is read and asked from outside: the status report, the narrow API the HTTP layer calls.
-  const outside = askedFromOutside(parts, pooled, shown, notify, conversing, asked);
-  return { config, store, log, projects, access, ...pooled, ...shown, ...notify, ...conversing, ...asked, ...outside };
+  const outside = askedFromOutside(parts, pooled, shown, notify, conversing, asked, jobs);
+  return {
+    config,
+    store,
+    log,
+    projects,
+    access,
+    ...pooled,
+    ...shown,
+    ...notify,
+    ...conversing,
+    ...jobs,
+    ...asked,
+    ...outside,
+  };
 }
 
 type Pooled = ReturnType<typeof agents>;
 type Shown = ReturnType<typeof whatIsShown>;
 type Notify = ReturnType<typeof notifications>;
 type Conversing = ReturnType<typeof conversationsOf>;
+type Jobs = ReturnType<typeof jobsOf>;
 type Asked = ReturnType<typeof whatPeopleAsk>;
 
 function agents({ config, store, log, launches, factory, memAvailable }: ServiceParts) {
@@ -170,9 +198,14 @@ function conversationsOf(parts: ServiceParts, { registry, pool }: Pooled, shown:
     agentName: (id) => launches.agentName(id),
     budgets,
   });
-  const reviews = new Reviews({ actions: treeActions, projects, conversations, bus, log });
+  // A pull request opened from a conversation's branch is that conversation's (GitHub's events about it come there).
+  const pullRequestOpened = (id: string, r: PullRequestResult) =>
+    recordPullRequest(store, id, projects.peek(id).name, r);
+  const reviews = new Reviews({ actions: treeActions, projects, conversations, bus, log, pullRequestOpened });
   const cards = progressCards(parts, shown, conversations);
-  return { treeActions, budgets, conversations, reviews, cards };
+  // The one stop, whoever asks: /stop, the page's and a card's Stop, a scheduled run past its timeout.
+  const stopper = new Stopper({ store, conversations, steps, replies });
+  return { treeActions, budgets, conversations, reviews, cards, stopper };
 }
 
 /** Progress cards in chats, from the step log; a text between tools goes out as a notice of its own. */
@@ -186,17 +219,35 @@ function progressCards({ config, store, log }: ServiceParts, shown: Shown, conve
   return new ProgressDriver({ steps, bus, log, gate, settings, target, queued, sendText });
 }
 
+/** Schedules and webhooks: their messages enter through the one door (entry.ts), as people's do. */
+function jobsOf(parts: ServiceParts, shown: Shown, { notifier }: Notify, conversing: Conversing) {
+  const { config, store, log, projects } = parts;
+  const { bus, replies } = shown;
+  const { conversations, stopper } = conversing;
+  const entry = new Entry({ store, bus, conversations });
+  const door = new ScheduleDoor({ store, entry, projects, replies, stopper, conversations, bus, log });
+  const load = () => {
+    const cfg = config.current();
+    const kept = store.keptSchedules;
+    return scheduleSet(cfg.schedules, kept.all(), kept.pausedNames(), knownNames(cfg));
+  };
+  const scheduler = new Scheduler({ clock: parts.clock ?? systemClock, load, firings: store.firings, door, log });
+  const schedules = new Schedules({ config, store, scheduler, log });
+  const hooks = new HookReceiver({ config, store, entry, projects, replies, notifier, log });
+  return { entry, scheduler, schedules, hooks };
+}
+
 function whatPeopleAsk(
   parts: ServiceParts,
   pooled: Pooled,
   shown: Shown,
   conversing: Conversing,
   access: AccessControl,
+  jobs: Jobs,
 ) {
   const { config, store, log, projects, nodes } = parts;
-  const { bus, chats, replies, steps, desk, prompts } = shown;
-  const { conversations, budgets, cards } = conversing;
-  const stopper = new Stopper({ store, conversations, steps, replies });
+  const { bus, chats, replies, desk, prompts } = shown;
+  const { conversations, budgets, cards, stopper } = conversing;
   const confirms = new Confirmations({ chats, store, log });
   const review = new ReviewCommands({ reviews: conversing.reviews, chats, confirms, replies });
   const statusText = new StatusText({ config, store, registry: pooled.registry, conversations, projects, budgets });
@@ -213,16 +264,17 @@ function whatPeopleAsk(
     replies,
     review,
     budgets,
+    schedules: new ScheduleCommands({ schedules: jobs.schedules, projects }),
     log,
     nodes,
   });
   const router = new Router({ config, store, access, conversations, commands, desk, replies, bus, log });
   const stop = (id: string) => stopper.stopFromButton(id);
   const presses = new Presses({ access, prompts, cards, confirms, conversations, stop, log });
-  const intake = new Intake({ store, bus, access, conversations, replies, router, presses, log });
+  const intake = new Intake({ store, entry: jobs.entry, access, conversations, replies, router, presses, log });
   // Channels start in parallel; the status report reads their starts.
   const channelStarts = new ChannelStarter(intake, log, () => replies.delivery.kickAll());
-  return { stopper, confirms, commands, router, intake, channelStarts };
+  return { confirms, commands, router, intake, channelStarts };
 }
 
 function askedFromOutside(
@@ -232,11 +284,12 @@ function askedFromOutside(
   notify: Notify,
   conversing: Conversing,
   asked: Asked,
+  jobs: Jobs,
 ) {
   const { config, store, log, projects, launches, nodes, push, dataDir } = parts;
   const { bus, chats, desk, steps } = shown;
-  const { conversations, reviews } = conversing;
-  const { stopper, intake } = asked;
+  const { conversations, reviews, stopper } = conversing;
+  const { intake } = asked;
   const status = new StatusReporter({
     config,
     store,
@@ -272,6 +325,8 @@ function askedFromOutside(
     speech,
     log,
     push: pushApi,
+    schedules: jobs.schedules,
+    hooks: jobs.hooks,
   });
   return { status, api };
 }

@@ -16,6 +16,7 @@ export async function shutdown(g: Stoppable, reason: string): Promise<void> {
   const drainMs = s.config.current().shutdownDrainSeconds * 1000;
   s.log.info({ reason, drainSeconds: drainMs / 1000 }, 'stopping: draining in-flight turns');
   s.conversations.markShuttingDown();
+  s.scheduler.stop(); // no slot fires into a gateway that is stopping
   s.channelStarts.stop();
   const end = Date.now() + drainMs;
   // A review action (a merge, a push) gets the same time to finish: a git killed mid-merge leaves a half merge.

@@ -9,9 +9,10 @@
  * An accepted delivery then meets the replay rule (replay.ts) in the store's transaction: a replay is answered 200
  * and not run. The HTTP layer stops reading a body past MAX_BODY_BYTES; the size is checked here again all the same.
  */
+
+import { type HookConfig, type HooksConfig, hookNamed } from '../config/hooks-schema.js';
 import type { ErrorCode } from '../errors.js';
 import { deliveryKey, GITHUB_DELIVERY_HEADER, RUDDER_DELIVERY_HEADER } from './replay.js';
-import { type HookConfig, type HooksConfig, hookNamed } from './schema.js';
 import { GITHUB_SIGNATURE_HEADER, RUDDER_SIGNATURE_HEADER, verifyGithub, verifyRudder } from './signature.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;

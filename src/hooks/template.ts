@@ -12,43 +12,14 @@
  * reading a sentence with a hole in it; null renders as `null`, an object or array as its JSON.
  * The result is still untrusted text: it reaches the agent wrapped as external content from `hook:<name>`.
  */
+import { FIELD, fieldPath } from '../config/hook-template.js';
 
 export const MAX_VALUE_CHARS = 2_000;
 export const MAX_RENDERED_CHARS = 16_000;
-/** Deeper paths are refused when the config is read: no payload field worth a prompt is that deep. */
-const MAX_PATH_SEGMENTS = 12;
-
-const FIELD = /\{\{([^{}]*)\}\}/g;
-const SEGMENT = /^[A-Za-z0-9_-]{1,100}$/;
-
 /** Cuts text at `max` characters, saying how much was left out. */
 export function cut(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}… (cut: ${text.length - max} more characters)`;
-}
-
-/** The path of a field's inside, or undefined when it is not one. */
-function fieldPath(inside: string): string[] | undefined {
-  const path = inside.trim().split('.');
-  if (path.length > MAX_PATH_SEGMENTS || !path.every((s) => SEGMENT.test(s))) return undefined;
-  return path;
-}
-
-/** What is wrong with a template, one line each; empty when it renders. */
-export function templateProblems(template: string): string[] {
-  const problems: string[] = [];
-  for (const m of template.matchAll(FIELD)) {
-    const inside = m[1] ?? '';
-    if (!fieldPath(inside))
-      problems.push(
-        `{{${inside}}} is not a field: write a path of names joined by dots, e.g. {{repository.full_name}} or ` +
-          '{{pull_requests.0.number}}',
-      );
-  }
-  const rest = template.replace(FIELD, '');
-  if (rest.includes('{{') || rest.includes('}}'))
-    problems.push('has a "{{" or "}}" that does not close a field, e.g. {{repository.full_name}}');
-  return problems;
 }
 
 /** The value at `path` among the payload's own properties, or undefined. */

@@ -22,6 +22,10 @@ export const HTTP_STATUS = {
   INTERNAL_ERROR: 500,
   TTS_FAILED: 502,
   GATEWAY_STARTING: 503,
+  // Schedules: none by that name, a definition that does not check, an action its state refuses.
+  SCHEDULE_UNKNOWN: 404,
+  SCHEDULE_INVALID: 400,
+  SCHEDULE_REFUSED: 409,
   // The review of a conversation's work: a missing file is a 404, a state that refuses the action a 409, git's own
   // failure a 500, a git stopped by the gateway's shutdown a 503.
   REVIEW_FILE_UNKNOWN: 404,

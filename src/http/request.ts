@@ -1,9 +1,10 @@
 /**
  * One web request, in the order its checks run: security headers on every answer, the request
  * target (a malformed one is a 400), the Host (421 for a name this gateway does not serve), then
- * the public routes (/healthz, the web app's files), then for /api: the Origin when present (403),
- * the token (401; a notification's button carries a signed token of its own instead), and a JSON
- * content type on a body (POST, PATCH, PUT: 415; audio/* for a recording), before the API itself.
+ * the public routes (/healthz, a webhook's POST /hooks/<name> with its own signature, the web app's
+ * files), then for /api: the Origin when present (403), the token (401; a notification's button
+ * carries a signed token of its own instead), and a JSON content type on a body (POST, PATCH, PUT:
+ * 415; audio/* for a recording), before the API itself.
  */
 import type http from 'node:http';
 import type { GatewayApi } from '../gateway/api/api.js';
@@ -11,6 +12,7 @@ import type { Logger } from '../ops/logger.js';
 import { redactUrl } from '../ops/redact.js';
 import { asHttpError, HttpError, sendError, sendJson } from './errors.js';
 import { setSecurityHeaders } from './headers.js';
+import { HOOKS_PREFIX, serveHook } from './hooks.js';
 import type { HostRules } from './hosts.js';
 import type { Target } from './route.js';
 import { carriesOwnCredential, findRoute, takesAudio, takesTokenInQuery } from './routes.js';
@@ -101,6 +103,8 @@ export async function handleRequest(
     const target = parseTarget(req.url);
     requireAllowedHost(ctx, req);
     if (target.path === '/healthz') return sendJson(res, 200, { ok: true });
+    // A webhook carries its own signature: no token is asked, none is taken instead (hooks.ts).
+    if (target.segments[0] === HOOKS_PREFIX) return await serveHook(ctx.api, req, res, target, ctx.logger);
     // Everything outside /api is the web app's build (index.html at /, /assets/…, /sw.js, the manifest).
     if (target.segments[0] !== 'api') return ctx.files.serve(req, res, target.path);
     requireApiCredentials(ctx, req, method, target);

@@ -27,7 +27,7 @@ export interface RouteContext {
 export type Answer = { status: number; body: unknown } | undefined;
 
 export interface Route {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   handler(ctx: RouteContext): Promise<Answer> | Answer;
   /** EventSource cannot send headers: this route alone also takes the token as ?token=. */

@@ -11,6 +11,7 @@ import { messageRoutes } from './handlers/messages.js';
 import { permissionRoutes } from './handlers/permissions.js';
 import { pushRoutes } from './handlers/push.js';
 import { reviewRoutes } from './handlers/review.js';
+import { scheduleRoutes } from './handlers/schedules.js';
 import { speechRoutes } from './handlers/speech.js';
 import type { Route, Target } from './route.js';
 
@@ -23,6 +24,7 @@ export const ROUTES: Route[] = [
   ...eventRoutes,
   ...pushRoutes,
   ...speechRoutes,
+  ...scheduleRoutes,
 ];
 
 const CONVERSATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

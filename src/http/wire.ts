@@ -9,6 +9,7 @@ import type { Section } from '../projects/changes/types.js';
 
 export type * from '../gateway/api/types.js';
 export type * from '../gateway/events.js';
+export type * from '../gateway/jobs/types.js';
 export type * from '../gateway/notify/payload.js';
 export type * from '../gateway/review/types.js';
 export type { CostReport, ProjectCost, SpendFigures, StatusReport } from '../gateway/status/report-types.js';

@@ -5,9 +5,10 @@
  *   - every other slot, and the newest when it is too old, is missed: recorded once and the target told once.
  * A schedule never fired before (nothing stored) has nothing to catch up: it starts from now.
  */
+
+import type { CronSchedule } from '../config/schedule-line/cron.js';
+import { formatLocal } from '../config/schedule-line/zone.js';
 import type { ErrorCode } from '../errors.js';
-import type { CronSchedule } from './cron.js';
-import { formatLocal } from './zone.js';
 
 /** A timer that fires this late is still on time, whatever catchUpMinutes says (a busy event loop, a slow disk). */
 export const ON_TIME_GRACE_MS = 60_000;

@@ -2,8 +2,8 @@
  * A schedule line answered back as the cron line it became and its next run times in its own zone, with the
  * offset, so nobody guesses what a plain form meant or which side of a DST change a run falls on.
  */
-import { readSchedule } from './line.js';
-import { formatLocal } from './zone.js';
+import { readSchedule } from '../config/schedule-line/line.js';
+import { formatLocal } from '../config/schedule-line/zone.js';
 
 export interface ScheduleDescription {
   cron: string;

@@ -2,8 +2,9 @@
  * A slot whose schedule's previous run is still running is skipped, and the target is told which run holds it:
  * two runs of one schedule never share a conversation's turn, and a slow run never piles up a queue of its own.
  */
+
+import { formatLocal } from '../config/schedule-line/zone.js';
 import type { ErrorCode } from '../errors.js';
-import { formatLocal } from './zone.js';
 
 export interface RunningRun {
   /** The slot (epoch ms) of the run still going. */

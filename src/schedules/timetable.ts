@@ -7,8 +7,9 @@
  * Ordering: `takeDue` decides every due schedule with the same `now` and moves each to its first slot after
  * `now`, so a slot is either in the decision of this wake or armed for a later one, never both and never neither.
  */
+
+import type { CronSchedule } from '../config/schedule-line/cron.js';
 import { type CatchUp, catchUp } from './catch-up.js';
-import type { CronSchedule } from './cron.js';
 
 /** setTimeout holds at most this many ms (about 24.8 days); a later slot is reached by waking early and re-arming. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -32,6 +32,10 @@ export class ConversationProjects {
       get: p('SELECT * FROM conversation_projects WHERE conversation_id = ? AND project = ?'),
       ofConversation: p('SELECT * FROM conversation_projects WHERE conversation_id = ? ORDER BY updated_at DESC'),
       bySession: p('SELECT * FROM conversation_projects WHERE session_id = ?'),
+      byBranch: p(
+        `SELECT * FROM conversation_projects WHERE branch = ? AND (? IS NULL OR project = ?)
+         ORDER BY updated_at DESC LIMIT 1`,
+      ),
       saveSession: p(
         `INSERT INTO conversation_projects (conversation_id, project, session_id, updated_at) VALUES (?, ?, ?, ?)
                       ON CONFLICT (conversation_id, project) DO UPDATE SET session_id = excluded.session_id, ` +
@@ -59,6 +63,12 @@ export class ConversationProjects {
   /** The conversations (and projects) whose saved session is this one. */
   holdersOf(sessionId: string): ConversationProjectRow[] {
     return this.s.bySession.all(sessionId).map(toRow);
+  }
+
+  /** The conversation whose worktree is on this branch (in a project, when one is named). */
+  byBranch(branch: string, project?: string): ConversationProjectRow | undefined {
+    const r = this.s.byBranch.get(branch, project ?? null, project ?? null);
+    return r ? toRow(r) : undefined;
   }
 
   saveSession(conversationId: string, project: string, sessionId: string | null): void {

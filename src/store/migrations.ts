@@ -167,4 +167,54 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (project, day)
   );
   `,
+  // Jobs: messages from a schedule (a clock) or a webhook. A slot is stored before it runs, unique per schedule and
+  // slot, in the transaction of its message (the message's own state says how a run that got one ended); schedules
+  // made from a chat or the page, and pauses; webhook deliveries seen (unique per hook and key: a replay finds its
+  // row), kept until forget_at; the pull requests each conversation opened, for GitHub's events about them.
+  `
+  CREATE TABLE schedule_firings (
+    schedule TEXT NOT NULL,
+    slot_ms INTEGER NOT NULL,
+    state TEXT NOT NULL,               -- running | quiet | skipped | missed | timed_out
+    missed_count INTEGER,              -- missed: how many slots this row stands for (the newest is slot_ms)
+    message_id TEXT,                   -- running, quiet, timed_out: the run's message
+    conversation_id TEXT,              -- where it ran (or would have)
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    PRIMARY KEY (schedule, slot_ms)
+  );
+  CREATE INDEX schedule_firings_message ON schedule_firings (message_id) WHERE message_id IS NOT NULL;
+  CREATE INDEX schedule_firings_conversation ON schedule_firings (conversation_id);
+  CREATE TABLE kept_schedules (
+    name TEXT PRIMARY KEY,
+    definition TEXT NOT NULL,          -- JSON in the config's shape (schedules.<name>)
+    created_by TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE schedule_pauses (
+    name TEXT PRIMARY KEY,             -- a schedule of the config or a kept one
+    paused_by TEXT,
+    paused_at INTEGER NOT NULL
+  );
+  CREATE TABLE hook_deliveries (
+    hook TEXT NOT NULL,
+    key TEXT NOT NULL,                 -- github:<X-GitHub-Delivery> | id:<X-Rudder-Delivery> | sig:<t>.<digest>
+    seen_at INTEGER NOT NULL,
+    forget_at INTEGER NOT NULL,
+    message_id TEXT,                   -- the message it became (none: ignored or dropped)
+    outcome TEXT,                      -- why none: the shepherd's reason
+    PRIMARY KEY (hook, key)
+  );
+  CREATE INDEX hook_deliveries_forget ON hook_deliveries (forget_at);
+  CREATE TABLE pr_owners (
+    project TEXT NOT NULL,
+    repository TEXT NOT NULL,          -- owner/name
+    pr INTEGER NOT NULL,
+    branch TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    opened_at INTEGER NOT NULL,
+    PRIMARY KEY (project, repository, pr)
+  );
+  `,
 ];

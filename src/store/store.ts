@@ -9,9 +9,13 @@ import { ConversationProjects } from './conversation-projects.js';
 import { type Db, integrityCheck, openDatabase } from './db.js';
 import { GroupCommit } from './group-commit.js';
 import { HistoryQueries } from './history.js';
+import { HookDeliveries } from './hook-deliveries.js';
 import { Inbox, type NewMessage, transitionStatements } from './inbox.js';
+import { KeptSchedules } from './kept-schedules.js';
+import { PrOwners } from './pr-owners.js';
 import { PushSubscriptions } from './push-subscriptions.js';
 import { json, toConversation, toEvent, toOutbox, toTurn } from './rows.js';
+import { ScheduleFirings } from './schedule-firings.js';
 import { SpendQueries } from './spend.js';
 import { type ConversationSetter, prepareStatements, type Statements } from './statements.js';
 import type {
@@ -81,6 +85,12 @@ export class Store {
   readonly push: PushSubscriptions;
   /** What turns cost, summed per day, project and conversation; the budgets raised for a day. */
   readonly spend: SpendQueries;
+  /** Jobs: each schedule's slots, the schedules made from a chat or the page and the pauses, webhook deliveries
+   * seen, and which conversation owns a pull request. */
+  readonly firings: ScheduleFirings;
+  readonly keptSchedules: KeptSchedules;
+  readonly hookDeliveries: HookDeliveries;
+  readonly prOwners: PrOwners;
   private readonly group: GroupCommit | undefined;
   /** Without group commit: what waits for the transaction running now to commit. */
   private afterTx: Array<() => void> = [];
@@ -98,6 +108,10 @@ export class Store {
     this.history = new HistoryQueries(this.db);
     this.push = new PushSubscriptions(this.db);
     this.spend = new SpendQueries(this.db);
+    this.firings = new ScheduleFirings(this.db);
+    this.keptSchedules = new KeptSchedules(this.db);
+    this.hookDeliveries = new HookDeliveries(this.db);
+    this.prOwners = new PrOwners(this.db);
     if (opts.groupCommit) {
       const group = (this.group = new GroupCommit(this.db));
       // Every write of the store joins the loop turn's group (reads need not).

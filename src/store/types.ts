@@ -42,6 +42,34 @@ export const HELD_FOR = [
 ] as const;
 export type HeldFor = (typeof HELD_FOR)[number];
 
+/**
+ * Where a message from a source that is not a person came from: a schedule's slot or a webhook's delivery. Such a
+ * message is stored with the source's kind as its channel (`schedule`, `hook`) and the source's name as its sender,
+ * so it reaches the agent as external content from `schedule:<name>` or `hook:<name>`; it is never a command.
+ */
+export interface JobTag {
+  kind: 'schedule' | 'hook';
+  name: string;
+  /** A schedule's slot, epoch ms. */
+  slot?: number;
+  /** A heartbeat (`quiet`): a reply that is only the quiet word is not delivered. */
+  quiet?: boolean;
+  /** Also delivered to: the schedule's `deliver`, for a run in a conversation of its own. */
+  copyTo?: string;
+  /** What the copy is headed with, so the chat knows which run it answers. */
+  copyHeading?: string;
+  /** A webhook's GitHub event (check_run, pull_request_review...). */
+  event?: string;
+}
+
+/** The channels of messages from a schedule or a webhook. */
+export const JOB_CHANNELS = ['schedule', 'hook'] as const;
+
+/** A message from a schedule or a webhook: no platform message to react to or reply to, never a command. */
+export function isJobMessage(row: Pick<MessageRow, 'extra'>): boolean {
+  return row.extra.job !== undefined;
+}
+
 export interface MessageExtra {
   senderName?: string;
   chatType?: ChatType;
@@ -49,6 +77,8 @@ export interface MessageExtra {
   attachments?: Attachment[];
   /** Transcript of a voice note, shown to the person with the reply. */
   transcript?: string;
+  /** A message from a schedule or a webhook (JobTag). */
+  job?: JobTag;
 }
 
 export interface MessageRow {

@@ -146,6 +146,8 @@ export async function startInProcess(
     sessionFactory?: GatewayOptions['sessionFactory'];
     /** Trusts a fake push service's certificate (fake-push.ts). */
     pushAgent?: GatewayOptions['pushAgent'];
+    /** The schedules' clock (a test moves it by days). */
+    clock?: GatewayOptions['clock'];
   } = {},
 ) {
   const home = opts.home ?? tempDir('rhome');
@@ -161,6 +163,7 @@ export async function startInProcess(
     extraChannels: opts.extraChannels,
     sessionFactory: opts.sessionFactory,
     pushAgent: opts.pushAgent,
+    clock: opts.clock,
   });
   const { port } = gw.web!.address();
   const token = fs.readFileSync(path.join(home, 'web-token'), 'utf8').trim();

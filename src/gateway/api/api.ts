@@ -15,6 +15,9 @@ import type { Stopper } from '../commands/stop.js';
 import { editMessage, type WaitingChange, type WaitingDeps, withdrawMessage } from '../commands/waiting.js';
 import type { Intake } from '../intake/intake.js';
 import { conversationIdOf } from '../intake/intake.js';
+import type { HookAnswer, HookReceiver } from '../jobs/hook-receiver.js';
+import type { Schedules } from '../jobs/schedules.js';
+import type { RunsPage, ScheduleBody, ScheduleChange, ScheduleList } from '../jobs/types.js';
 import type { AnswerResult, PermissionDesk } from '../permissions/desk.js';
 import { PROPOSE_COMMIT_TEXT } from '../review/propose.js';
 import type { PageComment, Reviews } from '../review/reviews.js';
@@ -53,6 +56,9 @@ export interface GatewayApiDeps extends WaitingDeps {
   push: PushApi;
   /** Recordings from the page and the audio of replies. */
   speech: PageSpeech;
+  /** Schedules as the page manages them; webhook deliveries. */
+  schedules: Schedules;
+  hooks: HookReceiver;
 }
 
 /** Who the page is, as answers and messages record it. */
@@ -272,6 +278,37 @@ export class GatewayApi {
 
   discard(key: string, confirm: string) {
     return this.d.reviews.discard(conversationIdOf(WEB, key), confirm, PAGE);
+  }
+
+  // ---- jobs: schedules (gateway/jobs/schedules.ts) and webhooks (hook-receiver.ts) ----
+
+  schedules(): ScheduleList {
+    return this.d.schedules.list();
+  }
+
+  scheduleRuns(name: string, before: number | undefined, limit: number): RunsPage | undefined {
+    return this.d.schedules.runs(name, before, limit);
+  }
+
+  runSchedule(name: string): Promise<ScheduleChange> {
+    return this.d.schedules.runNow(name, PAGE);
+  }
+
+  pauseSchedule(name: string, paused: boolean): ScheduleChange {
+    return paused ? this.d.schedules.pause(name, PAGE) : this.d.schedules.resume(name, PAGE);
+  }
+
+  putSchedule(name: string, body: ScheduleBody): ScheduleChange {
+    return this.d.schedules.put(name, body, PAGE);
+  }
+
+  removeSchedule(name: string): ScheduleChange {
+    return this.d.schedules.remove(name, PAGE);
+  }
+
+  /** A webhook delivery, as POST /hooks/<name> received it: the raw body, as it was signed. */
+  deliverHook(name: string, headers: Readonly<Record<string, string | string[] | undefined>>, body: Uint8Array) {
+    return this.d.hooks.deliver(name, headers, body) satisfies Promise<HookAnswer>;
   }
 
   /** The project names (for a 400 that lists them). */

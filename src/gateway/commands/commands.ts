@@ -3,8 +3,9 @@
  * /stop (and a bare "stop"), /clear (/new), /model <name>, /queue [mode], /status, /retry,
  * /allow and /deny (or the option number) for a pending permission request, /project [name],
  * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], the review of the worktree
- * (/diff, /commit <message>, /merge, /push, /pr, /discard: review.ts), /budget [usd], /nodes, /login (how
- * to give claude credentials: it logs in on the machine), /help.
+ * (/diff, /commit <message>, /merge, /push, /pr, /discard: review.ts), /budget [usd], /nodes,
+ * /schedules and /schedule <verb> <name> (schedules.ts), /login (how to give claude credentials: it
+ * logs in on the machine), /help.
  */
 import { LOGIN_FIX } from '../../agents/claude/api-failure.js';
 import type { AgentPool } from '../../agents/pool.js';
@@ -30,6 +31,7 @@ import type { StatusText } from '../status/conversation-text.js';
 import { HELP } from './help.js';
 import type { ParsedCommand } from './parse.js';
 import type { ReviewCommands } from './review.js';
+import type { ScheduleCommands } from './schedules.js';
 import type { Stopper } from './stop.js';
 
 export interface CommandsDeps {
@@ -45,6 +47,8 @@ export interface CommandsDeps {
   replies: Replies;
   review: ReviewCommands;
   budgets: Budgets;
+  /** /schedules and /schedule run|pause|resume|add|edit|remove (schedules.ts). */
+  schedules: ScheduleCommands;
   log: Logger;
   /** The nodes (nodes.*): /nodes, and /sessions and /resume of a project on one. */
   nodes?: { status(): NodeStatus[]; query(node: string, q: Query): Promise<QueryAnswer> };
@@ -100,6 +104,8 @@ export class Commands {
       ['worktree', (cmd, c) => reply(project(c.conversationId).worktree(cmd.args))],
       ['budget', (cmd, c) => ({ reply: this.budget(c, cmd.args) })],
       ['nodes', () => ({ reply: this.nodes() })],
+      ['schedules', () => ({ reply: d.schedules.list() })],
+      ['schedule', (cmd, c) => reply(d.schedules.run(cmd.args, c.conversationId, c.by))],
       ['retry', (_, c) => ({ reply: this.retry(c.conversationId) })],
       ['allow', (_, c) => ({ reply: this.answerPermission(c.conversationId, 'allow', c.by) ?? NONE_WAITING })],
       ['deny', (_, c) => ({ reply: this.answerPermission(c.conversationId, 'deny', c.by) ?? NONE_WAITING })],

@@ -18,6 +18,8 @@ export const HELP = [
   '/merge — merge its branch into the base branch (fast-forward when possible)',
   '/push [base] — push its branch (or the base branch) to the remote; /pr — open a pull request (gh)',
   '/discard — throw away its uncommitted changes, after a confirmation naming the files',
+  '/schedules — the schedules: cron line, next run, how the last run went',
+  '/schedule run|pause|resume <name>; /schedule add|edit <name> <when> | <prompt>; /schedule remove <name>',
   '/nodes — the machines behind this Rudder: their state, projects and live sessions',
   '/login — how to give claude its credentials (a key, or `claude` once in a terminal)',
   '/help — this list',

@@ -3,18 +3,19 @@
  * A message is checked against access control, its text (text-checks.ts) and the /stop cutoff,
  * committed to the inbox before the channel is acknowledged (deduplicated by channel + platform
  * message id), then routed (route.ts): a command or a permission answer runs only for an owner;
- * everything else goes to its lane. A button press is routed by presses.ts.
+ * everything else goes to its lane. A button press is routed by presses.ts. The step every message takes, a
+ * person's and a job's (a schedule's slot, a webhook's delivery), is entry.ts: stored, told, decided, one commit.
  */
 import type { AcceptResult, InboundMessage, InboundPress, InboundSink, PressResult } from '../../channels/channel.js';
 import { discardAttachments } from '../../channels/common/attachments.js';
 import type { Logger } from '../../ops/logger.js';
 import type { AccessControl } from '../../security/access.js';
 import type { Store } from '../../store/store.js';
-import type { EventBus } from '../bus.js';
 import { parseInput } from '../commands/parse.js';
 import type { Conversations } from '../conversations/conversations.js';
 import type { Lane } from '../lane/lane.js';
-import { ackData, type Replies } from '../replies/replies.js';
+import type { Replies } from '../replies/replies.js';
+import type { Entry } from './entry.js';
 import type { Presses } from './presses.js';
 import type { Router } from './route.js';
 import { TEXT_REFUSAL, textProblem } from './text-checks.js';
@@ -27,7 +28,8 @@ export function conversationIdOf(channel: string, key: string): string {
 
 export interface IntakeDeps {
   store: Store;
-  bus: EventBus;
+  /** The step every message takes: stored with its 'received' event and decided in one transaction. */
+  entry: Entry;
   access: AccessControl;
   conversations: Conversations;
   replies: Replies;
@@ -95,20 +97,17 @@ export class Intake implements InboundSink {
     // One commit holds the message, its 'received' event and, for plain text, the lane's decision
     // (the turn start or the queue entry): acknowledged means stored, and a message costs few commits.
     const { router } = this.d;
-    const r = store.tx(() => {
-      const r = store.insertMessage({ ...base, state: 'accepted' });
-      if (r.duplicate) return { ...r, decided: undefined, ticket: undefined };
-      this.d.bus.publish(store.appendEvent(conversationId, 'ack', r.row.id, ackData('received')));
-      this.d.replies.channelAck(r.row, 'received'); // before the lane's own ack, so reactions land in order
-      const decided = router.decide(r.row);
-      const ticket = decided.kind === 'text' && !router.isVoice(r.row) ? lane.accept(r.row) : undefined;
-      return { ...r, decided, ticket };
+    const r = this.d.entry.enter({ ...base, state: 'accepted' }, (row) => {
+      this.d.replies.channelAck(row, 'received'); // before the lane's own ack, so reactions land in order
+      const decided = router.decide(row);
+      const ticket = decided.kind === 'text' && !router.isVoice(row) ? lane.accept(row) : undefined;
+      return { decided, ticket };
     });
     if (r.duplicate) return { messageId: r.row.id, disposition: 'duplicate' };
-    if (!r.ticket) return router.route(r.row, r.decided);
+    if (!r.decided.ticket) return router.route(r.row, r.decided.decided);
     // A steer is settled once the message is committed (it was handed over then, or it waits in line).
     await this.d.store.committed();
-    return { messageId: r.row.id, disposition: r.ticket.disposition };
+    return { messageId: r.row.id, disposition: r.decided.ticket.disposition };
   }
 
   /** Only its author's edit into plain text replaces a waiting message; anything else is a new message. */

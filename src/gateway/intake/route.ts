@@ -11,7 +11,7 @@ import { isRudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import type { AccessControl } from '../../security/access.js';
 import type { Store } from '../../store/store.js';
-import type { MessageRow } from '../../store/types.js';
+import { isJobMessage, type MessageRow } from '../../store/types.js';
 import type { EventBus } from '../bus.js';
 import type { Commands } from '../commands/commands.js';
 import { type ParsedCommand, type ParsedInput, parseInput } from '../commands/parse.js';
@@ -43,6 +43,8 @@ export class Router {
   constructor(private readonly d: RouterDeps) {}
 
   decide(row: MessageRow): Decision {
+    // A schedule's or a webhook's text is for the agent, whatever it looks like ("/push" in a PR comment).
+    if (isJobMessage(row)) return { kind: 'text' };
     const input = parseInput(row.text, !!this.d.desk.pending(row.conversationId));
     if (input.kind === 'text' || this.d.access.isOwner(row.channel, row.senderId)) return input;
     if (input.kind === 'command') return { kind: 'not-owner', command: input.command };

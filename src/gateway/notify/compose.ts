@@ -75,6 +75,11 @@ export function turnDoneNotice(conversation: string, durationMs: number, reply: 
   };
 }
 
+/** A job's news: a scheduled run's answer, or a webhook's event for the agent; `from` is `schedule:<name>`... */
+export function jobNotice(from: string, what: string, text: string) {
+  return { title: cut(`${from} · ${what}`, TITLE_CHARS), body: cut(oneLine(text) || what, BODY_CHARS) };
+}
+
 export function failedNotice(conversation: string, text: string) {
   return { title: cut(`${conversation} · failed`, TITLE_CHARS), body: cut(oneLine(text), BODY_CHARS) };
 }

@@ -16,7 +16,7 @@ import type { OpenRequest, PermissionDesk } from '../permissions/desk.js';
 import type { StepLog } from '../steps/step-log.js';
 import type { TurnView } from '../steps/types.js';
 import { type ActionClaim, type ActionTokens, TOKEN_LIFE_MS } from './action-tokens.js';
-import { failedNotice, permissionNotice, rateLimitNotice, turnDoneNotice } from './compose.js';
+import { failedNotice, jobNotice, permissionNotice, rateLimitNotice, turnDoneNotice } from './compose.js';
 import type { PushDelivery } from './deliver.js';
 import type { PushButton, PushKind, PushPayload } from './payload.js';
 import type { Presence } from './presence.js';
@@ -54,6 +54,7 @@ const OPTIONS: Record<PushKind, { ttlSeconds: number; urgency: 'normal' | 'high'
   'turn-done': { ttlSeconds: 6 * 3600, urgency: 'normal' },
   failed: { ttlSeconds: 24 * 3600, urgency: 'normal' },
   'rate-limit-reset': { ttlSeconds: 3600, urgency: 'normal' },
+  job: { ttlSeconds: 12 * 3600, urgency: 'normal' },
   test: { ttlSeconds: 600, urgency: 'normal' },
 };
 
@@ -90,6 +91,15 @@ export class Notifier implements LaneAlerts {
     const timer = setTimeout(() => this.resumed(conversationId, undefined), RESUME_WAIT_MS);
     timer.unref();
     this.resuming.set(conversationId, { inputIds: new Set(inputIds), timer });
+  }
+
+  /**
+   * A webhook's event came in for the agent in a page conversation (a failed check, a review): the owner hears of
+   * it at once, not only when the agent has answered.
+   */
+  jobArrived(conversationId: string, from: string, text: string): void {
+    if (!this.webKey(conversationId)) return;
+    this.push(conversationId, { kind: 'job', tag: `job:${from}:${Date.now()}`, ...jobNotice(from, 'new', text) });
   }
 
   /** A notification to every device now, to check they receive it (POST /api/push/test). */
@@ -161,13 +171,36 @@ export class Notifier implements LaneAlerts {
     if (this.ended.size > 500) this.ended.delete(this.ended.values().next().value!);
     const ms = turn.endedAt - turn.startedAt;
     const key = this.webKey(turn.conversationId);
-    if (!key || ms < this.d.settings().longTurnSeconds * 1000) return;
     const texts = turn.steps.filter((s) => s.kind === 'text');
     const reply = (texts.find((s) => s.final) ?? texts.at(-1))?.text;
+    const job = this.jobOf(turn.inputIds);
+    // A scheduled run's answer is pushed however short it was; a heartbeat that had nothing to say is not.
+    if (key && job) return this.jobAnswered(turn, job, reply);
+    if (!key || ms < this.d.settings().longTurnSeconds * 1000) return;
     this.push(turn.conversationId, {
       kind: 'turn-done',
       tag: `turn:${turn.id}`,
       ...turnDoneNotice(this.titleOf(turn.conversationId), ms, reply),
+    });
+  }
+
+  /** The schedule whose run a turn answered (undefined for a person's turn), or 'quiet' for a heartbeat's silence. */
+  private jobOf(inputIds: string[]): { from: string } | 'quiet' | undefined {
+    for (const id of inputIds) {
+      const tag = this.d.store.message(id)?.extra.job;
+      if (tag?.kind !== 'schedule') continue;
+      if (this.d.store.firings.byMessage(id)?.outcome === 'quiet') return 'quiet';
+      return { from: `schedule:${tag.name}` };
+    }
+    return undefined;
+  }
+
+  private jobAnswered(turn: TurnView, job: { from: string } | 'quiet', reply: string | undefined): void {
+    if (job === 'quiet') return;
+    this.push(turn.conversationId, {
+      kind: 'job',
+      tag: `turn:${turn.id}`,
+      ...jobNotice(job.from, this.titleOf(turn.conversationId), reply ?? 'The run ended.'),
     });
   }
 

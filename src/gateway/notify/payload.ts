@@ -5,7 +5,8 @@
  * it through src/http/wire.ts. The web token never travels in a push.
  */
 
-export type PushKind = 'permission' | 'turn-done' | 'failed' | 'rate-limit-reset' | 'test';
+/** job: a schedule's run answered, or a webhook's event (a failed check, a review) came in for the agent. */
+export type PushKind = 'permission' | 'turn-done' | 'failed' | 'rate-limit-reset' | 'job' | 'test';
 
 export interface PushButton {
   /** The notification action's id (`approve`, `deny`, `stop`). */

@@ -10,6 +10,7 @@ import type { PermissionOption, PermissionRequest } from '../../agents/session.j
 import type { ButtonView, MessageRef, PressResult, PromptCalls, PromptView } from '../../channels/channel.js';
 import type { Logger } from '../../ops/logger.js';
 import type { Store } from '../../store/store.js';
+import { isJobMessage } from '../../store/types.js';
 import type { Chats } from '../chats.js';
 import type { Replies } from '../replies/replies.js';
 import type { OpenRequest, PermissionDesk, PermissionEvent } from './desk.js';
@@ -68,7 +69,9 @@ export class ChatPrompts {
     this.byRef.set(ref, p);
     this.byRequest.set(o.request.requestId, p);
     if (!calls) return this.d.replies.notice(o.conversationId, composed.text, o.messageId);
-    const platformMessageId = o.messageId ? this.d.store.message(o.messageId)?.platformMessageId : undefined;
+    const asked = o.messageId ? this.d.store.message(o.messageId) : undefined;
+    // A schedule's or a webhook's message is no platform message: the request replies to nothing.
+    const platformMessageId = asked && !isJobMessage(asked) ? asked.platformMessageId : undefined;
     p.calls = calls;
     p.to = { conversationKey: chat.key, platformMessageId };
     p.handle = calls.askPermission(p.to, this.view(p)).catch((err: unknown) => {

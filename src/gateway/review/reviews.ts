@@ -34,6 +34,8 @@ export interface ReviewsDeps {
   conversations: Conversations;
   bus: EventBus;
   log: Logger;
+  /** A pull request was opened from the conversation's branch: it is the conversation's (the shepherd's owners). */
+  pullRequestOpened?(conversationId: string, result: PullRequestResult): void;
 }
 
 /** A line comment as the page sends it: the file's path before a rename lets git pair the two sides. */
@@ -185,7 +187,11 @@ export class Reviews {
       conversationId,
       'pull-request',
       by,
-      (r) => r.openPullRequest(o),
+      async (r) => {
+        const opened = await r.openPullRequest(o);
+        this.d.pullRequestOpened?.(conversationId, opened);
+        return opened;
+      },
       (p) => ({
         ok: p.opened,
         summary: pullRequestSummary(p),

@@ -4,17 +4,9 @@
  * comment), or nothing, with the reason for the log. Rudder only reads: it never pushes on a hook's behalf.
  */
 
-/** The events the shepherd reads; a github hook's `events` picks among them. */
-export const SHEPHERD_EVENTS = [
-  'check_run',
-  'check_suite',
-  'pull_request',
-  'pull_request_review',
-  'pull_request_review_comment',
-  'issue_comment',
-] as const;
+import type { ShepherdEventName } from '../../config/hooks-schema.js';
 
-export type ShepherdEventName = (typeof SHEPHERD_EVENTS)[number];
+export { SHEPHERD_EVENTS, type ShepherdEventName } from '../../config/hooks-schema.js';
 
 /** Which conversation an event is for: the PR's, else its branch's (owners are per project, so per repository). */
 export interface PrTarget {

@@ -5,9 +5,9 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { type HooksConfig, hooksSchema } from '../../../src/config/hooks-schema.js';
 import { type HeaderValues, judgeDelivery, MAX_BODY_BYTES } from '../../../src/hooks/delivery.js';
 import { deliveryKey, forgetKeyAt, replayVerdict, timestampVerdict } from '../../../src/hooks/replay.js';
-import { type HooksConfig, hooksSchema } from '../../../src/hooks/schema.js';
 import { signRudder } from '../../../src/hooks/signature.js';
 import { example } from './github-examples.js';
 

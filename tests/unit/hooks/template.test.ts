@@ -3,13 +3,8 @@
  * a missing field shown as a marker. Payloads are GitHub's examples.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_RENDERED_CHARS,
-  MAX_VALUE_CHARS,
-  renderDelivery,
-  renderTemplate,
-  templateProblems,
-} from '../../../src/hooks/template.js';
+import { templateProblems } from '../../../src/config/hook-template.js';
+import { MAX_RENDERED_CHARS, MAX_VALUE_CHARS, renderDelivery, renderTemplate } from '../../../src/hooks/template.js';
 import { example } from './github-examples.js';
 
 describe('template', () => {

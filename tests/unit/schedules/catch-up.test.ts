@@ -3,9 +3,9 @@
  * are missed and told once. Real croner schedules, an injected clock.
  */
 import { describe, expect, it } from 'vitest';
+import type { CronSchedule } from '../../../src/config/schedule-line/cron.js';
+import { readSchedule } from '../../../src/config/schedule-line/line.js';
 import { catchUp, MISSED_COUNT_CAP, missedNotice, ON_TIME_GRACE_MS } from '../../../src/schedules/catch-up.js';
-import type { CronSchedule } from '../../../src/schedules/cron.js';
-import { readSchedule } from '../../../src/schedules/line.js';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -3,8 +3,8 @@
  * `now` and moves only them on, and 1,000 idle schedules cost one scan, not one croner step each.
  */
 import { describe, expect, it } from 'vitest';
-import type { CronSchedule } from '../../../src/schedules/cron.js';
-import { readSchedule } from '../../../src/schedules/line.js';
+import type { CronSchedule } from '../../../src/config/schedule-line/cron.js';
+import { readSchedule } from '../../../src/config/schedule-line/line.js';
 import {
   MAX_TIMER_MS,
   planTimetable,

@@ -3,8 +3,12 @@
  * the path and message of every issue).
  */
 import { describe, expect, it } from 'vitest';
-import { type SchedulesConfig, scheduleReferenceProblems, schedulesSchema } from '../../../src/schedules/schema.js';
-import { machineTimeZone } from '../../../src/schedules/zone.js';
+import { machineTimeZone } from '../../../src/config/schedule-line/zone.js';
+import {
+  type SchedulesConfig,
+  scheduleReferenceProblems,
+  schedulesSchema,
+} from '../../../src/config/schedules-schema.js';
 
 /** "morning.cron: ..." for each issue, as the config loader shows them (its keys, its messages). */
 function problems(value: unknown): string[] {
@@ -73,7 +77,7 @@ describe('schedules schema', () => {
       /^m\.catchUpMinutes: /,
     );
     expect(problems({ 'bad name': { cron: '0 7 * * *', prompt: 'x', project: 'api' } })[0]).toMatch(
-      /^bad name: must be 1-64 letters/,
+      /^bad name: must be 1-48 letters/,
     );
   });
 

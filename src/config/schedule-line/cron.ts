@@ -1,7 +1,7 @@
 /**
- * A cron line read by croner, in a schedule's time zone. Only five fields (minute hour day-of-month month
- * day-of-week) or a nickname (@hourly, @daily, @weekly, @monthly, @yearly): a schedule that talks to an agent
- * has no use for seconds, and a date (croner's "run once at") is not a schedule.
+ * A cron line read by croner, in a schedule's time zone. Five fields (minute hour day-of-month month day-of-week),
+ * or six with the seconds first (`*\/5 * * * * *`: a heartbeat of a test, a chaos run), or a nickname (@hourly,
+ * @daily, @weekly, @monthly, @yearly); a date (croner's "run once at") is not a schedule.
  *
  * DST, as croner does it (Vixie cron's rules): a fixed time in the gap of a spring-forward runs at the first valid
  * time after it, the same day; a fixed time that happens twice (fall back) runs once, at the first. A list of
@@ -37,11 +37,19 @@ export function readCron(line: string, timezone: string): CronRead {
   const text = line.trim().replace(/\s+/g, ' ');
   if (!isTimeZone(timezone)) return { ok: false, problem: `"${timezone}" is not a time zone (e.g. Europe/Bucharest)` };
   const fields = text.split(' ');
-  if (!text.startsWith('@') && fields.length !== 5)
-    return { ok: false, problem: `a cron line has 5 fields (${CRON_FIELDS}); "${text}" has ${fields.length}` };
+  if (!text.startsWith('@') && fields.length !== 5 && fields.length !== 6)
+    return {
+      ok: false,
+      problem: `a cron line has 5 fields (${CRON_FIELDS}), or 6 with seconds first; "${text}" has ${fields.length}`,
+    };
   let cron: Cron;
   try {
-    cron = new Cron(text, { timezone, mode: '5-part', fixedTimeRule: 'no-wildcard', paused: true });
+    cron = new Cron(text, {
+      timezone,
+      mode: fields.length === 6 ? '6-part' : '5-part',
+      fixedTimeRule: 'no-wildcard',
+      paused: true,
+    });
   } catch (err) {
     const why = (err instanceof Error ? err.message : String(err)).replace(/^Cron\w*:\s*/, '');
     return { ok: false, problem: `"${text}" is not a cron line Rudder can read: ${why} (${CRON_GUIDE})` };

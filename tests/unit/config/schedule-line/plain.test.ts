@@ -3,7 +3,7 @@
  * answered with what was wrong and an example that works.
  */
 import { describe, expect, it } from 'vitest';
-import { readPlain } from '../../../src/schedules/plain.js';
+import { readPlain } from '../../../../src/config/schedule-line/plain.js';
 
 const READS: Array<[string, string]> = [
   ['every minute', '* * * * *'],

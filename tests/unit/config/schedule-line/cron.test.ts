@@ -3,8 +3,8 @@
  * midnight in a zone far from UTC, and the lines refused with what was wrong. Every question names its instant.
  */
 import { describe, expect, it } from 'vitest';
-import { describeSchedule } from '../../../src/schedules/describe.js';
-import { readSchedule } from '../../../src/schedules/line.js';
+import { readSchedule } from '../../../../src/config/schedule-line/line.js';
+import { describeSchedule } from '../../../../src/schedules/describe.js';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -102,13 +102,20 @@ describe('lines refused', () => {
 
   it('names what was wrong and shows a line that works', () => {
     expect(problem('0 7 * *')).toMatch(/5 fields.*has 4/);
-    expect(problem('0 0 7 * * *')).toMatch(/5 fields.*has 6/);
+    expect(problem('0 0 7 * * * *')).toMatch(/5 fields.*6 with seconds first.*has 7/);
     expect(problem('61 7 * * *')).toMatch(/Invalid value for minute: 61.*e\.g\. "0 7 \* \* 1-5"/);
     expect(problem('0 0 30 2 *')).toMatch(/matches no date, so it would never run/);
     expect(problem('2030-01-01T00:00:00')).toMatch(/5 fields/);
     expect(problem('@reboot')).toMatch(/@reboot is not supported/);
     expect(problem('0 7 * * *', 'Mars/Base')).toMatch(/"Mars\/Base" is not a time zone/);
     expect(problem('weekdays at 25:00', 'UTC')).toMatch(/"25:00" is not a time of day/);
+  });
+
+  it('takes six fields, the seconds first', () => {
+    const r = readSchedule('*/5 * * * * *', 'UTC');
+    if (!r.ok) throw new Error(r.problem);
+    expect(r.schedule.next(at('2025-03-01T12:00:01Z'))).toBe(at('2025-03-01T12:00:05Z'));
+    expect(r.schedule.previous(at('2025-03-01T12:00:05Z'))).toBe(at('2025-03-01T12:00:00Z'));
   });
 
   it('takes cron nicknames and names of days and months', () => {

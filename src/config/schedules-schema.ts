@@ -11,15 +11,18 @@
  *   }
  */
 import { z } from 'zod';
-import { readSchedule } from './line.js';
-import { isTimeZone, machineTimeZone } from './zone.js';
+import { readSchedule } from './schedule-line/line.js';
+import { isTimeZone, machineTimeZone } from './schedule-line/zone.js';
 
-/** A schedule's name: in `schedule:<name>`, in its firings' keys and in /status. */
+/**
+ * A schedule's (or a hook's) name: in `schedule:<name>`, in its firings' keys, in /status, and in the key of the page
+ * conversation its runs go to (`s-<name>-<slot>`, within the page's 64 characters).
+ */
 export const scheduleNameSchema = z
   .string()
   .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-    'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/,
+    'must be 1-48 letters, digits, ".", "_" or "-", starting with a letter or digit',
   );
 
 /** A conversation id: `<channel>:<chat key>`, as intake makes them (telegram:12345, web:3f2a...). */
@@ -80,29 +83,39 @@ export const schedulesSchema = z.record(scheduleNameSchema, scheduleSchema);
 export type ScheduleConfig = z.infer<typeof scheduleSchema>;
 export type SchedulesConfig = z.infer<typeof schedulesSchema>;
 
+/** The names the rest of the config gives: its projects and the channels a conversation can be in. */
+export interface KnownNames {
+  projects: readonly string[];
+  channels: readonly string[];
+}
+
 export interface ReferenceProblem {
   path: Array<string | number>;
   message: string;
 }
 
 /** What the rest of the config must hold for the schedules: their projects and their channels. */
-export function scheduleReferenceProblems(
-  schedules: SchedulesConfig,
-  known: { projects: readonly string[]; channels: readonly string[] },
+export function scheduleReferenceProblems(schedules: SchedulesConfig, known: KnownNames): ReferenceProblem[] {
+  return Object.entries(schedules).flatMap(([name, s]) => targetProblems(['schedules', name], s, known));
+}
+
+/** A schedule's or a hook's `project` and `deliver` against the projects and channels the config has. */
+export function targetProblems(
+  at: Array<string | number>,
+  t: { project?: string; deliver?: string },
+  known: KnownNames,
 ): ReferenceProblem[] {
   const problems: ReferenceProblem[] = [];
-  for (const [name, s] of Object.entries(schedules)) {
-    if (s.project !== undefined && !known.projects.includes(s.project))
-      problems.push({
-        path: ['schedules', name, 'project'],
-        message: `no project ${s.project} in projects (known: ${known.projects.join(', ') || 'none'})`,
-      });
-    const channel = s.deliver?.slice(0, s.deliver.indexOf(':'));
-    if (channel !== undefined && !known.channels.includes(channel))
-      problems.push({
-        path: ['schedules', name, 'deliver'],
-        message: `channel ${channel} is not configured (configured: ${known.channels.join(', ') || 'none'})`,
-      });
-  }
+  if (t.project !== undefined && !known.projects.includes(t.project))
+    problems.push({
+      path: [...at, 'project'],
+      message: `no project ${t.project} in projects (known: ${known.projects.join(', ') || 'none'})`,
+    });
+  const channel = t.deliver?.slice(0, t.deliver.indexOf(':'));
+  if (channel !== undefined && !known.channels.includes(channel))
+    problems.push({
+      path: [...at, 'deliver'],
+      message: `channel ${channel} is not configured (configured: ${known.channels.join(', ') || 'none'})`,
+    });
   return problems;
 }

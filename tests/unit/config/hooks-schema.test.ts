@@ -3,7 +3,7 @@
  * wrong.
  */
 import { describe, expect, it } from 'vitest';
-import { hookNamed, hooksSchema } from '../../../src/hooks/schema.js';
+import { hookNamed, hooksSchema } from '../../../src/config/hooks-schema.js';
 
 const SECRET = 'test-secret-0123456789abcdef';
 
@@ -59,7 +59,7 @@ describe('hooks schema', () => {
     ]);
     expect(problems({ ci: { secret: SECRET, deliver: 'web:a', token: 'x' } })).toEqual(['ci.token: unknown key']);
     expect(problems({ 'bad name': { secret: SECRET, deliver: 'web:a' } })[0]).toMatch(
-      /^bad name: a hook's name must be 1-64 letters/,
+      /^bad name: a hook's name must be 1-48 letters/,
     );
   });
 

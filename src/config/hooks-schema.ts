@@ -14,10 +14,33 @@
  * X-Rudder-Signature (hooks/signature.ts says how).
  */
 import { z } from 'zod';
-import { conversationIdSchema, scheduleNameSchema } from '../schedules/schema.js';
 import { isLoopbackHost } from '../security/hosts.js';
-import { SHEPHERD_EVENTS } from './github/event.js';
-import { templateProblems } from './template.js';
+import { templateProblems } from './hook-template.js';
+import {
+  conversationIdSchema,
+  type KnownNames,
+  type ReferenceProblem,
+  scheduleNameSchema,
+  targetProblems,
+} from './schedules-schema.js';
+
+/**
+ * The GitHub events the pull-request shepherd reads (hooks/github/); a github hook's `events` picks among them.
+ * A failing check run also fails its check suite: the default takes the run alone, so one failure is one message.
+ */
+export const SHEPHERD_EVENTS = [
+  'check_run',
+  'check_suite',
+  'pull_request',
+  'pull_request_review',
+  'pull_request_review_comment',
+  'issue_comment',
+] as const;
+
+export type ShepherdEventName = (typeof SHEPHERD_EVENTS)[number];
+
+/** The events a github hook takes when it names none. */
+export const DEFAULT_SHEPHERD_EVENTS: readonly ShepherdEventName[] = SHEPHERD_EVENTS.filter((e) => e !== 'check_suite');
 
 /** The name the listener's settings take inside `hooks`; no hook may have it. */
 export const LISTEN_KEY = 'listen';
@@ -105,4 +128,12 @@ export type ListenConfig = z.infer<typeof listenSchema>;
 export function hookNamed(hooks: HooksConfig, name: string): HookConfig | undefined {
   if (name === LISTEN_KEY || !Object.hasOwn(hooks, name)) return undefined;
   return hooks[name] as HookConfig;
+}
+
+/** What the rest of the config must hold for the hooks: their projects and the channels they deliver to. */
+export function hookReferenceProblems(hooks: HooksConfig, known: KnownNames): ReferenceProblem[] {
+  return Object.keys(hooks).flatMap((name) => {
+    const hook = hookNamed(hooks, name);
+    return hook ? targetProblems(['hooks', name], hook, known) : [];
+  });
 }
