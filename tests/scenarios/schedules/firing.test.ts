@@ -208,6 +208,30 @@ describe('schedules (real CLI)', () => {
     expect(turnsWith('tag:seven1').length - before).toBe(1);
   }, 180_000);
 
+  it('a heartbeat (quiet): a reply of only the quiet word is not delivered and the run is quiet; news is', async () => {
+    let beats = 0;
+    mock.setScript((req) => {
+      if (req.side || req.afterTool || !req.lastText.includes('tag:beat1')) return undefined;
+      beats++;
+      return { kind: 'text', text: beats === 1 ? '**Nothing to report.**' : 'The build is red. tag:news' };
+    });
+    const h = await startInProcess({
+      agent: agentConfig(mock.url, tempDir('chome')),
+      schedules: {
+        beat: sched({ cron: '*/2 * * * * *', prompt: 'Check the build tag:beat1', quiet: true, deliver: 'web:beat' }),
+      },
+    });
+    running.push(h);
+    const w = h.watch('beat', 0);
+    await w.ready;
+    await w.wait('reply', (d) => String(d.text).includes('The build is red'), 60_000);
+    mock.setScript(undefined);
+    expect(w.of('reply', (d) => /nothing to report/i.test(String(d.text)))).toHaveLength(0);
+    const ran = firings(h.home, 'beat').filter((r) => r.message_id);
+    expect(ran[0]!.state).toBe('quiet');
+    expect(turnsWith('tag:beat1')[0]!.lastText).toContain('answer with exactly NOTHING_TO_REPORT');
+  }, 120_000);
+
   it("a run's permission request waits for the owner, and the run goes on once the owner allows it", async () => {
     const claudeHome = tempDir('chome');
     const marker = path.join(tempDir('ask'), 'touched');

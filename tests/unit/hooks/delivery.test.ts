@@ -9,7 +9,7 @@ import { type HooksConfig, hooksSchema } from '../../../src/config/hooks-schema.
 import { type HeaderValues, judgeDelivery, MAX_BODY_BYTES } from '../../../src/hooks/delivery.js';
 import { deliveryKey, forgetKeyAt, replayVerdict, timestampVerdict } from '../../../src/hooks/replay.js';
 import { signRudder } from '../../../src/hooks/signature.js';
-import { example } from './github-examples.js';
+import { example } from '../../support/github-examples.js';
 
 const SECRET = 'test-secret-0123456789abcdef';
 const NOW = Date.parse('2025-06-01T12:00:00Z');

@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signRudder, verifyGithub, verifyRudder } from '../../../src/hooks/signature.js';
-import { example } from './github-examples.js';
+import { example } from '../../support/github-examples.js';
 
 const SECRET = 'test-secret-0123456789abcdef';
 const bytes = (s: string) => Buffer.from(s, 'utf8');

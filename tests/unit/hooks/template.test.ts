@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { templateProblems } from '../../../src/config/hook-template.js';
 import { MAX_RENDERED_CHARS, MAX_VALUE_CHARS, renderDelivery, renderTemplate } from '../../../src/hooks/template.js';
-import { example } from './github-examples.js';
+import { example } from '../../support/github-examples.js';
 
 describe('template', () => {
   const run = example('check_run', (e) => e.action === 'completed' && e.check_run.conclusion === 'failure');

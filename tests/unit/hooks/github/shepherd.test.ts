@@ -5,9 +5,9 @@
  */
 import type { CheckSuiteCompletedEvent, IssueCommentCreatedEvent } from '@octokit/webhooks-types';
 import { describe, expect, it } from 'vitest';
-import { SHEPHERD_EVENTS } from '../../../src/hooks/github/event.js';
-import { readGithubEvent } from '../../../src/hooks/github/shepherd.js';
-import { example, examples } from './github-examples.js';
+import { SHEPHERD_EVENTS } from '../../../../src/hooks/github/event.js';
+import { readGithubEvent } from '../../../../src/hooks/github/shepherd.js';
+import { example, examples } from '../../../support/github-examples.js';
 
 const HELLO = 'Codertocat/Hello-World';
 

@@ -3,10 +3,10 @@
  * project's default conversation or dropped, as the hook says. Events are read from GitHub's examples.
  */
 import { describe, expect, it } from 'vitest';
-import type { ShepherdEvent } from '../../../src/hooks/github/event.js';
-import { type Owners, routeShepherdEvent } from '../../../src/hooks/github/route.js';
-import { readGithubEvent } from '../../../src/hooks/github/shepherd.js';
-import { example } from './github-examples.js';
+import type { ShepherdEvent } from '../../../../src/hooks/github/event.js';
+import { type Owners, routeShepherdEvent } from '../../../../src/hooks/github/route.js';
+import { readGithubEvent } from '../../../../src/hooks/github/shepherd.js';
+import { example } from '../../../support/github-examples.js';
 
 const HELLO = 'Codertocat/Hello-World';
 
