@@ -118,7 +118,13 @@ export async function status(opts: { json?: boolean }): Promise<number> {
     const title = x.title ?? titles.get(x.conversationId);
     return title ? `${x.conversationId}  "${shown(title)}"` : x.conversationId;
   };
-  const lines = [...overview(s), ...sessionLines(s, named), ...nodeLines(s), ...queueLines(s, named)];
+  const lines = [
+    ...overview(s),
+    ...sessionLines(s, named),
+    ...nodeLines(s),
+    ...queueLines(s, named),
+    ...scheduleLines(s),
+  ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }
@@ -189,5 +195,19 @@ function queueLines(s: StatusReport, named: Named): string[] {
               : ''
         }`,
     ),
+  ];
+}
+
+/** Each schedule's next run, and its last run or newest problem when it did not simply run. */
+function scheduleLines(s: StatusReport): string[] {
+  if (!s.schedules?.length) return [];
+  return [
+    'Schedules:',
+    ...s.schedules.map((x) => {
+      const next = x.paused ? 'paused' : x.enabled ? `next ${x.next ?? 'never'}` : 'disabled';
+      const last = x.last ? `  last ${x.last.outcome} ${x.last.slot}` : '';
+      const problem = x.problem && x.problem.slot !== x.last?.slot ? `  ⚠ ${x.problem.outcome} ${x.problem.slot}` : '';
+      return `  ${x.name}  ${x.cron} (${x.timezone})  ${next}${last}${problem}`;
+    }),
   ];
 }

@@ -303,6 +303,7 @@ function askedFromOutside(
     budgets: conversing.budgets,
     spare: () => launches.spareProcess(),
     ...(nodes ? { nodes: () => nodes.status() } : {}),
+    schedules: () => jobs.schedules.status(),
   });
   const stop = (id: string) => stopper.stopFromButton(id);
   const actions = new PushActions({ tokens: notify.tokens, store, desk, steps, stop, log });

@@ -5,6 +5,7 @@
 import type { BinaryCheck } from '../../agents/common/binary-check.js';
 import type { SharedProcessStatus } from '../../agents/common/process-status.js';
 import type { NodeStatus } from '../../nodes/front/status.js';
+import type { ScheduleStatus } from '../jobs/types.js';
 
 export type { NodeStatus };
 
@@ -71,6 +72,8 @@ export interface StatusReport {
   gatewayRssBytes: number;
   /** With a nodes section: each node, its state, projects and live sessions (agents on other machines). */
   nodes?: NodeStatus[];
+  /** Each schedule: its next run, its last run and the newest missed, failed or timed-out one of the week. */
+  schedules: ScheduleStatus[];
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The status report behind GET /api/status, `rudder status` and `rudder doctor`: a read model of
  * the running gateway (sessions, queues, the store's counts, channels, today's costs and budgets, the agents'
- * binaries).
+ * binaries, the schedules).
  */
 
 import type { BinaryCheck } from '../../agents/common/binary-check.js';
@@ -17,6 +17,7 @@ import type { Budgets } from '../budget/budgets.js';
 import type { ChannelStartState } from '../channel-start.js';
 import type { Chats } from '../chats.js';
 import type { Conversations } from '../conversations/conversations.js';
+import type { ScheduleStatus } from '../jobs/types.js';
 import { costReport } from './cost-report.js';
 import type { NodeStatus, StatusReport } from './report-types.js';
 
@@ -39,6 +40,8 @@ export interface StatusReportDeps {
   spare(): { on: boolean; why: string };
   /** The nodes (nodes.*), when there are any. */
   nodes?(): NodeStatus[];
+  /** Each schedule's next run, last run and newest problem (gateway/jobs/schedules.ts). */
+  schedules(): ScheduleStatus[];
 }
 
 const started = Date.now();
@@ -64,6 +67,7 @@ export class StatusReporter {
       agent: this.agent(cfg.agent.backend),
       gatewayRssBytes: process.memoryUsage.rss(),
       ...(this.d.nodes ? { nodes: this.d.nodes() } : {}),
+      schedules: this.d.schedules(),
     };
   }
 

@@ -202,6 +202,9 @@ describe('schedules (real CLI)', () => {
     await w3.ready;
     const told = await w3.wait('reply', (d) => d.kind === 'notice' && String(d.text).includes('missed'), 30_000);
     expect(String(told.data.text)).toMatch(/^Schedule seven: 2 runs, from .* to .*, were missed/);
+    // GET /api/status (and `rudder status`) shows the missed run.
+    const status = (await (await g3.api('GET', '/api/status')).json()) as any;
+    expect(status.schedules[0].problem).toMatchObject({ outcome: 'missed', missedCount: 2 });
     await g3.stop();
     const last = firings(rhome, 'seven').at(-1)!;
     expect([last.slot_ms, last.state, last.message_id]).toEqual([at(3, 7, 0), 'missed', null]);

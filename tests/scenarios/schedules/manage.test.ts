@@ -75,6 +75,10 @@ describe('managing schedules (real CLI)', () => {
     expect(await ask(h, 'ops', '/schedule resume morning')).toMatch(/^Schedule morning resumed: next run \S+/);
     expect(await ask(h, 'ops', '/schedule pause nosuch')).toMatch(/^There is no schedule nosuch/);
 
+    const status = (await json(await h.api('GET', '/api/status'))).body;
+    const shown = status.schedules.find((s: any) => s.name === 'morning');
+    expect(shown).toMatchObject({ cron: '0 7 * * 1-5', paused: false, last: { outcome: 'ran' } });
+    expect(Date.parse(shown.next)).toBeGreaterThan(Date.now());
     const runs = (await json(await h.api('GET', '/api/schedules/morning/runs'))).body.runs;
     expect(runs[0]).toMatchObject({ outcome: 'ran', conversationId: 'web:morning', pageKey: 'morning' });
   }, 120_000);
