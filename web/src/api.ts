@@ -29,6 +29,9 @@ import type {
   PushSubscribeRequest,
   PushTestResult,
   ResolveConflictRequest,
+  RunsPage,
+  ScheduleChange,
+  ScheduleList,
   Section,
   SpeechInfo,
   StopBody,
@@ -209,6 +212,19 @@ export class Api {
   answerInChat(requestId: string, optionId: string): Promise<OkBody> {
     const body: AnswerPermissionRequest = { optionId };
     return this.request('POST', `/api/permissions/${enc(requestId)}`, body);
+  }
+
+  /** Every schedule, its next runs and its last one (GET /api/schedules). */
+  schedules(): Promise<ScheduleList> {
+    return this.request('GET', '/api/schedules');
+  }
+
+  scheduleRuns(name: string, limit = 20): Promise<RunsPage> {
+    return this.request('GET', `/api/schedules/${enc(name)}/runs?limit=${limit}`);
+  }
+
+  runSchedule(name: string): Promise<ScheduleChange> {
+    return this.request('POST', `/api/schedules/${enc(name)}/run`, {});
   }
 
   /** What the page offers: a record button (stt.command), play buttons (tts.command). */

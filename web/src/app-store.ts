@@ -3,6 +3,8 @@
  * its events) and outbox.ts (what this device sends) both change it here. Views read it with
  * useStore(), which re-renders a component only when the part it selected changed.
  */
+
+import type { RunView, ScheduleList } from '../../src/http/wire.js';
 import { Api, ApiError, UnreachableError } from './api.js';
 import type { ConversationState } from './reduce.js';
 import type { ChangesState } from './review-model.js';
@@ -41,6 +43,8 @@ export interface AppState {
   sentSeq: number;
   /** Counts the times text was put back into the input for the person to go on with (Edit on an unsent one). */
   focusSeq: number;
+  /** The Schedules view (schedules.ts): open, the schedules and each one's newest runs. */
+  schedules?: { open: boolean; list?: ScheduleList; runs: Record<string, RunView[]> };
   /** The open conversation's Changes view (review.ts), once opened. */
   changes?: ChangesState;
   /** A short-lived message about an action that failed. */

@@ -52,6 +52,9 @@ export async function openConversation(id: string, carry?: string, o: Opening = 
   stream?.close();
   stream = undefined;
   if (getState().changes?.id !== id) forgetChanges();
+  // A conversation opened from the list takes the place of the Schedules view.
+  const schedules = getState().schedules;
+  if (schedules?.open) set({ schedules: { ...schedules, open: false } });
   const own = loadDraft(id);
   const draft = carry?.trim() ? (own.trim() ? `${own}\n${carry}` : carry) : own;
   if (draft !== own) saveDraft(id, draft);

@@ -35,6 +35,7 @@ export { refreshList } from './list-refresh.js';
 export { discard, retry } from './outbox.js';
 export { disablePush, enablePush, setMuted } from './push.js';
 export { toggleChanges } from './review.js';
+export { toggleSchedules } from './schedules.js';
 
 const LIST_POLL_MS = 20_000;
 /** What the chats ask of the page (a pairing code, a permission request) is looked for this often. */

@@ -1,7 +1,7 @@
 /**
  * The layout: a skip link to the message box, the conversation list (a drawer on a phone: a dialog
  * that takes the focus and leaves the page behind it out of reach until it closes), and the open
- * conversation or its Changes view, with the live regions a screen reader is told from.
+ * conversation, its Changes view or the Schedules view, with the live regions a screen reader is told from.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { usePhone } from '../hooks.js';
@@ -13,6 +13,7 @@ import { ConnectionBanner } from './ConnectionBanner.js';
 import { ConversationList } from './ConversationList.js';
 import { Header } from './Header.js';
 import { InChats } from './InChats.js';
+import { Schedules } from './Schedules.js';
 import { Timeline } from './Timeline.js';
 
 type ChangesModule = typeof import('./Changes.js');
@@ -86,6 +87,7 @@ function SkipLink() {
 export function App() {
   const drawerOpen = useStore((s) => s.drawerOpen);
   const changesOpen = useStore((s) => !!s.changes?.open);
+  const schedulesOpen = useStore((s) => !!s.schedules?.open);
   const toast = useStore((s) => s.toast);
   const phone = usePhone();
   const modal = phone && drawerOpen;
@@ -115,7 +117,9 @@ export function App() {
       <main class="main" inert={modal}>
         <Header />
         <ConnectionBanner />
-        {changesOpen ? (
+        {schedulesOpen ? (
+          <Schedules />
+        ) : changesOpen ? (
           <ChangesSlot />
         ) : (
           <>

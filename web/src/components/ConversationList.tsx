@@ -6,7 +6,15 @@
 import { useState } from 'preact/hooks';
 import { ago } from '../format.js';
 import { useNow } from '../hooks.js';
-import { newConversation, openConversation, setProjectFilter, showArchived, useStore } from '../state.js';
+import {
+  newConversation,
+  openConversation,
+  setDrawer,
+  setProjectFilter,
+  showArchived,
+  toggleSchedules,
+  useStore,
+} from '../state.js';
 import type { ConversationItem } from '../types.js';
 import './ConversationList.css';
 import { Pairing } from './Pairing.js';
@@ -142,6 +150,17 @@ export function ConversationList() {
           onClick={() => void showArchived(!archived)}
         >
           {archived ? 'Hide archived' : 'Archived'}
+        </button>
+        <button
+          type="button"
+          class="quiet"
+          data-testid="open-schedules"
+          onClick={() => {
+            toggleSchedules(true);
+            setDrawer(false);
+          }}
+        >
+          Schedules
         </button>
         {archived && (
           <ul class="convs" data-testid="archived-conversations">
