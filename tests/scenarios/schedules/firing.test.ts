@@ -2,8 +2,9 @@
  * Schedules end to end: a slot fires once into its conversation as a message from `schedule:<name>` (wrapped as
  * external content, through the lane), answered once; a slot whose run still runs is skipped and said; a run past
  * its timeout is stopped and said; `fresh` runs get a conversation each, copied to `deliver`; a missed slot is caught
- * up once within catchUpMinutes and recorded as missed past it (a clock moved by days); a permission request of a
- * run waits for the owner. On the real CLI against the mock Messages API, real SQLite.
+ * up once within catchUpMinutes (in the session of the run before: `continue`) and recorded as missed past it (a
+ * clock moved by days); a heartbeat's quiet answer is not delivered; a permission request of a run waits for the
+ * owner. On the real CLI against the mock Messages API, real SQLite.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -195,6 +196,9 @@ describe('schedules (real CLI)', () => {
       [at(1, 7, 0), 'running'],
     ]);
     expect(turnsWith('tag:seven1').length - before).toBe(1);
+    // session continue: the second run goes on in the first one's session, so the agent remembers it.
+    const second = turnsWith('tag:seven1').at(-1)!;
+    expect(wrappedTexts(second).filter((t) => t.includes('tag:seven1'))).toHaveLength(2);
 
     // Back at 10:00 two days later: two slots passed, the newest three hours old: recorded missed, told, not run.
     const g3 = await startInProcess(config, { home: rhome, clock: shiftedClock(at(3, 10, 0) - Date.now()) });
