@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../../support/gateway-rig.js';
 import { runGit } from '../../support/git-rig.js';
+import { example } from '../../support/github-examples.js';
 import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
 import { bareRemote, projectRepo, write } from '../../support/review-rig.js';
-import { example } from '../../unit/hooks/github-examples.js';
 
 let mock: MockApi;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
