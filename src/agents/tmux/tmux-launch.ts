@@ -4,24 +4,14 @@ import path from 'node:path';
 import { type ClaudeLaunch, claudeLaunch } from '../claude/launch.js';
 import type { SpareProcess } from '../claude/spare.js';
 import type { LaunchContext } from '../launch.js';
+import type { TuiSettings } from './pane/host.js';
 
-export interface TmuxSettings {
+/** The pane settings of Rudder's own panes; the message directory is one the agent may read (--add-dir). */
+export interface TmuxSettings extends TuiSettings {
   /** The tmux server: `tmux -L <socket>`. */
   socket: string;
   width: number;
   height: number;
-  /** Messages longer than this (UTF-8 bytes) are saved to a file and a reference is typed. */
-  pasteFileThresholdBytes: number;
-  /** Where those files go; the agent is allowed to read it (--add-dir). */
-  messageDir: string;
-  /** How long a message waits for the pane to accept input before the person is told. */
-  readyTimeoutMs: number;
-  /** Extra Enter presses when a typed message does not show up in the transcript. */
-  arrivalRetries: number;
-  /** How long each delivery attempt waits for the transcript. */
-  arrivalTimeoutMs: number;
-  /** Tool uses approved without asking: `Tool` or `Tool(exact)` / `Tool(prefix*)`. Empty: ask for every one. */
-  autoAllow: string[];
 }
 
 export interface TmuxLaunch extends ClaudeLaunch {
@@ -62,21 +52,27 @@ export function paneName(conversationId: string): string {
   return `rudder-${slug}-${hash}`;
 }
 
-/** A conversation's TUI launch: the Claude launch plus agent.tmux, its long messages under the data dir. */
-export function tmuxLaunch(ctx: LaunchContext, spare: SpareProcess | undefined): TmuxLaunch {
+/** agent.tmux's typing settings for a conversation's pane, its long messages under the data dir. */
+export function tuiSettings(ctx: LaunchContext): TuiSettings {
+  const t = ctx.agent.tmux;
+  return {
+    pasteFileThresholdBytes: t.pasteFileThresholdBytes,
+    messageDir: path.join(ctx.dataDir, 'tmux-messages', paneName(ctx.conversationId)),
+    readyTimeoutMs: t.readyTimeoutSeconds * 1000,
+    arrivalRetries: t.arrivalRetries,
+    arrivalTimeoutMs: t.arrivalTimeoutSeconds * 1000,
+    autoAllow: t.autoAllow,
+  };
+}
+
+/**
+ * A conversation's TUI launch: the Claude launch plus agent.tmux. `shared`: the pane is also the
+ * person's (a session handed to a terminal with `rudder attach`).
+ */
+export function tmuxLaunch(ctx: LaunchContext, spare: SpareProcess | undefined, shared = false): TmuxLaunch {
   const t = ctx.agent.tmux;
   return {
     ...claudeLaunch(ctx, spare),
-    tmux: {
-      socket: t.socket,
-      width: t.width,
-      height: t.height,
-      pasteFileThresholdBytes: t.pasteFileThresholdBytes,
-      messageDir: path.join(ctx.dataDir, 'tmux-messages', paneName(ctx.conversationId)),
-      readyTimeoutMs: t.readyTimeoutSeconds * 1000,
-      arrivalRetries: t.arrivalRetries,
-      arrivalTimeoutMs: t.arrivalTimeoutSeconds * 1000,
-      autoAllow: t.autoAllow,
-    },
+    tmux: { socket: t.socket, width: t.width, height: t.height, ...tuiSettings(ctx), shared },
   };
 }

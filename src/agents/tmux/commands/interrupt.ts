@@ -1,19 +1,21 @@
 /**
  * /stop on the TUI: Escape (the TUI's own interrupt), then a check that the pane left `busy`.
  * Steers not yet typed are withdrawn; with cancelQueued, those waiting in the TUI's queue are
- * pulled back into the box (Up) and erased first, so they cannot run as the next turn. A pane
- * that stays busy through three Escapes has its process stopped; the next turn resumes it.
+ * pulled back into the box (Up) and erased first, so they cannot run as the next turn (not in a pane a
+ * person types in too: see pullBackQueued). A pane that
+ * stays busy through three Escapes is the host's to deal with (TuiHost.lastResort): Rudder's own has
+ * its process stopped (the next turn resumes it); a person's is never touched, and the turn goes on.
  */
 import { RudderError } from '../../../errors.js';
 import type { Logger } from '../../../ops/logger.js';
 import type { TurnLock } from '../../common/turn-lock.js';
 import { clearInputBox } from '../input/injection.js';
-import { sleep } from '../pane/pane.js';
-import type { PaneHost } from '../pane/pane-host.js';
+import type { TuiHost } from '../pane/host.js';
+import { type Pane, sleep } from '../pane/pane.js';
 import type { Delivery, TurnTracker } from '../transcript/turn-tracker.js';
 
 export interface InterruptDeps {
-  host: PaneHost;
+  host: TuiHost;
   tracker: TurnTracker;
   lock: TurnLock;
   log: Logger;
@@ -44,14 +46,10 @@ export async function interruptTurn(deps: InterruptDeps, opts: { cancelQueued?: 
   }
   await host.withPane(async () => {
     const queued = waiting().filter((d) => d.queued);
-    if (opts.cancelQueued && queued.length) {
-      await pane.keys('Up');
-      await sleep(300);
-      await clearInputBox(pane);
+    if (opts.cancelQueued && queued.length && (await pullBackQueued(pane, host.shared)))
       lock.run(() => {
         for (const d of queued) tracker.drop(d, withdrawn(d));
       });
-    }
     await pane.keys('Escape');
   });
   if (!turn) return;
@@ -70,10 +68,24 @@ export async function interruptTurn(deps: InterruptDeps, opts: { cancelQueued?: 
     lock.run(() => tracker.finish(turn, { kind: 'interrupted', reason: 'interrupted' }));
     return;
   }
-  deps.log.warn(
-    { graceMs: deps.graceMs, verdict: look?.verdict },
-    'interrupt: the pane stayed busy, stopping its process; the next turn resumes the session',
-  );
-  await host.kill('interrupt: the pane stayed busy');
-  lock.run(() => tracker.finish(turn, { kind: 'interrupted', reason: 'killed_after_interrupt' }));
+  deps.log.warn({ graceMs: deps.graceMs, verdict: look?.verdict }, 'interrupt: the pane stayed busy');
+  if (await host.lastResort('interrupt: the pane stayed busy'))
+    lock.run(() => tracker.finish(turn, { kind: 'interrupted', reason: 'killed_after_interrupt' }));
+  else turn.emit({ type: 'status', notify: true, message: STILL_BUSY });
+}
+
+const STILL_BUSY =
+  '⚠️ The terminal did not stop after Escape. It is yours: Rudder never kills it. Stop the turn there, or ' +
+  'send /stop again.';
+
+/**
+ * The TUI's queue pulled back into the box (Up) and erased. Never in a shared pane: the queue may hold
+ * the person's text too; a steer of Rudder's left there runs as the next turn, which the lane stops at
+ * once (it was sent before the /stop).
+ */
+async function pullBackQueued(pane: Pane, shared: boolean): Promise<boolean> {
+  if (shared) return false;
+  await pane.keys('Up');
+  await sleep(300);
+  return clearInputBox(pane);
 }

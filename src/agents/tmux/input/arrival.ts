@@ -6,11 +6,14 @@
  */
 
 import { type Pane, sleep } from '../pane/pane.js';
+import { boxHoldsOnly } from '../screen/pane-input.js';
 import { boxIsEmpty } from './injection.js';
 import { inShellMode } from './shell-mode.js';
 
 export interface ArrivalOptions {
   pane: Pane;
+  /** In a pane a person types in too: Enter is pressed again only while the box holds this alone. */
+  typed?: string;
   /** Reads the transcript and says whether the marker has shown up. */
   arrived: () => boolean;
   /** Runs a step while holding the pane, so a retried Enter never interleaves with other keys. */
@@ -50,6 +53,7 @@ export async function confirmArrival(opts: ArrivalOptions): Promise<ArrivalOutco
       // Enter in shell mode runs the box as a shell command: the message is not there.
       if (inShellMode(look)) return false;
       if (boxIsEmpty(await opts.pane.ansi()) !== false) return false;
+      if (opts.typed !== undefined && !boxHoldsOnly(look.text, opts.typed)) return false;
       await opts.pane.keys('Enter');
       return true;
     });

@@ -7,9 +7,8 @@
 import { asRudderError, RudderError } from '../../../errors.js';
 import type { Logger } from '../../../ops/logger.js';
 import type { TurnLock } from '../../common/turn-lock.js';
+import type { TuiHost, TuiLaunch } from '../pane/host.js';
 import type { PaneLook } from '../pane/pane.js';
-import type { PaneHost } from '../pane/pane-host.js';
-import type { TmuxLaunch } from '../tmux-launch.js';
 import type { TmuxTurn } from '../tmux-turn.js';
 import type { Delivery, TurnTracker } from '../transcript/turn-tracker.js';
 import { confirmArrival } from './arrival.js';
@@ -17,8 +16,8 @@ import { clearInputBox, type PreparedMessage } from './injection.js';
 import { type TypingJob, typeWhenTypeable } from './typing.js';
 
 export interface DeliverDeps {
-  launch: TmuxLaunch;
-  host: PaneHost;
+  launch: TuiLaunch;
+  host: TuiHost;
   tracker: TurnTracker;
   lock: TurnLock;
   log: Logger;
@@ -94,6 +93,7 @@ export class Deliverer {
     return {
       accept,
       text: msg.typed,
+      shared: host.shared,
       pane: () => (host.live ? host.pane : undefined),
       withPane: (fn) => host.withPane(fn),
       giveUpAfterMs: undefined,
@@ -113,6 +113,7 @@ export class Deliverer {
     const pane = host.pane!;
     const outcome = await confirmArrival({
       pane,
+      typed: host.shared ? msg.typed : undefined,
       arrived: () => (host.readTranscript(), d.arrived),
       withPane: (fn) => host.withPane(fn),
       attemptMs: launch.tmux.arrivalTimeoutMs,
@@ -127,7 +128,7 @@ export class Deliverer {
         'message arrived in the transcript',
       );
     if (outcome === 'abandoned') return;
-    if (host.live) await host.withPane(() => clearInputBox(pane));
+    if (host.live) await host.withPane(() => clearInputBox(pane, host.shared ? msg.typed : undefined));
     throw new RudderError(
       'AGENT_UNDELIVERED',
       `It was submitted ${launch.tmux.arrivalRetries + 1} time(s) but never showed up in the session transcript.`,

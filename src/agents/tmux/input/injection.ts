@@ -12,7 +12,7 @@ import { newWrapperId } from '../../../security/wrap.js';
 import { agentText } from '../../common/agent-text.js';
 import type { UserInput } from '../../session.js';
 import { type Pane, sleep } from '../pane/pane.js';
-import { readInputLine } from '../screen/pane-input.js';
+import { boxHoldsOnly, readInputLine } from '../screen/pane-input.js';
 import { findLayout } from '../screen/pane-layout.js';
 import { isBlank, tailLines } from '../screen/pane-lines.js';
 
@@ -61,8 +61,15 @@ export function boxIsEmpty(ansiCapture: string): boolean | undefined {
   return (line.placeholder || line.typedChars === 0) && !extra;
 }
 
-/** Empties the box (Ctrl-U clears a line, Backspace joins the one above); false if it would not empty. */
-export async function clearInputBox(pane: Pane, maxRounds = 40): Promise<boolean> {
+/**
+ * Empties the box (Ctrl-U clears a line, Backspace joins the one above); false if it would not empty.
+ * `onlyIf`: in a pane a person types in too, the box is emptied only while it holds this text alone.
+ */
+export async function clearInputBox(pane: Pane, onlyIf?: string, maxRounds = 40): Promise<boolean> {
+  if (onlyIf !== undefined && boxIsEmpty(await pane.ansi()) === false) {
+    const text = (await pane.look()).text;
+    if (!boxHoldsOnly(text, onlyIf)) return false;
+  }
   for (let round = 0; round < maxRounds; round++) {
     const empty = boxIsEmpty(await pane.ansi());
     if (empty !== false) return empty === true;
@@ -76,12 +83,18 @@ export async function clearInputBox(pane: Pane, maxRounds = 40): Promise<boolean
 
 /**
  * Types a prepared message and submits it. The caller has just seen the pane `ready` or `busy`
- * and holds the pane, so nothing else types in between.
+ * and holds the pane, so nothing else of Rudder's types in between. In a pane a person types in too
+ * (`shared`), the caller saw the box empty; Enter is pressed only if the box then holds the paste
+ * alone: a key the person pressed meanwhile is never submitted with it (false: not submitted).
  */
-export async function typeMessage(pane: Pane, text: string, settleMs: number): Promise<void> {
-  await pane.tmux.leaveCopyMode(pane.name);
-  await clearInputBox(pane);
+export async function typeMessage(pane: Pane, text: string, settleMs: number, shared = false): Promise<boolean> {
+  if (!shared) {
+    await pane.tmux.leaveCopyMode(pane.name);
+    await clearInputBox(pane);
+  }
   await pane.tmux.pasteChunked(pane.name, text);
   await sleep(settleMs);
+  if (shared && !boxHoldsOnly((await pane.look()).text, text)) return false;
   await pane.keys('Enter');
+  return true;
 }

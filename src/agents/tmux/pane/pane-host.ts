@@ -20,23 +20,12 @@ import {
   transcriptHasConversation,
   transcriptPath,
 } from '../transcript/transcript.js';
-import type { TranscriptEntry } from '../transcript/transcript-entries.js';
-import { type Pane, type PaneLook, sleep } from './pane.js';
+import type { PaneHostHooks, TuiHost } from './host.js';
+import { type Pane, sleep } from './pane.js';
 import { bootPane, screenExcerpt, spawnPane, stderrFileOf, stderrTail } from './pane-process.js';
 import { howItExited, Tmux } from './tmux.js';
 
-export interface PaneHostHooks {
-  /** New transcript entries, in order. */
-  entries(entries: TranscriptEntry[]): void;
-  /** A fresh look at the pane while work is in flight. */
-  looked(look: PaneLook): void;
-  /** The pane's program died on its own (not stopped by Rudder); screen: its last frame. */
-  died(detail: string, screen: string): void;
-  /** Work is in flight: poll fast and look at the pane. */
-  busy(): boolean;
-}
-
-export class PaneHost {
+export class PaneHost implements TuiHost {
   readonly name: string;
   readonly tmux: Tmux;
   readonly configDir: string;
@@ -76,6 +65,16 @@ export class PaneHost {
 
   starting(): boolean {
     return this.spawning !== undefined;
+  }
+
+  get shared(): boolean {
+    return this.launch.tmux.shared ?? false;
+  }
+
+  /** The pane stayed busy through the interrupt: its process is stopped, and the next turn resumes the session. */
+  async lastResort(reason: string): Promise<boolean> {
+    await this.kill(reason);
+    return true;
   }
 
   /** Runs fn while holding the pane: one typist at a time. */

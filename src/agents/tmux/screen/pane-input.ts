@@ -78,3 +78,22 @@ export function readInputLine(ansiCapture: string): InputLineContent | undefined
 export function hasPlaceholderInput(ansiCapture: string): boolean {
   return readInputLine(ansiCapture)?.placeholder ?? false;
 }
+
+/** A paste the TUI folded into one token: `[Pasted text #2 +3 lines]`. */
+const FOLDED_PASTE = /^\[Pasted text #\d+(?: \+\d+ lines?)?\]$/;
+
+/**
+ * Whether the box holds exactly what Rudder pasted and nothing else (read from a plain capture, after
+ * the paste): the TUI's folded token of a long paste, or the text itself. Anything else in it (a key
+ * someone pressed meanwhile) means it is not Rudder's alone to submit.
+ */
+export function boxHoldsOnly(plainCapture: string, pasted: string): boolean {
+  const layout = findLayout(tailLines(plainCapture));
+  if (layout.kind !== 'box') return false;
+  const lines = layout.inputLines.map((l) => trimEndSpaces(l.startsWith('│ ') ? l.slice(2) : l));
+  const first = (lines[0] ?? '').slice(2).trim();
+  const rest = lines.slice(1).filter((l) => !isBlank(l));
+  if (FOLDED_PASTE.test(first) && rest.length === 0) return true;
+  const typed = [first, ...lines.slice(1).map((l) => l.trim())].join('\n').trim();
+  return typed === pasted.trim();
+}
