@@ -19,6 +19,8 @@ export class TmuxTurn extends TurnBase {
   readonly startedAt = Date.now();
   /** When the turn's own input showed up in the transcript: a quiet pane before then says nothing about it. */
   arrivedAt: number | undefined;
+  /** Followed again after a restart: the first prompt the transcript is read from is this turn's own. */
+  adoptsPrompt = false;
   /** The person chose "No" at a permission prompt: the TUI stops the turn there. */
   denied: { toolName: string; detail: string } | undefined;
   /** Epoch ms of the last transcript entry of this turn. */

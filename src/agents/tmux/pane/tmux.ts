@@ -206,8 +206,38 @@ function checkSessionName(name: string): void {
     throw new RudderError('TMUX_FAILED', `Session name ${JSON.stringify(name)} must be 1-200 of A-Z a-z 0-9 _ -.`);
 }
 
-const paneTarget = (name: string) => `=${name}:`;
+/** A session's pane by its exact name, or a pane by tmux's id (`%12`: no session name can start with `%`). */
+const paneTarget = (name: string) => (name.startsWith('%') ? name : `=${name}:`);
 const sessionTarget = (name: string) => `=${name}`;
+/** list-panes of one pane: by id it would list the pane's whole window, so the id is filtered for. */
+const listPane = (name: string) =>
+  name.startsWith('%')
+    ? ['list-panes', '-t', name, '-f', `#{==:#{pane_id},${name}}`]
+    : ['list-panes', '-t', paneTarget(name)];
+
+/** One pane of a server, as list-panes -a reports it. */
+export interface ServerPane {
+  /** tmux's id of the pane (`%12`), stable for the pane's life. */
+  id: string;
+  /** Where a person finds it: `session:window.pane`, e.g. `work:2.1`. */
+  label: string;
+  /** The pid of the pane's program (a shell, or claude itself). */
+  pid: number;
+  dead: boolean;
+  /** The pane's working directory and foreground program. */
+  path: string;
+  command: string;
+}
+
+const ALL_PANES_FORMAT =
+  '#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}\t#{pane_pid}\t#{pane_dead}\t#{pane_current_path}\t' +
+  '#{pane_current_command}';
+
+function parseServerPane(line: string): ServerPane | undefined {
+  const [id, label, pid, dead, path, command] = line.split('\t');
+  if (!id?.startsWith('%') || !label || !pid) return undefined;
+  return { id, label, pid: Number(pid), dead: dead === '1', path: path ?? '', command: command ?? '' };
+}
 
 /** One tmux server (socket). Tests construct their own so they never touch the user's server. */
 export class Tmux {
@@ -305,14 +335,14 @@ export class Tmux {
   /** Pane state beside the text: a dead pane can be byte-for-byte an idle prompt. */
   async paneInfo(name: string): Promise<PaneInfo> {
     // list-panes fails on a missing session; display-message would print an empty line and succeed.
-    const { stdout } = await this.run(['list-panes', '-t', paneTarget(name), '-F', PANE_INFO_FORMAT]);
+    const { stdout } = await this.run([...listPane(name), '-F', PANE_INFO_FORMAT]);
     return parsePaneInfo(stdout.split('\n')[0] ?? '');
   }
 
   /** The pane's facts and its text from one tmux call (a busy pane is looked at every 200 ms). */
   async look(name: string): Promise<{ info: PaneInfo; text: string }> {
     const { stdout } = await this.run([
-      ['list-panes', '-t', paneTarget(name), '-F', PANE_INFO_FORMAT],
+      [...listPane(name), '-F', PANE_INFO_FORMAT],
       ['capture-pane', '-p', '-t', paneTarget(name)],
     ]);
     const nl = stdout.indexOf('\n');
@@ -375,6 +405,28 @@ export class Tmux {
     if (!(await this.hasSession(name))) return false;
     await this.run(['kill-session', '-t', sessionTarget(name)]);
     return true;
+  }
+
+  /** Whether a pane (by id or session name) still exists on this server. */
+  async hasPane(target: string): Promise<boolean> {
+    try {
+      return (await this.run([...listPane(target), '-F', '#{pane_id}'])).stdout.trim() !== '';
+    } catch (err) {
+      if (err instanceof RudderError && err.code === 'TMUX_MISSING') throw err;
+      return false;
+    }
+  }
+
+  /** Every pane of every session of this server; none when no server runs on the socket. */
+  async allPanes(): Promise<ServerPane[]> {
+    let stdout: string;
+    try {
+      stdout = (await this.run(['list-panes', '-a', '-F', ALL_PANES_FORMAT])).stdout;
+    } catch (err) {
+      if (err instanceof RudderError && err.code === 'TMUX_MISSING') throw err;
+      return [];
+    }
+    return stdout.split('\n').flatMap((l) => parseServerPane(l) ?? []);
   }
 
   async listSessions(): Promise<string[]> {

@@ -175,3 +175,37 @@ export class TranscriptTail {
     this.fd = undefined;
   }
 }
+
+/** How far back from a transcript's end a turn's own prompt is looked for (a turn's entries rarely pass this). */
+const LOOK_BACK_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The byte offset where the last entry matching `pred` starts (read from the last 16 MB), or undefined:
+ * where a turn followed again after a restart is read from.
+ */
+export function lastEntryOffset(file: string, pred: (e: TranscriptEntry) => boolean): number | undefined {
+  const size = fileSize(file);
+  const start = Math.max(0, size - LOOK_BACK_BYTES);
+  let text: Buffer;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      text = Buffer.alloc(size - start);
+      fs.readSync(fd, text, 0, text.length, start);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  let found: number | undefined;
+  // Offsets are in bytes: split the buffer at newlines (a byte a UTF-8 sequence never holds).
+  for (let at = 0; at < text.length; ) {
+    const nl = text.indexOf(0x0a, at);
+    const end = nl < 0 ? text.length : nl;
+    const entry = parseTranscriptLine(text.subarray(at, end).toString('utf8'));
+    if (entry && pred(entry) && (at > 0 || start === 0)) found = start + at;
+    at = end + 1;
+  }
+  return found;
+}

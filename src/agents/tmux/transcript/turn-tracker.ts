@@ -10,7 +10,9 @@
  *   user "[Request interrupted by user...]"   the turn stopped (Escape, or "No" at a permission prompt)
  *
  * A prompt entry while a turn is open ends that turn first: the TUI only starts a turn after the
- * previous one. Synchronous: the session runs it inside its turn lock.
+ * previous one. A prompt without a marker was typed in the terminal itself: a turn of its own with no
+ * inputs of Rudder's (or, absorbed from the TUI's queue, part of the running turn), told to the
+ * session as typed in the terminal. Synchronous: the session runs it inside its turn lock.
  */
 import { RudderError } from '../../../errors.js';
 import type { TurnSlot } from '../../common/turn-slot.js';
@@ -38,6 +40,8 @@ export interface TrackerHooks {
   context(): Record<string, unknown>;
   turnStarted(turn: TmuxTurn): void;
   turnEnded(turn: TmuxTurn): void;
+  /** Text typed in the terminal reached the agent: a turn of its own, or taken into the running one. */
+  typedInTerminal?(turn: TmuxTurn, text: string, how: 'turn' | 'steered'): void;
 }
 
 export class TurnTracker {
@@ -121,6 +125,8 @@ export class TurnTracker {
         return this.onPrompt(e.text);
       case 'queue': {
         const d = this.byMarker(e.content);
+        if (!d && e.operation === 'remove' && e.reason === 'absorbed_mid_turn' && turn && e.content)
+          return this.hooks.typedInTerminal?.(turn, e.content, 'steered');
         if (!d) return;
         if (e.operation === 'enqueue') (d.arrived = true), (d.queued = true);
         else if (e.operation === 'remove' && e.reason === 'absorbed_mid_turn' && turn) this.absorb(d, turn);
@@ -161,6 +167,12 @@ export class TurnTracker {
       turn.arrive();
       return;
     }
+    // A turn followed again after a restart: the prompt it looks back from is its own.
+    if (turn?.adoptsPrompt && !turn.arrived) {
+      turn.adoptsPrompt = false;
+      turn.arrive();
+      return;
+    }
     // A new prompt means the TUI finished the open turn (a queued message runs right after it).
     if (turn?.arrived) {
       if (turn.interruptRequested) this.staleInterrupts++;
@@ -176,7 +188,8 @@ export class TurnTracker {
     }
     if (!d) {
       // Typed in the terminal itself: a turn with no inputs of ours, so the lane waits for it.
-      this.begin([]).arrive();
+      const own = this.begin([]).arrive();
+      this.hooks.typedInTerminal?.(own, text, 'turn');
       return;
     }
     d.arrived = true;
