@@ -44,6 +44,13 @@ export const tmuxSchema = z
     arrivalTimeoutSeconds: z.number().positive().max(120).default(5),
     /** Tool uses approved without asking: `Tool` or `Tool(exact)` / `Tool(prefix*)`, e.g. `Bash(git status*)`. */
     autoAllow: z.array(z.string().min(1)).default([]),
+    /**
+     * The person's own tmux servers whose panes /sessions looks in for running Claude Code TUIs: socket names
+     * (`tmux -L`; `default` is the one plain `tmux` uses) or socket paths (`tmux -S`).
+     */
+    discover: z
+      .array(z.string().regex(/^([A-Za-z0-9_.-]{1,100}|\/[^\0]{1,1000})$/, 'must be a socket name or an absolute path'))
+      .default(['default']),
   })
   .strict();
 

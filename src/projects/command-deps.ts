@@ -22,6 +22,8 @@ export interface ProjectCommandDeps {
   tell?(conversationId: string, text: string): void;
   /** Whether another conversation has a turn running: its session cannot move away under it. */
   busyOther?(conversationId: string): boolean;
+  /** The person's tmux servers where running Claude Code TUIs are looked for (agent.tmux.discover). */
+  tmuxServers?(): readonly string[];
   /** Asks the node a project lives on (its Claude Code sessions are on that machine). */
   askNode?(node: string, q: Query): Promise<QueryAnswer>;
 }

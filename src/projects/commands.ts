@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { isRudderError } from '../errors.js';
+import { runningSection } from './attach-commands.js';
 import type { ProjectCommandDeps } from './command-deps.js';
 import { nodeSessionFacts, nodeSessionList, where } from './node-sessions.js';
 import type { Project } from './projects.js';
@@ -112,10 +113,12 @@ export class ProjectCommands {
       this.d.conversationId,
       list.map((s) => s.id),
     );
-    if (!list.length) return `No Claude Code sessions in ${p.name} (${where(p)}) yet.`;
+    const now = await runningSection(this.d, p, this.sessionDirs(p), o.group);
+    if (!list.length) return [...now, `No Claude Code sessions in ${p.name} (${where(p)}) yet.`].join('\n');
     const mineId = this.d.store.conversation(this.d.conversationId)?.sessionId;
     const lines = list.map((s, i) => this.describe(s, i + 1, mineId, o.group));
     return [
+      ...now,
       `Claude Code sessions in ${p.name} (${where(p)}), most recent first:`,
       ...lines,
       'Send /resume <number> to continue one here.',

@@ -11,6 +11,7 @@ import type { Config } from '../config/schema.js';
 import { RudderError } from '../errors.js';
 import type { Logger } from '../ops/logger.js';
 import type { Store } from '../store/store.js';
+import type { RunningPane } from './running.js';
 import { channelProject, findProject, type Project, type ProjectSet, projectNames, projectSet } from './projects.js';
 import { ensureWorktree, type Worktree } from './worktree.js';
 
@@ -34,6 +35,8 @@ export interface ProjectsOptions {
 export class Projects {
   /** The numbered list each conversation was last shown by /sessions, so /resume <n> means what the person saw. */
   readonly listings = new Map<string, string[]>();
+  /** The panes each conversation was last shown as running now, so /attach <n> means what the person saw. */
+  readonly runningPanes = new Map<string, RunningPane[]>();
 
   constructor(private readonly o: ProjectsOptions) {}
 

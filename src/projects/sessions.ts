@@ -29,6 +29,8 @@ export interface CliSession {
   /** The transcript's last write, epoch ms. */
   updatedAt: number;
   firstPrompt?: string;
+  /** The last thing a person (or Rudder for one) asked in it. */
+  lastPrompt?: string;
   lastMessage?: { role: 'user' | 'assistant'; text: string };
   /** The working directory the transcript records (its first entry that has one). */
   cwd?: string;
@@ -176,10 +178,9 @@ export function describeTranscript(file: string): Omit<CliSession, 'openBy'> | u
   const tailStart = Math.max(0, stat.size - TAIL_BYTES);
   const tail = tailStart === 0 ? head : parseLines(readSlice(file, tailStart, stat.size - tailStart));
   const first = head.map(entryText).find((t) => t?.role === 'user');
-  const last = [...tail]
-    .reverse()
-    .map(entryText)
-    .find((t) => t !== undefined);
+  const texts = [...tail].reverse().map(entryText);
+  const last = texts.find((t) => t !== undefined);
+  const lastPrompt = texts.find((t) => t?.role === 'user')?.text;
   const stamp = head.map((e) => Date.parse(String(e.timestamp))).find((t) => !Number.isNaN(t));
   const cwd = head.map((e) => e.cwd).find((c): c is string => typeof c === 'string' && c !== '');
   return {
@@ -189,6 +190,7 @@ export function describeTranscript(file: string): Omit<CliSession, 'openBy'> | u
     startedAt: stamp,
     updatedAt: stat.mtimeMs,
     firstPrompt: first?.text,
+    lastPrompt,
     lastMessage: last,
   };
 }

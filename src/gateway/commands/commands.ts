@@ -189,6 +189,7 @@ export class Commands {
       releaseOther: (id, reason) => this.d.pool.release(id, reason),
       busyOther: (id) => this.d.conversations.lane(id).busy(),
       tell: (id, text) => this.d.replies.notice(id, text, null),
+      tmuxServers: () => this.d.config.current().agent.tmux.discover,
       ...(nodes ? { askNode: (node: string, q: Query) => nodes.query(node, q) } : {}),
     });
   }
