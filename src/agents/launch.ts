@@ -7,6 +7,7 @@ import type { PermissionMode } from '../config/permission-modes.js';
 import type { AgentConfig } from '../config/schema.js';
 import type { Logger } from '../ops/logger.js';
 import type { ProcessTracker } from './claude/process.js';
+import type { Attachment } from './tmux/attach/attachment.js';
 
 /** The settings a conversation's agent runs by: its project's over agent.*, its own model over both. */
 export interface AgentSettings {
@@ -37,6 +38,8 @@ export interface LaunchContext {
   tracker: ProcessTracker;
   /** The mark every agent process of this data dir carries (common/orphans.ts). */
   markPrefix: string;
+  /** The person's pane the conversation is attached to (the claude-attached entry). */
+  attached?: Attachment;
 }
 
 /** What every backend's launch takes from the context as it is (the timeouts from agent.*). */

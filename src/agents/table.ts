@@ -10,6 +10,8 @@
  * its session class (extending common/session-base.ts), and its entry here. What its sessions share
  * (a pool of processes) is asked of SharedProcesses by name, made at its first use and stopped with
  * the gateway; the status report lists every binary and every shared process whatever the backend.
+ * A session kind no config names (a conversation attached to a person's pane) is an entry here and a
+ * name in SESSION_KINDS.
  */
 import type { AgentConfig, Config } from '../config/schema.js';
 import type { Logger } from '../ops/logger.js';
@@ -37,6 +39,8 @@ import type { DoctorChecks } from './common/doctor.js';
 import type { SharedProcessStatus } from './common/process-status.js';
 import type { LaunchContext } from './launch.js';
 import type { AgentSession, Capabilities } from './session.js';
+import { attachedLaunch } from './tmux/attach/attached-launch.js';
+import { AttachedTmuxSession } from './tmux/attach/attached-session.js';
 import { tmuxChecks } from './tmux/doctor.js';
 import { tmuxLaunch } from './tmux/tmux-launch.js';
 import { ClaudeTmuxSession } from './tmux/tmux-session.js';
@@ -55,6 +59,10 @@ export interface SharedPool {
   stopAll(reason: string): Promise<void>;
   status(): SharedProcessStatus[];
 }
+
+/** Sessions no config names: a conversation attached to a Claude Code TUI in a person's tmux pane. */
+export const SESSION_KINDS = ['claude-attached'] as const;
+export type SessionKind = Backend | (typeof SESSION_KINDS)[number];
 
 /** What a gateway (or a node) keeps for all its conversations, that a backend's sessions share. */
 export interface SharedProcesses {
@@ -148,7 +156,14 @@ export const AGENT_TABLE = {
   'acp:gemini': acpEntry('acp:gemini'),
   'acp:qwen': acpEntry('acp:qwen'),
   'acp:copilot': acpEntry('acp:copilot'),
-} satisfies Record<Backend, AgentEntry>;
+  'claude-attached': {
+    binary: CLAUDE_BINARY,
+    env: claudeEnv,
+    doctor: { agent: claudeChecks, backend: tmuxChecks },
+    capabilities: AttachedTmuxSession.CAPABILITIES,
+    session: (ctx) => new AttachedTmuxSession(attachedLaunch(ctx)),
+  },
+} satisfies Record<SessionKind, AgentEntry>;
 
 /** The agents' binaries by name: claude, codex. */
 export type BinaryName = (typeof AGENT_TABLE)[Backend]['binary']['name'];

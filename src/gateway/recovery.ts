@@ -2,7 +2,8 @@
  * What a restart does before taking new work, once agents/common/leftovers.ts stopped the agent
  * processes a crashed Rudder left behind: give every open message its due: route what was
  * accepted, queue what was waiting, run again what a crash cut off mid-turn (once), follow again
- * a turn that went on elsewhere, and hold what a rate limit deferred.
+ * a turn that went on elsewhere, and hold what a rate limit deferred; then follow again the panes
+ * conversations are attached to.
  */
 
 import type { Store } from '../store/store.js';
@@ -41,5 +42,18 @@ export async function recoverOpenMessages(
     }
     lane.pump();
   }
+  followAttachedPanes(d);
   return counts;
+}
+
+/** A conversation attached to a person's pane follows it again at once: what is typed there shows. */
+function followAttachedPanes(d: RecoveryDeps): void {
+  for (const a of d.store.attachments.all()) {
+    if (a.kind !== 'pane') continue;
+    try {
+      d.conversations.lane(a.conversationId).watchSession();
+    } catch {
+      // The pane or its claude is gone, or the session is held: the next message says why.
+    }
+  }
 }

@@ -24,6 +24,8 @@ export interface ProjectCommandDeps {
   busyOther?(conversationId: string): boolean;
   /** The person's tmux servers where running Claude Code TUIs are looked for (agent.tmux.discover). */
   tmuxServers?(): readonly string[];
+  /** Opens the conversation's session now and follows its turns (an attached pane's, typed in the terminal). */
+  follow?(): void;
   /** Asks the node a project lives on (its Claude Code sessions are on that machine). */
   askNode?(node: string, q: Query): Promise<QueryAnswer>;
 }

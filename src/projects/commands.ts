@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { isRudderError } from '../errors.js';
-import { runningSection } from './attach-commands.js';
+import { attach, detach, runningSection } from './attach-commands.js';
 import type { ProjectCommandDeps } from './command-deps.js';
 import { nodeSessionFacts, nodeSessionList, where } from './node-sessions.js';
 import type { Project } from './projects.js';
@@ -185,6 +185,17 @@ export class ProjectCommands {
       `This conversation continues session ${id} in ${p.name} from the next ` +
       `message.${open && force ? ` (It is still ${this.openText(open)}.)` : ''}${moved}`
     );
+  }
+
+  /** /attach <n>: drive a running TUI's pane from this conversation (attach-commands.ts). */
+  attach(args: string): Promise<string> {
+    const p = this.current();
+    return attach(this.d, p, this.sessionDirs(p), args);
+  }
+
+  /** /detach: let go of the pane this conversation drives. */
+  detach(): Promise<string> {
+    return detach(this.d);
   }
 
   /** The session /resume names: a number from the last /sessions list (or a fresh one), or a session id. */

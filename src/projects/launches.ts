@@ -23,6 +23,7 @@ import type { Logger } from '../ops/logger.js';
 import type { Store } from '../store/store.js';
 import { type Project, projectAgent } from './projects.js';
 import type { Projects } from './service.js';
+import { terminalSession } from './terminals.js';
 
 export interface AgentLaunchesDeps {
   dataDir: string;
@@ -152,13 +153,18 @@ export class AgentLaunches {
     return entry;
   }
 
-  /** The backend is read when a session is created: the conversation's project's, else agent.backend. */
+  /**
+   * The backend is read when a session is created: the conversation's project's, else agent.backend; a
+   * conversation whose agent runs in a terminal (attached to a pane, handed to one) gets that (terminals.ts).
+   */
   factory(): SessionFactory {
     return {
       live: (c, s) => {
         const project = this.d.projects.peek(c);
         if (project.node) return this.remoteSession(c, s, project);
-        return this.entryFor(c).session(this.context(c, s), this.shared);
+        const { store, log } = this.d;
+        const terminal = terminalSession(c, { store, log, context: () => this.context(c, s), shared: this.shared });
+        return terminal ?? this.entryFor(c).session(this.context(c, s), this.shared);
       },
     };
   }

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AttachedPane } from '../agents/tmux/attach/attached-launch.js';
+import type { AttachedPane } from '../agents/tmux/attach/attachment.js';
 import { findPaneTuis } from '../agents/tmux/attach/find-panes.js';
 import { claudeProcess } from '../agents/tmux/attach/processes.js';
 import type { PaneVerdict } from '../agents/tmux/screen/pane-state.js';

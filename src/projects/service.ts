@@ -11,8 +11,8 @@ import type { Config } from '../config/schema.js';
 import { RudderError } from '../errors.js';
 import type { Logger } from '../ops/logger.js';
 import type { Store } from '../store/store.js';
-import type { RunningPane } from './running.js';
 import { channelProject, findProject, type Project, type ProjectSet, projectNames, projectSet } from './projects.js';
+import type { RunningPane } from './running.js';
 import { ensureWorktree, type Worktree } from './worktree.js';
 
 export interface LaunchTarget {

@@ -217,4 +217,21 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (project, repository, pr)
   );
   `,
+  // What a conversation's agent runs in when not its project's backend: a person's tmux pane it is
+  // attached to, or one it let go of (kept while the pane may still hold the session): store/attachments.ts.
+  `
+  CREATE TABLE attachments (
+    conversation_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,                -- pane | detached
+    socket TEXT,                       -- the tmux server's socket path
+    pane_id TEXT,                      -- tmux's id of the pane (%12)
+    label TEXT,                        -- session:window.pane, as the person knows it
+    pid INTEGER,                       -- the claude process in the pane
+    proc_start TEXT,                   -- its start time: with the pid, one process
+    config_dir TEXT,
+    cwd TEXT,
+    session_id TEXT,
+    at INTEGER NOT NULL
+  );
+  `,
 ];

@@ -4,6 +4,7 @@
  * All calls are synchronous (better-sqlite3); callers group writes that belong together in tx().
  */
 import { randomBytes } from 'node:crypto';
+import { Attachments } from './attachments.js';
 import { Checkpointer } from './checkpointer.js';
 import { ConversationProjects } from './conversation-projects.js';
 import { type Db, integrityCheck, openDatabase } from './db.js';
@@ -91,6 +92,8 @@ export class Store {
   readonly keptSchedules: KeptSchedules;
   readonly hookDeliveries: HookDeliveries;
   readonly prOwners: PrOwners;
+  /** Conversations whose agent runs in a terminal: a person's pane, or one it was handed to. */
+  readonly attachments: Attachments;
   private readonly group: GroupCommit | undefined;
   /** Without group commit: what waits for the transaction running now to commit. */
   private afterTx: Array<() => void> = [];
@@ -112,6 +115,7 @@ export class Store {
     this.keptSchedules = new KeptSchedules(this.db);
     this.hookDeliveries = new HookDeliveries(this.db);
     this.prOwners = new PrOwners(this.db);
+    this.attachments = new Attachments(this.db);
     if (opts.groupCommit) {
       const group = (this.group = new GroupCommit(this.db));
       // Every write of the store joins the loop turn's group (reads need not).

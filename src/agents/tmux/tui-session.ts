@@ -231,7 +231,7 @@ export abstract class TuiSession<H extends TuiHost> extends AgentSessionBase<Tmu
     const clean = stripControlSequences(text).trim();
     const shown = clean.length > TYPED_SHOWN_CHARS ? `${clean.slice(0, TYPED_SHOWN_CHARS)}…` : clean;
     const where = how === 'steered' ? ', taken into the running turn' : '';
-    turn.emit({ type: 'status', message: `⌨️ Typed in the terminal${where}: ${shown}` });
+    turn.emit({ type: 'status', message: `⌨️ Typed in the terminal${where}: ${shown}`, notify: true });
   }
 
   protected onLook(look: PaneLook): void {

@@ -2,8 +2,8 @@
  * Commands, accepted from owners only (intake checks) and never passed to the agent:
  * /stop (and a bare "stop"), /clear (/new), /model <name>, /queue [mode], /status, /retry,
  * /allow and /deny (or the option number) for a pending permission request, /project [name],
- * /sessions, /resume <n|id> [--force], /worktree [remove [--force]], the review of the worktree
- * (/diff, /commit <message>, /merge, /push, /pr, /discard: review.ts), /budget [usd], /nodes,
+ * /sessions, /resume <n|id> [--force], /attach <n>, /detach, /worktree [remove [--force]], the review of
+ * the worktree (/diff, /commit <message>, /merge, /push, /pr, /discard: review.ts), /budget [usd], /nodes,
  * /schedules and /schedule <verb> <name> (schedules.ts), /login (how to give claude credentials: it
  * logs in on the machine), /help.
  */
@@ -101,6 +101,8 @@ export class Commands {
       ['projects', (cmd, c) => reply(project(c.conversationId).project(cmd.args))],
       ['sessions', (_, c) => reply(project(c.conversationId).sessions({ group: c.group ?? false }))],
       ['resume', (cmd, c) => reply(project(c.conversationId).resume(cmd.args))],
+      ['attach', (cmd, c) => reply(project(c.conversationId).attach(cmd.args))],
+      ['detach', (_, c) => reply(project(c.conversationId).detach())],
       ['worktree', (cmd, c) => reply(project(c.conversationId).worktree(cmd.args))],
       ['budget', (cmd, c) => ({ reply: this.budget(c, cmd.args) })],
       ['nodes', () => ({ reply: this.nodes() })],
@@ -190,6 +192,7 @@ export class Commands {
       busyOther: (id) => this.d.conversations.lane(id).busy(),
       tell: (id, text) => this.d.replies.notice(id, text, null),
       tmuxServers: () => this.d.config.current().agent.tmux.discover,
+      follow: () => lane.watchSession(),
       ...(nodes ? { askNode: (node: string, q: Query) => nodes.query(node, q) } : {}),
     });
   }

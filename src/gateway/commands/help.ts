@@ -12,6 +12,8 @@ export const HELP = [
   '/project [name] — list the projects, or move this conversation to one',
   '/sessions — the Claude Code sessions of this project, also those started in a terminal',
   '/resume <n|id> [--force] — continue one of them here from the next message',
+  "/attach <n> — drive a Claude Code running in one of your tmux panes (from /sessions' Running now) from here",
+  '/detach — let go of that pane: it goes on as it was',
   "/worktree [remove [--force]] — this conversation's git worktree: its status, or remove it",
   "/diff — what this conversation's agent changed: files, +/− counts, the first lines of each hunk",
   '/commit <message> — commit everything uncommitted in its worktree',

@@ -28,6 +28,7 @@ export const CANNOT_START: ReadonlySet<ErrorCode> = new Set([
   'WORKTREE_FAILED',
   'GIT_MISSING',
   'SESSION_HELD',
+  'SESSION_IN_TERMINAL',
 ]);
 
 export interface InputFacts {
@@ -54,6 +55,8 @@ export interface ResultDecision {
   /** The turn as stored, and as its steps show it. */
   turn: 'answered' | 'interrupted';
   steps: 'answered' | 'stopped';
+  /** A turn started where the agent runs (typed in its terminal): its reply is shown, answering no message. */
+  unprompted: boolean;
 }
 
 /** A result: each input answered, steered or merged; stopped when interrupted or stale. */
@@ -69,12 +72,14 @@ export function decideResult(r: Pick<TurnResult, 'inputIds' | 'interrupted'>, f:
       outcomes.push({ id, as, reason: f.ranAsTurn.get(id) ?? null });
     }
   }
-  const quiet = r.interrupted || ids.length === 0;
+  const unprompted = !r.interrupted && r.inputIds.length === 0;
+  const quiet = r.interrupted || (ids.length === 0 && !unprompted);
   return {
     outcomes,
     answered: r.interrupted ? [] : ids,
     turn: quiet ? 'interrupted' : 'answered',
     steps: quiet ? 'stopped' : 'answered',
+    unprompted,
   };
 }
 

@@ -468,6 +468,12 @@ export class Lane {
 
   // ---- following a turn ----
 
+  /** Opens the conversation's session now and follows its turns: an attached pane's start in the terminal too. */
+  watchSession(): void {
+    const conv = this.deps.store.conversation(this.conversationId);
+    this.watch(this.deps.pool.sessionFor(this.conversationId, conv?.sessionId ?? undefined));
+  }
+
   private watch(session: AgentSession): void {
     if (this.watched.has(session)) return;
     this.watched.add(session);

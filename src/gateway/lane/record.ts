@@ -83,7 +83,7 @@ export class TurnRecorder {
         if (o.as === 'stop') store.inbox.stop([o.id], o.reason);
         else store.inbox[o.as]([o.id], o.reason);
       }
-      if (d.answered.length) replies.reply(this.conversationId, replyText(r, rows), rows, r.text);
+      if (d.answered.length || d.unprompted) replies.reply(this.conversationId, replyText(r, rows), rows, r.text);
       store.inbox.setTurn(ids, turn.id);
       const at = Date.now();
       store.turnEnded(turn.id, d.turn, r.steered, r.inputIds, r.sessionId ?? null, null, at);

@@ -22,7 +22,7 @@ import { binaryLines } from '../../../src/agents/common/doctor.js';
 import { AgentHealth } from '../../../src/agents/health.js';
 import type { LaunchContext } from '../../../src/agents/launch.js';
 import type { AgentSession } from '../../../src/agents/session.js';
-import { AGENT_TABLE, binaries, entryOf, type SharedProcesses } from '../../../src/agents/table.js';
+import { AGENT_TABLE, binaries, entryOf, SESSION_KINDS, type SharedProcesses } from '../../../src/agents/table.js';
 import { tmuxLaunch } from '../../../src/agents/tmux/tmux-launch.js';
 import { ClaudeTmuxSession } from '../../../src/agents/tmux/tmux-session.js';
 import { ACP_BACKENDS } from '../../../src/config/acp-schema.js';
@@ -72,8 +72,8 @@ afterAll(async () => {
 });
 
 describe('the agent table', () => {
-  it('has an entry for every backend the config offers, and none for another name', () => {
-    expect(Object.keys(AGENT_TABLE).sort()).toEqual([...BACKENDS].sort());
+  it('has an entry for every backend the config offers and every session kind, and none for another name', () => {
+    expect(Object.keys(AGENT_TABLE).sort()).toEqual([...BACKENDS, ...SESSION_KINDS].sort());
     for (const b of BACKENDS) expect(entryOf(b)).toBe(AGENT_TABLE[b]);
     expect(entryOf('toString')).toBeUndefined();
     expect(entryOf('acp:nope')).toBeUndefined();

@@ -9,8 +9,8 @@ import { RudderError } from '../../../errors.js';
 import type { Logger } from '../../../ops/logger.js';
 import type { PaneHostHooks, TuiHost } from '../pane/host.js';
 import { Pane, type PaneLook } from '../pane/pane.js';
+import { PollLoop } from '../pane/poll-loop.js';
 import { Tmux } from '../pane/tmux.js';
-import { TIMING } from '../tmux-launch.js';
 import { fileSize, lastEntryOffset, TranscriptTail, transcriptPath } from '../transcript/transcript.js';
 import type { TranscriptEntry } from '../transcript/transcript-entries.js';
 import type { AttachedLaunch } from './attached-launch.js';
@@ -28,7 +28,10 @@ export class BorrowedPane implements TuiHost {
   private tail: TranscriptTail | undefined;
   /** Where the transcript is read from at the start (undefined: its end). */
   private from: number | undefined;
-  private poller: NodeJS.Timeout | undefined;
+  private readonly poller = new PollLoop(
+    () => this.tick(),
+    () => this.hooks.busy(),
+  );
   private ticking = false;
   private released = false;
   private chain: Promise<unknown> = Promise.resolve();
@@ -111,22 +114,14 @@ export class BorrowedPane implements TuiHost {
   }
 
   startPolling(): void {
-    if (this.poller || !this.live || this.released) return;
-    const loop = () => {
-      this.poller = setTimeout(
-        () => void this.tick().finally(() => this.poller && loop()),
-        this.hooks.busy() ? TIMING.pollMs : TIMING.idlePollMs,
-      );
-      this.poller.unref();
-    };
-    loop();
+    if (!this.live || this.released) return;
+    this.poller.start();
   }
 
   /** Lets go: stops watching. The pane and its claude are the person's and go on untouched. */
   release(): void {
     this.released = true;
-    clearTimeout(this.poller);
-    this.poller = undefined;
+    this.poller.stop();
     this.tail?.close();
   }
 

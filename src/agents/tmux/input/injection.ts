@@ -94,7 +94,20 @@ export async function typeMessage(pane: Pane, text: string, settleMs: number, sh
   }
   await pane.tmux.pasteChunked(pane.name, text);
   await sleep(settleMs);
-  if (shared && !boxHoldsOnly((await pane.look()).text, text)) return false;
+  if (shared && !(await pasteShown(pane, text))) return false;
   await pane.keys('Enter');
   return true;
+}
+
+/** How long a busy machine may take to draw a paste in the box before it counts as typed over. */
+const PASTE_DRAWN_MS = 3000;
+
+/** The box holds the paste alone, once the TUI has drawn it (a loaded machine draws late). */
+async function pasteShown(pane: Pane, text: string): Promise<boolean> {
+  const until = Date.now() + PASTE_DRAWN_MS;
+  for (;;) {
+    if (boxHoldsOnly((await pane.look()).text, text)) return true;
+    if (Date.now() > until) return false;
+    await sleep(100);
+  }
 }

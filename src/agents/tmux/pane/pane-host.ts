@@ -12,7 +12,7 @@ import type { Logger } from '../../../ops/logger.js';
 import { alive } from '../../../ops/proc.js';
 import { killMarked } from '../../common/orphans.js';
 import { DEFAULT_KILL_GRACE_MS } from '../../common/session-base.js';
-import { paneName, TIMING, type TmuxLaunch } from '../tmux-launch.js';
+import { paneName, type TmuxLaunch } from '../tmux-launch.js';
 import {
   claudeConfigDir,
   fileSize,
@@ -23,6 +23,7 @@ import {
 import type { PaneHostHooks, TuiHost } from './host.js';
 import { type Pane, sleep } from './pane.js';
 import { bootPane, screenExcerpt, spawnPane, stderrFileOf, stderrTail } from './pane-process.js';
+import { PollLoop } from './poll-loop.js';
 import { howItExited, Tmux } from './tmux.js';
 
 export class PaneHost implements TuiHost {
@@ -41,7 +42,10 @@ export class PaneHost implements TuiHost {
   private sidPersisted: boolean;
   private spawning: Promise<void> | undefined;
   private tail: TranscriptTail | undefined;
-  private poller: NodeJS.Timeout | undefined;
+  private readonly poller = new PollLoop(
+    () => this.tick(),
+    () => this.hooks.busy(),
+  );
   private ticking = false;
   private closed = false;
   private chain: Promise<unknown> = Promise.resolve();
@@ -230,20 +234,12 @@ export class PaneHost implements TuiHost {
   }
 
   startPolling(): void {
-    if (this.poller || !this.live || this.closed) return;
-    const loop = () => {
-      this.poller = setTimeout(
-        () => void this.tick().finally(() => this.poller && loop()),
-        this.hooks.busy() ? TIMING.pollMs : TIMING.idlePollMs,
-      );
-      this.poller.unref();
-    };
-    loop();
+    if (!this.live || this.closed) return;
+    this.poller.start();
   }
 
   stopPolling(): void {
-    clearTimeout(this.poller);
-    this.poller = undefined;
+    this.poller.stop();
   }
 
   private async tick(): Promise<void> {

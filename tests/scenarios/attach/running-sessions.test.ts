@@ -1,0 +1,221 @@
+/**
+ * /sessions lists what already runs in the project: a TUI a person started in a pane of their own
+ * tmux server (named in agent.tmux.discover) with its session, pane, state and last prompt; a
+ * headless `claude -p` as running but not attachable, with why.
+ * /attach <n>: the conversation drives a Claude Code TUI a person runs in their own tmux pane, live,
+ * never restarted. A message is typed once and answered once, the pane's claude the same process
+ * before and after; what the person types there shows as typed in the terminal, with its reply; a
+ * box holding the person's half-typed line is never typed into (the message waits, and says so); a
+ * permission menu is relayed and answered from the page; /stop sends Escape and the pane lives;
+ * /detach lets go, and a message while the pane still has the session is refused with the reason.
+ * The real TUI against the mock, real tmux on sockets the test owns.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hasTmux } from '../../../src/agents/tmux/pane/tmux.js';
+import { createLogger } from '../../../src/ops/logger.js';
+import { CLAUDE_BIN, rigEnv, tempDir, waitUntil } from '../../support/claude-rig.js';
+import { agentConfig, startInProcess } from '../../support/gateway-rig.js';
+import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
+import { startPersonPane } from '../../support/person-pane.js';
+
+const tmuxAvailable = await hasTmux();
+
+/** RIG_LOG_DIR=<dir>: the gateway's log at debug level, to see why a run failed. */
+const logged = () =>
+  process.env.RIG_LOG_DIR
+    ? { logger: createLogger({ dataDir: process.env.RIG_LOG_DIR, level: 'debug', pretty: false }) }
+    : {};
+
+describe.skipIf(!tmuxAvailable)("/attach: a person's live pane, driven from the page (real TUI)", () => {
+  let mock: MockApi;
+  const cleanups: Array<() => Promise<void> | void> = [];
+
+  beforeAll(async () => {
+    mock = await startMockApi();
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+    mock.setScript(undefined);
+  });
+  afterAll(async () => {
+    await mock.close();
+  });
+
+  /** The person's TUI in its pane, a gateway that looks in its server, a conversation in its project. */
+  async function setUp(args: string[] = []) {
+    const api = fs.realpathSync(tempDir('api'));
+    const pane = await startPersonPane(mock.url, api, args);
+    cleanups.push(() => pane.kill());
+    const claudeHome = tempDir('chome');
+    const config = {
+      agent: agentConfig(mock.url, claudeHome, { permissionMode: 'relay', tmux: { discover: [pane.socket] } }),
+      projects: { api: { path: api } },
+    };
+    const start = async (home?: string) => {
+      const g = await startInProcess(config, { ...logged(), ...(home ? { home } : {}) });
+      cleanups.push(() => g.stop());
+      return g;
+    };
+    const gw = await start();
+    const r = await gw.api('POST', '/api/conversations', { project: 'api' });
+    const conv = ((await r.json()) as { id: string }).id;
+    const w = gw.watch(conv);
+    await w.ready;
+    const command = async (text: string) => {
+      const m = await gw.post(conv, text);
+      expect(m.disposition).toBe('command');
+      return String((await w.waitReply(m.messageId, 'notice', 60_000)).data.text);
+    };
+    const prompts = (tag: string) => mock.requests.filter((q) => !q.side && q.lastText.includes(tag)).length;
+    return { api, claudeHome, pane, gw, conv, w, command, start, prompts };
+  }
+
+  /** setUp, and the conversation attached to the pane. */
+  async function attached(args: string[] = []) {
+    const s = await setUp(args);
+    await s.pane.waitFor('ready');
+    const pid = s.pane.pid();
+    expect(await s.command('/sessions')).toMatch(/^1\. pane work:0\.0 · ready · /m);
+    expect(await s.command('/attach 1')).toMatch(/^This conversation now drives the claude in pane work:0\.0 /);
+    return { ...s, pid };
+  }
+
+  it('lists the TUI in the pane with its session, pane, state and last prompt, and a claude -p as not ' +
+    'attachable', async () => {
+    const { api, pane, command, claudeHome, prompts } = await setUp();
+    await pane.waitFor('ready');
+    pane.type('started at my desk tag:desk');
+    pane.keys('Enter');
+    await mock.waitFor((q) => !q.side && q.lastText.includes('tag:desk'), 60_000);
+    await pane.waitFor('ready');
+    const sid = pane.sessionId();
+    expect(sid).toMatch(/^[0-9a-f-]{36}$/);
+
+    // A headless claude -p, held at the mock while /sessions looks.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    mock.setScript(async (q) => (q.lastText.includes('tag:headless') ? (await held, undefined) : undefined));
+    const headless: ChildProcess = spawn(CLAUDE_BIN, ['-p', 'slow work tag:headless'], {
+      cwd: api,
+      env: rigEnv(mock.url, claudeHome),
+      stdio: 'ignore',
+    });
+    cleanups.push(() => {
+      release();
+      headless.kill('SIGKILL');
+    });
+    await mock.waitFor((q) => !q.side && q.lastText.includes('tag:headless'), 60_000);
+
+    const list = await command('/sessions');
+    expect(list).toMatch(
+      new RegExp(
+        `^Running now in api:\\n1\\. pane work:0\\.0 · ready · ${sid} · ${api} · last prompt: “started at my desk ` +
+          'tag:desk”$',
+        'm',
+      ),
+    );
+    expect(list).toMatch(
+      new RegExp(
+        `^- [0-9a-f-]{36} · ${api}: running, not attachable: a headless claude -p \\(pid ${headless.pid}\\)`,
+        'm',
+      ),
+    );
+    expect(list).toContain('Send /attach <number>');
+    // Looking typed nothing: the pane shows the same box, and the mock saw no other prompt.
+    expect(prompts('tag:desk')).toBe(1);
+    expect(await pane.verdict()).toBe('ready');
+  }, 180_000);
+
+  it('a message is typed once and answered once; what the person types shows as typed in the terminal; ' +
+    'their half-typed line is never sent or mixed with a message', async () => {
+    const { pane, gw, w, pid, prompts, conv } = await attached();
+    const a = await gw.post(conv, 'from my phone tag:phone');
+    expect((await w.waitReply(a.messageId, 'reply', 60_000)).data.text).toContain('ok tag:phone');
+    expect(prompts('tag:phone')).toBe(1);
+    expect(pane.pid()).toBe(pid);
+
+    // The person types at the pane: the conversation shows it, and the reply, answering none of its messages.
+    await pane.waitFor('ready');
+    pane.type('at my desk tag:desk');
+    pane.keys('Enter');
+    const typed = await w.wait(
+      'reply',
+      (d) => /Typed in the terminal: at my desk tag:desk/.test(String(d.text)),
+      60_000,
+    );
+    expect(typed.data.kind).toBe('notice');
+    const answer = await w.wait('reply', (d) => d.kind === 'reply' && String(d.text).includes('ok tag:desk'), 60_000);
+    expect(answer.data.messageIds).toEqual([]);
+
+    // A half-typed line of the person's: the message waits and says why; nothing is typed over it.
+    await pane.waitFor('ready');
+    pane.type('half typed tag:half');
+    await waitUntil(async () => (await pane.capture()).includes('half typed tag:half'), 10_000);
+    const b = await gw.post(conv, 'second from my phone tag:phone2');
+    await w.wait('reply', (d) => /someone is typing in the terminal/.test(String(d.text)), 60_000);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(prompts('tag:phone2')).toBe(0);
+    expect(await pane.capture()).not.toContain('tag:phone2');
+    // The person deletes their line: the message is typed then, alone.
+    pane.keys(...Array.from({ length: 'half typed tag:half'.length }, () => 'BSpace'));
+    expect((await w.waitReply(b.messageId, 'reply', 90_000)).data.text).toContain('ok tag:phone2');
+    expect(prompts('tag:phone2')).toBe(1);
+    expect(mock.requests.some((q) => q.historyText.includes('tag:half'))).toBe(false);
+    expect(pane.pid()).toBe(pid);
+  }, 300_000);
+
+  it('a permission menu is relayed and answered from the page once; /stop sends Escape and the pane lives; ' +
+    '/detach lets go, and a message while the pane has the session is refused with why', async () => {
+    const { pane, gw, w, pid, command, conv } = await attached(['--permission-mode', 'manual']);
+    const made = `${tempDir('made')}/by-tool`;
+    const a = await gw.post(conv, `long [[bash:touch ${made}; echo start; sleep 20]] tag:long`);
+    const p = await w.wait('permission', (d) => !d.resolved, 60_000);
+    expect(p.data.toolName).toBe('Bash');
+    const answer = await gw.api('POST', `/api/conversations/${conv}/permissions/${String(p.data.requestId)}`, {
+      allow: true,
+    });
+    expect(answer.status).toBe(200);
+    await waitUntil(() => fs.existsSync(made), 30_000);
+    await waitUntil(
+      async () => (await pane.capture()).includes('sleep 20') && (await pane.verdict()) === 'busy',
+      30_000,
+    );
+    const menusAnswered = (await pane.capture()).match(/Do you want to proceed\?/g)?.length ?? 0;
+    expect(menusAnswered).toBe(0);
+
+    const stop = await command('/stop');
+    expect(stop).toMatch(/stop/i);
+    await w.wait('ack', (d) => d.messageId === a.messageId && d.kind === 'stopped', 30_000);
+    await pane.waitFor('ready', 30_000);
+    expect(pane.pid()).toBe(pid);
+    expect(await pane.tmux.hasPane(pane.paneId)).toBe(true);
+
+    expect(await command('/detach')).toMatch(
+      /^Let go of pane work:0\.0: it goes on as it was\. .*once the pane has closed it/,
+    );
+    const b = await gw.post(conv, 'after detaching tag:after');
+    const refused = await w.waitReply(b.messageId, 'notice', 30_000);
+    expect(String(refused.data.text)).toMatch(/still open in the terminal \(pane work:0\.0/);
+    expect(mock.requests.some((q) => q.lastText.includes('tag:after'))).toBe(false);
+    expect(pane.pid()).toBe(pid);
+  }, 300_000);
+
+  it('a shutdown leaves the pane and its claude running; after the restart the conversation is attached ' +
+    'again', async () => {
+    const { pane, gw, conv, pid, start } = await attached();
+    await gw.stop();
+    expect(pane.pid()).toBe(pid);
+    expect(await pane.verdict()).toBe('ready');
+    const again = await start(gw.home);
+    const w = again.watch(conv);
+    await w.ready;
+    pane.type('after the restart tag:again');
+    pane.keys('Enter');
+    await w.wait('reply', (d) => /Typed in the terminal: after the restart tag:again/.test(String(d.text)), 60_000);
+    const m = await again.post(conv, 'and from my phone tag:phone3');
+    expect((await w.waitReply(m.messageId, 'reply', 90_000)).data.text).toContain('ok tag:phone3');
+    expect(pane.pid()).toBe(pid);
+  }, 300_000);
+});
