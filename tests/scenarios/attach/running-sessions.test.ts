@@ -218,4 +218,32 @@ describe.skipIf(!tmuxAvailable)("/attach: a person's live pane, driven from the 
     expect((await w.waitReply(m.messageId, 'reply', 90_000)).data.text).toContain('ok tag:phone3');
     expect(pane.pid()).toBe(pid);
   }, 300_000);
+
+  it('attached while a permission menu of a turn started at the terminal is open: nothing is typed into it, it ' +
+    'is offered as buttons, and answering it from the page selects the option once', async () => {
+    const s = await setUp(['--permission-mode', 'manual']);
+    await s.pane.waitFor('ready');
+    const pid = s.pane.pid();
+    const made = `${tempDir('made')}/by-tool`;
+    s.pane.type(`at my desk [[bash:touch ${made}]] tag:desk`);
+    s.pane.keys('Enter');
+    await s.pane.waitFor('menu');
+    expect(await s.command('/sessions')).toMatch(/^1\. pane work:0\.0 · a menu is open · /m);
+    expect(await s.command('/attach 1')).toMatch(/^This conversation now drives the claude in pane work:0\.0 /);
+    const p = await s.w.wait('permission', (d) => !d.resolved, 60_000);
+    expect(p.data.toolName).toBe('Bash');
+    expect(p.data.input).toMatchObject({ command: `touch ${made}` });
+    const b = await s.gw.post(s.conv, 'meanwhile from my phone tag:phone');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await s.pane.verdict()).toBe('menu');
+    expect(await s.pane.capture()).not.toContain('tag:phone');
+    const answer = (allow: boolean) =>
+      s.gw.api('POST', `/api/conversations/${s.conv}/permissions/${String(p.data.requestId)}`, { allow });
+    expect((await answer(true)).status).toBe(200);
+    await waitUntil(() => fs.existsSync(made), 30_000);
+    expect((await answer(true)).status).toBe(404);
+    expect((await s.w.waitReply(b.messageId, 'reply', 90_000)).data.text).toContain('ok tag:phone');
+    expect(s.prompts('tag:phone')).toBe(1);
+    expect(s.pane.pid()).toBe(pid);
+  }, 300_000);
 });
