@@ -12,11 +12,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hasTmux } from '../../../src/agents/tmux/pane/tmux.js';
+import { transcriptPath } from '../../../src/agents/tmux/transcript/transcript.js';
 import { createLogger } from '../../../src/ops/logger.js';
 import { CLAUDE_BIN, rigEnv, tempDir, waitUntil } from '../../support/claude-rig.js';
-import { agentConfig, startInProcess } from '../../support/gateway-rig.js';
+import { agentConfig, type EventWatch, startChild, startInProcess } from '../../support/gateway-rig.js';
 import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
 import { startPersonPane } from '../../support/person-pane.js';
 
@@ -245,5 +247,49 @@ describe.skipIf(!tmuxAvailable)("/attach: a person's live pane, driven from the 
     expect((await s.w.waitReply(b.messageId, 'reply', 90_000)).data.text).toContain('ok tag:phone');
     expect(s.prompts('tag:phone')).toBe(1);
     expect(s.pane.pid()).toBe(pid);
+  }, 300_000);
+
+  it('kill -9 of Rudder leaves the pane and its claude running; the next start drives the same pane ' +
+    'again', async () => {
+    const api = fs.realpathSync(tempDir('api'));
+    const pane = await startPersonPane(mock.url, api);
+    cleanups.push(() => pane.kill());
+    const config = {
+      agent: agentConfig(mock.url, tempDir('chome'), { tmux: { discover: [pane.socket] } }),
+      projects: { api: { path: api } },
+    };
+    const first = await startChild(config);
+    cleanups.push(() => first.stop());
+    const r = await first.api('POST', '/api/conversations', { project: 'api' });
+    const conv = ((await r.json()) as { id: string }).id;
+    const command = async (gw: typeof first, w: EventWatch, text: string) => {
+      const m = await gw.post(conv, text);
+      return String((await w.waitReply(m.messageId, 'notice', 60_000)).data.text);
+    };
+    const w1 = first.watch(conv);
+    await w1.ready;
+    await pane.waitFor('ready');
+    const pid = pane.pid();
+    await command(first, w1, '/sessions');
+    expect(await command(first, w1, '/attach 1')).toMatch(
+      /^This conversation now drives the claude in pane work:0\.0 /,
+    );
+    await first.kill9();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(pane.pid()).toBe(pid);
+    expect(await pane.verdict()).toBe('ready');
+
+    const second = await startChild(config, { home: first.home });
+    cleanups.push(() => second.stop());
+    const w2 = second.watch(conv);
+    await w2.ready;
+    expect(pane.pid()).toBe(pid);
+    const m = await second.post(conv, 'after a crash tag:crash');
+    expect((await w2.waitReply(m.messageId, 'reply', 90_000)).data.text).toContain('ok tag:crash');
+    expect(mock.requests.filter((q) => !q.side && q.lastText.includes('tag:crash'))).toHaveLength(1);
+    // Typed into the person's pane: its own transcript has it (not a process of Rudder's resuming the session).
+    const transcript = transcriptPath(path.join(pane.home, '.claude'), api, pane.sessionId()!);
+    expect(fs.readFileSync(transcript, 'utf8')).toContain('after a crash tag:crash');
+    expect(pane.pid()).toBe(pid);
   }, 300_000);
 });
