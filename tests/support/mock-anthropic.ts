@@ -456,6 +456,8 @@ export async function startMockApi(opts: { script?: Script; latency?: LatencyPro
       }
     });
   });
+  // A client idle between turns must not race the server closing its kept-alive socket (ECONNRESET, no retries).
+  server.keepAliveTimeout = 120_000;
   server.on('connection', (s) => (sockets.add(s), s.on('close', () => sockets.delete(s))));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;

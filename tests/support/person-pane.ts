@@ -26,6 +26,8 @@ export interface PersonPane {
   /** Types text into the box, as a person does (no Enter). */
   type(text: string): void;
   keys(...keys: string[]): void;
+  /** Types a prompt and presses Enter, as a person does: once the text shows in the box (again if Enter was eaten). */
+  submit(text: string): Promise<void>;
   waitFor(v: PaneVerdict, timeoutMs?: number): Promise<void>;
   /** The CLI's session file for the pane's claude (`sessions/<pid>.json`). */
   sessionId(): string | undefined;
@@ -71,6 +73,16 @@ export async function startPersonPane(mockUrl: string, cwd: string, args: string
     capture: () => tmux.capturePane(paneId),
     type: (text) => void run('send-keys', '-t', paneId, '-l', text),
     keys: (...keys) => void run('send-keys', '-t', paneId, ...keys),
+    submit: async (text) => {
+      pp.type(text);
+      await waitUntil(async () => (await pp.capture()).includes(text), 10_000, 50);
+      await new Promise((r) => setTimeout(r, 300));
+      for (let tries = 0; tries < 5; tries++) {
+        pp.keys('Enter');
+        await new Promise((r) => setTimeout(r, 1500));
+        if (!(await pp.capture()).split('\n').some((l) => l.startsWith('❯\u00a0') && l.includes(text))) return;
+      }
+    },
     waitFor: (v, timeoutMs = 60_000) => waitUntil(async () => (await verdict()) === v, timeoutMs, 100),
     sessionId: () => {
       try {

@@ -88,8 +88,7 @@ describe.skipIf(!tmuxAvailable)("/attach: a person's live pane, driven from the 
     'attachable', async () => {
     const { api, pane, command, claudeHome, prompts } = await setUp();
     await pane.waitFor('ready');
-    pane.type('started at my desk tag:desk');
-    pane.keys('Enter');
+    await pane.submit('started at my desk tag:desk');
     await mock.waitFor((q) => !q.side && q.lastText.includes('tag:desk'), 60_000);
     await pane.waitFor('ready');
     const sid = pane.sessionId();
@@ -140,8 +139,7 @@ describe.skipIf(!tmuxAvailable)("/attach: a person's live pane, driven from the 
 
     // The person types at the pane: the conversation shows it, and the reply, answering none of its messages.
     await pane.waitFor('ready');
-    pane.type('at my desk tag:desk');
-    pane.keys('Enter');
+    await pane.submit('at my desk tag:desk');
     const typed = await w.wait(
       'reply',
       (d) => /Typed in the terminal: at my desk tag:desk/.test(String(d.text)),
@@ -213,8 +211,7 @@ describe.skipIf(!tmuxAvailable)("/attach: a person's live pane, driven from the 
     const again = await start(gw.home);
     const w = again.watch(conv);
     await w.ready;
-    pane.type('after the restart tag:again');
-    pane.keys('Enter');
+    await pane.submit('after the restart tag:again');
     await w.wait('reply', (d) => /Typed in the terminal: after the restart tag:again/.test(String(d.text)), 60_000);
     const m = await again.post(conv, 'and from my phone tag:phone3');
     expect((await w.waitReply(m.messageId, 'reply', 90_000)).data.text).toContain('ok tag:phone3');
@@ -227,25 +224,24 @@ describe.skipIf(!tmuxAvailable)("/attach: a person's live pane, driven from the 
     await s.pane.waitFor('ready');
     const pid = s.pane.pid();
     const made = `${tempDir('made')}/by-tool`;
-    s.pane.type(`at my desk [[bash:touch ${made}]] tag:desk`);
-    s.pane.keys('Enter');
+    await s.pane.submit(`at my desk [[bash:touch ${made}]] tag:desk`);
     await s.pane.waitFor('menu');
     expect(await s.command('/sessions')).toMatch(/^1\. pane work:0\.0 · a menu is open · /m);
     expect(await s.command('/attach 1')).toMatch(/^This conversation now drives the claude in pane work:0\.0 /);
     const p = await s.w.wait('permission', (d) => !d.resolved, 60_000);
     expect(p.data.toolName).toBe('Bash');
     expect(p.data.input).toMatchObject({ command: `touch ${made}` });
-    const b = await s.gw.post(s.conv, 'meanwhile from my phone tag:phone');
+    const b = await s.gw.post(s.conv, 'meanwhile from my phone tag:menuwait');
     await new Promise((r) => setTimeout(r, 1500));
     expect(await s.pane.verdict()).toBe('menu');
-    expect(await s.pane.capture()).not.toContain('tag:phone');
+    expect(await s.pane.capture()).not.toContain('tag:menuwait');
     const answer = (allow: boolean) =>
       s.gw.api('POST', `/api/conversations/${s.conv}/permissions/${String(p.data.requestId)}`, { allow });
     expect((await answer(true)).status).toBe(200);
     await waitUntil(() => fs.existsSync(made), 30_000);
     expect((await answer(true)).status).toBe(404);
-    expect((await s.w.waitReply(b.messageId, 'reply', 90_000)).data.text).toContain('ok tag:phone');
-    expect(s.prompts('tag:phone')).toBe(1);
+    expect((await s.w.waitReply(b.messageId, 'reply', 90_000)).data.text).toContain('ok tag:menuwait');
+    expect(s.prompts('tag:menuwait')).toBe(1);
     expect(s.pane.pid()).toBe(pid);
   }, 300_000);
 
