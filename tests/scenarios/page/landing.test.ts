@@ -32,6 +32,8 @@ const start = runGit(repo, 'rev-parse', 'HEAD');
 const rig = useWebGateway((mock) => ({
   agent: agentConfig(mock.url, tempDir('chome')),
   projects: { repo: { path: repo, worktrees: true } },
+  // The person's own hooks run on the commits they make (off by default): a linter's hook refuses one here.
+  review: { runHooks: true },
 }));
 
 /** A conversation whose agent edited a.txt and b.txt and added src/parser.ts in its worktree. */
