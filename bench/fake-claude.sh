@@ -4,6 +4,7 @@
 # message per line), and starts in about a millisecond (the node fake in tests/support takes tens
 # of milliseconds of CPU per start, which would make 10,000 turns take many minutes on 2 cores).
 # Its own session id per new session, as the real CLI; --resume keeps the one it is given.
+# With FAKE_CLAUDE_TAP set, it appends the time (ns) each message reached it to that file (the schedules bench).
 read -r sid < /proc/sys/kernel/random/uuid
 prev=''
 for a in "$@"; do
@@ -28,8 +29,11 @@ case " $* " in
       # The uuid is the frame's last field (agents/claude/protocol/input.ts userMessage).
       uuid=${line##*\"uuid\":\"}
       uuid=${uuid%%\"*}
+      [ -n "$FAKE_CLAUDE_TAP" ] && date +%s%N >> "$FAKE_CLAUDE_TAP"
       printf '%s\n' '{"type":"command_lifecycle","command_uuid":"'"$uuid"'","state":"started"}'
       answer "$uuid"
     done ;;
-  *) answer '' ;;
+  *)
+    [ -n "$FAKE_CLAUDE_TAP" ] && date +%s%N >> "$FAKE_CLAUDE_TAP"
+    answer '' ;;
 esac

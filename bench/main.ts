@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark, side by side in one run, then bench/report.md and report.json.
  * Flags: --quick (fewer runs, for a smoke check), --only a,b (ids: steering, floor, waits,
- * warm-cold, overhead, memory, progress, web, push, nodes, codex, acp), --latency FIRST_TOKEN_MS,TOKENS_PER_SECOND
+ * warm-cold, overhead, memory, progress, web, push, nodes, codex, acp, schedules),
+ * --latency FIRST_TOKEN_MS,TOKENS_PER_SECOND
  * or --latency off (the mock model's speed; default 1500,60).
  */
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { benchOverhead } from './overhead/index.js';
 import { benchProgress } from './progress/index.js';
 import { benchPush } from './push.js';
 import { measure, type Section, type SectionBody, writeReport } from './report.js';
+import { benchSchedules } from './schedules/index.js';
 import { machine } from './stats.js';
 import { benchSteering } from './steering.js';
 import { benchWaits } from './waits/index.js';
@@ -72,6 +74,11 @@ const SECTIONS: Array<{ id: string; title: string; run: (ctx: BenchContext) => P
     id: 'acp',
     title: 'ACP agents offline: Rudder (AcpSession) against the floor (an SDK-only client); one process or several',
     run: benchAcp,
+  },
+  {
+    id: 'schedules',
+    title: "Schedules: a slot's time to the agent with 1 and 1,000 schedules; a gateway at rest with 1,000",
+    run: benchSchedules,
   },
 ];
 for (const id of only ?? [])
