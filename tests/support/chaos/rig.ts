@@ -16,6 +16,7 @@ import { CLAUDE_BIN, FAKE_CLAUDE, mockAgentEnv, tempDir, waitUntil } from '../cl
 import { writeConfig } from '../gateway-rig.js';
 import type { MockApi } from '../mock-anthropic.js';
 import { childrenOf, processesOfRun, procInfo } from '../procs.js';
+import { JOB_CONFIG } from './jobs.js';
 import { CHAOS_NODE_TIMING, ChaosNode, natsPid } from './nodes.js';
 import { SLOW_CHANNEL } from './slow-channel.js';
 
@@ -70,7 +71,8 @@ export class ChaosRig {
 
   constructor(
     readonly mock: MockApi,
-    opts: { nodes?: number; natsPort?: number } = {},
+    /** jobs: the config's schedule and webhook of a seeded run (jobs.ts). */
+    opts: { nodes?: number; natsPort?: number; jobs?: boolean } = {},
   ) {
     ChaosRig.live.add(this);
     this.slowLog = path.join(this.home, 'slow-channel.jsonl');
@@ -98,6 +100,7 @@ export class ChaosRig {
     this.configFile = writeConfig(this.cwd, {
       agent,
       ...nodes,
+      ...(opts.jobs ? JOB_CONFIG : {}),
       steering: { maxLive: 3 },
       // No chat channel: the slow channel is added by gateway-child.ts, with its own access entry.
       web: { port: 0 },

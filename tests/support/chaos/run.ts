@@ -2,8 +2,9 @@
  * One seeded chaos run: a gateway child on the real CLI (behind the fault-injecting pass-through)
  * and the mock Messages API, four conversations (three on the web API, one on the slow channel),
  * each chosen fault kind (all by default) once in a seeded order with ordinary messages between,
- * then: let everything settle (releasing rate-limit holds with /retry), stop the gateway, and check
- * the invariants.
+ * and, all along, a schedule firing every 5 s into c1 and webhook deliveries (some redelivered) into
+ * c2 (jobs.ts); then: pause the schedule, let everything settle (releasing rate-limit holds with
+ * /retry), stop the gateway, and check the invariants (invariants.ts, job-invariants.ts).
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,6 +14,8 @@ import { freePort } from '../nodes-rig.js';
 import { alive, processesOfRun } from '../procs.js';
 import { ACTIONS, type Conv, FAULTS, NODE_ACTIONS, NODE_FAULTS, type RunCtx } from './faults.js';
 import { checkModelInputs, checkStore, trackedProcesses, type Violation } from './invariants.js';
+import { checkDeliveries, checkSlots } from './job-invariants.js';
+import { HookSender, TICK } from './jobs.js';
 import { natsPid } from './nodes.js';
 import { Rng } from './random.js';
 import { ChaosRig } from './rig.js';
@@ -92,6 +95,22 @@ async function settle(ctx: RunCtx): Promise<string | undefined> {
   return `not settled after ${SETTLE_MS / 1000} s: ${last}`;
 }
 
+/** Pauses the schedule (so the run can settle); the time before which every slot must be accounted for. */
+async function pauseTick(ctx: RunCtx): Promise<number> {
+  const end = Date.now() + ctx.rig.budget();
+  while (Date.now() < end) {
+    const at = Date.now();
+    if (await ctx.rig.post('c1', `/schedule pause ${TICK}`)) {
+      ctx.log(`schedule ${TICK} paused`);
+      // A slot just before the pause may still be on its way in.
+      return at - 2000;
+    }
+    await sleep(1000);
+  }
+  ctx.violations.push({ kind: 'gateway', detail: `the schedule ${TICK} could not be paused` });
+  return 0;
+}
+
 export async function runChaos(opts: RunOptions): Promise<RunReport> {
   const started = Date.now();
   const rnd = new Rng(opts.seed);
@@ -103,7 +122,7 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
   };
   const mock = await startMockApi();
   const nodeCount = opts.nodes ?? 0;
-  const rig = new ChaosRig(mock, { nodes: nodeCount, natsPort: nodeCount ? await freePort() : undefined });
+  const rig = new ChaosRig(mock, { nodes: nodeCount, natsPort: nodeCount ? await freePort() : undefined, jobs: true });
   // With nodes, the conversations are spread over them (c2 on the second; the rest on the default, the first).
   const on = (i: number) => (nodeCount ? { node: rig.nodes[Math.min(i, nodeCount - 1)]!.name } : {});
   const convs: Conv[] = [
@@ -128,6 +147,9 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
   const injected: string[] = [];
   const injectedKinds: string[] = [];
   let states: Record<string, number> = {};
+  const hooks = new HookSender(rig, opts.seed, log);
+  // The schedule's slots up to here must be accounted for (it is paused before the run settles).
+  let slotsUntil = 0;
   try {
     await rig.start();
     if (nodeCount) {
@@ -135,6 +157,7 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
       for (const c of convs.filter((x) => x.node && x.node !== rig.nodes[0]!.name))
         await rig.post(c.key, `/project ${rig.nodes.find((n) => n.name === c.node)!.project}`);
     }
+    hooks.start();
     for (const kind of order) {
       for (let i = rnd.int(0, opts.filler ?? 2); i > 0; i--) {
         await ACTIONS[rnd.weighted({ message: 3, tool: 2, retry: 1 })]!(ctx);
@@ -148,6 +171,9 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
       log(fault ? `fault: ${fault}` : `fault ${kind} skipped (no moment for it)`);
       await sleep(rnd.int(200, 1500));
     }
+    await hooks.stop();
+    await hooks.drain(rig.budget());
+    slotsUntil = await pauseTick(ctx);
     log('settling');
     const unsettled = await settle(ctx);
     if (unsettled) violations.push({ kind: 'lost', detail: unsettled });
@@ -161,6 +187,7 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
       violations.push({ kind: 'gateway', detail: 'a node did not stop within 30 s of SIGTERM' });
   } catch (err) {
     violations.push({ kind: 'gateway', detail: `the run broke: ${(err as Error).stack ?? err}` });
+    await hooks.stop();
     await rig.stop();
     await rig.stopNodes();
   } finally {
@@ -196,6 +223,8 @@ export async function runChaos(opts: RunOptions): Promise<RunReport> {
   try {
     const checked = checkStore(rig.dbFile(), rig.accepted, rig.slowLog);
     violations.push(...checked.violations, ...checkModelInputs(rig.dbFile(), mock.requests));
+    violations.push(...checkDeliveries(rig.dbFile(), hooks.deliveries, mock.requests));
+    if (slotsUntil) violations.push(...checkSlots(rig.dbFile(), slotsUntil));
     states = checked.states;
   } catch (err) {
     violations.push({ kind: 'integrity', detail: `the store could not be read: ${(err as Error).message}` });
