@@ -19,16 +19,45 @@ export function newMark(prefix = 'rudder'): string {
   return `${prefix}:${randomUUID()}`;
 }
 
-function markOf(pid: number): string | undefined {
+const MARK_KEY = Buffer.from(`${MARK_VAR}=`, 'latin1');
+
+/**
+ * One buffer for every read of /proc/<pid>/environ: a scan reads every process's after each agent exits, and a
+ * fresh buffer per read left megabytes of garbage per turn that the allocator kept after the collector freed it.
+ */
+let environ = Buffer.allocUnsafeSlow(64 * 1024);
+
+/** Reads /proc/<pid>/environ into `environ`; its length, or undefined when it cannot be read. */
+function readEnviron(pid: number): number | undefined {
+  let fd: number;
   try {
-    const env = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
-    const at = env.indexOf(`${MARK_VAR}=`);
-    if (at < 0 || (at > 0 && env[at - 1] !== '\0')) return undefined;
-    const end = env.indexOf('\0', at);
-    return env.slice(at + MARK_VAR.length + 1, end < 0 ? undefined : end);
+    fd = fs.openSync(`/proc/${pid}/environ`, 'r');
   } catch {
     return undefined; // gone, or another user's process
   }
+  try {
+    let len = 0;
+    for (;;) {
+      if (len === environ.length) environ = Buffer.concat([environ.subarray(0, len)], len * 2);
+      const n = fs.readSync(fd, environ, len, environ.length - len, null);
+      if (n === 0) return len;
+      len += n;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function markOf(pid: number): string | undefined {
+  const len = readEnviron(pid);
+  if (len === undefined) return undefined;
+  const env = environ.subarray(0, len);
+  const at = env.indexOf(MARK_KEY);
+  if (at < 0 || (at > 0 && env[at - 1] !== 0)) return undefined;
+  const end = env.indexOf(0, at);
+  return env.toString('latin1', at + MARK_KEY.length, end < 0 ? len : end);
 }
 
 /** Live processes whose mark satisfies the test (never this process). */
