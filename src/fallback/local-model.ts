@@ -2,7 +2,7 @@
  * Replies from a local model while Claude is rate limited: any OpenAI-compatible chat-completions
  * endpoint (Ollama at http://127.0.0.1:11434/v1, llama.cpp's server, vLLM...), through the openai client.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { FallbackConfig } from '../config/schema.js';
 import { RudderError } from '../errors.js';
 import { WRAPPER_SYSTEM_PROMPT, wrapExternal } from '../security/wrap.js';
@@ -13,20 +13,27 @@ export interface FallbackInput {
 }
 
 export class LocalModel {
-  private readonly client: OpenAI;
+  private client: Promise<OpenAI> | undefined;
 
-  constructor(private readonly config: FallbackConfig) {
-    this.client = new OpenAI({
-      baseURL: config.baseURL,
-      apiKey: config.apiKey,
-      timeout: config.timeoutSeconds * 1000,
-      maxRetries: 0,
-    });
+  constructor(private readonly config: FallbackConfig) {}
+
+  /** The openai client is loaded on first use: a gateway that never falls back never holds its modules. */
+  private openai(): Promise<OpenAI> {
+    this.client ??= import('openai').then(
+      ({ default: OpenAI }) =>
+        new OpenAI({
+          baseURL: this.config.baseURL,
+          apiKey: this.config.apiKey,
+          timeout: this.config.timeoutSeconds * 1000,
+          maxRetries: 0,
+        }),
+    );
+    return this.client;
   }
 
   async answer(inputs: FallbackInput[]): Promise<string> {
     try {
-      const res = await this.client.chat.completions.create({
+      const res = await (await this.openai()).chat.completions.create({
         model: this.config.model,
         messages: [
           {
@@ -54,7 +61,7 @@ export class LocalModel {
   /** For `rudder doctor`: lists the models the endpoint serves. */
   async probe(): Promise<{ ok: boolean; detail: string }> {
     try {
-      const models = await this.client.models.list();
+      const models = await (await this.openai()).models.list();
       const ids = models.data.map((m) => m.id);
       const has = ids.includes(this.config.model);
       return {
