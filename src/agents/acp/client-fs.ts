@@ -7,13 +7,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { withUserUmask } from '../../ops/data-dir.js';
-import { ACP_ERRORS, type ReadTextFileRequest, RequestError, type WriteTextFileRequest } from './protocol.js';
+import {
+  ACP_ERRORS,
+  acpRequestError,
+  type ReadTextFileRequest,
+  type RequestError,
+  type WriteTextFileRequest,
+} from './protocol.js';
 
 /** A file larger than this is not read whole into a reply (the agent can ask for lines). */
 const MAX_READ_BYTES = 16 * 1024 * 1024;
 
 function refuse(message: string): RequestError {
-  return new RequestError(ACP_ERRORS.invalidParams, message);
+  return acpRequestError(ACP_ERRORS.invalidParams, message);
 }
 
 /** Where the path really leads: the deepest existing ancestor's real path, then what does not exist yet. */
@@ -55,7 +61,7 @@ export class FsGuard {
     try {
       stat = fs.statSync(file);
     } catch {
-      throw new RequestError(ACP_ERRORS.resourceNotFound, `No such file: ${req.path}`);
+      throw acpRequestError(ACP_ERRORS.resourceNotFound, `No such file: ${req.path}`);
     }
     if (!stat.isFile()) throw refuse(`Not a file: ${req.path}`);
     if (stat.size > MAX_READ_BYTES) throw refuse(`${req.path} is larger than ${MAX_READ_BYTES} bytes.`);

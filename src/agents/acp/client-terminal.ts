@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { withUserUmask } from '../../ops/data-dir.js';
 import type { FsGuard } from './client-fs.js';
-import { ACP_ERRORS, RequestError } from './protocol.js';
+import { ACP_ERRORS, acpRequestError, methodNotFound } from './protocol.js';
 
 /** What is kept of a terminal's output when the agent names no limit. */
 const DEFAULT_OUTPUT_BYTES = 1024 * 1024;
@@ -58,7 +58,7 @@ export class Terminals {
     if (method === 'terminal/create') return this.create(params as unknown as CreateParams);
     const id = String(params.terminalId);
     const t = this.terms.get(id);
-    if (!t) throw new RequestError(ACP_ERRORS.resourceNotFound, `No terminal ${id}.`);
+    if (!t) throw acpRequestError(ACP_ERRORS.resourceNotFound, `No terminal ${id}.`);
     switch (method) {
       case 'terminal/output':
         return { output: t.output.toString('utf8'), truncated: t.truncated, exitStatus: t.exit ?? null };
@@ -72,7 +72,7 @@ export class Terminals {
         this.terms.delete(id);
         return {};
       default:
-        throw RequestError.methodNotFound(method);
+        throw methodNotFound(method);
     }
   }
 
@@ -83,7 +83,7 @@ export class Terminals {
   }
 
   private create(p: CreateParams): { terminalId: string } {
-    if (typeof p.command !== 'string' || !p.command) throw new RequestError(ACP_ERRORS.invalidParams, 'No command.');
+    if (typeof p.command !== 'string' || !p.command) throw acpRequestError(ACP_ERRORS.invalidParams, 'No command.');
     const cwd = p.cwd ? this.guard.inside(p.cwd) : this.cwd;
     const env = { ...this.env, ...Object.fromEntries((p.env ?? []).map((v) => [v.name, v.value])) };
     const child = withUserUmask(() =>

@@ -10,17 +10,17 @@
  * before a response is applied before that response's caller resumes (the SDK would run them
  * asynchronously). Everything else (responses, requests from the agent) goes through the SDK.
  */
-import * as acp from '@agentclientprotocol/sdk';
+import type * as acp from '@agentclientprotocol/sdk';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { AgentProcess, type ExitInfo, type ProcessTracker } from '../claude/process.js';
 import type { AcpCommand } from './command.js';
 import { describeAcpExit, type ExitWhy } from './exit.js';
 import {
+  acpSdk,
   CLIENT_INFO,
   type ClientCapabilities,
   type InitializeResponse,
-  PROTOCOL_VERSION,
   type SessionNotification,
 } from './protocol.js';
 
@@ -78,7 +78,7 @@ export class AcpConnection {
     });
     this.pid = this.proc.pid;
     const { stream, close } = this.stream();
-    this.conn = acp
+    this.conn = acpSdk()
       .client({ name: CLIENT_INFO.name })
       .onNotification('*', ({ method }) => this.log.debug({ method }, 'acp: notification ignored'))
       .onRequest('*', ({ method, params }) => spec.handlers.onRequest(method, params))
@@ -158,7 +158,11 @@ export class AcpConnection {
     const timeout = this.spec.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS;
     const init = await this.send<InitializeResponse>(
       'initialize',
-      { protocolVersion: PROTOCOL_VERSION, clientCapabilities: this.spec.clientCapabilities, clientInfo: CLIENT_INFO },
+      {
+        protocolVersion: acpSdk().PROTOCOL_VERSION,
+        clientCapabilities: this.spec.clientCapabilities,
+        clientInfo: CLIENT_INFO,
+      },
       timeout,
     ).catch((err: unknown) => {
       if (err instanceof RudderError && err.code !== 'ACP_START_FAILED' && this.alive()) {

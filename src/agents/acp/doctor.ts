@@ -21,10 +21,10 @@ import { type AcpPreset, presetOfBackend } from './presets.js';
 import {
   ACP_ERRORS,
   type InitializeResponse,
+  methodNotFound,
   type NewSessionResponse,
   offersSteering,
   type PromptResponse,
-  RequestError,
 } from './protocol.js';
 
 const FIX = {
@@ -78,7 +78,7 @@ export async function checkAcp(input: AcpCheckInput): Promise<Check[]> {
         },
         onRequest: async (method) => {
           if (method === 'session/request_permission') return { outcome: { outcome: 'cancelled' } };
-          throw RequestError.methodNotFound(method);
+          throw methodNotFound(method);
         },
       },
     });

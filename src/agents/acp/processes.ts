@@ -14,7 +14,7 @@ import { ProcessPool, processKey } from '../common/process-pool.js';
 import type { SharedProcessStatus } from '../common/process-status.js';
 import type { AcpCommand } from './command.js';
 import { AcpConnection } from './connection.js';
-import { ACP_ERRORS, type ClientCapabilities, RequestError, type SessionNotification } from './protocol.js';
+import { ACP_ERRORS, acpRequestError, type ClientCapabilities, type SessionNotification } from './protocol.js';
 
 /** What a session hosted in a process is given: its updates and the agent's requests about it. */
 export interface Hosted {
@@ -110,10 +110,7 @@ export class AcpProcesses {
         onRequest: async (method, params) => {
           const hosted = hosts.get(String(sessionOf(params)));
           if (!hosted)
-            throw new RequestError(
-              ACP_ERRORS.resourceNotFound,
-              `Rudder holds no session ${String(sessionOf(params))}.`,
-            );
+            throw acpRequestError(ACP_ERRORS.resourceNotFound, `Rudder holds no session ${String(sessionOf(params))}.`);
           return hosted.request(method, params);
         },
       },

@@ -3,6 +3,7 @@
  * (pinned 2.4.0, the source of truth for the wire) and the extensions seen on real agents, which
  * the SDK does not type. Facts: shared/acp-notes.md.
  */
+import { createRequire } from 'node:module';
 import type * as acp from '@agentclientprotocol/sdk';
 
 export type {
@@ -18,6 +19,7 @@ export type {
   PromptResponse,
   ReadTextFileRequest,
   ReadTextFileResponse,
+  RequestError,
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionConfigOption,
@@ -31,7 +33,27 @@ export type {
   ToolKind,
   WriteTextFileRequest,
 } from '@agentclientprotocol/sdk';
-export { PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
+
+let sdk: typeof acp | undefined;
+
+/**
+ * The ACP SDK's runtime, loaded when an ACP agent is first spoken to: a gateway without an ACP backend never holds
+ * its modules (several MB of schemas).
+ */
+export function acpSdk(): typeof acp {
+  sdk ??= createRequire(import.meta.url)('@agentclientprotocol/sdk') as typeof acp;
+  return sdk;
+}
+
+/** A JSON-RPC error the SDK answers the agent with. */
+export function acpRequestError(code: number, message: string): acp.RequestError {
+  return new (acpSdk().RequestError)(code, message);
+}
+
+/** The JSON-RPC answer to a method Rudder does not serve. */
+export function methodNotFound(method: string): acp.RequestError {
+  return acpSdk().RequestError.methodNotFound(method);
+}
 
 /** Rudder as an ACP client (initialize's clientInfo). */
 export const CLIENT_INFO = { name: 'rudder', title: 'Rudder', version: '0.1.0' } as const;

@@ -17,13 +17,14 @@ import type { AcpLaunch } from './launch.js';
 import { type AcpLease, AcpProcesses } from './processes.js';
 import {
   ACP_ERRORS,
+  acpRequestError,
   type ClientCapabilities,
   type InitializeResponse,
   type LoadSessionResponse,
+  methodNotFound,
   type NewSessionResponse,
   offersSteering,
   type ReadTextFileRequest,
-  RequestError,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionConfigOption,
@@ -253,7 +254,7 @@ export class SessionLink {
   private async onRequest(method: string, params: unknown): Promise<unknown> {
     const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;
     if (sessionId !== undefined && sessionId !== this.sessionId)
-      throw new RequestError(ACP_ERRORS.resourceNotFound, `Rudder holds no session ${String(sessionId)} here.`);
+      throw acpRequestError(ACP_ERRORS.resourceNotFound, `Rudder holds no session ${String(sessionId)} here.`);
     switch (method) {
       case 'session/request_permission':
         return this.handlers.permission(params as RequestPermissionRequest);
@@ -265,7 +266,7 @@ export class SessionLink {
         if (this.terminals && method.startsWith('terminal/'))
           return this.terminals.handle(method, (params ?? {}) as Record<string, unknown>);
         this.log.debug({ method }, 'acp: a request Rudder does not serve refused');
-        throw RequestError.methodNotFound(method);
+        throw methodNotFound(method);
     }
   }
 }
