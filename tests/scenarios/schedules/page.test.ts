@@ -63,6 +63,12 @@ describe('the Schedules view (real browser, real CLI)', () => {
         expect(await report.locator('[data-outcome="ran"]').count()).toBeGreaterThanOrEqual(1);
         await expect(beat.locator('[data-outcome="quiet"]').count()).resolves.toBe(1);
         await expect(report.textContent()).resolves.toContain('0 7 * * *');
+        // The next run in the device's format, as the runs are (not the schedule zone's offset).
+        const runText = (await report.locator('[data-outcome="missed"]').textContent()) ?? '';
+        const nextText = (await report.getByTestId('schedule-next').textContent()) ?? '';
+        expect(nextText).not.toMatch(/GMT/);
+        const shape = (t: string) => t.replace(/[0-9]/g, '#').replace(/\b[A-Z][a-z]{2}\b/g, 'W');
+        expect(shape(nextText.replace(/^next: /, ''))).toBe(shape(runText.split(' · ')[0]!));
         await shot(page, `schedules-${size}`);
 
         const before = mock.mainRequests().filter((r) => r.lastText.includes('tag:report')).length;

@@ -45,7 +45,9 @@ function Run({ r }: { r: RunView }) {
 }
 
 function Schedule({ s, runs }: { s: ScheduleView; runs: RunView[] }) {
-  const next = s.paused ? 'paused' : s.enabled ? (s.nextText ?? 'no next run') : 'disabled';
+  // In the device's zone and format, as the runs below (the schedule's own zone is named beside its line).
+  const first = s.next[0];
+  const next = s.paused ? 'paused' : !s.enabled ? 'disabled' : first === undefined ? 'no next run' : when(first);
   return (
     <section class="schedule" data-testid="schedule" data-name={s.name}>
       <header>
@@ -54,7 +56,9 @@ function Schedule({ s, runs }: { s: ScheduleView; runs: RunView[] }) {
           <p class="dim">
             <code>{s.cron}</code> ({s.timezone}){s.quiet ? ' · heartbeat' : ''}
           </p>
-          <p class="dim">next: {next}</p>
+          <p class="dim" data-testid="schedule-next">
+            next: {next}
+          </p>
         </div>
         <button type="button" data-testid="run-now" onClick={() => void runScheduleNow(s.name)}>
           Run now
