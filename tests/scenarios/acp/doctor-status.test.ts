@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS } from '../../../src/agents/acp/presets.js';
 import { type AcpRig, cleanPath, startAcpRig } from '../../support/acp-rig.js';
-import { tempDir } from '../../support/claude-rig.js';
+import { tempDir, waitUntil } from '../../support/claude-rig.js';
 import { startInProcess } from '../../support/gateway-rig.js';
 import { cleanEnv, runCli } from '../../support/run-cli.js';
 
@@ -56,6 +56,11 @@ describe('rudder status of a gateway on acp:gemini', () => {
       await w.ready;
       const m = await gw.post('st', 'hello tag:st1');
       await w.waitReply(m.messageId, 'reply', 90_000);
+      // The binary's version is read in the background at start (seconds on a busy machine): wait until it is known.
+      const binaries = async () =>
+        ((await (await gw.api('GET', '/api/status')).json()) as { agent: { binaries: Record<string, unknown> } }).agent
+          .binaries;
+      await waitUntil(async () => (await binaries()).gemini !== undefined, 90_000);
       const env = cleanEnv({ RUDDER_HOME: gw.home, RUDDER_URL: gw.ep.base });
       const s = await runCli(['status'], { cwd: gw.cwd, env });
       expect(s.stdout).toMatch(

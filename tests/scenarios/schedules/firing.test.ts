@@ -99,12 +99,17 @@ describe('schedules (real CLI)', () => {
     const ran = rows.filter((r) => r.message_id);
     expect(ran.length).toBeGreaterThanOrEqual(1);
     expect(rows.filter((r) => r.state === 'skipped').length).toBeGreaterThanOrEqual(1);
-    // The drain let every stored run finish: each answered, and each reached the model once.
-    expect(ran.map((r) => r.message_state)).toEqual(ran.map(() => 'answered'));
+    // The drain let every run that had started finish: each answered, and each reached the model once. A slot that
+    // fired in the instant before the stop (its turn not started yet) stays owed for the next start, never lost.
+    const answered = ran.filter((r) => r.message_state === 'answered');
+    const owed = ran.filter((r) => r.message_state !== 'answered');
+    expect(answered.length).toBeGreaterThanOrEqual(1);
+    expect(owed.map((r) => r.message_state).filter((st) => st !== 'queued' && st !== 'accepted')).toEqual([]);
+    expect(owed.map((r) => r.slot_ms).filter((slot) => slot !== ran.at(-1)!.slot_ms)).toEqual([]);
     const turns = turnsWith('tag:tick1');
-    expect(turns).toHaveLength(ran.length);
+    expect(turns).toHaveLength(answered.length);
     for (const t of turns) expect(t.lastText).toMatch(/<<<EXTERNAL_USER_MESSAGE id=\w+ from="schedule:tick">>>/);
-    for (const r of ran) expect(w.repliesFor(r.message_id!, 'reply')).toHaveLength(1);
+    for (const r of answered) expect(w.repliesFor(r.message_id!, 'reply')).toHaveLength(1);
     // Slots are distinct and a slot never both ran and was skipped.
     expect(new Set(rows.map((r) => r.slot_ms)).size).toBe(rows.length);
   }, 120_000);
