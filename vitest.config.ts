@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    // One temp root per run, removed at the end: the suite leaves nothing in /tmp.
+    globalSetup: ['tests/support/temp-root.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
