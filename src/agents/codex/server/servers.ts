@@ -61,16 +61,6 @@ export class CodexServers {
     return { server: lease.proc, release: lease.release };
   }
 
-  /** The live servers, for status: pid, how many conversations lease each, how many threads it hosts. */
-  list(): Array<{ pid: number; server: string; conversations: number; threads: number }> {
-    return this.pool.list().map((e) => ({
-      pid: e.proc.pid,
-      server: e.key.slice(0, 8),
-      conversations: e.conversations,
-      threads: e.proc.hostedThreads(),
-    }));
-  }
-
   /** The live servers as the status report shows them. */
   status(): SharedProcessStatus[] {
     return this.pool.list().map((e) => ({
