@@ -39,6 +39,7 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   STEERING_METHOD,
+  type SteeringRequest,
   type SteeringResponse,
 } from './protocol.js';
 import { SessionLink } from './session-link.js';
@@ -369,7 +370,7 @@ export class AcpSession extends AgentSessionBase<AcpTurn> {
         sessionId,
         prompt: [{ type: 'text', text: agentText([input]) }],
         _meta: { steering: { idleBehavior: 'promptRequired' } },
-      })
+      } satisfies SteeringRequest)
       .then(
         (res) => this.lock.run(() => this.steered(turn, input, settle, res)),
         (err: Error) =>
