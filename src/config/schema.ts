@@ -353,6 +353,4 @@ export type StoreConfig = z.infer<typeof storeSchema>;
 export type PushConfig = z.infer<typeof pushSchema>;
 export type FallbackConfig = z.infer<typeof fallbackSchema>;
 export type BudgetConfig = z.infer<typeof budgetSchema>;
-export type { HookConfig, HooksConfig, ListenConfig } from './hooks-schema.js';
 export type { NodesConfig } from './nodes-schema.js';
-export type { ScheduleConfig, SchedulesConfig } from './schedules-schema.js';
