@@ -65,14 +65,11 @@ export function tuiSettings(ctx: LaunchContext): TuiSettings {
   };
 }
 
-/**
- * A conversation's TUI launch: the Claude launch plus agent.tmux. `shared`: the pane is also the
- * person's (a session handed to a terminal with `rudder attach`).
- */
-export function tmuxLaunch(ctx: LaunchContext, spare: SpareProcess | undefined, shared = false): TmuxLaunch {
+/** A conversation's TUI launch: the Claude launch plus agent.tmux. */
+export function tmuxLaunch(ctx: LaunchContext, spare: SpareProcess | undefined): TmuxLaunch {
   const t = ctx.agent.tmux;
   return {
     ...claudeLaunch(ctx, spare),
-    tmux: { socket: t.socket, width: t.width, height: t.height, ...tuiSettings(ctx), shared },
+    tmux: { socket: t.socket, width: t.width, height: t.height, ...tuiSettings(ctx) },
   };
 }

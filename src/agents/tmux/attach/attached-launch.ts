@@ -1,7 +1,8 @@
 /**
  * What a conversation attached to a person's pane is launched with: the pane (found by its tmux id
  * on its server) and the claude process in it, checked to be the same process (its start time), its
- * config dir and session; the typing settings of agent.tmux, for a pane the person types in too.
+ * config dir and session; the typing settings of agent.tmux (the pane, shared with the person, is
+ * typed into as borrowed-pane.ts says).
  */
 import { RudderError } from '../../../errors.js';
 import type { SessionLaunch } from '../../common/session-base.js';
@@ -27,7 +28,7 @@ export function attachedLaunch(ctx: LaunchContext): AttachedLaunch {
     pane: ctx.attached.pane,
     // The person's configured wish decides which menu options the phone offers (relay: none that stop the asking).
     permissionMode: ctx.settings.permissionMode,
-    tmux: { ...tuiSettings(ctx), shared: true },
+    tmux: tuiSettings(ctx),
     onGone: ctx.attached.gone,
   };
 }

@@ -63,8 +63,6 @@ export interface TuiSettings {
   arrivalTimeoutMs: number;
   /** Tool uses approved without asking. */
   autoAllow: string[];
-  /** A person types in this pane too (see TuiHost.shared). */
-  shared?: boolean;
 }
 
 /** A TUI session's launch, whoever owns the pane. */

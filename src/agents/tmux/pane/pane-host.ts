@@ -30,6 +30,8 @@ export class PaneHost implements TuiHost {
   readonly name: string;
   readonly tmux: Tmux;
   readonly configDir: string;
+  /** Rudder's own pane: nobody else types in it. */
+  readonly shared = false;
   pane: Pane | undefined;
   pid: number | undefined;
   live = false;
@@ -69,10 +71,6 @@ export class PaneHost implements TuiHost {
 
   starting(): boolean {
     return this.spawning !== undefined;
-  }
-
-  get shared(): boolean {
-    return this.launch.tmux.shared ?? false;
   }
 
   /** The pane stayed busy through the interrupt: its process is stopped, and the next turn resumes the session. */
