@@ -5,20 +5,26 @@
  * doctor makes: no key and no login), and an agent binary that is missing or broken (the page runs
  * without it, and says so too).
  */
-import path from 'node:path';
 import { LOGIN_FIX } from '../agents/claude/api-failure.js';
 import { authSources } from '../agents/claude/auth-sources.js';
 import { claudeEnv, passEnvWarning } from '../agents/claude/env.js';
 import type { BinaryCheck } from '../agents/common/binary-check.js';
 import type { LoadedConfig } from '../config/load.js';
+import { isInside } from '../config/projects.js';
 import type { Config } from '../config/schema.js';
 import { readNodes } from '../nodes/credentials.js';
 import type { Logger } from '../ops/logger.js';
-import { projectSet } from '../projects/projects.js';
+import { projectAgent, projectSet } from '../projects/projects.js';
 import { isLoopbackHost } from '../security/hosts.js';
 
 /** A line for the person on the terminal. */
 export const say = (line: string) => process.stderr.write(`rudder: ${line}\n`);
+
+/** Said once on the terminal; the log line is marked shown so its pretty copy is not printed again. */
+function warn(log: Logger, w: string, fields: Record<string, unknown> = {}): void {
+  say(`warning: ${w}`);
+  log.warn({ shown: true, ...fields }, w);
+}
 
 /** The first directory an agent of this machine works in that holds `file`, with what it is to the person. */
 function agentDirHolding(cfg: Config, file: string, startDir: string): { dir: string; what: string } | undefined {
@@ -30,11 +36,6 @@ function agentDirHolding(cfg: Config, file: string, startDir: string): { dir: st
   }
   return undefined;
 }
-
-const isInside = (file: string, dir: string) => {
-  const rel = path.relative(dir, file);
-  return !rel.startsWith('..') && !path.isAbsolute(rel);
-};
 
 /** A config an agent can edit (one in a directory an agent works in), and a page served beyond this machine. */
 export function configWarnings(loaded: LoadedConfig, startDir = process.cwd()): string[] {
@@ -60,13 +61,9 @@ export function configWarnings(loaded: LoadedConfig, startDir = process.cwd()): 
   return out;
 }
 
-/** Said once on the terminal; the log line is marked shown so its pretty copy is not printed again. */
 export function warnAboutConfig(loaded: LoadedConfig, log: Logger): void {
   const pw = passEnvWarning({ passVars: loaded.config.agent.passEnv, extra: loaded.config.agent.env });
-  for (const w of [...configWarnings(loaded), ...(pw ? [pw] : [])]) {
-    say(`warning: ${w}`);
-    log.warn({ shown: true }, w);
-  }
+  for (const w of [...configWarnings(loaded), ...(pw ? [pw] : [])]) warn(log, w);
 }
 
 export function warnAboutBinary(c: BinaryCheck, log: Logger): void {
@@ -90,19 +87,13 @@ export function warnAboutNodes(loaded: LoadedConfig, dataDir: string, log: Logge
     const w =
       `project "${project}" runs on node ${p.node}, which is not added yet: its messages wait until that node ` +
       `runs. Run \`rudder node add ${p.node}\` here, then \`rudder node join\` and \`rudder node\` on that machine.`;
-    say(`warning: ${w}`);
-    log.warn({ shown: true, project, node: p.node }, w);
+    warn(log, w, { project, node: p.node });
   }
 }
 
 /** Claude runs here for the agent or a project of this machine (a node's projects run on the node). */
 function claudeRunsHere(cfg: Config): boolean {
-  const backends = cfg.projects
-    ? Object.values(cfg.projects)
-        .filter((p) => !p.node)
-        .map((p) => p.backend ?? cfg.agent.backend)
-    : [cfg.agent.backend];
-  return backends.some((b) => b.startsWith('claude-'));
+  return projectSet(cfg).projects.some((p) => !p.node && projectAgent(cfg.agent, p).backend.startsWith('claude-'));
 }
 
 /** Claude with no key and no login: the first message would fail, so say it now, with the fix. */
@@ -119,7 +110,5 @@ export function authWarning(cfg: Config, inherited: NodeJS.ProcessEnv = process.
 
 export function warnAboutAuth(cfg: Config, log: Logger): void {
   const w = authWarning(cfg);
-  if (!w) return;
-  say(`warning: ${w}`);
-  log.warn({ shown: true }, w);
+  if (w) warn(log, w);
 }
