@@ -6,13 +6,12 @@
  * running but not attachable, with why (a headless `claude -p`, a TUI outside tmux or in a server
  * Rudder does not look in). Rudder's own agents are not among them: they are conversations already.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { AttachedPane } from '../agents/tmux/attach/attachment.js';
 import { findPaneTuis } from '../agents/tmux/attach/find-panes.js';
 import { claudeProcess } from '../agents/tmux/attach/processes.js';
 import type { PaneVerdict } from '../agents/tmux/screen/pane-state.js';
 import { transcriptPath } from '../agents/tmux/transcript/transcript.js';
+import { isInside } from '../config/projects.js';
 import { describeTranscript, openSessions } from './sessions.js';
 
 /** A TUI in a tmux pane: `/attach` drives it. */
@@ -40,19 +39,9 @@ export interface RunningOptions {
   configDir: string;
 }
 
-const real = (p: string) => {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-};
-
 /** Whether a directory is one of these or inside one. */
 function within(dir: string | undefined, dirs: string[]): boolean {
-  if (!dir) return false;
-  const here = real(dir);
-  return dirs.some((d) => here === d || here.startsWith(`${d}/`));
+  return dir !== undefined && dir !== '' && dirs.some((d) => isInside(dir, d));
 }
 
 function lastPromptOf(configDir: string, cwd: string, sessionId: string | undefined): string | undefined {
@@ -71,9 +60,8 @@ function notAttachable(pid: number, entrypoint: string | undefined): string {
 
 /** What runs in these directories now: the attachable TUIs first, then the rest with why. */
 export async function runningIn(dirs: string[], o: RunningOptions): Promise<Running[]> {
-  const here = dirs.map(real);
   const panes: RunningPane[] = (await findPaneTuis(o.servers))
-    .filter((t) => within(t.claude.session?.cwd || t.claude.cwd, here))
+    .filter((t) => within(t.claude.session?.cwd || t.claude.cwd, dirs))
     .map((t) => {
       const cwd = t.claude.session?.cwd || t.claude.cwd || t.pane.path;
       const sessionId = t.claude.session?.id;
@@ -94,7 +82,7 @@ export async function runningIn(dirs: string[], o: RunningOptions): Promise<Runn
   const inPanes = new Set(panes.map((p) => p.pid));
   const others: RunningElsewhere[] = [];
   for (const [sessionId, open] of openSessions(o.configDir)) {
-    if (inPanes.has(open.pid) || !within(open.cwd, here) || claudeProcess(open.pid)?.rudders !== false) continue;
+    if (inPanes.has(open.pid) || !within(open.cwd, dirs) || claudeProcess(open.pid)?.rudders !== false) continue;
     others.push({
       attachable: false,
       pid: open.pid,
