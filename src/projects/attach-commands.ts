@@ -23,11 +23,9 @@ const STATE_TEXT: Record<RunningPane['state'], string> = {
   'not-ready': 'not ready',
 };
 
-/** What runs now in the project's directories; a string says why nothing can be looked at. */
-async function running(d: ProjectCommandDeps, p: Project, dirs: string[]): Promise<Running[] | string> {
-  if (p.node) return `Sessions running on node ${p.node} are not looked for yet: /attach works on this machine only.`;
-  const servers = d.tmuxServers?.() ?? ['default'];
-  const list = await runningIn(dirs, { servers, configDir: d.projects.configDir() });
+/** What runs now in the project's directories (a node's: nothing, not yet asked over the wire). */
+async function running(d: ProjectCommandDeps, p: Project, dirs: string[]): Promise<Running[]> {
+  const list = p.node ? [] : await runningIn(dirs, { servers: servers(d), configDir: d.projects.configDir() });
   d.projects.runningPanes.set(
     d.conversationId,
     list.filter((r): r is RunningPane => r.attachable),
@@ -45,8 +43,8 @@ export async function runningSection(
   // A node's panes are the node's to look at: not yet asked over the wire.
   if (p.node) return [];
   const list = await running(d, p, dirs);
-  if (typeof list === 'string') return [list];
-  if (!list.length) return [`Running now: no Claude Code in ${where(p)} (tmux servers looked in: ${servers(d)}).`];
+  if (!list.length)
+    return [`Running now: no Claude Code in ${where(p)} (tmux servers looked in: ${servers(d).join(', ')}).`];
   const attached = d.store.attachments.get(d.conversationId);
   const panes = list.filter((r): r is RunningPane => r.attachable);
   const lines = panes.map((r, i) => {
@@ -68,8 +66,9 @@ export async function runningSection(
   ];
 }
 
-function servers(d: ProjectCommandDeps): string {
-  return (d.tmuxServers?.() ?? ['default']).join(', ');
+/** The person's tmux servers looked in (agent.tmux.discover). */
+function servers(d: ProjectCommandDeps): readonly string[] {
+  return d.tmuxServers?.() ?? ['default'];
 }
 
 /** /attach <n>: the conversation drives the pane from now on; the pane is checked to still hold that claude. */
@@ -115,7 +114,6 @@ async function findAgain(
   picked: RunningPane,
 ): Promise<RunningPane | undefined> {
   const now = await running(d, p, dirs);
-  if (typeof now === 'string') return undefined;
   return now.find(
     (r): r is RunningPane =>
       r.attachable && r.paneId === picked.paneId && r.socket === picked.socket && r.pid === picked.pid,
