@@ -23,7 +23,7 @@ export interface TerminalDeps {
 }
 
 /** The pane a row names, as the attached session takes it. */
-export function paneOfRow(row: AttachmentRow): AttachedPane {
+function paneOfRow(row: AttachmentRow): AttachedPane {
   return {
     socket: row.socket ?? '',
     paneId: row.paneId ?? '',
@@ -36,9 +36,14 @@ export function paneOfRow(row: AttachmentRow): AttachedPane {
   };
 }
 
+/** The claude process a row names still runs (its start time unchanged). */
+function claudeRuns(row: AttachmentRow): row is AttachmentRow & { pid: number } {
+  return !!row.pid && sameProcess(row.pid, row.procStart ?? undefined);
+}
+
 /** The claude process a row names still runs, with the row's session open (a /clear there moves it away). */
 export function paneHoldsSession(row: AttachmentRow): boolean {
-  if (!row.pid || !sameProcess(row.pid, row.procStart ?? undefined)) return false;
+  if (!claudeRuns(row)) return false;
   const now = sessionFile(row.configDir ?? '', row.pid, row.procStart ?? undefined)?.id;
   return !row.sessionId || now === undefined || now === row.sessionId;
 }
@@ -62,7 +67,7 @@ export function terminalSession(conversationId: string, d: TerminalDeps): AgentS
 function attached(row: AttachmentRow, d: TerminalDeps): AgentSession | undefined {
   const { store, log } = d;
   const c = row.conversationId;
-  if (!row.pid || !sameProcess(row.pid, row.procStart ?? undefined)) {
+  if (!claudeRuns(row)) {
     store.attachments.remove(c);
     log.info({ conversationId: c, pane: row.label }, "the attached pane's claude is gone: the conversation runs here");
     return undefined;
