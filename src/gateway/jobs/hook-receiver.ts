@@ -11,7 +11,7 @@ import type { LiveConfig } from '../../config/load.js';
 import { ERRORS } from '../../errors.js';
 import { type HeaderValues, judgeDelivery } from '../../hooks/delivery.js';
 import { readGithubEvent } from '../../hooks/github/shepherd.js';
-import { forgetKeyAt, timestampVerdict } from '../../hooks/replay.js';
+import { forgetKeyAt, replayVerdict } from '../../hooks/replay.js';
 import { renderDelivery } from '../../hooks/template.js';
 import type { Logger } from '../../ops/logger.js';
 import type { Projects } from '../../projects/service.js';
@@ -62,15 +62,14 @@ export class HookReceiver {
       );
       return { status: verdict.status, body: { error: { code: verdict.code, message: ERRORS[verdict.code] } } };
     }
-    const time = timestampVerdict(verdict.timestamp, Date.now());
-    if (!time.run) {
-      log.warn({ hook: name, why: time.why }, `hook delivery not run: ${time.text}`);
-      return notRun(time.why);
-    }
     // From the replay check to the store's write nothing awaits: two copies racing cannot both run.
-    if (this.d.store.hookDeliveries.get(name, verdict.key)) {
-      log.info({ hook: name, key: verdict.key }, 'hook delivery seen before: not run again');
-      return notRun('seen');
+    const keyWasNew = !this.d.store.hookDeliveries.get(name, verdict.key);
+    const replay = replayVerdict(verdict.timestamp, Date.now(), keyWasNew);
+    if (!replay.run) {
+      const line = { hook: name, key: verdict.key, why: replay.why };
+      if (replay.why === 'seen') log.info(line, `hook delivery not run: ${replay.text}`);
+      else log.warn(line, `hook delivery not run: ${replay.text}`);
+      return notRun(replay.why);
     }
     const hook = hookNamed(this.hooks(), name)!;
     return this.carryOut(hook, verdict, this.plan(hook, verdict));
