@@ -15,6 +15,7 @@ import type { EventBus } from '../bus.js';
 import type { Conversations } from '../conversations/conversations.js';
 import { ackData } from '../replies/replies.js';
 import { type JobAccepted, type JobMessage, jobMessageId } from './jobs.js';
+import { withoutNul } from './text-checks.js';
 
 export interface EntryDeps {
   store: Store;
@@ -23,8 +24,6 @@ export interface EntryDeps {
 }
 
 export type Entered<T> = { row: MessageRow; duplicate: true } | { row: MessageRow; duplicate: false; decided: T };
-
-const noNul = (s: string) => s.replaceAll('\0', '\uFFFD');
 
 export class Entry {
   constructor(private readonly d: EntryDeps) {}
@@ -52,7 +51,7 @@ export class Entry {
       channel: job.tag.kind,
       platformMessageId: jobMessageId(job.tag, job.id),
       senderId: job.tag.name,
-      text: noNul(job.text),
+      text: withoutNul(job.text),
       extra: { job: job.tag },
       sentAt: Date.now(),
       state: 'accepted',

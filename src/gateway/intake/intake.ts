@@ -18,9 +18,7 @@ import type { Replies } from '../replies/replies.js';
 import type { Entry } from './entry.js';
 import type { Presses } from './presses.js';
 import type { Router } from './route.js';
-import { TEXT_REFUSAL, textProblem } from './text-checks.js';
-
-const noNul = (s: string) => s.replaceAll('\0', '\uFFFD');
+import { TEXT_REFUSAL, textProblem, withoutNul } from './text-checks.js';
 
 export function conversationIdOf(channel: string, key: string): string {
   return `${channel}:${key}`;
@@ -128,14 +126,14 @@ export class Intake implements InboundSink {
 /** Context the person did not type (a quoted message, a display name) loses its NUL instead of the message. */
 function contextOf(msg: InboundMessage) {
   return {
-    senderName: msg.sender.name === undefined ? undefined : noNul(msg.sender.name),
+    senderName: msg.sender.name === undefined ? undefined : withoutNul(msg.sender.name),
     chatType: msg.chatType,
     ...(msg.quoted
       ? {
           quoted: {
             ...msg.quoted,
-            text: noNul(msg.quoted.text),
-            ...(msg.quoted.author ? { author: noNul(msg.quoted.author) } : {}),
+            text: withoutNul(msg.quoted.text),
+            ...(msg.quoted.author ? { author: withoutNul(msg.quoted.author) } : {}),
           },
         }
       : {}),

@@ -1,6 +1,6 @@
 /**
  * A job: a message from a source that is not a person (a schedule's slot, a webhook's delivery), as the one door
- * takes it (Intake.acceptJob). It is stored like a person's message (deduplicated by its source and id), wrapped as
+ * takes it (Entry.job). It is stored like a person's message (deduplicated by its source and id), wrapped as
  * external content from `<kind>:<name>`, never read as a command or a permission answer, and handed to the lane.
  */
 import type { JobTag, MessageRow } from '../../store/types.js';

@@ -16,6 +16,9 @@ export function textProblem(text: string): TextProblem | undefined {
   return undefined;
 }
 
+/** A text that is passed on, not judged (a sender's name, a quote, a job's text): each NUL replaced. */
+export const withoutNul = (s: string): string => s.replaceAll('\0', '\uFFFD');
+
 /** What a chat is told when its message is refused for its text. */
 export const TEXT_REFUSAL: Record<Exclude<TextProblem, 'empty'>, string> = {
   'nul-character':
