@@ -62,9 +62,6 @@ export interface JobTag {
   event?: string;
 }
 
-/** The channels of messages from a schedule or a webhook. */
-export const JOB_CHANNELS = ['schedule', 'hook'] as const;
-
 /** A message from a schedule or a webhook: no platform message to react to or reply to, never a command. */
 export function isJobMessage(row: Pick<MessageRow, 'extra'>): boolean {
   return row.extra.job !== undefined;

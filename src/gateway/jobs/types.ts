@@ -99,10 +99,3 @@ export interface ScheduleStatus {
   /** The newest missed, failed or timed-out slot of the last 7 days. */
   problem: { slot: string; outcome: RunOutcome; missedCount: number | null; reason: string | null } | null;
 }
-
-/** The status report's webhooks. */
-export interface HooksStatus {
-  /** hooks.listen's address when the hooks have a listener of their own. */
-  listen: string | null;
-  hooks: Array<{ name: string; kind: 'github' | 'generic'; enabled: boolean; lastDelivery: string | null }>;
-}
