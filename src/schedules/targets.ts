@@ -10,8 +10,6 @@ import { formatLocal } from '../config/schedule-line/zone.js';
 
 export interface RunPlace {
   conversationId: string;
-  channel: string;
-  key: string;
   /** A conversation the run makes: its title. */
   title?: string;
   /** Where the run's replies and notices are copied to, with a heading naming the run. */
@@ -23,11 +21,6 @@ type Target = { name: string; deliver?: string; session: 'fresh' | 'continue'; t
 
 export const WEB = 'web';
 
-function split(conversationId: string): { channel: string; key: string } {
-  const i = conversationId.indexOf(':');
-  return { channel: conversationId.slice(0, i), key: conversationId.slice(i + 1) };
-}
-
 /** A slot as its title shows it: "Mon 2025-03-03 07:00" in the schedule's zone. */
 export function slotLabel(slot: number, timezone: string): string {
   return formatLocal(slot, timezone).replace(/ GMT.*$/, '');
@@ -36,7 +29,7 @@ export function slotLabel(slot: number, timezone: string): string {
 /** The schedule's home: `deliver`, else its own page conversation. */
 export function homeOf(s: Target): RunPlace {
   const conversationId = s.deliver ?? `${WEB}:s-${s.name}`;
-  return { conversationId, ...split(conversationId), ...(s.deliver ? {} : { title: `Schedule ${s.name}` }) };
+  return { conversationId, ...(s.deliver ? {} : { title: `Schedule ${s.name}` }) };
 }
 
 /** The conversation a slot runs in, and where its words are copied to. */
@@ -46,8 +39,6 @@ export function runPlace(s: Target, slot: number): RunPlace {
   const label = slotLabel(slot, s.timezone);
   return {
     conversationId: `${WEB}:${key}`,
-    channel: WEB,
-    key,
     title: `${s.name} · ${label}`,
     ...(s.deliver ? { copyTo: s.deliver, copyHeading: `Schedule ${s.name} (${label}):` } : {}),
   };

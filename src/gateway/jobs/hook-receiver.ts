@@ -19,6 +19,7 @@ import type { Store } from '../../store/store.js';
 import type { Entry } from '../intake/entry.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Replies } from '../replies/replies.js';
+import { ensureJobConversation } from './conversation.js';
 import { planShepherd, type ShepherdPlan } from './shepherd.js';
 
 /** What the HTTP layer answers. */
@@ -141,15 +142,7 @@ export class HookReceiver {
   }
 
   private prepare(conversationId: string, hook: HookConfig, name: string): void {
-    const { store, projects } = this.d;
-    const i = conversationId.indexOf(':');
     const title = conversationId === `${WEB}:h-${name}` ? `Hook ${name}` : undefined;
-    const conv = store.ensureConversation(
-      conversationId,
-      conversationId.slice(0, i),
-      conversationId.slice(i + 1),
-      title,
-    );
-    if (hook.project && !conv.project && projects.find(hook.project)) store.setProject(conv.id, hook.project, null);
+    ensureJobConversation(this.d, { conversationId, ...(title ? { title } : {}) }, hook.project);
   }
 }

@@ -10,7 +10,7 @@ import type { Projects } from '../../projects/service.js';
 import type { ScheduleDef } from '../../schedules/definitions.js';
 import { quietPrompt } from '../../schedules/quiet.js';
 import type { RunDoor, StartedRun } from '../../schedules/scheduler.js';
-import { homeOf, type RunPlace, runPlace } from '../../schedules/targets.js';
+import { homeOf, runPlace } from '../../schedules/targets.js';
 import type { FiringRow } from '../../store/schedule-firings.js';
 import type { Store } from '../../store/store.js';
 import type { EventBus } from '../bus.js';
@@ -19,6 +19,7 @@ import { withdrawMessage } from '../commands/waiting.js';
 import type { Conversations } from '../conversations/conversations.js';
 import type { Entry } from '../intake/entry.js';
 import type { Replies } from '../replies/replies.js';
+import { ensureJobConversation } from './conversation.js';
 
 export interface ScheduleDoorDeps {
   store: Store;
@@ -36,8 +37,8 @@ export class ScheduleDoor implements RunDoor {
 
   async run(def: ScheduleDef, slot: number, startedAt: number): Promise<StartedRun | undefined> {
     const place = runPlace(def, slot);
-    this.prepare(place, def.project);
-    if (place.copyTo) this.prepare(homeOf(def), undefined);
+    ensureJobConversation(this.d, place, def.project);
+    if (place.copyTo) ensureJobConversation(this.d, homeOf(def), undefined);
     const { store } = this.d;
     const r = await this.d.entry.job({
       conversationId: place.conversationId,
@@ -61,7 +62,7 @@ export class ScheduleDoor implements RunDoor {
 
   tell(def: ScheduleDef, text: string): void {
     const home = homeOf(def);
-    this.prepare(home, def.project);
+    ensureJobConversation(this.d, home, def.project);
     this.d.replies.send(home.conversationId, 'notice', text, []);
   }
 
@@ -77,12 +78,5 @@ export class ScheduleDoor implements RunDoor {
     const stopped = await stopper.stop(run.conversationId, Date.now());
     for (const r of stopped.dropped) replies.ack(r, 'stopped');
     replies.send(run.conversationId, 'notice', `${text} ${stopped.reply}`, [row]);
-  }
-
-  /** The conversation exists, with its title, and the schedule's project when it has none yet. */
-  private prepare(place: RunPlace, project: string | undefined): void {
-    const { store, projects } = this.d;
-    const conv = store.ensureConversation(place.conversationId, place.channel, place.key, place.title);
-    if (project && !conv.project && projects.find(project)) store.setProject(conv.id, project, null);
   }
 }
