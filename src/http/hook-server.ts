@@ -3,13 +3,13 @@
  * a tunnel or a reverse proxy can expose it to the internet while the page stays where it is. No Host check (a
  * tunnel's name is its own) and no token: each delivery is signed with its hook's secret. Every other path is a 404.
  */
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
 import type { GatewayApi } from '../gateway/api/api.js';
 import type { Logger } from '../ops/logger.js';
 import { asHttpError, HttpError, sendError } from './errors.js';
 import { setSecurityHeaders } from './headers.js';
 import { HOOKS_PREFIX, serveHook } from './hooks.js';
+import { Listener } from './listener.js';
 import { parseTarget } from './request.js';
 
 export interface HookServerOptions {
@@ -20,45 +20,30 @@ export interface HookServerOptions {
 }
 
 export class HookServer {
-  private server: http.Server | undefined;
-  private readonly sockets = new Set<Socket>();
+  private readonly listener: Listener;
 
-  constructor(private readonly opts: HookServerOptions) {}
+  constructor(private readonly opts: HookServerOptions) {
+    this.listener = new Listener(opts.host, opts.port);
+  }
 
-  async start(): Promise<void> {
-    const server = http.createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (s) => (this.sockets.add(s), s.on('close', () => this.sockets.delete(s))));
-    server.on('clientError', (_err, socket) => socket.destroy());
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.opts.port, this.opts.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    this.server = server;
+  start(): Promise<void> {
+    return this.listener.start((req, res) => void this.handle(req, res));
   }
 
   serving(): boolean {
-    return this.server !== undefined;
+    return this.listener.serving();
   }
 
   address(): { host: string; port: number } {
-    const a = this.server?.address() as AddressInfo | undefined;
-    return { host: this.opts.host, port: a?.port ?? this.opts.port };
+    return this.listener.address();
   }
 
   baseUrl(): string {
-    const { host, port } = this.address();
-    return `http://${host.includes(':') ? `[${host}]` : host}:${port}/${HOOKS_PREFIX}/`;
+    return `${this.listener.origin()}${HOOKS_PREFIX}/`;
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((r) => server.close(() => r()));
+  stop(): Promise<void> {
+    return this.listener.stop();
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -3,11 +3,11 @@
  * serves the gateway's narrow API (gateway/api/api.ts) through the route table, after the checks of
  * request.ts; it knows nothing of lanes, agents or channels.
  */
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
 import type { GatewayApi } from '../gateway/api/api.js';
 import type { Logger } from '../ops/logger.js';
 import { HostRules } from './hosts.js';
+import { Listener } from './listener.js';
 import { handleRequest } from './request.js';
 import { StaticFiles } from './static.js';
 
@@ -24,50 +24,41 @@ export interface HttpServerOptions {
 }
 
 export class HttpServer {
-  private server: http.Server | undefined;
-  private readonly sockets = new Set<Socket>();
+  private readonly listener: Listener;
   private readonly streams = new Set<http.ServerResponse>();
   private hosts: HostRules | undefined;
   private readonly files: StaticFiles;
 
   constructor(private readonly opts: HttpServerOptions) {
     this.files = new StaticFiles(opts.appDir);
+    this.listener = new Listener(opts.host, opts.port);
   }
 
   async start(): Promise<void> {
-    const server = http.createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (s) => (this.sockets.add(s), s.on('close', () => this.sockets.delete(s))));
     // A request Node cannot parse (a control character in the path, a bad header) is a 400 too.
-    server.on('clientError', (_err, socket) => {
-      if (socket.writable && !socket.destroyed)
-        socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
-      else socket.destroy();
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.opts.port, this.opts.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    this.server = server;
+    await this.listener.start(
+      (req, res) => void this.handle(req, res),
+      (socket) => {
+        if (socket.writable && !socket.destroyed)
+          socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+        else socket.destroy();
+      },
+    );
     this.hosts = new HostRules(this.address(), this.opts.allowedHosts);
   }
 
   /** Serving now (the web channel's replies are its events, so they are delivered while it is). */
   serving(): boolean {
-    return this.server !== undefined;
+    return this.listener.serving();
   }
 
   address(): { host: string; port: number } {
-    const a = this.server?.address() as AddressInfo | undefined;
-    return { host: this.opts.host, port: a?.port ?? this.opts.port };
+    return this.listener.address();
   }
 
   /** The page's address without the token: the one to log. */
   baseUrl(): string {
-    const { host, port } = this.address();
-    return `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
+    return this.listener.origin();
   }
 
   /** The page's address with the token, as printed at startup (on stdout, never in the log). */
@@ -80,12 +71,8 @@ export class HttpServer {
     return this.streams.size;
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((r) => server.close(() => r()));
+  stop(): Promise<void> {
+    return this.listener.stop();
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
