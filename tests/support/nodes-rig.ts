@@ -9,8 +9,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { tempDir, waitUntil } from './claude-rig.js';
 import { agentConfig, CLI, startChild, writeConfig } from './gateway-rig.js';
+import { type MockApi, startMockApi } from './mock-anthropic.js';
 import { cleanEnv, runCli } from './run-cli.js';
 
 /** Heartbeats and the lost threshold of the tests: fast, and still tolerant of a loaded machine. */
@@ -128,11 +130,12 @@ export async function addNode(frontHome: string, frontCwd: string, name: string)
 }
 
 /** A front with the projects of every node pinned to it, and the nodes started. */
-export async function startCluster(
-  mockUrl: string,
-  specs: NodeSpec[],
-  opts: { front?: Record<string, unknown>; startNodes?: boolean } = {},
-): Promise<Cluster> {
+export interface ClusterOptions {
+  front?: Record<string, unknown>;
+  startNodes?: boolean;
+}
+
+export async function startCluster(mockUrl: string, specs: NodeSpec[], opts: ClusterOptions = {}): Promise<Cluster> {
   const frontHome = tempDir('front-home');
   const frontCwd = tempDir('front-cwd');
   const natsPort = await freePort();
@@ -213,4 +216,27 @@ export function frontLog(home: string): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * A file's cluster: a mock Messages API and a cluster on it, started before the file's tests and stopped after them.
+ * `started` hands both to the file's own variables; options given as a function are read when the cluster starts
+ * (after the file's earlier hooks, e.g. a fake chat platform they name).
+ */
+export function useCluster(
+  specs: NodeSpec[],
+  started: (s: { mock: MockApi; cl: Cluster }) => void,
+  opts: ClusterOptions | (() => ClusterOptions) = {},
+): void {
+  let mock: MockApi | undefined;
+  let cl: Cluster | undefined;
+  beforeAll(async () => {
+    mock = await startMockApi();
+    cl = await startCluster(mock.url, specs, typeof opts === 'function' ? opts() : opts);
+    started({ mock, cl });
+  }, 240_000);
+  afterAll(async () => {
+    await cl?.stop();
+    await mock?.close();
+  });
 }

@@ -9,31 +9,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlToText } from '../../../src/channels/common/markdown/telegram.js';
 import { tempDir, waitUntil } from '../../support/claude-rig.js';
 import { type FakeTelegram, startFakeTelegram } from '../../support/fake-telegram.js';
-import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
-import { type Cluster, conversationIn, startCluster } from '../../support/nodes-rig.js';
+import { type Cluster, conversationIn, useCluster } from '../../support/nodes-rig.js';
 
 const OWNER = 111;
 const GROUP = -100700;
-let mock: MockApi;
 let tg: FakeTelegram;
 let cl: Cluster;
 
 beforeAll(async () => {
-  mock = await startMockApi();
   tg = await startFakeTelegram();
-  cl = await startCluster(mock.url, [{ name: 'alpha', projects: ['web'], agent: { permissionMode: 'relay' } }], {
+});
+
+afterAll(async () => {
+  await tg?.close();
+});
+
+useCluster(
+  [{ name: 'alpha', projects: ['web'], agent: { permissionMode: 'relay' } }],
+  (s) => void (cl = s.cl),
+  () => ({
     front: {
       defaultProject: 'web',
       channels: { telegram: { token: tg.token, apiRoot: tg.apiRoot, owners: [OWNER], pollTimeoutSeconds: 1 } },
     },
-  });
-}, 240_000);
-
-afterAll(async () => {
-  await cl?.stop();
-  await tg?.close();
-  await mock?.close();
-});
+  }),
+);
 
 describe('approvals on a node', { timeout: 180_000 }, () => {
   it('a request answered from the page reaches the agent on the node, and the tool runs once', async () => {

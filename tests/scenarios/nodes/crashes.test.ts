@@ -7,23 +7,15 @@
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pidAlive, waitUntil } from '../../support/claude-rig.js';
-import { type MockApi, type MockRequest, startMockApi, wrappedCopies } from '../../support/mock-anthropic.js';
-import { type Cluster, conversationIn, startCluster, upNodes } from '../../support/nodes-rig.js';
+import { type MockApi, type MockRequest, wrappedCopies } from '../../support/mock-anthropic.js';
+import { type Cluster, conversationIn, upNodes, useCluster } from '../../support/nodes-rig.js';
 
 let mock: MockApi;
 let cl: Cluster;
 
-beforeAll(async () => {
-  mock = await startMockApi();
-  cl = await startCluster(mock.url, [{ name: 'alpha', projects: ['web'] }]);
-}, 240_000);
-
-afterAll(async () => {
-  await cl?.stop();
-  await mock?.close();
-});
+useCluster([{ name: 'alpha', projects: ['web'] }], (s) => void ({ mock, cl } = s));
 
 function states(home: string): Record<string, string> {
   const db = new Database(path.join(home, 'rudder.db'), { readonly: true });

@@ -4,22 +4,12 @@
  * back and the turn it lost runs again — never that the turn goes on — and gets one reply. While it is lost, GET
  * /api/status says its conversation waits for it (agent-unreachable).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
-import { type Cluster, conversationIn, startCluster } from '../../support/nodes-rig.js';
+import { describe, expect, it } from 'vitest';
+import { type Cluster, conversationIn, useCluster } from '../../support/nodes-rig.js';
 
-let mock: MockApi;
 let cl: Cluster;
 
-beforeAll(async () => {
-  mock = await startMockApi();
-  cl = await startCluster(mock.url, [{ name: 'alpha', projects: ['web'] }]);
-}, 240_000);
-
-afterAll(async () => {
-  await cl?.stop();
-  await mock?.close();
-});
+useCluster([{ name: 'alpha', projects: ['web'] }], (s) => void (cl = s.cl));
 
 describe('a node back after a crash', { timeout: 180_000 }, () => {
   it('says once that the node is back and the turn it lost runs again', async () => {

@@ -8,26 +8,25 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, openApp, shot } from '../../support/browser-rig.js';
 import { send } from '../../support/chat-helpers.js';
-import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
-import { type Cluster, startCluster } from '../../support/nodes-rig.js';
+import { type Cluster, useCluster } from '../../support/nodes-rig.js';
 
-let mock: MockApi;
 let cl: Cluster;
 let browser: Awaited<ReturnType<typeof launch>>;
 
-beforeAll(async () => {
-  mock = await startMockApi();
-  cl = await startCluster(mock.url, [
+useCluster(
+  [
     { name: 'alpha', projects: ['web'] },
     { name: 'beta', projects: ['api'] },
-  ]);
+  ],
+  (s) => void (cl = s.cl),
+);
+
+beforeAll(async () => {
   browser = await launch();
 }, 240_000);
 
 afterAll(async () => {
   await browser?.close();
-  await cl?.stop();
-  await mock?.close();
 });
 
 async function openList(page: Page, phone: boolean): Promise<void> {

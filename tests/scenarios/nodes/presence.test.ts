@@ -5,23 +5,19 @@
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../support/claude-rig.js';
-import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
-import { type Cluster, conversationIn, startCluster, upNodes } from '../../support/nodes-rig.js';
+import type { MockApi } from '../../support/mock-anthropic.js';
+import { type Cluster, conversationIn, upNodes, useCluster } from '../../support/nodes-rig.js';
 
 let mock: MockApi;
 let cl: Cluster;
 
-beforeAll(async () => {
-  mock = await startMockApi();
-  cl = await startCluster(mock.url, [{ name: 'alpha', projects: ['web'] }]);
-}, 240_000);
+useCluster([{ name: 'alpha', projects: ['web'] }], (s) => void ({ mock, cl } = s));
 
+// Registered after the cluster's own hook, so it runs before the cluster stops.
 afterAll(async () => {
   await cl?.nodes.alpha?.signal('SIGCONT');
-  await cl?.stop();
-  await mock?.close();
 });
 
 function row(

@@ -7,27 +7,22 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/claude-rig.js';
-import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
-import { type Cluster, conversationIn, startCluster } from '../../support/nodes-rig.js';
+import type { MockApi } from '../../support/mock-anthropic.js';
+import { type Cluster, conversationIn, useCluster } from '../../support/nodes-rig.js';
 import { cleanEnv, runCli } from '../../support/run-cli.js';
 
 let mock: MockApi;
 let cl: Cluster;
 
-beforeAll(async () => {
-  mock = await startMockApi();
-  cl = await startCluster(mock.url, [
+useCluster(
+  [
     { name: 'alpha', projects: ['web'] },
     { name: 'beta', projects: ['api'] },
-  ]);
-}, 240_000);
-
-afterAll(async () => {
-  await cl?.stop();
-  await mock?.close();
-});
+  ],
+  (s) => void ({ mock, cl } = s),
+);
 
 async function command(c: string, text: string): Promise<string> {
   const w = cl.front.watch(c);

@@ -3,24 +3,16 @@
  * running node is told, and stops with the message a fresh start of it is refused with; the front drops it from
  * its list (GET /api/status, /nodes) instead of showing it lost with its old sessions.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitUntil } from '../../support/claude-rig.js';
-import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
-import { type Cluster, conversationIn, NodeProc, startCluster } from '../../support/nodes-rig.js';
+import type { MockApi } from '../../support/mock-anthropic.js';
+import { type Cluster, conversationIn, NodeProc, useCluster } from '../../support/nodes-rig.js';
 import { cleanEnv, runCli } from '../../support/run-cli.js';
 
 let mock: MockApi;
 let cl: Cluster;
 
-beforeAll(async () => {
-  mock = await startMockApi();
-  cl = await startCluster(mock.url, [{ name: 'alpha', projects: ['web'] }]);
-}, 240_000);
-
-afterAll(async () => {
-  await cl?.stop();
-  await mock?.close();
-});
+useCluster([{ name: 'alpha', projects: ['web'] }], (s) => void ({ mock, cl } = s));
 
 interface Listed {
   name: string;

@@ -9,35 +9,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { connect, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeJoinToken, encodeJoinToken } from '../../../src/nodes/credentials.js';
 import { encode, eventSubject, inboxPrefix } from '../../../src/nodes/wire.js';
 import { tempDir, waitUntil } from '../../support/claude-rig.js';
 import { writeConfig } from '../../support/gateway-rig.js';
-import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
-import { type Cluster, conversationIn, frontLog, NodeProc, startCluster, upNodes } from '../../support/nodes-rig.js';
+import type { MockApi } from '../../support/mock-anthropic.js';
+import { type Cluster, conversationIn, frontLog, NodeProc, upNodes, useCluster } from '../../support/nodes-rig.js';
 import { cleanEnv, runCli } from '../../support/run-cli.js';
 
 let mock: MockApi;
 let cl: Cluster;
 
-beforeAll(async () => {
-  mock = await startMockApi();
-  cl = await startCluster(
-    mock.url,
-    [
-      { name: 'alpha', projects: ['web'] },
-      { name: 'beta', projects: ['api'] },
-    ],
-    // A project pinned to alpha that alpha does not have.
-    { front: { projects: { web: { node: 'alpha' }, api: { node: 'beta' }, ghost: { node: 'alpha' } } } },
-  );
-}, 240_000);
-
-afterAll(async () => {
-  await cl?.stop();
-  await mock?.close();
-});
+useCluster(
+  [
+    { name: 'alpha', projects: ['web'] },
+    { name: 'beta', projects: ['api'] },
+  ],
+  (s) => void ({ mock, cl } = s), // A project pinned to alpha that alpha does not have.
+  { front: { projects: { web: { node: 'alpha' }, api: { node: 'beta' }, ghost: { node: 'alpha' } } } },
+);
 
 describe('nodes and their rights', { timeout: 180_000 }, () => {
   it('a node with credentials the front did not issue is refused', async () => {

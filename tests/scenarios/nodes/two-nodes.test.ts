@@ -4,25 +4,20 @@
  * A turn on each runs at the same time, each in its own project's directory on its own node; a
  * steer mid-tool lands in the same remote turn; /stop ends a remote turn.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
-import { type Cluster, conversationIn, startCluster } from '../../support/nodes-rig.js';
+import { describe, expect, it } from 'vitest';
+import type { MockApi } from '../../support/mock-anthropic.js';
+import { type Cluster, conversationIn, useCluster } from '../../support/nodes-rig.js';
 
 let mock: MockApi;
 let cl: Cluster;
 
-beforeAll(async () => {
-  mock = await startMockApi();
-  cl = await startCluster(mock.url, [
+useCluster(
+  [
     { name: 'alpha', projects: ['web'] },
     { name: 'beta', projects: ['api'] },
-  ]);
-}, 240_000);
-
-afterAll(async () => {
-  await cl?.stop();
-  await mock?.close();
-});
+  ],
+  (s) => void ({ mock, cl } = s),
+);
 
 describe('two nodes', { timeout: 180_000 }, () => {
   it('runs a turn on each node at the same time, each in its own project directory there', async () => {
