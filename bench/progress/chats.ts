@@ -7,7 +7,7 @@ import { WhatsAppChannel } from '../../src/channels/whatsapp/channel.js';
 import { whatsappSchema } from '../../src/config/channels-schema.js';
 import { silentLogger } from '../../src/ops/logger.js';
 import { tempDir } from '../../tests/support/claude-rig.js';
-import { startFakeDiscord } from '../../tests/support/fake-discord.js';
+import { botMention, startFakeDiscord } from '../../tests/support/fake-discord.js';
 import { startFakeSlack } from '../../tests/support/fake-slack.js';
 import { startFakeTelegram } from '../../tests/support/fake-telegram.js';
 import { startFakeWhatsApp } from '../../tests/support/fake-whatsapp.js';
@@ -92,24 +92,10 @@ export async function startChats(): Promise<Chats> {
       name: 'discord',
       conversationId: `discord:${DC_CHAN}`,
       say: (text) =>
-        dc.dispatch('MESSAGE_CREATE', {
-          id: String(9000 + n++),
-          channel_id: DC_CHAN,
-          guild_id: DC_GUILD,
-          author: DC_OWNER,
-          content: `<@${dc.bot.id}> ${text}`,
-          mentions: [{ ...dc.bot }],
-          tts: false,
-          mention_everyone: false,
-          mention_roles: [],
-          attachments: [],
-          embeds: [],
-          pinned: false,
-          type: 0,
-          timestamp: new Date().toISOString(),
-          edited_timestamp: null,
-          flags: 0,
-        }),
+        dc.dispatch(
+          'MESSAGE_CREATE',
+          botMention(dc, { id: String(9000 + n++), channelId: DC_CHAN, guildId: DC_GUILD, author: DC_OWNER, text }),
+        ),
       calls: () => {
         const sent = dc.calls.filter((c) => c.method === 'POST' && /^\/channels\/\d+\/messages$/.test(c.path));
         const kept = [...dc.messages.values()];

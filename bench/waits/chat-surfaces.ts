@@ -9,7 +9,7 @@ import type { Channel } from '../../src/channels/channel.js';
 import { WhatsAppChannel } from '../../src/channels/whatsapp/channel.js';
 import { whatsappSchema } from '../../src/config/channels-schema.js';
 import type { Logger } from '../../src/ops/logger.js';
-import { type FakeDiscord, startFakeDiscord } from '../../tests/support/fake-discord.js';
+import { botMention, type FakeDiscord, startFakeDiscord } from '../../tests/support/fake-discord.js';
 import { type FakeSlack, startFakeSlack } from '../../tests/support/fake-slack.js';
 import { type FakeTelegram, startFakeTelegram } from '../../tests/support/fake-telegram.js';
 import { type FakeWhatsApp, startFakeWhatsApp } from '../../tests/support/fake-whatsapp.js';
@@ -111,24 +111,17 @@ export async function startChatFakes(): Promise<ChatFakes> {
     async send(text) {
       const id = String(3_000_000 + ids++);
       const at = Date.now();
-      discord.dispatch('MESSAGE_CREATE', {
-        id,
-        channel_id: DISCORD_CHANNEL,
-        guild_id: DISCORD_GUILD,
-        author: DISCORD_OWNER,
-        content: `<@${discord.bot.id}> ${text}`,
-        mentions: [{ ...discord.bot }],
-        tts: false,
-        mention_everyone: false,
-        mention_roles: [],
-        attachments: [],
-        embeds: [],
-        pinned: false,
-        type: 0,
-        timestamp: new Date(at).toISOString(),
-        edited_timestamp: null,
-        flags: 0,
-      });
+      discord.dispatch(
+        'MESSAGE_CREATE',
+        botMention(discord, {
+          id,
+          channelId: DISCORD_CHANNEL,
+          guildId: DISCORD_GUILD,
+          author: DISCORD_OWNER,
+          text,
+          at,
+        }),
+      );
       return { at, ref: id };
     },
     probes: [

@@ -75,6 +75,31 @@ export interface FakeDiscord {
   close(): Promise<void>;
 }
 
+/** A person's message that mentions the bot, as the gateway's MESSAGE_CREATE carries it. */
+export function botMention(
+  fake: FakeDiscord,
+  m: { id: string; channelId: string; guildId: string; author: object; text: string; at?: number },
+): Record<string, unknown> {
+  return {
+    id: m.id,
+    channel_id: m.channelId,
+    guild_id: m.guildId,
+    author: m.author,
+    content: `<@${fake.bot.id}> ${m.text}`,
+    mentions: [{ ...fake.bot }],
+    tts: false,
+    mention_everyone: false,
+    mention_roles: [],
+    attachments: [],
+    embeds: [],
+    pinned: false,
+    type: 0,
+    timestamp: new Date(m.at ?? Date.now()).toISOString(),
+    edited_timestamp: null,
+    flags: 0,
+  };
+}
+
 export async function startFakeDiscord(
   opts: { token?: string; guilds?: FakeGuild[]; closeOnIdentify?: number } = {},
 ): Promise<FakeDiscord> {

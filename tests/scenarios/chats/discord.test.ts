@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir, waitUntil } from '../../support/claude-rig.js';
-import { type FakeDiscord, startFakeDiscord } from '../../support/fake-discord.js';
+import { botMention, type FakeDiscord, startFakeDiscord } from '../../support/fake-discord.js';
 import { agentConfig, startInProcess } from '../../support/gateway-rig.js';
 import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
 
@@ -20,24 +20,8 @@ let mock: MockApi;
 let fake: FakeDiscord;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
 
-const mention = (channelId: string, content: string) => ({
-  id: String(nextId++),
-  channel_id: channelId,
-  guild_id: GUILD,
-  author: ann,
-  content: `<@${fake.bot.id}> ${content}`,
-  mentions: [{ ...fake.bot }],
-  tts: false,
-  mention_everyone: false,
-  mention_roles: [],
-  attachments: [],
-  embeds: [],
-  pinned: false,
-  type: 0,
-  timestamp: new Date().toISOString(),
-  edited_timestamp: null,
-  flags: 0,
-});
+const mention = (channelId: string, content: string) =>
+  botMention(fake, { id: String(nextId++), channelId, guildId: GUILD, author: ann, text: content });
 const postsTo = (channelId: string) =>
   fake.callsTo('POST', new RegExp(`^/channels/${channelId}/messages$`)).map((c) => String(c.body?.content ?? ''));
 const stateOf = (tag: string) =>

@@ -12,7 +12,7 @@ import { silentLogger } from '../../../src/ops/logger.js';
 import { tempDir, waitUntil } from '../../support/claude-rig.js';
 import type { FakeWireAnswer } from '../../support/fake-agent.js';
 import { fakeSessionFactory, type ScriptStep } from '../../support/fake-agent.js';
-import { type FakeDiscord, startFakeDiscord } from '../../support/fake-discord.js';
+import { botMention, type FakeDiscord, startFakeDiscord } from '../../support/fake-discord.js';
 import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
 import { type FakeTelegram, startFakeTelegram } from '../../support/fake-telegram.js';
 import { type FakeWhatsApp, startFakeWhatsApp } from '../../support/fake-whatsapp.js';
@@ -101,24 +101,10 @@ describe('progress on Discord (discord.js, fake gateway)', () => {
   let dc: FakeDiscord;
   let n = 2000;
   const say = (text: string) =>
-    dc.dispatch('MESSAGE_CREATE', {
-      id: String(n++),
-      channel_id: CHAN,
-      guild_id: GUILD,
-      author: owner,
-      content: `<@${dc.bot.id}> ${text}`,
-      mentions: [{ ...dc.bot }],
-      tts: false,
-      mention_everyone: false,
-      mention_roles: [],
-      attachments: [],
-      embeds: [],
-      pinned: false,
-      type: 0,
-      timestamp: new Date().toISOString(),
-      edited_timestamp: null,
-      flags: 0,
-    });
+    dc.dispatch(
+      'MESSAGE_CREATE',
+      botMention(dc, { id: String(n++), channelId: CHAN, guildId: GUILD, author: owner, text }),
+    );
   const cardOf = () => [...dc.messages.values()].find((m) => m.contents[0]!.startsWith('⏳ Working'));
 
   it(
