@@ -22,6 +22,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closer, requestLog } from './request-log.js';
 
 export interface MockRequest {
   seq: number;
@@ -402,9 +403,8 @@ function errorReply(res: http.ServerResponse, reply: MockReply & { kind: 'error'
 export async function startMockApi(opts: { script?: Script; latency?: LatencyProfile } = {}): Promise<MockApi> {
   let script = opts.script;
   let latency = opts.latency;
-  const requests: MockRequest[] = [];
-  const waiters = new Set<{ pred: (r: MockRequest) => boolean; resolve: (r: MockRequest) => void }>();
-  const sockets = new Set<import('node:net').Socket>();
+  const log = requestLog<MockRequest>('mock API');
+  const requests = log.requests;
 
   const server = http.createServer((req, res) => {
     if (req.method === 'HEAD') return void res.writeHead(200).end();
@@ -435,8 +435,7 @@ export async function startMockApi(opts: { script?: Script; latency?: LatencyPro
         body,
         ...describeRequest(body),
       };
-      requests.push(record);
-      for (const w of [...waiters]) if (w.pred(record)) waiters.delete(w), w.resolve(record);
+      log.add(record);
       const model = String(body.model ?? 'claude-mock');
       try {
         const reply = (script && (await script(record))) ?? directiveReply(record);
@@ -458,7 +457,7 @@ export async function startMockApi(opts: { script?: Script; latency?: LatencyPro
   });
   // A client idle between turns must not race the server closing its kept-alive socket (ECONNRESET, no retries).
   server.keepAliveTimeout = 120_000;
-  server.on('connection', (s) => (sockets.add(s), s.on('close', () => sockets.delete(s))));
+  const close = closer(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
 
@@ -468,21 +467,7 @@ export async function startMockApi(opts: { script?: Script; latency?: LatencyPro
     setLatency: (p) => void (latency = p),
     mainRequests: () => requests.filter((r) => !r.side),
     setScript: (s) => void (script = s),
-    waitFor(pred, timeoutMs = 30_000) {
-      const found = requests.find(pred);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve, reject) => {
-        const w = { pred, resolve: (r: MockRequest) => (clearTimeout(t), resolve(r)) };
-        const t = setTimeout(
-          () => (waiters.delete(w), reject(new Error('mock API: no matching request in time'))),
-          timeoutMs,
-        );
-        waiters.add(w);
-      });
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    waitFor: log.waitFor,
+    close,
   };
 }

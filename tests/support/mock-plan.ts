@@ -13,6 +13,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type LatencyProfile, tokenAtMs } from './mock-anthropic.js';
+import { closer, requestLog } from './request-log.js';
 
 export type { LatencyProfile };
 
@@ -148,9 +149,8 @@ export async function startModelServer<R extends ModelRequest>(
 ): Promise<MockServer<R>> {
   let script = opts.script;
   let latency = opts.latency;
-  const requests: R[] = [];
-  const waiters = new Set<{ pred: (r: R) => boolean; resolve: (r: R) => void }>();
-  const sockets = new Set<import('node:net').Socket>();
+  const log = requestLog<R>('mock');
+  const requests = log.requests;
   const server = http.createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
@@ -171,8 +171,7 @@ export async function startModelServer<R extends ModelRequest>(
         async record(fields) {
           const record = { seq: requests.length, at: Date.now(), path, headers: req.headers, body, completed: false };
           const full = { ...record, ...fields } as R;
-          requests.push(full);
-          for (const w of [...waiters]) if (w.pred(full)) waiters.delete(w), w.resolve(full);
+          log.add(full);
           return { record: full, plan: (script && (await script(full))) ?? directivePlan(full) };
         },
       };
@@ -183,7 +182,7 @@ export async function startModelServer<R extends ModelRequest>(
       }
     });
   });
-  server.on('connection', (s) => (sockets.add(s), s.on('close', () => sockets.delete(s))));
+  const close = closer(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
@@ -192,22 +191,8 @@ export async function startModelServer<R extends ModelRequest>(
     setScript: (s) => void (script = s),
     setLatency: (p) => void (latency = p),
     mainRequests: () => requests.filter((r) => !r.side),
-    waitFor(pred, timeoutMs = 30_000) {
-      const found = requests.find(pred);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve, reject) => {
-        const w = { pred, resolve: (r: R) => (clearTimeout(t), resolve(r)) };
-        const t = setTimeout(
-          () => (waiters.delete(w), reject(new Error('mock: no matching request in time'))),
-          timeoutMs,
-        );
-        waiters.add(w);
-      });
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    waitFor: log.waitFor,
+    close,
   };
 }
 

@@ -22,6 +22,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LatencyProfile } from './mock-anthropic.js';
+import { closer, requestLog } from './request-log.js';
 
 export type { LatencyProfile };
 
@@ -313,9 +314,8 @@ export async function startMockResponses(
   let script = opts.script;
   let latency = opts.latency;
   let completed: ((r: ResponsesRequest) => void) | undefined;
-  const requests: ResponsesRequest[] = [];
-  const waiters = new Set<{ pred: (r: ResponsesRequest) => boolean; resolve: (r: ResponsesRequest) => void }>();
-  const sockets = new Set<import('node:net').Socket>();
+  const log = requestLog<ResponsesRequest>('mock responses');
+  const requests = log.requests;
 
   const server = http.createServer((req, res) => {
     const parts: Buffer[] = [];
@@ -343,8 +343,7 @@ export async function startMockResponses(
         completed: false,
         ...describe(body),
       };
-      requests.push(record);
-      for (const w of [...waiters]) if (w.pred(record)) waiters.delete(w), w.resolve(record);
+      log.add(record);
       try {
         const r = (script && (await script(record))) ?? directiveReply(record);
         if (r.kind === 'hang') return;
@@ -355,7 +354,7 @@ export async function startMockResponses(
       }
     });
   });
-  server.on('connection', (s) => (sockets.add(s), s.on('close', () => sockets.delete(s))));
+  const close = closer(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
@@ -364,22 +363,8 @@ export async function startMockResponses(
     setScript: (s) => void (script = s),
     setLatency: (p) => void (latency = p),
     onCompleted: (l) => void (completed = l),
-    waitFor(pred, timeoutMs = 30_000) {
-      const found = requests.find(pred);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve, reject) => {
-        const w = { pred, resolve: (r: ResponsesRequest) => (clearTimeout(t), resolve(r)) };
-        const t = setTimeout(
-          () => (waiters.delete(w), reject(new Error('mock responses: no matching request in time'))),
-          timeoutMs,
-        );
-        waiters.add(w);
-      });
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    waitFor: log.waitFor,
+    close,
   };
 }
 
