@@ -3,10 +3,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ClaudeStreamSession } from '../../../../src/agents/claude/stream-session.js';
-import type { Turn, TurnResult } from '../../../../src/agents/session.js';
 import { isRudderError, type RudderError } from '../../../../src/errors.js';
 import { pidAlive, rigLaunch, trackSessions, untilEvent, waitUntil } from '../../../support/claude-rig.js';
 import { type MockApi, startMockApi } from '../../../support/mock-anthropic.js';
+import { recordTurns } from '../../../support/turn-outcomes.js';
 
 let mock: MockApi;
 const sessions = trackSessions<ClaudeStreamSession>();
@@ -27,20 +27,6 @@ function newSession(extra: Parameters<typeof rigLaunch>[0]['launch'] = {}) {
   const session = new ClaudeStreamSession(launch);
   sessions.push(session);
   return { session, saved, launch };
-}
-
-/** Every turn the session runs, with its settled outcome. */
-function recordTurns(session: ClaudeStreamSession) {
-  const outcomes: Array<{ turn: Turn; result?: TurnResult; error?: RudderError }> = [];
-  session.onTurn((turn) => {
-    const rec: (typeof outcomes)[number] = { turn };
-    outcomes.push(rec);
-    turn.result.then(
-      (r) => (rec.result = r),
-      (e) => (rec.error = e),
-    );
-  });
-  return outcomes;
 }
 
 const WRAPPED = (text: string) =>

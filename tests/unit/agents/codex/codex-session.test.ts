@@ -8,7 +8,6 @@ import { resolveCodexBinary } from '../../../../src/agents/codex/binary.js';
 import { HELD_NOTE } from '../../../../src/agents/codex/codex-session.js';
 import { processGone } from '../../../../src/agents/codex/server/commands.js';
 import { markedPids } from '../../../../src/agents/common/orphans.js';
-import type { Turn, TurnResult } from '../../../../src/agents/session.js';
 import { isRudderError, type RudderError } from '../../../../src/errors.js';
 import { pidAlive, untilEvent, waitUntil } from '../../../support/claude-rig.js';
 import { CODEX_BIN, codexLaunch, trackCodex, untilPersisted, untilThreadHolds } from '../../../support/codex-rig.js';
@@ -20,6 +19,7 @@ import {
   startMockResponses,
   timesSent,
 } from '../../../support/mock-responses.js';
+import { recordTurns } from '../../../support/turn-outcomes.js';
 
 let mock: MockResponses;
 const rig = trackCodex();
@@ -36,20 +36,6 @@ function newSession(extra: Parameters<typeof codexLaunch>[0]['launch'] = {}) {
   const saved: string[] = [];
   const launch = codexLaunch({ mockUrl: mock.url, launch: { onSessionId: (id) => saved.push(id), ...extra } });
   return { session: rig.session(launch), saved, launch };
-}
-
-/** Every turn the session runs, with its settled outcome. */
-function recordTurns(session: { onTurn(l: (t: Turn) => void): () => void }) {
-  const outcomes: Array<{ turn: Turn; result?: TurnResult; error?: RudderError }> = [];
-  session.onTurn((turn) => {
-    const rec: (typeof outcomes)[number] = { turn };
-    outcomes.push(rec);
-    turn.result.then(
-      (r) => (rec.result = r),
-      (e) => (rec.error = e),
-    );
-  });
-  return outcomes;
 }
 
 const WRAPPED = (text: string) =>
