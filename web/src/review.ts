@@ -46,7 +46,8 @@ export function forgetChanges(): void {
   if (current()) set({ changes: undefined });
 }
 
-export async function refreshChanges(): Promise<void> {
+/** Reloads the changes; `done`, what an action came to, is shown with them (the action's busy label goes then). */
+export async function refreshChanges(done?: Outcome): Promise<void> {
   const c = current();
   if (!c) return;
   const n = ++seq;
@@ -71,7 +72,8 @@ export async function refreshChanges(): Promise<void> {
       error: undefined,
       loading: false,
       full,
-      outcome: stillCurrent(current()!.outcome, fingerprint(body)),
+      ...(done ? { acting: undefined } : {}),
+      outcome: stillCurrent(done ?? current()!.outcome, fingerprint(body)),
     });
     for (const f of again) void loadFull(f, true);
   } catch (err) {
@@ -148,19 +150,11 @@ async function run(
   } catch (err) {
     outcome = { action, ok: false, text: errorOf(err).message };
   }
-  // The outcome is shown with the changes as they are after it: a later reload that finds others drops it. A
+  // The outcome is shown with the changes as they are after it (a later reload that finds others drops it); a
   // reload that started before is older news than this one (its answer is dropped).
-  seq++;
-  const after = await api()
-    .changes(c.id)
-    .catch(() => undefined);
-  if (current()?.id !== c.id) return outcome.ok;
-  change({
-    acting: undefined,
-    outcome: after ? { ...outcome, seen: fingerprint(after) } : outcome,
-    ...(after ? { body: after, error: undefined } : {}),
-  });
-  await refreshChanges();
+  await refreshChanges(outcome);
+  // The reload failed, or a newer one took its place: the outcome shows now, and stays until a reload finds others.
+  if (current()?.id === c.id && current()?.acting === action) change({ acting: undefined, outcome });
   return outcome.ok;
 }
 
