@@ -23,32 +23,50 @@ export interface Timeline {
 const WAITING = new Set(['sending', 'queued', 'deferred', 'steering']);
 const ORDER = { message: 0, turn: 1, reply: 2, review: 3 } as const;
 
+const byArrival = (a: ChatMessage, b: ChatMessage) => a.receivedAt - b.receivedAt;
+
+/** Where each message went: drawn inside a turn (steered into it), waiting at the end, or in the timeline. */
+function placeOf(turns: Map<string, TurnView>): (m: ChatMessage) => 'steered' | 'waiting' | 'entry' {
+  const steered = new Set<string>();
+  const inTurn = new Set<string>();
+  for (const t of turns.values()) {
+    for (const s of t.steps) if (s?.kind === 'steer') steered.add(s.messageId);
+    for (const id of t.inputIds) inTurn.add(id);
+  }
+  return (m) => {
+    if (steered.has(m.id)) return 'steered';
+    // One the gateway never accepted waits at the end with what can be done about it.
+    return (WAITING.has(m.state) && !inTurn.has(m.id)) || m.unsent ? 'waiting' : 'entry';
+  };
+}
+
+/** The messages still waiting, oldest first (buildTimeline's `waiting`, without the rest of the timeline). */
+export function waitingMessages(messages: Map<string, ChatMessage>, turns: Map<string, TurnView>): ChatMessage[] {
+  const place = placeOf(turns);
+  return [...messages.values()].filter((m) => place(m) === 'waiting').sort(byArrival);
+}
+
 export function buildTimeline(
   messages: Map<string, ChatMessage>,
   turns: Map<string, TurnView>,
   replies: Map<string, Reply>,
   reviews: Map<number, ReviewRecordView> = new Map(),
 ): Timeline {
-  const steered = new Set<string>();
-  const inTurn = new Set<string>();
   const turnsOf = new Map<string, TurnView[]>();
-  for (const t of turns.values()) {
-    for (const s of t.steps) if (s?.kind === 'steer') steered.add(s.messageId);
+  for (const t of turns.values())
     for (const id of t.inputIds) {
-      inTurn.add(id);
       const list = turnsOf.get(id) ?? [];
       list.push(t);
       turnsOf.set(id, list);
     }
-  }
 
   const entries: Entry[] = [];
   const waiting: ChatMessage[] = [];
+  const place = placeOf(turns);
   for (const m of messages.values()) {
-    if (steered.has(m.id)) continue;
-    // One the gateway never accepted waits at the end with what can be done about it.
-    if ((WAITING.has(m.state) && !inTurn.has(m.id)) || m.unsent) waiting.push(m);
-    else entries.push({ kind: 'message', key: `m:${m.id}`, at: m.receivedAt, message: m });
+    const where = place(m);
+    if (where === 'waiting') waiting.push(m);
+    else if (where === 'entry') entries.push({ kind: 'message', key: `m:${m.id}`, at: m.receivedAt, message: m });
   }
 
   // A reply belongs to the latest turn of its first message that started before it.
@@ -72,8 +90,7 @@ export function buildTimeline(
   }
   for (const r of reviews.values()) entries.push({ kind: 'review', key: `v:${r.id}`, at: r.at, review: r });
   entries.sort((a, b) => a.at - b.at || ORDER[a.kind] - ORDER[b.kind] || (a.key < b.key ? -1 : 1));
-  waiting.sort((a, b) => a.receivedAt - b.receivedAt);
-  return { entries, waiting, running: runningTurn(turns) };
+  return { entries, waiting: waiting.sort(byArrival), running: runningTurn(turns) };
 }
 
 /**

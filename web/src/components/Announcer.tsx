@@ -8,7 +8,7 @@ import { useEffect, useMemo } from 'preact/hooks';
 import { duration, localTimes } from '../format.js';
 import { waitText } from '../message-history.js';
 import { useStore } from '../state.js';
-import { buildTimeline, currentStep, latestTurn, openRequest, outOfTouch } from '../timeline.js';
+import { currentStep, latestTurn, openRequest, outOfTouch, waitingMessages } from '../timeline.js';
 import type { TurnView } from '../types.js';
 
 const EMPTY = new Map();
@@ -31,7 +31,7 @@ export function Announcer() {
   const unknown = useStore((s) => outOfTouch(s.connection));
   const title = useStore((s) => s.conversations.find((c) => c.id === s.currentId)?.title ?? undefined);
   const request = useMemo(() => openRequest(turns.values()), [turns]);
-  const waiting = useMemo(() => buildTimeline(messages, turns, EMPTY).waiting.at(-1), [messages, turns]);
+  const waiting = useMemo(() => waitingMessages(messages, turns).at(-1), [messages, turns]);
 
   useEffect(() => {
     const base = title ? `${title} – Rudder` : 'Rudder';
