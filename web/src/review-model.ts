@@ -6,6 +6,7 @@ import type {
   FileDiff,
   LineCommentBody,
   PullRequestAvailability,
+  ReviewRecordView,
 } from './types.js';
 
 /** A comment written on the page and not sent yet. */
@@ -66,6 +67,13 @@ export function fingerprint(body: ChangesBody): string {
     s.files.map((f) => `${f.section}:${f.path}:${f.added}:${f.deleted}`),
   );
   return JSON.stringify([set.base?.ahead, set.base?.behind, files]);
+}
+
+/** The conversation's newest merge from its history (only successful ones when `ok`), if any. */
+export function lastMerge(reviews: Map<number, ReviewRecordView>, ok?: boolean): ReviewRecordView | undefined {
+  let last: ReviewRecordView | undefined;
+  for (const r of reviews.values()) if (r.action === 'merge' && (!ok || r.ok) && (!last || r.at > last.at)) last = r;
+  return last;
 }
 
 const UNCOMMITTED = ['staged', 'unstaged', 'untracked'] as const;

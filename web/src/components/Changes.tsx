@@ -8,7 +8,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { moment } from '../format.js';
 import { type DraftComment, fileKey, refreshChanges, sendComments, toggleChanges } from '../review.js';
-import { countsText } from '../review-model.js';
+import { countsText, lastMerge } from '../review-model.js';
 import { useStore } from '../state.js';
 import type { ChangesBody, FileChange, ReviewRecordView, Section } from '../types.js';
 import { Badge, ChangeFile, Counts, FileName } from './ChangeFile.js';
@@ -133,7 +133,7 @@ const NO_REVIEWS = new Map<number, ReviewRecordView>();
 /** Nothing to show: after a merge, that it was merged and nothing is new since; else that nothing changed yet. */
 function NoChanges() {
   const reviews = useStore((s) => s.conv?.reviews ?? NO_REVIEWS);
-  const last = [...reviews.values()].filter((r) => r.action === 'merge' && r.ok).sort((a, b) => b.at - a.at)[0];
+  const last = lastMerge(reviews, true);
   const base = last?.result && 'base' in last.result ? last.result.base : undefined;
   return (
     <p class="dim" data-testid="no-changes">

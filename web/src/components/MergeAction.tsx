@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 import { askMerge, askToResolve, cancelMerge, merge } from '../review.js';
-import type { Outcome as OutcomeState } from '../review-model.js';
+import { lastMerge, type Outcome as OutcomeState } from '../review-model.js';
 import { useStore } from '../state.js';
 import type { ChangesBody, ReviewRecordView } from '../types.js';
 import { Busy, Outcome, useShown } from './Outcome.js';
@@ -29,7 +29,7 @@ export function openConflict(
   const base = body.changes.base;
   if (!base?.behind) return undefined;
   if (outcome?.action === 'merge' && !outcome.ok && outcome.files) return { base: base.name, files: outcome.files };
-  const last = [...reviews.values()].filter((r) => r.action === 'merge').sort((a, b) => b.at - a.at)[0];
+  const last = lastMerge(reviews);
   const r = last?.result;
   return last && !last.ok && r && 'kind' in r && r.kind === 'conflict' ? { base: r.base, files: r.files } : undefined;
 }
