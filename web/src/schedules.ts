@@ -8,23 +8,23 @@ import { openConversation } from './conversation.js';
 const POLL_MS = 5_000;
 let timer: ReturnType<typeof setInterval> | undefined;
 
+function stopPolling(): void {
+  clearInterval(timer);
+  timer = undefined;
+}
+
 export function toggleSchedules(open = !getState().schedules?.open): void {
   const had = getState().schedules;
   set({ schedules: { runs: {}, ...had, open } });
-  if (timer) clearInterval(timer);
-  timer = undefined;
+  stopPolling();
   if (!open) return;
   void refreshSchedules();
   timer = setInterval(() => void refreshSchedules(), POLL_MS);
 }
 
-export async function refreshSchedules(): Promise<void> {
+async function refreshSchedules(): Promise<void> {
   // Closed by opening a conversation: the polling stops with it.
-  if (!getState().schedules?.open) {
-    if (timer) clearInterval(timer);
-    timer = undefined;
-    return;
-  }
+  if (!getState().schedules?.open) return stopPolling();
   try {
     const list = await api().schedules();
     const pages = await Promise.all(list.schedules.map((s) => api().scheduleRuns(s.name, 10)));
