@@ -38,11 +38,9 @@ export function Timeline() {
   const timeline = useMemo(() => buildTimeline(messages, turns, replies, reviews), [messages, turns, replies, reviews]);
   const { entries, waiting } = timeline;
   // Messages a notice answers: the notice says why they failed, the bubble need not say it again.
-  const told = new Set(
-    entries
-      .flatMap((e) => (e.kind === 'turn' ? e.replies : e.kind === 'reply' ? [e.reply] : []))
-      .filter((r) => r.kind === 'notice')
-      .flatMap((r) => r.messageIds),
+  const told = useMemo(
+    () => new Set([...replies.values()].filter((r) => r.kind === 'notice').flatMap((r) => r.messageIds)),
+    [replies],
   );
   const items = itemsOf(timeline);
 
