@@ -4,7 +4,7 @@
  * ⋯ menu.
  */
 import { useState } from 'preact/hooks';
-import { rename, setDrawer, toggleChanges, useStore } from '../state.js';
+import { rename, setDrawer, toggleChanges, toggleSchedules, useStore } from '../state.js';
 import { ConversationMenu } from './ConversationMenu.js';
 import './Header.css';
 
@@ -15,7 +15,9 @@ export function Header() {
   );
   const projects = useStore((s) => s.projects?.projects);
   const drawerOpen = useStore((s) => s.drawerOpen);
-  const changesOpen = useStore((s) => !!s.changes?.open);
+  // The Schedules view takes the main area's place: under it, the Changes view is not what is shown.
+  const schedulesOpen = useStore((s) => !!s.schedules?.open);
+  const changesOpen = useStore((s) => !!s.changes?.open) && !schedulesOpen;
   const [editing, setEditing] = useState<string | undefined>();
   const title = item?.title ?? (id ? 'New conversation' : 'Rudder');
   const branch = item?.branch ?? null;
@@ -77,7 +79,10 @@ export function Header() {
           data-testid="changes-toggle"
           aria-pressed={changesOpen}
           title="What the agent changed"
-          onClick={() => toggleChanges()}
+          onClick={() => {
+            if (schedulesOpen) toggleSchedules(false);
+            toggleChanges(!changesOpen);
+          }}
         >
           <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
             <path
