@@ -3,7 +3,7 @@
  * at start (Rudder was down), and when the timer fires late (the machine slept). One rule for both:
  *   - the newest slot runs once, if it is younger than catchUpMinutes (or within the on-time grace);
  *   - every other slot, and the newest when it is too old, is missed: recorded once and the target told once.
- * A schedule never fired before (nothing stored) has nothing to catch up: it starts from now.
+ * A schedule never fired before catches up from when Rudder began keeping its time with its present line.
  */
 
 import type { CronSchedule } from '../config/schedule-line/cron.js';
@@ -49,7 +49,8 @@ function countSlots(
 
 /**
  * The decision for the slots s with `after` < s <= `now` (epoch ms): `after` is the newest slot the store holds
- * for this schedule (ran, skipped or missed), or the slot just before the one the timer was armed for.
+ * for this schedule (ran, skipped or missed) or when its time began to be kept with its present line, whichever is
+ * later, or the slot just before the one the timer was armed for.
  */
 export function catchUp(
   schedule: Pick<CronSchedule, 'next' | 'previous'>,

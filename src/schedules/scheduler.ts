@@ -82,8 +82,9 @@ export class Scheduler {
     const now = this.d.clock.now();
     this.defs = this.loaded();
     for (const def of this.active()) {
-      const after = this.d.firings.newestSlot(def.name);
-      if (after !== undefined) this.apply(def, catchUp(def.line, after, now, def.catchUpMinutes), now);
+      const since = this.watch(def, now);
+      const after = Math.max(this.d.firings.newestSlot(def.name) ?? since, since);
+      this.apply(def, catchUp(def.line, after, now, def.catchUpMinutes), now);
     }
     for (const run of this.d.firings.open()) {
       const def = this.defs.get(run.schedule);
@@ -103,6 +104,7 @@ export class Scheduler {
     const before = this.defs;
     const now = this.d.clock.now();
     this.defs = this.loaded();
+    for (const def of this.active()) this.watch(def, now);
     const keep = this.active().filter((def) => sameLine(before.get(def.name), def) && this.table.next.has(def.name));
     const fresh = planTimetable(this.active().map(timed), now);
     const next = new Map(fresh.next);
@@ -159,6 +161,11 @@ export class Scheduler {
     this.leftOut = set.problems;
     for (const p of set.problems) this.d.log.warn({ schedule: p.name, why: p.why }, 'kept schedule left out');
     return new Map(set.defs.map((def) => [def.name, def]));
+  }
+
+  /** Since when this schedule's time is kept with its present line: a slot before that is not owed. */
+  private watch(def: ScheduleDef, now: number): number {
+    return this.d.firings.watch(def.name, `${def.line.cron} ${def.timezone}`, now);
   }
 
   private active(): ScheduleDef[] {

@@ -234,4 +234,13 @@ export const MIGRATIONS: string[] = [
     at INTEGER NOT NULL
   );
   `,
+  // Since when each schedule's time has been kept with its present line (cron and zone): a slot that came due while
+  // Rudder was down is caught up from here when none of its slots is stored yet (or the line changed after one was).
+  `
+  CREATE TABLE schedule_watch (
+    schedule TEXT PRIMARY KEY,
+    line TEXT NOT NULL,                -- the cron line and time zone the time is kept with
+    since INTEGER NOT NULL
+  );
+  `,
 ];

@@ -118,6 +118,14 @@ export class ScheduleFirings {
         "UPDATE schedule_firings SET state = ?, ended_at = ? WHERE schedule = ? AND slot_ms = ? AND state = 'running'",
       ),
       forget: db.prepare('DELETE FROM schedule_firings WHERE schedule = ?'),
+      unwatch: db.prepare('DELETE FROM schedule_watch WHERE schedule = ?'),
+      watched: db.prepare<[string], { line: string; since: number }>(
+        'SELECT line, since FROM schedule_watch WHERE schedule = ?',
+      ),
+      watch: db.prepare(
+        `INSERT INTO schedule_watch (schedule, line, since) VALUES (?, ?, ?)
+           ON CONFLICT (schedule) DO UPDATE SET line = excluded.line, since = excluded.since`,
+      ),
       prune: db.prepare(
         `DELETE FROM schedule_firings WHERE slot_ms < ? AND slot_ms <
            (SELECT MAX(slot_ms) FROM schedule_firings n WHERE n.schedule = schedule_firings.schedule)`,
@@ -188,8 +196,22 @@ export class ScheduleFirings {
     return this.s.prune.run(before).changes;
   }
 
+  /**
+   * Since when the schedule's time has been kept with this line (cron and zone): `now` when the line changes or
+   * the schedule is new; no slot before it is owed. A schedule with slots stored before this record existed has
+   * been kept since its newest one.
+   */
+  watch(schedule: string, line: string, now: number): number {
+    const row = this.s.watched.get(schedule);
+    if (row?.line === line) return row.since;
+    const since = row ? now : (this.newestSlot(schedule) ?? now);
+    this.s.watch.run(schedule, line, since);
+    return since;
+  }
+
   /** A removed schedule's slots go with it (a new schedule of the same name starts afresh). */
   forget(schedule: string): void {
     this.s.forget.run(schedule);
+    this.s.unwatch.run(schedule);
   }
 }
