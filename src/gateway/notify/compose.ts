@@ -28,6 +28,11 @@ export function cut(s: string, max: number): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
+/** `<where> · <what>`: a long conversation name is cut, never what happened (the lock screen's point). */
+function titled(where: string, what: string): string {
+  return `${cut(where, Math.max(TITLE_CHARS - what.length - 3, 12))} · ${what}`;
+}
+
 /** The input as a notification shows it: a command bare, then each other field as `key: value`. */
 function inputText(input: Record<string, unknown>): string {
   const entries = Object.entries(input ?? {});
@@ -61,7 +66,7 @@ export function permissionNotice(conversation: string, req: PermissionRequest, i
   if (!whole) lines.push(`(${shown.text.length} characters: open Rudder to read it all and approve.)`);
   else if (shown.changed) lines.push('(It hides characters, shown as ⟨U+…⟩: approve it on the page.)');
   return {
-    title: cut(`${conversation} · ${req.toolName} waits for you`, TITLE_CHARS),
+    title: titled(conversation, `${req.toolName} waits for you`),
     body: lines.join('\n'),
     approve: whole && !shown.changed ? plainApproval(req.options) : undefined,
     deny: refusal(req.options),
@@ -70,23 +75,23 @@ export function permissionNotice(conversation: string, req: PermissionRequest, i
 
 export function turnDoneNotice(conversation: string, durationMs: number, reply: string | undefined) {
   return {
-    title: cut(`${conversation} · done in ${duration(durationMs)}`, TITLE_CHARS),
+    title: titled(conversation, `done in ${duration(durationMs)}`),
     body: cut(oneLine(reply ?? '') || 'The turn ended.', BODY_CHARS),
   };
 }
 
 /** A job's news: a scheduled run's answer, or a webhook's event for the agent; `from` is `schedule:<name>`... */
 export function jobNotice(from: string, what: string, text: string) {
-  return { title: cut(`${from} · ${what}`, TITLE_CHARS), body: cut(oneLine(text) || what, BODY_CHARS) };
+  return { title: titled(from, what), body: cut(oneLine(text) || what, BODY_CHARS) };
 }
 
 export function failedNotice(conversation: string, text: string) {
-  return { title: cut(`${conversation} · failed`, TITLE_CHARS), body: cut(oneLine(text), BODY_CHARS) };
+  return { title: titled(conversation, 'failed'), body: cut(oneLine(text), BODY_CHARS) };
 }
 
 export function rateLimitNotice(conversation: string, messages: number) {
   return {
-    title: cut(`${conversation} · running again`, TITLE_CHARS),
+    title: titled(conversation, 'running again'),
     body:
       messages === 1
         ? 'The rate limit is over: your held message runs now.'

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PermissionRequest } from '../../../src/agents/session.js';
 import { ActionTokens } from '../../../src/gateway/notify/action-tokens.js';
-import { NOTIFY_INPUT_LIMIT, permissionNotice } from '../../../src/gateway/notify/compose.js';
+import { NOTIFY_INPUT_LIMIT, permissionNotice, turnDoneNotice } from '../../../src/gateway/notify/compose.js';
 import { Presence } from '../../../src/gateway/notify/presence.js';
 import { waitUntil } from '../../support/claude-rig.js';
 
@@ -73,6 +73,15 @@ describe('permission notification', () => {
     const over = permissionNotice('Build', request({ command: `${fits}y` }), false);
     expect([over.approve, over.deny?.id]).toEqual([undefined, 'deny']);
     expect(over.body).toMatch(/^x+…\n\(201 characters: open Rudder to read it all and approve\.\)$/);
+  });
+
+  it('cuts a long conversation name in the title, never what happened; the title stays within 80 characters', () => {
+    const long = `run ${'/tmp/a-long-path/'.repeat(8)}`;
+    const n = permissionNotice(long, request({ command: 'ls' }), false);
+    expect(n.title).toMatch(/^run \/tmp\/a-long-path\/.*… · Bash waits for you$/);
+    expect(n.title).toHaveLength(80);
+    expect(turnDoneNotice(long, 4000, 'ok').title).toMatch(/… · done in 4 s$/);
+    expect(turnDoneNotice('Build', 4000, 'ok').title).toBe('Build · done in 4 s');
   });
 
   it('withholds Approve for an input cut on its way here or hiding characters, and shows them', () => {
