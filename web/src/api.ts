@@ -30,6 +30,7 @@ import type {
   PushTestResult,
   ResolveConflictRequest,
   RunsPage,
+  ScheduleBody,
   ScheduleChange,
   ScheduleList,
   Section,
@@ -225,6 +226,20 @@ export class Api {
 
   runSchedule(name: string): Promise<ScheduleChange> {
     return this.request('POST', `/api/schedules/${enc(name)}/run`, {});
+  }
+
+  /** Makes or changes a schedule kept in the store; answers with its cron line and next three runs. */
+  putSchedule(name: string, body: ScheduleBody): Promise<ScheduleChange> {
+    return this.request('PUT', `/api/schedules/${enc(name)}`, body);
+  }
+
+  pauseSchedule(name: string, paused: boolean): Promise<ScheduleChange> {
+    return this.request('POST', `/api/schedules/${enc(name)}/${paused ? 'pause' : 'resume'}`, {});
+  }
+
+  /** Removes a kept schedule (the config file's are refused: 409 SCHEDULE_REFUSED). */
+  removeSchedule(name: string): Promise<ScheduleChange> {
+    return this.request('DELETE', `/api/schedules/${enc(name)}`);
   }
 
   /** What the page offers: a record button (stt.command), play buttons (tts.command). */

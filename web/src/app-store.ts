@@ -43,8 +43,8 @@ export interface AppState {
   sentSeq: number;
   /** Counts the times text was put back into the input for the person to go on with (Edit on an unsent one). */
   focusSeq: number;
-  /** The Schedules view (schedules.ts): open, the schedules and each one's newest runs. */
-  schedules?: { open: boolean; list?: ScheduleList; runs: Record<string, RunView[]> };
+  /** The Schedules view (schedules.ts). */
+  schedules?: SchedulesState;
   /** The open conversation's Changes view (review.ts), once opened. */
   changes?: ChangesState;
   /** A short-lived message about an action that failed. */
@@ -53,6 +53,21 @@ export interface AppState {
   push?: PushStatus;
   /** Voice on this gateway: the record button (stt.command), play buttons on replies (tts.command). */
   speech: SpeechInfo;
+}
+
+/** The Schedules view: the schedules, each one's newest runs, the form and what the last action answered. */
+export interface SchedulesState {
+  open: boolean;
+  list?: ScheduleList;
+  runs: Record<string, RunView[]>;
+  /** The projects a schedule may work in (the picker shows them even when there is one), and the default. */
+  projects?: { names: string[]; defaultProject?: string };
+  /** The form, while open: a new schedule, or the named one to change; the gateway's refusal of the last save. */
+  form?: { edit?: string; saving?: boolean; error?: string };
+  /** The schedule an action runs on: its buttons wait. */
+  acting?: string;
+  /** What the last action came to, in the gateway's words (a save's cron line and next three runs). */
+  answer?: { ok: boolean; text: string };
 }
 
 const store = createStore<AppState>({
