@@ -84,6 +84,9 @@ export const ERRORS = {
   PROJECT_UNAVAILABLE: "The conversation's project directory cannot be used.",
   NOT_A_GIT_REPO: 'The project is not a git repository, so it cannot give conversations their own worktrees.',
   WORKTREE_FAILED: 'The git worktree could not be prepared.',
+  PANE_GONE: 'The claude in that tmux pane is no longer running there.',
+  PANE_HELD: 'Another conversation drives that tmux pane: one pane, one conversation.',
+  RUNNING_ON_NODE: "The sessions running on a node's machine are not listed or attached from the page yet.",
   GIT_MISSING: 'git is not installed. Install it (apt-get install -y git) or set worktrees to false.',
   // review: the agent's work in a worktree (changes, commit, merge, push, pull request, discard)
   REVIEW_BUSY: 'A turn is running in this worktree. Wait for it to end or /stop it, then try again.',

@@ -328,6 +328,8 @@ function askedFromOutside(
     push: pushApi,
     schedules: jobs.schedules,
     hooks: jobs.hooks,
+    tmuxServers: () => config.current().agent.tmux.discover,
+    projectDeps: (id) => asked.commands.projectDeps(id),
   });
   return { status, api };
 }

@@ -57,6 +57,11 @@ export const HTTP_STATUS = {
   REVIEW_GIT_TIMEOUT: 500,
   GIT_MISSING: 500,
   REVIEW_GIT_STOPPED: 503,
+  // The page's "Running now": no such project, a pane whose claude has gone or that another conversation drives.
+  PROJECT_UNKNOWN: 404,
+  PANE_GONE: 409,
+  PANE_HELD: 409,
+  RUNNING_ON_NODE: 409,
 } as const satisfies Partial<Record<ErrorCode, number>>;
 
 export type HttpErrorCode = keyof typeof HTTP_STATUS;

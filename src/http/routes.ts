@@ -11,6 +11,7 @@ import { messageRoutes } from './handlers/messages.js';
 import { permissionRoutes } from './handlers/permissions.js';
 import { pushRoutes } from './handlers/push.js';
 import { reviewRoutes } from './handlers/review.js';
+import { runningRoutes } from './handlers/running.js';
 import { scheduleRoutes } from './handlers/schedules.js';
 import { speechRoutes } from './handlers/speech.js';
 import type { Route, Target } from './route.js';
@@ -21,6 +22,7 @@ export const ROUTES: Route[] = [
   ...messageRoutes,
   ...permissionRoutes,
   ...reviewRoutes,
+  ...runningRoutes,
   ...eventRoutes,
   ...pushRoutes,
   ...speechRoutes,

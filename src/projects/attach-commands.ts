@@ -23,9 +23,30 @@ const STATE_TEXT: Record<RunningPane['state'], string> = {
   'not-ready': 'not ready',
 };
 
+/** What the list of running sessions needs: the person's tmux servers, the agent's config dir. */
+export type RunningDeps = Pick<ProjectCommandDeps, 'projects' | 'tmuxServers'>;
+
+/** A pane as a list showed it: found again by these before it is attached. */
+export type PaneRef = Pick<RunningPane, 'socket' | 'paneId' | 'pid'>;
+
+/** Why a pane is not attached: its claude is gone from it, or another conversation drives it. */
+export interface PaneRefusal {
+  code: 'PANE_GONE' | 'PANE_HELD';
+  /** The sentence /attach answers. */
+  text: string;
+  /** What the code's own message (src/errors.ts) does not say: which pane, which conversation. */
+  detail: string;
+}
+
 /** What runs now in the project's directories (a node's: nothing, not yet asked over the wire). */
+export function runningNow(d: RunningDeps, p: Project, dirs: string[]): Promise<Running[]> {
+  if (p.node) return Promise.resolve([]);
+  return runningIn(dirs, { servers: servers(d), configDir: d.projects.configDir() });
+}
+
+/** What runs now, remembered as the conversation's numbered list for /attach <n>. */
 async function running(d: ProjectCommandDeps, p: Project, dirs: string[]): Promise<Running[]> {
-  const list = p.node ? [] : await runningIn(dirs, { servers: servers(d), configDir: d.projects.configDir() });
+  const list = await runningNow(d, p, dirs);
   d.projects.runningPanes.set(
     d.conversationId,
     list.filter((r): r is RunningPane => r.attachable),
@@ -67,7 +88,7 @@ export async function runningSection(
 }
 
 /** The person's tmux servers looked in (agent.tmux.discover). */
-function servers(d: ProjectCommandDeps): readonly string[] {
+function servers(d: RunningDeps): readonly string[] {
   return d.tmuxServers?.() ?? ['default'];
 }
 
@@ -80,15 +101,44 @@ export async function attach(d: ProjectCommandDeps, p: Project, dirs: string[], 
   const shown = d.projects.runningPanes.get(d.conversationId);
   const picked = shown?.[Number(ref) - 1];
   if (!picked) return `There is no running session ${ref} in the list. Send /sessions to see them.`;
-  const pane = await findAgain(d, p, dirs, picked);
-  if (!pane)
-    return `The claude in pane ${picked.label} is no longer running there. Send /sessions to see what runs now.`;
-  const other = d.store.attachments
-    .all()
-    .find((a) => a.kind === 'pane' && a.conversationId !== d.conversationId && a.paneId === pane.paneId);
-  if (other && paneHoldsSession(other))
-    return `Pane ${pane.label} is driven by conversation ${other.conversationId}: one pane, one conversation.`;
+  const pane = await paneAgain(d, p, dirs, picked);
+  if ('code' in pane) return `${pane.text} Send /sessions to see what runs now.`;
+  const refused = await bindPane(d, pane);
+  return refused ? refused.text : attachedText(pane);
+}
+
+/** The pane a list showed, found again now with the same claude in it (the same pid in the same pane). */
+export async function paneAgain(
+  d: RunningDeps,
+  p: Project,
+  dirs: string[],
+  ref: PaneRef & { label?: string },
+): Promise<RunningPane | PaneRefusal> {
+  const now = await runningNow(d, p, dirs);
+  const pane = now.find(
+    (r): r is RunningPane => r.attachable && r.paneId === ref.paneId && r.socket === ref.socket && r.pid === ref.pid,
+  );
+  const label = ref.label ?? ref.paneId;
+  return (
+    pane ?? {
+      code: 'PANE_GONE',
+      text: `The claude in pane ${label} is no longer running there.`,
+      detail: `Pane ${label}, claude pid ${ref.pid}: look at what runs now again.`,
+    }
+  );
+}
+
+/**
+ * Makes the conversation drive the pane: its own session let go, the attachment stored, the pane followed.
+ * One pane, one conversation: checked after the release and right before the row is written, with no wait
+ * between them, so two attaches at once cannot both pass.
+ */
+export async function bindPane(d: ProjectCommandDeps, pane: RunningPane): Promise<PaneRefusal | undefined> {
+  const held = heldBy(d, pane);
+  if (held) return held;
   await d.release(`attaching to pane ${pane.label}`);
+  const heldNow = heldBy(d, pane);
+  if (heldNow) return heldNow;
   const { socket, paneId, label, pid, procStart, configDir, cwd, sessionId } = pane;
   d.store.attachments.put({
     conversationId: d.conversationId,
@@ -99,24 +149,37 @@ export async function attach(d: ProjectCommandDeps, p: Project, dirs: string[], 
   });
   if (pane.sessionId) d.store.setSessionId(d.conversationId, pane.sessionId);
   d.follow?.();
+  return undefined;
+}
+
+/** Another conversation than this one that drives the pane still (its claude has the session open there). */
+export function heldBy(
+  d: Pick<ProjectCommandDeps, 'store'> & { conversationId?: string },
+  pane: RunningPane,
+): PaneRefusal | undefined {
+  const other = d.store.attachments
+    .all()
+    .find(
+      (a) =>
+        a.kind === 'pane' &&
+        a.conversationId !== d.conversationId &&
+        a.paneId === pane.paneId &&
+        a.socket === pane.socket,
+    );
+  if (!other || !paneHoldsSession(other)) return undefined;
+  return {
+    code: 'PANE_HELD',
+    text: `Pane ${pane.label} is driven by conversation ${other.conversationId}: one pane, one conversation.`,
+    detail: `Pane ${pane.label} is driven by conversation ${other.conversationId}.`,
+  };
+}
+
+/** What the conversation is told once it drives the pane. */
+export function attachedText(pane: RunningPane): string {
   return (
     `This conversation now drives the claude in pane ${pane.label} (${pane.sessionId ?? 'no session yet'}, ` +
     `${pane.cwd}). A message is typed there only when its box takes input; what is typed in the terminal shows ` +
     'here. /stop sends it Escape; /detach lets go, and the pane goes on as it is.'
-  );
-}
-
-/** The pane picked from the list, found again now with the same claude in it. */
-async function findAgain(
-  d: ProjectCommandDeps,
-  p: Project,
-  dirs: string[],
-  picked: RunningPane,
-): Promise<RunningPane | undefined> {
-  const now = await running(d, p, dirs);
-  return now.find(
-    (r): r is RunningPane =>
-      r.attachable && r.paneId === picked.paneId && r.socket === picked.socket && r.pid === picked.pid,
   );
 }
 

@@ -6,7 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AcceptResult } from '../../channels/channel.js';
 import { hasQrPairing } from '../../channels/registry.js';
+import type { PaneRef } from '../../projects/attach-commands.js';
 import type { FileRef } from '../../projects/changes/changes.js';
+import type { ProjectCommandDeps } from '../../projects/command-deps.js';
 import type { Projects } from '../../projects/service.js';
 import type { Store } from '../../store/store.js';
 import type { BusEvent, EventBus } from '../bus.js';
@@ -28,11 +30,13 @@ import { eventsAfter } from '../stored-events.js';
 import { conversationItem, listConversations, titleFromFirstMessage } from './conversation-list.js';
 import { historyPage } from './history.js';
 import type { PushApi } from './push-api.js';
+import { attachRunning, runningList } from './running.js';
 import type { PageSpeech } from './speech.js';
 import type {
   ConversationItem,
   HistoryPage,
   ProjectList,
+  RunningList,
   SpeechInfo,
   StopBody,
   TurnsPage,
@@ -59,6 +63,10 @@ export interface GatewayApiDeps extends WaitingDeps {
   /** Schedules as the page manages them; webhook deliveries. */
   schedules: Schedules;
   hooks: HookReceiver;
+  /** The person's tmux servers looked in for running Claude Code TUIs (agent.tmux.discover). */
+  tmuxServers(): readonly string[];
+  /** What /attach uses for one conversation: "Continue here" attaches a new one the same way. */
+  projectDeps(conversationId: string): ProjectCommandDeps;
 }
 
 /** Who the page is, as answers and messages record it. */
@@ -212,6 +220,16 @@ export class GatewayApi {
       })),
       defaultProject: set.defaultName,
     };
+  }
+
+  /** What runs now in a project's directory: the Claude Code TUIs in tmux panes, and why others cannot attach. */
+  running(project: string): Promise<RunningList> {
+    return runningList(this.d, project);
+  }
+
+  /** A new conversation in the project that drives the running pane named (refused as /attach refuses). */
+  attachRunning(project: string, pane: PaneRef): Promise<{ id: string; project: string }> {
+    return attachRunning(this.d, project, pane, (title, name) => this.createConversation(title, name));
   }
 
   /** Channel states, and the pairing QR code of a channel waiting to be linked (WhatsApp). */

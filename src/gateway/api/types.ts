@@ -119,6 +119,49 @@ export interface ProjectList {
   defaultProject: string;
 }
 
+/** A Claude Code TUI in a pane of the person's tmux servers: "Continue here" attaches a new conversation to it. */
+export interface RunningPaneItem {
+  attachable: true;
+  /** The tmux server (socket name), the pane's tmux id and the claude's pid: what the attach names. */
+  socket: string;
+  paneId: string;
+  pid: number;
+  /** The pane as a person names it: `work:0.1`. */
+  label: string;
+  /** By the pane classifier: its box takes input, a turn runs, a menu is open, or it is not ready yet. */
+  state: 'ready' | 'busy' | 'menu' | 'not-ready';
+  cwd: string;
+  /** Absent while a startup question shows (no session yet). */
+  sessionId?: string;
+  lastPrompt?: string;
+}
+
+/** A claude process with a session in the project that cannot be attached, and why. */
+export interface RunningElsewhereItem {
+  attachable: false;
+  pid: number;
+  sessionId: string;
+  cwd: string;
+  why: string;
+}
+
+/** GET /api/projects/:name/running */
+export interface RunningList {
+  project: string;
+  /** The project lives on this node: what runs there is not listed yet (`running` is empty). */
+  node?: string;
+  /** The person's tmux servers looked in (agent.tmux.discover). */
+  servers: string[];
+  running: Array<RunningPaneItem | RunningElsewhereItem>;
+}
+
+/** POST /api/projects/:name/running/attach: the pane as the list showed it. */
+export interface AttachRunningRequest {
+  socket: string;
+  paneId: string;
+  pid: number;
+}
+
 /** A permission request waiting in a chat's conversation (Telegram, Discord…), which the page may answer too. */
 export interface WaitingRequest {
   /** The conversation's channel: telegram, discord, slack, whatsapp. */

@@ -15,7 +15,7 @@ import type { NodeStatus } from '../../nodes/front/status.js';
 import { nodesText } from '../../nodes/front/status.js';
 import type { Query, QueryAnswer } from '../../nodes/wire.js';
 import type { Logger } from '../../ops/logger.js';
-import { ProjectCommands } from '../../projects/commands.js';
+import { type ProjectCommandDeps, ProjectCommands } from '../../projects/commands.js';
 import { projectAgent } from '../../projects/projects.js';
 import type { Projects } from '../../projects/service.js';
 import type { Store } from '../../store/store.js';
@@ -179,9 +179,14 @@ export class Commands {
 
   /** /project, /sessions, /resume, /worktree and the project lines of /status, for one conversation. */
   private projectCommands(conversationId: string): ProjectCommands {
+    return new ProjectCommands(this.projectDeps(conversationId));
+  }
+
+  /** What the project commands of one conversation use; the page's "Running now" attaches with it as /attach does. */
+  projectDeps(conversationId: string): ProjectCommandDeps {
     const lane = this.d.conversations.lane(conversationId);
     const nodes = this.d.nodes;
-    return new ProjectCommands({
+    return {
       conversationId,
       projects: this.d.projects,
       store: this.d.store,
@@ -194,7 +199,7 @@ export class Commands {
       tmuxServers: () => this.d.config.current().agent.tmux.discover,
       follow: () => lane.watchSession(),
       ...(nodes ? { askNode: (node: string, q: Query) => nodes.query(node, q) } : {}),
-    });
+    };
   }
 
   private async model(conversationId: string, args: string): Promise<string> {
