@@ -6,6 +6,7 @@
  */
 import type {
   AnswerPermissionRequest,
+  AttachRunningRequest,
   ChangesBody,
   ChannelList,
   CommentsRequest,
@@ -29,6 +30,7 @@ import type {
   PushSubscribeRequest,
   PushTestResult,
   ResolveConflictRequest,
+  RunningList,
   RunsPage,
   ScheduleBody,
   ScheduleChange,
@@ -299,6 +301,16 @@ export class Api {
   /** The projects to start a conversation in (a gateway without a `projects` config has one, its working directory). */
   projects(): Promise<{ projects: Project[]; defaultProject?: string }> {
     return this.request('GET', '/api/projects');
+  }
+
+  /** What runs now in a project's directory: Claude Code TUIs in tmux panes, and the claudes that cannot attach. */
+  running(project: string): Promise<RunningList> {
+    return this.request('GET', `/api/projects/${enc(project)}/running`, undefined, { timeoutMs: ACTION_TIMEOUT_MS });
+  }
+
+  /** A new conversation in the project that drives the running pane (as /attach does). */
+  attachRunning(project: string, pane: AttachRunningRequest): Promise<CreatedConversation> {
+    return this.request('POST', `/api/projects/${enc(project)}/running/attach`, pane, { timeoutMs: ACTION_TIMEOUT_MS });
   }
 
   // ---- the review of a conversation's work ----

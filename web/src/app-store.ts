@@ -9,7 +9,7 @@ import { Api, ApiError, UnreachableError } from './api.js';
 import type { ConversationState } from './reduce.js';
 import type { ChangesState } from './review-model.js';
 import { createStore } from './store.js';
-import type { Connection, ConversationItem, Project, SpeechInfo, WaitingRequest } from './types.js';
+import type { Connection, ConversationItem, Project, RunningList, SpeechInfo, WaitingRequest } from './types.js';
 
 /**
  * Notifications on this device: not possible here (no service worker or Push API: an http:// address from
@@ -45,6 +45,8 @@ export interface AppState {
   focusSeq: number;
   /** The Schedules view (schedules.ts). */
   schedules?: SchedulesState;
+  /** The new conversation's "Running now" (running.ts): what runs in its project's directory. */
+  running?: RunningState;
   /** The open conversation's Changes view (review.ts), once opened. */
   changes?: ChangesState;
   /** A short-lived message about an action that failed. */
@@ -53,6 +55,18 @@ export interface AppState {
   push?: PushStatus;
   /** Voice on this gateway: the record button (stt.command), play buttons on replies (tts.command). */
   speech: SpeechInfo;
+}
+
+/** "Running now" for one project: the list once read, a pane being attached, a refusal shown beside its pane. */
+export interface RunningState {
+  project: string;
+  list?: RunningList;
+  /** The list could not be read: the gateway's words. */
+  error?: string;
+  /** The pane (tmux id) whose "Continue here" is under way. */
+  attaching?: string;
+  /** Why "Continue here" on this pane was refused. */
+  refused?: { paneId: string; text: string };
 }
 
 /** The Schedules view: the schedules, each one's newest runs, the form and what the last action answered. */

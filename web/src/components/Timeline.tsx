@@ -11,6 +11,7 @@ import { buildTimeline, type Timeline as TimelineModel } from '../timeline.js';
 import { MessageBubble, QueuedMessage } from './MessageBubble.js';
 import { ReplyView } from './Reply.js';
 import { ReviewNote } from './ReviewNote.js';
+import { RunningNow } from './RunningNow.js';
 import './Timeline.css';
 import { Turn } from './Turn.js';
 
@@ -35,6 +36,7 @@ export function Timeline() {
   const more = useStore((s) => s.conv?.more ?? false);
   const loaded = useStore((s) => s.conv?.loaded ?? false);
   const sentSeq = useStore((s) => s.sentSeq);
+  const project = useStore((s) => s.conversations.find((c) => c.id === s.currentId)?.project);
   const timeline = useMemo(() => buildTimeline(messages, turns, replies, reviews), [messages, turns, replies, reviews]);
   const { entries, waiting } = timeline;
   // Messages a notice answers: the notice says why they failed, the bubble need not say it again.
@@ -153,9 +155,12 @@ export function Timeline() {
           )}
           {!loaded && id && <p class="dim placeholder">Loading…</p>}
           {loaded && entries.length === 0 && waiting.length === 0 && (
-            <p class="dim placeholder">
-              Ask the agent something. It can read and change files in its working directory.
-            </p>
+            <>
+              <p class="dim placeholder">
+                Ask the agent something. It can read and change files in its working directory.
+              </p>
+              {project && <RunningNow project={project} />}
+            </>
           )}
           {entries.map((e) =>
             e.kind === 'message' ? (
