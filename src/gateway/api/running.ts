@@ -12,10 +12,9 @@ import type { Project } from '../../projects/projects.js';
 import type { Projects } from '../../projects/service.js';
 import type { Store } from '../../store/store.js';
 import { conversationIdOf } from '../intake/intake.js';
+import type { CreatedConversation, RunningList } from './types.js';
 
 const WEB = 'web';
-
-import type { CreatedConversation, RunningList } from './types.js';
 
 export interface RunningDeps {
   store: Store;
