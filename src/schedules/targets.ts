@@ -6,6 +6,8 @@
  *     listed under the schedule on the page), its replies and notices also delivered to `deliver` when there is one.
  * What the schedule says outside a run (a slot missed or skipped) goes to its home: `deliver`, else `web:s-<name>`.
  */
+
+import { WEB } from '../channels/web/name.js';
 import { formatLocal } from '../config/schedule-line/zone.js';
 
 export interface RunPlace {
@@ -18,8 +20,6 @@ export interface RunPlace {
 }
 
 type Target = { name: string; deliver?: string; session: 'fresh' | 'continue'; timezone: string };
-
-export const WEB = 'web';
 
 /** A slot as its title shows it: "Mon 2025-03-03 07:00" in the schedule's zone. */
 export function slotLabel(slot: number, timezone: string): string {

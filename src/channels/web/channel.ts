@@ -4,10 +4,12 @@
  * outbox row), so send() only checks that the page's server runs. What the page sends comes in
  * through the HTTP API (src/http), which hands it to intake like any channel's message.
  */
+
 import type { AckKind, Channel, ChannelCapabilities, ChannelStatus, MessageRef, OutboundReply } from '../channel.js';
+import { WEB } from './name.js';
 
 export class WebChannel implements Channel {
-  readonly name = 'web';
+  readonly name = WEB;
   readonly capabilities: ChannelCapabilities = { drawsTurns: true, deliveredInStore: true };
 
   /** `serving` says whether the HTTP server runs; `detail` its address. */

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AcceptResult } from '../../channels/channel.js';
 import { hasQrPairing } from '../../channels/registry.js';
+import { WEB } from '../../channels/web/name.js';
 import type { PaneRef } from '../../projects/attach-commands.js';
 import type { FileRef } from '../../projects/changes/changes.js';
 import type { ProjectCommandDeps } from '../../projects/command-deps.js';
@@ -43,8 +44,6 @@ import type {
   WaitingRequest,
 } from './types.js';
 import { answerInChat, waitingInChats } from './waiting.js';
-
-export const WEB = 'web';
 
 export interface GatewayApiDeps extends WaitingDeps {
   store: Store;

@@ -3,6 +3,8 @@
  * subscriptions, per-conversation mute, which conversation a page shows (presence), and a
  * notification's button pressed (its token is its credential: the service worker has no other).
  */
+
+import { WEB } from '../../channels/web/name.js';
 import type { Store } from '../../store/store.js';
 import { conversationIdOf } from '../intake/intake.js';
 import type { ActionOutcome, PushActions } from '../notify/actions.js';
@@ -10,7 +12,6 @@ import type { Notifier } from '../notify/notifier.js';
 import type { Presence } from '../notify/presence.js';
 import type { PushInfo } from './types.js';
 
-const WEB = 'web';
 /** Devices at most: each push goes to all of them. */
 export const MAX_SUBSCRIPTIONS = 20;
 

@@ -5,6 +5,7 @@
  * (projects/attach-commands.ts): the pane found again with the same claude, one pane one conversation.
  */
 
+import { WEB } from '../../channels/web/name.js';
 import { RudderError } from '../../errors.js';
 import { attachedText, bindPane, heldBy, type PaneRef, paneAgain, runningNow } from '../../projects/attach-commands.js';
 import type { ProjectCommandDeps } from '../../projects/command-deps.js';
@@ -13,8 +14,6 @@ import type { Projects } from '../../projects/service.js';
 import type { Store } from '../../store/store.js';
 import { conversationIdOf } from '../intake/intake.js';
 import type { CreatedConversation, RunningList } from './types.js';
-
-const WEB = 'web';
 
 export interface RunningDeps {
   store: Store;

@@ -3,6 +3,8 @@
  * too strange) to approve in a chat is answered here, through the same desk as every other answer,
  * whose rules hold for the page as for any surface (an input it could not carry whole may only be refused).
  */
+
+import { WEB } from '../../channels/web/name.js';
 import type { Store } from '../../store/store.js';
 import type { AnswerResult, PermissionDesk } from '../permissions/desk.js';
 import type { StepLog } from '../steps/step-log.js';
@@ -13,7 +15,6 @@ import type { WaitingRequest } from './types.js';
 type Deps = { store: Store; desk: PermissionDesk; steps: StepLog };
 
 /** The page's own conversations show their requests in their timeline. */
-const PAGE_CHANNEL = 'web';
 
 function stepOf(d: Deps, turnId: string, requestId: string): PermissionStep | undefined {
   return d.steps
@@ -26,7 +27,7 @@ export function waitingInChats(d: Deps): WaitingRequest[] {
   for (const open of d.desk.all()) {
     const conv = d.store.conversation(open.conversationId);
     const step = stepOf(d, open.turnId, open.request.requestId);
-    if (!conv || conv.channel === PAGE_CHANNEL || !step) continue;
+    if (!conv || conv.channel === WEB || !step) continue;
     const first = conv.title ?? d.store.history.activity(conv.id).firstText;
     out.push({ channel: conv.channel, conversationId: conv.id, title: first ? titleFrom(first) : null, step });
   }
@@ -37,6 +38,6 @@ export function waitingInChats(d: Deps): WaitingRequest[] {
 export function answerInChat(d: Deps, requestId: string, optionId: string, by: string): AnswerResult {
   const open = d.desk.get(requestId);
   const conv = open && d.store.conversation(open.conversationId);
-  if (!open || !conv || conv.channel === PAGE_CHANNEL) return { ok: false, reason: 'unknown' };
+  if (!open || !conv || conv.channel === WEB) return { ok: false, reason: 'unknown' };
   return d.desk.answer(open.conversationId, requestId, optionId, by, 'page');
 }

@@ -5,6 +5,8 @@
  * (shepherd.ts). A message enters through the door (intake/entry.ts) as from `hook:<name>`, its payload untrusted,
  * with the delivery's key stored in its transaction; 202 is answered only once that is committed.
  */
+
+import { WEB } from '../../channels/web/name.js';
 import type { HookConfig, HooksConfig } from '../../config/hooks-schema.js';
 import { DEFAULT_SHEPHERD_EVENTS, hookNamed } from '../../config/hooks-schema.js';
 import type { LiveConfig } from '../../config/load.js';
@@ -43,7 +45,6 @@ export interface HookReceiverDeps {
 
 type Accepted = Extract<Awaited<ReturnType<typeof judgeDelivery>>, { kind: 'accepted' }>;
 
-const WEB = 'web';
 const notRun = (why: string): HookAnswer => ({ status: 200, body: { ok: true, ran: false, why } });
 
 export class HookReceiver {

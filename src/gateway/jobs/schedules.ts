@@ -6,6 +6,8 @@
  * changed in the config file, and a kept schedule may not take a name the config has. Pauses are kept in the store
  * for both.
  */
+
+import { WEB } from '../../channels/web/name.js';
 import type { LiveConfig } from '../../config/load.js';
 import { formatLocal } from '../../config/schedule-line/zone.js';
 import { scheduleNameSchema } from '../../config/schedules-schema.js';
@@ -14,7 +16,6 @@ import type { Logger } from '../../ops/logger.js';
 import { checkSchedule, type ScheduleDef } from '../../schedules/definitions.js';
 import { describeSchedule } from '../../schedules/describe.js';
 import type { Scheduler } from '../../schedules/scheduler.js';
-import { WEB } from '../../schedules/targets.js';
 import type { FiringRow, RunOutcome as StoredOutcome } from '../../store/schedule-firings.js';
 import type { Store } from '../../store/store.js';
 import type {

@@ -8,6 +8,7 @@
  * looks at its conversation any more, if it still waits.
  */
 import type { PermissionOption } from '../../agents/session.js';
+import { WEB } from '../../channels/web/name.js';
 import type { PushConfig } from '../../config/schema.js';
 import type { Logger } from '../../ops/logger.js';
 import type { Store } from '../../store/store.js';
@@ -23,7 +24,6 @@ import type { Presence } from './presence.js';
 
 /** How long a rate-limit notice waits for the held messages' turn to start, so it can offer Stop. */
 const RESUME_WAIT_MS = 5000;
-const WEB = 'web';
 
 export interface NotifierDeps {
   settings(): PushConfig;
