@@ -13,7 +13,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type LatencyProfile, tokenAtMs } from './mock-anthropic.js';
-import { closer, requestLog } from './request-log.js';
+import { closer, defaultAnswer, requestLog } from './request-log.js';
 
 export type { LatencyProfile };
 
@@ -54,16 +54,11 @@ export function directivePlan(req: ModelRequest): MockPlan {
   const t = req.lastUserText;
   if (/\[\[500\]\]/.test(t)) return { kind: 'error', status: 500 };
   if (/\[\[hang\]\]/.test(t)) return { kind: 'hang' };
-  const tags = [...new Set(req.userTexts.flatMap((u) => [...u.matchAll(/tag:([\w-]+)/g)].map((m) => `tag:${m[1]}`)))];
-  const ok = `ok${tags.length ? ` ${tags.join(' ')}` : ''}`;
   const bash = /\[\[bash:(.+?)\]\]/.exec(t);
   if (bash && !req.afterTool && !req.side) return { kind: 'shell', command: bash[1]! };
-  const said = /\[\[reply:([^\]]*)\]\]/.exec(t);
-  const text = said ? said[1]! : req.afterTool ? `done ${ok}` : ok;
-  const slow = /\[\[slow:(\d+)\]\]/.exec(t);
-  if (slow)
-    return { kind: 'text', text: `${text} ${'streaming '.repeat(19)}end`, chunks: 20, totalMs: Number(slow[1]) };
-  return { kind: 'text', text };
+  const answer = defaultAnswer(req);
+  if (answer.slowMs) return { kind: 'text', text: answer.text, chunks: 20, totalMs: answer.slowMs };
+  return { kind: 'text', text: answer.text };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

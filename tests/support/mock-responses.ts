@@ -22,7 +22,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LatencyProfile } from './mock-anthropic.js';
-import { closer, requestLog } from './request-log.js';
+import { closer, defaultAnswer, requestLog } from './request-log.js';
 
 export type { LatencyProfile };
 
@@ -158,8 +158,6 @@ export function timesSent(requests: ResponsesRequest[], needle: string): number 
 
 export function directiveReply(req: ResponsesRequest): MockReply {
   const t = req.lastUserText;
-  const tags = [...new Set(req.userTexts.flatMap((u) => [...u.matchAll(/tag:([\w-]+)/g)].map((m) => `tag:${m[1]}`)))];
-  const ok = `ok${tags.length ? ` ${tags.join(' ')}` : ''}`;
   if (/\[\[429:usage\]\]/.test(t)) return fail(429, 'usage');
   if (/\[\[429\]\]/.test(t)) return fail(429, 'rate');
   if (/\[\[500\]\]/.test(t)) return fail(500);
@@ -174,11 +172,8 @@ export function directiveReply(req: ResponsesRequest): MockReply {
     );
   const file = /\[\[write:([^:\]]+):([^\]]*)\]\]/.exec(t);
   if (file && !req.afterTool) return reply(...parts, write(file[1]!, file[2]!));
-  const said = /\[\[reply:([^\]]*)\]\]/.exec(t);
-  const slow = /\[\[slow:(\d+)\]\]/.exec(t);
-  const text = said ? said[1]! : req.afterTool ? `done ${ok}` : ok;
-  if (slow) parts.push(say(`${text} ${'streaming '.repeat(19)}end`, { chunks: 20, totalMs: Number(slow[1]) }));
-  else parts.push(say(text));
+  const answer = defaultAnswer(req);
+  parts.push(say(answer.text, answer.slowMs ? { chunks: 20, totalMs: answer.slowMs } : {}));
   return reply(...parts);
 }
 

@@ -47,3 +47,21 @@ export function closer(server: http.Server): () => Promise<void> {
     await new Promise<void>((r) => server.close(() => r()));
   };
 }
+
+/**
+ * The default text answer of the scripted mocks (mock-plan.ts, mock-responses.ts): `[[reply:…]]`'s text, else
+ * "ok" (or "done ok" after a tool) followed by the new texts' `tag:` marks; `[[slow:<ms>]]` makes it a longer
+ * text streamed in 20 pieces over that many milliseconds.
+ */
+export function defaultAnswer(req: { lastUserText: string; userTexts: string[]; afterTool: boolean }): {
+  text: string;
+  slowMs?: number;
+} {
+  const t = req.lastUserText;
+  const tags = [...new Set(req.userTexts.flatMap((u) => [...u.matchAll(/tag:([\w-]+)/g)].map((m) => `tag:${m[1]}`)))];
+  const ok = `ok${tags.length ? ` ${tags.join(' ')}` : ''}`;
+  const said = /\[\[reply:([^\]]*)\]\]/.exec(t);
+  const text = said ? said[1]! : req.afterTool ? `done ${ok}` : ok;
+  const slow = /\[\[slow:(\d+)\]\]/.exec(t);
+  return slow ? { text: `${text} ${'streaming '.repeat(19)}end`, slowMs: Number(slow[1]) } : { text };
+}

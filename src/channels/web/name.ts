@@ -1,0 +1,2 @@
+/** The web channel's name: the page's conversations are `web:<id>`. */
+export const WEB = 'web';
