@@ -140,20 +140,18 @@ export class Schedules {
     return { ok: true, text: `Schedule ${name} removed.` };
   }
 
-  /** The status report's lines: each schedule's next run, last run and newest problem. */
+  /** The status report's lines: each schedule's next run, last run and newest problem, read off its view. */
   status(now = Date.now()): ScheduleStatus[] {
     const iso = (ms: number) => new Date(ms).toISOString();
     return this.d.scheduler.definitions().map((def) => {
-      const next = this.d.scheduler.next(def.name);
-      const [last] = this.d.store.firings.history(def.name, 1);
-      const problem = this.d.store.firings.lastProblem(def.name, now - WEEK_MS);
+      const { name, cron, timezone, paused, enabled, next, last, problem } = this.view(def, now);
       return {
-        name: def.name,
-        cron: def.line.cron,
-        timezone: def.timezone,
-        paused: def.paused,
-        enabled: def.enabled,
-        next: next === undefined ? null : iso(next),
+        name,
+        cron,
+        timezone,
+        paused,
+        enabled,
+        next: next[0] === undefined ? null : iso(next[0]),
         last: last ? { slot: iso(last.slot), outcome: last.outcome } : null,
         problem: problem
           ? {
