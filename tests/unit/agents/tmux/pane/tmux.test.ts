@@ -11,6 +11,7 @@ import {
   stripControlSequences,
   Tmux,
 } from '../../../../../src/agents/tmux/pane/tmux.js';
+import { waitUntil } from '../../../../support/claude-rig.js';
 import { makeRecorder, type Recorder } from '../../../../support/pane-recorder.js';
 
 const tmuxAvailable = await hasTmux();
@@ -124,7 +125,11 @@ describe('Tmux on a private socket', () => {
     expect(started.stdout).toContain('rudder-env');
     expect(started.stdout).not.toContain('sk-secret-value-123');
     const pid = (await tmux.paneInfo(name)).pid;
-    expect(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain('sk-secret-value-123');
+    const cmdline = () => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    expect(cmdline()).not.toContain('sk-secret-value-123');
+    // The pane's shell reads the environment file, then execs the program: on a busy machine that takes a moment.
+    await waitUntil(() => cmdline().startsWith('sleep\0'));
+    expect(cmdline()).not.toContain('sk-secret-value-123');
     expect(fs.readFileSync(`/proc/${pid}/environ`, 'utf8')).toContain('ANTHROPIC_API_KEY=sk-secret-value-123');
     const typed = await tmux.sendKeysLiteral(`${name}-missing`, 'private words').catch((e: unknown) => e);
     expect(JSON.stringify((typed as { context: unknown }).context)).not.toContain('private words');
