@@ -120,8 +120,9 @@ export class NodeRunner {
     }
   }
 
-  /** The agent runs a turn of its own: this one waits for it, first in line. */
+  /** The agent runs a turn of its own (or a message is on its way to it): this one waits, first in line. */
   private waitFirst(c: TurnCommand): void {
+    this.d.log.debug({ conversationId: c.conversationId, turnId: c.turnId }, 'a front turn waits for the agent');
     const queue = this.waiting.get(c.conversationId);
     if (queue) queue.unshift(c);
     else this.waiting.set(c.conversationId, [c]);
@@ -222,11 +223,15 @@ export class NodeRunner {
     const session = this.d.pool.peek(conversationId);
     if (!session || session.state() === 'stopped' || this.waiting.has(conversationId))
       return this.steerSettled(conversationId, input.id, 'process-dead');
-    session.steer(input).then(
-      (r) =>
-        this.steerSettled(conversationId, input.id, r.outcome, r.outcome === 'process-dead' ? undefined : r.turn.id),
-      () => this.steerSettled(conversationId, input.id, 'process-dead'),
-    );
+    session
+      .steer(input)
+      .then(
+        (r) =>
+          this.steerSettled(conversationId, input.id, r.outcome, r.outcome === 'process-dead' ? undefined : r.turn.id),
+        () => this.steerSettled(conversationId, input.id, 'process-dead'),
+      )
+      // A steer that settles may leave the agent idle with no turn ending (dropped on its way): look at the line.
+      .finally(() => setImmediate(() => this.next(conversationId)));
   }
 
   private steerSettled(
