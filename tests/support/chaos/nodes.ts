@@ -24,6 +24,8 @@ export class ChaosNode {
   readonly home = tempDir('chaos-node-home');
   readonly cwd = tempDir('chaos-node-cwd');
   readonly project: string;
+  /** The node's project directory. */
+  private readonly projectDir: string;
   child: ChildProcess | undefined;
   out = '';
   paused = false;
@@ -34,10 +36,10 @@ export class ChaosNode {
     agent: Record<string, unknown>,
   ) {
     this.project = `p-${name}`;
-    const dir = tempDir(`chaos-proj-${name}`);
+    this.projectDir = tempDir(`chaos-proj-${name}`);
     writeConfig(this.cwd, {
       agent,
-      projects: { [this.project]: { path: dir } },
+      projects: { [this.project]: { path: this.projectDir } },
       steering: { maxLive: 3, spareProcess: false },
       nodes: CHAOS_NODE_TIMING,
       shutdownDrainSeconds: 1,
@@ -119,7 +121,7 @@ export class ChaosNode {
   }
 
   cleanup(): void {
-    for (const d of [this.home, this.cwd]) fs.rmSync(d, { recursive: true, force: true });
+    for (const d of [this.home, this.cwd, this.projectDir]) fs.rmSync(d, { recursive: true, force: true });
   }
 }
 
