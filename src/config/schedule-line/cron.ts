@@ -42,14 +42,15 @@ export function readCron(line: string, timezone: string): CronRead {
       ok: false,
       problem: `a cron line has 5 fields (${CRON_FIELDS}), or 6 with seconds first; "${text}" has ${fields.length}`,
     };
+  const options = {
+    timezone,
+    mode: fields.length === 6 ? '6-part' : '5-part',
+    fixedTimeRule: 'no-wildcard',
+    paused: true,
+  } as const;
   let cron: Cron;
   try {
-    cron = new Cron(text, {
-      timezone,
-      mode: fields.length === 6 ? '6-part' : '5-part',
-      fixedTimeRule: 'no-wildcard',
-      paused: true,
-    });
+    cron = new Cron(text, options);
   } catch (err) {
     const why = (err instanceof Error ? err.message : String(err)).replace(/^Cron\w*:\s*/, '');
     return { ok: false, problem: `"${text}" is not a cron line Rudder can read: ${why} (${CRON_GUIDE})` };
@@ -57,11 +58,21 @@ export function readCron(line: string, timezone: string): CronRead {
   if (cron.getOnce()) return { ok: false, problem: `"${text}" is a date, not a repeating schedule` };
   if (!cron.nextRun(new Date(EPOCH_2000)))
     return { ok: false, problem: `"${text}" matches no date, so it would never run (${CRON_GUIDE})` };
+  // A parsed line holds ~80 KB (croner's year table): held weakly, so a thousand schedules at rest do not keep it,
+  // while a loop of questions in one tick (catch-up) reads the line once.
+  let held = new WeakRef(cron);
+  const parsed = () => {
+    const kept = held.deref();
+    if (kept) return kept;
+    const again = new Cron(text, options);
+    held = new WeakRef(again);
+    return again;
+  };
   const schedule: CronSchedule = {
     cron: text,
     timezone,
-    next: (after) => cron.nextRun(new Date(after))?.getTime(),
-    previous: (before) => cron.previousRuns(1, new Date(before))[0]?.getTime(),
+    next: (after) => parsed().nextRun(new Date(after))?.getTime(),
+    previous: (before) => parsed().previousRuns(1, new Date(before))[0]?.getTime(),
   };
   return { ok: true, schedule };
 }
