@@ -145,9 +145,12 @@ export class Lane {
         return { disposition: 'turn' };
       case 'steer':
         return this.steer(session!, row, settings);
-      case 'line':
+      case 'line': {
         if (way.interrupt) void session?.interrupt();
-        return { disposition: this.enqueue(row, way.reason, settings) };
+        const disposition = this.enqueue(row, way.reason, settings);
+        if (session) this.tellOnceIfCannotSteer(session, row);
+        return { disposition };
+      }
     }
   }
 
@@ -267,7 +270,6 @@ export class Lane {
       return this.startEnded(this.startFailed(rows, err, false));
     }
     this.watch(session);
-    this.tellOnceIfCannotSteer(session, rows);
     const sessionId = session.sessionId() ?? conv?.sessionId ?? undefined;
     const project = this.deps.projectOf(this.conversationId);
     const inputs = turnInputs(rows, overflow, (r) => rerunInput(store, r, sessionId));
@@ -387,8 +389,8 @@ export class Lane {
     );
   }
 
-  /** A backend that cannot do better than a process per message: the person learns once what that costs. */
-  private tellOnceIfCannotSteer(session: AgentSession, rows: MessageRow[]): void {
+  /** The first message that waits because the backend cannot take it mid-turn: the person learns once why. */
+  private tellOnceIfCannotSteer(session: AgentSession, row: MessageRow): void {
     if (session.capabilities.steer !== 'none' || this.toldCannotSteer) return;
     this.toldCannotSteer = true;
     const { agent } = this.deps.settings(this.conversationId);
@@ -397,7 +399,7 @@ export class Lane {
       'notice',
       `ⓘ ${agent} cannot take a message while it works: what you send during a turn waits for the turn to end, ` +
         'and is then answered in order.',
-      rows.slice(0, 1),
+      [row],
     );
   }
 

@@ -244,7 +244,7 @@ describe('every turn in a stream-json process, beyond the warm cap (real CLI)', 
 });
 
 describe('a backend that cannot take a message mid-turn', () => {
-  it('tells the person once what that costs; what they send mid-turn waits and is answered in order', async () => {
+  it('tells the person once, when a message first waits, what that costs; it is answered in order', async () => {
     const g = await startInProcess(
       { agent: { cwd: tempDir('fcwd') } },
       { sessionFactory: fakeSessionFactory({ turnMs: 400, steer: 'none' }) },
@@ -263,7 +263,8 @@ describe('a backend that cannot take a message mid-turn', () => {
         (d) => d.kind === 'notice' && /cannot take a message while it works/.test(String(d.text)),
       );
       expect(told).toHaveLength(1);
-      expect(told[0]!.data.messageIds).toEqual([a.messageId]);
+      // Said of the message that waited, not at the first turn (nothing waited then).
+      expect(told[0]!.data.messageIds).toEqual([b.messageId]);
     } finally {
       await g.stop();
     }
