@@ -58,16 +58,8 @@ export function readCron(line: string, timezone: string): CronRead {
   if (cron.getOnce()) return { ok: false, problem: `"${text}" is a date, not a repeating schedule` };
   if (!cron.nextRun(new Date(EPOCH_2000)))
     return { ok: false, problem: `"${text}" matches no date, so it would never run (${CRON_GUIDE})` };
-  // A parsed line holds ~80 KB (croner's year table): held weakly, so a thousand schedules at rest do not keep it,
-  // while a loop of questions in one tick (catch-up) reads the line once.
-  let held = new WeakRef(cron);
-  const parsed = () => {
-    const kept = held.deref();
-    if (kept) return kept;
-    const again = new Cron(text, options);
-    held = new WeakRef(again);
-    return again;
-  };
+  // A parsed line holds ~80 KB (croner's table of 10,000 years): read again per question, never kept per schedule.
+  const parsed = () => new Cron(text, options);
   const schedule: CronSchedule = {
     cron: text,
     timezone,
