@@ -51,6 +51,7 @@ async function ensureConsumer(
   durable: string,
   filter: string,
   s: StreamSettings,
+  afresh = false,
 ): Promise<void> {
   const config = {
     durable_name: durable,
@@ -60,6 +61,13 @@ async function ensureConsumer(
     ack_wait: s.ackWaitMs * NS,
     max_ack_pending: 10_000,
   };
+  if (afresh) {
+    // On a work queue the stream holds only what is not acknowledged yet: a new consumer hands all of it out at
+    // once, in order, instead of after ack_wait for what a previous reader had taken and not acknowledged.
+    await jsm.consumers.delete(stream, durable).catch(() => undefined);
+    await jsm.consumers.add(stream, config);
+    return;
+  }
   try {
     await jsm.consumers.info(stream, durable);
     await jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
@@ -68,11 +76,14 @@ async function ensureConsumer(
   }
 }
 
-/** Streams, the front's consumer and the presence bucket. */
+/**
+ * Streams, the front's consumer and the presence bucket, at the front's start. The front's consumer is made afresh:
+ * what a previous run of the front (killed) had taken and not acknowledged is read again now, not after ack_wait.
+ */
 export async function ensureFrontStreams(nc: NatsConnection, jsm: JetStreamManager, s: StreamSettings): Promise<void> {
   await ensureStream(jsm, COMMAND_STREAM, commandSubject('*'));
   await ensureStream(jsm, EVENT_STREAM, eventSubject('*'));
-  await ensureConsumer(jsm, EVENT_STREAM, FRONT_CONSUMER, eventSubject('*'), s);
+  await ensureConsumer(jsm, EVENT_STREAM, FRONT_CONSUMER, eventSubject('*'), s, true);
   await new Kvm(nc).create(PRESENCE_BUCKET, { history: 1, ttl: MAX_AGE_MS });
 }
 

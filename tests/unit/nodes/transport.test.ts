@@ -115,6 +115,54 @@ describe('transport on a real nats-server', { timeout: 120_000 }, () => {
     expect(deliveries).toHaveLength(2);
   });
 
+  it("a message a killed front had taken and not acknowledged is read at the front's next start, not after ack_wait", async () => {
+    const jsm = await jetstreamManager(nc);
+    // A long ack_wait: the message must come back well before it.
+    await ensureFrontStreams(nc, jsm, { ackWaitMs: 120_000 });
+    const subject = eventSubject('takeover');
+    const e = { type: 'steer' as const, conversationId: 'c', inputId: 'k1', outcome: 'steered' as const };
+    await jetstream(nc).publish(subject, encode(e), { msgID: eventId(e) });
+    // The previous run of the front: takes the message, never commits it, and dies with its connection.
+    const old = await connectNats({ url: server.url, seed: frontSeed(home), who: 'front', log });
+    let taken = false;
+    const before = new DurableReader({
+      js: jetstream(old),
+      stream: EVENT_STREAM,
+      consumer: FRONT_CONSUMER,
+      log,
+      handle: (m) => {
+        if (m.subject !== subject) return undefined;
+        taken = true;
+        return new Promise<void>(() => undefined);
+      },
+    });
+    before.start();
+    await waitUntil(() => taken, 30_000);
+    await old.close();
+    // The next start: the same consumer, read by a new connection.
+    await ensureFrontStreams(nc, jsm, { ackWaitMs: 120_000 });
+    let again = 0;
+    const after = new DurableReader({
+      js: jetstream(nc),
+      stream: EVENT_STREAM,
+      consumer: FRONT_CONSUMER,
+      log,
+      handle: (m) => {
+        if (m.subject === subject) again++;
+        return Promise.resolve();
+      },
+    });
+    after.start();
+    try {
+      await waitUntil(() => again === 1, 30_000);
+    } finally {
+      await after.stop();
+      await before.stop();
+      await ensureFrontStreams(nc, jsm, { ackWaitMs: 1000 });
+    }
+    expect(again).toBe(1);
+  });
+
   it('presence: a lost node is back with its first event, before its heartbeat; each change told once', async () => {
     const kv = await new Kvm(nc).open(PRESENCE_BUCKET);
     const watch = new PresenceWatch(kv, 400, log);
