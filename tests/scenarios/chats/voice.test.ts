@@ -66,7 +66,11 @@ function voiceNote(t: FakeTelegram, id: string) {
   });
 }
 
-const replies = (t: FakeTelegram) => t.callsOf('sendMessage').filter((c) => String(c.body.text).includes('passed'));
+// The text replies: a progress card (a turn past minTurnSeconds on a busy machine) shows the text being written too.
+const replies = (t: FakeTelegram) =>
+  t
+    .callsOf('sendMessage')
+    .filter((c) => String(c.body.text).includes('passed') && !/⏳ Working/.test(String(c.body.text)));
 const outbox = (g: NonNullable<typeof gw>, kind: string) =>
   g.gw.services.store.db.prepare('SELECT * FROM outbox WHERE kind = ?').all(kind) as Array<{
     delivered_at: number | null;
