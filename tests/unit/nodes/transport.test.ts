@@ -115,7 +115,7 @@ describe('transport on a real nats-server', { timeout: 120_000 }, () => {
     expect(deliveries).toHaveLength(2);
   });
 
-  it("what a killed front took and never acknowledged is read at the next start, not after ack_wait", async () => {
+  it('what a killed front took and never acknowledged is read at the next start, not after ack_wait', async () => {
     const jsm = await jetstreamManager(nc);
     // A long ack_wait: the message must come back well before it.
     await ensureFrontStreams(nc, jsm, { ackWaitMs: 120_000 });
