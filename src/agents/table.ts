@@ -34,9 +34,11 @@ import { checkCodex } from './codex/doctor.js';
 import { codexEnv } from './codex/env.js';
 import { codexLaunch } from './codex/launch.js';
 import { CodexServers } from './codex/server/servers.js';
+import { codexHistory } from './codex/threads.js';
 import type { BinarySpec } from './common/binary-lookup.js';
 import type { DoctorChecks } from './common/doctor.js';
 import type { SharedProcessStatus } from './common/process-status.js';
+import type { HistoryContext, SessionHistory } from './history.js';
 import type { LaunchContext } from './launch.js';
 import type { AgentSession, Capabilities } from './session.js';
 import { attachedLaunch } from './tmux/attach/attached-launch.js';
@@ -88,6 +90,11 @@ export interface AgentEntry {
   label?(agent: AgentConfig): string | undefined;
   /** A conversation's session. */
   session(ctx: LaunchContext, shared: SharedProcesses): AgentSession;
+  /**
+   * The past sessions the agent lists when asked (Codex's threads), for /sessions and /resume; without it they are
+   * Claude Code's, read from its files (projects/sessions.ts).
+   */
+  history?(ctx: HistoryContext, shared: SharedProcesses): SessionHistory;
 }
 
 const codexChecks: DoctorChecks = ({ agent, env }) =>
@@ -148,6 +155,11 @@ export const AGENT_TABLE = {
           ctx,
           shared.pool('codex', (b) => new CodexServers(b)),
         ),
+      ),
+    history: (ctx, shared) =>
+      codexHistory(
+        ctx,
+        shared.pool('codex', (b) => new CodexServers(b)),
       ),
   },
   acp: acpEntry('acp'),

@@ -267,6 +267,7 @@ function whatPeopleAsk(
     schedules: new ScheduleCommands({ schedules: jobs.schedules, projects }),
     log,
     nodes,
+    history: (p) => parts.launches.history(p),
   });
   const router = new Router({ config, store, access, conversations, commands, desk, replies, bus, log });
   const stop = (id: string) => stopper.stopFromButton(id);

@@ -1,6 +1,8 @@
 /** What the project commands (/project, /sessions, /resume, /worktree) need from the gateway. */
+import type { SessionHistory } from '../agents/history.js';
 import type { Query, QueryAnswer } from '../nodes/wire.js';
 import type { Store } from '../store/store.js';
+import type { Project } from './projects.js';
 import type { Projects } from './service.js';
 
 export interface ProjectCommandDeps {
@@ -26,6 +28,8 @@ export interface ProjectCommandDeps {
   tmuxServers?(): readonly string[];
   /** Opens the conversation's session now and follows its turns (an attached pane's, typed in the terminal). */
   follow?(): void;
+  /** The project's past sessions when its agent lists them itself (Codex's threads); else Claude Code's files. */
+  history?(p: Project): SessionHistory | undefined;
   /** Asks the node a project lives on (its Claude Code sessions are on that machine). */
   askNode?(node: string, q: Query): Promise<QueryAnswer>;
 }

@@ -9,9 +9,10 @@ import { isRudderError } from '../errors.js';
 import { attach, detach, runningSection } from './attach-commands.js';
 import type { ProjectCommandDeps } from './command-deps.js';
 import { nodeSessionFacts, nodeSessionList, where } from './node-sessions.js';
+import { knownSession, type PastSessions, pastSessions, type SessionSource } from './past-sessions.js';
 import type { Project } from './projects.js';
 import { moveSession, nameOf } from './session-move.js';
-import { type CliSession, hasSession, listSessions, type OpenBy, openSessions } from './sessions.js';
+import type { CliSession, OpenBy } from './sessions.js';
 import { branchFor, removeWorktree, type WorktreeStatus, worktreeStatus } from './worktree.js';
 
 export type { ProjectCommandDeps } from './command-deps.js';
@@ -95,10 +96,19 @@ export class ProjectCommands {
     );
   }
 
+  /** Where the project's sessions are: its agent's own list (Codex's threads), else Claude Code's files. */
+  private source(p: Project): SessionSource {
+    return { history: this.d.history?.(p), configDir: this.d.projects.configDir() };
+  }
+
   /** The project's sessions: read here, or asked of the node it lives on (a string says why not). */
-  private async listOf(p: Project): Promise<CliSession[] | string> {
+  private async listOf(p: Project): Promise<PastSessions | string> {
     if (p.node) return nodeSessionList(this.d, p, SESSIONS_SHOWN);
-    return listSessions(this.d.projects.configDir(), this.sessionDirs(p), SESSIONS_SHOWN);
+    try {
+      return await pastSessions(this.source(p), this.sessionDirs(p), SESSIONS_SHOWN);
+    } catch (err) {
+      return `The sessions of ${p.name} could not be listed: ${(err as Error).message}`;
+    }
   }
 
   /**
@@ -107,19 +117,20 @@ export class ProjectCommands {
    */
   async sessions(o: { group: boolean } = { group: false }): Promise<string> {
     const p = this.current();
-    const list = await this.listOf(p);
-    if (typeof list === 'string') return list;
+    const listed = await this.listOf(p);
+    if (typeof listed === 'string') return listed;
+    const { noun, sessions: list } = listed;
     this.d.projects.listings.set(
       this.d.conversationId,
       list.map((s) => s.id),
     );
     const now = await runningSection(this.d, p, this.sessionDirs(p), o.group);
-    if (!list.length) return [...now, `No Claude Code sessions in ${p.name} (${where(p)}) yet.`].join('\n');
+    if (!list.length) return [...now, `No ${noun} in ${p.name} (${where(p)}) yet.`].join('\n');
     const mineId = this.d.store.conversation(this.d.conversationId)?.sessionId;
     const lines = list.map((s, i) => this.describe(s, i + 1, mineId, o.group));
     return [
       ...now,
-      `Claude Code sessions in ${p.name} (${where(p)}), most recent first:`,
+      `${noun} in ${p.name} (${where(p)}), most recent first:`,
       ...lines,
       'Send /resume <number> to continue one here.',
       ...(o.group
@@ -156,10 +167,7 @@ export class ProjectCommands {
     const picked = await this.pickSession(p, ref);
     if ('reply' in picked) return picked.reply;
     const { id } = picked;
-    const configDir = this.d.projects.configDir();
-    const facts = p.node
-      ? await nodeSessionFacts(this.d, p, id)
-      : { known: hasSession(configDir, this.sessionDirs(p), id), open: openSessions(configDir).get(id) };
+    const facts = p.node ? await nodeSessionFacts(this.d, p, id) : await this.factsHere(p, id);
     if (typeof facts === 'string') return facts;
     if (!facts.known) return `There is no session ${id} in project ${p.name}. Send /sessions to see them.`;
     const conv = this.d.store.conversation(this.d.conversationId);
@@ -187,6 +195,15 @@ export class ProjectCommands {
     );
   }
 
+  /** Whether this machine has session `id` in the project, and which process has it open (a string says why not). */
+  private async factsHere(p: Project, id: string): Promise<Awaited<ReturnType<typeof knownSession>> | string> {
+    try {
+      return await knownSession(this.source(p), this.sessionDirs(p), id);
+    } catch (err) {
+      return `Session ${id} could not be looked up in ${p.name}: ${(err as Error).message}`;
+    }
+  }
+
   /** /attach <n>: drive a running TUI's pane from this conversation (attach-commands.ts). */
   attach(args: string): Promise<string> {
     const p = this.current();
@@ -203,9 +220,10 @@ export class ProjectCommands {
     if (SESSION_ID.test(ref)) return { id: ref.toLowerCase() };
     if (!/^\d{1,3}$/.test(ref))
       return { reply: `"${clip(ref, 40)}" is neither a number from /sessions nor a session id.` };
-    const listed = this.d.projects.listings.get(this.d.conversationId) ?? (await this.listOf(p));
+    const shown = this.d.projects.listings.get(this.d.conversationId);
+    const listed = shown ? undefined : await this.listOf(p);
     if (typeof listed === 'string') return { reply: listed };
-    const id = listed.map((s) => (typeof s === 'string' ? s : s.id))[Number(ref) - 1];
+    const id = (shown ?? listed?.sessions.map((s) => s.id) ?? [])[Number(ref) - 1];
     return id ? { id } : { reply: `There is no session ${ref} in the list. Send /sessions to see them.` };
   }
 

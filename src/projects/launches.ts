@@ -11,6 +11,7 @@ import { SpareProcess } from '../agents/claude/spare.js';
 import { markPrefixOf } from '../agents/common/orphans.js';
 import type { SharedProcessStatus } from '../agents/common/process-status.js';
 import { AgentHealth } from '../agents/health.js';
+import type { SessionHistory } from '../agents/history.js';
 import type { LaunchContext } from '../agents/launch.js';
 import type { SessionFactory } from '../agents/pool.js';
 import { spareProcess, warmCap } from '../agents/registry.js';
@@ -167,6 +168,16 @@ export class AgentLaunches {
         return terminal ?? this.entryFor(c).session(this.context(c, s), this.shared);
       },
     };
+  }
+
+  /**
+   * The past sessions of a project of this machine, when its backend's agent lists them itself (Codex's threads);
+   * undefined: they are Claude Code's files (projects/sessions.ts).
+   */
+  history(project: Project): SessionHistory | undefined {
+    if (project.node) return undefined;
+    const agent = this.d.config.current().agent;
+    return entryOf(projectAgent(agent, project).backend)?.history?.({ agent, env: this.d.env }, this.shared);
   }
 
   /** The agent a conversation runs on, as the person reads it mid-sentence ("Codex", "the agent on node gpu"). */

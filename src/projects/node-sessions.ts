@@ -4,8 +4,9 @@
  * them as it shows its own. A node that does not answer is said so, with what to do.
  */
 import type { ProjectCommandDeps } from './command-deps.js';
+import { CLAUDE_SESSIONS, type PastSessions } from './past-sessions.js';
 import type { Project } from './projects.js';
-import type { CliSession, OpenBy } from './sessions.js';
+import type { OpenBy } from './sessions.js';
 
 /** Where a project is, for a person: its directory, or the node it lives on. */
 export function where(p: Project): string {
@@ -20,12 +21,12 @@ export async function nodeSessionList(
   d: ProjectCommandDeps,
   p: Project,
   limit: number,
-): Promise<CliSession[] | string> {
+): Promise<PastSessions | string> {
   if (!d.askNode) return noNodes(p);
   const a = await d.askNode(p.node!, { type: 'sessions', conversationId: d.conversationId, project: p.name, limit });
   if (!a.ok) return `${a.error.message} Try again when it is back (/nodes shows it).`;
   if (!('sessions' in a)) return `Node ${p.node} gave an answer Rudder does not understand.`;
-  return a.sessions.map((s) => ({
+  const sessions = a.sessions.map((s) => ({
     id: s.id,
     file: '',
     updatedAt: s.updatedAt,
@@ -33,6 +34,7 @@ export async function nodeSessionList(
     ...(s.lastMessage ? { lastMessage: s.lastMessage } : {}),
     ...(s.openPid ? { openBy: { pid: s.openPid, entrypoint: `node:${p.node}` } } : {}),
   }));
+  return { noun: CLAUDE_SESSIONS, sessions };
 }
 
 /** Whether the node has the session in the project, and which process there has it open. */
@@ -51,6 +53,6 @@ export async function nodeSessionFacts(
   if (!a.ok) return `${a.error.message} Try again when it is back (/nodes shows it).`;
   if (!('has' in a) || !a.has) return { known: false, open: undefined };
   const list = await nodeSessionList(d, p, 50);
-  const open = typeof list === 'string' ? undefined : list.find((s) => s.id === id)?.openBy;
+  const open = typeof list === 'string' ? undefined : list.sessions.find((s) => s.id === id)?.openBy;
   return { known: true, open };
 }

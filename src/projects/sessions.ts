@@ -92,7 +92,7 @@ export function openSessions(configDir: string): Map<string, OpenBy> {
 }
 
 /** Rudder's wrapper markers are not part of what the person wrote. */
-function unwrap(text: string): string {
+export function unwrap(text: string): string {
   return text
     .split('\n')
     .filter((l) => !l.startsWith(`<<<${MARKER_OPEN} `) && !l.startsWith(`<<<${MARKER_CLOSE} `))

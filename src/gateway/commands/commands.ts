@@ -52,6 +52,8 @@ export interface CommandsDeps {
   log: Logger;
   /** The nodes (nodes.*): /nodes, and /sessions and /resume of a project on one. */
   nodes?: { status(): NodeStatus[]; query(node: string, q: Query): Promise<QueryAnswer> };
+  /** A project's past sessions when its agent lists them itself (Codex's threads): /sessions and /resume. */
+  history?: ProjectCommandDeps['history'];
 }
 
 /** Who runs a command, where and when: messages sent before a /stop or /clear are ended by it. */
@@ -198,6 +200,7 @@ export class Commands {
       tell: (id, text) => this.d.replies.notice(id, text, null),
       tmuxServers: () => this.d.config.current().agent.tmux.discover,
       follow: () => lane.watchSession(),
+      ...(this.d.history ? { history: this.d.history } : {}),
       ...(nodes ? { askNode: (node: string, q: Query) => nodes.query(node, q) } : {}),
     };
   }

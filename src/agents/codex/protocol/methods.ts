@@ -21,6 +21,7 @@ export interface ClientMethods {
   'thread/resume': { params: v2.ThreadResumeParams; result: v2.ThreadResumeResponse };
   'thread/unsubscribe': { params: v2.ThreadUnsubscribeParams; result: v2.ThreadUnsubscribeResponse };
   'thread/read': { params: v2.ThreadReadParams; result: v2.ThreadReadResponse };
+  'thread/list': { params: v2.ThreadListParams; result: v2.ThreadListResponse };
   'turn/start': { params: v2.TurnStartParams; result: v2.TurnStartResponse };
   'turn/steer': { params: v2.TurnSteerParams; result: v2.TurnSteerResponse };
   'turn/interrupt': { params: v2.TurnInterruptParams; result: v2.TurnInterruptResponse };
