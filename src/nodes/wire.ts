@@ -179,7 +179,8 @@ export interface WireCliSession {
 }
 
 export type QueryAnswer =
-  | { ok: true; sessions: WireCliSession[]; where: string }
+  /** noun: what the list is ("Codex threads"); absent from an older node, whose lists are Claude Code's. */
+  | { ok: true; sessions: WireCliSession[]; where: string; noun?: string }
   | { ok: true; has: boolean }
   | { ok: false; error: WireError };
 

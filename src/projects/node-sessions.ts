@@ -1,7 +1,8 @@
 /**
  * /sessions and /resume for a project that lives on a node: its Claude Code sessions are files on
- * that machine, so the node lists them (a query over NATS, nothing durable) and the front shows
- * them as it shows its own. A node that does not answer is said so, with what to do.
+ * that machine and its Codex threads are on the app-server there, so the node lists them (a query
+ * over NATS, nothing durable) and the front shows them as it shows its own. A node that does not
+ * answer is said so, with what to do.
  */
 import type { ProjectCommandDeps } from './command-deps.js';
 import { CLAUDE_SESSIONS, type PastSessions } from './past-sessions.js';
@@ -34,7 +35,8 @@ export async function nodeSessionList(
     ...(s.lastMessage ? { lastMessage: s.lastMessage } : {}),
     ...(s.openPid ? { openBy: { pid: s.openPid, entrypoint: `node:${p.node}` } } : {}),
   }));
-  return { noun: CLAUDE_SESSIONS, sessions };
+  // A node from before Codex threads were listed names no noun: its lists are Claude Code's.
+  return { noun: a.noun ?? CLAUDE_SESSIONS, sessions };
 }
 
 /** Whether the node has the session in the project, and which process there has it open. */

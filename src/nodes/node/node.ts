@@ -20,7 +20,7 @@ import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { memAvailableBytes } from '../../ops/proc.js';
 import { AgentLaunches } from '../../projects/launches.js';
-import { projectAgent } from '../../projects/projects.js';
+import { type Project, projectAgent } from '../../projects/projects.js';
 import { Projects } from '../../projects/service.js';
 import { Store } from '../../store/store.js';
 import { type JoinToken, nodeServer } from '../credentials.js';
@@ -93,7 +93,8 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   const kv = await new Kvm(nc).open(PRESENCE_BUCKET);
   const heartbeat = heartbeatOf(o, kv, nodes.heartbeatSeconds, local);
   heartbeat.start();
-  const queries: Subscription = answerQueries(nc, join.name, projects, log);
+  const history = (p: Project) => local.launches.history(p);
+  const queries: Subscription = answerQueries(nc, { node: join.name, projects, history, log });
   registry.startReaper();
   const names = projects
     .set()

@@ -1,45 +1,56 @@
 /**
- * What a node answers when the front asks (request/reply, nothing durable): the Claude Code
- * sessions of one of its projects (for /sessions and /resume on the front), read from the CLI's
- * files on this machine, in the project's directory and the conversation's worktree here.
+ * What a node answers when the front asks (request/reply, nothing durable): the past sessions of
+ * one of its projects (for /sessions and /resume on the front), in the project's directory and the
+ * conversation's worktree here: Claude Code's, read from the CLI's files on this machine, or the
+ * Codex threads of its app-server here when that is the project's agent (projects/past-sessions.ts).
  */
 import fs from 'node:fs';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { SessionHistory } from '../../agents/history.js';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
+import { knownSession, pastSessions } from '../../projects/past-sessions.js';
+import type { Project } from '../../projects/projects.js';
 import type { Projects } from '../../projects/service.js';
-import { hasSession, listSessions } from '../../projects/sessions.js';
 import { encode, errorToWire, type Query, type QueryAnswer, querySubject } from '../wire.js';
 
-export function answerQueries(nc: NatsConnection, node: string, projects: Projects, log: Logger): Subscription {
-  return nc.subscribe(querySubject(node), {
+export interface QueryDeps {
+  node: string;
+  projects: Projects;
+  /** A project's past sessions when its agent lists them itself (Codex's threads); else Claude Code's files. */
+  history(p: Project): SessionHistory | undefined;
+  log: Logger;
+}
+
+export function answerQueries(nc: NatsConnection, d: QueryDeps): Subscription {
+  return nc.subscribe(querySubject(d.node), {
     callback: (err, m) => {
-      if (err) return void log.warn({ err: err.message }, 'query subscription failed');
-      let answer: QueryAnswer;
-      try {
-        answer = answer1(JSON.parse(new TextDecoder().decode(m.data)) as Query, node, projects);
-      } catch (e) {
-        answer = { ok: false, error: errorToWire(e) };
-      }
-      m.respond(encode(answer));
+      if (err) return void d.log.warn({ err: err.message }, 'query subscription failed');
+      // Answered when the agent has (Codex's app-server is asked); the requests are independent of each other.
+      void Promise.resolve()
+        .then(() => answer1(JSON.parse(new TextDecoder().decode(m.data)) as Query, d))
+        .catch((e: unknown): QueryAnswer => ({ ok: false, error: errorToWire(e) }))
+        .then((answer) => m.respond(encode(answer)));
     },
   });
 }
 
-function answer1(q: Query, node: string, projects: Projects): QueryAnswer {
+async function answer1(q: Query, d: QueryDeps): Promise<QueryAnswer> {
+  const { node, projects } = d;
   const p = projects.find(q.project);
   if (!p || p.node)
     throw new RudderError('PROJECT_UNKNOWN', `Node ${node} has no project "${q.project}".`, { project: q.project });
   const wt = projects.worktreeOf(q.conversationId, p.name)?.worktree;
   const dirs = wt && fs.existsSync(wt) ? [p.path, wt] : [p.path];
-  const configDir = projects.configDir();
-  if (q.type === 'has-session') return { ok: true, has: hasSession(configDir, dirs, q.sessionId) };
-  const sessions = listSessions(configDir, dirs, q.limit).map((s) => ({
+  const from = { history: d.history(p), configDir: projects.configDir() };
+  if (q.type === 'has-session') return { ok: true, has: (await knownSession(from, dirs, q.sessionId)).known };
+  const listed = await pastSessions(from, dirs, q.limit);
+  const sessions = listed.sessions.map((s) => ({
     id: s.id,
     updatedAt: s.updatedAt,
     ...(s.firstPrompt ? { firstPrompt: s.firstPrompt } : {}),
     ...(s.lastMessage ? { lastMessage: s.lastMessage } : {}),
     ...(s.openBy ? { openPid: s.openBy.pid } : {}),
   }));
-  return { ok: true, sessions, where: `${p.path} on ${node}` };
+  return { ok: true, sessions, where: `${p.path} on ${node}`, noun: listed.noun };
 }

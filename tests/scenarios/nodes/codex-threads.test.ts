@@ -1,0 +1,65 @@
+/**
+ * A Codex project on a node: /sessions on the front lists the threads of the node's app-server (the
+ * node asks thread/list on its machine) and /resume binds one, so the next message continues that
+ * thread there with its history. The real codex binary on the node against the mock Responses API.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codexAgent, sentTimes } from '../../support/codex-gateway.js';
+import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
+import { type MockResponses, startMockResponses } from '../../support/mock-responses.js';
+import { type Cluster, conversationIn, startCluster } from '../../support/nodes-rig.js';
+
+let claudeMock: MockApi;
+let mock: MockResponses;
+let cl: Cluster;
+
+beforeAll(async () => {
+  claudeMock = await startMockApi();
+  mock = await startMockResponses();
+  cl = await startCluster(claudeMock.url, [{ name: 'cx', projects: ['thr'], agent: codexAgent(mock.url) }]);
+}, 240_000);
+afterAll(async () => {
+  await cl?.stop();
+  await mock?.close();
+  await claudeMock?.close();
+});
+
+async function say(c: string, text: string, kind?: 'reply'): Promise<string> {
+  const w = cl.front.watch(c);
+  await w.ready;
+  try {
+    const m = await cl.front.post(c, text);
+    return String((await w.waitReply(m.messageId, kind, cl.budget())).data.text);
+  } finally {
+    w.close();
+  }
+}
+
+/** The thread the model was asked in with this tag. */
+const threadOf = (tag: string) => mock.requests.find((q) => q.userTexts.some((t) => t.includes(tag)))?.threadId;
+
+describe('Codex threads of a node project (real codex on the node)', { timeout: 180_000 }, () => {
+  it('/sessions on the front lists them; /resume continues one there with its history', async () => {
+    const a = await conversationIn(cl.front, 'thr');
+    expect(await say(a, 'first node thread tag:n1', 'reply')).toBe('ok tag:n1');
+    await say(a, '/new');
+    expect(await say(a, 'second node thread tag:n2', 'reply')).toBe('ok tag:n2');
+    const [first, second] = [threadOf('tag:n1')!, threadOf('tag:n2')!];
+    expect(first).not.toBe(second);
+
+    const b = await conversationIn(cl.front, 'thr');
+    const list = await say(b, '/sessions');
+    expect(list).toContain('Codex threads in thr (on node cx)');
+    const lines = list.split('\n').filter((l) => /^\d+\. /.test(l));
+    const one = lines.find((l) => l.includes(first));
+    expect(one).toContain('“first node thread tag:n1”');
+    expect(lines.find((l) => l.includes(second))).toContain('“second node thread tag:n2”');
+
+    expect(await say(b, `/resume ${one!.split('.')[0]}`)).toContain(`continues session ${first}`);
+    expect(await say(b, 'go on tag:n3', 'reply')).toBe('ok tag:n3');
+    const asked = mock.requests.filter((q) => q.userTexts.some((t) => t.includes('tag:n3')));
+    expect(asked.map((q) => q.threadId)).toEqual([first]);
+    expect(asked[0]!.historyTexts.some((t) => t.includes('first node thread tag:n1'))).toBe(true);
+    expect(sentTimes(mock.requests, 'tag:n3')).toBe(1);
+  });
+});
