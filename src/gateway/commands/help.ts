@@ -10,7 +10,7 @@ export const HELP = [
   "/budget [usd] — this project's spending today and its daily budget; /budget <usd> sets today's budget",
   '/allow, /deny — answer a pending permission request (or reply with its option number)',
   '/project [name] — list the projects, or move this conversation to one',
-  '/sessions — the Claude Code sessions of this project, also those started in a terminal',
+  "/sessions — this project's past sessions (Claude Code's, or Codex threads), also those started in a terminal",
   '/resume <n|id> [--force] — continue one of them here from the next message',
   "/attach <n> — drive a Claude Code running in one of your tmux panes (from /sessions' Running now) from here",
   '/detach — let go of that pane: it goes on as it was',
