@@ -75,4 +75,10 @@ describe('codexHistory (real codex)', () => {
     expect(await history.has([first.cwd], here.sessionId()!)).toBe(true);
     expect(await history.has([first.cwd], elsewhere.sessionId()!)).toBe(false);
   }, 120_000);
+
+  it('a setting that names no binary fails the listing with the code that names the setting', async () => {
+    const agent = agentSchema.parse({ codex: { bin: path.join(tempDir('no-codex'), 'codex') } });
+    const history = codexHistory({ agent, env: { PATH: '/usr/bin:/bin' } }, codex.servers());
+    await expect(history.list(['/p'], 10)).rejects.toMatchObject({ code: 'CODEX_BINARY_MISSING' });
+  });
 });
