@@ -6,10 +6,17 @@
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { afterAll, beforeAll } from 'vitest';
 import { tempDir } from './claude-rig.js';
 import { codexHome } from './codex-rig.js';
-import type { Harness } from './gateway-rig.js';
-import { mockCodexConfig, type ResponsesRequest, wrappedIn } from './mock-responses.js';
+import { type Harness, startInProcess } from './gateway-rig.js';
+import {
+  type MockResponses,
+  mockCodexConfig,
+  type ResponsesRequest,
+  startMockResponses,
+  wrappedIn,
+} from './mock-responses.js';
 
 /** Agent settings for the codex backend against the mock, with a private HOME and CODEX_HOME. */
 export function codexAgent(mockUrl: string, extra: Record<string, unknown> = {}) {
@@ -34,6 +41,26 @@ export async function roundTripBudget(gw: Harness, conv: string): Promise<number
   await w.waitReply(m.messageId, 'reply', 90_000);
   w.close();
   return Math.min(90_000, Math.max(20_000, (Date.now() - t0) * 15));
+}
+
+/**
+ * A file's gateway on the codex backend against the mock Responses API, started before the file's tests (its
+ * round-trip budget measured) and stopped after them; `started` hands them to the file's own variables.
+ */
+export function useCodexGateway(
+  started: (s: { mock: MockResponses; gw: Awaited<ReturnType<typeof startInProcess>>; budget: number }) => void,
+): void {
+  let mock: MockResponses | undefined;
+  let gw: Awaited<ReturnType<typeof startInProcess>> | undefined;
+  beforeAll(async () => {
+    mock = await startMockResponses();
+    gw = await startInProcess({ agent: codexAgent(mock.url) });
+    started({ mock, gw, budget: await roundTripBudget(gw, 'budget') });
+  }, 120_000);
+  afterAll(async () => {
+    await gw?.stop();
+    await mock?.close();
+  });
 }
 
 const MODEL_OUTPUT = new Set(['function_call', 'reasoning', 'custom_tool_call', 'local_shell_call', 'web_search_call']);

@@ -4,24 +4,16 @@
  * them); another lists both (thread/list on the app-server) with their ids and first messages, and
  * resumes the first: its next message reaches the model with that thread's history, once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codexAgent, copiesInLast, roundTripBudget, sentTimes, storedSession } from '../../support/codex-gateway.js';
-import { startInProcess } from '../../support/gateway-rig.js';
-import { type MockResponses, startMockResponses } from '../../support/mock-responses.js';
+import { describe, expect, it } from 'vitest';
+import { copiesInLast, sentTimes, storedSession, useCodexGateway } from '../../support/codex-gateway.js';
+import type { startInProcess } from '../../support/gateway-rig.js';
+import type { MockResponses } from '../../support/mock-responses.js';
 
 let mock: MockResponses;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
 let budget = 60_000;
 
-beforeAll(async () => {
-  mock = await startMockResponses();
-  gw = await startInProcess({ agent: codexAgent(mock.url) });
-  budget = await roundTripBudget(gw, 'budget');
-}, 120_000);
-afterAll(async () => {
-  await gw?.stop();
-  await mock?.close();
-});
+useCodexGateway((s) => void ({ mock, gw, budget } = s));
 
 /** Sends a message and waits for its answer (a command's reply, or the agent's). */
 async function say(conv: string, text: string, kind?: 'reply'): Promise<string> {
