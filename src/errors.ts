@@ -122,9 +122,6 @@ export const ERRORS = {
   REVIEW_FILE_UNKNOWN: 'That file has no change to show.',
   REVIEW_NO_WORKTREE:
     "This conversation has no worktree yet: its agent's first turn makes one. Send it a message, then look again.",
-  REVIEW_ON_NODE:
-    "This conversation's project lives on a node: its changes are on that machine. " +
-    "Review them there (git in the project's directory).",
   // tmux
   TMUX_MISSING: 'tmux is not installed. Install it (apt-get install -y tmux) or use the claude-stream backend.',
   TMUX_FAILED: 'A tmux command failed.',

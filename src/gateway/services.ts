@@ -201,7 +201,15 @@ function conversationsOf(parts: ServiceParts, { registry, pool }: Pooled, shown:
   // A pull request opened from a conversation's branch is that conversation's (GitHub's events about it come there).
   const pullRequestOpened = (id: string, r: PullRequestResult) =>
     recordPullRequest(store, id, projects.peek(id).name, r);
-  const reviews = new Reviews({ actions: treeActions, projects, conversations, bus, log, pullRequestOpened });
+  const reviews = new Reviews({
+    actions: treeActions,
+    projects,
+    conversations,
+    bus,
+    log,
+    pullRequestOpened,
+    ...(parts.nodes ? { nodes: parts.nodes } : {}),
+  });
   const cards = progressCards(parts, shown, conversations);
   // The one stop, whoever asks: /stop, the page's and a card's Stop, a scheduled run past its timeout.
   const stopper = new Stopper({ store, conversations, steps, replies });

@@ -31,7 +31,6 @@ export const HTTP_STATUS = {
   REVIEW_FILE_UNKNOWN: 404,
   REVIEW_EMPTY_MESSAGE: 400,
   REVIEW_NO_WORKTREE: 409,
-  REVIEW_ON_NODE: 409,
   REVIEW_BUSY: 409,
   REVIEW_IN_PROGRESS: 409,
   REVIEW_READ_ONLY: 409,
@@ -57,6 +56,8 @@ export const HTTP_STATUS = {
   REVIEW_GIT_TIMEOUT: 500,
   GIT_MISSING: 500,
   REVIEW_GIT_STOPPED: 503,
+  // The review of a node's project while that node cannot be reached.
+  AGENT_UNREACHABLE: 503,
   // The page's "Running now": no such project, a pane whose claude has gone or that another conversation drives.
   PROJECT_UNKNOWN: 404,
   PANE_GONE: 409,

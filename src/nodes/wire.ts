@@ -20,6 +20,18 @@ import type {
   UserInput,
 } from '../agents/session.js';
 import { ERRORS, type ErrorCode, type ErrorContext, RudderError } from '../errors.js';
+import type {
+  CommitResult,
+  DiscardPreview,
+  DiscardResult,
+  FileDiff,
+  GithubCli,
+  MergeResult,
+  PullRequestResult,
+  PushResult,
+  Section,
+  TreeView,
+} from '../projects/changes/types.js';
 
 export const WIRE_VERSION = 1;
 
@@ -167,7 +179,38 @@ export interface Presence {
 
 export type Query =
   | { type: 'sessions'; conversationId: string; project: string; limit: number }
-  | { type: 'has-session'; conversationId: string; project: string; sessionId: string };
+  | { type: 'has-session'; conversationId: string; project: string; sessionId: string }
+  | ReviewQuery;
+
+/** One step of a conversation's review (projects/changes), run by the node's git in its tree of the conversation. */
+export type ReviewStep =
+  | { step: 'view' }
+  | { step: 'file-diff'; ref: { section: Section; path: string; oldPath?: string } }
+  /** What the base changed in these files since the branch left it (for a merge conflict's message). */
+  | { step: 'base-change'; files: string[] }
+  | { step: 'commit'; message: string }
+  | { step: 'merge' }
+  | { step: 'push'; which: 'branch' | 'base' }
+  | { step: 'pull-request-available' }
+  | { step: 'pull-request'; title?: string; body?: string; draft?: boolean }
+  | { step: 'discard-preview' }
+  | { step: 'discard'; confirm: string };
+
+export type ReviewQuery = { type: 'review'; conversationId: string; project: string } & ReviewStep;
+
+/** What each review step answers with (the node's ConversationReview's own result). */
+export interface ReviewResults {
+  view: TreeView;
+  'file-diff': FileDiff;
+  'base-change': { branch: string; base: string; diff: string; cut: boolean };
+  commit: CommitResult;
+  merge: MergeResult;
+  push: PushResult;
+  'pull-request-available': GithubCli;
+  'pull-request': PullRequestResult;
+  'discard-preview': DiscardPreview;
+  discard: DiscardResult;
+}
 
 export interface WireCliSession {
   id: string;
@@ -182,6 +225,7 @@ export type QueryAnswer =
   /** noun: what the list is ("Codex threads"); absent from an older node, whose lists are Claude Code's. */
   | { ok: true; sessions: WireCliSession[]; where: string; noun?: string }
   | { ok: true; has: boolean }
+  | { ok: true; review: ReviewResults[ReviewStep['step']] }
   | { ok: false; error: WireError };
 
 /** A RudderError as the node sent it: its code (an unknown one is AGENT_TURN_FAILED), message and context. */
@@ -257,6 +301,48 @@ export function parseNodeEvent(data: Uint8Array | string): NodeEvent | undefined
     default:
       return undefined;
   }
+}
+
+const SECTIONS: readonly string[] = ['committed', 'staged', 'unstaged', 'untracked'];
+const isOptStr = (v: unknown) => v === undefined || isStr(v);
+
+/** Whether a review query's step carries what that step needs (its own fields, of their types). */
+function isReviewStep(v: Record<string, unknown>): boolean {
+  switch (v.step) {
+    case 'view':
+    case 'merge':
+    case 'pull-request-available':
+    case 'discard-preview':
+      return true;
+    case 'file-diff':
+      return isObj(v.ref) && SECTIONS.includes(String(v.ref.section)) && isStr(v.ref.path) && isOptStr(v.ref.oldPath);
+    case 'base-change':
+      return isStrArr(v.files);
+    case 'commit':
+      return isStr(v.message);
+    case 'push':
+      return v.which === 'branch' || v.which === 'base';
+    case 'pull-request':
+      return isOptStr(v.title) && isOptStr(v.body) && (v.draft === undefined || typeof v.draft === 'boolean');
+    case 'discard':
+      return isStr(v.confirm);
+    default:
+      return false;
+  }
+}
+
+/** A review query as the node reads it; anything else (another query, or a review step it cannot run) is undefined. */
+export function parseReviewQuery(data: Uint8Array | string): ReviewQuery | undefined {
+  const v = parseJson(data);
+  return v && v.type === 'review' && isStr(v.project) && isReviewStep(v) ? (v as unknown as ReviewQuery) : undefined;
+}
+
+/** A review step's result from the node's answer, or the error it sent (an answer of another kind is one too). */
+export function reviewResultOf<S extends ReviewStep['step']>(a: QueryAnswer, step: S): ReviewResults[S] {
+  if (!a.ok) throw errorFromWire(a.error);
+  if (!('review' in a) || !isObj(a.review))
+    throw new RudderError('AGENT_TURN_FAILED', `The node's answer to the review step ${step} is not one Rudder reads.`);
+  return a.review as ReviewResults[S];
 }
 
 export function parsePresence(data: Uint8Array | string): Presence | undefined {

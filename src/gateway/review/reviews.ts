@@ -2,16 +2,18 @@
  * Reviewing a conversation's work, as the page and the chat commands ask for it: its changes, one
  * file's diff, line comments made into one message, and the actions (commit, merge, push, pull
  * request, discard). The tree is the conversation's worktree, or, read-only, the project's own
- * directory when the project has none. Actions run through TreeActions (projects/changes), which
- * refuses while a turn runs there and claims the tree in the same synchronous step; the lane asks
- * it before it starts a turn, so neither can start under the other. Each action
- * that ran, done or failed, is a `review` event in the conversation's history; its end lets the
+ * directory when the project has none; for a project on a node, the node's tree, each step run there
+ * by its git (nodes/front/remote-review.ts), the busy guard kept there. Actions run through
+ * TreeActions (projects/changes), which refuses while a turn runs there and claims the tree in the
+ * same synchronous step; the lane asks it before it starts a turn, so neither can start under the
+ * other. Each action that ran, done or failed, is a `review` event in the conversation's history; its end lets the
  * lanes start what waited for it.
  */
 import { isRudderError, RudderError } from '../../errors.js';
+import { RemoteReview, type ReviewLink } from '../../nodes/front/remote-review.js';
 import type { Logger } from '../../ops/logger.js';
 import { commentsMessage, type LineComment } from '../../projects/changes/index.js';
-import type { ConversationReview, TreeActions } from '../../projects/changes/tree-actions.js';
+import type { TreeActions, TreeReview } from '../../projects/changes/tree-actions.js';
 import type { MergeResult, PullRequestResult, PushResult } from '../../projects/changes/types.js';
 import type { Projects } from '../../projects/service.js';
 import type { EventBus } from '../bus.js';
@@ -34,6 +36,8 @@ export interface ReviewsDeps {
   conversations: Conversations;
   bus: EventBus;
   log: Logger;
+  /** The front's link to its nodes (nodes.*): a node's project is reviewed there. */
+  nodes?: ReviewLink;
   /** A pull request was opened from the conversation's branch: it is the conversation's (the shepherd's owners). */
   pullRequestOpened?(conversationId: string, result: PullRequestResult): void;
 }
@@ -58,11 +62,13 @@ const NOT_STARTED = new Set([
   'REVIEW_IN_PROGRESS',
   'REVIEW_READ_ONLY',
   'REVIEW_NO_WORKTREE',
-  'REVIEW_ON_NODE',
   'REVIEW_EMPTY_MESSAGE',
   'REVIEW_NOTHING_TO_COMMIT',
   'REVIEW_CONFIRM_STALE',
 ]);
+
+/** Never called: a link that is never reachable is not asked. */
+const unasked = () => Promise.reject(new Error('no nodes section'));
 
 /** What an action's history entry says, from its result. */
 type Describe<T> = (r: T) => Pick<ReviewEventData, 'ok' | 'summary' | 'result'>;
@@ -70,20 +76,19 @@ type Describe<T> = (r: T) => Pick<ReviewEventData, 'ok' | 'summary' | 'result'>;
 export class Reviews {
   constructor(private readonly d: ReviewsDeps) {}
 
-  /** The conversation's review: REVIEW_NO_WORKTREE before its first turn made one, REVIEW_ON_NODE on a node. */
-  of(conversationId: string): ConversationReview {
-    const node = this.d.projects.peek(conversationId).node;
-    // Its directory is on another machine: git here would read the gateway's own.
-    if (node) throw new RudderError('REVIEW_ON_NODE', undefined, { conversationId, node });
+  /** The conversation's review: REVIEW_NO_WORKTREE before its first turn made one; on its node for a node's project. */
+  of(conversationId: string): TreeReview {
+    const busy = () => this.d.conversations.peek(conversationId)?.busy() ?? false;
+    const project = this.d.projects.peek(conversationId);
+    if (project.node) {
+      const node = project.node;
+      // Without a nodes section the node cannot be asked: said as a node that cannot be reached.
+      const link = this.d.nodes ?? { reach: () => ({ reachable: false, lastSeenAt: undefined }), query: unasked };
+      return new RemoteReview(link, { conversationId, node, project: project.name, busy });
+    }
     const t = this.d.projects.workTree(conversationId);
     if (!t) throw new RudderError('REVIEW_NO_WORKTREE', undefined, { conversationId });
-    return this.d.actions.for({
-      conversationId,
-      dir: t.dir,
-      projectDir: t.project.path,
-      worktree: t.worktree,
-      busy: () => this.d.conversations.peek(conversationId)?.busy() ?? false,
-    });
+    return this.d.actions.for({ conversationId, dir: t.dir, projectDir: t.project.path, worktree: t.worktree, busy });
   }
 
   /** The branch of the conversation's worktree, as it was made (null without one). */
@@ -92,17 +97,8 @@ export class Reviews {
   }
 
   async changes(conversationId: string): Promise<ChangesBody> {
-    const review = this.of(conversationId);
-    const changes = await review.changes();
-    const readOnly = !review.target.worktree;
-    return {
-      project: this.d.projects.peek(conversationId).name,
-      changes,
-      readOnly,
-      busy: review.target.busy(),
-      acting: this.d.actions.acting(review.target.dir) ?? null,
-      push: readOnly ? { unavailable: 'A project without worktrees is shown read-only.' } : await review.pushTarget(),
-    };
+    const view = await this.of(conversationId).view();
+    return { project: this.d.projects.peek(conversationId).name, ...view };
   }
 
   /** The message that asks the agent to resolve a merge's conflict: the files, and what the base changed in them. */
@@ -226,7 +222,7 @@ export class Reviews {
     conversationId: string,
     action: ReviewActionName,
     by: string,
-    run: (r: ConversationReview) => Promise<T>,
+    run: (r: TreeReview) => Promise<T>,
     describe: Describe<T>,
   ): Promise<T> {
     let result: T;

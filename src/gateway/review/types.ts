@@ -4,28 +4,20 @@
  * imports only other plain data, so the page imports it too (through src/http/wire.ts).
  */
 import type {
-  ChangeSet,
   CommitResult,
   MergeResult,
   PullRequestResult,
   PushResult,
+  ReviewAction,
+  TreeView,
 } from '../../projects/changes/types.js';
 
-export type ReviewActionName = 'commit' | 'merge' | 'push' | 'pull-request' | 'discard';
+export type ReviewActionName = ReviewAction;
 
-/** GET /api/conversations/:id/changes */
-export interface ChangesBody {
+/** GET /api/conversations/:id/changes: the tree's view, read where git runs (here, or on the project's node). */
+export interface ChangesBody extends TreeView {
   /** The conversation's project. */
   project: string;
-  changes: ChangeSet;
-  /** A project without worktrees: its working tree's changes are shown, and no action is offered. */
-  readOnly: boolean;
-  /** A turn runs in this conversation: every action is refused until it ends. */
-  busy: boolean;
-  /** The review action running on this tree now, if any. */
-  acting: ReviewActionName | null;
-  /** Where a push of the branch goes, or why it cannot (no remote yet): the page says so instead of offering it. */
-  push: { remote: string } | { unavailable: string };
 }
 
 /** GET /api/conversations/:id/changes/pull-request: whether one can be opened (gh installed and logged in). */

@@ -19,6 +19,8 @@ import { nodesSchema } from '../../config/nodes-schema.js';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { memAvailableBytes } from '../../ops/proc.js';
+import { GitRunner } from '../../projects/changes/run.js';
+import { TreeActions } from '../../projects/changes/tree-actions.js';
 import { AgentLaunches } from '../../projects/launches.js';
 import { type Project, projectAgent } from '../../projects/projects.js';
 import { Projects } from '../../projects/service.js';
@@ -41,6 +43,7 @@ import {
 import { Heartbeat } from './heartbeat.js';
 import { NodeStore } from './node-store.js';
 import { answerQueries } from './queries.js';
+import { NodeReviews } from './review.js';
 import { NodeRunner } from './runner.js';
 
 export interface NodeOptions {
@@ -86,7 +89,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   const js = jetstream(nc);
   const publisher = new Publisher(js, log);
   const publish = (e: NodeEvent) => publisher.publish(eventSubject(join.name), encode(e), eventId(e));
-  const runner = new NodeRunner({ node: join.name, store, nodeStore, projects, pool: local.pool, publish, log });
+  const { runner, reviews } = turnsAndReviews(join.name, local, publish, log);
   runner.recover();
   const reader = commandReader(js, join.name, nodeStore, runner, log);
   reader.start();
@@ -94,7 +97,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   const heartbeat = heartbeatOf(o, kv, nodes.heartbeatSeconds, local);
   heartbeat.start();
   const history = (p: Project) => local.launches.history(p);
-  const queries: Subscription = answerQueries(nc, { node: join.name, projects, history, log });
+  const queries: Subscription = answerQueries(nc, { node: join.name, projects, history, reviews, log });
   registry.startReaper();
   const names = projects
     .set()
@@ -106,6 +109,30 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   const running: Running = { ...local, nc, publisher, runner, reader, heartbeat, queries, log };
   const stop = (reason: string) => (stopping ??= stopNode(running, reason));
   return { name: join.name, url, projects: names, refused: refusedBy(nc, url, () => !!stopping), stop };
+}
+
+/**
+ * The runner of the front's commands and the review of this node's trees: the busy guard lives here, with the
+ * turns, each side asking the other before it starts (an action: is a turn on? a turn: is an action on?).
+ */
+function turnsAndReviews(
+  node: string,
+  local: ReturnType<typeof openLocal>,
+  publish: (e: NodeEvent) => Promise<void>,
+  log: Logger,
+): { runner: NodeRunner; reviews: NodeReviews } {
+  const { store, nodeStore, projects, pool, actions } = local;
+  const reviews: NodeReviews = new NodeReviews({
+    node,
+    actions,
+    projects,
+    busy: (id) => runner.busy(id),
+    released: (id) => runner.reviewed(id),
+    log,
+  });
+  const reviewing = (id: string) => reviews.reviewing(id);
+  const runner = new NodeRunner({ node, store, nodeStore, projects, pool, publish, reviewing, log });
+  return { runner, reviews };
 }
 
 /** The connection closed by the server rather than by the node: the error a start would get, as connectNats says it. */
@@ -140,7 +167,12 @@ function openLocal(o: NodeOptions) {
     logger: log,
   });
   const pool = new AgentPool(registry, o.sessionFactory?.(launches) ?? launches.factory());
-  return { store, nodeStore, projects, launches, registry, pool };
+  // The review of this node's trees: git (and gh) bounded, marked as Rudder's, never through a shell.
+  const actions = new TreeActions({
+    run: new GitRunner({ env, markPrefix: launches.markPrefix, log, runHooks: cfg.review.runHooks }),
+    ghEnv: env,
+  });
+  return { store, nodeStore, projects, launches, registry, pool, actions };
 }
 
 /** The front's commands, in order, each taken once (by its message id) before the runner handles it. */
@@ -190,6 +222,7 @@ async function stopNode(n: Running, reason: string): Promise<void> {
   await n.reader.stop();
   n.queries.unsubscribe();
   await n.heartbeat.stop();
+  n.actions.stop(`node stopping (${reason})`);
   await Promise.all([n.pool.stopAll(`node stopping (${reason})`), n.launches.stop(`node stopping (${reason})`)]);
   await Promise.race([n.publisher.idle(), new Promise((r) => setTimeout(r, 3000))]);
   n.publisher.close();

@@ -2,7 +2,8 @@
  * What a node answers when the front asks (request/reply, nothing durable): the past sessions of
  * one of its projects (for /sessions and /resume on the front), in the project's directory and the
  * conversation's worktree here: Claude Code's, read from the CLI's files on this machine, or the
- * Codex threads of its app-server here when that is the project's agent (projects/past-sessions.ts).
+ * Codex threads of its app-server here when that is the project's agent (projects/past-sessions.ts);
+ * and the review of a conversation's tree here (review.ts), answered when its git is done.
  */
 import fs from 'node:fs';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -12,13 +13,16 @@ import type { Logger } from '../../ops/logger.js';
 import { knownSession, pastSessions } from '../../projects/past-sessions.js';
 import type { Project } from '../../projects/projects.js';
 import type { Projects } from '../../projects/service.js';
-import { encode, errorToWire, type Query, type QueryAnswer, querySubject } from '../wire.js';
+import { encode, errorToWire, parseReviewQuery, type Query, type QueryAnswer, querySubject } from '../wire.js';
+import type { NodeReviews } from './review.js';
 
 export interface QueryDeps {
   node: string;
   projects: Projects;
   /** A project's past sessions when its agent lists them itself (Codex's threads); else Claude Code's files. */
   history(p: Project): SessionHistory | undefined;
+  /** The review of a conversation's tree here. */
+  reviews?: NodeReviews;
   log: Logger;
 }
 
@@ -26,6 +30,8 @@ export function answerQueries(nc: NatsConnection, d: QueryDeps): Subscription {
   return nc.subscribe(querySubject(d.node), {
     callback: (err, m) => {
       if (err) return void d.log.warn({ err: err.message }, 'query subscription failed');
+      const review = d.reviews && parseReviewQuery(m.data);
+      if (review) return void d.reviews!.answer(review).then((a) => m.respond(encode(a)));
       // Answered when the agent has (Codex's app-server is asked); the requests are independent of each other.
       void Promise.resolve()
         .then(() => answer1(JSON.parse(new TextDecoder().decode(m.data)) as Query, d))
@@ -37,6 +43,7 @@ export function answerQueries(nc: NatsConnection, d: QueryDeps): Subscription {
 
 async function answer1(q: Query, d: QueryDeps): Promise<QueryAnswer> {
   const { node, projects } = d;
+  if (q.type === 'review') throw new RudderError('BAD_REQUEST', `A review step node ${node} cannot run.`);
   const p = projects.find(q.project);
   if (!p || p.node)
     throw new RudderError('PROJECT_UNKNOWN', `Node ${node} has no project "${q.project}".`, { project: q.project });

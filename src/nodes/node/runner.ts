@@ -7,7 +7,8 @@
  * message id first, so a redelivery is done once. A turn names a project; one this node does not
  * have is refused (PROJECT_UNKNOWN), whatever the front sends: the directory and the settings
  * come from the node's config, never from the wire. A front turn that arrives while the agent
- * runs a turn of its own (a steer that became the next turn) waits for it, in order.
+ * runs a turn of its own (a steer that became the next turn), or while a review action runs on the
+ * conversation's tree here, waits for it, in order.
  */
 import type { AgentPool } from '../../agents/pool.js';
 import type { AgentSession, Turn, TurnResult } from '../../agents/session.js';
@@ -26,6 +27,8 @@ export interface RunnerDeps {
   pool: AgentPool;
   /** Publishes durably, in order; resolves once stored. */
   publish(e: NodeEvent): Promise<void>;
+  /** The review action running on the conversation's tree here, if any: its turns wait for it (review.ts). */
+  reviewing?(conversationId: string): string | undefined;
   log: Logger;
 }
 
@@ -67,6 +70,17 @@ export class NodeRunner {
     this.shuttingDown = true;
   }
 
+  /** A turn of the conversation runs, starts or waits here: no review action may start on its tree. */
+  busy(conversationId: string): boolean {
+    if (this.waiting.has(conversationId) || this.d.pool.peek(conversationId)?.state() === 'busy') return true;
+    return this.d.nodeStore.running().some((t) => t.conversationId === conversationId);
+  }
+
+  /** A review action on the conversation's tree ended: the turn that waited for it starts. */
+  reviewed(conversationId: string): void {
+    this.next(conversationId);
+  }
+
   /** At start: every turn a previous run left in flight was cut off, every steer it held was not taken. */
   recover(): void {
     for (const t of this.d.nodeStore.running()) {
@@ -101,6 +115,14 @@ export class NodeRunner {
     }
     const queue = this.waiting.get(c.conversationId);
     if (queue) return void queue.push(c);
+    const action = this.d.reviewing?.(c.conversationId);
+    if (action) {
+      this.d.log.info(
+        { conversationId: c.conversationId, turnId: c.turnId, action },
+        'the turn waits for a review action',
+      );
+      return void this.waiting.set(c.conversationId, [c]);
+    }
     this.start(c);
   }
 
@@ -200,7 +222,7 @@ export class NodeRunner {
     const queue = this.waiting.get(conversationId);
     if (!queue) return;
     const session = this.d.pool.peek(conversationId);
-    if (session?.state() === 'busy') return;
+    if (session?.state() === 'busy' || this.d.reviewing?.(conversationId)) return;
     const c = queue.shift();
     if (!queue.length) this.waiting.delete(conversationId);
     if (c) this.start(c);

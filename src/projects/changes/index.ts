@@ -21,5 +21,6 @@ export {
   type ReviewTarget,
   TreeActions,
   type TreeActionsOptions,
+  type TreeReview,
 } from './tree-actions.js';
 export * from './types.js';

@@ -26,13 +26,15 @@ import type {
   MergeResult,
   PullRequestResult,
   PushResult,
+  ReviewAction,
   ReviewLimits,
+  TreeView,
 } from './types.js';
 
 /** The base's change sent to the agent with a conflict: enough to see what it did, not a whole rewrite. */
 const BASE_CHANGE_BYTES = 64 * 1024;
 
-export type ReviewAction = 'commit' | 'merge' | 'push' | 'pull-request' | 'discard';
+export type { ReviewAction } from './types.js';
 
 /** What happened, for the conversation's history: the action, and its result or its error's code. */
 export interface ReviewRecord {
@@ -134,6 +136,21 @@ export class TreeActions {
   }
 }
 
+/** One conversation's review as its callers use it, whether git runs here or on the project's node. */
+export type TreeReview = Pick<
+  ConversationReview,
+  | 'view'
+  | 'fileDiff'
+  | 'baseChange'
+  | 'commit'
+  | 'merge'
+  | 'push'
+  | 'pullRequestAvailable'
+  | 'openPullRequest'
+  | 'discardPreview'
+  | 'discard'
+>;
+
 /** One conversation's review: what its agent changed, and the actions on it. */
 export class ConversationReview {
   constructor(
@@ -150,6 +167,19 @@ export class ConversationReview {
   async changes(): Promise<ChangeSet> {
     if (!this.target.worktree) return workingChanges(this.actions.run, this.target.dir, this.actions.options);
     return changes(this.actions.run, this.target.dir, await this.base(), this.actions.options);
+  }
+
+  /** The Changes view: the changes, whether a turn or an action holds the tree, and where a push would go. */
+  async view(): Promise<TreeView> {
+    const changes = await this.changes();
+    const readOnly = !this.target.worktree;
+    return {
+      changes,
+      readOnly,
+      busy: this.target.busy(),
+      acting: this.actions.acting(this.target.dir) ?? null,
+      push: readOnly ? { unavailable: 'A project without worktrees is shown read-only.' } : await this.pushTarget(),
+    };
   }
 
   async fileDiff(ref: FileRef): Promise<FileDiff> {

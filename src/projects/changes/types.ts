@@ -166,3 +166,19 @@ export interface DiscardResult {
   /** What is still there afterwards (nested repositories git clean keeps); empty when all went. */
   remaining: DiscardEntry[];
 }
+
+/** The actions that change a tree (each refused while a turn runs there). */
+export type ReviewAction = 'commit' | 'merge' | 'push' | 'pull-request' | 'discard';
+
+/** What the Changes view shows of one conversation's tree, wherever git runs (here, or on the project's node). */
+export interface TreeView {
+  changes: ChangeSet;
+  /** A project without worktrees: its working tree's changes are shown, and no action is offered. */
+  readOnly: boolean;
+  /** A turn runs in this conversation: every action is refused until it ends. */
+  busy: boolean;
+  /** The review action running on this tree now, if any. */
+  acting: ReviewAction | null;
+  /** Where a push of the branch goes, or why it cannot (no remote yet): the page says so instead of offering it. */
+  push: { remote: string } | { unavailable: string };
+}

@@ -2,8 +2,8 @@
  * Projects across machines, as a person sees them: /project and GET /api/projects name each
  * project's node; /nodes, GET /api/status and `rudder status` show each node, its state, projects
  * and live sessions; /sessions and /resume work on the node that holds the project; `rudder doctor`
- * checks the connection, JetStream, the streams and each node; the review of a node's project
- * is refused, not read from the front's directory.
+ * checks the connection, JetStream, the streams and each node. (The review of a node's project,
+ * run on the node: review.test.ts.)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -70,14 +70,6 @@ describe('projects across machines', { timeout: 180_000 }, () => {
     });
     expect(cli.status).toBe(0);
     expect(cli.stdout).toMatch(/Nodes:\n\s+alpha\s+up\s+projects web\s+sessions 1/);
-  });
-
-  it("the review of a node project's changes is refused by name, not read from the front's directory", async () => {
-    const c = await conversationIn(cl.front, 'web');
-    const res = await cl.front.api('GET', `/api/conversations/${c}/changes`);
-    expect(res.status).toBe(409);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('REVIEW_ON_NODE');
-    expect(await command(c, '/diff')).toContain('lives on a node');
   });
 
   it('/sessions lists the sessions on the node that holds the project, and /resume continues one there', async () => {
