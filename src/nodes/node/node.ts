@@ -172,7 +172,9 @@ function openLocal(o: NodeOptions) {
     run: new GitRunner({ env, markPrefix: launches.markPrefix, log, runHooks: cfg.review.runHooks }),
     ghEnv: env,
   });
-  return { store, nodeStore, projects, launches, registry, pool, actions };
+  // How long a running review action may take to finish at the stop.
+  const drainMs = cfg.shutdownDrainSeconds * 1000;
+  return { store, nodeStore, projects, launches, registry, pool, actions, drainMs };
 }
 
 /** The front's commands, in order, each taken once (by its message id) before the runner handles it. */
@@ -222,6 +224,9 @@ async function stopNode(n: Running, reason: string): Promise<void> {
   await n.reader.stop();
   n.queries.unsubscribe();
   await n.heartbeat.stop();
+  // A review action (a merge, a push) gets time to finish: a git killed mid-merge leaves a half merge.
+  const end = Date.now() + n.drainMs;
+  while (Date.now() < end && n.actions.run.running() > 0) await new Promise((r) => setTimeout(r, 50));
   n.actions.stop(`node stopping (${reason})`);
   await Promise.all([n.pool.stopAll(`node stopping (${reason})`), n.launches.stop(`node stopping (${reason})`)]);
   await Promise.race([n.publisher.idle(), new Promise((r) => setTimeout(r, 3000))]);

@@ -5,15 +5,16 @@
  * the model once, quoting the line, /diff lists them; commit, merge and push land in the node's
  * repository. The busy guard is kept on the node: while a turn runs there an action is refused,
  * by the node itself too (asked over NATS as the front asks); a turn that arrives while a commit
- * runs there waits for it. A lost node answers AGENT_UNREACHABLE, saying what to do.
+ * runs there waits for it. Another node cannot hear those queries. A lost node answers
+ * AGENT_UNREACHABLE, saying what to do.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { connect, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { frontSeed } from '../../../src/nodes/credentials.js';
+import { decodeJoinToken, frontSeed } from '../../../src/nodes/credentials.js';
 import { connectNats } from '../../../src/nodes/transport/connection.js';
-import { encode, type QueryAnswer, querySubject } from '../../../src/nodes/wire.js';
+import { encode, inboxPrefix, type QueryAnswer, querySubject } from '../../../src/nodes/wire.js';
 import { silentLogger } from '../../../src/ops/logger.js';
 import { tempDir, waitUntil } from '../../support/claude-rig.js';
 import { runGit } from '../../support/git-rig.js';
@@ -27,7 +28,15 @@ let cl: Cluster;
 let repo: string;
 let bare: string;
 
-useCluster([{ name: 'alpha', projects: ['repo'] }], (s) => void ({ mock, cl } = s), { startNodes: false });
+// beta is only a key (added, never started): another node's rights, to show it cannot hear alpha's review.
+useCluster(
+  [
+    { name: 'alpha', projects: ['repo'] },
+    { name: 'beta', projects: ['other'] },
+  ],
+  (s) => void ({ mock, cl } = s),
+  { startNodes: false },
+);
 
 beforeAll(async () => {
   const node = cl.nodes.alpha!;
@@ -233,6 +242,34 @@ describe("the review of a node's project", { timeout: 300_000 }, () => {
       w.close();
     } finally {
       fs.rmSync(hook, { force: true });
+    }
+  });
+
+  it("another node cannot hear alpha's review queries (its rights are its own subjects)", async () => {
+    const { conv } = await notedConversation('note-rights');
+    const beta = decodeJoinToken(cl.nodes.beta!.token);
+    const nc = await connect({
+      servers: beta.url,
+      inboxPrefix: inboxPrefix('beta'),
+      authenticator: nkeyAuthenticator(new TextEncoder().encode(beta.seed)),
+    });
+    try {
+      let refused: Error | undefined;
+      let heard = 0;
+      nc.subscribe(querySubject('alpha'), {
+        callback: (err) => {
+          if (err) refused = err;
+          else heard++;
+        },
+      });
+      await waitUntil(() => refused !== undefined, cl.budget());
+      expect(refused!.message).toMatch(/Permissions Violation/);
+      const got = await call('GET', changes(conv));
+      expect(got.status).toBe(200);
+      expect(got.body.changes.sections.untracked.files.map((f: any) => f.path)).toEqual(['note.txt']);
+      expect(heard).toBe(0);
+    } finally {
+      await nc.close();
     }
   });
 
