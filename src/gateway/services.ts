@@ -12,6 +12,7 @@ import { PushSender } from '../channels/push/sender.js';
 import type { LiveConfig } from '../config/load.js';
 import { knownNames } from '../config/schema.js';
 import type { NodesFront } from '../nodes/front/front.js';
+import { RemoteActions } from '../nodes/front/remote-review.js';
 import type { Logger } from '../ops/logger.js';
 import { GitRunner } from '../projects/changes/run.js';
 import { TreeActions } from '../projects/changes/tree-actions.js';
@@ -176,6 +177,8 @@ function conversationsOf(parts: ServiceParts, { registry, pool }: Pooled, shown:
     run: new GitRunner({ env, markPrefix: launches.markPrefix, log, runHooks: config.current().review.runHooks }),
     ghEnv: env,
   });
+  // The review actions sent to a node's tree: the lane asks them too, as it asks treeActions for a local tree.
+  const remoteActions = new RemoteActions();
   const budgets = new Budgets({ config, store, projects, dayOffsetMs: parts.dayOffsetMs });
   const conversations = new Conversations({
     config,
@@ -193,7 +196,7 @@ function conversationsOf(parts: ServiceParts, { registry, pool }: Pooled, shown:
     // A turn does not start while a review action (commit, merge, ...) runs on its tree.
     reviewing: (id) => {
       const tree = projects.workTree(id);
-      return tree && treeActions.acting(tree.dir);
+      return (tree && treeActions.acting(tree.dir)) ?? remoteActions.acting(id);
     },
     agentName: (id) => launches.agentName(id),
     budgets,
@@ -208,6 +211,7 @@ function conversationsOf(parts: ServiceParts, { registry, pool }: Pooled, shown:
     bus,
     log,
     pullRequestOpened,
+    remoteActions,
     ...(parts.nodes ? { nodes: parts.nodes } : {}),
   });
   const cards = progressCards(parts, shown, conversations);

@@ -10,7 +10,7 @@
  * lanes start what waited for it.
  */
 import { isRudderError, RudderError } from '../../errors.js';
-import { RemoteReview, type ReviewLink } from '../../nodes/front/remote-review.js';
+import { type RemoteActions, RemoteReview, type ReviewLink } from '../../nodes/front/remote-review.js';
 import type { Logger } from '../../ops/logger.js';
 import { commentsMessage, type LineComment } from '../../projects/changes/index.js';
 import type { TreeActions, TreeReview } from '../../projects/changes/tree-actions.js';
@@ -38,6 +38,8 @@ export interface ReviewsDeps {
   log: Logger;
   /** The front's link to its nodes (nodes.*): a node's project is reviewed there. */
   nodes?: ReviewLink;
+  /** The actions sent to nodes and not yet answered (the lanes ask it too). */
+  remoteActions: RemoteActions;
   /** A pull request was opened from the conversation's branch: it is the conversation's (the shepherd's owners). */
   pullRequestOpened?(conversationId: string, result: PullRequestResult): void;
 }
@@ -84,7 +86,7 @@ export class Reviews {
       const node = project.node;
       // Without a nodes section the node cannot be asked: said as a node that cannot be reached.
       const link = this.d.nodes ?? { reach: () => ({ reachable: false, lastSeenAt: undefined }), query: unasked };
-      return new RemoteReview(link, { conversationId, node, project: project.name, busy });
+      return new RemoteReview(link, this.d.remoteActions, { conversationId, node, project: project.name, busy });
     }
     const t = this.d.projects.workTree(conversationId);
     if (!t) throw new RudderError('REVIEW_NO_WORKTREE', undefined, { conversationId });

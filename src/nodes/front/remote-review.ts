@@ -2,7 +2,8 @@
  * The review of a conversation whose project lives on a node, as the front's Reviews calls it: each
  * step is a review query to that node (request/reply, nothing durable), run there by its git in its
  * tree of the conversation (nodes/node/review.ts), where the busy guard is kept. The front adds what
- * it knows first: a turn its lane runs (perhaps not yet at the node) refuses an action here too.
+ * it knows first, as for a local tree: a turn its lane runs (perhaps not yet at the node) refuses an
+ * action here, and an action it sent holds its lane's next turn (RemoteActions, which the lane asks).
  * A lost node is said at once, with what to do, without asking it.
  */
 import { RudderError } from '../../errors.js';
@@ -29,6 +30,30 @@ export interface ReviewLink {
   query(node: string, q: Query, timeoutMs?: number): Promise<QueryAnswer>;
 }
 
+/**
+ * The review actions the front sent to a node and awaits, per conversation: the lane asks it before it starts a
+ * turn (as it asks TreeActions for a local tree), and each action's end lets it go on.
+ */
+export class RemoteActions {
+  private readonly running = new Map<string, ReviewAction>();
+
+  acting(conversationId: string): ReviewAction | undefined {
+    return this.running.get(conversationId);
+  }
+
+  /** Claims the conversation in the same synchronous step as the lane's check; the node refuses a second one. */
+  async run<T>(conversationId: string, action: ReviewAction, fn: () => Promise<T>): Promise<T> {
+    const held = this.running.get(conversationId);
+    if (held) throw new RudderError('REVIEW_IN_PROGRESS', `(${held} is running.)`, { conversationId, action });
+    this.running.set(conversationId, action);
+    try {
+      return await fn();
+    } finally {
+      this.running.delete(conversationId);
+    }
+  }
+}
+
 export interface RemoteReviewTarget {
   conversationId: string;
   node: string;
@@ -40,6 +65,7 @@ export interface RemoteReviewTarget {
 export class RemoteReview implements TreeReview {
   constructor(
     private readonly link: ReviewLink,
+    private readonly actions: RemoteActions,
     private readonly t: RemoteReviewTarget,
   ) {}
 
@@ -88,7 +114,7 @@ export class RemoteReview implements TreeReview {
   private act<S extends ReviewStep>(action: ReviewAction, step: S): Promise<ReviewResults[S['step']]> {
     const { conversationId } = this.t;
     if (this.t.busy()) return Promise.reject(new RudderError('REVIEW_BUSY', undefined, { conversationId, action }));
-    return this.ask(step, ACTION_TIMEOUT_MS);
+    return this.actions.run(conversationId, action, () => this.ask(step, ACTION_TIMEOUT_MS));
   }
 
   private async ask<S extends ReviewStep>(step: S, timeoutMs = READ_TIMEOUT_MS): Promise<ReviewResults[S['step']]> {

@@ -5,7 +5,8 @@
  * the model once, quoting the line, /diff lists them; commit, merge and push land in the node's
  * repository. The busy guard is kept on the node: while a turn runs there an action is refused,
  * by the node itself too (asked over NATS as the front asks); a turn that arrives while a commit
- * runs there waits for it. Another node cannot hear those queries. A lost node answers
+ * runs there waits for it (in the front's queue, said as for a local tree; on the node, for an
+ * action the front's lane did not know of). Another node cannot hear those queries. A lost node answers
  * AGENT_UNREACHABLE, saying what to do.
  */
 import fs from 'node:fs';
@@ -101,6 +102,34 @@ async function notedConversation(tag: string): Promise<{ conv: string; wt: strin
   return { conv, wt };
 }
 
+/**
+ * A pre-commit hook in the node's repository (its worktrees share it; the node runs hooks) that holds every
+ * commit until open() (which says when it opened).
+ */
+function holdCommits(): { open(): number; remove(): void } {
+  const gate = path.join(tempDir('gate'), 'open');
+  const hook = path.join(repo, '.git', 'hooks', 'pre-commit');
+  fs.writeFileSync(hook, `#!/bin/sh\nwhile [ ! -f ${gate} ]; do sleep 0.1; done\n`, { mode: 0o755 });
+  return {
+    open: () => {
+      const at = Date.now();
+      fs.writeFileSync(gate, '');
+      return at;
+    },
+    remove: () => fs.rmSync(hook, { force: true }),
+  };
+}
+
+/** A connection to the cluster's NATS with the front's own key (what the front sends, the test can send). */
+function frontConnection(): Promise<NatsConnection> {
+  return connectNats({
+    url: `nats://127.0.0.1:${cl.front.natsPort}`,
+    seed: frontSeed(cl.frontHome),
+    who: 'front',
+    log: silentLogger(),
+  });
+}
+
 /** A review query straight to the node, as the front sends it (the front's own key). */
 async function askNode(nc: NatsConnection, q: Record<string, unknown>): Promise<QueryAnswer> {
   const m = await nc.request(querySubject('alpha'), encode(q as never), { timeout: cl.budget() });
@@ -183,12 +212,7 @@ describe("the review of a node's project", { timeout: 300_000 }, () => {
       conv,
       `[[bash:until test -f ${gate}; do sleep 0.1; done; echo released]] tag:nheld`,
     );
-    const nc = await connectNats({
-      url: `nats://127.0.0.1:${cl.front.natsPort}`,
-      seed: frontSeed(cl.frontHome),
-      who: 'front',
-      log: silentLogger(),
-    });
+    const nc = await frontConnection();
     try {
       const q = { type: 'review', conversationId: `web:${conv}`, project: 'repo' };
       // The node itself sees the turn (not only the front's lane) and refuses the commit there.
@@ -216,32 +240,63 @@ describe("the review of a node's project", { timeout: 300_000 }, () => {
 
   it('holds a turn that arrives while a commit runs on the node, and runs it once the commit is done', async () => {
     const { conv, wt } = await notedConversation('note-held');
-    // A pre-commit hook in the node's repository (its worktrees share it; the node runs hooks) holds the commit.
-    const gate = path.join(tempDir('gate'), 'open');
-    const hook = path.join(repo, '.git', 'hooks', 'pre-commit');
-    fs.writeFileSync(hook, `#!/bin/sh\nwhile [ ! -f ${gate} ]; do sleep 0.1; done\n`, { mode: 0o755 });
+    const hook = holdCommits();
     try {
       const committing = call('POST', `${changes(conv)}/commit`, { message: 'Held by a hook' });
       await waitUntil(async () => (await call('GET', changes(conv))).body.acting === 'commit', cl.budget());
       const w = cl.front.watch(conv);
       await w.ready;
+      // The front knows the action it sent: the message waits in its queue, said as for a local tree.
       const m = await cl.front.post(conv, 'Are you there? tag:after-node-commit');
-      // The node has the turn and holds it: it says so in its log, and the model is not asked.
-      await waitUntil(() => cl.nodes.alpha!.log().includes('the turn waits for a review action'), cl.budget());
+      expect(m.disposition).toBe('queued');
+      const ack = await w.wait('ack', (d) => d.messageId === m.messageId && d.kind === 'queued');
+      expect(ack.data.note).toMatch(/waiting for the commit of this worktree to end/);
       expect(mock.requests.some((r) => r.lastUserText.includes('tag:after-node-commit'))).toBe(false);
 
-      const opened = Date.now();
-      fs.writeFileSync(gate, '');
+      const opened = hook.open();
       const done = await committing;
       expect(done.body).toMatchObject({ files: 1, summary: 'Held by a hook' });
       await w.waitReply(m.messageId, 'reply', cl.budget());
       const asked = mock.mainRequests().filter((r) => r.lastUserText.includes('tag:after-node-commit'));
       expect(asked).toHaveLength(1);
-      expect(runGit(wt, 'log', '--format=%s', '-1')).toBe('Held by a hook');
       expect(asked[0]!.at).toBeGreaterThanOrEqual(opened);
+      expect(runGit(wt, 'log', '--format=%s', '-1')).toBe('Held by a hook');
       w.close();
     } finally {
-      fs.rmSync(hook, { force: true });
+      hook.remove();
+    }
+  });
+
+  it('the node itself holds a turn that reaches it while an action runs there', async () => {
+    const { conv, wt } = await notedConversation('note-node-held');
+    const hook = holdCommits();
+    const nc = await frontConnection();
+    try {
+      // Asked straight (the front's lane does not know of it): only the node's guard stands.
+      const q = { type: 'review', conversationId: `web:${conv}`, project: 'repo' };
+      const committing = askNode(nc, { ...q, step: 'commit', message: 'Held on the node' });
+      await waitUntil(async () => (await call('GET', changes(conv))).body.acting === 'commit', cl.budget());
+      const w = cl.front.watch(conv);
+      await w.ready;
+      const before = cl.nodes.alpha!.log().split('the turn waits for a review action').length;
+      const m = await cl.front.post(conv, 'Still there? tag:after-direct-commit');
+      await waitUntil(
+        () => cl.nodes.alpha!.log().split('the turn waits for a review action').length > before,
+        cl.budget(),
+      );
+      expect(mock.requests.some((r) => r.lastUserText.includes('tag:after-direct-commit'))).toBe(false);
+
+      const opened = hook.open();
+      expect(await committing).toMatchObject({ ok: true, review: { files: 1, summary: 'Held on the node' } });
+      await w.waitReply(m.messageId, 'reply', cl.budget());
+      const asked = mock.mainRequests().filter((r) => r.lastUserText.includes('tag:after-direct-commit'));
+      expect(asked).toHaveLength(1);
+      expect(asked[0]!.at).toBeGreaterThanOrEqual(opened);
+      expect(runGit(wt, 'log', '--format=%s', '-1')).toBe('Held on the node');
+      w.close();
+    } finally {
+      hook.remove();
+      await nc.close();
     }
   });
 
