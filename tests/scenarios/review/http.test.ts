@@ -50,6 +50,8 @@ beforeAll(async () => {
       agent: agentConfig(mock.url, tempDir('chome')),
       projects: { repo: { path: repo, worktrees: true }, plain: { path: plain } },
       defaultProject: 'repo',
+      // The repository's hooks run: the test that holds a commit does it with a pre-commit hook.
+      review: { runHooks: true },
     },
     { env: { PATH: `${ghBin}:${process.env.PATH}`, FAKE_GH_AUTH: 'ok', FAKE_GH_LOG: ghLog } },
   );
