@@ -87,6 +87,12 @@ export const ERRORS = {
   PANE_GONE: 'The claude in that tmux pane is no longer running there.',
   PANE_HELD: 'Another conversation drives that tmux pane: one pane, one conversation.',
   RUNNING_ON_NODE: "The sessions running on a node's machine are not listed or attached from the page yet.",
+  TERMINAL_ON_NODE:
+    "This conversation's agent runs on a node: opening it in a terminal there (rudder attach on the node) is not " +
+    'built yet.',
+  TERMINAL_UNSUPPORTED: "This conversation's agent has no terminal program Rudder can hand its session to.",
+  TERMINAL_NO_SESSION: 'This conversation has no session yet to open in a terminal: send it a message first.',
+  TERMINAL_NO_PANE: "This conversation's terminal pane is not running now: send it a message, then try again.",
   GIT_MISSING: 'git is not installed. Install it (apt-get install -y git) or set worktrees to false.',
   // review: the agent's work in a worktree (changes, commit, merge, push, pull request, discard)
   REVIEW_BUSY: 'A turn is running in this worktree. Wait for it to end or /stop it, then try again.',

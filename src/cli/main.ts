@@ -7,6 +7,7 @@
 import { Command, CommanderError } from 'commander';
 import { RudderError } from '../errors.js';
 import { VERSION } from '../ops/version.js';
+import * as attach from './attach.js';
 import * as backup from './backup.js';
 import * as doctor from './doctor.js';
 import * as node from './node.js';
@@ -30,7 +31,7 @@ function program(): Command {
       '\nThe gateway reads rudder.config.json in the working directory, else $RUDDER_HOME/config.json ' +
         '(docs/configuration.md describes every key).',
     );
-  for (const cmd of [start, node, send, status, token, doctor, backup, paneState, pairing]) cmd.register(p);
+  for (const cmd of [start, node, send, status, attach, token, doctor, backup, paneState, pairing]) cmd.register(p);
   return p;
 }
 

@@ -343,6 +343,8 @@ function askedFromOutside(
     hooks: jobs.hooks,
     tmuxServers: () => config.current().agent.tmux.discover,
     projectDeps: (id) => asked.commands.projectDeps(id),
+    launches,
+    agent: () => config.current().agent,
   });
   return { status, api };
 }

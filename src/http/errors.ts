@@ -63,6 +63,12 @@ export const HTTP_STATUS = {
   PANE_GONE: 409,
   PANE_HELD: 409,
   RUNNING_ON_NODE: 409,
+  // `rudder attach`: a conversation whose session cannot be opened in a terminal here, or is open in one already.
+  TERMINAL_ON_NODE: 409,
+  TERMINAL_UNSUPPORTED: 409,
+  TERMINAL_NO_SESSION: 409,
+  TERMINAL_NO_PANE: 409,
+  SESSION_IN_TERMINAL: 409,
 } as const satisfies Partial<Record<ErrorCode, number>>;
 
 export type HttpErrorCode = keyof typeof HTTP_STATUS;

@@ -14,6 +14,7 @@ import { reviewRoutes } from './handlers/review.js';
 import { runningRoutes } from './handlers/running.js';
 import { scheduleRoutes } from './handlers/schedules.js';
 import { speechRoutes } from './handlers/speech.js';
+import { terminalRoutes } from './handlers/terminal.js';
 import type { Route, Target } from './route.js';
 
 export const ROUTES: Route[] = [
@@ -23,6 +24,7 @@ export const ROUTES: Route[] = [
   ...permissionRoutes,
   ...reviewRoutes,
   ...runningRoutes,
+  ...terminalRoutes,
   ...eventRoutes,
   ...pushRoutes,
   ...speechRoutes,

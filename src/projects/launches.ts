@@ -17,6 +17,7 @@ import type { SessionFactory } from '../agents/pool.js';
 import { spareProcess, warmCap } from '../agents/registry.js';
 import type { AgentSession } from '../agents/session.js';
 import { type AgentEntry, entryOf, type PoolBase, type SharedPool, type SharedProcesses } from '../agents/table.js';
+import { type TmuxLaunch, tmuxLaunch } from '../agents/tmux/tmux-launch.js';
 import type { LiveConfig } from '../config/load.js';
 import { RudderError } from '../errors.js';
 import type { RemoteLaunch } from '../nodes/front/remote-launch.js';
@@ -147,7 +148,7 @@ export class AgentLaunches {
   }
 
   private entryFor(conversationId: string): AgentEntry {
-    const backend = projectAgent(this.d.config.current().agent, this.d.projects.peek(conversationId)).backend;
+    const backend = this.backendOf(conversationId);
     const entry = entryOf(backend);
     // The schema allows only the backends of the table: one missing here is a bug, never a silent Claude.
     if (!entry) throw new RudderError('CONFIG_INVALID', `No agent backend "${backend}".`, { conversationId });
@@ -178,6 +179,16 @@ export class AgentLaunches {
     if (project.node) return undefined;
     const agent = this.d.config.current().agent;
     return entryOf(projectAgent(agent, project).backend)?.history?.({ agent, env: this.d.env }, this.shared);
+  }
+
+  /** The backend a conversation's project names (agent.backend by default). */
+  backendOf(conversationId: string): string {
+    return projectAgent(this.d.config.current().agent, this.d.projects.peek(conversationId)).backend;
+  }
+
+  /** The conversation's agent as its TUI would be launched in a pane: a hand-back resumes its session with it. */
+  tuiLaunch(conversationId: string): TmuxLaunch {
+    return tmuxLaunch(this.context(conversationId, undefined), undefined);
   }
 
   /** The agent a conversation runs on, as the person reads it mid-sentence ("Codex", "the agent on node gpu"). */

@@ -33,6 +33,7 @@ import { historyPage } from './history.js';
 import type { PushApi } from './push-api.js';
 import { attachRunning, runningList } from './running.js';
 import type { PageSpeech } from './speech.js';
+import { openInTerminal, type TerminalDeps, terminalPlan } from './terminal.js';
 import type {
   ConversationItem,
   HistoryPage,
@@ -40,12 +41,14 @@ import type {
   RunningList,
   SpeechInfo,
   StopBody,
+  TerminalAnswer,
+  TerminalPlan,
   TurnsPage,
   WaitingRequest,
 } from './types.js';
 import { answerInChat, waitingInChats } from './waiting.js';
 
-export interface GatewayApiDeps extends WaitingDeps {
+export interface GatewayApiDeps extends WaitingDeps, Pick<TerminalDeps, 'launches' | 'agent'> {
   store: Store;
   bus: EventBus;
   chats: Chats;
@@ -229,6 +232,16 @@ export class GatewayApi {
   /** A new conversation in the project that drives the running pane named (refused as /attach refuses). */
   attachRunning(project: string, pane: PaneRef): Promise<{ id: string; project: string }> {
     return attachRunning(this.d, project, pane, (title, name) => this.createConversation(title, name));
+  }
+
+  /** What `rudder attach` will do with the conversation: its pane, a move of its headless session, a Codex line. */
+  terminalPlan(key: string): TerminalPlan {
+    return terminalPlan(this.d, key);
+  }
+
+  /** Opens the conversation's session in a terminal (a headless one moves to a pane at a turn boundary). */
+  openInTerminal(key: string): Promise<TerminalAnswer> {
+    return openInTerminal(this.d, key);
   }
 
   /** Channel states, and the pairing QR code of a channel waiting to be linked (WhatsApp). */

@@ -162,6 +162,50 @@ export interface AttachRunningRequest {
   pid: number;
 }
 
+/**
+ * How `rudder attach` opens a conversation's session in a terminal: its pane (a claude-tmux conversation's own,
+ * or the person's pane it is attached to), a move of a headless session to a pane, or a Codex thread's resume line.
+ */
+export type TerminalWay = 'pane' | 'move' | 'codex';
+
+/** GET /api/conversations/:id/terminal: what `rudder attach` will do, before it does it. */
+export interface TerminalPlan {
+  way: TerminalWay;
+  /** A turn runs: a move waits for it to end (or to be stopped). */
+  busy: boolean;
+  /** The command that opens it, to copy: `rudder attach <id>`. */
+  command: string;
+}
+
+/** POST /api/conversations/:id/terminal: where to attach (`tmux -S <socket> attach-session -t <target>`). */
+export interface TerminalPane {
+  way: 'pane';
+  socket: string;
+  target: string;
+  /** The pane as a person names it (`work:0.1`). */
+  label: string;
+  sessionId?: string;
+  /** The session was moved there now (it ran headless until then). */
+  moved: boolean;
+}
+
+/** POST /api/conversations/:id/terminal on a Codex conversation: the line that resumes its thread. */
+export interface TerminalCodex {
+  way: 'codex';
+  argv: string[];
+  threadId: string;
+  /** What to know before running it (Rudder keeps sending to the thread). */
+  warning: string;
+}
+
+/** POST /api/conversations/:id/terminal, 202: a turn still runs; ask again (the move waits for its end). */
+export interface TerminalWaiting {
+  way: 'waiting';
+  reason: string;
+}
+
+export type TerminalAnswer = TerminalPane | TerminalCodex | TerminalWaiting;
+
 /** A permission request waiting in a chat's conversation (Telegram, Discord…), which the page may answer too. */
 export interface WaitingRequest {
   /** The conversation's channel: telegram, discord, slack, whatsapp. */

@@ -14,6 +14,8 @@ export interface ArrivalView {
   held: boolean;
   /** A /stop or /clear runs. */
   stopping: boolean;
+  /** The session moves to a terminal (a hand-back). */
+  moving: boolean;
   mode: QueueMode;
   /** A turn is written and waiting for its commit, or the agent works on one. */
   busy: boolean;
@@ -41,6 +43,8 @@ export function decideArrival(v: ArrivalView): Arrival {
   if (v.held) return { to: 'hold' };
   // Sent after a /stop that is still running: it waits for the stop instead of joining the turn it ends.
   if (v.stopping) return { to: 'line', reason: 'a stop is running' };
+  // Its session is let go and started again in a terminal: the message runs there, in order.
+  if (v.moving) return { to: 'line', reason: 'the session is moving to a terminal' };
   if (v.mode === 'collect') return { to: 'collect' };
   if (!v.busy) {
     const reviewing = v.reviewing();

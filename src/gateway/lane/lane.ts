@@ -43,7 +43,7 @@ import { TurnRecorder } from './record.js';
 import { decideRecovery, mayFollowAgain, type Recovered } from './recover.js';
 import { rerunInput } from './rerun.js';
 import { decideHandOver, decideStartFailure, type StartOutcome, turnInputs } from './start.js';
-import { type LaneEvent, type LaneState, mayStart, next, pendingStart } from './state.js';
+import { type LaneEvent, type LaneState, mayStart, moving, next, pendingStart } from './state.js';
 import { ranAsTurnReason, steerBlocker, type Ticket } from './steer.js';
 import { followLanding } from './steer-landing.js';
 import { droppedByStop, leftoversOf, sentBefore, splitByCutoff, staleInputs } from './stop.js';
@@ -160,6 +160,7 @@ export class Lane {
     return {
       held: this.hold.active(),
       stopping: this.state.is === 'stopping',
+      moving: moving(this.state),
       mode: settings.mode,
       busy,
       // Asked in the same synchronous step as the start: a review action claims its tree only while no turn runs.
@@ -761,6 +762,25 @@ export class Lane {
   async releaseWhenIdle(reason: string): Promise<void> {
     if (this.busy()) this.to({ on: 'release-asked', reason });
     else await this.deps.pool.release(this.conversationId, reason);
+  }
+
+  /**
+   * Moves the session to a terminal (a hand-back), only while no turn runs (false: one does; ask again after it).
+   * Decided synchronously with the check: the lane is `releasing` (moving) at once, so nothing starts and what
+   * arrives waits in line; the session is let go, `move` runs (it makes the conversation follow the terminal's
+   * pane), and the line runs there, in order, whatever the move's outcome (failed: on a session of its own again).
+   */
+  moveWhenIdle(reason: string, move: () => Promise<void>): Promise<void> | false {
+    if (this.busy() || this.state.is !== 'idle') return false;
+    this.to({ on: 'move' });
+    this.log.info({ reason }, 'the session moves to a terminal: messages wait for it');
+    return this.deps.pool
+      .release(this.conversationId, reason)
+      .then(move)
+      .finally(() => {
+        this.to({ on: 'released' });
+        this.pump();
+      });
   }
 
   /**

@@ -9,7 +9,8 @@
  *              again after a restart) until one ends with the agent free;
  *   stopping   /stop or /clear runs: nothing starts, arrivals wait in line (a start already
  *              waiting for its commit is kept, and finds its inputs stopped);
- *   releasing  the session is released (/model) after the turn it waited for.
+ *   releasing  the session is released (/model) after the turn it waited for; `moving`: it moves to a
+ *              terminal (a hand-back), and nothing starts until the move is done (arrivals wait in line).
  * `release` is a release (/model) asked while the lane was busy: it is carried out when a turn ends
  * with the agent free, whatever the lane does then.
  */
@@ -25,7 +26,7 @@ export type LaneState =
   | ({ is: 'starting'; release?: string } & PendingStart)
   | { is: 'running'; release?: string }
   | { is: 'stopping'; starting?: PendingStart; release?: string }
-  | { is: 'releasing'; release?: string };
+  | { is: 'releasing'; moving?: true; release?: string };
 
 export type LaneEvent =
   /** A turn is written for the next inputs. */
@@ -38,6 +39,8 @@ export type LaneEvent =
   | { on: 'turn-ended'; agentFree: boolean }
   | { on: 'release-asked'; reason: string }
   | { on: 'released' }
+  /** The session moves to a terminal now (the lane is idle): let go, then followed there. */
+  | { on: 'move' }
   | { on: 'stop' }
   /** The stop is done; agentBusy: the agent still works on a turn (one it began before the interrupt). */
   | { on: 'stop-ended'; agentBusy: boolean };
@@ -50,7 +53,12 @@ export function pendingStart(s: LaneState): PendingStart | undefined {
 
 /** A new turn may start: no start waits for its commit and no stop runs (the hold and the agent are asked apart). */
 export function mayStart(s: LaneState): boolean {
-  return s.is !== 'starting' && s.is !== 'stopping';
+  return s.is !== 'starting' && s.is !== 'stopping' && !moving(s);
+}
+
+/** The session moves to a terminal: what arrives waits in line for the session the move leaves. */
+export function moving(s: LaneState): boolean {
+  return s.is === 'releasing' && s.moving === true;
 }
 
 /** A release owed is kept through every state until a turn ends with the agent free. */
@@ -72,8 +80,11 @@ export function next(s: LaneState, e: LaneEvent): LaneState {
       return { ...s, release: e.reason };
     case 'released':
       return s.is === 'releasing' ? { is: 'idle', ...keep(s) } : s;
+    case 'move':
+      return s.is === 'idle' ? { is: 'releasing', moving: true, ...keep(s) } : s;
     case 'stop': {
-      if (s.is === 'stopping') return s;
+      // No turn runs while the session moves: a stop ends what waits, and the move goes on.
+      if (s.is === 'stopping' || moving(s)) return s;
       const starting = pendingStart(s);
       return { is: 'stopping', ...(starting ? { starting } : {}), ...keep(s) };
     }

@@ -407,6 +407,14 @@ export class Tmux {
     return true;
   }
 
+  /** The server's panes close when their program exits, as a person's do (a server handed to the person). */
+  async closePanesOnExit(name: string): Promise<void> {
+    await this.run([
+      ['set-option', '-g', 'remain-on-exit', 'off'],
+      ['set-option', '-w', '-t', paneTarget(name), 'remain-on-exit', 'off'],
+    ]);
+  }
+
   /** Whether a pane (by id or session name) still exists on this server. */
   async hasPane(target: string): Promise<boolean> {
     try {

@@ -6,6 +6,7 @@ function view(over: Partial<ArrivalView> = {}): ArrivalView {
   return {
     held: false,
     stopping: false,
+    moving: false,
     mode: 'steer',
     busy: false,
     reviewing: () => undefined,

@@ -1,0 +1,138 @@
+/**
+ * `rudder attach [conversation]`: opens a conversation's agent session in this terminal (tmux). Its pane when it
+ * has one (claude-tmux, or a person's pane it is attached to); a headless session is moved to a pane first, at
+ * the end of the running turn (the CLI says so and offers to stop it); a Codex thread gets the line that resumes
+ * it in Codex's TUI. After a detach (C-b d) the phone goes on driving the same pane.
+ */
+import { spawn } from 'node:child_process';
+import readline from 'node:readline';
+import type { Command } from 'commander';
+import type { ConversationList, TerminalAnswer, TerminalPane, TerminalPlan } from '../http/wire.js';
+import { ApiError, call, type Endpoint, endpoint } from './client.js';
+import { named, pick } from './pick-conversation.js';
+
+export interface AttachOptions {
+  /** Print the tmux command instead of running it. */
+  print?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('attach')
+    .description("open a conversation's agent session in this terminal; the phone drives it again after you detach")
+    .argument('[conversation]', 'its id or the start of its title; without it, a list to pick from')
+    .option('--print', 'print the tmux command instead of running it (for a script, or another terminal)')
+    .addHelpText(
+      'after',
+      `
+A Claude Code conversation opens in its tmux pane (tmux attach: detach with C-b d, and the
+conversation goes on driving the same pane). A headless one (claude-stream) moves to a pane
+first, once its running turn ends (press s to stop the turn instead of waiting); messages sent
+meanwhile wait and run there, in order. A Codex conversation prints the codex resume line.
+Run it on the machine where the conversation's agent runs (not on a node yet).
+The gateway is found as for rudder send (RUDDER_URL, RUDDER_TOKEN).
+
+Examples:
+  rudder attach            pick from the newest conversations
+  rudder attach c-1a2b3c4d
+  rudder attach "fix the"  the conversation whose title starts with "fix the"`,
+    )
+    .action(async (conversation: string | undefined, opts: AttachOptions) => {
+      process.exitCode = await attach(conversation, opts);
+    });
+}
+
+const say = (line: string) => void process.stderr.write(`${line}\n`);
+
+/** A word as a POSIX shell reads it back. */
+const quote = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
+
+export async function attach(conversation: string | undefined, opts: AttachOptions): Promise<number> {
+  const ep = endpoint();
+  const list = (await call<ConversationList>(ep, 'GET', '/api/conversations')).conversations;
+  const picked = conversation ? named(list, conversation) : await pick(list, 'rudder attach');
+  if ('problem' in picked) {
+    say(`rudder attach: ${picked.problem}`);
+    return picked.exitCode;
+  }
+  const key = picked.item.id;
+  const path = `/api/conversations/${encodeURIComponent(key)}/terminal`;
+  try {
+    const plan = await call<TerminalPlan>(ep, 'GET', path);
+    const answer = await open(ep, key, path, plan);
+    if (answer.way === 'codex') {
+      process.stdout.write(`${answer.argv.map(quote).join(' ')}\n`);
+      say(`⚠️ ${answer.warning}`);
+      return 0;
+    }
+    if (answer.way === 'waiting') return 1;
+    return await attachPane(answer, key, opts);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    say(`rudder attach: ${err.message}`);
+    return 1;
+  }
+}
+
+/** Asks the gateway until it answers where to attach; while a turn runs, s stops it (a terminal only). */
+async function open(ep: Endpoint, key: string, path: string, plan: TerminalPlan): Promise<TerminalAnswer> {
+  if (plan.way === 'move')
+    say(
+      plan.busy
+        ? `A turn is running in ${key}: the session moves to a terminal when it ends. Press s to stop it, or wait.`
+        : `Moving the session of ${key} to a terminal pane…`,
+    );
+  const stopKey = plan.way === 'move' && plan.busy ? offerStop(ep, key) : () => {};
+  try {
+    for (;;) {
+      const answer = await call<TerminalAnswer>(ep, 'POST', path);
+      if (answer.way !== 'waiting') return answer;
+    }
+  } finally {
+    stopKey();
+  }
+}
+
+/** s (in a terminal) stops the running turn, as the page's Stop does; returns what puts the keyboard back. */
+function offerStop(ep: Endpoint, key: string): () => void {
+  const input = process.stdin;
+  if (!input.isTTY) return () => {};
+  readline.emitKeypressEvents(input);
+  input.setRawMode(true);
+  const onKey = (_: string, k: { name?: string; ctrl?: boolean }) => {
+    if (k.ctrl && k.name === 'c') process.exit(130);
+    if (k.name !== 's') return;
+    say('Stopping the running turn…');
+    void call(ep, 'POST', `/api/conversations/${encodeURIComponent(key)}/stop`).catch((e: Error) =>
+      say(`The stop failed: ${e.message}`),
+    );
+  };
+  input.on('keypress', onKey);
+  return () => {
+    input.off('keypress', onKey);
+    input.setRawMode(false);
+    input.pause();
+  };
+}
+
+/** Attaches this terminal to the pane (tmux attach, the terminal handed over), or prints the command. */
+async function attachPane(p: TerminalPane, key: string, opts: AttachOptions): Promise<number> {
+  if (p.moved) say(`The session now runs in pane ${p.label}; this conversation follows it there.`);
+  const argv = ['tmux', '-S', p.socket, 'attach-session', '-t', p.target];
+  if (opts.print || !process.stdout.isTTY) {
+    process.stdout.write(`${argv.map(quote).join(' ')}\n`);
+    return 0;
+  }
+  // An enclosing tmux would refuse to nest; this is another server, so its variable is left out.
+  const { TMUX: _enclosing, ...env } = process.env;
+  const code = await new Promise<number>((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit', env });
+    child.on('error', (e) => {
+      say(`rudder attach: tmux could not run (${e.message}).`);
+      resolve(1);
+    });
+    child.on('exit', (c) => resolve(c ?? 1));
+  });
+  if (code === 0) say(`Detached. Conversation ${key} goes on driving pane ${p.label} from the phone.`);
+  return code;
+}
