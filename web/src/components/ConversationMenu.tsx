@@ -1,6 +1,7 @@
 /**
  * The ⋯ menu of the open conversation: rename, move to another project (the /project command,
- * sent as any message is), archive, and notifications (NotifyMenu). It takes the focus when it
+ * sent as any message is), open it in a terminal (the command to copy: TerminalCommand), archive, and
+ * notifications (NotifyMenu). It takes the focus when it
  * opens (its first item), moves with the arrow keys, Home and End, and closes on Escape (the focus
  * back on ⋯), on Tab, on a tap outside it, and when another conversation opens (the header keys it
  * by the conversation, so it is gone in the same paint that shows the other conversation's title).
@@ -9,6 +10,7 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { archive, moveToProject, useStore } from '../state.js';
 import type { ConversationItem } from '../types.js';
 import { NotifyMenu } from './NotifyMenu.js';
+import { TerminalCommand } from './TerminalCommand.js';
 
 const items = (menu: HTMLElement | null) => [
   ...(menu?.querySelectorAll<HTMLElement>('[role^="menuitem"]:not(:disabled)') ?? []),
@@ -38,12 +40,14 @@ export function ConversationMenu({ id, item, onRename }: { id: string; item?: Co
   const projects = useStore((s) => s.projects?.projects);
   const [open, setOpen] = useState(false);
   const [moving, setMoving] = useState(false);
+  const [terminal, setTerminal] = useState(false);
   const wrap = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
   const close = () => {
     setOpen(false);
     setMoving(false);
+    setTerminal(false);
   };
 
   useLayoutEffect(() => {
@@ -128,6 +132,16 @@ export function ConversationMenu({ id, item, onRename }: { id: string; item?: Co
               ))}
             </div>
           )}
+          <button
+            type="button"
+            role="menuitem"
+            data-testid="open-in-terminal"
+            aria-expanded={terminal}
+            onClick={() => setTerminal(!terminal)}
+          >
+            Open in a terminal…
+          </button>
+          {terminal && <TerminalCommand id={id} node={projects?.find((p) => p.name === item?.project)?.node} />}
           <button
             type="button"
             role="menuitem"

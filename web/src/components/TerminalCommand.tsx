@@ -1,0 +1,54 @@
+/**
+ * The ⋯ menu's "Open in a terminal": the command that opens this conversation's session in a terminal on the
+ * machine Rudder runs on (`rudder attach <id>`), to copy; a conversation whose agent runs on a node says that
+ * this is not built for nodes yet instead.
+ */
+import { useRef, useState } from 'preact/hooks';
+import { toast } from '../app-store.js';
+
+/** Copies through the clipboard when the page may (https or this computer), else selects the text to copy by hand. */
+async function copy(text: string, code: HTMLElement | null): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    if (code) window.getSelection()?.selectAllChildren(code);
+    return false;
+  }
+}
+
+export function TerminalCommand({ id, node }: { id: string; node: string | undefined }) {
+  const [copied, setCopied] = useState(false);
+  const code = useRef<HTMLElement>(null);
+  if (node)
+    return (
+      <p class="menu-note" data-testid="terminal-on-node">
+        This conversation's agent runs on node {node}: opening it in a terminal there is not built yet.
+      </p>
+    );
+  const command = `rudder attach ${id}`;
+  return (
+    <div class="submenu terminal-command">
+      <code data-testid="terminal-command" ref={code}>
+        {command}
+      </code>
+      <button
+        type="button"
+        role="menuitem"
+        data-testid="copy-terminal-command"
+        onClick={() =>
+          void copy(command, code.current).then((ok) => {
+            setCopied(ok);
+            if (!ok) toast('Selected: copy it with your keyboard or the browser menu.');
+          })
+        }
+      >
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+      <p class="menu-note">
+        Run it in a terminal on the machine Rudder runs on. After you detach (C-b d), this conversation drives the same
+        session again.
+      </p>
+    </div>
+  );
+}
