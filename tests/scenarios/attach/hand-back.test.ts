@@ -7,7 +7,7 @@
  * shutdown of Rudder leaves the pane running: it is the person's now. The real pinned CLI against the mock,
  * real tmux on sockets the test owns.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +37,7 @@ describe.skipIf(!tmuxAvailable)('rudder attach: a headless conversation handed b
   });
 
   /** A gateway whose conversations run headless in project `api`, with its tmux servers the test's own. */
-  async function setUp() {
+  async function setUp(agent: Record<string, unknown> = {}) {
     const api = fs.realpathSync(tempDir('api'));
     const home = tempDir('chome');
     // The TUI skips onboarding only once it was done (offline it would exit); the rest its dialogs ask.
@@ -45,7 +45,7 @@ describe.skipIf(!tmuxAvailable)('rudder attach: a headless conversation handed b
     const socket = privateSocket('hand');
     cleanups.push(() => killServers([socket, handBackServer(socket)]));
     const config = {
-      agent: agentConfig(mock.url, home, { tmux: { socket } }),
+      agent: agentConfig(mock.url, home, { tmux: { socket }, ...agent }),
       projects: { api: { path: api } },
     };
     const gw = await startInProcess(config);
@@ -105,10 +105,10 @@ describe.skipIf(!tmuxAvailable)('rudder attach: a headless conversation handed b
     );
 
     // A real terminal attach (the CLI in a pseudo-terminal), then a detach: the CLI says the phone drives it.
-    const attached = attachInTerminal(conv, env);
+    const attached = inTerminal(conv, env);
     await waitUntil(() => clientNames(sock!).length > 0, WAIT, 100);
     for (const client of clientNames(sock!)) execFileSync('tmux', ['-S', sock!, 'detach-client', '-t', client]);
-    const out = await attached;
+    const out = await attached.done;
     expect(out).toContain(`goes on driving pane`);
 
     // The phone goes on driving the same claude.
@@ -122,6 +122,54 @@ describe.skipIf(!tmuxAvailable)('rudder attach: a headless conversation handed b
     await stop();
     expect(panePid()).toBe(pid);
     expect(() => process.kill(pid, 0)).not.toThrow();
+  }, 300_000);
+
+  it('while a turn runs: says so, s stops it, then the session moves and the terminal attaches', async () => {
+    const { gw, socket, env } = await setUp();
+    const conv = ((await (await gw.api('POST', '/api/conversations', { project: 'api' })).json()) as { id: string }).id;
+    const watch = gw.watch(conv);
+    await watch.ready;
+    const first = await gw.post(conv, 'first tag:hb-warm');
+    await watch.waitReply(first.messageId, 'reply', WAIT);
+    const slow = await gw.post(conv, 'a long answer [[slow:120000]] tag:hb-slow');
+    await waitUntil(() => prompts('tag:hb-slow').length > 0, WAIT, 100);
+    const plan = await (await gw.api('GET', `/api/conversations/${conv}/terminal`)).json();
+    expect(plan).toMatchObject({ way: 'move', busy: true });
+
+    const cli = inTerminal(conv, env);
+    await waitUntil(() => cli.output().includes('Press s to stop it'), WAIT, 100);
+    // Waiting, nothing moved: no pane yet.
+    const terminals = new Tmux({ name: handBackServer(socket) });
+    expect(await terminals.listSessions()).toEqual([]);
+    cli.type('s');
+    const sock = terminals.socketPath();
+    await waitUntil(() => clientNames(sock).length > 0, WAIT, 100);
+    expect(store(gw).message(slow.messageId)?.state).toBe('stopped');
+    for (const client of clientNames(sock)) execFileSync('tmux', ['-S', sock, 'detach-client', '-t', client]);
+    expect(await cli.done).toContain('goes on driving pane');
+    expect(cli.output()).toContain('Stopping the running turn');
+
+    const after = await gw.post(conv, 'and now? tag:hb-after-stop');
+    await watch.waitReply(after.messageId, 'reply', WAIT);
+    expect(prompts('tag:hb-after-stop')).toHaveLength(1);
+    expect(store(gw).attachments.get(`web:${conv}`)?.kind).toBe('pane');
+  }, 300_000);
+
+  it('a claude-tmux conversation, named by the start of its title: its own pane, nothing moved', async () => {
+    const { gw, socket, env } = await setUp({ backend: 'claude-tmux' });
+    const conv = ((await (await gw.api('POST', '/api/conversations', { project: 'api' })).json()) as { id: string }).id;
+    const watch = gw.watch(conv);
+    await watch.ready;
+    const first = await gw.post(conv, 'Pelican survey tag:hb-tui');
+    await watch.waitReply(first.messageId, 'reply', WAIT);
+    const result = await runCli(['attach', 'pelican', '--print'], { env, timeoutMs: WAIT });
+    expect(result.status).toBe(0);
+    const backend = new Tmux({ name: socket });
+    const [session] = await backend.listSessions();
+    expect(result.stdout.trim()).toBe(`tmux -S ${backend.socketPath()} attach-session -t =${session}`);
+    expect(result.stderr).not.toContain('Moving');
+    expect(await new Tmux({ name: handBackServer(socket) }).listSessions()).toEqual([]);
+    expect(store(gw).attachments.get(`web:${conv}`)).toBeUndefined();
   }, 300_000);
 
   it('refuses, with its code, a conversation that has no session yet', async () => {
@@ -150,15 +198,22 @@ function clientNames(socket: string): string[] {
   }
 }
 
-/** `rudder attach <conv>` in a pseudo-terminal (script), as a person runs it: resolves with what it printed. */
-function attachInTerminal(conv: string, env: Record<string, string | undefined>): Promise<string> {
+const store = (gw: Awaited<ReturnType<typeof startInProcess>>) => gw.gw.services.store;
+
+/** `rudder attach <conv>` in a pseudo-terminal (script), as a person runs it: what it printed, keys typed there. */
+function inTerminal(conv: string, env: Record<string, string | undefined>) {
   const command = `${process.execPath} ${CLI} attach ${conv}`;
-  return new Promise((resolve, reject) => {
-    execFile(
-      'script',
-      ['-qec', command, '/dev/null'],
-      { env: { ...env, TERM: 'xterm-256color' } as NodeJS.ProcessEnv, timeout: WAIT },
-      (err, stdout) => (err ? reject(err) : resolve(stdout)),
-    );
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    env: { ...env, TERM: 'xterm-256color' } as NodeJS.ProcessEnv,
   });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const guard = setTimeout(() => child.kill('SIGKILL'), WAIT);
+  const done = new Promise<string>((resolve) =>
+    child.on('close', () => {
+      clearTimeout(guard);
+      resolve(out);
+    }),
+  );
+  return { done, output: () => out, type: (keys: string) => child.stdin.write(keys) };
 }
