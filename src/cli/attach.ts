@@ -7,13 +7,15 @@
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
 import type { Command } from 'commander';
-import type { ConversationList, TerminalAnswer, TerminalPane, TerminalPlan } from '../http/wire.js';
+import type { ConversationList, TerminalAnswer, TerminalBack, TerminalPane, TerminalPlan } from '../http/wire.js';
 import { ApiError, call, type Endpoint, endpoint } from './client.js';
 import { named, pick } from './pick-conversation.js';
 
 export interface AttachOptions {
   /** Print the tmux command instead of running it. */
   print?: boolean;
+  /** Hand a Codex thread back: the messages held meanwhile run. */
+  done?: boolean;
 }
 
 export function register(program: Command): void {
@@ -22,13 +24,15 @@ export function register(program: Command): void {
     .description("open a conversation's agent session in this terminal; the phone drives it again after you detach")
     .argument('[conversation]', 'its id or the start of its title; without it, a list to pick from')
     .option('--print', 'print the tmux command instead of running it (for a script, or another terminal)')
+    .option('--done', 'hand a Codex thread back to Rudder: the messages held while Codex had it run now')
     .addHelpText(
       'after',
       `
 A Claude Code conversation opens in its tmux pane (tmux attach: detach with C-b d, and the
 conversation goes on driving the same pane). A headless one (claude-stream) moves to a pane
 first, once its running turn ends (press s to stop the turn instead of waiting); messages sent
-meanwhile wait and run there, in order. A Codex conversation prints the codex resume line.
+meanwhile wait and run there, in order. A Codex conversation prints the codex resume line and
+holds its messages until you hand the thread back (Enter here, or --done, or /retry).
 Run it on the machine where the conversation's agent runs (not on a node yet).
 The gateway is found as for rudder send (RUDDER_URL, RUDDER_TOKEN).
 
@@ -58,12 +62,15 @@ export async function attach(conversation: string | undefined, opts: AttachOptio
   const key = picked.item.id;
   const path = `/api/conversations/${encodeURIComponent(key)}/terminal`;
   try {
+    if (opts.done) return handBack(ep, key, path);
     const plan = await call<TerminalPlan>(ep, 'GET', path);
     const answer = await open(ep, key, path, plan);
     if (answer.way === 'codex') {
       process.stdout.write(`${answer.argv.map(quote).join(' ')}\n`);
       say(`⚠️ ${answer.warning}`);
-      return 0;
+      if (!process.stdin.isTTY) return 0;
+      await waitForEnter('Press Enter here once you have closed Codex, to hand the thread back to Rudder.');
+      return handBack(ep, key, path);
     }
     if (answer.way === 'waiting') return 1;
     return await attachPane(answer, key, opts);
@@ -74,15 +81,33 @@ export async function attach(conversation: string | undefined, opts: AttachOptio
   }
 }
 
+/** The thread back from Codex: what Rudder held meanwhile runs now. */
+async function handBack(ep: Endpoint, key: string, path: string): Promise<number> {
+  const { resumed } = await call<TerminalBack>(ep, 'DELETE', path);
+  say(
+    resumed < 0
+      ? `Nothing of ${key} was held for a terminal.`
+      : `Handed back: ${key} runs here again (${resumed} held message(s) now run, in order).`,
+  );
+  return 0;
+}
+
+function waitForEnter(prompt: string): Promise<void> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  return new Promise((resolve) =>
+    rl.question(`${prompt} `, () => {
+      rl.close();
+      resolve();
+    }),
+  );
+}
+
 /** Asks the gateway until it answers where to attach; while a turn runs, s stops it (a terminal only). */
 async function open(ep: Endpoint, key: string, path: string, plan: TerminalPlan): Promise<TerminalAnswer> {
-  if (plan.way === 'move')
-    say(
-      plan.busy
-        ? `A turn is running in ${key}: the session moves to a terminal when it ends. Press s to stop it, or wait.`
-        : `Moving the session of ${key} to a terminal pane…`,
-    );
-  const stopKey = plan.way === 'move' && plan.busy ? offerStop(ep, key) : () => {};
+  if (plan.busy && plan.way !== 'pane')
+    say(`A turn is running in ${key}: the session goes to the terminal when it ends. Press s to stop it, or wait.`);
+  else if (plan.way === 'move') say(`Moving the session of ${key} to a terminal pane…`);
+  const stopKey = plan.way !== 'pane' && plan.busy ? offerStop(ep, key) : () => {};
   try {
     for (;;) {
       const answer = await call<TerminalAnswer>(ep, 'POST', path);

@@ -19,6 +19,7 @@ const PAUSED: Record<string, string> = {
   'agent-terminal': 'waiting for the agent terminal',
   budget: 'daily budget spent',
   'agent-unreachable': 'its node cannot be reached',
+  'terminal-open': 'its session is open in a terminal',
 };
 
 /** "Cost today: $0.05 in 4 turns; main $0.05 of $5.00" (a project without a budget shows only what it spent). */

@@ -39,6 +39,7 @@ export const HELD_FOR = [
   'agent-terminal',
   'budget',
   'agent-unreachable',
+  'terminal-open',
 ] as const;
 export type HeldFor = (typeof HELD_FOR)[number];
 

@@ -33,7 +33,7 @@ import { historyPage } from './history.js';
 import type { PushApi } from './push-api.js';
 import { attachRunning, runningList } from './running.js';
 import type { PageSpeech } from './speech.js';
-import { openInTerminal, type TerminalDeps, terminalPlan } from './terminal.js';
+import { backFromTerminal, openInTerminal, type TerminalDeps, terminalPlan } from './terminal.js';
 import type {
   ConversationItem,
   HistoryPage,
@@ -242,6 +242,11 @@ export class GatewayApi {
   /** Opens the conversation's session in a terminal (a headless one moves to a pane at a turn boundary). */
   openInTerminal(key: string): Promise<TerminalAnswer> {
     return openInTerminal(this.d, key);
+  }
+
+  /** A terminal program gave the session back (Codex closed): the messages it held run; how many (-1: none held). */
+  backFromTerminal(key: string): number {
+    return backFromTerminal(this.d, key);
   }
 
   /** Channel states, and the pairing QR code of a channel waiting to be linked (WhatsApp). */

@@ -7,7 +7,8 @@
  *     (Lane.moveWhenIdle), `claude --resume` starts there with the conversation's own launch, and the
  *     conversation follows that pane exactly as /attach does (bindPane: the attachment row, claude-attached),
  *     so the phone goes on driving the same claude after the person detaches;
- *   - a Codex one: the line that resumes its thread in Codex's own TUI.
+ *   - a Codex one: the line that resumes its thread in Codex's own TUI; its session let go (at a turn boundary)
+ *     and its messages held until the person hands it back (one writer at a time).
  * A node's conversation, or a backend with no terminal program, is refused with a stable code.
  */
 
@@ -43,6 +44,8 @@ export interface TerminalDeps {
 
 /** How long one request waits for a running turn to end before it answers "waiting" (the CLI asks again). */
 const TURN_WAIT_MS = 20_000;
+/** How long a Codex thread given to a terminal holds the conversation's messages, unless handed back sooner. */
+const CODEX_HOLD_MS = 8 * 3600_000;
 /** How long the pane's claude may take to record its session after its box shows (sessions/<pid>.json). */
 const FIND_PANE_MS = 15_000;
 
@@ -100,16 +103,26 @@ export async function openInTerminal(d: TerminalDeps, key: string): Promise<Term
     const w = wayOf(d, id);
     if (w.way === 'attached') return attachedPane(w.row, false);
     if (w.way === 'tmux') return tmuxPane(d, id);
-    if (w.way === 'codex') return codexLine(d, id);
-    const move = d.conversations.lane(id).moveWhenIdle('the session moves to a terminal', () => moveToPane(d, id));
-    if (move !== false) {
-      await move;
-      const row = d.store.attachments.get(id);
-      if (row?.kind === 'pane') return attachedPane(row, true);
+    const lane = d.conversations.lane(id);
+    if (w.way === 'codex') {
+      const given = lane.handToTerminal('the thread is given to Codex in a terminal', Date.now() + CODEX_HOLD_MS);
+      if (given !== false) return given.then(() => codexLine(d, id));
+    } else {
+      const move = lane.moveWhenIdle('the session moves to a terminal', () => moveToPane(d, id));
+      if (move !== false) {
+        await move;
+        const row = d.store.attachments.get(id);
+        if (row?.kind === 'pane') return attachedPane(row, true);
+      }
     }
     if (Date.now() >= until) return { way: 'waiting', reason: 'a turn is running: the move waits for it to end' };
     await sleep(250);
   }
+}
+
+/** The terminal program is done with the session (Codex closed): what waited runs now; how many (-1: none held). */
+export function backFromTerminal(d: TerminalDeps, key: string): number {
+  return d.conversations.lane(conversationIdOf(WEB, key)).backFromTerminal();
 }
 
 function attachedPane(row: AttachmentRow, moved: boolean): TerminalPane {
@@ -149,8 +162,8 @@ function codexLine(d: TerminalDeps, id: string): TerminalCodex {
     argv: [d.agent().codex.bin ?? 'codex', 'resume', '-C', cwd, threadId],
     threadId,
     warning:
-      'Rudder keeps sending this conversation’s messages to the same thread: stop sending from the phone (or ' +
-      '/stop a running turn) while Codex runs it here, since two writers on one thread mix their turns.',
+      'Rudder holds this conversation’s messages while Codex has the thread (one writer at a time): they run, in ' +
+      'order, once it is handed back (rudder attach --done, or /retry from the phone).',
   };
 }
 

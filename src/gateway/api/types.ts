@@ -206,6 +206,11 @@ export interface TerminalWaiting {
 
 export type TerminalAnswer = TerminalPane | TerminalCodex | TerminalWaiting;
 
+/** DELETE /api/conversations/:id/terminal: the messages held while Codex had the thread, run now (-1: none held). */
+export interface TerminalBack {
+  resumed: number;
+}
+
 /** A permission request waiting in a chat's conversation (Telegram, Discord…), which the page may answer too. */
 export interface WaitingRequest {
   /** The conversation's channel: telegram, discord, slack, whatsapp. */

@@ -19,6 +19,8 @@ const RATE_LIMITED = 'rate limited';
 const RATE_LIMITED_ESTIMATED = 'rate limited (reset time estimated)';
 /** A message the agent's terminal did not take is tried again after this long (or at /retry). */
 const AGENT_HOLD_MS = 60_000;
+/** Why a message waits while the conversation's session is open in a terminal program (`rudder attach`, Codex). */
+const TERMINAL_OPEN = 'the session is open in a terminal';
 /** An unreachable agent is tried again this often even if nothing says it is back. */
 const UNREACHABLE_RETRY_MS = 60_000;
 
@@ -87,6 +89,14 @@ export function arrivalHold(h: HeldView, agent: string): ArrivalHold {
     const note = `${told} This runs when it is back, after the messages before it.`;
     return { until, heldFor: 'agent-unreachable', stored: told, note, fallback: false };
   }
+  if (h.why === 'terminal-open')
+    return {
+      until,
+      heldFor: 'terminal-open',
+      stored: TERMINAL_OPEN,
+      note: `${TERMINAL_OPEN}: this runs once it is handed back here, in order`,
+      fallback: false,
+    };
   if (h.why === 'agent-terminal')
     return {
       until,

@@ -1,19 +1,21 @@
 /**
  * A lane's hold, beside its state (state.ts) and owned by the lane: while Claude is rate limited, the
- * agent's terminal did not take a message, the project's daily budget is spent, or the agent cannot be
- * reached, the lane starts nothing until `until`; then its timer puts the held messages back in line
+ * agent's terminal did not take a message, the project's daily budget is spent, the agent cannot be
+ * reached, or its session is open in a terminal program (Codex's TUI: one writer at a time), the lane starts
+ * nothing until `until`; then its timer puts the held messages back in line
  * (an unreachable agent's session also says when it is back). Why it holds is data (`why`); so is what
  * the person was told of an unreachable agent, which outlives the hold until the agent is back.
  */
 import type { HeldFor } from '../../store/types.js';
 
-export type HoldReason = 'rate-limit' | 'agent-terminal' | 'budget' | 'agent-unreachable';
+export type HoldReason = 'rate-limit' | 'agent-terminal' | 'budget' | 'agent-unreachable' | 'terminal-open';
 
 const ENDED: Record<HoldReason, string> = {
   'rate-limit': 'the rate limit reset',
   'agent-terminal': 'the agent terminal hold ended',
   budget: 'the daily budget reset',
   'agent-unreachable': 'time to try the unreachable agent again',
+  'terminal-open': 'the terminal hold ended',
 };
 
 /** What the person was told of an unreachable agent (once), and where it runs (the error's context.node). */
@@ -87,6 +89,6 @@ export class Hold {
 export function holdOf(heldFor: HeldFor | null): { why: HoldReason; estimated: boolean } {
   if (heldFor === 'rate-limit' || heldFor === 'rate-limit-estimated')
     return { why: 'rate-limit', estimated: heldFor === 'rate-limit-estimated' };
-  if (heldFor === 'budget') return { why: 'budget', estimated: false };
+  if (heldFor === 'budget' || heldFor === 'terminal-open') return { why: heldFor, estimated: false };
   return { why: heldFor === 'agent-unreachable' ? 'agent-unreachable' : 'agent-terminal', estimated: false };
 }

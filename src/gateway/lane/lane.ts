@@ -784,6 +784,21 @@ export class Lane {
   }
 
   /**
+   * Gives the session to a terminal program (Codex's TUI resumes the thread: one writer at a time), only while no
+   * turn runs (false: one does): the session is let go, and what arrives is held, in order, until `resume` (the
+   * person is done there, or sends /retry) or `until`.
+   */
+  handToTerminal(reason: string, until: number): Promise<void> | false {
+    return this.moveWhenIdle(reason, async () => this.hold.start(until, 'terminal-open', false));
+  }
+
+  /** The terminal program gave the session back: what it held runs now, in order; how many were held (-1: none). */
+  backFromTerminal(): number {
+    if (this.hold.why !== 'terminal-open' || !this.hold.active()) return -1;
+    return this.resume('the session is back from the terminal');
+  }
+
+  /**
    * Rows /stop or /clear already ended (sent before the conversation's cutoff) are marked stopped, with the
    * ⏹ ack; the rest are returned. Every path that would run or hold a message again asks.
    */

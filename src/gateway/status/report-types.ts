@@ -48,7 +48,7 @@ export interface StatusReport {
     depth: number;
     inFlight: number;
     pausedUntil: string | null;
-    pausedFor: 'rate-limit' | 'agent-terminal' | 'budget' | 'agent-unreachable' | null;
+    pausedFor: 'rate-limit' | 'agent-terminal' | 'budget' | 'agent-unreachable' | 'terminal-open' | null;
   }>;
   owedReplies: number;
   messages: Record<string, number>;
