@@ -184,6 +184,27 @@ describe.skipIf(!tmuxAvailable)('rudder attach: a headless conversation handed b
     expect(cli.status).toBe(1);
     expect(cli.stderr).toContain('No conversation has the id "no-such-title"');
   }, 120_000);
+
+  it("refuses a node's conversation, naming the node: not built yet", async () => {
+    const api = fs.realpathSync(tempDir('api'));
+    const gw = await startInProcess({
+      agent: agentConfig(mock.url, tempDir('chome')),
+      nodes: { embeddedPort: 0 },
+      projects: { api: { path: api }, far: { node: 'gpu' } },
+    });
+    cleanups.push(() => gw.stop());
+    const made = await gw.api('POST', '/api/conversations', { project: 'far' });
+    const conv = ((await made.json()) as { id: string }).id;
+    const plan = await gw.api('GET', `/api/conversations/${conv}/terminal`);
+    expect(plan.status).toBe(409);
+    const body = (await plan.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('TERMINAL_ON_NODE');
+    expect(body.error.message).toMatch(/runs on node gpu .*not built yet/);
+    const env = cleanEnv({ RUDDER_URL: gw.ep.base, RUDDER_TOKEN: gw.ep.token });
+    const cli = await runCli(['attach', conv], { env });
+    expect(cli.status).toBe(1);
+    expect(cli.stderr).toContain('TERMINAL_ON_NODE');
+  }, 120_000);
 });
 
 /** The clients attached to the server (terminals). */
