@@ -87,11 +87,12 @@ export const ERRORS = {
   PANE_GONE: 'The claude in that tmux pane is no longer running there.',
   PANE_HELD: 'Another conversation drives that tmux pane: one pane, one conversation.',
   RUNNING_ON_NODE: "The sessions running on a node's machine are not listed or attached from the page yet.",
-  TERMINAL_ON_NODE:
-    "This conversation's agent runs on a node: opening it in a terminal there (rudder attach on the node) is not " +
-    'built yet.',
+  TERMINAL_ON_NODE: "Opening a node's conversation in a terminal (rudder attach on the node) is not built yet.",
   TERMINAL_UNSUPPORTED: "This conversation's agent has no terminal program Rudder can hand its session to.",
   TERMINAL_NO_SESSION: 'This conversation has no session yet to open in a terminal: send it a message first.',
+  TERMINAL_MOVE_FAILED:
+    'The session could not be moved to a terminal pane: the conversation goes on in its own process. Run ' +
+    '`rudder doctor` (its tmux and TUI checks).',
   TERMINAL_NO_PANE: "This conversation's terminal pane is not running now: send it a message, then try again.",
   GIT_MISSING: 'git is not installed. Install it (apt-get install -y git) or set worktrees to false.',
   // review: the agent's work in a worktree (changes, commit, merge, push, pull request, discard)

@@ -68,6 +68,7 @@ export const HTTP_STATUS = {
   TERMINAL_UNSUPPORTED: 409,
   TERMINAL_NO_SESSION: 409,
   TERMINAL_NO_PANE: 409,
+  TERMINAL_MOVE_FAILED: 500,
   SESSION_IN_TERMINAL: 409,
 } as const satisfies Partial<Record<ErrorCode, number>>;
 

@@ -59,8 +59,7 @@ function wayOf(d: TerminalDeps, id: string): Way {
   if (project.node)
     throw new RudderError(
       'TERMINAL_ON_NODE',
-      `This conversation's agent runs on node ${project.node} (project ${project.name}): opening it in a terminal ` +
-        'there is not built yet. Send your messages from here, or work in that machine’s own terminal.',
+      `Its agent runs on node ${project.node} (project ${project.name}): send your messages from here.`,
       { conversationId: id, node: project.node },
     );
   const row = d.store.attachments.get(id);
@@ -80,11 +79,7 @@ function wayOf(d: TerminalDeps, id: string): Way {
     throw new RudderError('TERMINAL_NO_SESSION', undefined, { conversationId: id });
   if (backend === 'claude-stream') return { way: 'move' };
   if (backend === 'codex') return { way: 'codex' };
-  throw new RudderError(
-    'TERMINAL_UNSUPPORTED',
-    `This conversation runs on the ${backend} backend, which has no terminal program Rudder can hand its session to.`,
-    { conversationId: id, backend },
-  );
+  throw new RudderError('TERMINAL_UNSUPPORTED', `Its backend: ${backend}.`, { conversationId: id, backend });
 }
 
 /** What `rudder attach <key>` will do, asked before it does it (the CLI says a turn runs, and offers Stop). */
@@ -110,7 +105,9 @@ export async function openInTerminal(d: TerminalDeps, key: string): Promise<Term
     } else {
       const move = lane.moveWhenIdle('the session moves to a terminal', () => moveToPane(d, id));
       if (move !== false) {
-        await move;
+        await move.catch((err: Error) => {
+          throw new RudderError('TERMINAL_MOVE_FAILED', `Why: ${err.message}`, { conversationId: id }, err);
+        });
         const row = d.store.attachments.get(id);
         if (row?.kind === 'pane') return attachedPane(row, true);
       }

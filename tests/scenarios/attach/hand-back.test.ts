@@ -199,7 +199,7 @@ describe.skipIf(!tmuxAvailable)('rudder attach: a headless conversation handed b
     expect(plan.status).toBe(409);
     const body = (await plan.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('TERMINAL_ON_NODE');
-    expect(body.error.message).toMatch(/runs on node gpu .*not built yet/);
+    expect(body.error.message).toMatch(/not built yet\. Its agent runs on node gpu/);
     const env = cleanEnv({ RUDDER_URL: gw.ep.base, RUDDER_TOKEN: gw.ep.token });
     const cli = await runCli(['attach', conv], { env });
     expect(cli.status).toBe(1);
