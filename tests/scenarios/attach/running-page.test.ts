@@ -14,14 +14,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hasTmux } from '../../../src/agents/tmux/pane/tmux.js';
 import type { RunningList } from '../../../src/http/wire.js';
 import { seriousViolations } from '../../support/axe.js';
-import { type AppPage, launch, openApp } from '../../support/browser-rig.js';
+import { type AppPage, launch, openApp, shot } from '../../support/browser-rig.js';
 import { tempDir } from '../../support/claude-rig.js';
 import { agentConfig, startInProcess } from '../../support/gateway-rig.js';
 import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
 import { startPersonPane } from '../../support/person-pane.js';
 
 const tmuxAvailable = await hasTmux();
-const SHOTS = process.env.RUDDER_REVIEW_SHOTS ?? '/work/wt/review-shots';
 const WAIT = 60_000;
 
 describe.skipIf(!tmuxAvailable)(
@@ -62,10 +61,7 @@ describe.skipIf(!tmuxAvailable)(
     }
 
     const prompts = (tag: string) => mock.requests.filter((q) => !q.side && q.lastText.includes(tag)).length;
-    const shot = async (page: Page, name: string) => {
-      fs.mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, `running-${name}.png`) });
-    };
+    const shotOf = (page: Page, name: string) => shot(page, `running-${name}`);
 
     /** A new, empty conversation of the page in the project, opened. */
     async function newConversation(app: AppPage, phone: boolean) {
@@ -103,7 +99,7 @@ describe.skipIf(!tmuxAvailable)(
         expect(prompts(`tag:desk-${size}`)).toBe(1);
         expect(await seriousViolations(page)).toEqual([]);
         await page.getByTestId('running-now').scrollIntoViewIfNeeded();
-        await shot(page, `${size}-list`);
+        await shotOf(page, `${size}-list`);
 
         // Continue here: a new conversation, opened, attached to the pane.
         await tap(item.getByTestId('continue-here'));
@@ -125,7 +121,7 @@ describe.skipIf(!tmuxAvailable)(
           .waitFor({ timeout: WAIT });
         expect(prompts(`tag:page-${size}`)).toBe(1);
         expect(pane.pid()).toBe(pid);
-        await shot(page, `${size}-attached`);
+        await shotOf(page, `${size}-attached`);
 
         // From another new conversation, Continue here on the same pane is refused, with the reason shown.
         await newConversation(app, phone);
@@ -141,7 +137,7 @@ describe.skipIf(!tmuxAvailable)(
         expect(new URL(page.url()).hash).toBe(third);
         expect(await seriousViolations(page)).toEqual([]);
         await refused.scrollIntoViewIfNeeded();
-        await shot(page, `${size}-refused`);
+        await shotOf(page, `${size}-refused`);
         // Nothing was typed for the refused one: the pane saw the page's message once, and nothing since.
         expect(prompts(`tag:page-${size}`)).toBe(1);
         expect(pane.pid()).toBe(pid);

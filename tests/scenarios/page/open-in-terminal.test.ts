@@ -3,14 +3,11 @@
  * Messages API): it shows the command that opens the conversation's session in a terminal, `rudder attach <id>`,
  * whole on the screen, and Copy puts exactly that on the clipboard.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../../support/axe.js';
-import { openApp, useWebGateway } from '../../support/browser-rig.js';
+import { openApp, shot, useWebGateway } from '../../support/browser-rig.js';
 
 const rig = useWebGateway();
-const SHOTS = process.env.RUDDER_REVIEW_SHOTS ?? '/work/wt/review-shots';
 
 describe('Open in a terminal (real browser, real CLI)', () => {
   it('at phone size: shows the rudder attach command to copy', async () => {
@@ -37,8 +34,7 @@ describe('Open in a terminal (real browser, real CLI)', () => {
     const box = await command.boundingBox();
     expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
-    fs.mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SHOTS, 'open-in-terminal-phone.png') });
+    await shot(page, 'open-in-terminal-phone');
 
     await page.getByTestId('copy-terminal-command').tap();
     await expect.poll(() => page.getByTestId('copy-terminal-command').textContent()).toBe('Copied');

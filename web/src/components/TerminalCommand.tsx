@@ -46,8 +46,8 @@ export function TerminalCommand({ id, node }: { id: string; node: string | undef
         {copied ? 'Copied' : 'Copy'}
       </button>
       <p class="menu-note">
-        Run it in a terminal on the machine Rudder runs on. After you detach (C-b d), this conversation drives the same
-        session again.
+        Run it in a terminal on the machine Rudder runs on. After you detach (<kbd class="keys">Ctrl-b d</kbd>), this
+        conversation drives the same session again.
       </p>
     </div>
   );
