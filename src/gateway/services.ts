@@ -13,6 +13,7 @@ import type { LiveConfig } from '../config/load.js';
 import { knownNames } from '../config/schema.js';
 import type { NodesFront } from '../nodes/front/front.js';
 import { RemoteActions } from '../nodes/front/remote-review.js';
+import type { Query } from '../nodes/wire.js';
 import type { Logger } from '../ops/logger.js';
 import { GitRunner } from '../projects/changes/run.js';
 import { TreeActions } from '../projects/changes/tree-actions.js';
@@ -345,6 +346,7 @@ function askedFromOutside(
     projectDeps: (id) => asked.commands.projectDeps(id),
     launches,
     agent: () => config.current().agent,
+    ...(nodes ? { askNode: (node: string, q: Query) => nodes.query(node, q) } : {}),
   });
   return { status, api };
 }

@@ -56,13 +56,12 @@ export const HTTP_STATUS = {
   REVIEW_GIT_TIMEOUT: 500,
   GIT_MISSING: 500,
   REVIEW_GIT_STOPPED: 503,
-  // The review of a node's project while that node cannot be reached.
+  // The review of a node's project, or what runs on it, while that node cannot be reached.
   AGENT_UNREACHABLE: 503,
   // The page's "Running now": no such project, a pane whose claude has gone or that another conversation drives.
   PROJECT_UNKNOWN: 404,
   PANE_GONE: 409,
   PANE_HELD: 409,
-  RUNNING_ON_NODE: 409,
   // `rudder attach`: a conversation whose session cannot be opened in a terminal here, or is open in one already.
   TERMINAL_ON_NODE: 409,
   TERMINAL_UNSUPPORTED: 409,

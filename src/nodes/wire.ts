@@ -19,6 +19,7 @@ import type {
   TurnResult,
   UserInput,
 } from '../agents/session.js';
+import type { AttachedPane } from '../agents/tmux/attach/attachment.js';
 import { ERRORS, type ErrorCode, type ErrorContext, RudderError } from '../errors.js';
 import type {
   CommitResult,
@@ -180,7 +181,40 @@ export interface Presence {
 export type Query =
   | { type: 'sessions'; conversationId: string; project: string; limit: number }
   | { type: 'has-session'; conversationId: string; project: string; sessionId: string }
-  | ReviewQuery;
+  | ReviewQuery
+  /** What runs now in the project on the node: the Claude Code TUIs in its tmux panes, the rest with why. */
+  | { type: 'running'; conversationId: string; project: string }
+  /** The conversation drives that pane on the node from now on (the node runs the attached session). */
+  | { type: 'attach-pane'; conversationId: string; project: string; pane: WirePaneRef }
+  /** The conversation lets go of the pane it drives on the node. */
+  | { type: 'detach-pane'; conversationId: string; project: string };
+
+/** A Claude Code TUI in a pane of the node's tmux servers (projects/running.ts's RunningPane). */
+export interface WireRunningPane extends AttachedPane {
+  attachable: true;
+  /** What the pane classifier says of its screen. */
+  state: 'ready' | 'busy' | 'menu' | 'not-ready';
+  lastPrompt?: string;
+  /** The conversation that drives it (the node keeps the attachment). */
+  attachedTo?: string;
+}
+
+/** A claude process on the node with a session in the project that cannot be attached, and why. */
+export interface WireRunningElsewhere {
+  attachable: false;
+  pid: number;
+  sessionId: string;
+  cwd: string;
+  why: string;
+}
+
+/** A pane as a list named it: found again on the node by these, with the same claude in it. */
+export interface WirePaneRef {
+  socket: string;
+  paneId: string;
+  pid: number;
+  label?: string;
+}
 
 /** One step of a conversation's review (projects/changes), run by the node's git in its tree of the conversation. */
 export type ReviewStep =
@@ -226,6 +260,11 @@ export type QueryAnswer =
   | { ok: true; sessions: WireCliSession[]; where: string; noun?: string }
   | { ok: true; has: boolean }
   | { ok: true; review: ReviewResults[ReviewStep['step']] }
+  /** `servers`: the node's tmux servers looked in; a pane's `attachedTo`: the conversation that drives it. */
+  | { ok: true; running: Array<WireRunningPane | WireRunningElsewhere>; servers: string[] }
+  | { ok: true; attached: WireRunningPane }
+  /** What the node said when it let go of the pane (/detach's answer). */
+  | { ok: true; detached: string }
   | { ok: false; error: WireError };
 
 /** A RudderError as the node sent it: its code (an unknown one is AGENT_TURN_FAILED), message and context. */

@@ -6,6 +6,7 @@
  * again and checked to hold the same claude before it is attached (running.ts, store/attachments.ts).
  */
 import type { ProjectCommandDeps } from './command-deps.js';
+import { nodeAttach, nodeDetach, nodeRunning } from './node-panes.js';
 import { where } from './node-sessions.js';
 import type { Project } from './projects.js';
 import { type Running, type RunningPane, runningIn } from './running.js';
@@ -23,8 +24,10 @@ const STATE_TEXT: Record<RunningPane['state'], string> = {
   'not-ready': 'not ready',
 };
 
-/** What the list of running sessions needs: the person's tmux servers, the agent's config dir. */
-export type RunningDeps = Pick<ProjectCommandDeps, 'projects' | 'tmuxServers'>;
+/** What the list of running sessions needs: the person's tmux servers, the agent's config dir, a node to ask. */
+export type RunningDeps = Pick<ProjectCommandDeps, 'projects' | 'tmuxServers' | 'askNode'> & {
+  conversationId?: string;
+};
 
 /** A pane as a list showed it: found again by these before it is attached. */
 export type PaneRef = Pick<RunningPane, 'socket' | 'paneId' | 'pid'>;
@@ -38,20 +41,32 @@ export interface PaneRefusal {
   detail: string;
 }
 
-/** What runs now in the project's directories (a node's: nothing, not yet asked over the wire). */
-export function runningNow(d: RunningDeps, p: Project, dirs: string[]): Promise<Running[]> {
-  if (p.node) return Promise.resolve([]);
-  return runningIn(dirs, { servers: servers(d), configDir: d.projects.configDir() });
+/** What runs now in the project's directories, and the tmux servers looked in (a node's project: the node's). */
+export async function runningNow(
+  d: RunningDeps,
+  p: Project,
+  dirs: string[],
+): Promise<{ running: Running[]; servers: readonly string[] }> {
+  if (p.node) return nodeRunning(d, p);
+  const running = await runningIn(dirs, { servers: servers(d), configDir: d.projects.configDir() });
+  return { running, servers: servers(d) };
 }
 
 /** What runs now, remembered as the conversation's numbered list for /attach <n>. */
-async function running(d: ProjectCommandDeps, p: Project, dirs: string[]): Promise<Running[]> {
-  const list = await runningNow(d, p, dirs);
+async function running(d: ProjectCommandDeps, p: Project, dirs: string[]) {
+  const now = await runningNow(d, p, dirs);
   d.projects.runningPanes.set(
     d.conversationId,
-    list.filter((r): r is RunningPane => r.attachable),
+    now.running.filter((r): r is RunningPane => r.attachable),
   );
-  return list;
+  return now;
+}
+
+/** Whether this conversation drives the pane: the node says so for its panes, the store for this machine's. */
+function drivenHere(d: ProjectCommandDeps, r: RunningPane): boolean {
+  if (r.attachedTo !== undefined) return r.attachedTo === d.conversationId;
+  const attached = d.store.attachments.get(d.conversationId);
+  return attached?.kind === 'pane' && attached.paneId === r.paneId && attached.socket === r.socket;
 }
 
 /** The "Running now" lines of /sessions: the attachable panes numbered for /attach, then the rest with why. */
@@ -61,16 +76,21 @@ export async function runningSection(
   dirs: string[],
   group: boolean,
 ): Promise<string[]> {
-  // A node's panes are the node's to look at: not yet asked over the wire.
-  if (p.node) return [];
-  const list = await running(d, p, dirs);
+  let now: Awaited<ReturnType<typeof running>>;
+  try {
+    now = await running(d, p, dirs);
+  } catch (err) {
+    // A node that does not answer is said so; the rest of /sessions is still shown.
+    if (!p.node) throw err;
+    return [`Running now: ${(err as Error).message} Try again when it is back (/nodes shows it).`];
+  }
+  const list = now.running;
   if (!list.length)
-    return [`Running now: no Claude Code in ${where(p)} (tmux servers looked in: ${servers(d).join(', ')}).`];
-  const attached = d.store.attachments.get(d.conversationId);
+    return [`Running now: no Claude Code in ${where(p)} (tmux servers looked in: ${now.servers.join(', ')}).`];
   const panes = list.filter((r): r is RunningPane => r.attachable);
   const lines = panes.map((r, i) => {
     const last = !group && r.lastPrompt ? ` · last prompt: “${clip(r.lastPrompt, 60)}”` : '';
-    const mine = attached?.kind === 'pane' && attached.paneId === r.paneId && attached.socket === r.socket;
+    const mine = drivenHere(d, r);
     const session = r.sessionId ?? '(no session yet: a startup question shows)';
     return `${i + 1}. pane ${r.label} · ${STATE_TEXT[r.state]} · ${session} · ${r.cwd}${last}${
       mine ? ' [attached here]' : ''
@@ -80,7 +100,7 @@ export async function runningSection(
     .filter((r) => !r.attachable)
     .map((r) => `- ${r.sessionId} · ${r.cwd}: running, not attachable: ${r.why}`);
   return [
-    `Running now in ${p.name}:`,
+    `Running now in ${p.name}${p.node ? ` on node ${p.node}` : ''}:`,
     ...lines,
     ...others,
     ...(panes.length ? ['Send /attach <number> to drive one of these panes from here.'] : []),
@@ -101,6 +121,11 @@ export async function attach(d: ProjectCommandDeps, p: Project, dirs: string[], 
   const shown = d.projects.runningPanes.get(d.conversationId);
   const picked = shown?.[Number(ref) - 1];
   if (!picked) return `There is no running session ${ref} in the list. Send /sessions to see them.`;
+  if (p.node) {
+    const onNode = await nodeAttach(d, p, picked).catch((err: Error) => err);
+    if (onNode instanceof Error) return `${onNode.message} Try again when it is back (/nodes shows it).`;
+    return 'code' in onNode ? `${onNode.text} Send /sessions to see what runs now.` : attachedText(onNode);
+  }
   const pane = await paneAgain(d, p, dirs, picked);
   if ('code' in pane) return `${pane.text} Send /sessions to see what runs now.`;
   const refused = await bindPane(d, pane);
@@ -114,7 +139,7 @@ export async function paneAgain(
   dirs: string[],
   ref: PaneRef & { label?: string },
 ): Promise<RunningPane | PaneRefusal> {
-  const now = await runningNow(d, p, dirs);
+  const { running: now } = await runningNow(d, p, dirs);
   const pane = now.find(
     (r): r is RunningPane => r.attachable && r.paneId === ref.paneId && r.socket === ref.socket && r.pid === ref.pid,
   );
@@ -183,8 +208,12 @@ export function attachedText(pane: RunningPane): string {
   );
 }
 
-/** /detach: the conversation lets go of the pane (it goes on untouched). */
-export async function detach(d: ProjectCommandDeps): Promise<string> {
+/** /detach: the conversation lets go of the pane (it goes on untouched); a node's project: the node lets go. */
+export async function detach(d: ProjectCommandDeps, p?: Project): Promise<string> {
+  if (p?.node) {
+    if (d.busy()) return 'A turn is running. Wait for it to end or /stop it, then send /detach again.';
+    return nodeDetach(d, p);
+  }
   const row = d.store.attachments.get(d.conversationId);
   if (row?.kind !== 'pane') return 'This conversation is not attached to a terminal pane.';
   if (d.busy())

@@ -212,7 +212,7 @@ export class ProjectCommands {
 
   /** /detach: let go of the pane this conversation drives. */
   detach(): Promise<string> {
-    return detach(this.d);
+    return detach(this.d, this.current());
   }
 
   /** The session /resume names: a number from the last /sessions list (or a fresh one), or a session id. */

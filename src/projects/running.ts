@@ -19,6 +19,8 @@ export interface RunningPane extends AttachedPane {
   attachable: true;
   state: PaneVerdict;
   lastPrompt?: string;
+  /** The conversation that drives it, when a node's list says (the front keeps no row for a node's pane). */
+  attachedTo?: string;
 }
 
 /** A claude process with a session here that cannot be attached, and why. */

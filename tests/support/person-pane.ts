@@ -48,9 +48,13 @@ function personHome(cwd: string, apiKey: string): string {
   return home;
 }
 
-/** Starts `claude` (extra args) in pane `work:0.0` of a new server of the test's. */
-export async function startPersonPane(mockUrl: string, cwd: string, args: string[] = []): Promise<PersonPane> {
-  const socket = privateSocket('person');
+/** Starts `claude` (extra args) in pane `work:0.0` of a new server of the test's (`socket`: when a config names it). */
+export async function startPersonPane(
+  mockUrl: string,
+  cwd: string,
+  args: string[] = [],
+  socket = privateSocket('person'),
+): Promise<PersonPane> {
   const env: Record<string, string> = { ...mockAgentEnv(mockUrl, ''), TERM: 'tmux-256color' };
   const home = personHome(cwd, env.ANTHROPIC_API_KEY ?? '');
   env.HOME = home;

@@ -69,6 +69,8 @@ export interface GatewayApiDeps extends WaitingDeps, Pick<TerminalDeps, 'launche
   tmuxServers(): readonly string[];
   /** What /attach uses for one conversation: "Continue here" attaches a new one the same way. */
   projectDeps(conversationId: string): ProjectCommandDeps;
+  /** Asks the node a project lives on: what runs in its tmux panes. */
+  askNode?: ProjectCommandDeps['askNode'];
 }
 
 /** Who the page is, as answers and messages record it. */

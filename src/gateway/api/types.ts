@@ -148,7 +148,7 @@ export interface RunningElsewhereItem {
 /** GET /api/projects/:name/running */
 export interface RunningList {
   project: string;
-  /** The project lives on this node: what runs there is not listed yet (`running` is empty). */
+  /** The project lives on this node: what runs is the node's, in its tmux servers (`servers` are its). */
   node?: string;
   /** The person's tmux servers looked in (agent.tmux.discover). */
   servers: string[];

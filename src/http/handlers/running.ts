@@ -1,10 +1,10 @@
 /**
  * The page's "Running now" on a new conversation (gateway/api/running.ts):
- *   GET  /api/projects/:name/running          what runs in the project's directory now (RunningList)
+ *   GET  /api/projects/:name/running          what runs in the project's directory now, here or on its node
  *   POST /api/projects/:name/running/attach   {socket, paneId, pid} -> 201 {id, project}: a new conversation
  *                                             that drives that pane, as /attach does
  * Refusals: PROJECT_UNKNOWN 404; PANE_GONE 409 (that claude no longer runs in that pane); PANE_HELD 409
- * (another conversation drives it); RUNNING_ON_NODE 409 (a node's project: not listed yet).
+ * (another conversation drives it); AGENT_UNREACHABLE (a node's project, its node not answering).
  */
 import { only, readJsonObject } from '../body.js';
 import { HttpError } from '../errors.js';

@@ -2,9 +2,10 @@
  * `rudder node` as a running thing, in order: its store (conversations, session ids, and the node's
  * own record of turns and steers in flight), its projects and the agents' launches from its own
  * config, the agent processes a crashed run left behind stopped, the connection to NATS with the
- * credentials its join token carried, the turns a crash cut off reported, then the commands read,
- * the heartbeat written and the front's questions answered. Stopping undoes it in reverse: a turn
- * the stop cuts off is left for the next start to report, as after a crash (never "stopped").
+ * credentials its join token carried, the turns a crash cut off reported, the conversations attached
+ * to a person's pane here following it again, then the commands read, the heartbeat written and the
+ * front's questions answered. Stopping undoes it in reverse: a turn the stop cuts off is left for the
+ * next start to report, as after a crash (never "stopped"); an attached pane is only let go of.
  */
 import path from 'node:path';
 import { type JetStreamClient, jetstream } from '@nats-io/jetstream';
@@ -42,6 +43,7 @@ import {
 } from '../wire.js';
 import { Heartbeat } from './heartbeat.js';
 import { NodeStore } from './node-store.js';
+import { NodePanes } from './panes.js';
 import { answerQueries } from './queries.js';
 import { NodeReviews } from './review.js';
 import { NodeRunner } from './runner.js';
@@ -91,13 +93,24 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   const publish = (e: NodeEvent) => publisher.publish(eventSubject(join.name), encode(e), eventId(e));
   const { runner, reviews } = turnsAndReviews(join.name, local, publish, log);
   runner.recover();
+  const panes = new NodePanes({
+    node: join.name,
+    store,
+    projects,
+    pool: local.pool,
+    tmuxServers: () => config.current().agent.tmux.discover,
+    own: (id, project) => runner.own(id, project),
+    follow: (id) => runner.followSession(id),
+    log,
+  });
+  panes.followAttached();
   const reader = commandReader(js, join.name, nodeStore, runner, log);
   reader.start();
   const kv = await new Kvm(nc).open(PRESENCE_BUCKET);
   const heartbeat = heartbeatOf(o, kv, nodes.heartbeatSeconds, local);
   heartbeat.start();
   const history = (p: Project) => local.launches.history(p);
-  const queries: Subscription = answerQueries(nc, { node: join.name, projects, history, reviews, log });
+  const queries: Subscription = answerQueries(nc, { node: join.name, projects, history, reviews, panes, log });
   registry.startReaper();
   const names = projects
     .set()

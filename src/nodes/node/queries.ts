@@ -3,7 +3,8 @@
  * one of its projects (for /sessions and /resume on the front), in the project's directory and the
  * conversation's worktree here: Claude Code's, read from the CLI's files on this machine, or the
  * Codex threads of its app-server here when that is the project's agent (projects/past-sessions.ts);
- * and the review of a conversation's tree here (review.ts), answered when its git is done.
+ * the review of a conversation's tree here (review.ts), answered when its git is done; and what runs in
+ * the panes of its tmux servers, attached and let go of there (panes.ts).
  */
 import fs from 'node:fs';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -14,6 +15,7 @@ import { knownSession, pastSessions } from '../../projects/past-sessions.js';
 import type { Project } from '../../projects/projects.js';
 import type { Projects } from '../../projects/service.js';
 import { encode, errorToWire, parseReviewQuery, type Query, type QueryAnswer, querySubject } from '../wire.js';
+import { isPaneQuery, type NodePanes } from './panes.js';
 import type { NodeReviews } from './review.js';
 
 export interface QueryDeps {
@@ -23,6 +25,8 @@ export interface QueryDeps {
   history(p: Project): SessionHistory | undefined;
   /** The review of a conversation's tree here. */
   reviews?: NodeReviews;
+  /** The person's panes here: what runs in them, attach, detach. */
+  panes: NodePanes;
   log: Logger;
 }
 
@@ -44,6 +48,8 @@ export function answerQueries(nc: NatsConnection, d: QueryDeps): Subscription {
 async function answer1(q: Query, d: QueryDeps): Promise<QueryAnswer> {
   const { node, projects } = d;
   if (q.type === 'review') throw new RudderError('BAD_REQUEST', `A review step node ${node} cannot run.`);
+  // The panes are looked at (tmux, /proc) and attached there.
+  if (isPaneQuery(q)) return d.panes.answer(q);
   const p = projects.find(q.project);
   if (!p || p.node)
     throw new RudderError('PROJECT_UNKNOWN', `Node ${node} has no project "${q.project}".`, { project: q.project });

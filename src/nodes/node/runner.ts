@@ -158,11 +158,9 @@ export class NodeRunner {
 
   /** The conversation's record here follows the front's: its project, the session to resume, its model. */
   private bind(c: TurnCommand): AgentSession {
-    const { store, projects, pool } = this.d;
+    const { store, pool } = this.d;
     const id = c.conversationId;
-    const at = id.indexOf(':');
-    store.ensureConversation(id, at > 0 ? id.slice(0, at) : 'node', at > 0 ? id.slice(at + 1) : id);
-    if (store.conversation(id)?.project !== c.project) projects.bind(id, c.project);
+    this.own(id, c.project);
     const live = pool.peek(id);
     const conv = store.conversation(id)!;
     if ((!live || live.state() === 'stopped') && (conv.sessionId ?? null) !== c.sessionId)
@@ -171,6 +169,22 @@ export class NodeRunner {
     const session = pool.sessionFor(id, c.sessionId ?? undefined);
     this.watch(session);
     return session;
+  }
+
+  /** The conversation's record here, in the project the front names (its key split as the front's is). */
+  own(conversationId: string, project: string): void {
+    const { store, projects } = this.d;
+    const at = conversationId.indexOf(':');
+    const [channel, key] =
+      at > 0 ? [conversationId.slice(0, at), conversationId.slice(at + 1)] : ['node', conversationId];
+    store.ensureConversation(conversationId, channel, key);
+    if (store.conversation(conversationId)?.project !== project) projects.bind(conversationId, project);
+  }
+
+  /** Opens the conversation's session now and reports its turns: an attached pane's, typed in the terminal. */
+  followSession(conversationId: string): void {
+    const conv = this.d.store.conversation(conversationId);
+    this.watch(this.d.pool.sessionFor(conversationId, conv?.sessionId ?? undefined));
   }
 
   private watch(session: AgentSession): void {

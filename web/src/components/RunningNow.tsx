@@ -1,8 +1,8 @@
 /**
  * "Running now" on a new conversation: the Claude Code TUIs running in the person's tmux panes for the
- * conversation's project on this machine (pane, state, directory, session, last prompt), each with
- * "Continue here", which opens a new conversation driving that pane; the claudes that cannot be attached
- * are listed greyed, with why and no button. A node's project says it is not listed yet.
+ * conversation's project, on this machine or on the node it lives on (pane, state, directory, session, last
+ * prompt), each with "Continue here", which opens a new conversation driving that pane; the claudes that
+ * cannot be attached are listed greyed, with why and no button.
  */
 import { useEffect } from 'preact/hooks';
 import { continueHere, loadRunning } from '../running.js';
@@ -87,17 +87,16 @@ export function RunningNow({ project }: { project: string }) {
         <p class="now-note">{running.error}</p>
       ) : !list ? (
         <p class="now-note">Looking…</p>
-      ) : list.node ? (
-        <p class="now-note" data-testid="running-node">
-          Sessions running on node {list.node} are not listed yet.
-        </p>
       ) : list.running.length === 0 ? (
         <p class="now-note" data-testid="running-none">
-          No Claude Code runs in {project} now (tmux servers looked in: {list.servers.join(', ')}).
+          No Claude Code runs in {project}
+          {list.node ? ` on node ${list.node}` : ''} now (tmux servers looked in: {list.servers.join(', ')}).
         </p>
       ) : (
         <>
-          <p class="now-note">Claude Code in your tmux panes: continue one of them from here.</p>
+          <p class="now-note">
+            Claude Code in your tmux panes{list.node ? ` on node ${list.node}` : ''}: continue one of them from here.
+          </p>
           <ul class="now-list">
             {panes.map((p) => (
               <Pane key={`${p.socket}/${p.paneId}`} project={project} pane={p} />
