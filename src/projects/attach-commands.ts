@@ -85,8 +85,9 @@ export async function runningSection(
     return [`Running now: ${(err as Error).message} Try again when it is back (/nodes shows it).`];
   }
   const list = now.running;
+  const place = p.node ? `${p.name} ${where(p)}` : where(p);
   if (!list.length)
-    return [`Running now: no Claude Code in ${where(p)} (tmux servers looked in: ${now.servers.join(', ')}).`];
+    return [`Running now: no Claude Code in ${place} (tmux servers looked in: ${now.servers.join(', ')}).`];
   const panes = list.filter((r): r is RunningPane => r.attachable);
   const lines = panes.map((r, i) => {
     const last = !group && r.lastPrompt ? ` · last prompt: “${clip(r.lastPrompt, 60)}”` : '';

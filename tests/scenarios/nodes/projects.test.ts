@@ -80,7 +80,8 @@ describe('projects across machines', { timeout: 180_000 }, () => {
     await w1.waitReply(m1.messageId, 'reply', cl.budget());
     const c2 = await conversationIn(cl.front, 'api');
     const listed = await command(c2, '/sessions');
-    expect(listed).toMatch(/^Claude Code sessions in api \(on node beta\), most recent first:\n1\. /);
+    expect(listed).toMatch(/^Running now: no Claude Code in api on node beta \(tmux servers looked in: default\)\.$/m);
+    expect(listed).toMatch(/^Claude Code sessions in api \(on node beta\), most recent first:\n1\. /m);
     expect(listed).toContain('remember tag:res1');
     const id = /· ([0-9a-f-]{36})/.exec(listed)![1]!;
     // The warm process on beta has it open: said, with the way out.
