@@ -129,8 +129,9 @@ export async function openGateway(g: Gateway, o: Opening): Promise<void> {
   const recovered = await recoverOpenMessages(s);
   if (Object.values(recovered).some((n) => n > 0))
     s.log.info(recovered, 'recovered open messages from the previous run');
-  // The nodes' events are read once the turns recovery follows again are registered.
-  g.nodes?.listen();
+  // The nodes' events are read once the turns recovery follows again are registered; a turn begun on a node
+  // that no session follows (typed in a pane a conversation is attached to there) opens the conversation's.
+  g.nodes?.listen((id) => s.conversations.lane(id).watchSession());
   // Without its own page the gateway does not run: what recovery started is undone.
   if (page) await startPage(page, s.log).catch((err) => undoStart(g, err));
 

@@ -61,6 +61,8 @@ export class NodesFront implements NodeLink {
   private readonly publisher: Publisher;
   /** Events refused because the conversation is not pinned to the node that sent them. */
   refused = 0;
+  /** Opens a conversation's session here (the gateway's lane), so a turn nobody followed yet is followed. */
+  private follow: ((conversationId: string) => void) | undefined;
 
   private constructor(
     private readonly o: NodesFrontOptions,
@@ -118,8 +120,12 @@ export class NodesFront implements NodeLink {
     return new RemoteSession(launch, this);
   }
 
-  /** Starts reading the nodes' events (after recovery: the turns it follows again are registered first). */
-  listen(): void {
+  /**
+   * Starts reading the nodes' events (after recovery: the turns it follows again are registered first); `follow`
+   * opens a conversation's session when a node reports a turn of it nobody here follows.
+   */
+  listen(follow?: (conversationId: string) => void): void {
+    this.follow = follow;
     this.reader.start();
   }
 
@@ -216,13 +222,27 @@ export class NodesFront implements NodeLink {
     }
     // News of the node before its heartbeat: every session on it hears it is back before this event is used.
     this.presence.heardFrom(node);
-    const route = this.routes.get(e.conversationId);
+    const route = this.routes.get(e.conversationId) ?? this.opened(e);
     if (!route) {
       this.o.log.debug({ node, conversationId: e.conversationId, type: e.type }, 'no session follows this event');
       return undefined;
     }
     route.deliver(e);
     return this.committed();
+  }
+
+  /**
+   * A turn the agent on the node began on its own that no session here follows (one typed in a pane the
+   * conversation is attached to there, while the front was down): the conversation's session is opened to follow it.
+   */
+  private opened(e: NodeEvent): Routed | undefined {
+    if (e.type !== 'turn' || !this.follow || this.turnEnded(e.turnId)) return undefined;
+    try {
+      this.follow(e.conversationId);
+    } catch (err) {
+      this.o.log.info({ conversationId: e.conversationId, err: String(err) }, 'a turn on a node is not followed');
+    }
+    return this.routes.get(e.conversationId);
   }
 
   /** After what the event set off (turn listeners run in microtasks, steps in the next macrotask) is committed. */

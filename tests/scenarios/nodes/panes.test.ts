@@ -4,7 +4,8 @@
  * page's "Running now" on the front, with its session and state; /attach and "Continue here" make the
  * node's session for the conversation drive that live pane (a message typed once, answered once, the
  * pane's claude the same process; what the person types there shows as typed in the terminal); a stop
- * of the node only lets go and its start follows the pane again; /detach lets go there. Real NATS, a
+ * of the node only lets go and its start follows the pane again; a turn typed there while the front is down
+ * shows once it is back; /detach lets go there. Real NATS, a
  * real node, the real TUI against the mock, real tmux on a socket the test owns.
  */
 import fs from 'node:fs';
@@ -110,31 +111,28 @@ describe.skipIf(!tmuxAvailable)("a person's pane on a node's machine", { timeout
     },
   );
 
-  it(
-    "the page's Running now lists the node's pane; Continue here is refused while another conversation " + 'drives it',
-    async () => {
-      const res = await cl.front.api('GET', '/api/projects/api/running');
-      expect(res.status).toBe(200);
-      const list = (await res.json()) as {
-        node?: string;
-        servers: string[];
-        running: Array<{ attachable: boolean; socket: string; paneId: string; pid: number; label: string }>;
-      };
-      expect(list.node).toBe('n1');
-      expect(list.servers).toEqual([socket]);
-      expect(list.running).toHaveLength(1);
-      const item = list.running[0]!;
-      expect(item).toMatchObject({ attachable: true, label: 'work:0.0', pid, sessionId: sid, cwd: dir });
+  it("the page's Running now lists the node's pane; Continue here is refused while it is driven", async () => {
+    const res = await cl.front.api('GET', '/api/projects/api/running');
+    expect(res.status).toBe(200);
+    const list = (await res.json()) as {
+      node?: string;
+      servers: string[];
+      running: Array<{ attachable: boolean; socket: string; paneId: string; pid: number; label: string }>;
+    };
+    expect(list.node).toBe('n1');
+    expect(list.servers).toEqual([socket]);
+    expect(list.running).toHaveLength(1);
+    const item = list.running[0]!;
+    expect(item).toMatchObject({ attachable: true, label: 'work:0.0', pid, sessionId: sid, cwd: dir });
 
-      const held = await cl.front.api('POST', '/api/projects/api/running/attach', {
-        socket: item.socket,
-        paneId: item.paneId,
-        pid: item.pid,
-      });
-      expect(held.status).toBe(409);
-      expect(((await held.json()) as { error: { code: string } }).error.code).toBe('PANE_HELD');
-    },
-  );
+    const held = await cl.front.api('POST', '/api/projects/api/running/attach', {
+      socket: item.socket,
+      paneId: item.paneId,
+      pid: item.pid,
+    });
+    expect(held.status).toBe(409);
+    expect(((await held.json()) as { error: { code: string } }).error.code).toBe('PANE_HELD');
+  });
 
   it('a stop of the node lets go of the pane; its next start follows it again', async () => {
     const node = cl.nodes.n1!;
@@ -156,6 +154,29 @@ describe.skipIf(!tmuxAvailable)("a person's pane on a node's machine", { timeout
     await pane!.waitFor('ready');
     expect(await message(first, 'after the restart tag:nagain')).toContain('ok tag:nagain');
     expect(prompts('tag:nagain')).toBe(1);
+    expect(pane!.pid()).toBe(pid);
+  });
+
+  it('a turn typed in the pane while the front is down shows in the conversation once the front is back', async () => {
+    await cl.front.stop();
+    await pane!.waitFor('ready');
+    await pane!.submit('while the front was down tag:nfront');
+    await mock.waitFor((q) => !q.side && q.lastText.includes('tag:nfront'), cl.budget());
+    await pane!.waitFor('ready');
+    await cl.restartFront();
+    const w = cl.front.watch(first);
+    await w.ready;
+    const said = (d: Record<string, unknown>) =>
+      /Typed in the terminal: while the front was down tag:nfront/.test(String(d.text));
+    await w.wait('reply', said, cl.budget());
+    const answer = await w.wait(
+      'reply',
+      (d) => d.kind === 'reply' && String(d.text).includes('ok tag:nfront'),
+      cl.budget(),
+    );
+    expect(answer.data.messageIds).toEqual([]);
+    w.close();
+    expect(prompts('tag:nfront')).toBe(1);
     expect(pane!.pid()).toBe(pid);
   });
 
