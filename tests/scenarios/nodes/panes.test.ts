@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hasTmux } from '../../../src/agents/tmux/pane/tmux.js';
 import { waitUntil } from '../../support/claude-rig.js';
+import type { EventWatch } from '../../support/gateway-rig.js';
 import type { MockApi } from '../../support/mock-anthropic.js';
 import { type Cluster, conversationIn, upNodes, useCluster } from '../../support/nodes-rig.js';
 import { type PersonPane, startPersonPane } from '../../support/person-pane.js';
@@ -43,6 +44,15 @@ async function answerTo(c: string, text: string, kind: 'reply' | 'notice'): Prom
 }
 const command = (c: string, text: string) => answerTo(c, text, 'notice');
 const message = (c: string, text: string) => answerTo(c, text, 'reply');
+
+/** A prompt the person typed in the pane, shown as typed in the terminal, and its reply, answering no message. */
+async function shownAsTyped(w: EventWatch, prompt: string): Promise<void> {
+  const typed = await w.wait('reply', (d) => String(d.text).includes(`Typed in the terminal: ${prompt}`), cl.budget());
+  expect(typed.data.kind).toBe('notice');
+  const tag = /tag:\S+/.exec(prompt)![0];
+  const answer = await w.wait('reply', (d) => d.kind === 'reply' && String(d.text).includes(`ok ${tag}`), cl.budget());
+  expect(answer.data.messageIds).toEqual([]);
+}
 
 const prompts = (tag: string) => mock.requests.filter((q) => !q.side && q.lastText.includes(tag)).length;
 
@@ -94,18 +104,7 @@ describe.skipIf(!tmuxAvailable)("a person's pane on a node's machine", { timeout
       await w.ready;
       await pane.waitFor('ready');
       await pane.submit('at my desk again tag:ndesk2');
-      const typed = await w.wait(
-        'reply',
-        (d) => /Typed in the terminal: at my desk again tag:ndesk2/.test(String(d.text)),
-        cl.budget(),
-      );
-      expect(typed.data.kind).toBe('notice');
-      const answer = await w.wait(
-        'reply',
-        (d) => d.kind === 'reply' && String(d.text).includes('ok tag:ndesk2'),
-        cl.budget(),
-      );
-      expect(answer.data.messageIds).toEqual([]);
+      await shownAsTyped(w, 'at my desk again tag:ndesk2');
       w.close();
       await pane.waitFor('ready');
     },
@@ -145,11 +144,7 @@ describe.skipIf(!tmuxAvailable)("a person's pane on a node's machine", { timeout
     const w = cl.front.watch(first);
     await w.ready;
     await pane!.submit('while nobody wrote tag:nwhile');
-    await w.wait(
-      'reply',
-      (d) => /Typed in the terminal: while nobody wrote tag:nwhile/.test(String(d.text)),
-      cl.budget(),
-    );
+    await shownAsTyped(w, 'while nobody wrote tag:nwhile');
     w.close();
     await pane!.waitFor('ready');
     expect(await message(first, 'after the restart tag:nagain')).toContain('ok tag:nagain');
@@ -166,15 +161,7 @@ describe.skipIf(!tmuxAvailable)("a person's pane on a node's machine", { timeout
     await cl.restartFront();
     const w = cl.front.watch(first);
     await w.ready;
-    const said = (d: Record<string, unknown>) =>
-      /Typed in the terminal: while the front was down tag:nfront/.test(String(d.text));
-    await w.wait('reply', said, cl.budget());
-    const answer = await w.wait(
-      'reply',
-      (d) => d.kind === 'reply' && String(d.text).includes('ok tag:nfront'),
-      cl.budget(),
-    );
-    expect(answer.data.messageIds).toEqual([]);
+    await shownAsTyped(w, 'while the front was down tag:nfront');
     w.close();
     expect(prompts('tag:nfront')).toBe(1);
     expect(pane!.pid()).toBe(pid);
