@@ -62,6 +62,8 @@ export const HTTP_STATUS = {
   PROJECT_UNKNOWN: 404,
   PANE_GONE: 409,
   PANE_HELD: 409,
+  // Attaching a pane on a node while the conversation's turn runs there.
+  AGENT_BUSY: 409,
   // `rudder attach`: a conversation whose session cannot be opened in a terminal here, or is open in one already.
   TERMINAL_ON_NODE: 409,
   TERMINAL_UNSUPPORTED: 409,
