@@ -5,25 +5,16 @@
  * (`rudder attach --done`), then runs once, in the same thread. The real codex binary against the mock Responses
  * API.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codexAgent, roundTripBudget, sentTimes } from '../../support/codex-gateway.js';
-import { startInProcess } from '../../support/gateway-rig.js';
-import { type MockResponses, startMockResponses } from '../../support/mock-responses.js';
+import { describe, expect, it } from 'vitest';
+import { sentTimes, useCodexGateway } from '../../support/codex-gateway.js';
+import type { startInProcess } from '../../support/gateway-rig.js';
+import type { MockResponses } from '../../support/mock-responses.js';
 import { cleanEnv, runCli } from '../../support/run-cli.js';
 
 let mock: MockResponses;
 let gw: Awaited<ReturnType<typeof startInProcess>>;
 let budget = 60_000;
-
-beforeAll(async () => {
-  mock = await startMockResponses();
-  gw = await startInProcess({ agent: codexAgent(mock.url) });
-  budget = await roundTripBudget(gw, 'budget');
-}, 120_000);
-afterAll(async () => {
-  await gw?.stop();
-  await mock?.close();
-});
+useCodexGateway((s) => void ({ mock, gw, budget } = s));
 
 describe('rudder attach on a Codex conversation (real codex)', () => {
   it('prints the resume line; messages wait until the thread is handed back, then run once in it', async () => {
