@@ -86,7 +86,6 @@ export const ERRORS = {
   WORKTREE_FAILED: 'The git worktree could not be prepared.',
   PANE_GONE: 'The claude in that tmux pane is no longer running there.',
   PANE_HELD: 'Another conversation drives that tmux pane: one pane, one conversation.',
-  TERMINAL_ON_NODE: "Opening a node's conversation in a terminal (rudder attach on the node) is not built yet.",
   TERMINAL_UNSUPPORTED: "This conversation's agent has no terminal program Rudder can hand its session to.",
   TERMINAL_NO_SESSION: 'This conversation has no session yet to open in a terminal: send it a message first.',
   TERMINAL_MOVE_FAILED:

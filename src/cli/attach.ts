@@ -5,6 +5,7 @@
  * it in Codex's TUI. After a detach (C-b d) the phone goes on driving the same pane.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Command } from 'commander';
 import type { ConversationList, TerminalAnswer, TerminalBack, TerminalPane, TerminalPlan } from '../http/wire.js';
@@ -33,7 +34,8 @@ conversation goes on driving the same pane). A headless one (claude-stream) move
 first, once its running turn ends (press s to stop the turn instead of waiting); messages sent
 meanwhile wait and run there, in order. A Codex conversation prints the codex resume line and
 holds its messages until you hand the thread back (Enter here, or --done, or /retry).
-Run it on the machine where the conversation's agent runs (not on a node yet).
+Run it on the machine where the conversation's agent runs: for a project on a node, on that
+node's machine, with RUDDER_URL and RUDDER_TOKEN naming the gateway (the node does the move).
 The gateway is found as for rudder send (RUDDER_URL, RUDDER_TOKEN).
 
 Examples:
@@ -67,6 +69,7 @@ export async function attach(conversation: string | undefined, opts: AttachOptio
     const answer = await open(ep, key, path, plan);
     if (answer.way === 'codex') {
       process.stdout.write(`${answer.argv.map(quote).join(' ')}\n`);
+      if (answer.node) say(`Run it on node ${answer.node}'s machine: the thread is there.`);
       say(`⚠️ ${answer.warning}`);
       if (!process.stdin.isTTY) return 0;
       await waitForEnter('Press Enter here once you have closed Codex, to hand the thread back to Rudder.');
@@ -106,7 +109,7 @@ function waitForEnter(prompt: string): Promise<void> {
 async function open(ep: Endpoint, key: string, path: string, plan: TerminalPlan): Promise<TerminalAnswer> {
   if (plan.busy && plan.way !== 'pane')
     say(`A turn is running in ${key}: the session goes to the terminal when it ends. Press s to stop it, or wait.`);
-  else if (plan.way === 'move') say(`Moving the session of ${key} to a terminal pane…`);
+  else if (plan.way === 'move') say(`Moving the session of ${key} to a terminal pane${on(plan.node)}…`);
   const stopKey = plan.way !== 'pane' && plan.busy ? offerStop(ep, key) : () => {};
   try {
     for (;;) {
@@ -140,13 +143,20 @@ function offerStop(ep: Endpoint, key: string): () => void {
   };
 }
 
+const on = (node: string | undefined) => (node ? ` on node ${node}` : '');
+
 /** Attaches this terminal to the pane (tmux attach, the terminal handed over), or prints the command. */
 async function attachPane(p: TerminalPane, key: string, opts: AttachOptions): Promise<number> {
-  if (p.moved) say(`The session now runs in pane ${p.label}; this conversation follows it there.`);
+  if (p.moved) say(`The session now runs in pane ${p.label}${on(p.node)}; this conversation follows it there.`);
   const argv = ['tmux', '-S', p.socket, 'attach-session', '-t', p.target];
   if (opts.print || !process.stdout.isTTY) {
     process.stdout.write(`${argv.map(quote).join(' ')}\n`);
     return 0;
+  }
+  // The socket is a path on the node's machine: a terminal elsewhere cannot reach its tmux server.
+  if (p.node && !fs.existsSync(p.socket)) {
+    say(`The pane is on node ${p.node}'s machine: run rudder attach ${key} there (RUDDER_URL naming this gateway).`);
+    return 1;
   }
   // An enclosing tmux would refuse to nest; this is another server, so its variable is left out.
   const { TMUX: _enclosing, ...env } = process.env;

@@ -346,7 +346,7 @@ function askedFromOutside(
     projectDeps: (id) => asked.commands.projectDeps(id),
     launches,
     agent: () => config.current().agent,
-    ...(nodes ? { askNode: (node: string, q: Query) => nodes.query(node, q) } : {}),
+    ...(nodes ? { askNode: (node: string, q: Query, ms?: number) => nodes.query(node, q, ms) } : {}),
   });
   return { status, api };
 }

@@ -65,7 +65,6 @@ export const HTTP_STATUS = {
   // Attaching a pane on a node while the conversation's turn runs there.
   AGENT_BUSY: 409,
   // `rudder attach`: a conversation whose session cannot be opened in a terminal here, or is open in one already.
-  TERMINAL_ON_NODE: 409,
   TERMINAL_UNSUPPORTED: 409,
   TERMINAL_NO_SESSION: 409,
   TERMINAL_NO_PANE: 409,

@@ -33,6 +33,7 @@ import type {
   Section,
   TreeView,
 } from '../projects/changes/types.js';
+import type { TerminalCodex, TerminalPane, TerminalWay } from '../projects/terminal-types.js';
 
 export const WIRE_VERSION = 1;
 
@@ -187,7 +188,12 @@ export type Query =
   /** The conversation drives that pane on the node from now on (the node runs the attached session). */
   | { type: 'attach-pane'; conversationId: string; project: string; pane: WirePaneRef }
   /** The conversation lets go of the pane it drives on the node. */
-  | { type: 'detach-pane'; conversationId: string; project: string };
+  | { type: 'detach-pane'; conversationId: string; project: string }
+  /**
+   * `rudder attach` on the node's machine: which way it opens there (`open: false`), or open it (`open: true`:
+   * the front's lane lets no turn start meanwhile for a move or a Codex line).
+   */
+  | { type: 'terminal'; conversationId: string; project: string; open: boolean };
 
 /** A Claude Code TUI in a pane of the node's tmux servers (projects/running.ts's RunningPane). */
 export interface WireRunningPane extends AttachedPane {
@@ -265,6 +271,9 @@ export type QueryAnswer =
   | { ok: true; attached: WireRunningPane }
   /** What the node said when it let go of the pane (/detach's answer). */
   | { ok: true; detached: string }
+  | { ok: true; terminal: TerminalWay }
+  /** `told`: what the conversation is to be told (a headless session moved to a pane there). */
+  | { ok: true; opened: TerminalPane | TerminalCodex; told?: string }
   | { ok: false; error: WireError };
 
 /** A RudderError as the node sent it: its code (an unknown one is AGENT_TURN_FAILED), message and context. */

@@ -30,6 +30,6 @@ export interface ProjectCommandDeps {
   follow?(): void;
   /** The project's past sessions when its agent lists them itself (Codex's threads); else Claude Code's files. */
   history?(p: Project): SessionHistory | undefined;
-  /** Asks the node a project lives on (its Claude Code sessions are on that machine). */
-  askNode?(node: string, q: Query): Promise<QueryAnswer>;
+  /** Asks the node a project lives on (its Claude Code sessions are on that machine); 5 s unless told. */
+  askNode?(node: string, q: Query, timeoutMs?: number): Promise<QueryAnswer>;
 }

@@ -1,13 +1,15 @@
 /**
  * The running sessions of a project that lives on a node, seen from the front: the node looks in its own
  * tmux servers and answers (a query over NATS), attaches the conversation's session there to a pane and lets
- * it go; the front keeps no row of it (the node does) and drives the attached session as any remote one.
+ * it go; the front keeps no row of it (the node does) and drives the attached session as any remote one. The
+ * node opens a conversation's session in a terminal there too (`rudder attach` on its machine).
  */
 import { RudderError } from '../errors.js';
 import { errorFromWire, type WirePaneRef } from '../nodes/wire.js';
 import type { ProjectCommandDeps } from './command-deps.js';
 import type { Project } from './projects.js';
 import type { Running, RunningPane } from './running.js';
+import type { TerminalCodex, TerminalPane, TerminalWay } from './terminal-types.js';
 
 /** What the front needs to ask a node: the conversation asking (its worktree there), and the link. */
 export type NodeAskDeps = Pick<ProjectCommandDeps, 'askNode'> & { conversationId?: string };
@@ -53,7 +55,12 @@ export async function nodeAttach(
   }
   if (!('attached' in a))
     throw new RudderError('AGENT_TURN_FAILED', `Node ${p.node} gave an answer Rudder does not understand.`);
-  const pane = a.attached;
+  await followNodePane(d, a.attached);
+  return a.attached;
+}
+
+/** The conversation drives a pane on the node now: its session taken here, and its turns followed. */
+async function followNodePane(d: ProjectCommandDeps, pane: { sessionId?: string; label: string }): Promise<void> {
   if (pane.sessionId) await takeSession(d, pane.sessionId, pane.label);
   try {
     // The attached session's turns (typed in the terminal too) come from the node: followed from now on.
@@ -61,7 +68,37 @@ export async function nodeAttach(
   } catch {
     // The node drives the pane already; the next message opens the session here and says what stands in the way.
   }
-  return pane;
+}
+
+/** How long the node may take to open a terminal: a move boots a claude in a pane there, on a busy machine. */
+const OPEN_TERMINAL_MS = 120_000;
+
+/** Which way `rudder attach` opens the conversation on its node (the node's refusals thrown as it said them). */
+export async function nodeTerminalWay(d: ProjectCommandDeps, p: Project): Promise<TerminalWay> {
+  const q = { type: 'terminal', conversationId: d.conversationId, project: p.name, open: false } as const;
+  const a = await ask(d, p)(p.node!, q);
+  if (!a.ok) throw errorFromWire(a.error);
+  if (!('terminal' in a))
+    throw new RudderError('AGENT_TURN_FAILED', `Node ${p.node} gave an answer Rudder does not understand.`);
+  return a.terminal;
+}
+
+/**
+ * The node opens the conversation's session in a terminal on its machine (for a move or a Codex line, the caller
+ * lets no turn start meanwhile); a session moved to a pane there is followed from here as an attached one.
+ */
+export async function nodeOpenTerminal(d: ProjectCommandDeps, p: Project): Promise<TerminalPane | TerminalCodex> {
+  const q = { type: 'terminal', conversationId: d.conversationId, project: p.name, open: true } as const;
+  const a = await ask(d, p)(p.node!, q, OPEN_TERMINAL_MS);
+  if (!a.ok) throw errorFromWire(a.error);
+  if (!('opened' in a))
+    throw new RudderError('AGENT_TURN_FAILED', `Node ${p.node} gave an answer Rudder does not understand.`);
+  const opened = { ...a.opened, node: p.node! };
+  if (opened.way === 'pane' && opened.moved) {
+    await followNodePane(d, opened);
+    if (a.told) d.tell?.(d.conversationId, a.told);
+  }
+  return opened;
 }
 
 /**

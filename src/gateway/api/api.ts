@@ -237,7 +237,7 @@ export class GatewayApi {
   }
 
   /** What `rudder attach` will do with the conversation: its pane, a move of its headless session, a Codex line. */
-  terminalPlan(key: string): TerminalPlan {
+  terminalPlan(key: string): Promise<TerminalPlan> {
     return terminalPlan(this.d, key);
   }
 

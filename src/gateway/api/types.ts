@@ -2,6 +2,7 @@
  * What the gateway's API (api.ts) answers, as plain data: the HTTP layer sends exactly these
  * (src/http/wire.ts re-exports them for the page and the CLI).
  */
+import type { TerminalCodex, TerminalPane, TerminalWay } from '../../projects/terminal-types.js';
 import type { AckData } from '../events.js';
 import type { ReviewRecordView } from '../review/types.js';
 import type { PermissionStep, TurnView } from '../steps/types.js';
@@ -162,11 +163,7 @@ export interface AttachRunningRequest {
   pid: number;
 }
 
-/**
- * How `rudder attach` opens a conversation's session in a terminal: its pane (a claude-tmux conversation's own,
- * or the person's pane it is attached to), a move of a headless session to a pane, or a Codex thread's resume line.
- */
-export type TerminalWay = 'pane' | 'move' | 'codex';
+export type { TerminalCodex, TerminalPane, TerminalWay } from '../../projects/terminal-types.js';
 
 /** GET /api/conversations/:id/terminal: what `rudder attach` will do, before it does it. */
 export interface TerminalPlan {
@@ -175,27 +172,8 @@ export interface TerminalPlan {
   busy: boolean;
   /** The command that opens it, to copy: `rudder attach <id>`. */
   command: string;
-}
-
-/** POST /api/conversations/:id/terminal: where to attach (`tmux -S <socket> attach-session -t <target>`). */
-export interface TerminalPane {
-  way: 'pane';
-  socket: string;
-  target: string;
-  /** The pane as a person names it (`work:0.1`). */
-  label: string;
-  sessionId?: string;
-  /** The session was moved there now (it ran headless until then). */
-  moved: boolean;
-}
-
-/** POST /api/conversations/:id/terminal on a Codex conversation: the line that resumes its thread. */
-export interface TerminalCodex {
-  way: 'codex';
-  argv: string[];
-  threadId: string;
-  /** What to know before running it (Rudder keeps sending to the thread). */
-  warning: string;
+  /** The node the conversation's agent runs on: the command is run on that machine. */
+  node?: string;
 }
 
 /** POST /api/conversations/:id/terminal, 202: a turn still runs; ask again (the move waits for its end). */

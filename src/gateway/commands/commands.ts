@@ -51,7 +51,7 @@ export interface CommandsDeps {
   schedules: ScheduleCommands;
   log: Logger;
   /** The nodes (nodes.*): /nodes, and /sessions and /resume of a project on one. */
-  nodes?: { status(): NodeStatus[]; query(node: string, q: Query): Promise<QueryAnswer> };
+  nodes?: { status(): NodeStatus[]; query(node: string, q: Query, timeoutMs?: number): Promise<QueryAnswer> };
   /** A project's past sessions when its agent lists them itself (Codex's threads): /sessions and /resume. */
   history?: ProjectCommandDeps['history'];
 }
@@ -201,7 +201,7 @@ export class Commands {
       tmuxServers: () => this.d.config.current().agent.tmux.discover,
       follow: () => lane.watchSession(),
       ...(this.d.history ? { history: this.d.history } : {}),
-      ...(nodes ? { askNode: (node: string, q: Query) => nodes.query(node, q) } : {}),
+      ...(nodes ? { askNode: (node: string, q: Query, ms?: number) => nodes.query(node, q, ms) } : {}),
     };
   }
 

@@ -785,11 +785,14 @@ export class Lane {
 
   /**
    * Gives the session to a terminal program (Codex's TUI resumes the thread: one writer at a time), only while no
-   * turn runs (false: one does): the session is let go, and what arrives is held, in order, until `resume` (the
-   * person is done there, or sends /retry) or `until`.
+   * turn runs (false: one does): the session is let go, `open` gives it to the terminal (a failure holds nothing),
+   * and what arrives is held, in order, until `resume` (the person is done there, or sends /retry) or `until`.
    */
-  handToTerminal(reason: string, until: number): Promise<void> | false {
-    return this.moveWhenIdle(reason, async () => this.hold.start(until, 'terminal-open', false));
+  handToTerminal(reason: string, until: number, open: () => Promise<void>): Promise<void> | false {
+    return this.moveWhenIdle(reason, async () => {
+      await open();
+      this.hold.start(until, 'terminal-open', false);
+    });
   }
 
   /** The terminal program gave the session back: what it held runs now, in order; how many were held (-1: none). */

@@ -6,8 +6,8 @@
  *                                          the move happens at the turn's end)
  *   DELETE /api/conversations/:id/terminal a Codex thread handed back: {resumed} held messages run now (-1: none was
  *                                          held for a terminal)
- * Refusals: NOT_FOUND 404; TERMINAL_ON_NODE, TERMINAL_UNSUPPORTED, TERMINAL_NO_SESSION, TERMINAL_NO_PANE and
- * SESSION_IN_TERMINAL 409.
+ * Refusals: NOT_FOUND 404; TERMINAL_UNSUPPORTED, TERMINAL_NO_SESSION, TERMINAL_NO_PANE and
+ * SESSION_IN_TERMINAL 409; a node's conversation whose node does not answer: AGENT_UNREACHABLE 503.
  */
 import { HttpError } from '../errors.js';
 import { ok, type Route, type RouteContext } from '../route.js';
@@ -22,7 +22,7 @@ export const terminalRoutes: Route[] = [
   {
     method: 'GET',
     path: '/api/conversations/:id/terminal',
-    handler: async (c) => ok(c.api.terminalPlan(known(c)) satisfies TerminalPlan),
+    handler: async (c) => ok((await c.api.terminalPlan(known(c))) satisfies TerminalPlan),
   },
   {
     method: 'POST',

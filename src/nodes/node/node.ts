@@ -98,6 +98,8 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
     store,
     projects,
     pool: local.pool,
+    launches: local.launches,
+    agent: () => config.current().agent,
     tmuxServers: () => config.current().agent.tmux.discover,
     own: (id, project) => runner.own(id, project),
     follow: (id) => runner.followSession(id),

@@ -4,9 +4,12 @@
  * session on that pane, with its row in the node's store) and `/detach` (let go; the pane goes on). The steps are
  * the front's own (projects/attach-commands.ts), run here with the node's pool; the front drives the attached
  * session as any remote one. After a restart of the node every attached conversation follows its pane again.
+ * `rudder attach` for a conversation here opens its session in a pane of this machine (projects/terminal.ts): its
+ * own or attached pane, a headless session moved to a pane, or Codex's line; the front's lane decides when.
  */
 import fs from 'node:fs';
 import type { AgentPool } from '../../agents/pool.js';
+import type { AgentConfig } from '../../config/schema.js';
 import { RudderError } from '../../errors.js';
 import type { Logger } from '../../ops/logger.js';
 import { bindPane, detach, paneAgain, runningNow } from '../../projects/attach-commands.js';
@@ -14,16 +17,20 @@ import type { ProjectCommandDeps } from '../../projects/command-deps.js';
 import type { Project } from '../../projects/projects.js';
 import type { Running } from '../../projects/running.js';
 import type { Projects } from '../../projects/service.js';
+import { localWay, openHere, planWay, type TerminalDeps } from '../../projects/terminal.js';
 import type { Store } from '../../store/store.js';
 import type { Query, QueryAnswer } from '../wire.js';
 
-export type PaneQuery = Extract<Query, { type: 'running' | 'attach-pane' | 'detach-pane' }>;
+export type PaneQuery = Extract<Query, { type: 'running' | 'attach-pane' | 'detach-pane' | 'terminal' }>;
 
 export interface NodePanesDeps {
   node: string;
   store: Store;
   projects: Projects;
   pool: AgentPool;
+  /** The agents' launches here (a session moved to a pane starts with the conversation's own) and their config. */
+  launches: TerminalDeps['launches'];
+  agent(): AgentConfig;
   /** The node's tmux servers looked in (its own agent.tmux.discover). */
   tmuxServers(): readonly string[];
   /** The conversation's record here, bound to the project, as a turn's would be. */
@@ -34,7 +41,7 @@ export interface NodePanesDeps {
 }
 
 export function isPaneQuery(q: Query): q is PaneQuery {
-  return q.type === 'running' || q.type === 'attach-pane' || q.type === 'detach-pane';
+  return q.type === 'running' || q.type === 'attach-pane' || q.type === 'detach-pane' || q.type === 'terminal';
 }
 
 export class NodePanes {
@@ -61,7 +68,28 @@ export class NodePanes {
       }
       case 'detach-pane':
         return { ok: true, detached: await detach(d) };
+      case 'terminal':
+        return this.terminal(q.conversationId, p, q.open);
     }
+  }
+
+  /** `rudder attach`: which way the conversation opens here, or open it (a move only while no turn runs here). */
+  private async terminal(conversationId: string, p: Project, open: boolean): Promise<QueryAnswer> {
+    const t = this.terminalDeps();
+    // Bound to the project as a turn's record would be: its backend and launch are the project's here.
+    this.d.own(conversationId, p.name);
+    const way = localWay(t, conversationId);
+    if (!open) return { ok: true, terminal: planWay(way) };
+    if (way.way === 'move' && t.projectDeps(conversationId).busy())
+      throw new RudderError('AGENT_BUSY', `A turn is running in ${p.name} on node ${this.d.node}.`);
+    const { answer, told } = await openHere(t, conversationId);
+    this.d.log.info({ conversationId, way: way.way }, 'opened in a terminal here');
+    return { ok: true, opened: { ...answer, node: this.d.node }, ...(told ? { told } : {}) };
+  }
+
+  private terminalDeps(): TerminalDeps {
+    const { store, projects, launches, log } = this.d;
+    return { store, projects, launches, log, agent: () => this.d.agent(), projectDeps: (id) => this.deps(id) };
   }
 
   /** At start: every conversation attached to a pane here follows it again (a claude gone drops the row). */

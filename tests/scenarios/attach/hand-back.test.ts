@@ -185,7 +185,7 @@ describe.skipIf(!tmuxAvailable)('rudder attach: a headless conversation handed b
     expect(cli.stderr).toContain('No conversation has the id "no-such-title"');
   }, 120_000);
 
-  it("refuses a node's conversation, naming the node: not built yet", async () => {
+  it("a node's conversation whose node does not answer: 503, naming the node", async () => {
     const api = fs.realpathSync(tempDir('api'));
     const gw = await startInProcess({
       agent: agentConfig(mock.url, tempDir('chome')),
@@ -196,14 +196,14 @@ describe.skipIf(!tmuxAvailable)('rudder attach: a headless conversation handed b
     const made = await gw.api('POST', '/api/conversations', { project: 'far' });
     const conv = ((await made.json()) as { id: string }).id;
     const plan = await gw.api('GET', `/api/conversations/${conv}/terminal`);
-    expect(plan.status).toBe(409);
+    expect(plan.status).toBe(503);
     const body = (await plan.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('TERMINAL_ON_NODE');
-    expect(body.error.message).toMatch(/not built yet\. Its agent runs on node gpu/);
+    expect(body.error.code).toBe('AGENT_UNREACHABLE');
+    expect(body.error.message).toMatch(/Node gpu did not answer/);
     const env = cleanEnv({ RUDDER_URL: gw.ep.base, RUDDER_TOKEN: gw.ep.token });
     const cli = await runCli(['attach', conv], { env });
     expect(cli.status).toBe(1);
-    expect(cli.stderr).toContain('TERMINAL_ON_NODE');
+    expect(cli.stderr).toContain('AGENT_UNREACHABLE');
   }, 120_000);
 });
 

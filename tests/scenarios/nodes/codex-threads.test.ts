@@ -1,13 +1,17 @@
 /**
  * A Codex project on a node: /sessions on the front lists the threads of the node's app-server (the
  * node asks thread/list on its machine) and /resume binds one, so the next message continues that
- * thread there with its history. The real codex binary on the node against the mock Responses API.
+ * thread there with its history; `rudder attach` gives the node's line that resumes the thread in Codex's TUI
+ * there and holds the conversation's messages until it is handed back. The real codex binary on the node against
+ * the mock Responses API.
  */
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexAgent, sentTimes } from '../../support/codex-gateway.js';
 import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
 import { type MockResponses, startMockResponses } from '../../support/mock-responses.js';
 import { type Cluster, conversationIn, startCluster } from '../../support/nodes-rig.js';
+import { cleanEnv, runCli } from '../../support/run-cli.js';
 
 let claudeMock: MockApi;
 let mock: MockResponses;
@@ -61,5 +65,38 @@ describe('Codex threads of a node project (real codex on the node)', { timeout: 
     expect(asked.map((q) => q.threadId)).toEqual([first]);
     expect(asked[0]!.historyTexts.some((t) => t.includes('first node thread tag:n1'))).toBe(true);
     expect(sentTimes(mock.requests, 'tag:n3')).toBe(1);
+  });
+
+  it("rudder attach prints the node's resume line; messages wait until the thread is handed back", async () => {
+    const c = await conversationIn(cl.front, 'thr');
+    expect(await say(c, 'a thread to hand over tag:n4', 'reply')).toBe('ok tag:n4');
+    const thread = threadOf('tag:n4')!;
+    const env = cleanEnv({ RUDDER_URL: cl.front.ep.base, RUDDER_TOKEN: cl.front.ep.token });
+    const plan = await (await cl.front.api('GET', `/api/conversations/${c}/terminal`)).json();
+    expect(plan).toMatchObject({ way: 'codex', busy: false, node: 'cx' });
+
+    const printed = await runCli(['attach', c], { env, timeoutMs: cl.budget() });
+    expect(printed.status, printed.stderr).toBe(0);
+    // The directory is the project's on the node's machine.
+    const dir = /^codex resume -C (\S+) (\S+)$/.exec(printed.stdout.trim());
+    expect(dir?.[2], printed.stdout).toBe(thread);
+    expect(fs.realpathSync(dir![1]!)).toBe(fs.realpathSync(cl.nodes.cx!.dirs.thr!));
+    expect(printed.stderr).toContain("Run it on node cx's machine");
+
+    const w = cl.front.watch(c);
+    await w.ready;
+    const during = await cl.front.post(c, 'while codex has it tag:n5');
+    expect(during.disposition).toBe('queued');
+    await w.wait('ack', (d) => d.messageId === during.messageId && String(d.note).includes('open in a terminal'));
+    expect(sentTimes(mock.requests, 'tag:n5')).toBe(0);
+
+    const back = await runCli(['attach', c, '--done'], { env, timeoutMs: cl.budget() });
+    expect(back.stderr).toContain('1 held message(s) now run');
+    await w.waitReply(during.messageId, 'reply', cl.budget());
+    w.close();
+    expect(sentTimes(mock.requests, 'tag:n5')).toBe(1);
+    expect(mock.requests.filter((q) => q.userTexts.some((t) => t.includes('tag:n5'))).map((q) => q.threadId)).toEqual([
+      thread,
+    ]);
   });
 });

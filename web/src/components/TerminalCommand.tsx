@@ -1,7 +1,6 @@
 /**
  * The ⋯ menu's "Open in a terminal": the command that opens this conversation's session in a terminal on the
- * machine Rudder runs on (`rudder attach <id>`), to copy; a conversation whose agent runs on a node says that
- * this is not built for nodes yet instead.
+ * machine its agent runs on (`rudder attach <id>`), to copy: the one Rudder runs on, or the node's.
  */
 import { useRef, useState } from 'preact/hooks';
 import { toast } from '../app-store.js';
@@ -20,12 +19,6 @@ async function copy(text: string, code: HTMLElement | null): Promise<boolean> {
 export function TerminalCommand({ id, node }: { id: string; node: string | undefined }) {
   const [copied, setCopied] = useState(false);
   const code = useRef<HTMLElement>(null);
-  if (node)
-    return (
-      <p class="menu-note" data-testid="terminal-on-node">
-        This conversation's agent runs on node {node}: opening it in a terminal there is not built yet.
-      </p>
-    );
   const command = `rudder attach ${id}`;
   return (
     <div class="submenu terminal-command">
@@ -45,10 +38,20 @@ export function TerminalCommand({ id, node }: { id: string; node: string | undef
       >
         {copied ? 'Copied' : 'Copy'}
       </button>
-      <p class="menu-note">
-        Run it in a terminal on the machine Rudder runs on. After you detach (<kbd class="keys">Ctrl-b d</kbd>), this
-        conversation drives the same session again.
+      <p class="menu-note" data-testid="terminal-where">
+        {node ? <OnNode node={node} /> : 'Run it in a terminal on the machine Rudder runs on.'} After you detach (
+        <kbd class="keys">Ctrl-b d</kbd>), this conversation drives the same session again.
       </p>
     </div>
+  );
+}
+
+/** Where a node's conversation opens: a terminal on that machine, the CLI told where this Rudder is. */
+function OnNode({ node }: { node: string }) {
+  return (
+    <>
+      Run it in a terminal on node {node}'s machine, with <code>RUDDER_URL</code> and <code>RUDDER_TOKEN</code> naming
+      this Rudder.
+    </>
   );
 }
