@@ -97,6 +97,9 @@ export interface AgentEntry {
   history?(ctx: HistoryContext, shared: SharedProcesses): SessionHistory;
 }
 
+/** The app-servers Codex's conversations share; a thread listing asks the same ones (a running server answers it). */
+const codexServers = (shared: SharedProcesses) => shared.pool('codex', (b) => new CodexServers(b));
+
 const codexChecks: DoctorChecks = ({ agent, env }) =>
   checkCodex({
     configured: agent?.codex.bin,
@@ -149,18 +152,8 @@ export const AGENT_TABLE = {
     env: codexEnv,
     doctor: { agent: codexChecks },
     capabilities: CodexSession.CAPABILITIES,
-    session: (ctx, shared) =>
-      new CodexSession(
-        codexLaunch(
-          ctx,
-          shared.pool('codex', (b) => new CodexServers(b)),
-        ),
-      ),
-    history: (ctx, shared) =>
-      codexHistory(
-        ctx,
-        shared.pool('codex', (b) => new CodexServers(b)),
-      ),
+    session: (ctx, shared) => new CodexSession(codexLaunch(ctx, codexServers(shared))),
+    history: (ctx, shared) => codexHistory(ctx, codexServers(shared)),
   },
   acp: acpEntry('acp'),
   'acp:claude': acpEntry('acp:claude'),

@@ -55,15 +55,11 @@ export function codexHistory(ctx: HistoryContext, servers: CodexServers): Sessio
       void lease.release('threads listed');
     }
   };
+  const threads = (params: v2.ThreadListParams) =>
+    ask(async (s) => (await s.request('thread/list', params, LIST_TIMEOUT_MS)).data);
   return {
     noun: 'Codex threads',
-    list: (cwds, limit) =>
-      ask(async (s) => (await s.request('thread/list', threadListParams(cwds, limit), LIST_TIMEOUT_MS)).data).then(
-        (threads) => threads.map(pastThread),
-      ),
-    has: (cwds, id) =>
-      ask(async (s) => (await s.request('thread/list', threadListParams(cwds, 1, [id]), LIST_TIMEOUT_MS)).data).then(
-        (threads) => threads.some((t) => t.id === id),
-      ),
+    list: async (cwds, limit) => (await threads(threadListParams(cwds, limit))).map(pastThread),
+    has: async (cwds, id) => (await threads(threadListParams(cwds, 1, [id]))).some((t) => t.id === id),
   };
 }
