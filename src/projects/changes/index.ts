@@ -16,7 +16,6 @@ export { baseBranchOf } from './repo.js';
 export { GitRunner, type GitRunnerOptions } from './run.js';
 export {
   ConversationReview,
-  type ReviewAction,
   type ReviewRecord,
   type ReviewTarget,
   TreeActions,

@@ -34,8 +34,6 @@ import type {
 /** The base's change sent to the agent with a conflict: enough to see what it did, not a whole rewrite. */
 const BASE_CHANGE_BYTES = 64 * 1024;
 
-export type { ReviewAction } from './types.js';
-
 /** What happened, for the conversation's history: the action, and its result or its error's code. */
 export interface ReviewRecord {
   conversationId: string;
