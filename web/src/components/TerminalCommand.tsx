@@ -4,16 +4,13 @@
  */
 import { useRef, useState } from 'preact/hooks';
 import { toast } from '../app-store.js';
+import { copyText } from '../render.js';
 
-/** Copies through the clipboard when the page may (https or this computer), else selects the text to copy by hand. */
+/** Copies as the code blocks' Copy does; when the browser allows no copy at all, selects the text to copy by hand. */
 async function copy(text: string, code: HTMLElement | null): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    if (code) window.getSelection()?.selectAllChildren(code);
-    return false;
-  }
+  const ok = await copyText(text);
+  if (!ok && code) window.getSelection()?.selectAllChildren(code);
+  return ok;
 }
 
 export function TerminalCommand({ id, node }: { id: string; node: string | undefined }) {
