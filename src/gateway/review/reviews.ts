@@ -36,7 +36,7 @@ export interface ReviewsDeps {
   conversations: Conversations;
   bus: EventBus;
   log: Logger;
-  /** The front's link to its nodes (nodes.*): a node's project is reviewed there. */
+  /** The front's link to its nodes (nodes.*): a node's project is reviewed there (without it: unreachable). */
   nodes?: ReviewLink;
   /** The actions sent to nodes and not yet answered (the lanes ask it too). */
   remoteActions: RemoteActions;
@@ -69,9 +69,6 @@ const NOT_STARTED = new Set([
   'REVIEW_CONFIRM_STALE',
 ]);
 
-/** Never called: a link that is never reachable is not asked. */
-const unasked = () => Promise.reject(new Error('no nodes section'));
-
 /** What an action's history entry says, from its result. */
 type Describe<T> = (r: T) => Pick<ReviewEventData, 'ok' | 'summary' | 'result'>;
 
@@ -83,10 +80,8 @@ export class Reviews {
     const busy = () => this.d.conversations.peek(conversationId)?.busy() ?? false;
     const project = this.d.projects.peek(conversationId);
     if (project.node) {
-      const node = project.node;
-      // Without a nodes section the node cannot be asked: said as a node that cannot be reached.
-      const link = this.d.nodes ?? { reach: () => ({ reachable: false, lastSeenAt: undefined }), query: unasked };
-      return new RemoteReview(link, this.d.remoteActions, { conversationId, node, project: project.name, busy });
+      const target = { conversationId, node: project.node, project: project.name, busy };
+      return new RemoteReview(this.d.nodes, this.d.remoteActions, target);
     }
     const t = this.d.projects.workTree(conversationId);
     if (!t) throw new RudderError('REVIEW_NO_WORKTREE', undefined, { conversationId });

@@ -64,7 +64,8 @@ export interface RemoteReviewTarget {
 
 export class RemoteReview implements TreeReview {
   constructor(
-    private readonly link: ReviewLink,
+    /** Undefined without a nodes section: the node cannot be asked, and is said to be unreachable. */
+    private readonly link: ReviewLink | undefined,
     private readonly actions: RemoteActions,
     private readonly t: RemoteReviewTarget,
   ) {}
@@ -119,8 +120,8 @@ export class RemoteReview implements TreeReview {
 
   private async ask<S extends ReviewStep>(step: S, timeoutMs = READ_TIMEOUT_MS): Promise<ReviewResults[S['step']]> {
     const { conversationId, node, project } = this.t;
-    const r = this.link.reach(node);
-    if (!r.reachable)
+    const r = this.link?.reach(node) ?? { reachable: false, lastSeenAt: undefined };
+    if (!this.link || !r.reachable)
       throw new RudderError(
         'AGENT_UNREACHABLE',
         `This conversation's project ${project} lives on node ${reachText(node, r)}, which cannot be reached, so ` +
