@@ -51,7 +51,6 @@ async function ensureConsumer(
   durable: string,
   filter: string,
   s: StreamSettings,
-  afresh = false,
 ): Promise<void> {
   const config = {
     durable_name: durable,
@@ -61,13 +60,6 @@ async function ensureConsumer(
     ack_wait: s.ackWaitMs * NS,
     max_ack_pending: 10_000,
   };
-  if (afresh) {
-    // On a work queue the stream holds only what is not acknowledged yet: a new consumer hands all of it out at
-    // once, in order, instead of after ack_wait for what a previous reader had taken and not acknowledged.
-    await jsm.consumers.delete(stream, durable).catch(() => undefined);
-    await jsm.consumers.add(stream, config);
-    return;
-  }
   try {
     await jsm.consumers.info(stream, durable);
     await jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
@@ -83,7 +75,10 @@ async function ensureConsumer(
 export async function ensureFrontStreams(nc: NatsConnection, jsm: JetStreamManager, s: StreamSettings): Promise<void> {
   await ensureStream(jsm, COMMAND_STREAM, commandSubject('*'));
   await ensureStream(jsm, EVENT_STREAM, eventSubject('*'));
-  await ensureConsumer(jsm, EVENT_STREAM, FRONT_CONSUMER, eventSubject('*'), s, true);
+  // On a work queue the stream holds only what is not acknowledged yet: a new consumer hands all of it out at
+  // once, in order, instead of after ack_wait for what a previous reader had taken and not acknowledged.
+  await jsm.consumers.delete(EVENT_STREAM, FRONT_CONSUMER).catch(() => undefined);
+  await ensureConsumer(jsm, EVENT_STREAM, FRONT_CONSUMER, eventSubject('*'), s);
   await new Kvm(nc).create(PRESENCE_BUCKET, { history: 1, ttl: MAX_AGE_MS });
 }
 
