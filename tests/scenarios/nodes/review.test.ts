@@ -11,11 +11,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { connect, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeJoinToken, frontSeed } from '../../../src/nodes/credentials.js';
 import { connectNats } from '../../../src/nodes/transport/connection.js';
-import { encode, inboxPrefix, type QueryAnswer, querySubject } from '../../../src/nodes/wire.js';
+import { encode, type QueryAnswer, querySubject } from '../../../src/nodes/wire.js';
 import { silentLogger } from '../../../src/ops/logger.js';
 import { tempDir, waitUntil } from '../../support/claude-rig.js';
 import { runGit } from '../../support/git-rig.js';
@@ -303,11 +303,7 @@ describe("the review of a node's project", { timeout: 300_000 }, () => {
   it("another node cannot hear alpha's review queries (its rights are its own subjects)", async () => {
     const { conv } = await notedConversation('note-rights');
     const beta = decodeJoinToken(cl.nodes.beta!.token);
-    const nc = await connect({
-      servers: beta.url,
-      inboxPrefix: inboxPrefix('beta'),
-      authenticator: nkeyAuthenticator(new TextEncoder().encode(beta.seed)),
-    });
+    const nc = await connectNats({ url: beta.url, seed: beta.seed, who: 'beta', log: silentLogger() });
     try {
       let refused: Error | undefined;
       let heard = 0;
