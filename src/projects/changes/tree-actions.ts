@@ -17,6 +17,7 @@ import { push, remoteFor } from './push.js';
 import { baseBranchOf } from './repo.js';
 import type { GitRunner } from './run.js';
 import type {
+  BaseChange,
   ChangeSet,
   CommitResult,
   DiscardPreview,
@@ -251,7 +252,7 @@ export class ConversationReview {
    * What the base changed in these files since the worktree's branch left it (`git diff <branch>...<base>`), for
    * the agent asked to resolve a merge's conflict; at most BASE_CHANGE_BYTES of it.
    */
-  async baseChange(files: string[]): Promise<{ branch: string; base: string; diff: string; cut: boolean }> {
+  async baseChange(files: string[]): Promise<BaseChange> {
     const [branch, base] = [await this.branch(), await this.base()];
     const r = await this.actions.run.git(['diff', '--no-ext-diff', `${branch}...${base}`, '--', ...files], {
       cwd: this.target.dir,

@@ -167,6 +167,14 @@ export interface DiscardResult {
   remaining: DiscardEntry[];
 }
 
+/** What the base changed in some files since the branch left it (git diff <branch>...<base>), cut to a bound. */
+export interface BaseChange {
+  branch: string;
+  base: string;
+  diff: string;
+  cut: boolean;
+}
+
 /** The actions that change a tree (each refused while a turn runs there). */
 export type ReviewAction = 'commit' | 'merge' | 'push' | 'pull-request' | 'discard';
 
