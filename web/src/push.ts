@@ -39,8 +39,24 @@ async function save(sub: PushSubscription): Promise<void> {
   }
 }
 
+/** The start's question to the browser and the gateway (initPush), answered or not yet. */
+let asking: Promise<void> = Promise.resolve();
+
 /** At start: what this device has, told to the gateway again when it is on. */
-export async function initPush(): Promise<void> {
+export function initPush(): Promise<void> {
+  asking = askPush();
+  return asking;
+}
+
+/**
+ * Resolves once the start's question has its answer, or after `withinMs` at most (a browser whose service worker
+ * never starts leaves it unanswered): the ⋯ menu waits for it, so its notification items are there when it opens.
+ */
+export function pushAnswered(withinMs: number): Promise<void> {
+  return Promise.race([asking, new Promise<void>((resolve) => setTimeout(resolve, withinMs))]);
+}
+
+async function askPush(): Promise<void> {
   if (!pushSupported()) return set({ push: 'unsupported' });
   try {
     const info = await api().pushInfo();

@@ -128,8 +128,6 @@ describe('header, drawer and menu (real browser, real CLI)', () => {
       await expect.poll(() => focused(page), { timeout: rig.budget }).toBe('rename');
       // The focus moves when the menu has handled the key: asked until it has (a busy machine renders late).
       const focusMoves = (to: string) => expect.poll(() => focused(page), { timeout: rig.budget }).toBe(to);
-      // The menu is whole once the browser has said what notifications it allows (their item or note joins last).
-      await page.getByTestId('menu').locator('[data-testid^="notify-"]').first().waitFor({ timeout: rig.budget });
       const onLast = () =>
         expect
           .poll(

@@ -1,16 +1,23 @@
 /**
  * The ⋯ menu of the open conversation: rename, move to another project (the /project command,
  * sent as any message is), open it in a terminal (the command to copy: TerminalCommand), archive, and
- * notifications (NotifyMenu). It takes the focus when it
+ * notifications (NotifyMenu). It opens whole: a ⋯ pressed before the browser said what notifications it allows
+ * waits for that answer (a moment at most), and the answer it opened with holds while it is open, so End is the
+ * last item for good. It takes the focus when it
  * opens (its first item), moves with the arrow keys, Home and End, and closes on Escape (the focus
  * back on ⋯), on Tab, on a tap outside it, and when another conversation opens (the header keys it
  * by the conversation, so it is gone in the same paint that shows the other conversation's title).
  */
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { getState, type PushStatus } from '../app-store.js';
+import { pushAnswered } from '../push.js';
 import { archive, moveToProject, useStore } from '../state.js';
 import type { ConversationItem } from '../types.js';
 import { NotifyMenu } from './NotifyMenu.js';
 import { TerminalCommand } from './TerminalCommand.js';
+
+/** How long a ⋯ pressed right after the page opened waits for the browser's answer about notifications. */
+const PUSH_WAIT_MS = 1_500;
 
 const items = (menu: HTMLElement | null) => [
   ...(menu?.querySelectorAll<HTMLElement>('[role^="menuitem"]:not(:disabled)') ?? []),
@@ -39,11 +46,27 @@ function moveFocus(e: KeyboardEvent, menu: HTMLElement | null, close: () => void
 export function ConversationMenu({ id, item, onRename }: { id: string; item?: ConversationItem; onRename(): void }) {
   const projects = useStore((s) => s.projects?.projects);
   const [open, setOpen] = useState(false);
+  const [push, setPush] = useState<PushStatus | undefined>(undefined);
+  const opening = useRef(false);
   const [moving, setMoving] = useState(false);
   const [terminal, setTerminal] = useState(false);
   const wrap = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
+  const show = () => {
+    setPush(getState().push);
+    setOpen(true);
+  };
+  const press = () => {
+    if (open) return close();
+    if (getState().push !== undefined) return show();
+    if (opening.current) return;
+    opening.current = true;
+    void pushAnswered(PUSH_WAIT_MS).then(() => {
+      opening.current = false;
+      show();
+    });
+  };
   const close = () => {
     setOpen(false);
     setMoving(false);
@@ -87,7 +110,7 @@ export function ConversationMenu({ id, item, onRename }: { id: string; item?: Co
         aria-expanded={open}
         aria-label="Conversation actions"
         data-testid="conversation-menu"
-        onClick={() => (open ? close() : setOpen(true))}
+        onClick={press}
       >
         ⋯
       </button>
@@ -151,7 +174,7 @@ export function ConversationMenu({ id, item, onRename }: { id: string; item?: Co
             {item?.archived ? 'Unarchive' : 'Archive'}
           </button>
           <hr class="menu-rule" />
-          <NotifyMenu id={id} item={item} act={act} />
+          <NotifyMenu id={id} item={item} push={push} act={act} />
         </div>
       )}
     </div>

@@ -3,8 +3,8 @@
  * permission), mute the open conversation on every device, send a test, turn them off. Where they
  * cannot work, one line says why instead.
  */
-import { api, toast } from '../app-store.js';
-import { disablePush, enablePush, setMuted, useStore } from '../state.js';
+import { api, type PushStatus, toast } from '../app-store.js';
+import { disablePush, enablePush, setMuted } from '../state.js';
 import type { ConversationItem } from '../types.js';
 
 /** A bell drawn in the text's colour (no emoji font needed). */
@@ -26,8 +26,18 @@ async function test(): Promise<void> {
   }
 }
 
-export function NotifyMenu({ id, item, act }: { id: string; item?: ConversationItem; act(f: () => void): () => void }) {
-  const push = useStore((s) => s.push);
+/** `push` is what the browser allowed when the menu opened: its items do not change while it is open. */
+export function NotifyMenu({
+  id,
+  item,
+  push,
+  act,
+}: {
+  id: string;
+  item?: ConversationItem;
+  push: PushStatus | undefined;
+  act(f: () => void): () => void;
+}) {
   if (push === undefined || push === 'gateway-off') return null;
   if (push === 'unsupported' || push === 'blocked')
     return (
