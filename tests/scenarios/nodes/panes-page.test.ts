@@ -3,12 +3,13 @@
  * tmux server on the node's machine (named in the node's agent.tmux.discover) is listed with its pane and
  * state, said to be on the node; "Continue here" opens a new conversation that drives it through the node:
  * a message from the page typed once and answered once, the pane's claude the same process. Real NATS, a
- * real node, the real TUI against the mock, real tmux on a socket the test owns, a real browser.
+ * real node, the real TUI against the mock, real tmux on a socket the test owns, a real browser (the list
+ * looked at 1280×800 and 390×844).
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasTmux } from '../../../src/agents/tmux/pane/tmux.js';
-import { launch, openApp } from '../../support/browser-rig.js';
+import { launch, openApp, shot } from '../../support/browser-rig.js';
 import type { MockApi } from '../../support/mock-anthropic.js';
 import { type Cluster, conversationIn, useCluster } from '../../support/nodes-rig.js';
 import { type PersonPane, startPersonPane } from '../../support/person-pane.js';
@@ -54,6 +55,16 @@ describe.skipIf(!tmuxAvailable)("the page's Running now on a node's project (rea
     expect(await item.getByTestId('running-state').textContent()).toBe('ready');
     expect(await page.getByTestId('running-now').textContent()).toContain('on node n1');
     expect(await item.textContent()).toContain('started at my desk tag:pgdesk');
+    await page.getByTestId('running-now').scrollIntoViewIfNeeded();
+    await shot(page, 'running-node-desktop-list');
+    const phone = await openApp(browser!, cl.front.ep, { size: 'phone', conversation: first });
+    const onPhone = phone.page.locator('[data-testid="running-pane"][data-pane="work:0.0"]');
+    await onPhone.waitFor({ timeout: cl.budget() });
+    expect(await phone.page.getByTestId('running-now').textContent()).toContain('on node n1');
+    await phone.page.getByTestId('running-now').scrollIntoViewIfNeeded();
+    await shot(phone.page, 'running-node-phone-list');
+    expect(phone.problems).toEqual([]);
+    await phone.close();
 
     await item.getByTestId('continue-here').click();
     await expect
