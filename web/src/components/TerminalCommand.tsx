@@ -1,6 +1,7 @@
 /**
  * The ⋯ menu's "Open in a terminal": the command that opens this conversation's session in a terminal on the
- * machine its agent runs on (`rudder attach <id>`), to copy: the one Rudder runs on, or the node's.
+ * machine its agent runs on (`rudder attach <id>`), to copy: the one Rudder runs on, or the node's. Its note says
+ * what follows for Claude Code and for Codex both: the page is not told which agent the gateway runs.
  */
 import { useRef, useState } from 'preact/hooks';
 import { toast } from '../app-store.js';
@@ -36,8 +37,9 @@ export function TerminalCommand({ id, node }: { id: string; node: string | undef
         {copied ? 'Copied' : 'Copy'}
       </button>
       <p class="menu-note" data-testid="terminal-where">
-        {node ? <OnNode node={node} /> : 'Run it in a terminal on the machine Rudder runs on.'} After you detach (
-        <kbd class="keys">Ctrl-b d</kbd>), this conversation drives the same session again.
+        {node ? <OnNode node={node} /> : 'Run it in a terminal on the machine Rudder runs on.'} Claude Code: after you
+        detach (<kbd class="keys">Ctrl-b d</kbd>), this conversation drives the same session again. Codex: the messages
+        sent here wait until you hand the thread back there.
       </p>
     </div>
   );
