@@ -29,6 +29,8 @@ export interface AppState {
   conv?: ConversationState;
   /** The projects to choose from: set only when there are several (one is no choice). */
   projects?: { projects: Project[]; defaultProject?: string };
+  /** The node each project on another machine lives on, by project: known with one project as with several. */
+  projectNodes?: Record<string, string>;
   /** The list shows only this project's conversations. */
   projectFilter?: string;
   /** Conversations with a permission request waiting for the person, by id. */

@@ -79,7 +79,11 @@ export async function boot(token: string | undefined): Promise<void> {
   void api()
     .projects()
     .then(
-      (p) => set({ projects: p.projects.length > 1 ? p : undefined }),
+      (p) =>
+        set({
+          projects: p.projects.length > 1 ? p : undefined,
+          projectNodes: Object.fromEntries(p.projects.flatMap((x) => (x.node ? [[x.name, x.node]] : []))),
+        }),
       () => undefined,
     );
   await startList();

@@ -63,6 +63,13 @@ describe.skipIf(!tmuxAvailable)("the page's Running now on a node's project (rea
     expect(await phone.page.getByTestId('running-now').textContent()).toContain('on node n1');
     await phone.page.getByTestId('running-now').scrollIntoViewIfNeeded();
     await shot(phone.page, 'running-node-phone-list');
+    // Open in a terminal on a node's conversation (the front's one project): run on the node's machine.
+    await phone.page.getByTestId('conversation-menu').tap();
+    await phone.page.getByTestId('open-in-terminal').tap();
+    await phone.page.getByTestId('terminal-command').waitFor({ timeout: cl.budget() });
+    expect(await phone.page.getByTestId('terminal-command').textContent()).toBe(`rudder attach ${first}`);
+    expect(await phone.page.getByTestId('terminal-where').textContent()).toContain("node n1's machine");
+    await shot(phone.page, 'open-in-terminal-node-phone');
     expect(phone.problems).toEqual([]);
     await phone.close();
 

@@ -45,6 +45,7 @@ function moveFocus(e: KeyboardEvent, menu: HTMLElement | null, close: () => void
 
 export function ConversationMenu({ id, item, onRename }: { id: string; item?: ConversationItem; onRename(): void }) {
   const projects = useStore((s) => s.projects?.projects);
+  const node = useStore((s) => (item ? s.projectNodes?.[item.project] : undefined));
   const [open, setOpen] = useState(false);
   const [push, setPush] = useState<PushStatus | undefined>(undefined);
   const opening = useRef(false);
@@ -164,7 +165,7 @@ export function ConversationMenu({ id, item, onRename }: { id: string; item?: Co
           >
             Open in a terminal…
           </button>
-          {terminal && <TerminalCommand id={id} node={projects?.find((p) => p.name === item?.project)?.node} />}
+          {terminal && <TerminalCommand id={id} node={node} />}
           <button
             type="button"
             role="menuitem"
