@@ -19,7 +19,7 @@ export const ERRORS = {
   AGENT_STOPPED: 'The agent session was stopped.',
   AGENT_SESSION_NOT_FOUND: 'The saved session could not be resumed; a new session was started.',
   SESSION_HELD: 'That Claude Code session belongs to another conversation: one session, one conversation.',
-  SESSION_IN_TERMINAL: 'That Claude Code session is open in a terminal: one program writes a session at a time.',
+  SESSION_IN_TERMINAL: 'That session is open in a terminal: one program writes a session at a time.',
   AGENT_UNDELIVERED: 'The message could not be delivered to the agent.',
   AGENT_NOT_READY: 'The agent terminal is not ready for input.',
   TURN_CUT_OFF: 'Rudder stopped while this turn was running.',

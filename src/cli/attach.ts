@@ -32,8 +32,10 @@ export function register(program: Command): void {
 A Claude Code conversation opens in its tmux pane (tmux attach: detach with C-b d, and the
 conversation goes on driving the same pane). A headless one (claude-stream) moves to a pane
 first, once its running turn ends (press s to stop the turn instead of waiting); messages sent
-meanwhile wait and run there, in order. A Codex conversation prints the codex resume line and
-holds its messages until you hand the thread back (Enter here, or --done, or /retry).
+meanwhile wait and run there, in order. A Codex conversation opens its thread in Codex's TUI
+here and hands it back to Rudder when Codex exits; its messages wait meanwhile. With --print (or
+no terminal) it prints the codex resume line instead, and the thread goes back on Enter here,
+--done, or /retry.
 Run it on the machine where the conversation's agent runs: for a project on a node, on that
 node's machine, with RUDDER_URL and RUDDER_TOKEN naming the gateway (the node does the move).
 The gateway is found as for rudder send (RUDDER_URL, RUDDER_TOKEN).
@@ -68,6 +70,11 @@ export async function attach(conversation: string | undefined, opts: AttachOptio
     const plan = await call<TerminalPlan>(ep, 'GET', path);
     const answer = await open(ep, key, path, plan);
     if (answer.way === 'codex') {
+      if (!opts.print && process.stdin.isTTY && process.stdout.isTTY && fs.existsSync(answer.cwd)) {
+        say(`Thread ${answer.threadId} opens in Codex here; it goes back to Rudder when Codex exits.`);
+        say('(If Codex says it is open in another app, Rudder’s Codex still has it loaded: press r in a minute.)');
+        if (await runHere(answer.argv)) return handBack(ep, key, path);
+      }
       process.stdout.write(`${answer.argv.map(quote).join(' ')}\n`);
       if (answer.node) say(`Run it on node ${answer.node}'s machine: the thread is there.`);
       say(`⚠️ ${answer.warning}`);
@@ -82,6 +89,18 @@ export async function attach(conversation: string | undefined, opts: AttachOptio
     say(`rudder attach: ${err.message}`);
     return 1;
   }
+}
+
+/** Runs Codex's TUI in this terminal until it exits; false when it could not start (the line is printed then). */
+function runHere(argv: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit' });
+    child.on('error', (e) => {
+      say(`rudder attach: ${argv[0]} could not run here (${e.message}).`);
+      resolve(false);
+    });
+    child.on('exit', () => resolve(true));
+  });
 }
 
 /** The thread back from Codex: what Rudder held meanwhile runs now. */

@@ -25,6 +25,8 @@ export interface TerminalCodex {
   way: 'codex';
   argv: string[];
   threadId: string;
+  /** The directory it resumes in (the conversation's, on the machine its agent runs on). */
+  cwd: string;
   /** What to know before running it (Rudder keeps sending to the thread). */
   warning: string;
   /** The node whose machine the line runs on; absent: the gateway's own machine. */

@@ -10,6 +10,7 @@
  *   - a Codex one: the line that resumes its thread in Codex's own TUI, in the conversation's directory.
  * When a turn may run (the lane on the gateway) is the caller's: nothing here waits for one.
  */
+import { resolveCodexBinary } from '../agents/codex/binary.js';
 import { startHandBackPane } from '../agents/tmux/attach/hand-back-pane.js';
 import { Tmux } from '../agents/tmux/pane/tmux.js';
 import { paneName } from '../agents/tmux/tmux-launch.js';
@@ -96,14 +97,24 @@ export async function tmuxPane(d: Pick<TerminalDeps, 'store' | 'agent'>, id: str
   };
 }
 
+/** The codex Rudder runs (its TUI reads the threads it wrote); a codex it cannot find is left to the PATH. */
+function codexBin(agent: AgentConfig): string {
+  try {
+    return resolveCodexBinary(agent.codex.bin).path;
+  } catch {
+    return agent.codex.bin ?? 'codex';
+  }
+}
+
 /** A Codex conversation: its thread resumed in Codex's own TUI, in the conversation's directory. */
 export function codexLine(d: Pick<TerminalDeps, 'store' | 'projects' | 'agent'>, id: string): TerminalCodex {
   const threadId = d.store.conversation(id)?.sessionId ?? '';
   const cwd = d.projects.prepare(id).cwd;
   return {
     way: 'codex',
-    argv: [d.agent().codex.bin ?? 'codex', 'resume', '-C', cwd, threadId],
+    argv: [codexBin(d.agent()), 'resume', '-C', cwd, threadId],
     threadId,
+    cwd,
     warning:
       'Rudder holds this conversation’s messages while Codex has the thread (one writer at a time): they run, in ' +
       'order, once it is handed back (rudder attach --done, or /retry from the phone).',

@@ -78,7 +78,7 @@ describe('Codex threads of a node project (real codex on the node)', { timeout: 
     const printed = await runCli(['attach', c], { env, timeoutMs: cl.budget() });
     expect(printed.status, printed.stderr).toBe(0);
     // The directory is the project's on the node's machine.
-    const dir = /^codex resume -C (\S+) (\S+)$/.exec(printed.stdout.trim());
+    const dir = /^\S*codex resume -C (\S+) (\S+)$/.exec(printed.stdout.trim());
     expect(dir?.[2], printed.stdout).toBe(thread);
     expect(fs.realpathSync(dir![1]!)).toBe(fs.realpathSync(cl.nodes.cx!.dirs.thr!));
     expect(printed.stderr).toContain("Run it on node cx's machine");

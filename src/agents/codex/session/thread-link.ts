@@ -22,6 +22,16 @@ export function isMissingThread(err: unknown): boolean {
   return err instanceof CodexRpcError && MISSING_THREAD.test(err.message);
 }
 
+/** Codex's answer while another app-server has the thread loaded (0.171 wording). */
+const OTHER_WRITER = /already has an active writer/i;
+
+/**
+ * How long a resume waits for another Codex to let go of the thread: the app-server Codex's TUI leaves running
+ * unloads an idle thread about a minute after the TUI closed it (measured on 0.171).
+ */
+const OTHER_WRITER_WAIT_MS = 150_000;
+const OTHER_WRITER_POLL_MS = 2_000;
+
 export interface ThreadLinkOptions {
   launch: CodexLaunch;
   servers: CodexServers;
@@ -114,7 +124,7 @@ export class ThreadLink {
     let thread: v2.Thread;
     if (this.threadId) {
       try {
-        thread = (await server.request('thread/resume', { threadId: this.threadId, ...common })).thread;
+        thread = await this.resume(server, this.threadId, common);
       } catch (err) {
         if (!isMissingThread(err)) throw err;
         const lost = this.threadId;
@@ -133,6 +143,27 @@ export class ThreadLink {
     this.threadId = thread.id;
     this.o.onThreadId(thread.id);
     return thread.id;
+  }
+
+  /** thread/resume, waiting while another Codex (a TUI, or the app-server it left) still writes the thread. */
+  private async resume(server: AppServer, threadId: string, common: Omit<v2.ThreadResumeParams, 'threadId'>) {
+    const until = Date.now() + OTHER_WRITER_WAIT_MS;
+    for (let told = false; ; told = true) {
+      try {
+        return (await server.request('thread/resume', { threadId, ...common })).thread;
+      } catch (err) {
+        if (!(err instanceof CodexRpcError && OTHER_WRITER.test(err.message))) throw err;
+        if (Date.now() >= until)
+          throw new RudderError(
+            'SESSION_IN_TERMINAL',
+            `Codex still has thread ${threadId} open elsewhere (a Codex TUI, or the app-server it leaves running ` +
+              'for a while after it closes: `codex agents` lists it). Close it there, then /retry.',
+            { conversationId: this.o.launch.conversationId, sessionId: threadId },
+          );
+        if (!told) this.o.log.info({ threadId }, 'another codex still writes the thread: waiting for it to let go');
+        await new Promise((r) => setTimeout(r, OTHER_WRITER_POLL_MS));
+      }
+    }
   }
 
   /**
