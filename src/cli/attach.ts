@@ -8,7 +8,14 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Command } from 'commander';
-import type { ConversationList, TerminalAnswer, TerminalBack, TerminalPane, TerminalPlan } from '../http/wire.js';
+import type {
+  ConversationList,
+  TerminalAnswer,
+  TerminalBack,
+  TerminalCodex,
+  TerminalPane,
+  TerminalPlan,
+} from '../http/wire.js';
 import { ApiError, call, type Endpoint, endpoint } from './client.js';
 import { named, pick } from './pick-conversation.js';
 
@@ -82,7 +89,6 @@ export async function attach(conversation: string | undefined, opts: AttachOptio
       await waitForEnter('Press Enter here once you have closed Codex, to hand the thread back to Rudder.');
       return handBack(ep, key, path);
     }
-    if (answer.way === 'waiting') return 1;
     return await attachPane(answer, key, opts);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
@@ -124,8 +130,13 @@ function waitForEnter(prompt: string): Promise<void> {
   );
 }
 
-/** Asks the gateway until it answers where to attach; while a turn runs, s stops it (a terminal only). */
-async function open(ep: Endpoint, key: string, path: string, plan: TerminalPlan): Promise<TerminalAnswer> {
+/** Asks the gateway until it answers where to attach (never "waiting"); while a turn runs, s stops it (a terminal). */
+async function open(
+  ep: Endpoint,
+  key: string,
+  path: string,
+  plan: TerminalPlan,
+): Promise<TerminalPane | TerminalCodex> {
   if (plan.busy && plan.way !== 'pane')
     say(`A turn is running in ${key}: the session goes to the terminal when it ends. Press s to stop it, or wait.`);
   else if (plan.way === 'move') say(`Moving the session of ${key} to a terminal pane${on(plan.node)}…`);

@@ -21,6 +21,10 @@ export interface NodePaneRefusal {
   detail: string;
 }
 
+/** A node's answer of another shape than the question's (a node of another version). */
+const notUnderstood = (p: Project) =>
+  new RudderError('AGENT_TURN_FAILED', `Node ${p.node} gave an answer Rudder does not understand.`);
+
 function ask(d: NodeAskDeps, p: Project): NonNullable<ProjectCommandDeps['askNode']> {
   if (!d.askNode)
     throw new RudderError('CONFIG_INVALID', `Project ${p.name} lives on node ${p.node}, but this Rudder has no nodes.`);
@@ -31,8 +35,7 @@ function ask(d: NodeAskDeps, p: Project): NonNullable<ProjectCommandDeps['askNod
 export async function nodeRunning(d: NodeAskDeps, p: Project): Promise<{ running: Running[]; servers: string[] }> {
   const a = await ask(d, p)(p.node!, { type: 'running', conversationId: d.conversationId ?? '', project: p.name });
   if (!a.ok) throw errorFromWire(a.error);
-  if (!('running' in a))
-    throw new RudderError('AGENT_TURN_FAILED', `Node ${p.node} gave an answer Rudder does not understand.`);
+  if (!('running' in a)) throw notUnderstood(p);
   return { running: a.running, servers: a.servers };
 }
 
@@ -53,8 +56,7 @@ export async function nodeAttach(
     if (code === 'PANE_GONE' || code === 'PANE_HELD') return { code, text: message, detail: String(context.detail) };
     throw errorFromWire(a.error);
   }
-  if (!('attached' in a))
-    throw new RudderError('AGENT_TURN_FAILED', `Node ${p.node} gave an answer Rudder does not understand.`);
+  if (!('attached' in a)) throw notUnderstood(p);
   await followNodePane(d, a.attached);
   return a.attached;
 }
@@ -78,8 +80,7 @@ export async function nodeTerminalWay(d: ProjectCommandDeps, p: Project): Promis
   const q = { type: 'terminal', conversationId: d.conversationId, project: p.name, open: false } as const;
   const a = await ask(d, p)(p.node!, q);
   if (!a.ok) throw errorFromWire(a.error);
-  if (!('terminal' in a))
-    throw new RudderError('AGENT_TURN_FAILED', `Node ${p.node} gave an answer Rudder does not understand.`);
+  if (!('terminal' in a)) throw notUnderstood(p);
   return a.terminal;
 }
 
@@ -91,8 +92,7 @@ export async function nodeOpenTerminal(d: ProjectCommandDeps, p: Project): Promi
   const q = { type: 'terminal', conversationId: d.conversationId, project: p.name, open: true } as const;
   const a = await ask(d, p)(p.node!, q, OPEN_TERMINAL_MS);
   if (!a.ok) throw errorFromWire(a.error);
-  if (!('opened' in a))
-    throw new RudderError('AGENT_TURN_FAILED', `Node ${p.node} gave an answer Rudder does not understand.`);
+  if (!('opened' in a)) throw notUnderstood(p);
   const opened = { ...a.opened, node: p.node! };
   if (opened.way === 'pane' && opened.moved) {
     await followNodePane(d, opened);
@@ -117,7 +117,7 @@ async function takeSession(d: ProjectCommandDeps, sessionId: string, label: stri
 export async function nodeDetach(d: ProjectCommandDeps, p: Project): Promise<string> {
   const a = await ask(d, p)(p.node!, { type: 'detach-pane', conversationId: d.conversationId, project: p.name });
   if (!a.ok) return `${a.error.message} Try again when it is back (/nodes shows it).`;
-  if (!('detached' in a)) return `Node ${p.node} gave an answer Rudder does not understand.`;
+  if (!('detached' in a)) return notUnderstood(p).message;
   // The node let go first: the front's session of it goes too, so its session id is free for another conversation.
   await d.release('detached from the pane on the node');
   return a.detached;

@@ -24,7 +24,7 @@ export interface QueryDeps {
   /** A project's past sessions when its agent lists them itself (Codex's threads); else Claude Code's files. */
   history(p: Project): SessionHistory | undefined;
   /** The review of a conversation's tree here. */
-  reviews?: NodeReviews;
+  reviews: NodeReviews;
   /** The person's panes here: what runs in them, attach, detach. */
   panes: NodePanes;
   log: Logger;
@@ -34,8 +34,8 @@ export function answerQueries(nc: NatsConnection, d: QueryDeps): Subscription {
   return nc.subscribe(querySubject(d.node), {
     callback: (err, m) => {
       if (err) return void d.log.warn({ err: err.message }, 'query subscription failed');
-      const review = d.reviews && parseReviewQuery(m.data);
-      if (review) return void d.reviews!.answer(review).then((a) => m.respond(encode(a)));
+      const review = parseReviewQuery(m.data);
+      if (review) return void d.reviews.answer(review).then((a) => m.respond(encode(a)));
       // Answered when the agent has (Codex's app-server is asked); the requests are independent of each other.
       void Promise.resolve()
         .then(() => answer1(JSON.parse(new TextDecoder().decode(m.data)) as Query, d))
