@@ -7,7 +7,6 @@
  * `rudder attach` for a conversation here opens its session in a pane of this machine (projects/terminal.ts): its
  * own or attached pane, a headless session moved to a pane, or Codex's line; the front's lane decides when.
  */
-import fs from 'node:fs';
 import type { AgentPool } from '../../agents/pool.js';
 import type { AgentConfig } from '../../config/schema.js';
 import { RudderError } from '../../errors.js';
@@ -20,6 +19,7 @@ import type { Projects } from '../../projects/service.js';
 import { localWay, openHere, planWay, type TerminalDeps } from '../../projects/terminal.js';
 import type { Store } from '../../store/store.js';
 import type { Query, QueryAnswer } from '../wire.js';
+import { ownProject, sessionDirs } from './own-project.js';
 
 export type PaneQuery = Extract<Query, { type: 'running' | 'attach-pane' | 'detach-pane' | 'terminal' }>;
 
@@ -48,8 +48,8 @@ export class NodePanes {
   constructor(private readonly d: NodePanesDeps) {}
 
   async answer(q: PaneQuery): Promise<QueryAnswer> {
-    const p = this.project(q.project);
-    const dirs = this.dirs(q.conversationId, p);
+    const p = ownProject(this.d.projects, this.d.node, q.project);
+    const dirs = sessionDirs(this.d.projects, q.conversationId, p);
     const d = this.deps(q.conversationId);
     switch (q.type) {
       case 'running': {
@@ -102,19 +102,6 @@ export class NodePanes {
         this.d.log.info({ conversationId: a.conversationId, err: String(err) }, 'an attached pane is not followed');
       }
     }
-  }
-
-  private project(name: string): Project {
-    const p = this.d.projects.find(name);
-    if (!p || p.node)
-      throw new RudderError('PROJECT_UNKNOWN', `Node ${this.d.node} has no project "${name}".`, { project: name });
-    return p;
-  }
-
-  /** The project's directory and the conversation's worktree here, where its sessions run. */
-  private dirs(conversationId: string, p: Project): string[] {
-    const wt = conversationId ? this.d.projects.worktreeOf(conversationId, p.name)?.worktree : undefined;
-    return wt && fs.existsSync(wt) ? [p.path, wt] : [p.path];
   }
 
   /** A pane the list shows, with the conversation that drives it here (the front has no row of it). */

@@ -6,7 +6,6 @@
  * the review of a conversation's tree here (review.ts), answered when its git is done; and what runs in
  * the panes of its tmux servers, attached and let go of there (panes.ts).
  */
-import fs from 'node:fs';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { SessionHistory } from '../../agents/history.js';
 import { RudderError } from '../../errors.js';
@@ -15,6 +14,7 @@ import { knownSession, pastSessions } from '../../projects/past-sessions.js';
 import type { Project } from '../../projects/projects.js';
 import type { Projects } from '../../projects/service.js';
 import { encode, errorToWire, parseReviewQuery, type Query, type QueryAnswer, querySubject } from '../wire.js';
+import { ownProject, sessionDirs } from './own-project.js';
 import { isPaneQuery, type NodePanes } from './panes.js';
 import type { NodeReviews } from './review.js';
 
@@ -50,11 +50,8 @@ async function answer1(q: Query, d: QueryDeps): Promise<QueryAnswer> {
   if (q.type === 'review') throw new RudderError('BAD_REQUEST', `A review step node ${node} cannot run.`);
   // The panes are looked at (tmux, /proc) and attached there.
   if (isPaneQuery(q)) return d.panes.answer(q);
-  const p = projects.find(q.project);
-  if (!p || p.node)
-    throw new RudderError('PROJECT_UNKNOWN', `Node ${node} has no project "${q.project}".`, { project: q.project });
-  const wt = projects.worktreeOf(q.conversationId, p.name)?.worktree;
-  const dirs = wt && fs.existsSync(wt) ? [p.path, wt] : [p.path];
+  const p = ownProject(projects, node, q.project);
+  const dirs = sessionDirs(projects, q.conversationId, p);
   const from = { history: d.history(p), configDir: projects.configDir() };
   if (q.type === 'has-session') return { ok: true, has: (await knownSession(from, dirs, q.sessionId)).known };
   const listed = await pastSessions(from, dirs, q.limit);

@@ -12,6 +12,7 @@ import type { Logger } from '../../ops/logger.js';
 import type { ConversationReview, TreeActions } from '../../projects/changes/tree-actions.js';
 import type { Projects } from '../../projects/service.js';
 import { errorToWire, type QueryAnswer, type ReviewQuery, type ReviewResults } from '../wire.js';
+import { ownProject } from './own-project.js';
 
 export interface NodeReviewsDeps {
   node: string;
@@ -80,11 +81,7 @@ export class NodeReviews {
    */
   private review(q: ReviewQuery): ConversationReview {
     const { conversationId } = q;
-    const p = this.d.projects.find(q.project);
-    if (!p || p.node)
-      throw new RudderError('PROJECT_UNKNOWN', `Node ${this.d.node} has no project "${q.project}".`, {
-        project: q.project,
-      });
+    const p = ownProject(this.d.projects, this.d.node, q.project);
     const wt = p.worktrees ? this.d.projects.worktreeOf(conversationId, p.name)?.worktree : p.path;
     if (!wt || !fs.existsSync(wt)) throw new RudderError('REVIEW_NO_WORKTREE', undefined, { conversationId });
     return this.d.actions.for({
