@@ -21,17 +21,18 @@ import type {
 } from '../agents/session.js';
 import type { AttachedPane } from '../agents/tmux/attach/attachment.js';
 import { ERRORS, type ErrorCode, type ErrorContext, RudderError } from '../errors.js';
-import type {
-  CommitResult,
-  DiscardPreview,
-  DiscardResult,
-  FileDiff,
-  GithubCli,
-  MergeResult,
-  PullRequestResult,
-  PushResult,
-  Section,
-  TreeView,
+import {
+  type CommitResult,
+  type DiscardPreview,
+  type DiscardResult,
+  type FileDiff,
+  type GithubCli,
+  type MergeResult,
+  type PullRequestResult,
+  type PushResult,
+  SECTIONS,
+  type Section,
+  type TreeView,
 } from '../projects/changes/types.js';
 import type { TerminalCodex, TerminalPane, TerminalWay } from '../projects/terminal-types.js';
 
@@ -351,7 +352,6 @@ export function parseNodeEvent(data: Uint8Array | string): NodeEvent | undefined
   }
 }
 
-const SECTIONS: readonly string[] = ['committed', 'staged', 'unstaged', 'untracked'];
 const isOptStr = (v: unknown) => v === undefined || isStr(v);
 
 /** Whether a review query's step carries what that step needs (its own fields, of their types). */
@@ -363,7 +363,12 @@ function isReviewStep(v: Record<string, unknown>): boolean {
     case 'discard-preview':
       return true;
     case 'file-diff':
-      return isObj(v.ref) && SECTIONS.includes(String(v.ref.section)) && isStr(v.ref.path) && isOptStr(v.ref.oldPath);
+      return (
+        isObj(v.ref) &&
+        (SECTIONS as readonly string[]).includes(String(v.ref.section)) &&
+        isStr(v.ref.path) &&
+        isOptStr(v.ref.oldPath)
+      );
     case 'base-change':
       return isStrArr(v.files);
     case 'commit':

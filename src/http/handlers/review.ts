@@ -14,6 +14,8 @@
  *   POST /api/conversations/:id/changes/discard              {confirm: token} -> DiscardResult
  * Refusals carry their REVIEW_* code with its fixed status (409 while a turn runs there, and so on).
  */
+
+import { SECTIONS } from '../../projects/changes/types.js';
 import { type Body, MAX_TEXT_BODY, messageText, only, readJsonObject } from '../body.js';
 import { HttpError } from '../errors.js';
 import { ok, type Route, type RouteContext } from '../route.js';
@@ -32,7 +34,6 @@ import type {
   SendResult,
 } from '../wire.js';
 
-const SECTIONS: readonly Section[] = ['committed', 'staged', 'unstaged', 'untracked'];
 const MAX_COMMENTS = 100;
 const MAX_CONFLICT_FILES = 200;
 const MAX_PATH = 4096;

@@ -6,7 +6,7 @@
  */
 import { sanitiseText } from '../../security/sanitise.js';
 import { parseHunks } from './parse.js';
-import type { ChangeSet, FileChange, Section } from './types.js';
+import { type ChangeSet, type FileChange, SECTIONS, type Section } from './types.js';
 
 export interface ChatDiffOptions {
   /** Characters per message: the platform's limit, less what the channel adds. */
@@ -29,7 +29,6 @@ const TITLES: Record<Section, string> = {
   unstaged: 'Not staged',
   untracked: 'New files, not committed',
 };
-const ORDER: Section[] = ['committed', 'staged', 'unstaged', 'untracked'];
 /** A diff line longer than this is cut in a chat. */
 const LINE_CHARS = 160;
 const MINUS = '−';
@@ -119,7 +118,7 @@ export function renderChatDiff(set: ChangeSet, opts: ChatDiffOptions): ChatDiff 
   const o: Required<ChatDiffOptions> = { hunkLines: 4, maxMessages: 4, fence: false, ...opts };
   const limit = Math.max(200, o.limit);
   const header = cut(headerLines(set).join('\n'), limit);
-  const sections = ORDER.filter((s) => set.sections[s].files.length || set.sections[s].omitted);
+  const sections = SECTIONS.filter((s) => set.sections[s].files.length || set.sections[s].omitted);
   if (!sections.length) return { kind: 'messages', messages: [`${header}\nNo changes.`] };
   const blocks = [header];
   for (const s of sections) {
@@ -166,7 +165,7 @@ export function fileName(set: ChangeSet): string {
 /** The whole change as one .diff text: each section's chunks, a comment line where a diff was left out. */
 export function diffText(set: ChangeSet): string {
   const out: string[] = [];
-  for (const s of ORDER) {
+  for (const s of SECTIONS) {
     const files = set.sections[s].files;
     if (!files.length) continue;
     out.push(`# ${sectionTitle(set, s)}\n`);
@@ -190,7 +189,7 @@ export async function withFullDiffs(
 ): Promise<ChangeSet> {
   let left = maxBytes;
   const sections = { ...set.sections };
-  for (const s of ORDER) {
+  for (const s of SECTIONS) {
     const files: FileChange[] = [];
     for (const f of set.sections[s].files) {
       if (!f.collapsed || f.directory || left <= 0) {

@@ -7,6 +7,9 @@
 /** Where a change sits: committed on the branch since the merge base, or not committed yet. */
 export type Section = 'committed' | 'staged' | 'unstaged' | 'untracked';
 
+/** Every section, in the order a person reads them. */
+export const SECTIONS: readonly Section[] = ['committed', 'staged', 'unstaged', 'untracked'];
+
 /** The kind of change; `binary` is a separate flag, since a binary file is also added, modified, ... */
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'unmerged';
 
