@@ -14,7 +14,8 @@ const TITLE_CHARS = 40;
 
 const mb = (b: number | null) => (b === null ? '-' : `${Math.round(b / 1024 / 1024)} MB`);
 const usd = (v: number) => `$${v < 0.01 && v > 0 ? v.toFixed(4) : v.toFixed(2)}`;
-const PAUSED: Record<string, string> = {
+/** Each reason a queue can be paused for, as `rudder status` says it (a new reason must be named here). */
+const PAUSED: Record<NonNullable<StatusReport['queues'][number]['pausedFor']>, string> = {
   'rate-limit': 'rate limited',
   'agent-terminal': 'waiting for the agent terminal',
   budget: 'daily budget spent',

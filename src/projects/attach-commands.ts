@@ -7,7 +7,7 @@
  */
 import type { ProjectCommandDeps } from './command-deps.js';
 import { nodeAttach, nodeDetach, nodeRunning } from './node-panes.js';
-import { where } from './node-sessions.js';
+import { unanswered, where } from './node-sessions.js';
 import type { Project } from './projects.js';
 import { type Running, type RunningPane, runningIn } from './running.js';
 import { paneHoldsSession } from './terminals.js';
@@ -82,7 +82,7 @@ export async function runningSection(
   } catch (err) {
     // A node that does not answer is said so; the rest of /sessions is still shown.
     if (!p.node) throw err;
-    return [`Running now: ${(err as Error).message} Try again when it is back (/nodes shows it).`];
+    return [`Running now: ${unanswered((err as Error).message)}`];
   }
   const list = now.running;
   const place = p.node ? `${p.name} ${where(p)}` : where(p);
@@ -124,7 +124,7 @@ export async function attach(d: ProjectCommandDeps, p: Project, dirs: string[], 
   if (!picked) return `There is no running session ${ref} in the list. Send /sessions to see them.`;
   if (p.node) {
     const onNode = await nodeAttach(d, p, picked).catch((err: Error) => err);
-    if (onNode instanceof Error) return `${onNode.message} Try again when it is back (/nodes shows it).`;
+    if (onNode instanceof Error) return unanswered(onNode.message);
     return 'code' in onNode ? `${onNode.text} Send /sessions to see what runs now.` : attachedText(onNode);
   }
   const pane = await paneAgain(d, p, dirs, picked);

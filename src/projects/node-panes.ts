@@ -7,6 +7,7 @@
 import { RudderError } from '../errors.js';
 import { errorFromWire, type WirePaneRef } from '../nodes/wire.js';
 import type { ProjectCommandDeps } from './command-deps.js';
+import { unanswered } from './node-sessions.js';
 import type { Project } from './projects.js';
 import type { Running, RunningPane } from './running.js';
 import type { TerminalCodex, TerminalPane, TerminalWay } from './terminal-types.js';
@@ -116,7 +117,7 @@ async function takeSession(d: ProjectCommandDeps, sessionId: string, label: stri
 /** The node lets go of the pane the conversation drives there; its answer is /detach's. */
 export async function nodeDetach(d: ProjectCommandDeps, p: Project): Promise<string> {
   const a = await ask(d, p)(p.node!, { type: 'detach-pane', conversationId: d.conversationId, project: p.name });
-  if (!a.ok) return `${a.error.message} Try again when it is back (/nodes shows it).`;
+  if (!a.ok) return unanswered(a.error.message);
   if (!('detached' in a)) return notUnderstood(p).message;
   // The node let go first: the front's session of it goes too, so its session id is free for another conversation.
   await d.release('detached from the pane on the node');

@@ -9,6 +9,9 @@ import { CLAUDE_SESSIONS, type PastSessions } from './past-sessions.js';
 import type { Project } from './projects.js';
 import type { OpenBy } from './sessions.js';
 
+/** What a chat answer adds to a node's own words when it did not answer: what to do. */
+export const unanswered = (message: string) => `${message} Try again when it is back (/nodes shows it).`;
+
 /** Where a project is, for a person: its directory, or the node it lives on. */
 export function where(p: Project): string {
   return p.node ? `on node ${p.node}` : p.path;
@@ -25,7 +28,7 @@ export async function nodeSessionList(
 ): Promise<PastSessions | string> {
   if (!d.askNode) return noNodes(p);
   const a = await d.askNode(p.node!, { type: 'sessions', conversationId: d.conversationId, project: p.name, limit });
-  if (!a.ok) return `${a.error.message} Try again when it is back (/nodes shows it).`;
+  if (!a.ok) return unanswered(a.error.message);
   if (!('sessions' in a)) return `Node ${p.node} gave an answer Rudder does not understand.`;
   const sessions = a.sessions.map((s) => ({
     id: s.id,
@@ -52,7 +55,7 @@ export async function nodeSessionFacts(
     project: p.name,
     sessionId: id,
   });
-  if (!a.ok) return `${a.error.message} Try again when it is back (/nodes shows it).`;
+  if (!a.ok) return unanswered(a.error.message);
   if (!('has' in a) || !a.has) return { known: false, open: undefined };
   const list = await nodeSessionList(d, p, 50);
   const open = typeof list === 'string' ? undefined : list.sessions.find((s) => s.id === id)?.openBy;
