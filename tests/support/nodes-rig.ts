@@ -210,6 +210,18 @@ export async function conversationIn(front: Front, project: string): Promise<str
   return ((await r.json()) as { id: string }).id;
 }
 
+/** What a message (or a command) of the conversation is answered with: its reply or notice (`kind` to say which). */
+export async function answerOf(cl: Cluster, c: string, text: string, kind?: 'reply' | 'notice'): Promise<string> {
+  const w = cl.front.watch(c);
+  await w.ready;
+  try {
+    const m = await cl.front.post(c, text);
+    return String((await w.waitReply(m.messageId, kind, cl.budget())).data.text);
+  } finally {
+    w.close();
+  }
+}
+
 export function frontLog(home: string): string {
   try {
     return fs.readFileSync(path.join(home, 'rudder.log'), 'utf8');

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexAgent, sentTimes } from '../../support/codex-gateway.js';
 import { type MockApi, startMockApi } from '../../support/mock-anthropic.js';
 import { type MockResponses, startMockResponses } from '../../support/mock-responses.js';
-import { type Cluster, conversationIn, startCluster } from '../../support/nodes-rig.js';
+import { answerOf, type Cluster, conversationIn, startCluster } from '../../support/nodes-rig.js';
 import { cleanEnv, runCli } from '../../support/run-cli.js';
 
 let claudeMock: MockApi;
@@ -28,16 +28,7 @@ afterAll(async () => {
   await claudeMock?.close();
 });
 
-async function say(c: string, text: string, kind?: 'reply'): Promise<string> {
-  const w = cl.front.watch(c);
-  await w.ready;
-  try {
-    const m = await cl.front.post(c, text);
-    return String((await w.waitReply(m.messageId, kind, cl.budget())).data.text);
-  } finally {
-    w.close();
-  }
-}
+const say = (c: string, text: string, kind?: 'reply') => answerOf(cl, c, text, kind);
 
 /** The thread the model was asked in with this tag. */
 const threadOf = (tag: string) => mock.requests.find((q) => q.userTexts.some((t) => t.includes(tag)))?.threadId;

@@ -14,7 +14,7 @@ import { hasTmux } from '../../../src/agents/tmux/pane/tmux.js';
 import { waitUntil } from '../../support/claude-rig.js';
 import type { EventWatch } from '../../support/gateway-rig.js';
 import type { MockApi } from '../../support/mock-anthropic.js';
-import { type Cluster, conversationIn, upNodes, useCluster } from '../../support/nodes-rig.js';
+import { answerOf, type Cluster, conversationIn, upNodes, useCluster } from '../../support/nodes-rig.js';
 import { type PersonPane, startPersonPane } from '../../support/person-pane.js';
 import { privateSocket } from '../../support/tmux-rig.js';
 
@@ -33,17 +33,8 @@ afterAll(async () => {
   await pane?.kill();
 });
 
-/** What a message (or a command) of the conversation is answered: its reply, or the notice that answers it. */
-async function answerTo(c: string, text: string, kind: 'reply' | 'notice'): Promise<string> {
-  const w = cl.front.watch(c);
-  await w.ready;
-  const m = await cl.front.post(c, text);
-  const r = await w.waitReply(m.messageId, kind, cl.budget());
-  w.close();
-  return String(r.data.text);
-}
-const command = (c: string, text: string) => answerTo(c, text, 'notice');
-const message = (c: string, text: string) => answerTo(c, text, 'reply');
+const command = (c: string, text: string) => answerOf(cl, c, text, 'notice');
+const message = (c: string, text: string) => answerOf(cl, c, text, 'reply');
 
 /** A prompt the person typed in the pane, shown as typed in the terminal, and its reply, answering no message. */
 async function shownAsTyped(w: EventWatch, prompt: string): Promise<void> {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/claude-rig.js';
 import type { MockApi } from '../../support/mock-anthropic.js';
-import { type Cluster, conversationIn, useCluster } from '../../support/nodes-rig.js';
+import { answerOf, type Cluster, conversationIn, useCluster } from '../../support/nodes-rig.js';
 import { cleanEnv, runCli } from '../../support/run-cli.js';
 
 let mock: MockApi;
@@ -24,14 +24,7 @@ useCluster(
   (s) => void ({ mock, cl } = s),
 );
 
-async function command(c: string, text: string): Promise<string> {
-  const w = cl.front.watch(c);
-  await w.ready;
-  const m = await cl.front.post(c, text);
-  const r = await w.waitReply(m.messageId, undefined, cl.budget());
-  w.close();
-  return String(r.data.text);
-}
+const command = (c: string, text: string) => answerOf(cl, c, text);
 
 describe('projects across machines', { timeout: 180_000 }, () => {
   it('/project, /nodes, GET /api/projects, GET /api/status and rudder status name the nodes', async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '../../support/claude-rig.js';
 import type { MockApi } from '../../support/mock-anthropic.js';
-import { type Cluster, conversationIn, NodeProc, useCluster } from '../../support/nodes-rig.js';
+import { answerOf, type Cluster, conversationIn, NodeProc, useCluster } from '../../support/nodes-rig.js';
 import { cleanEnv, runCli } from '../../support/run-cli.js';
 
 let mock: MockApi;
@@ -28,14 +28,7 @@ const alphaStatus = async () =>
     (n) => n.name === 'alpha',
   );
 
-async function command(c: string, text: string): Promise<string> {
-  const w = cl.front.watch(c);
-  await w.ready;
-  const m = await cl.front.post(c, text);
-  const r = await w.waitReply(m.messageId, undefined, cl.budget());
-  w.close();
-  return String(r.data.text);
-}
+const command = (c: string, text: string) => answerOf(cl, c, text);
 
 describe('a node removed while it runs', { timeout: 180_000 }, () => {
   it('stops with the message a fresh start gets, and leaves the front’s list', async () => {
